@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Permit: decides how an app asks for notification permission.
+///
+/// Layering (each arrow is "depends on"):
+///   CLua (system library) ← CLuaShim (C: macros, trampolines, allocator, hooks) ← PermitLua
+///   PermitCore (status model, ledger, engine; knows nothing of Lua)
+///   PermitScenario → PermitCore + PermitLua;  permit (CLI) → PermitScenario
+let package = Package(
+    name: "Permit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "PermitCore", targets: ["PermitCore"]),
+        .library(name: "PermitLua", targets: ["PermitLua"]),
+        .library(name: "PermitScenario", targets: ["PermitScenario"]),
+        .executable(name: "permit", targets: ["permit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"]), .brew(["lua@5.4"])]
+        ),
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
+        .target(name: "PermitCore"),
+        .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
+        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitLua"]),
+        .executableTarget(
+            name: "permit",
+            dependencies: [
+                "PermitScenario",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
+        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
