@@ -1,0 +1,78 @@
+/// Something that happened in the app, handed to the engine and then to the policy
+/// (`ctx.event`).
+public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
+    case appLaunch
+    case appForeground
+    case appBackground
+    /// A screen or feature that would benefit from notifications opened.
+    case featureOpened(String)
+    /// The user answered the app's own soft pre-prompt.
+    case softPromptAnswered(SoftPromptAnswer)
+    /// The system dialog was answered (on iOS 8–9: the register callback fired).
+    case systemPromptAnswered(granted: Bool)
+    /// The user answered the app's "open Settings?" prompt.
+    case settingsPromptAnswered(SettingsPromptAnswer)
+
+    /// The event's name as policies see it (`ctx.event.name`).
+    public var name: String {
+        switch self {
+        case .appLaunch: "app_launch"
+        case .appForeground: "app_foreground"
+        case .appBackground: "app_background"
+        case .featureOpened: "feature_opened"
+        case .softPromptAnswered: "soft_prompt_answered"
+        case .systemPromptAnswered: "system_prompt_answered"
+        case .settingsPromptAnswered: "settings_prompt_answered"
+        }
+    }
+
+    /// Every event name, for validation and help texts.
+    public static let names = [
+        "app_launch", "app_foreground", "app_background", "feature_opened",
+        "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered",
+    ]
+
+    /// The feature, for `feature_opened`.
+    public var feature: String? {
+        if case .featureOpened(let feature) = self { return feature }
+        return nil
+    }
+
+    /// The event's own fields besides `name`, as policies see them.
+    public var fields: [(name: String, value: PolicyValue)] {
+        switch self {
+        case .appLaunch, .appForeground, .appBackground: []
+        case .featureOpened(let feature): [("feature", .string(feature))]
+        case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
+        case .systemPromptAnswered(let granted): [("granted", .bool(granted))]
+        case .settingsPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
+        }
+    }
+
+    /// Events after which the core re-reads the status before the policy runs. The answer to
+    /// the system dialog changes the status too, so it is re-read then as well.
+    var rereadsStatus: Bool {
+        switch self {
+        case .appLaunch, .appForeground, .systemPromptAnswered: true
+        default: false
+        }
+    }
+
+    /// Events after which `plan_reminders` runs while the status is granted.
+    var plansReminders: Bool { rereadsStatus }
+
+    public var description: String {
+        let extra = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+        return extra.isEmpty ? name : "\(name) \(extra)"
+    }
+}
+
+/// An answer to the soft pre-prompt.
+public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
+    case accept, decline, dismiss
+}
+
+/// An answer to the settings prompt.
+public enum SettingsPromptAnswer: String, Sendable, Codable, CaseIterable {
+    case open, cancel, dismiss
+}

@@ -1,0 +1,73 @@
+/// The mapping from Apple's raw values to Permit's model, kept here in cross-platform code so
+/// that it is tested on every platform; the `UserNotifications` adapter only passes raw values.
+public enum AppleMapping {
+    /// `UNAuthorizationStatus`: notDetermined 0, denied 1, authorized 2, provisional 3,
+    /// ephemeral 4. An unknown future value maps to `nil`; callers treat it as `unknown`.
+    public static func status(fromAuthorizationStatus raw: Int) -> PermissionStatus? {
+        switch raw {
+        case 0: .notDetermined
+        case 1: .denied
+        case 2: .authorized
+        case 3: .provisional
+        case 4: .ephemeral
+        default: nil
+        }
+    }
+
+    /// `UNNotificationSetting`: notSupported 0, disabled 1, enabled 2. Unknown values are
+    /// treated as `not_supported`, the safe reading.
+    public static func setting(fromRaw raw: Int) -> SettingValue {
+        switch raw {
+        case 1: .disabled
+        case 2: .enabled
+        default: .notSupported
+        }
+    }
+
+    /// Builds the settings snapshot from the raw values of a `UNNotificationSettings`. Settings
+    /// the running OS does not have are passed as `nil` and become `not_supported`.
+    public static func settings(
+        alert: Int, sound: Int, badge: Int, lockScreen: Int, notificationCenter: Int,
+        carPlay: Int, criticalAlert: Int?, timeSensitive: Int?, scheduledDelivery: Int?
+    ) -> NotificationSettings {
+        NotificationSettings(
+            alert: setting(fromRaw: alert),
+            sound: setting(fromRaw: sound),
+            badge: setting(fromRaw: badge),
+            lockScreen: setting(fromRaw: lockScreen),
+            notificationCenter: setting(fromRaw: notificationCenter),
+            carPlay: setting(fromRaw: carPlay),
+            criticalAlert: criticalAlert.map(setting(fromRaw:)) ?? .notSupported,
+            timeSensitive: timeSensitive.map(setting(fromRaw:)) ?? .notSupported,
+            scheduledDelivery: scheduledDelivery.map(setting(fromRaw:)) ?? .notSupported
+        )
+    }
+
+    /// `UNAuthorizationOptions` raw bits: badge 1, sound 2, alert 4, carPlay 8,
+    /// criticalAlert 16, providesAppNotificationSettings 32, provisional 64.
+    public static func authorizationOptionsRawValue(_ options: [AuthorizationOption]) -> UInt {
+        options.reduce(0) { bits, option in
+            bits | {
+                switch option {
+                case .badge: 1 << 0
+                case .sound: 1 << 1
+                case .alert: 1 << 2
+                case .carPlay: 1 << 3
+                case .criticalAlert: 1 << 4
+                case .providesAppSettings: 1 << 5
+                case .provisional: 1 << 6
+                }
+            }()
+        }
+    }
+
+    /// The `UIUserNotificationType` bits an iOS 8–9 registration asks for: only alert, sound
+    /// and badge exist there; other options are ignored.
+    public static func legacyTypes(for options: [AuthorizationOption]) -> LegacyNotificationTypes {
+        var types: LegacyNotificationTypes = []
+        if options.contains(.alert) { types.insert(.alert) }
+        if options.contains(.sound) { types.insert(.sound) }
+        if options.contains(.badge) { types.insert(.badge) }
+        return types
+    }
+}

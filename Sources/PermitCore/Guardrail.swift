@@ -1,0 +1,124 @@
+/// The rules the core keeps whatever the policy says (SPEC §5), in the order they apply.
+public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// `request_permission` while the system dialog cannot appear (denied, or already granted).
+    case systemDialogUnavailable = "system-dialog-unavailable"
+    /// `request_permission` while the app is not in the foreground: iOS would show nothing.
+    case appNotActive = "app-not-active"
+    /// The `provisional` option below iOS 12: the option is dropped.
+    case provisionalUnsupported = "provisional-unsupported"
+    /// A soft prompt when the system dialog can no longer follow it.
+    case softPromptPointless = "soft-prompt-pointless"
+    /// A settings prompt when there is nothing to fix in Settings.
+    case settingsPromptPointless = "settings-prompt-pointless"
+    /// `notification_settings` below iOS 15.4 becomes `app_settings`.
+    case deepLinkFallback = "deep-link-fallback"
+    /// More prompts in one local day than the host allows.
+    case promptCap = "prompt-cap"
+
+    public var description: String { rawValue }
+}
+
+/// A guardrail that fired, with a sentence that says what it changed and why.
+public struct GuardrailWarning: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let guardrail: Guardrail
+    public let message: String
+
+    public var name: String { guardrail.rawValue }
+    public var description: String { "\(guardrail.rawValue): \(message)" }
+}
+
+/// What the guardrails know about the moment of a decision.
+public struct GuardrailSituation: Sendable, Hashable {
+    public var status: PermissionStatus
+    public var settings: NotificationSettings
+    public var version: OSVersion
+    public var appIsActive: Bool
+    public var promptsToday: Int
+    public var maxPromptsPerDay: Int
+
+    public init(
+        status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
+        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int
+    ) {
+        self.status = status
+        self.settings = settings
+        self.version = version
+        self.appIsActive = appIsActive
+        self.promptsToday = promptsToday
+        self.maxPromptsPerDay = maxPromptsPerDay
+    }
+}
+
+extension Guardrail {
+    /// Applies every guardrail in order. Once one has voided the action, the later ones are not
+    /// checked, so the result carries the one warning that explains the `none`.
+    public static func apply(
+        to action: Decision.Action, in situation: GuardrailSituation
+    ) -> (action: Decision.Action, warnings: [GuardrailWarning]) {
+        var action = action
+        var warnings: [GuardrailWarning] = []
+        func void(_ guardrail: Guardrail, _ message: String) -> (Decision.Action, [GuardrailWarning]) {
+            warnings.append(GuardrailWarning(guardrail: guardrail, message: message))
+            return (.none, warnings)
+        }
+        let status = situation.status
+
+        if case .requestPermission(var options) = action {
+            guard status.allowsSystemDialog else {
+                return void(.systemDialogUnavailable, status == .denied
+                    ? "the user denied permission, so iOS shows no dialog; offer a settings_prompt instead"
+                    : "the status is \(status), so iOS shows no dialog")
+            }
+            guard situation.appIsActive else {
+                return void(.appNotActive, "the app is not in the foreground, so iOS would show no dialog")
+            }
+            if situation.version < OSVersion(major: 12), options.contains(.provisional) {
+                options.removeAll { $0 == .provisional }
+                warnings.append(GuardrailWarning(
+                    guardrail: .provisionalUnsupported,
+                    message: "provisional authorization needs iOS 12; the option was dropped on iOS \(situation.version)"))
+                action = .requestPermission(options: options)
+            }
+        }
+
+        if case .softPrompt = action, !status.allowsSystemDialog {
+            return void(.softPromptPointless,
+                "the status is \(status), so no system dialog can follow a soft prompt")
+        }
+
+        if case .settingsPrompt(var prompt) = action {
+            let alertOff = status.isGranted && situation.settings.alert != .enabled
+            guard status == .denied || alertOff else {
+                return void(.settingsPromptPointless,
+                    "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
+            }
+            if prompt.deepLink == .notificationSettings, situation.version < OSVersion(major: 15, minor: 4) {
+                prompt.deepLink = .appSettings
+                warnings.append(GuardrailWarning(
+                    guardrail: .deepLinkFallback,
+                    message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
+                action = .settingsPrompt(prompt)
+            }
+        }
+
+        if action.showsPrompt(status: status, version: situation.version), situation.promptsToday >= situation.maxPromptsPerDay {
+            return void(.promptCap,
+                "\(situation.promptsToday) prompts were already shown today; the host allows \(situation.maxPromptsPerDay) a day")
+        }
+        return (action, warnings)
+    }
+}
+
+extension Decision.Action {
+    /// Whether carrying out this action puts something in front of the user: a soft or
+    /// settings prompt, or a request that will show the system dialog. A request with the
+    /// `provisional` option is granted silently when no dialog is due.
+    func showsPrompt(status: PermissionStatus, version: OSVersion) -> Bool {
+        switch self {
+        case .none: false
+        case .softPrompt, .settingsPrompt: true
+        case .requestPermission(let options):
+            status.requestShowsDialog(options: options, provisionalSupported: version >= OSVersion(major: 12))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Keeps the ledger in a JSON file with a schema version.
+///
+/// Writes go to a temporary file in the same directory that is then renamed over the old one,
+/// so a crash mid-write leaves the old file intact. A file that cannot be read (empty, damaged,
+/// written by a newer schema, unreadable) is moved aside as `<name>.damaged-<timestamp>` —
+/// never silently overwritten — and the load reports it and starts clean.
+public final class JSONFileLedgerStore: LedgerStore {
+    public let url: URL
+    /// Set when an unreadable file could be neither moved nor copied aside: saving would
+    /// destroy the only copy, so saves are refused until someone removes it.
+    private let protectedFile = Locked<String?>(nil)
+
+    public init(url: URL) { self.url = url }
+
+    private struct Envelope: Codable {
+        var schema: Int
+        var ledger: Ledger
+    }
+
+    private struct SchemaOnly: Decodable {
+        var schema: Int
+    }
+
+    public func load() -> LedgerLoadResult {
+        guard FileManager.default.fileExists(atPath: url.path) else { return LedgerLoadResult(ledger: Ledger()) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            return setAside(because: "it could not be read (\(error.localizedDescription))")
+        }
+        switch LedgerCoding.decode(data) {
+        case .success(let ledger): return LedgerLoadResult(ledger: ledger)
+        case .failure(let failure): return setAside(because: failure.reason)
+        }
+    }
+
+    public func save(_ ledger: Ledger) throws(LedgerStoreError) {
+        if let reason = protectedFile.current, FileManager.default.fileExists(atPath: url.path) {
+            throw LedgerStoreError(
+                location: url.path,
+                reason: "the existing file is unreadable (\(reason)) and could not be set aside; move it away to let Permit write")
+        }
+        let data: Data
+        do {
+            data = try LedgerCoding.encode(ledger)
+        } catch {
+            throw LedgerStoreError(location: url.path, reason: "encoding failed: \(error)")
+        }
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try data.write(to: temporary)
+            // rename(2) replaces the old file atomically; readers see the old or the new, whole.
+            guard rename(temporary.path, url.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: temporary)
+                throw LedgerStoreError(location: url.path, reason: reason)
+            }
+        } catch let error as LedgerStoreError {
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw LedgerStoreError(location: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Moves the unreadable file aside (or copies it, if it cannot be moved) and starts clean.
+    private func setAside(because reason: String) -> LedgerLoadResult {
+        let stamp = Int64(Date().timeIntervalSince1970)
+        var aside = url.appendingPathExtension("damaged-\(stamp)")
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: aside.path) {
+            aside = url.appendingPathExtension("damaged-\(stamp)-\(suffix)")
+            suffix += 1
+        }
+        let kept: String
+        if (try? FileManager.default.moveItem(at: url, to: aside)) != nil {
+            kept = "moved it to \(aside.lastPathComponent)"
+        } else if (try? FileManager.default.copyItem(at: url, to: aside)) != nil {
+            kept = "copied it to \(aside.lastPathComponent)"
+        } else {
+            protectedFile.withLock { $0 = reason }
+            return LedgerLoadResult(
+                ledger: Ledger(),
+                warnings: ["ledger \(url.path) ignored: \(reason); it could not be moved or copied aside, "
+                    + "so it is left in place and will not be overwritten (saves fail until it is removed)"])
+        }
+        return LedgerLoadResult(
+            ledger: Ledger(), warnings: ["ledger \(url.path) ignored: \(reason); \(kept); starting a new ledger"])
+    }
+}

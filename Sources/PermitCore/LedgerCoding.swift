@@ -1,0 +1,59 @@
+import Foundation
+
+/// The persisted form of the ledger, shared by every store: `{"schema": 1, "ledger": {...}}`.
+public enum LedgerCoding {
+    /// The schema this build writes and reads.
+    public static let schemaVersion = 1
+
+    /// Why stored bytes are not a ledger this build can use.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    private struct Envelope: Codable {
+        var schema: Int
+        var ledger: Ledger
+    }
+
+    private struct SchemaOnly: Decodable {
+        var schema: Int
+    }
+
+    public static func encode(_ ledger: Ledger) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(Envelope(schema: schemaVersion, ledger: ledger))
+    }
+
+    public static func decode(_ data: Data) -> Result<Ledger, Failure> {
+        if data.isEmpty { return .failure(Failure(reason: "it is empty")) }
+        let decoder = JSONDecoder()
+        guard let header = try? decoder.decode(SchemaOnly.self, from: data) else {
+            return .failure(Failure(reason: "it is not a Permit ledger (no readable \"schema\" field)"))
+        }
+        guard header.schema <= schemaVersion else {
+            return .failure(Failure(
+                reason: "it was written by a newer Permit (schema \(header.schema); this build reads up to \(schemaVersion))"))
+        }
+        do {
+            return .success(try decoder.decode(Envelope.self, from: data).ledger)
+        } catch {
+            return .failure(Failure(reason: "it is damaged (\(describe(error)))"))
+        }
+    }
+
+    /// A decoding error as a path and a sentence: `ledger.launches: expected Int`.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context),
+             .keyNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                .joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+/// The rules by which events, answers and shown prompts change the ledger. Kept apart from the
+/// engine so each rule is one small, tested method.
+extension Ledger {
+    /// Counts an app event (before the policy runs).
+    mutating func record(_ event: AppEvent, at now: Int64, legacy: Bool) {
+        switch event {
+        case .appLaunch:
+            launches += 1
+            if firstLaunchAt == nil { firstLaunchAt = now }
+        case .appForeground:
+            foregrounds += 1
+        case .appBackground:
+            break
+        case .featureOpened(let name):
+            features[name, default: FeatureHistory()].opened += 1
+            features[name]?.lastOpenedAt = now
+        case .softPromptAnswered(let answer):
+            switch answer {
+            case .accept: softPrompt.accepted += 1
+            case .decline: softPrompt.declined += 1
+            case .dismiss: softPrompt.dismissed += 1
+            }
+            softPrompt.lastAnsweredAt = now
+        case .systemPromptAnswered(let granted):
+            systemPrompt.answeredAt = now
+            systemPrompt.granted = granted
+            // On iOS 8–9 this is the register callback: the one moment that tells a denial
+            // apart from "never asked" later.
+            if legacy { legacyRegistered = true }
+        case .settingsPromptAnswered(let answer):
+            switch answer {
+            case .open: settingsPrompt.opened += 1
+            case .cancel: settingsPrompt.cancelled += 1
+            case .dismiss: break
+            }
+        }
+    }
+
+    /// Records a status read. Returns whether the status changed.
+    @discardableResult
+    mutating func record(status: PermissionStatus, at now: Int64) -> Bool {
+        guard status != .unknown, status != lastStatus else { return false }
+        lastStatus = status
+        statusChangedAt = now
+        if status == .denied {
+            deniedAt = now
+        } else if status.isGranted {
+            deniedAt = nil
+        }
+        return true
+    }
+
+    /// Starts a new count of `prompts_today` when the local day changed.
+    mutating func roll(toDay day: String) {
+        if promptsDay != day {
+            promptsDay = day
+            promptsToday = 0
+        }
+    }
+
+    /// Records a soft prompt put on screen.
+    mutating func recordSoftPromptShown(at now: Int64, feature: String?) {
+        softPrompt.shown += 1
+        softPrompt.lastShownAt = now
+        notePrompt(at: now, feature: feature)
+    }
+
+    /// Records a settings prompt put on screen.
+    mutating func recordSettingsPromptShown(at now: Int64, feature: String?) {
+        settingsPrompt.shown += 1
+        settingsPrompt.lastShownAt = now
+        notePrompt(at: now, feature: feature)
+    }
+
+    /// Records a permission request; only a dialog that appeared counts as a prompt.
+    mutating func recordPermissionRequest(at now: Int64, dialogShown: Bool, feature: String?) {
+        systemPrompt.requested += 1
+        if dialogShown {
+            systemPrompt.shown += 1
+            notePrompt(at: now, feature: feature)
+        }
+    }
+
+    private mutating func notePrompt(at now: Int64, feature: String?) {
+        promptsToday += 1
+        if let feature { features[feature, default: FeatureHistory()].lastPromptAt = now }
+    }
+
+    /// Applies a decision's `remember`: `nil` deletes a key. Scalars only; the whole state must
+    /// stay within 4 KiB. On error the state is unchanged.
+    mutating func apply(remember: [String: PolicyValue?]) throws(PolicyError) {
+        guard !remember.isEmpty else { return }
+        var updated = state
+        for (key, value) in remember {
+            if let value {
+                guard value.isScalar else {
+                    throw PolicyError(
+                        kind: .invalidDecision, field: "decision.remember.\(key)",
+                        message: "expected a string, number or boolean, got a \(value.typeName)")
+                }
+                updated[key] = value
+            } else {
+                updated.removeValue(forKey: key)
+            }
+        }
+        let size = updated.reduce(0) { $0 + $1.key.utf8.count + $1.value.storageCost }
+        guard size <= Ledger.stateByteLimit else {
+            throw PolicyError(
+                kind: .stateTooLarge, field: "decision.remember",
+                message: "remembered state would take \(size) bytes, more than the \(Ledger.stateByteLimit) allowed; "
+                    + "remember less (set unused keys to nil to delete them)")
+        }
+        state = updated
+    }
+}

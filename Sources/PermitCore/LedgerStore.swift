@@ -1,0 +1,48 @@
+/// Where the ledger lives between launches.
+///
+/// `load` never fails: a store that finds damage sets the file aside, reports it in
+/// `warnings`, and starts from what it could keep. `save` reports failures; the engine keeps
+/// the ledger in memory and tries again with the next event, so nothing is lost.
+public protocol LedgerStore: Sendable {
+    func load() -> LedgerLoadResult
+    func save(_ ledger: Ledger) throws(LedgerStoreError)
+}
+
+/// A loaded ledger and what went wrong on the way.
+public struct LedgerLoadResult: Sendable {
+    public var ledger: Ledger
+    /// Human-readable reports: a damaged file moved aside, a file from a newer version, ...
+    public var warnings: [String]
+
+    public init(ledger: Ledger, warnings: [String] = []) {
+        self.ledger = ledger
+        self.warnings = warnings
+    }
+}
+
+/// A ledger that could not be written.
+public struct LedgerStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let location: String
+    public let reason: String
+    public init(location: String, reason: String) {
+        self.location = location
+        self.reason = reason
+    }
+    public var description: String { "could not save the ledger to \(location): \(reason)" }
+}
+
+/// Keeps the ledger in memory: tests, scenarios, simulations.
+public final class InMemoryLedgerStore: LedgerStore {
+    private let stored: Locked<Ledger>
+
+    public init(_ ledger: Ledger = Ledger()) { stored = Locked(ledger) }
+
+    public func load() -> LedgerLoadResult { LedgerLoadResult(ledger: stored.current) }
+
+    public func save(_ ledger: Ledger) throws(LedgerStoreError) {
+        stored.withLock { $0 = ledger }
+    }
+
+    /// What was saved last.
+    public var ledger: Ledger { stored.current }
+}

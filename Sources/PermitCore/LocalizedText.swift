@@ -1,0 +1,49 @@
+/// A text field of a decision or reminder: one string, or translations keyed by locale.
+public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
+    case plain(String)
+    /// Keys are BCP 47 tags (`en`, `zh-Hans`, `pt-BR`).
+    case translations([String: String])
+
+    /// Picks the text for `locale`: the exact tag, then language-script (`zh-Hans` for
+    /// `zh-Hans-CN`), then the language (`zh`), then `en`. `nil` when none of these exist.
+    public func resolved(for locale: String) -> String? {
+        switch self {
+        case .plain(let text):
+            return text
+        case .translations(let table):
+            for candidate in LocalizedText.fallbackChain(for: locale) {
+                if let text = table[candidate] { return text }
+            }
+            return nil
+        }
+    }
+
+    /// The tags tried for `locale`, most specific first, without duplicates.
+    /// `zh-Hans-CN` → `zh-Hans-CN`, `zh-Hans`, `zh`, `en`; `pt_BR` → `pt-BR`, `pt`, `en`.
+    public static func fallbackChain(for locale: String) -> [String] {
+        let normalized = locale.replacingUnderscores()
+        let parts = normalized.split(separator: "-").map(String.init)
+        var chain: [String] = [normalized]
+        if parts.count >= 2, parts[1].count == 4 {  // a script subtag: Hans, Hant, Latn
+            chain.append(parts[0] + "-" + parts[1])
+        }
+        if let language = parts.first { chain.append(language) }
+        chain.append("en")
+        var seen = Set<String>()
+        return chain.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    public var description: String {
+        switch self {
+        case .plain(let text): text
+        case .translations(let table):
+            table.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: " | ")
+        }
+    }
+}
+
+extension String {
+    func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? "-" : $0 })
+    }
+}

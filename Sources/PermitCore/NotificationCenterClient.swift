@@ -1,0 +1,53 @@
+/// What one read of the system returns: the authorization as the OS expresses it, and the
+/// granular settings.
+public struct NotificationSnapshot: Sendable, Hashable {
+    /// How the OS expressed the authorization.
+    public enum Authorization: Sendable, Hashable {
+        /// iOS 10+: `UNAuthorizationStatus`, already mapped.
+        case status(PermissionStatus)
+        /// iOS 8–9: only the enabled types; the status needs the app's asked-flag too.
+        case legacyTypes(LegacyNotificationTypes)
+    }
+
+    public var authorization: Authorization
+    public var settings: NotificationSettings
+
+    public init(authorization: Authorization, settings: NotificationSettings) {
+        self.authorization = authorization
+        self.settings = settings
+    }
+
+    /// The status, given the app's persisted iOS 8–9 asked-flag.
+    public func status(legacyRegistered: Bool) -> PermissionStatus {
+        switch authorization {
+        case .status(let status): status
+        case .legacyTypes(let types): legacyPermissionStatus(types: types, registered: legacyRegistered)
+        }
+    }
+}
+
+/// What a permission request did right away.
+public enum AuthorizationRequestResult: Sendable, Hashable {
+    /// The system dialog is on screen; its answer arrives later as `system_prompt_answered`.
+    case dialogShown
+    /// No dialog could show (already answered, denied, provisional granted silently, or the
+    /// app is not in the foreground): the system answered at once.
+    case answeredWithoutDialog(granted: Bool)
+}
+
+/// The system's notification API, as the engine needs it. Implemented by the simulated device
+/// (tests, scenarios, simulations) and by the Apple adapter on iOS.
+public protocol NotificationCenterClient: Sendable {
+    /// Reads the current authorization and settings. May be stale right after the app returns
+    /// to the foreground: a change can show only on a later read.
+    func readSettings() async -> NotificationSnapshot
+    /// iOS 10+: `requestAuthorization(options:)`.
+    func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult
+    /// iOS 8–9: `registerUserNotificationSettings`. The register callback fires after the
+    /// dialog is answered, or at once when no dialog can show.
+    func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult
+    /// The local notifications waiting to fire, soonest first.
+    func pendingReminders() async -> [ScheduledReminder]
+    /// Adds local notifications. The system keeps at most 64, the soonest.
+    func schedule(_ reminders: [ScheduledReminder]) async
+}

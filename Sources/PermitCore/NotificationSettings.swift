@@ -1,0 +1,134 @@
+/// The granular notification settings (`ctx.settings`).
+///
+/// Each one is `enabled`, `disabled` or `not_supported`. On iOS 8–9 only alert, sound and
+/// badge exist (read from the registered types); the rest are `not_supported` there.
+public struct NotificationSettings: Sendable, Codable, Hashable {
+    public var alert: SettingValue
+    public var sound: SettingValue
+    public var badge: SettingValue
+    public var lockScreen: SettingValue
+    public var notificationCenter: SettingValue
+    public var carPlay: SettingValue
+    public var criticalAlert: SettingValue
+    public var timeSensitive: SettingValue
+    public var scheduledDelivery: SettingValue
+
+    /// Every setting name as policies see it, in a stable order.
+    public static let names: [String] = Setting.allCases.map(\.rawValue)
+
+    /// One setting, by name, so that tables of settings can be built and read generically.
+    public enum Setting: String, Sendable, CaseIterable, Codable {
+        case alert, sound, badge
+        case lockScreen = "lock_screen"
+        case notificationCenter = "notification_center"
+        case carPlay = "car_play"
+        case criticalAlert = "critical_alert"
+        case timeSensitive = "time_sensitive"
+        case scheduledDelivery = "scheduled_delivery"
+
+        /// The first iOS version on which the setting exists.
+        public var introducedIn: OSVersion {
+            switch self {
+            case .alert, .sound, .badge: OSVersion(major: 8)
+            case .lockScreen, .notificationCenter, .carPlay: OSVersion(major: 10)
+            case .criticalAlert: OSVersion(major: 12)
+            case .timeSensitive, .scheduledDelivery: OSVersion(major: 15)
+            }
+        }
+    }
+
+    public init(
+        alert: SettingValue = .notSupported, sound: SettingValue = .notSupported,
+        badge: SettingValue = .notSupported, lockScreen: SettingValue = .notSupported,
+        notificationCenter: SettingValue = .notSupported, carPlay: SettingValue = .notSupported,
+        criticalAlert: SettingValue = .notSupported, timeSensitive: SettingValue = .notSupported,
+        scheduledDelivery: SettingValue = .notSupported
+    ) {
+        self.alert = alert
+        self.sound = sound
+        self.badge = badge
+        self.lockScreen = lockScreen
+        self.notificationCenter = notificationCenter
+        self.carPlay = carPlay
+        self.criticalAlert = criticalAlert
+        self.timeSensitive = timeSensitive
+        self.scheduledDelivery = scheduledDelivery
+    }
+
+    /// All settings `not_supported`: what an app knows before it has read anything.
+    public static let unsupported = NotificationSettings()
+
+    public subscript(setting: Setting) -> SettingValue {
+        get {
+            switch setting {
+            case .alert: alert
+            case .sound: sound
+            case .badge: badge
+            case .lockScreen: lockScreen
+            case .notificationCenter: notificationCenter
+            case .carPlay: carPlay
+            case .criticalAlert: criticalAlert
+            case .timeSensitive: timeSensitive
+            case .scheduledDelivery: scheduledDelivery
+            }
+        }
+        set {
+            switch setting {
+            case .alert: alert = newValue
+            case .sound: sound = newValue
+            case .badge: badge = newValue
+            case .lockScreen: lockScreen = newValue
+            case .notificationCenter: notificationCenter = newValue
+            case .carPlay: carPlay = newValue
+            case .criticalAlert: criticalAlert = newValue
+            case .timeSensitive: timeSensitive = newValue
+            case .scheduledDelivery: scheduledDelivery = newValue
+            }
+        }
+    }
+
+    /// The settings iOS reports for a given authorization on a given version: every setting the
+    /// version supports is enabled when authorized, disabled when denied or not determined;
+    /// provisional delivers quietly (notification centre only). Critical alerts need a special
+    /// entitlement, so they start disabled.
+    public static func typical(for status: PermissionStatus, on version: OSVersion) -> NotificationSettings {
+        var settings = NotificationSettings()
+        for setting in Setting.allCases where version >= setting.introducedIn {
+            let value: SettingValue
+            switch status {
+            case .authorized, .ephemeral:
+                value = setting == .criticalAlert ? .disabled : .enabled
+            case .provisional:
+                value = setting == .notificationCenter ? .enabled : .disabled
+            case .unknown, .notDetermined, .denied:
+                value = .disabled
+            }
+            settings[setting] = value
+        }
+        return settings
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case alert, sound, badge
+        case lockScreen = "lock_screen"
+        case notificationCenter = "notification_center"
+        case carPlay = "car_play"
+        case criticalAlert = "critical_alert"
+        case timeSensitive = "time_sensitive"
+        case scheduledDelivery = "scheduled_delivery"
+    }
+
+    /// Missing keys decode as `not_supported`, so a partial table (a scenario's `initial`) works.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func value(_ key: CodingKeys) throws -> SettingValue {
+            try c.decodeIfPresent(SettingValue.self, forKey: key) ?? .notSupported
+        }
+        self.init(
+            alert: try value(.alert), sound: try value(.sound), badge: try value(.badge),
+            lockScreen: try value(.lockScreen), notificationCenter: try value(.notificationCenter),
+            carPlay: try value(.carPlay), criticalAlert: try value(.criticalAlert),
+            timeSensitive: try value(.timeSensitive), scheduledDelivery: try value(.scheduledDelivery)
+        )
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// What the engine did with one event: what the app should present, and why.
+public struct Outcome: Sendable, Hashable {
+    public var event: AppEvent
+    /// Unix seconds at which the event was handled.
+    public var time: Int64
+    /// The status the app knew before the event.
+    public var statusBefore: PermissionStatus
+    /// The status after the event: a re-read, or an answer that came at once.
+    public var statusAfter: PermissionStatus
+    /// What the policy returned, before the guardrails (`nil` when it returned nothing or failed).
+    public var proposed: Decision?
+    /// What the app should do: after the guardrails, with every text localised.
+    public var decision: Decision
+    public var warnings: [GuardrailWarning]
+    /// Policy errors of this event (the decision, the reminders). The decision is `none`
+    /// when `decide` failed.
+    public var errors: [PolicyError]
+    /// Whether the system dialog appeared for a `request_permission`.
+    public var dialogShown: Bool
+    /// When a request showed no dialog, the answer the system gave at once.
+    public var immediateAnswer: Bool?
+    public var remindersScheduled: [ScheduledReminder]
+    /// Set when the ledger could not be saved; it is kept in memory and saved with the next event.
+    public var storageError: String?
+
+    /// The first policy error, if any.
+    public var error: PolicyError? { errors.first }
+}

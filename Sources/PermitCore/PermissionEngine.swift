@@ -1,0 +1,304 @@
+import Foundation
+
+/// The heart of Permit: takes app events, keeps the status and the ledger, asks the policy,
+/// enforces the guardrails, carries out the decision, and reports what it did.
+///
+/// An actor, and more: events are handled strictly one after another in arrival order (a
+/// FIFO gate spans the awaits on the notification center), so no event is lost or interleaved
+/// when many tasks send at once, and the policy is never entered from two events together.
+public actor PermissionEngine {
+    private let policy: any Policy
+    private let client: any NotificationCenterClient
+    private let store: any LedgerStore
+    private let clock: any PermitClock
+    public let platform: Platform
+    public let configuration: EngineConfiguration
+
+    private var ledger: Ledger
+    private var settings: NotificationSettings = .unsupported
+    private var appIsActive = true
+    private let broadcaster: StatusBroadcaster
+    private let calendar: Calendar
+    private var recheckTask: Task<Void, Never>?
+
+    // The FIFO gate.
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
+    public let storeWarnings: [String]
+
+    public init(
+        policy: any Policy,
+        client: any NotificationCenterClient,
+        platform: Platform,
+        store: any LedgerStore = InMemoryLedgerStore(),
+        clock: any PermitClock = SystemClock(),
+        configuration: EngineConfiguration = EngineConfiguration()
+    ) {
+        self.policy = policy
+        self.client = client
+        self.platform = platform
+        self.store = store
+        self.clock = clock
+        self.configuration = configuration
+        let loaded = store.load()
+        self.ledger = loaded.ledger
+        self.storeWarnings = loaded.warnings
+        // The status is `unknown` until this session has read it: the ledger's last status
+        // may be stale (the user can have changed it in Settings while the app was closed).
+        self.broadcaster = StatusBroadcaster(initial: .unknown)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = configuration.timeZone
+        self.calendar = calendar
+    }
+
+    // MARK: Status
+
+    /// The status as last read (`unknown` before the first read).
+    public nonisolated var status: PermissionStatus { broadcaster.current }
+
+    /// The current status at once, then each distinct change. Many subscribers may listen;
+    /// cancelling the iterating task releases the subscription.
+    public nonisolated var statusStream: AsyncStream<PermissionStatus> { broadcaster.subscribe() }
+
+    /// Reads the status again (for example after the app returns from Settings).
+    @discardableResult
+    public func refresh() async -> PermissionStatus {
+        await enterGate()
+        defer { leaveGate() }
+        let status = await readStatus(at: unixNow())
+        saveLedger()
+        return status
+    }
+
+    /// A copy of the asking history.
+    public var history: Ledger { ledger }
+
+    /// The settings as last read.
+    public var lastSettings: NotificationSettings { settings }
+
+    /// Whether the engine believes the app is in the foreground (launch and foreground set it,
+    /// background clears it).
+    public var isAppActive: Bool { appIsActive }
+
+    // MARK: Events
+
+    /// Handles one app event and returns what the app should do.
+    public func handle(_ event: AppEvent) async -> Outcome {
+        await enterGate()
+        defer { leaveGate() }
+
+        let now = unixNow()
+        ledger.roll(toDay: localDay(of: now))
+        let statusBefore = broadcaster.current
+
+        switch event {
+        case .appLaunch, .appForeground: appIsActive = true
+        case .appBackground:
+            appIsActive = false
+            recheckTask?.cancel()
+        default: break
+        }
+        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
+
+        var status = statusBefore
+        if event.rereadsStatus || status == .unknown {
+            status = await readStatus(at: now)
+        }
+
+        var outcome = Outcome(
+            event: event, time: now, statusBefore: statusBefore, statusAfter: status,
+            proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
+            immediateAnswer: nil, remindersScheduled: [], storageError: nil)
+
+        let context = makeContext(event: event, status: status, previous: statusBefore, now: now)
+        do throws(PolicyError) {
+            if let proposed = try policy.decide(context) {
+                outcome.proposed = proposed
+                try ledger.apply(remember: proposed.remember)
+                var decision = proposed
+                decision.action = try localized(proposed.action)
+                let situation = GuardrailSituation(
+                    status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
+                    promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay)
+                (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
+                outcome.decision = decision
+            }
+        } catch {
+            outcome.errors.append(error)
+            outcome.decision = .none
+        }
+
+        await carryOut(&outcome, feature: event.feature, now: now)
+
+        if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
+           policy.plansReminders {
+            let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
+            await planReminders(&outcome, context: context)
+        }
+
+        if case .appForeground = event, status == statusBefore, !configuration.foregroundRechecks.isEmpty {
+            scheduleForegroundRechecks()
+        }
+
+        outcome.storageError = saveLedger()
+        return outcome
+    }
+
+    // MARK: Carrying out a decision
+
+    private func carryOut(_ outcome: inout Outcome, feature: String?, now: Int64) async {
+        switch outcome.decision.action {
+        case .none:
+            return
+        case .softPrompt:
+            ledger.recordSoftPromptShown(at: now, feature: feature)
+        case .settingsPrompt:
+            ledger.recordSettingsPromptShown(at: now, feature: feature)
+        case .requestPermission(let options):
+            let result: AuthorizationRequestResult
+            if platform.usesLegacyRegistration {
+                result = await client.registerLegacy(types: AppleMapping.legacyTypes(for: options))
+            } else {
+                result = await client.requestAuthorization(options: options)
+            }
+            switch result {
+            case .dialogShown:
+                outcome.dialogShown = true
+                ledger.recordPermissionRequest(at: now, dialogShown: true, feature: feature)
+            case .answeredWithoutDialog(let granted):
+                // The system answered at once (on iOS 8–9 the register callback fired at once):
+                // record the answer and read the status it left behind.
+                ledger.recordPermissionRequest(at: now, dialogShown: false, feature: feature)
+                ledger.record(.systemPromptAnswered(granted: granted), at: now, legacy: platform.usesLegacyRegistration)
+                outcome.immediateAnswer = granted
+                outcome.statusAfter = await readStatus(at: now)
+            }
+        }
+    }
+
+    private func planReminders(_ outcome: inout Outcome, context: PolicyContext) async {
+        let requests: [ReminderRequest]
+        do {
+            requests = try policy.planReminders(context)
+        } catch {
+            outcome.errors.append(error)
+            return
+        }
+        let plan = ReminderPlanner.plan(
+            requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
+            timeZone: configuration.timeZone, locale: configuration.locale,
+            pending: await client.pendingReminders(), alertEnabled: settings.alert == .enabled)
+        for problem in plan.problems {
+            outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))
+        }
+        if !plan.toSchedule.isEmpty {
+            await client.schedule(plan.toSchedule)
+        }
+        outcome.remindersScheduled = plan.toSchedule
+    }
+
+    // MARK: Helpers
+
+    private func readStatus(at now: Int64) async -> PermissionStatus {
+        let snapshot = await client.readSettings()
+        let status = snapshot.status(legacyRegistered: ledger.legacyRegistered)
+        settings = snapshot.settings
+        ledger.record(status: status, at: now)
+        broadcaster.publish(status)
+        return status
+    }
+
+    private func makeContext(event: AppEvent, status: PermissionStatus, previous: PermissionStatus, now: Int64)
+        -> PolicyContext
+    {
+        PolicyContext(
+            event: event, status: status, previousStatus: previous, settings: settings, platform: platform,
+            history: ledger, params: configuration.params, now: now, locale: configuration.locale,
+            userBucket: configuration.userBucket)
+    }
+
+    /// Resolves every text of the action for the configured locale.
+    private func localized(_ action: Decision.Action) throws(PolicyError) -> Decision.Action {
+        let locale = configuration.locale
+        func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
+            guard let resolved = value.resolved(for: locale) else {
+                throw PolicyError(
+                    kind: .missingTranslation, field: "decision.\(field)",
+                    message: "no text for \(LocalizedText.fallbackChain(for: locale).joined(separator: ", ")); add an \"en\" entry")
+            }
+            return .plain(resolved)
+        }
+        switch action {
+        case .none, .requestPermission:
+            return action
+        case .softPrompt(var prompt):
+            prompt.title = try text(prompt.title, "title")
+            prompt.message = try text(prompt.message, "message")
+            prompt.accept = try text(prompt.accept, "accept")
+            prompt.decline = try text(prompt.decline, "decline")
+            return .softPrompt(prompt)
+        case .settingsPrompt(var prompt):
+            prompt.title = try text(prompt.title, "title")
+            prompt.message = try text(prompt.message, "message")
+            prompt.open = try text(prompt.open, "open")
+            prompt.cancel = try text(prompt.cancel, "cancel")
+            return .settingsPrompt(prompt)
+        }
+    }
+
+    private func scheduleForegroundRechecks() {
+        recheckTask?.cancel()
+        let delays = configuration.foregroundRechecks
+        recheckTask = Task { [weak self] in
+            for delay in delays {
+                do { try await Task.sleep(for: delay) } catch { return }
+                guard let self else { return }
+                if await self.recheckFoundChange() { return }
+            }
+        }
+    }
+
+    /// One delayed re-read after a foreground; `true` when it found a different status.
+    private func recheckFoundChange() async -> Bool {
+        guard !Task.isCancelled, appIsActive else { return true }
+        let before = broadcaster.current
+        return await refresh() != before
+    }
+
+    @discardableResult
+    private func saveLedger() -> String? {
+        do {
+            try store.save(ledger)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    private func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
+
+    /// `yyyy-MM-dd` of `now` in the device's time zone.
+    private func localDay(of now: Int64) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(now)))
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    private func enterGate() async {
+        if busy {
+            await withCheckedContinuation { waiters.append($0) }
+        } else {
+            busy = true
+        }
+    }
+
+    /// Hands the gate to the next waiter in arrival order, or opens it.
+    private func leaveGate() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A prompting policy: the engine asks it what to do and keeps the guardrails itself.
+///
+/// The core does not know Lua: `PermitLua.LuaPolicy` implements this for scripts, and tests
+/// use `ClosurePolicy`. Implementations must be safe to call from any thread (a Lua policy
+/// guards its VM with a lock).
+public protocol Policy: Sendable {
+    /// The policy's name, for reports.
+    var name: String { get }
+    /// Whether `planReminders` does anything; when `false` the engine skips it.
+    var plansReminders: Bool { get }
+    /// The decision for one event, or `nil` for none.
+    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision?
+    /// Reminders to schedule; called after `decide` while the status is granted.
+    func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest]
+}
+
+extension Policy {
+    public var plansReminders: Bool { false }
+    public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
+}
+
+/// Everything a policy sees for one event (`ctx`, SPEC §4).
+public struct PolicyContext: Sendable {
+    public var event: AppEvent
+    public var status: PermissionStatus
+    /// The status before this event's re-read; differs from `status` when the read found a change.
+    public var previousStatus: PermissionStatus
+    public var settings: NotificationSettings
+    public var platform: Platform
+    public var capabilities: Capabilities
+    public var history: Ledger
+    /// Host or scenario overrides of the policy's params (the policy merges its defaults under them).
+    public var params: [String: PolicyValue]
+    /// Unix seconds from the injected clock.
+    public var now: Int64
+    /// BCP 47, e.g. `zh-Hans`.
+    public var locale: String
+    /// 0–99, stable per install, for A/B splits.
+    public var userBucket: Int
+
+    /// What the policy remembered (`ctx.state`), the same as `history.state`.
+    public var state: [String: PolicyValue] { history.state }
+
+    public init(
+        event: AppEvent, status: PermissionStatus, previousStatus: PermissionStatus,
+        settings: NotificationSettings, platform: Platform, history: Ledger,
+        params: [String: PolicyValue] = [:], now: Int64, locale: String = "en", userBucket: Int = 0
+    ) {
+        self.event = event
+        self.status = status
+        self.previousStatus = previousStatus
+        self.settings = settings
+        self.platform = platform
+        self.capabilities = platform.capabilities
+        self.history = history
+        self.params = params
+        self.now = now
+        self.locale = locale
+        self.userBucket = userBucket
+    }
+}
+
+/// A policy written as Swift closures: for tests, and for hosts that want a fixed policy
+/// without a script.
+public struct ClosurePolicy: Policy {
+    public let name: String
+    private let decideBody: @Sendable (PolicyContext) throws(PolicyError) -> Decision?
+    private let reminderBody: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])?
+
+    public init(
+        name: String = "closure",
+        decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?,
+        planReminders: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])? = nil
+    ) {
+        self.name = name
+        self.decideBody = decide
+        self.reminderBody = planReminders
+    }
+
+    public var plansReminders: Bool { reminderBody != nil }
+
+    public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        try decideBody(context)
+    }
+
+    public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+        try reminderBody?(context) ?? []
+    }
+}

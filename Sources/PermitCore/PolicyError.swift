@@ -1,0 +1,55 @@
+/// Anything a policy did wrong, typed, with where it happened.
+///
+/// The engine never lets one escape: the outcome carries it, the decision becomes `none`, and
+/// the next event is served normally.
+public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The script does not compile, is bytecode, or does not return a valid policy table.
+        case load
+        /// The script raised an error.
+        case runtime
+        /// The instruction budget of one call ran out (an endless loop, most likely).
+        case instructionBudget = "instruction_budget"
+        /// The VM's memory cap was reached.
+        case memory
+        /// The decision (or a reminder) is malformed: unknown action or field, wrong type, ...
+        case invalidDecision = "invalid_decision"
+        /// `remember` would store more than 4 KiB.
+        case stateTooLarge = "state_too_large"
+        /// A text field has no translation for the locale, its language or `en`.
+        case missingTranslation = "missing_translation"
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The policy file (chunk name) and line, when the error comes from the script.
+    public var file: String?
+    public var line: Int?
+    /// The decision field at fault, e.g. `decision.options[2]`.
+    public var field: String?
+    /// A Lua traceback, when there is one.
+    public var traceback: String?
+
+    public init(
+        kind: Kind, field: String? = nil, message: String, file: String? = nil, line: Int? = nil,
+        traceback: String? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.line = line
+        self.field = field
+        self.traceback = traceback
+    }
+
+    /// `policy.lua:12: attempt to index a nil value`, or
+    /// `decision.deep_link: expected app_settings or notification_settings, got "App-Prefs:..."`.
+    public var description: String {
+        var location = ""
+        if let file {
+            location = line.map { "\(file):\($0): " } ?? "\(file): "
+        }
+        if let field { location += "\(field): " }
+        return location + message
+    }
+}

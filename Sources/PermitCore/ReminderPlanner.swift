@@ -1,0 +1,93 @@
+import Foundation
+
+/// Turns a policy's reminder requests into notifications to schedule (SPEC §4).
+///
+/// A pure function of its inputs, so every rule is tested without a device: fire dates in the
+/// device's time zone, past ones dropped, ones already pending dropped, the system's 64 cap
+/// applied to pending and new together (iOS keeps the soonest), badge and sound only when the
+/// alert setting is disabled.
+public enum ReminderPlanner {
+    /// iOS keeps at most this many pending local notifications.
+    public static let systemPendingLimit = 64
+
+    /// A request the planner had to leave out, and why.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        public let index: Int
+        public let message: String
+        public var description: String { "reminders[\(index + 1)]: \(message)" }
+    }
+
+    public struct Plan: Sendable, Hashable {
+        /// New notifications to schedule, soonest first.
+        public var toSchedule: [ScheduledReminder]
+        /// Requests that were invalid (bad hour, text missing for the locale, ...).
+        public var problems: [Problem]
+    }
+
+    public static func plan(
+        _ requests: [ReminderRequest],
+        now: Date,
+        timeZone: TimeZone,
+        locale: String,
+        pending: [ScheduledReminder],
+        alertEnabled: Bool
+    ) -> Plan {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let today = calendar.startOfDay(for: now)
+        let pendingDates = Set(pending.map(\.fireDate))
+        var seenDates = Set<Date>()
+        var candidates: [ScheduledReminder] = []
+        var problems: [Problem] = []
+
+        for (index, request) in requests.enumerated() {
+            guard (0...3650).contains(request.day) else {
+                problems.append(Problem(index: index, message: "day must be between 0 and 3650, got \(request.day)"))
+                continue
+            }
+            guard (0...23).contains(request.hour), (0...59).contains(request.minute) else {
+                problems.append(Problem(
+                    index: index,
+                    message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
+                continue
+            }
+            guard let day = calendar.date(byAdding: .day, value: request.day, to: today),
+                  let fireDate = calendar.date(
+                    bySettingHour: request.hour, minute: request.minute, second: 0, of: day)
+            else {
+                problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
+                continue
+            }
+            guard fireDate > now, !pendingDates.contains(fireDate), seenDates.insert(fireDate).inserted else {
+                continue
+            }
+            guard let body = request.body.resolved(for: locale) else {
+                problems.append(Problem(index: index, message: "body has no text for \(locale) or en"))
+                continue
+            }
+            let title = request.title.flatMap { $0.resolved(for: locale) }
+            candidates.append(ScheduledReminder(
+                id: request.id ?? "permit.reminder.\(Int64(fireDate.timeIntervalSince1970))",
+                fireDate: fireDate,
+                title: alertEnabled ? title : nil,
+                body: alertEnabled ? body : nil,
+                action: request.action,
+                sound: request.sound,
+                badge: request.badge
+            ))
+        }
+
+        // iOS keeps the 64 soonest of everything pending: a new reminder later than that
+        // would be dropped by the system at once, so it is not scheduled at all.
+        let stillPending = pending.filter { $0.fireDate > now }
+        candidates.sort { $0.fireDate < $1.fireDate }
+        var kept: [ScheduledReminder] = []
+        let pendingSorted = stillPending.map(\.fireDate).sorted()
+        for candidate in candidates {
+            let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count
+            guard soonerPending + kept.count < systemPendingLimit else { break }
+            kept.append(candidate)
+        }
+        return Plan(toSchedule: kept, problems: problems)
+    }
+}

@@ -1,0 +1,338 @@
+import Foundation
+
+/// A faithful stand-in for iOS's notification system (SPEC §1), for tests, scenarios and
+/// simulations.
+///
+/// It keeps the device's truth (the authorization, the settings, whether the dialog was
+/// answered in this install, the pending notifications) and enforces every platform rule:
+/// the dialog appears at most once per install, never after a denial, never while the app is
+/// in the background; provisional is granted silently on iOS 12+, and a full request while
+/// provisional shows the real dialog; iOS 8–9 exposes only the enabled types and fires the
+/// register callback after the dialog, or at once when none can show; changes made in Settings
+/// reach the app only when it reads again (and, with `staleReadsAfterChange`, only on a later
+/// read); a reinstall may or may not keep the old answer; delivered notifications leave the
+/// pending list as the clock passes them.
+///
+/// Thread-safe: all state sits behind one lock.
+public final class SimulatedDevice: NotificationCenterClient {
+    public let platform: Platform
+    private let clock: any PermitClock
+    private let state: Locked<State>
+
+    struct State {
+        var authorization: PermissionStatus
+        var settings: NotificationSettings
+        /// The system dialog was answered in this install (or the system remembers an answer).
+        var dialogAnswered: Bool
+        /// The options (or legacy types) of the request whose dialog is on screen.
+        var dialogOnScreen: [AuthorizationOption]?
+        var legacyTypesRequested: LegacyNotificationTypes = .all
+        var inForeground = true
+        var staleReadsAfterChange: Int
+        var staleReadsLeft = 0
+        var lastReported: NotificationSnapshot?
+        var pending: [ScheduledReminder] = []
+        var delivered: [ScheduledReminder] = []
+        var dialogsShownThisInstall = 0
+        var dialogsShownInAll = 0
+        var installs = 1
+    }
+
+    /// - Parameters:
+    ///   - authorization: the device's truth at the start; defaults to `ephemeral` for an App Clip
+    ///     on iOS 14+, `not_determined` otherwise. `denied` and `authorized` mean the dialog was
+    ///     already answered in this install.
+    ///   - settings: defaults to the settings iOS reports for that authorization on that version.
+    ///   - staleReadsAfterChange: how many reads after a change in Settings still report the old
+    ///     values (iOS can be late right after the app returns to the foreground).
+    public init(
+        platform: Platform,
+        clock: any PermitClock,
+        authorization: PermissionStatus? = nil,
+        settings: NotificationSettings? = nil,
+        staleReadsAfterChange: Int = 0
+    ) throws(SimulatedDeviceError) {
+        let status = authorization ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
+        try SimulatedDevice.check(status, on: platform)
+        let settings = settings ?? .typical(for: status, on: platform.version)
+        try SimulatedDevice.check(settings, on: platform.version)
+        self.platform = platform
+        self.clock = clock
+        self.state = Locked(State(
+            authorization: status,
+            settings: settings,
+            dialogAnswered: status == .denied || status == .authorized,
+            staleReadsAfterChange: max(0, staleReadsAfterChange)
+        ))
+    }
+
+    // MARK: NotificationCenterClient
+
+    public func readSettings() async -> NotificationSnapshot { read() }
+
+    /// The synchronous form of `readSettings`.
+    public func read() -> NotificationSnapshot {
+        state.withLock { state in
+            if state.staleReadsLeft > 0, let last = state.lastReported {
+                state.staleReadsLeft -= 1
+                return last
+            }
+            let snapshot = snapshot(of: state)
+            state.lastReported = snapshot
+            return snapshot
+        }
+    }
+
+    public func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
+        request(options: options)
+    }
+
+    public func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
+        register(types: types)
+    }
+
+    /// The synchronous form of `requestAuthorization` (iOS 10+).
+    public func request(options: [AuthorizationOption]) -> AuthorizationRequestResult {
+        state.withLock { state in
+            let silentProvisional = options.contains(.provisional) && platform.capabilities.provisional
+            let current = state.authorization
+            let canShow = state.dialogOnScreen == nil && state.inForeground && !state.dialogAnswered
+            switch current {
+            case .notDetermined where silentProvisional:
+                state.authorization = .provisional
+                state.settings = .typical(for: .provisional, on: platform.version)
+                return .answeredWithoutDialog(granted: true)
+            case .notDetermined where canShow, .provisional where canShow && !silentProvisional:
+                showDialog(&state, options: options)
+                return .dialogShown
+            default:
+                return .answeredWithoutDialog(granted: current.isGranted)
+            }
+        }
+    }
+
+    /// The synchronous form of `registerLegacy` (iOS 8–9).
+    public func register(types: LegacyNotificationTypes) -> AuthorizationRequestResult {
+        state.withLock { state in
+            if state.dialogOnScreen == nil, state.inForeground, !state.dialogAnswered {
+                state.legacyTypesRequested = types
+                showDialog(&state, options: [])
+                return .dialogShown
+            }
+            return .answeredWithoutDialog(granted: !LegacyNotificationTypes(enabledIn: state.settings).isEmpty
+                && state.authorization.isGranted)
+        }
+    }
+
+    public func pendingReminders() async -> [ScheduledReminder] { pending }
+
+    public func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
+
+    // MARK: The user and the world
+
+    /// Whether the system dialog is on screen, waiting for `answerDialog`.
+    public var isDialogOnScreen: Bool { state.withLock { $0.dialogOnScreen != nil } }
+
+    /// The device's truth (not what the app last read).
+    public var authorization: PermissionStatus { state.withLock { $0.authorization } }
+    public var settings: NotificationSettings { state.withLock { $0.settings } }
+
+    /// How many times the system dialog appeared in this install, and in all installs.
+    public var dialogsShownThisInstall: Int { state.withLock { $0.dialogsShownThisInstall } }
+    public var dialogsShownInAll: Int { state.withLock { $0.dialogsShownInAll } }
+
+    public var isInForeground: Bool {
+        get { state.withLock { $0.inForeground } }
+        set { state.withLock { $0.inForeground = newValue } }
+    }
+
+    /// The user taps Allow or Don't Allow. Returns `granted`, which the app then reports as
+    /// `system_prompt_answered` (on iOS 8–9: the register callback).
+    @discardableResult
+    public func answerDialog(allow: Bool) throws(SimulatedDeviceError) -> Bool {
+        try state.withLock { (state: inout State) throws(SimulatedDeviceError) -> Bool in
+            guard let options = state.dialogOnScreen else { throw .noDialogOnScreen }
+            state.dialogOnScreen = nil
+            state.dialogAnswered = true
+            if allow {
+                state.authorization = .authorized
+                var settings = NotificationSettings.typical(for: .authorized, on: platform.version)
+                if platform.usesLegacyRegistration {
+                    settings = state.legacyTypesRequested.settings
+                } else if options.contains(.criticalAlert) {
+                    settings.criticalAlert = .enabled
+                }
+                state.settings = settings
+            } else {
+                state.authorization = .denied
+                state.settings = .typical(for: .denied, on: platform.version)
+            }
+            return allow
+        }
+    }
+
+    /// The user changes the app's notification settings in the Settings app. The app sees it
+    /// on its next read (or a later one, with `staleReadsAfterChange`).
+    ///
+    /// - Parameters:
+    ///   - authorization: `authorized` or `denied` ("Allow Notifications"); `provisional` keeps
+    ///     quiet delivery. Settings become what iOS shows for it, then `settings` applies.
+    ///   - settings: individual switches.
+    public func changeInSettings(
+        authorization: PermissionStatus? = nil,
+        settings changes: [NotificationSettings.Setting: SettingValue] = [:]
+    ) throws(SimulatedDeviceError) {
+        try state.withLock { (state: inout State) throws(SimulatedDeviceError) in
+            if state.authorization == .notDetermined, state.dialogOnScreen == nil, authorization != nil {
+                throw .notListedInSettings
+            }
+            var newSettings = state.settings
+            if let authorization {
+                guard [.authorized, .denied, .provisional].contains(authorization) else {
+                    throw .invalidSettingsChange(
+                        "authorization can be changed in Settings to authorized, denied or provisional, not \(authorization)")
+                }
+                try SimulatedDevice.check(authorization, on: platform)
+                if authorization != state.authorization {
+                    newSettings = .typical(for: authorization, on: platform.version)
+                }
+                state.authorization = authorization
+                state.dialogAnswered = true
+            }
+            for (setting, value) in changes {
+                guard platform.version >= setting.introducedIn else {
+                    throw .invalidSettingsChange(
+                        "\(setting.rawValue) does not exist on iOS \(platform.version) (it came with iOS \(setting.introducedIn))")
+                }
+                guard value != .notSupported else {
+                    throw .invalidSettingsChange("\(setting.rawValue) can be switched to enabled or disabled, not not_supported")
+                }
+                newSettings[setting] = value
+            }
+            state.settings = newSettings
+            state.staleReadsLeft = state.staleReadsAfterChange
+        }
+    }
+
+    /// The app is deleted and installed again. Its pending notifications go with it. When
+    /// `systemRemembers` is false the device forgets the answer (the dialog can show again);
+    /// when true it keeps it, as iOS sometimes does.
+    public func reinstall(systemRemembers: Bool) {
+        state.withLock { state in
+            state.pending = []
+            state.dialogOnScreen = nil
+            state.dialogsShownThisInstall = 0
+            state.installs += 1
+            state.lastReported = nil
+            state.staleReadsLeft = 0
+            state.inForeground = true
+            if !systemRemembers {
+                let status: PermissionStatus = platform.capabilities.ephemeral ? .ephemeral : .notDetermined
+                state.authorization = status
+                state.settings = .typical(for: status, on: platform.version)
+                state.dialogAnswered = false
+            }
+        }
+    }
+
+    /// Notifications still to fire at the clock's current time, soonest first. Those whose
+    /// time has passed move to `delivered`.
+    public var pending: [ScheduledReminder] {
+        let now = clock.now()
+        return state.withLock { state in
+            let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
+            state.delivered.append(contentsOf: due)
+            state.pending = waiting
+            return waiting
+        }
+    }
+
+    /// Notifications whose time has come, in the order they fired.
+    public var delivered: [ScheduledReminder] {
+        _ = pending
+        return state.withLock { $0.delivered }
+    }
+
+    /// Adds notifications the way iOS does: one with an existing identifier replaces it, and
+    /// only the 64 soonest are kept.
+    public func add(_ reminders: [ScheduledReminder]) {
+        _ = pending
+        state.withLock { state in
+            for reminder in reminders {
+                state.pending.removeAll { $0.id == reminder.id }
+                state.pending.append(reminder)
+            }
+            state.pending.sort { $0.fireDate < $1.fireDate }
+            if state.pending.count > ReminderPlanner.systemPendingLimit {
+                state.pending.removeLast(state.pending.count - ReminderPlanner.systemPendingLimit)
+            }
+        }
+    }
+
+    // MARK: Private
+
+    private func showDialog(_ state: inout State, options: [AuthorizationOption]) {
+        state.dialogOnScreen = options
+        state.dialogsShownThisInstall += 1
+        state.dialogsShownInAll += 1
+    }
+
+    private func snapshot(of state: State) -> NotificationSnapshot {
+        if platform.usesLegacyRegistration {
+            let types = state.authorization.isGranted ? LegacyNotificationTypes(enabledIn: state.settings) : []
+            return NotificationSnapshot(authorization: .legacyTypes(types), settings: types.settings)
+        }
+        return NotificationSnapshot(authorization: .status(state.authorization), settings: state.settings)
+    }
+
+    private static func check(_ status: PermissionStatus, on platform: Platform) throws(SimulatedDeviceError) {
+        switch status {
+        case .unknown:
+            throw .invalidAuthorization("the device always knows its authorization; unknown is only what the app has not read yet")
+        case .provisional where !platform.capabilities.provisional:
+            throw .invalidAuthorization("provisional authorization needs iOS 12; this device runs iOS \(platform.version)")
+        case .ephemeral where !platform.capabilities.ephemeral:
+            throw .invalidAuthorization("ephemeral authorization exists only for App Clips on iOS 14 and later")
+        default:
+            return
+        }
+    }
+
+    private static func check(_ settings: NotificationSettings, on version: OSVersion) throws(SimulatedDeviceError) {
+        for setting in NotificationSettings.Setting.allCases
+        where version < setting.introducedIn && settings[setting] != .notSupported {
+            throw .invalidSettingsChange(
+                "\(setting.rawValue) does not exist on iOS \(version) (it came with iOS \(setting.introducedIn))")
+        }
+    }
+}
+
+/// Something the simulated device cannot do, because iOS cannot either.
+public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvertible {
+    case noDialogOnScreen
+    case notListedInSettings
+    case invalidAuthorization(String)
+    case invalidSettingsChange(String)
+
+    public var description: String {
+        switch self {
+        case .noDialogOnScreen:
+            "there is no system dialog on screen to answer"
+        case .notListedInSettings:
+            "the app is not listed in Settings › Notifications until it has asked for permission"
+        case .invalidAuthorization(let reason), .invalidSettingsChange(let reason):
+            reason
+        }
+    }
+}
+
+extension Array {
+    func partitioned(by isFirst: (Element) -> Bool) -> ([Element], [Element]) {
+        var first: [Element] = []
+        var second: [Element] = []
+        for element in self {
+            if isFirst(element) { first.append(element) } else { second.append(element) }
+        }
+        return (first, second)
+    }
+}

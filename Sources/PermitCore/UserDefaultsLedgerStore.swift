@@ -1,0 +1,38 @@
+#if canImport(Darwin)
+import Foundation
+
+/// Keeps the ledger in `UserDefaults` on Apple platforms, as the same schema-versioned JSON the
+/// file store writes. A value that cannot be read is copied to `<key>.damaged` and reported.
+public final class UserDefaultsLedgerStore: LedgerStore {
+    private let suiteName: String?
+    private let key: String
+
+    public init(suiteName: String? = nil, key: String = "permit.ledger") {
+        self.suiteName = suiteName
+        self.key = key
+    }
+
+    private var defaults: UserDefaults { suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard }
+
+    public func load() -> LedgerLoadResult {
+        guard let data = defaults.data(forKey: key) else { return LedgerLoadResult(ledger: Ledger()) }
+        switch LedgerCoding.decode(data) {
+        case .success(let ledger):
+            return LedgerLoadResult(ledger: ledger)
+        case .failure(let reason):
+            defaults.set(data, forKey: key + ".damaged")
+            defaults.removeObject(forKey: key)
+            return LedgerLoadResult(
+                ledger: Ledger(), warnings: ["ledger in UserDefaults \"\(key)\" ignored: \(reason); copied to \"\(key).damaged\""])
+        }
+    }
+
+    public func save(_ ledger: Ledger) throws(LedgerStoreError) {
+        do {
+            defaults.set(try LedgerCoding.encode(ledger), forKey: key)
+        } catch {
+            throw LedgerStoreError(location: "UserDefaults \"\(key)\"", reason: "\(error)")
+        }
+    }
+}
+#endif

@@ -1,0 +1,92 @@
+#if canImport(UserNotifications) && canImport(UIKit)
+import UIKit
+import UserNotifications
+
+/// The engine's window on the real `UNUserNotificationCenter` (iOS 16+, the package's floor).
+///
+/// A thin shim: every mapping decision lives in cross-platform code (`AppleMapping`,
+/// `PermissionStatus.requestShowsDialog`) that is tested on Linux. This file only moves raw
+/// values across and cannot be built or tested off Apple platforms.
+///
+/// The answer to a dialog arrives after the user taps; the adapter hands it to `onAnswer`,
+/// where the host sends `system_prompt_answered` to the engine.
+public final class UserNotificationCenterClient: NotificationCenterClient {
+    private let onAnswer: @Sendable (Bool) -> Void
+
+    /// - Parameter onAnswer: called with `granted` when the user answers a dialog this client
+    ///   put on screen. Send `.systemPromptAnswered(granted:)` to the engine from it.
+    public init(onAnswer: @escaping @Sendable (Bool) -> Void) {
+        self.onAnswer = onAnswer
+    }
+
+    public func readSettings() async -> NotificationSnapshot {
+        let raw = await UNUserNotificationCenter.current().notificationSettings()
+        let status = AppleMapping.status(fromAuthorizationStatus: raw.authorizationStatus.rawValue) ?? .unknown
+        let settings = AppleMapping.settings(
+            alert: raw.alertSetting.rawValue, sound: raw.soundSetting.rawValue,
+            badge: raw.badgeSetting.rawValue, lockScreen: raw.lockScreenSetting.rawValue,
+            notificationCenter: raw.notificationCenterSetting.rawValue, carPlay: raw.carPlaySetting.rawValue,
+            criticalAlert: raw.criticalAlertSetting.rawValue, timeSensitive: raw.timeSensitiveSetting.rawValue,
+            scheduledDelivery: raw.scheduledDeliverySetting.rawValue)
+        return NotificationSnapshot(authorization: .status(status), settings: settings)
+    }
+
+    public func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
+        let before = await readSettings().status(legacyRegistered: false)
+        let active = await MainActor.run { UIApplication.shared.applicationState == .active }
+        let unOptions = UNAuthorizationOptions(rawValue: AppleMapping.authorizationOptionsRawValue(options))
+        let center = UNUserNotificationCenter.current()
+        guard active, before.requestShowsDialog(options: options, provisionalSupported: true) else {
+            let granted = (try? await center.requestAuthorization(options: unOptions)) ?? false
+            return .answeredWithoutDialog(granted: granted)
+        }
+        let onAnswer = self.onAnswer
+        Task {
+            let granted = (try? await center.requestAuthorization(options: unOptions)) ?? false
+            onAnswer(granted)
+        }
+        return .dialogShown
+    }
+
+    /// iOS 8–9 registration cannot run on this package's iOS 16 floor; the legacy flow is
+    /// modelled by `SimulatedDevice` and the core. Here it forwards to the modern request.
+    public func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
+        var options: [AuthorizationOption] = []
+        if types.contains(.alert) { options.append(.alert) }
+        if types.contains(.sound) { options.append(.sound) }
+        if types.contains(.badge) { options.append(.badge) }
+        return await requestAuthorization(options: options)
+    }
+
+    public func pendingReminders() async -> [ScheduledReminder] {
+        let requests = await UNUserNotificationCenter.current().pendingNotificationRequests()
+        return requests.compactMap { request -> ScheduledReminder? in
+            guard let trigger = request.trigger as? UNCalendarNotificationTrigger,
+                  let date = trigger.nextTriggerDate() else { return nil }
+            let content = request.content
+            return ScheduledReminder(
+                id: request.identifier, fireDate: date,
+                title: content.title.isEmpty ? nil : content.title,
+                body: content.body.isEmpty ? nil : content.body,
+                action: content.categoryIdentifier.isEmpty ? nil : content.categoryIdentifier,
+                sound: content.sound != nil, badge: content.badge?.intValue)
+        }.sorted { $0.fireDate < $1.fireDate }
+    }
+
+    public func schedule(_ reminders: [ScheduledReminder]) async {
+        let center = UNUserNotificationCenter.current()
+        let calendar = Calendar.current
+        for reminder in reminders {
+            let content = UNMutableNotificationContent()
+            if let title = reminder.title { content.title = title }
+            if let body = reminder.body { content.body = body }
+            if let action = reminder.action { content.categoryIdentifier = action }
+            if reminder.sound { content.sound = .default }
+            if let badge = reminder.badge { content.badge = NSNumber(value: badge) }
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: reminder.fireDate)
+            let trigger = UNCalendarNotificationTrigger(dateMatching: parts, repeats: false)
+            try? await center.add(UNNotificationRequest(identifier: reminder.id, content: content, trigger: trigger))
+        }
+    }
+}
+#endif
