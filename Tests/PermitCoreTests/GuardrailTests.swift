@@ -1,0 +1,132 @@
+import Testing
+@testable import PermitCore
+
+@Suite struct GuardrailTests {
+    func situation(
+        _ status: PermissionStatus, os: String = "16.0", active: Bool = true, promptsToday: Int = 0,
+        alert: SettingValue = .enabled
+    ) -> GuardrailSituation {
+        var settings = NotificationSettings.typical(for: status, on: version(os))
+        settings.alert = alert
+        return GuardrailSituation(
+            status: status, settings: settings, version: version(os), appIsActive: active,
+            promptsToday: promptsToday, maxPromptsPerDay: 3)
+    }
+
+    func names(_ warnings: [GuardrailWarning]) -> [String] { warnings.map(\.name) }
+
+    @Test func namesMatchTheSpecInOrder() {
+        #expect(Guardrail.allCases.map(\.rawValue) == [
+            "system-dialog-unavailable", "app-not-active", "provisional-unsupported", "soft-prompt-pointless",
+            "settings-prompt-pointless", "deep-link-fallback", "prompt-cap",
+        ])
+    }
+
+    @Test(arguments: [PermissionStatus.denied, .authorized, .ephemeral, .unknown])
+    func systemDialogUnavailable(status: PermissionStatus) {
+        let (action, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(status))
+        #expect(action == .none)
+        #expect(names(warnings) == ["system-dialog-unavailable"])
+    }
+
+    @Test func deniedWarningSuggestsASettingsPrompt() {
+        let (_, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.denied))
+        #expect(warnings.first?.message.contains("settings_prompt") == true)
+    }
+
+    @Test func appNotActive() {
+        let (action, warnings) = Guardrail.apply(
+            to: .requestPermission(options: [.alert]), in: situation(.notDetermined, active: false))
+        #expect(action == .none)
+        #expect(names(warnings) == ["app-not-active"])
+    }
+
+    @Test func provisionalUnsupportedDropsTheOptionOnly() {
+        let (action, warnings) = Guardrail.apply(
+            to: .requestPermission(options: [.alert, .provisional]), in: situation(.notDetermined, os: "11.4"))
+        #expect(action == .requestPermission(options: [.alert]))
+        #expect(names(warnings) == ["provisional-unsupported"])
+        let (kept, none) = Guardrail.apply(
+            to: .requestPermission(options: [.alert, .provisional]), in: situation(.notDetermined, os: "12.0"))
+        #expect(kept == .requestPermission(options: [.alert, .provisional]))
+        #expect(none.isEmpty)
+    }
+
+    @Test(arguments: [PermissionStatus.denied, .authorized, .ephemeral])
+    func softPromptPointless(status: PermissionStatus) {
+        let (action, warnings) = Guardrail.apply(to: .softPrompt(softPrompt), in: situation(status))
+        #expect(action == .none)
+        #expect(names(warnings) == ["soft-prompt-pointless"])
+    }
+
+    @Test(arguments: [PermissionStatus.notDetermined, .provisional])
+    func softPromptAllowedWhileTheDialogCanFollow(status: PermissionStatus) {
+        let (action, warnings) = Guardrail.apply(to: .softPrompt(softPrompt), in: situation(status))
+        #expect(action == .softPrompt(softPrompt))
+        #expect(warnings.isEmpty)
+    }
+
+    @Test func settingsPromptPointless() {
+        for (status, alert) in [(PermissionStatus.notDetermined, SettingValue.disabled), (.authorized, .enabled)] {
+            let (action, warnings) = Guardrail.apply(
+                to: .settingsPrompt(settingsPrompt), in: situation(status, alert: alert))
+            #expect(action == .none)
+            #expect(names(warnings) == ["settings-prompt-pointless"])
+        }
+    }
+
+    @Test func settingsPromptAllowedWhenDeniedOrAlertsOff() {
+        for (status, alert) in [(PermissionStatus.denied, SettingValue.disabled), (.authorized, .disabled), (.provisional, .disabled)] {
+            let (action, warnings) = Guardrail.apply(
+                to: .settingsPrompt(settingsPrompt), in: situation(status, alert: alert))
+            #expect(action == .settingsPrompt(settingsPrompt))
+            #expect(warnings.isEmpty)
+        }
+    }
+
+    @Test(arguments: [("15.3", true), ("14.0", true), ("9.3", true), ("15.4", false), ("17.1", false)])
+    func deepLinkFallback(os: String, fallsBack: Bool) {
+        let (action, warnings) = Guardrail.apply(
+            to: .settingsPrompt(settingsPrompt(.notificationSettings)), in: situation(.denied, os: os))
+        #expect(action == .settingsPrompt(settingsPrompt(fallsBack ? .appSettings : .notificationSettings)))
+        #expect(names(warnings) == (fallsBack ? ["deep-link-fallback"] : []))
+    }
+
+    @Test func promptCapCountsEveryKindOfPrompt() {
+        let capped = situation(.notDetermined, promptsToday: 3)
+        for action in [Decision.Action.softPrompt(softPrompt), .requestPermission(options: [.alert])] {
+            let (result, warnings) = Guardrail.apply(to: action, in: capped)
+            #expect(result == .none)
+            #expect(names(warnings) == ["prompt-cap"])
+        }
+        let (result, warnings) = Guardrail.apply(to: .settingsPrompt(settingsPrompt), in: situation(.denied, promptsToday: 5))
+        #expect(result == .none && names(warnings) == ["prompt-cap"])
+        let (under, none) = Guardrail.apply(to: .softPrompt(softPrompt), in: situation(.notDetermined, promptsToday: 2))
+        #expect(under == .softPrompt(softPrompt) && none.isEmpty)
+    }
+
+    @Test func aSilentProvisionalRequestIsNotAPrompt() {
+        let (action, warnings) = Guardrail.apply(
+            to: .requestPermission(options: [.provisional]), in: situation(.notDetermined, os: "13.0", promptsToday: 9))
+        #expect(action == .requestPermission(options: [.provisional]))
+        #expect(warnings.isEmpty)
+    }
+
+    @Test func onlyTheWarningThatVoidedIsReported() {
+        // Denied and in the background and over the cap: the first rule voids, the rest stay silent.
+        let (action, warnings) = Guardrail.apply(
+            to: .requestPermission(options: [.provisional]), in: situation(.denied, os: "11.0", active: false, promptsToday: 9))
+        #expect(action == .none)
+        #expect(names(warnings) == ["system-dialog-unavailable"])
+        // A non-voiding warning is kept when a later rule voids.
+        let (capped, both) = Guardrail.apply(
+            to: .settingsPrompt(settingsPrompt(.notificationSettings)), in: situation(.denied, os: "14.0", promptsToday: 3))
+        #expect(capped == .none)
+        #expect(names(both) == ["deep-link-fallback", "prompt-cap"])
+    }
+
+    @Test func noneIsNeverTouched() {
+        let (action, warnings) = Guardrail.apply(to: .none, in: situation(.denied, active: false, promptsToday: 99))
+        #expect(action == .none && warnings.isEmpty)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import PermitCore
+
+@Suite struct LedgerStoreTests {
+    /// A fresh directory per test.
+    func directory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func sample() -> Ledger {
+        var ledger = Ledger()
+        ledger.launches = 4
+        ledger.firstLaunchAt = 1_767_600_000
+        ledger.lastStatus = .denied
+        ledger.deniedAt = 1_767_600_100
+        ledger.softPrompt.declined = 2
+        ledger.systemPrompt.granted = false
+        ledger.features["reminders"] = Ledger.FeatureHistory()
+        ledger.features["reminders"]?.opened = 3
+        ledger.state = ["variant": .string("b"), "count": .integer(3), "ratio": .number(0.5), "seen": .bool(true)]
+        return ledger
+    }
+
+    func files(in directory: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()) ?? []
+    }
+
+    @Test func roundTrip() throws {
+        let url = directory().appendingPathComponent("ledger.json")
+        let store = JSONFileLedgerStore(url: url)
+        try store.save(sample())
+        let loaded = JSONFileLedgerStore(url: url).load()
+        #expect(loaded.ledger == sample())
+        #expect(loaded.warnings.isEmpty)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains("\"schema\":1"))
+        #expect(text.contains("\"soft_prompt\":{"))
+    }
+
+    @Test func missingFileStartsCleanWithoutWarnings() {
+        let loaded = JSONFileLedgerStore(url: directory().appendingPathComponent("none.json")).load()
+        #expect(loaded.ledger == Ledger())
+        #expect(loaded.warnings.isEmpty)
+    }
+
+    @Test func savingCreatesTheDirectory() throws {
+        let url = directory().appendingPathComponent("nested/deeper/ledger.json")
+        try JSONFileLedgerStore(url: url).save(sample())
+        #expect(JSONFileLedgerStore(url: url).load().ledger == sample())
+    }
+
+    @Test func anInterruptedWriteLeavesTheOldFileReadable() throws {
+        let dir = directory()
+        let url = dir.appendingPathComponent("ledger.json")
+        try JSONFileLedgerStore(url: url).save(sample())
+        // A crash mid-write leaves a partial temporary file beside the real one; the real one
+        // was never touched, because writes only ever replace it by rename.
+        let partial = try LedgerCoding.encode(Ledger()).prefix(9)
+        try partial.write(to: dir.appendingPathComponent(".ledger.json.\(UUID().uuidString).tmp"))
+        let loaded = JSONFileLedgerStore(url: url).load()
+        #expect(loaded.ledger == sample())
+        #expect(loaded.warnings.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("", "it is empty"),
+        ("{\"schema\": 1, \"ledger\": {\"launches\": 3", "is not a Permit ledger"),
+        ("\u{0}\u{1}garbage", "is not a Permit ledger"),
+        ("{\"schema\": 1, \"ledger\": {\"launches\": \"three\"}}", "ledger.launches"),
+        ("{\"schema\": 1, \"ledger\": {\"last_status\": \"maybe\"}}", "ledger.last_status"),
+        ("{\"schema\": 7, \"ledger\": {}}", "newer Permit (schema 7"),
+        ("[1, 2, 3]", "is not a Permit ledger"),
+    ])
+    func damagedFilesAreSetAsideAndReported(content: String, reason: String) throws {
+        let dir = directory()
+        let url = dir.appendingPathComponent("ledger.json")
+        try Data(content.utf8).write(to: url)
+        let store = JSONFileLedgerStore(url: url)
+        let loaded = store.load()
+        #expect(loaded.ledger == Ledger())
+        #expect(loaded.warnings.count == 1)
+        #expect(loaded.warnings.first?.contains(reason) == true, "\(loaded.warnings)")
+        // The unreadable bytes are kept, never silently replaced.
+        let aside = files(in: dir).filter { $0.hasPrefix("ledger.json.damaged-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: dir.appendingPathComponent(aside[0])) == Data(content.utf8))
+        // The next save writes a fresh file and the copy stays.
+        try store.save(sample())
+        #expect(JSONFileLedgerStore(url: url).load().ledger == sample())
+        #expect(files(in: dir).contains(aside[0]))
+    }
+
+    @Test func aPartialLedgerFillsDefaults() throws {
+        let url = directory().appendingPathComponent("ledger.json")
+        try Data(#"{"schema":1,"ledger":{"launches":4,"soft_prompt":{"declined":1}}}"#.utf8).write(to: url)
+        let loaded = JSONFileLedgerStore(url: url).load()
+        #expect(loaded.warnings.isEmpty)
+        #expect(loaded.ledger.launches == 4)
+        #expect(loaded.ledger.softPrompt.declined == 1)
+        #expect(loaded.ledger.softPrompt.shown == 0)
+        #expect(loaded.ledger.lastStatus == .unknown)
+    }
+
+    @Test func anUnwritableLocationFailsTheSaveWithAClearError() throws {
+        // The "directory" is a regular file, so nothing can be created under it, even as root.
+        let blocker = directory().appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: blocker)
+        let store = JSONFileLedgerStore(url: blocker.appendingPathComponent("ledger.json"))
+        #expect {
+            try store.save(sample())
+        } throws: { error in
+            (error as? LedgerStoreError)?.location.hasSuffix("not-a-directory/ledger.json") == true
+        }
+        #expect(try Data(contentsOf: blocker) == Data("x".utf8))
+    }
+
+    @Test func aSaveThatCannotRenameReportsAndKeepsTheOldFile() throws {
+        // The target is a non-empty directory: rename(2) must fail whatever the user's rights.
+        let dir = directory()
+        let url = dir.appendingPathComponent("ledger.json")
+        try FileManager.default.createDirectory(at: url.appendingPathComponent("occupied"), withIntermediateDirectories: true)
+        #expect {
+            try JSONFileLedgerStore(url: url).save(sample())
+        } throws: { error in
+            (error as? LedgerStoreError)?.description.contains("could not save the ledger to") == true
+        }
+        // No temporary file is left behind.
+        #expect(files(in: dir) == ["ledger.json"])
+    }
+
+    @Test func inMemoryStoreRoundTrip() throws {
+        let store = InMemoryLedgerStore()
+        try store.save(sample())
+        #expect(store.load().ledger == sample())
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+@testable import PermitCore
+
+@Suite struct SimulatedDeviceTests {
+    func device(_ os: String, appClip: Bool = false, _ authorization: PermissionStatus? = nil, stale: Int = 0)
+        -> (SimulatedDevice, ManualClock)
+    {
+        let clock = ManualClock(start)
+        let device = try! SimulatedDevice(
+            platform: platform(os, appClip: appClip), clock: clock, authorization: authorization,
+            staleReadsAfterChange: stale)
+        return (device, clock)
+    }
+
+    @Test func dialogAppearsAtMostOncePerInstall() throws {
+        let (device, _) = device("16.0")
+        #expect(device.request(options: [.alert]) == .dialogShown)
+        try device.answerDialog(allow: true)
+        #expect(device.request(options: [.alert]) == .answeredWithoutDialog(granted: true))
+        #expect(device.dialogsShownThisInstall == 1)
+    }
+
+    @Test func noDialogAfterADenial() throws {
+        let (device, _) = device("16.0")
+        #expect(device.request(options: [.alert]) == .dialogShown)
+        try device.answerDialog(allow: false)
+        #expect(device.request(options: [.alert, .sound]) == .answeredWithoutDialog(granted: false))
+        #expect(!device.isDialogOnScreen)
+        #expect(device.authorization == .denied)
+    }
+
+    @Test func noDialogWhileInTheBackground() {
+        let (device, _) = device("16.0")
+        device.isInForeground = false
+        #expect(device.request(options: [.alert]) == .answeredWithoutDialog(granted: false))
+        #expect(device.authorization == .notDetermined)
+        device.isInForeground = true
+        #expect(device.request(options: [.alert]) == .dialogShown)
+    }
+
+    @Test func onlyOneDialogOnScreenAtATime() {
+        let (device, _) = device("16.0")
+        #expect(device.request(options: [.alert]) == .dialogShown)
+        #expect(device.request(options: [.alert]) == .answeredWithoutDialog(granted: false))
+        #expect(device.dialogsShownThisInstall == 1)
+    }
+
+    @Test func answeringWithoutADialogIsAnError() {
+        let (device, _) = device("16.0")
+        #expect(throws: SimulatedDeviceError.noDialogOnScreen) { try device.answerDialog(allow: true) }
+    }
+
+    @Test func provisionalIsGrantedWithoutADialogOn12() {
+        let (device, _) = device("12.0")
+        #expect(device.request(options: [.alert, .provisional]) == .answeredWithoutDialog(granted: true))
+        #expect(device.authorization == .provisional)
+        #expect(device.dialogsShownThisInstall == 0)
+        #expect(device.read().status(legacyRegistered: false) == .provisional)
+    }
+
+    @Test func aFullRequestWhileProvisionalShowsTheRealDialog() throws {
+        let (device, _) = device("15.0", .provisional)
+        #expect(device.request(options: [.alert, .provisional]) == .answeredWithoutDialog(granted: true))
+        #expect(device.request(options: [.alert, .sound]) == .dialogShown)
+        try device.answerDialog(allow: true)
+        #expect(device.authorization == .authorized)
+        #expect(device.settings.alert == .enabled)
+    }
+
+    @Test func provisionalOptionIsIgnoredBelow12() {
+        let (device, _) = device("11.4")
+        #expect(device.request(options: [.provisional, .alert]) == .dialogShown)
+        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("11.4"), clock: SystemClock(), authorization: .provisional) }
+    }
+
+    @Test func appClipsStartEphemeralOn14() throws {
+        let (clip, _) = device("14.2", appClip: true)
+        #expect(clip.authorization == .ephemeral)
+        #expect(clip.request(options: [.alert]) == .answeredWithoutDialog(granted: true))
+        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .ephemeral) }
+        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .unknown) }
+    }
+
+    @Test func iOS9ExposesOnlyTheEnabledTypes() throws {
+        let (device, _) = device("9.3")
+        let before = device.read()
+        #expect(before.authorization == .legacyTypes([]))
+        #expect(before.settings.lockScreen == .notSupported)
+        #expect(device.register(types: [.alert, .badge]) == .dialogShown)
+        try device.answerDialog(allow: true)
+        let after = device.read()
+        #expect(after.authorization == .legacyTypes([.alert, .badge]))
+        #expect(after.settings.alert == .enabled && after.settings.sound == .disabled)
+    }
+
+    @Test func iOS9RegisterCallbackFiresAtOnceWhenNoDialogCanShow() throws {
+        let (device, _) = device("9.3")
+        #expect(device.register(types: .all) == .dialogShown)
+        try device.answerDialog(allow: false)
+        #expect(device.read().authorization == .legacyTypes([]))
+        #expect(device.register(types: .all) == .answeredWithoutDialog(granted: false))
+        device.isInForeground = false
+        let (fresh, _) = self.device("9.3")
+        fresh.isInForeground = false
+        #expect(fresh.register(types: .all) == .answeredWithoutDialog(granted: false))
+    }
+
+    @Test func settingsChangesAreSeenOnlyOnTheNextRead() throws {
+        let (device, _) = device("16.0", .denied)
+        let before = device.read()
+        try device.changeInSettings(authorization: .authorized)
+        #expect(before.authorization == .status(.denied))
+        #expect(device.read().authorization == .status(.authorized))
+    }
+
+    @Test func staleReadsReportTheOldValueUntilALaterRead() throws {
+        let (device, _) = device("16.0", .denied, stale: 2)
+        _ = device.read()
+        try device.changeInSettings(authorization: .authorized)
+        #expect(device.read().authorization == .status(.denied))
+        #expect(device.read().authorization == .status(.denied))
+        #expect(device.read().authorization == .status(.authorized))
+    }
+
+    @Test func settingsChangesAreValidated() throws {
+        let (fresh, _) = device("16.0")
+        #expect(throws: SimulatedDeviceError.notListedInSettings) { try fresh.changeInSettings(authorization: .authorized) }
+        let (nine, _) = device("9.3", .authorized)
+        #expect(throws: SimulatedDeviceError.self) { try nine.changeInSettings(settings: [.lockScreen: .disabled]) }
+        let (granted, _) = device("16.0", .authorized)
+        #expect(throws: SimulatedDeviceError.self) { try granted.changeInSettings(authorization: .notDetermined) }
+        try granted.changeInSettings(settings: [.alert: .disabled])
+        #expect(granted.read().settings.alert == .disabled)
+        #expect(granted.read().authorization == .status(.authorized))
+    }
+
+    @Test func reinstallForgetsOrRemembers() throws {
+        let (device, _) = device("16.0")
+        _ = device.request(options: [.alert])
+        try device.answerDialog(allow: false)
+        device.reinstall(systemRemembers: true)
+        #expect(device.authorization == .denied)
+        #expect(device.request(options: [.alert]) == .answeredWithoutDialog(granted: false))
+        device.reinstall(systemRemembers: false)
+        #expect(device.authorization == .notDetermined)
+        #expect(device.request(options: [.alert]) == .dialogShown)
+        #expect(device.dialogsShownInAll == 2)
+        #expect(device.dialogsShownThisInstall == 1)
+    }
+
+    @Test func reinstallOnIOS9WithTheSystemRememberingTheDenial() throws {
+        let (device, _) = device("9.3")
+        _ = device.register(types: .all)
+        try device.answerDialog(allow: false)
+        device.reinstall(systemRemembers: true)
+        // The app's flag is gone with its storage: empty types read as "not asked" ...
+        #expect(device.read().status(legacyRegistered: false) == .notDetermined)
+        // ... until a registration, whose callback fires at once without a dialog.
+        #expect(device.register(types: .all) == .answeredWithoutDialog(granted: false))
+    }
+
+    @Test func reinstallRemovesPendingReminders() async {
+        let (device, _) = device("16.0", .authorized)
+        device.add([ScheduledReminder(id: "a", fireDate: start + hour, body: "x")])
+        device.reinstall(systemRemembers: true)
+        #expect(await device.pendingReminders().isEmpty)
+    }
+
+    @Test func deliveredRemindersLeaveThePendingList() {
+        let (device, clock) = device("16.0", .authorized)
+        device.add([
+            ScheduledReminder(id: "a", fireDate: start + hour, body: "first"),
+            ScheduledReminder(id: "b", fireDate: start + 3 * hour, body: "second"),
+        ])
+        #expect(device.pending.map(\.id) == ["a", "b"])
+        clock.advance(by: 2 * hour)
+        #expect(device.pending.map(\.id) == ["b"])
+        #expect(device.delivered.map(\.id) == ["a"])
+        clock.advance(by: 2 * hour)
+        #expect(device.pending.isEmpty)
+        #expect(device.delivered.map(\.id) == ["a", "b"])
+    }
+
+    @Test func systemKeepsThe64SoonestAndReplacesByIdentifier() {
+        let (device, _) = device("16.0", .authorized)
+        let many = (1...70).map { ScheduledReminder(id: "r\($0)", fireDate: start + Double(71 - $0) * hour, body: "b") }
+        device.add(many)
+        #expect(device.pending.count == 64)
+        #expect(!device.pending.contains { $0.id == "r1" })  // the latest ones went
+        device.add([ScheduledReminder(id: "r70", fireDate: start + 100 * hour, body: "moved")])
+        #expect(device.pending.filter { $0.id == "r70" }.map(\.body) == ["moved"])
+    }
+}
