@@ -26,7 +26,7 @@ public actor PermissionEngine {
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
-    public let storeWarnings: [String]
+    public nonisolated let storeWarnings: [String]
 
     public init(
         policy: any Policy,
@@ -61,6 +61,9 @@ public actor PermissionEngine {
     /// The current status at once, then each distinct change. Many subscribers may listen;
     /// cancelling the iterating task releases the subscription.
     public nonisolated var statusStream: AsyncStream<PermissionStatus> { broadcaster.subscribe() }
+
+    /// How many status-stream subscribers are live (for tests of their release).
+    nonisolated var statusSubscriberCount: Int { broadcaster.subscriberCount }
 
     /// Reads the status again (for example after the app returns from Settings).
     @discardableResult
