@@ -1,0 +1,74 @@
+import Foundation
+import PermitCore
+
+/// Renders outcomes as a timeline for people: one line per step with the clock, the event,
+/// the status before → after, the decision with its localised text and reason, warnings,
+/// errors, whether the dialog appeared, and the reminders scheduled.
+public struct TimelineFormatter: Sendable {
+    /// The time the clock column counts from.
+    public var start: Int64
+
+    public init(start: Int64) { self.start = start }
+
+    public func line(for outcome: Outcome) -> String {
+        var parts = [
+            pad(clock(outcome.time), 8),
+            pad(outcome.event.description, 38),
+            pad(status(outcome), 30),
+            describe(outcome.decision),
+        ]
+        if outcome.dialogShown { parts.append("[system dialog shown]") }
+        if let granted = outcome.immediateAnswer {
+            parts.append("[answered at once without a dialog: \(granted ? "granted" : "not granted")]")
+        }
+        var line = parts.joined(separator: " ")
+        if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(reason)" }
+        for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }
+        for error in outcome.errors { line += "\n" + indent + "error \(error)" }
+        if !outcome.remindersScheduled.isEmpty {
+            let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
+            line += "\n" + indent + "scheduled \(outcome.remindersScheduled.count) reminder(s) at \(dates.joined(separator: ", "))"
+        }
+        if let storage = outcome.storageError { line += "\n" + indent + "storage \(storage)" }
+        return line
+    }
+
+    private var indent: String { String(repeating: " ", count: 9) }
+
+    private func status(_ outcome: Outcome) -> String {
+        outcome.statusBefore == outcome.statusAfter
+            ? outcome.statusAfter.rawValue
+            : "\(outcome.statusBefore) → \(outcome.statusAfter)"
+    }
+
+    /// `+1d02h`, `+5m`, `+0s`: the time since the start, compact.
+    public func clock(_ time: Int64) -> String {
+        var seconds = max(0, time - start)
+        let days = seconds / 86400
+        seconds %= 86400
+        let hours = seconds / 3600, minutes = (seconds % 3600) / 60, rest = seconds % 60
+        var text = "+"
+        if days > 0 { text += "\(days)d" }
+        if hours > 0 || days > 0 { text += String(format: days > 0 ? "%02dh" : "%dh", hours) }
+        if days == 0 { text += hours > 0 ? String(format: "%02dm", minutes) : "\(minutes)m" }
+        if days == 0, hours == 0, minutes == 0 { text = "+\(rest)s" }
+        return text
+    }
+
+    public func describe(_ decision: Decision) -> String {
+        switch decision.action {
+        case .none:
+            return "none"
+        case .softPrompt(let prompt):
+            return "soft_prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]"
+        case .requestPermission(let options):
+            return "request_permission \(options.map(\.rawValue).joined(separator: ","))"
+        case .settingsPrompt(let prompt):
+            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel)]"
+        }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
