@@ -18,6 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -28,7 +29,10 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "PermitCore"),
         .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
-        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitLua"]),
+        .target(
+            name: "PermitScenario",
+            dependencies: ["PermitCore", "PermitLua", .product(name: "Yams", package: "Yams")]
+        ),
         .executableTarget(
             name: "permit",
             dependencies: [
@@ -38,6 +42,7 @@ let package = Package(
         ),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
+        .testTarget(name: "PermitScenarioTests", dependencies: ["PermitScenario", "PermitCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

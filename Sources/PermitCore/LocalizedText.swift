@@ -42,6 +42,11 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// `"Allow"` in Swift code is a plain text: hosts that write policies in Swift stay readable.
+extension LocalizedText: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .plain(value) }
+}
+
 extension String {
     func replacingUnderscores() -> String {
         String(map { $0 == "_" ? "-" : $0 })

@@ -35,13 +35,14 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         let before = await readSettings().status(legacyRegistered: false)
         let active = await MainActor.run { UIApplication.shared.applicationState == .active }
         let unOptions = UNAuthorizationOptions(rawValue: AppleMapping.authorizationOptionsRawValue(options))
-        let center = UNUserNotificationCenter.current()
         guard active, before.requestShowsDialog(options: options, provisionalSupported: true) else {
+            let center = UNUserNotificationCenter.current()
             let granted = (try? await center.requestAuthorization(options: unOptions)) ?? false
             return .answeredWithoutDialog(granted: granted)
         }
         let onAnswer = self.onAnswer
         Task {
+            let center = UNUserNotificationCenter.current()
             let granted = (try? await center.requestAuthorization(options: unOptions)) ?? false
             onAnswer(granted)
         }

@@ -137,3 +137,24 @@ import Testing
         #expect(store.load().ledger == sample())
     }
 }
+
+@Suite struct LedgerSchemaTests {
+    /// The names tools validate against are exactly what the ledger encodes.
+    @Test func schemaMatchesTheEncoding() throws {
+        var ledger = Ledger()
+        ledger.firstLaunchAt = 1; ledger.statusChangedAt = 1; ledger.deniedAt = 1; ledger.promptsDay = "d"
+        ledger.softPrompt.lastShownAt = 1; ledger.softPrompt.lastAnsweredAt = 1
+        ledger.systemPrompt.answeredAt = 1; ledger.systemPrompt.granted = true
+        ledger.settingsPrompt.lastShownAt = 1
+        var feature = Ledger.FeatureHistory()
+        feature.lastOpenedAt = 1; feature.lastPromptAt = 1
+        ledger.features["f"] = feature
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(ledger)) as! [String: Any]
+        #expect(Set(object.keys) == Set(Ledger.topLevelFields))
+        for (name, fields) in Ledger.nestedFields {
+            #expect(Set((object[name] as! [String: Any]).keys) == Set(fields), "\(name)")
+        }
+        let features = object["features"] as! [String: [String: Any]]
+        #expect(Set(features["f"]!.keys) == Set(Ledger.featureFields))
+    }
+}

@@ -59,9 +59,5 @@ func settingsPrompt(_ link: DeepLink) -> SettingsPrompt {
     return prompt
 }
 
-extension LocalizedText: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .plain(value) }
-}
-
 let hour: TimeInterval = 3600
 let day: TimeInterval = 86400

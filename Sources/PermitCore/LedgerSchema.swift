@@ -1,0 +1,19 @@
+/// The ledger's field names as policies and scenario files see them, so tools can validate a
+/// partial ledger or a dotted path (`soft_prompt.shown`) and suggest the right name.
+/// A test checks this against what `Ledger` actually encodes.
+extension Ledger {
+    public static let topLevelFields = [
+        "first_launch_at", "launches", "foregrounds", "last_status", "status_changed_at", "denied_at",
+        "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt",
+        "features", "state",
+    ]
+
+    /// Fields of the nested tables; `features` maps any feature name to `featureFields`.
+    public static let nestedFields: [String: [String]] = [
+        "soft_prompt": ["shown", "accepted", "declined", "dismissed", "last_shown_at", "last_answered_at"],
+        "system_prompt": ["requested", "shown", "answered_at", "granted"],
+        "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at"],
+    ]
+
+    public static let featureFields = ["opened", "last_opened_at", "last_prompt_at"]
+}

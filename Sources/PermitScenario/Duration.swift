@@ -1,0 +1,28 @@
+/// Scenario durations: `30s`, `5m`, `2h`, `3d`, `1d12h`, units largest first.
+enum ScenarioDuration {
+    static let hint = "use a number with a unit, largest first: 30s, 5m, 2h, 3d, 1d12h"
+
+    /// Seconds, or `nil` when the text is not a duration.
+    static func seconds(_ text: String) -> Int64? {
+        let units: [(Character, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+        var total: Int64 = 0
+        var digits = ""
+        var nextUnit = 0
+        var sawUnit = false
+        for character in text {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                guard digits.count <= 9 else { return nil }
+                continue
+            }
+            guard !digits.isEmpty, let index = units.firstIndex(where: { $0.0 == character }), index >= nextUnit,
+                  let amount = Int64(digits)
+            else { return nil }
+            total += amount * units[index].1
+            nextUnit = index + 1
+            digits = ""
+            sawUnit = true
+        }
+        return digits.isEmpty && sawUnit ? total : nil
+    }
+}

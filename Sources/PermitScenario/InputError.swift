@@ -1,0 +1,85 @@
+/// A place in an input file: 1-based line and column.
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// A mistake in a file a person wrote: where it is, which field, what is wrong, what to do.
+///
+/// `permit` prints these and exits 2; they are never a crash or a stack trace.
+public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var location: SourceLocation?
+    /// The field's path, e.g. `steps[3].after`.
+    public var field: String?
+    public var message: String
+    /// What to do about it, when there is something useful to say.
+    public var hint: String?
+
+    public init(_ message: String, at location: SourceLocation? = nil, field: String? = nil, hint: String? = nil) {
+        self.location = location
+        self.field = field
+        self.message = message
+        self.hint = hint
+    }
+
+    /// `tests/deny.yaml:12:5: steps[3].after: "5x" is not a duration; use 30s, 5m, 2h, 3d or 1d12h`
+    public var description: String {
+        var text = ""
+        if let location { text += "\(location): " }
+        if let field { text += "\(field): " }
+        text += message
+        if let hint { text += "; \(hint)" }
+        return text
+    }
+}
+
+/// "Did you mean ...?" for a misspelt name.
+enum Suggestion {
+    /// The closest candidate within a small edit distance, if any.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let limit = word.count <= 3 ? 1 : word.count <= 6 ? 2 : 3
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+        }
+        return best?.0
+    }
+
+    /// A hint naming the closest candidate, or listing them all when none is close.
+    static func hint(for word: String, in candidates: [String]) -> String {
+        if let match = closest(to: word, in: candidates) { return "did you mean \"\(match)\"?" }
+        return "expected one of: " + candidates.joined(separator: ", ")
+    }
+
+    /// Edit distance over characters where swapping two neighbours costs one edit, like
+    /// inserting, deleting or replacing one (optimal string alignment).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
+            }
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
+        }
+        return previous[b.count]
+    }
+}

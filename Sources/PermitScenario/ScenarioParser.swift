@@ -1,0 +1,377 @@
+import Foundation
+import PermitCore
+
+/// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
+/// column for every mistake.
+public enum ScenarioParser {
+    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps"]
+    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads"]
+    static let stepActionKeys = ["event", "answer", "settings", "reinstall"]
+    static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall"] + expectationKeys
+    static let expectationKeys = [
+        "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
+    ]
+    /// Fields an `expect` table may match.
+    public static let decisionFields = [
+        "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
+        "deep_link", "options",
+    ]
+    /// Events a step may send with `event:`; answers go through `answer:`.
+    static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened"]
+    /// 2026-01-05 08:00 UTC, a Monday: the default start, so runs are reproducible.
+    public static let defaultStart = Date(timeIntervalSince1970: 1_767_600_000)
+
+    /// Parses the file at `url`.
+    public static func parse(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> Scenario {
+        let name = displayName ?? url.path
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw InputError("cannot read the file (\(error.localizedDescription))", at: SourceLocation(file: name, line: 1, column: 1))
+        }
+        return try parse(text, file: name, directory: url.deletingLastPathComponent())
+    }
+
+    /// Parses scenario text; `directory` resolves a relative `policy:` path.
+    public static func parse(_ text: String, file: String, directory: URL? = nil) throws(InputError) -> Scenario {
+        let root = try YAMLValue.parse(text, file: file)
+        let top = try root.fields(allowed: topKeys)
+
+        let name = try top["name"]?.string()
+            ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        var policy: URL?
+        if let value = top["policy"] {
+            let path = try value.string()
+            guard !path.isEmpty else { throw value.error("the policy path is empty") }
+            let base = directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            policy = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path))
+                .standardizedFileURL
+        }
+        guard let deviceValue = top["device"] else {
+            throw root.error("missing \"device\"", hint: "add e.g. `device: { os: \"16.4\", locale: en }`")
+        }
+        let device = try parseDevice(deviceValue)
+        var bucket = 0
+        if let user = top["user"] {
+            bucket = try user.fields(allowed: ["bucket"])["bucket"]?.int(in: 0...99) ?? 0
+        }
+        var params: [String: PolicyValue] = [:]
+        if let value = top["params"] {
+            for (key, item) in try value.table() { params[key] = try item.policyValue() }
+        }
+        var maxPrompts = 3
+        if let engine = top["engine"] {
+            maxPrompts = try engine.fields(allowed: ["max_prompts_per_day"])["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
+        }
+        var start = defaultStart
+        if let value = top["start"] {
+            let text = try value.string()
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw value.error("\"\(text)\" is not a time", hint: "use ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
+            }
+            start = date
+        }
+        let initial = try top["initial"].map { value throws(InputError) in try parseInitial(value, version: device.version) }
+            ?? Scenario.Initial(authorization: nil, settings: [:], ledger: Ledger(), location: nil)
+        guard let stepsValue = top["steps"] else {
+            throw root.error("missing \"steps\"", hint: "a scenario is a list of steps, e.g. `steps: [{ event: app_launch }]`")
+        }
+        let stepValues = try stepsValue.list()
+        guard !stepValues.isEmpty else { throw stepsValue.error("there are no steps") }
+        var steps: [Scenario.Step] = []
+        for (index, value) in stepValues.enumerated() {
+            steps.append(try parseStep(value, number: index + 1, version: device.version))
+        }
+        return Scenario(
+            name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
+            maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps)
+    }
+
+    static func parseDevice(_ value: YAMLValue) throws(InputError) -> Scenario.Device {
+        let fields = try value.fields(allowed: deviceKeys)
+        guard let osValue = fields["os"] else {
+            throw value.error("missing \"os\"", hint: "the iOS version decides what the platform can do, e.g. `os: \"15.4\"`")
+        }
+        let version: OSVersion
+        do {
+            version = try OSVersion(parsing: try osValue.string())
+        } catch let error as OSVersionError {
+            throw osValue.error(error.description, hint: "write it as \"9.3\", \"12\" or \"15.4.1\"")
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw osValue.error("\(error)")
+        }
+        let locale = try fields["locale"]?.string() ?? "en"
+        guard isLocale(locale) else {
+            throw fields["locale"]!.error("\"\(locale)\" is not a BCP 47 locale", hint: "e.g. en, en-GB, zh-Hans, pt-BR")
+        }
+        var timeZone = TimeZone(identifier: "UTC")!
+        if let zoneValue = fields["timezone"] {
+            let identifier = try zoneValue.string()
+            guard let zone = TimeZone(identifier: identifier) else {
+                throw zoneValue.error("unknown time zone \"\(identifier)\"", hint: "use an IANA name such as UTC, Asia/Taipei, America/New_York")
+            }
+            timeZone = zone
+        }
+        let appClip = try fields["app_clip"]?.bool() ?? false
+        let stale = try fields["stale_reads"]?.int(in: 0...10) ?? 0
+        return Scenario.Device(version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale)
+    }
+
+    /// `en`, `zh-Hans`, `zh-Hans-CN`, `pt-BR`, `es-419`: a language, an optional script, an optional region.
+    static func isLocale(_ text: String) -> Bool {
+        let parts = text.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy(\.isLetter),
+              language.allSatisfy(\.isASCII), parts.count <= 3 else { return false }
+        var rest = parts.dropFirst()
+        if let script = rest.first, script.count == 4, script.allSatisfy({ $0.isASCII && $0.isLetter }) { rest = rest.dropFirst() }
+        if let region = rest.first {
+            let isRegion = (region.count == 2 && region.allSatisfy { $0.isASCII && $0.isLetter })
+                || (region.count == 3 && region.allSatisfy { $0.isASCII && $0.isNumber })
+            guard isRegion else { return false }
+            rest = rest.dropFirst()
+        }
+        return rest.isEmpty
+    }
+
+    static func parseInitial(_ value: YAMLValue, version: OSVersion) throws(InputError) -> Scenario.Initial {
+        let fields = try value.fields(allowed: ["authorization", "settings", "ledger"])
+        var authorization: PermissionStatus?
+        if let status = fields["authorization"] {
+            authorization = PermissionStatus(rawValue: try status.oneOf(
+                PermissionStatus.allCases.filter { $0 != .unknown }.map(\.rawValue)))
+        }
+        let settings = try fields["settings"].map { value throws(InputError) in try parseSettings(value, version: version) } ?? [:]
+        let ledger = try fields["ledger"].map { value throws(InputError) in try parseLedger(value) } ?? Ledger()
+        return Scenario.Initial(authorization: authorization, settings: settings, ledger: ledger, location: value.location)
+    }
+
+    static func parseSettings(_ value: YAMLValue, version: OSVersion) throws(InputError) -> [NotificationSettings.Setting: SettingValue] {
+        var settings: [NotificationSettings.Setting: SettingValue] = [:]
+        for (key, item) in try value.table(allowed: NotificationSettings.names) {
+            let setting = NotificationSettings.Setting(rawValue: key)!
+            let state = SettingValue(rawValue: try item.oneOf(["enabled", "disabled", "not_supported"]))!
+            if version < setting.introducedIn, state != .notSupported {
+                throw item.error("\(key) does not exist on iOS \(version)", hint: "it came with iOS \(setting.introducedIn)")
+            }
+            settings[setting] = state
+        }
+        return settings
+    }
+
+    /// A partial ledger: unknown names are errors (with suggestions), types are checked.
+    static func parseLedger(_ value: YAMLValue) throws(InputError) -> Ledger {
+        var table: [String: PolicyValue] = [:]
+        for (key, item) in try value.table(allowed: Ledger.topLevelFields) {
+            if let nested = Ledger.nestedFields[key] {
+                _ = try item.table(allowed: nested)
+            } else if key == "features" {
+                for (_, feature) in try item.table() { _ = try feature.table(allowed: Ledger.featureFields) }
+            }
+            table[key] = try item.policyValue()
+        }
+        do {
+            let data = try JSONEncoder().encode(PolicyValue.table(table))
+            return try JSONDecoder().decode(Ledger.self, from: data)
+        } catch let error as DecodingError {
+            throw value.error("invalid ledger: \(describe(error))")
+        } catch {
+            throw value.error("invalid ledger: \(error)")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            let expected = type == Int.self || type == Int64.self ? "a whole number"
+                : type == Bool.self ? "true or false" : "a value of type \(type)"
+            return "\(path): expected \(expected)"
+        case .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "\(path): \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "missing \(key.stringValue)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    static func parseStep(_ value: YAMLValue, number: Int, version: OSVersion) throws(InputError) -> Scenario.Step {
+        let fields = try value.fields(allowed: stepKeys)
+        let actions = stepActionKeys.filter { fields[$0] != nil }
+        guard actions.count <= 1 else {
+            throw value.error(
+                "a step does one thing, this one has \(actions.map { "\"\($0)\"" }.joined(separator: " and "))",
+                hint: "split it into \(actions.count) steps")
+        }
+        var after: Int64 = 0
+        if let afterValue = fields["after"] {
+            let text = try afterValue.string()
+            guard let seconds = ScenarioDuration.seconds(text) else {
+                throw afterValue.error("\"\(text)\" is not a duration", hint: ScenarioDuration.hint)
+            }
+            after = seconds
+        }
+        let action: Scenario.Action
+        switch actions.first {
+        case "event":
+            action = .event(try parseEvent(fields["event"]!, feature: fields["feature"]))
+        case "answer":
+            action = .answer(Scenario.Answer(rawValue: try fields["answer"]!.oneOf(Scenario.Answer.allCases.map(\.rawValue)))!)
+        case "settings":
+            let table = try fields["settings"]!.fields(allowed: ["authorization"] + NotificationSettings.names)
+            var authorization: PermissionStatus?
+            if let status = table["authorization"] {
+                authorization = PermissionStatus(rawValue: try status.oneOf(["authorized", "denied", "provisional"]))
+            }
+            var settingsOnly: [NotificationSettings.Setting: SettingValue] = [:]
+            for (key, item) in table where key != "authorization" {
+                let setting = NotificationSettings.Setting(rawValue: key)!
+                if version < setting.introducedIn {
+                    throw item.error("\(key) does not exist on iOS \(version)", hint: "it came with iOS \(setting.introducedIn)")
+                }
+                settingsOnly[setting] = SettingValue(rawValue: try item.oneOf(["enabled", "disabled"]))!
+            }
+            action = .settings(authorization: authorization, settings: settingsOnly)
+        case "reinstall":
+            let reinstall = fields["reinstall"]!
+            if case .mapping = reinstall.node {
+                let remembers = try reinstall.fields(allowed: ["system_remembers"])["system_remembers"]?.bool() ?? false
+                action = .reinstall(systemRemembers: remembers)
+            } else {
+                guard try reinstall.bool() else {
+                    throw reinstall.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
+                }
+                action = .reinstall(systemRemembers: false)
+            }
+        default:
+            guard fields["after"] != nil else {
+                throw value.error("the step does nothing", hint: "give it one of: event, answer, settings, reinstall (or `after` to let time pass)")
+            }
+            action = .wait
+        }
+        if fields["feature"] != nil, actions.first != "event" {
+            throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened`")
+        }
+        if actions.first != "event", actions.first != "answer" {
+            for key in ["expect", "expect_warning", "expect_error", "expect_dialog"] where fields[key] != nil {
+                throw fields[key]!.error(
+                    "this step sends no event to the policy, so there is no decision to check",
+                    hint: "put \(key) on an `event` or `answer` step")
+            }
+        }
+        return Scenario.Step(
+            number: number, location: value.location, after: after, action: action,
+            expectations: try parseExpectations(fields))
+    }
+
+    static func parseEvent(_ value: YAMLValue, feature: YAMLValue?) throws(InputError) -> AppEvent {
+        let name = try value.string()
+        switch name {
+        case "soft_prompt_answered", "settings_prompt_answered", "system_prompt_answered":
+            throw value.error("\(name) is sent by answering what is on screen", hint: "write `answer: accept` (or decline, dismiss, open, cancel, allow, deny)")
+        default:
+            break
+        }
+        guard stepEvents.contains(name) else {
+            throw value.error("unknown event \"\(name)\"", hint: Suggestion.hint(for: name, in: stepEvents))
+        }
+        if name == "feature_opened" {
+            guard let feature else { throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`") }
+            let featureName = try feature.string()
+            guard !featureName.isEmpty else { throw feature.error("the feature name is empty") }
+            return .featureOpened(featureName)
+        }
+        if let feature { throw feature.error("only feature_opened takes a feature") }
+        switch name {
+        case "app_launch": return .appLaunch
+        case "app_foreground": return .appForeground
+        default: return .appBackground
+        }
+    }
+
+    static func parseExpectations(_ fields: [String: YAMLValue]) throws(InputError) -> Scenario.Expectations {
+        var expectations = Scenario.Expectations(
+            decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
+        if let value = fields["expect"] {
+            if case .mapping = value.node {
+                var table: [String: PolicyValue] = [:]
+                for (key, item) in try value.table(allowed: decisionFields) {
+                    if key == "action" {
+                        table[key] = .string(try item.oneOf(Decision.Action.names))
+                    } else if key == "deep_link" {
+                        table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
+                    } else if key == "options" {
+                        var options: [PolicyValue] = []
+                        for option in try item.list() {
+                            options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
+                        }
+                        table[key] = .list(options)
+                    } else {
+                        table[key] = .string(try item.string())
+                    }
+                }
+                expectations.decision = .fields(table)
+            } else {
+                expectations.decision = .action(try value.oneOf(Decision.Action.names))
+            }
+        }
+        if let value = fields["expect_status"] {
+            expectations.status = PermissionStatus(rawValue: try value.oneOf(PermissionStatus.allCases.map(\.rawValue)))
+        }
+        if let value = fields["expect_warning"] {
+            let items: [YAMLValue]
+            if case .sequence = value.node { items = try value.list() } else { items = [value] }
+            var names: [String] = []
+            for item in items { names.append(try item.oneOf(Guardrail.allCases.map(\.rawValue))) }
+            expectations.warnings = names
+        }
+        if let value = fields["expect_error"] {
+            if let flag = try? value.bool() {
+                guard flag else {
+                    throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
+                }
+                expectations.error = .any
+            } else {
+                expectations.error = .containing(try value.string())
+            }
+        }
+        expectations.dialog = try fields["expect_dialog"]?.bool()
+        expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
+        if let value = fields["expect_ledger"] {
+            for (path, item) in try value.table() {
+                try checkLedgerPath(path, at: item)
+                expectations.ledger.append((path, item.isNull ? nil : try item.policyValue(), item.location))
+            }
+        }
+        return expectations
+    }
+
+    /// A dotted ledger path must name a real field (`soft_prompt.shown`, `features.diary.opened`,
+    /// `state.variant`).
+    static func checkLedgerPath(_ path: String, at value: YAMLValue) throws(InputError) {
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let first = parts[0]
+        guard Ledger.topLevelFields.contains(first) else {
+            throw value.error("no ledger field \"\(first)\"", hint: Suggestion.hint(for: first, in: Ledger.topLevelFields))
+        }
+        if let nested = Ledger.nestedFields[first] {
+            guard parts.count == 2 else { throw value.error("\(first) is a table; name a field: \(first).\(nested[0])") }
+            guard nested.contains(parts[1]) else {
+                throw value.error("no ledger field \"\(path)\"", hint: Suggestion.hint(for: parts[1], in: nested))
+            }
+        } else if first == "features" {
+            guard parts.count == 3 else { throw value.error("write features.<name>.<field>, e.g. features.reminders.opened") }
+            guard Ledger.featureFields.contains(parts[2]) else {
+                throw value.error("no feature field \"\(parts[2])\"", hint: Suggestion.hint(for: parts[2], in: Ledger.featureFields))
+            }
+        } else if first == "state" {
+            guard parts.count == 2, !parts[1].isEmpty else { throw value.error("write state.<key>") }
+        } else if parts.count != 1 {
+            throw value.error("\(first) is not a table")
+        }
+    }
+}
