@@ -1,0 +1,83 @@
+import Foundation
+
+/// One scenario file to run, with the policy it defaults to when it names none.
+public struct ScenarioFile: Sendable, Hashable {
+    public var url: URL
+    /// The pack's `policy.lua` when the file sits in `<pack>/tests/`.
+    public var packPolicy: URL?
+    /// The pack's name (its directory), for grouping in reports.
+    public var pack: String?
+    /// The path as the user should see it (relative to the working directory when possible).
+    public var displayPath: String
+}
+
+/// Finds packs (`<pack>/policy.lua` with `<pack>/tests/*.yaml`) and loose scenario files
+/// under the given paths (SPEC §8).
+public enum Discovery {
+    public static func scenarios(under paths: [String], fileManager: FileManager = .default) throws(InputError) -> [ScenarioFile] {
+        var found: [ScenarioFile] = []
+        for path in paths {
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            var isDirectory: ObjCBool = false
+            guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+                throw InputError("\(path): no such file or directory", hint: "give a pack, a directory of packs, or a scenario .yaml file")
+            }
+            if isDirectory.boolValue {
+                found += walk(url, fileManager: fileManager)
+            } else {
+                guard isScenarioFile(url) else {
+                    throw InputError("\(path): not a scenario file", hint: "scenario files end in .yaml or .yml")
+                }
+                found.append(file(url, fileManager: fileManager))
+            }
+        }
+        var seen = Set<URL>()
+        return found.filter { seen.insert($0.url).inserted }
+    }
+
+    static func isScenarioFile(_ url: URL) -> Bool { ["yaml", "yml"].contains(url.pathExtension.lowercased()) }
+
+    /// A pack contributes its tests; any other directory is searched for packs and loose files.
+    static func walk(_ directory: URL, fileManager: FileManager) -> [ScenarioFile] {
+        if fileManager.fileExists(atPath: directory.appendingPathComponent("policy.lua").path) {
+            let tests = directory.appendingPathComponent("tests")
+            return children(of: tests, fileManager: fileManager).filter(isScenarioFile).map { file($0, fileManager: fileManager) }
+        }
+        var found: [ScenarioFile] = []
+        for child in children(of: directory, fileManager: fileManager) {
+            var isDirectory: ObjCBool = false
+            guard fileManager.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                if !child.lastPathComponent.hasPrefix(".") { found += walk(child, fileManager: fileManager) }
+            } else if isScenarioFile(child) {
+                found.append(file(child, fileManager: fileManager))
+            }
+        }
+        return found
+    }
+
+    static func children(of directory: URL, fileManager: FileManager) -> [URL] {
+        let names = (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    static func file(_ url: URL, fileManager: FileManager) -> ScenarioFile {
+        let parent = url.deletingLastPathComponent()
+        var packPolicy: URL?
+        var pack: String?
+        if parent.lastPathComponent == "tests" {
+            let candidate = parent.deletingLastPathComponent().appendingPathComponent("policy.lua")
+            if fileManager.fileExists(atPath: candidate.path) {
+                packPolicy = candidate
+                pack = parent.deletingLastPathComponent().lastPathComponent
+            }
+        }
+        return ScenarioFile(url: url, packPolicy: packPolicy, pack: pack, displayPath: displayPath(url, fileManager: fileManager))
+    }
+
+    static func displayPath(_ url: URL, fileManager: FileManager) -> String {
+        let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath).standardizedFileURL.path
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(cwd + "/") ? String(path.dropFirst(cwd.count + 1)) : path
+    }
+}

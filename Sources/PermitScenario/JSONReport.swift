@@ -1,0 +1,63 @@
+import Foundation
+import PermitCore
+
+/// `--format json`: a stable shape for machines. Keys are snake_case and only ever added to.
+public enum JSONReport {
+    public static func render(_ run: TestRun) -> String {
+        let scenarios: [PolicyValue] = run.reports.map(scenario)
+        return encode(.table([
+            "scenarios": .list(scenarios),
+            "passed": .integer(Int64(run.passedCount)),
+            "failed": .integer(Int64(run.failedCount)),
+        ]))
+    }
+
+    static func scenario(_ report: ScenarioReport) -> PolicyValue {
+        var fields: [String: PolicyValue] = [
+            "file": .string(report.file.displayPath),
+            "name": .string(report.name),
+            "passed": .bool(report.passed),
+        ]
+        if let pack = report.file.pack { fields["pack"] = .string(pack) }
+        switch report.verdict {
+        case .inputError(let error):
+            fields["input_error"] = .string(error.description)
+        case .policyFailed(let error):
+            fields["policy_error"] = .string(error.description)
+        case .ran(let result):
+            fields["policy"] = .string(result.policyName)
+            fields["steps"] = .list(result.steps.map(step))
+            if let aborted = result.abortedAfterStep { fields["aborted_after_step"] = .integer(Int64(aborted)) }
+        }
+        return .table(fields)
+    }
+
+    public static func step(_ step: StepResult) -> PolicyValue {
+        var fields: [String: PolicyValue] = [
+            "step": .integer(Int64(step.number)),
+            "line": .integer(Int64(step.location.line)),
+            "action": .string(step.action),
+            "time": .integer(step.time),
+            "status": .string(step.status.rawValue),
+            "pending_reminders": .integer(Int64(step.pendingReminders)),
+            "passed": .bool(step.passed),
+            "failures": .list(step.failures.map(PolicyValue.string)),
+        ]
+        if let outcome = step.outcome {
+            fields["status_before"] = .string(outcome.statusBefore.rawValue)
+            fields["decision"] = .table(DecisionFields.of(outcome.decision))
+            fields["warnings"] = .list(outcome.warnings.map { .table(["name": .string($0.name), "message": .string($0.message)]) })
+            fields["errors"] = .list(outcome.errors.map { .string($0.description) })
+            fields["dialog_shown"] = .bool(outcome.dialogShown)
+            fields["reminders_scheduled"] = .integer(Int64(outcome.remindersScheduled.count))
+        }
+        return .table(fields)
+    }
+
+    public static func encode(_ value: PolicyValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

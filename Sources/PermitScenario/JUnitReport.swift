@@ -1,0 +1,66 @@
+/// `--format junit`: the JUnit XML that CI systems read. One test suite per pack (loose files
+/// form the suite "scenarios"), one test case per scenario, its failing steps in `<failure>`.
+public enum JUnitReport {
+    public static func render(_ run: TestRun) -> String {
+        var suites: [(name: String, reports: [ScenarioReport])] = []
+        for report in run.reports {
+            let name = report.file.pack ?? "scenarios"
+            if let index = suites.firstIndex(where: { $0.name == name }) {
+                suites[index].reports.append(report)
+            } else {
+                suites.append((name, [report]))
+            }
+        }
+        var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
+        xml.append("<testsuites name=\"permit\" tests=\"\(run.reports.count)\" failures=\"\(run.failedCount)\">")
+        for suite in suites {
+            let failures = suite.reports.filter { !$0.passed && !$0.isInputError }.count
+            let errors = suite.reports.filter(\.isInputError).count
+            xml.append("  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.reports.count)\" failures=\"\(failures)\" errors=\"\(errors)\">")
+            for report in suite.reports {
+                let open = "    <testcase classname=\"\(escape(suite.name))\" name=\"\(escape(report.name))\" file=\"\(escape(report.file.displayPath))\""
+                switch report.verdict {
+                case .ran(let result) where result.passed:
+                    xml.append(open + "/>")
+                case .ran(let result):
+                    let details = result.failedSteps.flatMap { step in
+                        step.failures.map { "step \(step.number) (line \(step.location.line)): \($0)" }
+                    }
+                    xml.append(open + ">")
+                    xml.append("      <failure message=\"\(escape(details.first ?? "aborted"))\">\(escape(details.joined(separator: "\n")))</failure>")
+                    xml.append("    </testcase>")
+                case .policyFailed(let error):
+                    xml.append(open + ">")
+                    xml.append("      <failure message=\"\(escape("the policy did not load: \(error)"))\"/>")
+                    xml.append("    </testcase>")
+                case .inputError(let error):
+                    xml.append(open + ">")
+                    xml.append("      <error message=\"\(escape(error.description))\"/>")
+                    xml.append("    </testcase>")
+                }
+            }
+            xml.append("  </testsuite>")
+        }
+        xml.append("</testsuites>")
+        return xml.joined(separator: "\n")
+    }
+
+    /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import PermitCore
+
+/// Loads the policy a scenario names. The Lua runtime provides the real one; tests may pass
+/// Swift policies.
+public typealias PolicyLoader = @Sendable (URL) throws(PolicyError) -> any Policy
+
+/// The outcome of one scenario file in a test run.
+public struct ScenarioReport: Sendable {
+    public enum Verdict: Sendable {
+        case ran(ScenarioResult)
+        /// The policy did not load: every step fails with this error.
+        case policyFailed(PolicyError)
+        /// The scenario file itself is wrong (exit 2).
+        case inputError(InputError)
+    }
+
+    public var file: ScenarioFile
+    public var name: String
+    public var verdict: Verdict
+
+    public var passed: Bool {
+        if case .ran(let result) = verdict { return result.passed }
+        return false
+    }
+
+    public var isInputError: Bool {
+        if case .inputError = verdict { return true }
+        return false
+    }
+}
+
+/// `permit test`: discovers scenarios, runs each against its policy, collects the reports.
+public struct TestRun: Sendable {
+    public var reports: [ScenarioReport]
+
+    public var passedCount: Int { reports.filter(\.passed).count }
+    public var failedCount: Int { reports.count - passedCount }
+    public var hasInputErrors: Bool { reports.contains(where: \.isInputError) }
+
+    /// SPEC §9: 0 all pass, 1 a failure, 2 bad input.
+    public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
+
+    /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
+    public static func run(_ files: [ScenarioFile], filter: String?, loader: PolicyLoader) async -> TestRun {
+        var reports: [ScenarioReport] = []
+        for file in files {
+            let scenario: Scenario
+            do {
+                scenario = try ScenarioParser.parse(contentsOf: file.url, displayName: file.displayPath)
+            } catch {
+                if let filter, !file.displayPath.lowercased().contains(filter.lowercased()) { continue }
+                reports.append(ScenarioReport(file: file, name: file.displayPath, verdict: .inputError(error)))
+                continue
+            }
+            if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter.lowercased()) {
+                continue
+            }
+            reports.append(await run(scenario, file: file, loader: loader))
+        }
+        return TestRun(reports: reports)
+    }
+
+    static func run(_ scenario: Scenario, file: ScenarioFile, loader: PolicyLoader) async -> ScenarioReport {
+        guard let policyURL = scenario.policy ?? file.packPolicy else {
+            return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
+                "the scenario names no policy and is not in a pack",
+                at: SourceLocation(file: file.displayPath, line: 1, column: 1),
+                hint: "add `policy: path/to/policy.lua`, or put the file in <pack>/tests/")))
+        }
+        guard FileManager.default.fileExists(atPath: policyURL.path) else {
+            return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
+                "policy \(policyURL.path) does not exist", at: SourceLocation(file: file.displayPath, line: 1, column: 1),
+                field: "policy", hint: "policy paths are relative to the scenario file")))
+        }
+        let policy: any Policy
+        do {
+            policy = try loader(policyURL)
+        } catch {
+            return ScenarioReport(file: file, name: scenario.name, verdict: .policyFailed(error))
+        }
+        do {
+            return ScenarioReport(file: file, name: scenario.name, verdict: .ran(try await ScenarioRunner(policy: policy).run(scenario)))
+        } catch {
+            return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(error))
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import PermitCore
+
+/// `permit test` for people: one line per scenario, the failing steps explained, and the
+/// closing `N passed, N failed` line.
+public struct TextReport: Sendable {
+    public var verbose: Bool
+    public var colour: Bool
+
+    public init(verbose: Bool = false, colour: Bool = false) {
+        self.verbose = verbose
+        self.colour = colour
+    }
+
+    public func render(_ run: TestRun) -> String {
+        var out: [String] = []
+        for report in run.reports {
+            switch report.verdict {
+            case .inputError(let error):
+                out.append("\(paint("ERROR", 33)) \(report.file.displayPath)")
+                out.append("      \(error)")
+            case .policyFailed(let error):
+                out.append("\(paint("FAIL", 31))  \(report.file.displayPath)  \(report.name)")
+                out.append("      the policy did not load: \(error)")
+            case .ran(let result):
+                let label = result.passed ? paint("PASS", 32) : paint("FAIL", 31)
+                out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) steps)")
+                let formatter = TimelineFormatter(start: result.start)
+                for step in result.steps where verbose || !step.passed {
+                    out.append(contentsOf: describe(step, formatter: formatter))
+                }
+                if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
+                    out.append("      steps \(aborted + 1)–\(result.totalSteps) did not run")
+                }
+            }
+        }
+        out.append("")
+        out.append("\(run.passedCount) passed, \(run.failedCount) failed")
+        return out.joined(separator: "\n")
+    }
+
+    func describe(_ step: StepResult, formatter: TimelineFormatter) -> [String] {
+        var lines = ["      step \(step.number) (line \(step.location.line)) \(formatter.clock(step.time)) \(step.action)"]
+        if let outcome = step.outcome {
+            lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter); decision: \(formatter.describe(outcome.decision))"
+                + (outcome.dialogShown ? " [system dialog shown]" : ""))
+            if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(reason)") }
+            for warning in outcome.warnings { lines.append("        warning \(warning)") }
+            for error in outcome.errors { lines.append("        error \(error)") }
+        } else {
+            lines.append("        status \(step.status)")
+        }
+        for note in step.notes { lines.append("        (\(note))") }
+        for failure in step.failures { lines.append("        \(paint("✗", 31)) \(failure)") }
+        return lines
+    }
+
+    private func paint(_ text: String, _ code: Int) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
