@@ -14,10 +14,14 @@ public protocol Policy: Sendable {
     func decide(_ context: PolicyContext) throws(PolicyError) -> Decision?
     /// Reminders to schedule; called after `decide` while the status is granted.
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest]
+    /// Checks host or scenario overrides against the params the policy declares (unknown
+    /// names, wrong types), so a typo fails loudly instead of being ignored.
+    func validate(params: [String: PolicyValue]) throws(PolicyError)
 }
 
 extension Policy {
     public var plansReminders: Bool { false }
+    public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
 

@@ -75,6 +75,9 @@ public enum Discovery {
         return ScenarioFile(url: url, packPolicy: packPolicy, pack: pack, displayPath: displayPath(url, fileManager: fileManager))
     }
 
+    /// The path relative to the working directory when it lies below it, else absolute.
+    public static func displayPath(of url: URL) -> String { displayPath(url, fileManager: .default) }
+
     static func displayPath(_ url: URL, fileManager: FileManager) -> String {
         let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath).standardizedFileURL.path
         let path = url.standardizedFileURL.path

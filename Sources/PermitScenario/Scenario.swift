@@ -11,6 +11,8 @@ public struct Scenario: Sendable {
     public var device: Device
     public var userBucket: Int
     public var params: [String: PolicyValue]
+    /// Where `params` is written, for errors about them.
+    public var paramsLocation: SourceLocation?
     public var maxPromptsPerDay: Int
     public var start: Date
     public var initial: Initial

@@ -85,7 +85,7 @@ public enum ScenarioParser {
         }
         return Scenario(
             name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
-            maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps)
+            paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps)
     }
 
     static func parseDevice(_ value: YAMLValue) throws(InputError) -> Scenario.Device {

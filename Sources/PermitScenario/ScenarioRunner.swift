@@ -35,6 +35,11 @@ public struct ScenarioRunner: Sendable {
     /// Runs the scenario. Setup problems the file causes (an initial state iOS cannot be in)
     /// are input errors; everything the policy does is reported in the result.
     public func run(_ scenario: Scenario) async throws(InputError) -> ScenarioResult {
+        do {
+            try policy.validate(params: scenario.params)
+        } catch {
+            throw InputError(error.message, at: scenario.paramsLocation, field: error.field ?? "params")
+        }
         let clock = ManualClock(scenario.start)
         let platform = scenario.device.platform
         let device: SimulatedDevice
