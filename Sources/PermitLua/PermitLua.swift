@@ -1,3 +1,4 @@
 import CLuaShim
-/// The Lua version this build is linked against (placeholder until the runtime lands).
+
+/// The Lua version this build is linked against (504 for Lua 5.4).
 public let luaVersionNumber = Int(permit_lua_version_num())

@@ -1,6 +1,90 @@
 #ifndef PERMIT_CLUASHIM_H
 #define PERMIT_CLUASHIM_H
+/*
+ * C side of the Permit Lua runtime.
+ *
+ * Everything here runs on one lua_State owned by one Swift `LuaVM`. The shim
+ * provides what Swift cannot express: Lua's C macros, a byte-capped allocator,
+ * an instruction-count hook shared by every thread (coroutine) of the state,
+ * the sandboxed standard library (guarded pattern matcher, string.rep, table
+ * functions, load, rawset, getmetatable, setmetatable, print), the `permit`
+ * helpers, a message handler and a trampoline for host functions written in
+ * Swift (the Swift callback never sees a longjmp: it reports failure through
+ * its return value and the trampoline raises the Lua error).
+ */
+#include <stddef.h>
+#include <stdint.h>
 #include <lua.h>
-/// Placeholder; the Lua runtime issue fills this target.
+
+/// Returned by permit_load / permit_call; also the error kinds.
+enum {
+    PERMIT_OK = 0,
+    PERMIT_E_RUNTIME = 1,
+    PERMIT_E_SYNTAX = 2,
+    PERMIT_E_MEMORY = 3,
+    PERMIT_E_BUDGET = 4,
+    PERMIT_E_ERRERR = 5,
+    PERMIT_E_BINARY = 6,
+    PERMIT_E_PATTERN = 7,
+    PERMIT_E_STRING_SIZE = 8
+};
+
+typedef struct permit_limits {
+    int64_t instructions_per_call;
+    size_t memory_bytes;
+    size_t max_pattern_subject;
+    size_t max_pattern;
+    size_t max_string;
+    size_t trace_cap;
+} permit_limits;
+
+/// Opens a sandboxed state (NULL when the state cannot be created).
+lua_State *permit_open(const permit_limits *limits, uint64_t seed);
+void permit_close(lua_State *L);
+
+/// Compiles text only into a fresh sandbox environment. On PERMIT_OK pushes the
+/// function, otherwise pushes an error message. Never raises.
+int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname);
+
+/// Calls the function below `nargs` arguments under the budgets and the memory
+/// cap. Leaves every result (PERMIT_OK) or one error object on the stack in
+/// place of function and arguments. Never raises.
+int permit_call(lua_State *L, int nargs);
+/// Pushes the traceback of the last failed call (or nil) and forgets it.
+void permit_take_traceback(lua_State *L);
+/// Pushes the source name of the function at `idx` (e.g. "@policy.lua").
+void permit_push_source(lua_State *L, int idx);
+
+int permit_ref(lua_State *L);               /* pops the top value */
+void permit_unref(lua_State *L, int ref);
+int permit_push_ref(lua_State *L, int ref); /* returns the pushed type */
+/// Replaces the table on top by a read-only proxy (nested tables too).
+void permit_make_readonly(lua_State *L);
+/// Describes a non-string error object without running any metamethod.
+void permit_push_error_text(lua_State *L, int idx);
+
+size_t permit_memory_used(lua_State *L);
+size_t permit_memory_peak(lua_State *L);
+void permit_collect_garbage(lua_State *L);
+int64_t permit_instructions_used(lua_State *L);
+
+const char *permit_trace(lua_State *L, size_t *len, int *truncated, size_t *dropped);
+void permit_trace_clear(lua_State *L);
+
+/// A host function: reads its arguments (1...lua_gettop) and pushes its results
+/// using only API calls that cannot raise, returns the number of results, or -1
+/// after permit_host_error. The memory cap is off while it runs and at least
+/// PERMIT_HOST_STACK slots are free.
+#define PERMIT_HOST_STACK 40
+typedef int (*permit_host_callback)(lua_State *L, void *context);
+void permit_push_host_function(lua_State *L, permit_host_callback callback, void *context);
+void permit_host_error(lua_State *L, const char *message);
+
+/* Macro wrappers. */
+void permit_pop(lua_State *L, int n);
+void permit_newtable(lua_State *L, int narr, int nrec);
+const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len); /* strings only */
+int permit_is_integer(lua_State *L, int idx);
 int permit_lua_version_num(void);
+
 #endif

@@ -1,0 +1,70 @@
+/// A typed error from the Lua runtime.
+public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// The source does not compile.
+        case syntax
+        /// The script raised an error (including Lua/C stack overflow).
+        case runtime
+        /// The per-call instruction budget ran out (also counts pattern matching and other C work).
+        case instructionBudgetExceeded
+        /// The VM's memory cap was reached.
+        case memoryExhausted
+        /// A precompiled (binary) chunk was given to `load`.
+        case binaryChunkRefused
+        /// A pattern, or its subject, is beyond the configured limits.
+        case patternTooComplex
+        /// `string.rep` / `string.gsub` would build a string beyond `maxStringBytes`.
+        case stringTooLarge
+        /// The error handler itself failed (e.g. an error raised while handling a C stack overflow).
+        case errorInErrorHandling
+        /// A value could not be converted (cycle, too deep, too many values, unsupported key).
+        case unsupportedValue
+        /// The host misused the API (foreign or released ref, re-entrant call, ...).
+        case invalidUse
+    }
+
+    public var kind: Kind
+    /// The Lua message, with its position prefix (`policy.lua:12: ...`) when Lua gave one.
+    public var message: String
+    /// The chunk the error is attributed to (`policy.lua`), when known.
+    public var chunkName: String?
+    /// The line in `chunkName`, when known.
+    public var line: Int?
+    /// `luaL_traceback` output, when a handler could produce one.
+    public var traceback: String?
+
+    public init(kind: Kind, message: String, chunkName: String? = nil, line: Int? = nil, traceback: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.chunkName = chunkName
+        self.line = line
+        self.traceback = traceback
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+extension LuaError {
+    /// Splits a Lua message `name:12: text` into chunk name and line.
+    static func position(in message: String) -> (chunk: String, line: Int)? {
+        let bytes = Array(message.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: ":") {
+                var j = i + 1
+                var line = 0
+                while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57, line < 100_000_000 {
+                    line = line * 10 + Int(bytes[j] - 48)
+                    j += 1
+                }
+                if j > i + 1, j < bytes.count, bytes[j] == UInt8(ascii: ":"), i > 0 {
+                    let chunk = String(decoding: bytes[0..<i], as: UTF8.self)
+                    return (chunk, line)
+                }
+            }
+            if bytes[i] == UInt8(ascii: "\n") { break }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,45 @@
+/// Budgets of a `LuaVM`; every field is host-configurable.
+public struct LuaLimits: Sendable, Equatable {
+    /// VM instructions per `call` (coroutines included). C work that the count
+    /// hook cannot see is charged too: one unit per pattern-matching step,
+    /// per element moved by table.insert/remove/move, per byte loaded, and per
+    /// 64 bytes built by string.rep or printed.
+    public var instructionsPerCall: Int
+    /// Cap on the bytes allocated by the VM (checked while script code runs).
+    public var memoryBytes: Int
+    /// Longest subject for string.find / match / gmatch / gsub.
+    public var maxPatternSubjectBytes: Int
+    /// Longest pattern.
+    public var maxPatternBytes: Int
+    /// Longest string built by string.rep or string.gsub.
+    public var maxStringBytes: Int
+    /// Bytes kept by the trace (print / permit.log) between drains.
+    public var traceCapBytes: Int
+    /// Deepest table nesting converted to `LuaValue` (and accepted as argument).
+    public var maxTableDepth: Int
+    /// Most values converted from one call's results (guards against shared subtables).
+    public var maxConvertedValues: Int
+
+    public init(
+        instructionsPerCall: Int = 20_000_000,
+        memoryBytes: Int = 32 << 20,
+        maxPatternSubjectBytes: Int = 1 << 20,
+        maxPatternBytes: Int = 4096,
+        maxStringBytes: Int = 4 << 20,
+        traceCapBytes: Int = 64 << 10,
+        maxTableDepth: Int = 32,
+        maxConvertedValues: Int = 100_000
+    ) {
+        self.instructionsPerCall = instructionsPerCall
+        self.memoryBytes = memoryBytes
+        self.maxPatternSubjectBytes = maxPatternSubjectBytes
+        self.maxPatternBytes = maxPatternBytes
+        self.maxStringBytes = maxStringBytes
+        self.traceCapBytes = traceCapBytes
+        self.maxTableDepth = maxTableDepth
+        self.maxConvertedValues = maxConvertedValues
+    }
+
+    /// Generous for any sane policy: 20 M instructions per call, 32 MiB.
+    public static let `default` = LuaLimits()
+}

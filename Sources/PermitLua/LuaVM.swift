@@ -1,0 +1,460 @@
+import CLua
+import CLuaShim
+
+/// The one owner of a sandboxed Lua 5.4 state.
+///
+/// Ownership and threads: a `LuaVM` is deliberately not `Sendable`. It owns its
+/// `lua_State` alone (no raw pointer ever leaves this type) and a `lua_State`
+/// must never be used from two threads at once; Swift 6's region checking keeps
+/// a `LuaVM` (and every non-Sendable value derived from it) in one isolation
+/// domain at a time. Keep it inside one actor, or move it as a whole.
+///
+/// Every call runs under the instruction budget and the memory cap of
+/// `limits`; any error (syntax, runtime, budget, memory, guard) leaves the VM
+/// serving the next call normally with the Lua stack exactly as before.
+public final class LuaVM {
+    public let limits: LuaLimits
+    private let L: OpaquePointer
+    private let id: UInt64
+    private var liveRefs: [Int32: UInt32] = [:]
+    private var nextGeneration: UInt32 = 1
+    private var hostFunctions: [HostFunctionBox] = []
+    private var running = false
+
+    /// Opens a fresh sandbox. `randomSeed` seeds `math.random` (reproducible per seed).
+    public init(limits: LuaLimits = .default, randomSeed: UInt64 = 0) {
+        self.limits = limits
+        var c = permit_limits(
+            instructions_per_call: Int64(max(1, limits.instructionsPerCall)),
+            memory_bytes: max(0, limits.memoryBytes),
+            max_pattern_subject: max(0, limits.maxPatternSubjectBytes),
+            max_pattern: max(0, limits.maxPatternBytes),
+            max_string: max(0, limits.maxStringBytes),
+            trace_cap: max(0, limits.traceCapBytes)
+        )
+        guard let state = permit_open(&c, randomSeed) else {
+            fatalError("PermitLua: cannot create a Lua state (out of memory)")
+        }
+        L = state
+        id = UInt64.random(in: 1...UInt64.max)
+    }
+
+    deinit {
+        permit_close(L)
+    }
+
+    // MARK: Loading and calling
+
+    /// Compiles Lua source text into its own environment (globals the chunk sets
+    /// stay there; reads fall back to the read-only sandbox). Precompiled chunks
+    /// are refused with `.binaryChunkRefused`. Nothing runs yet: call the result.
+    public func load(_ source: String, chunkName: String) throws(LuaError) -> LuaRef {
+        guard !running else { throw LuaError(kind: .invalidUse, message: "load during a call") }
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        var source = source
+        let status: Int = source.withUTF8 { buf in
+            buf.withMemoryRebound(to: CChar.self) { chars in
+                ("@" + chunkName).withCString { name in
+                    Int(permit_load(L, chars.baseAddress, chars.count, name))
+                }
+            }
+        }
+        if status != PERMIT_OK {
+            let message = errorText(at: -1)
+            let kind: LuaError.Kind = switch status {
+            case PERMIT_E_SYNTAX: .syntax
+            case PERMIT_E_MEMORY: .memoryExhausted
+            case PERMIT_E_BINARY: .binaryChunkRefused
+            default: .runtime
+            }
+            let pos = LuaError.position(in: message)
+            throw LuaError(kind: kind, message: message, chunkName: pos?.chunk ?? chunkName, line: pos?.line)
+        }
+        return makeRef(at: -1, typeName: "function")
+    }
+
+    /// Calls a function (or a callable stored value) with `args` under the
+    /// budgets and returns every result.
+    ///
+    /// Results are copied without running Lua code. Functions inside results
+    /// become `.ref` only with `keepFunctions: true` (release them when done);
+    /// otherwise they read as `.other("function")`.
+    public func call(_ function: LuaRef, _ args: [LuaValue] = [], keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
+        try validate(function)
+        guard !running else {
+            throw LuaError(kind: .invalidUse, message: "re-entrant call (a host function called back into its VM)")
+        }
+        running = true
+        let base = lua_gettop(L)
+        defer {
+            lua_settop(L, base)
+            running = false
+        }
+        guard lua_checkstack(L, Int32(clamping: args.count + 8)) != 0 else {
+            throw LuaError(kind: .invalidUse, message: "too many arguments")
+        }
+        _ = permit_push_ref(L, function.slot)
+        for arg in args { try push(L, arg, depth: 0) }
+        let status = Int(permit_call(L, Int32(args.count)))
+        if status != PERMIT_OK { throw callError(status, function: function) }
+        let top = lua_gettop(L)
+        var state = ReadState()
+        var results: [LuaValue] = []
+        results.reserveCapacity(Int(top - base))
+        var i = base + 1
+        while i <= top {
+            results.append(try read(L, i, keepFunctions: keepFunctions, depth: 0, state: &state))
+            i += 1
+        }
+        return results
+    }
+
+    /// Keeps a host value in the VM (for values reused on every call, e.g. parts
+    /// of a context that do not change). With `readOnly`, tables (nested ones
+    /// too) are wrapped in read-only proxies so a script cannot alter what the
+    /// next call sees (`pairs` still iterates them; `next`/`rawget`/`#`-free raw
+    /// access sees an empty proxy). Pass it back as `.ref(ref)`.
+    public func store(_ value: LuaValue, readOnly: Bool = true) throws(LuaError) -> LuaRef {
+        guard !running else { throw LuaError(kind: .invalidUse, message: "store during a call") }
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        guard lua_checkstack(L, 8) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
+        try push(L, value, depth: 0)
+        if readOnly { permit_make_readonly(L) }
+        let type = lua_type(L, -1)
+        guard type == LUA_TTABLE || type == LUA_TFUNCTION else {
+            throw LuaError(kind: .invalidUse, message: "only tables and functions can be stored")
+        }
+        return makeRef(at: -1, typeName: type == LUA_TTABLE ? "table" : "function")
+    }
+
+    /// Makes a Lua function backed by Swift. `body` gets the arguments (tables
+    /// copied raw, functions as `.other`) and returns the results; a thrown error
+    /// becomes a Lua error at the caller's position (`LuaError.message`, or the
+    /// error's description). It must not call back into this VM (that throws
+    /// `.invalidUse`). The Swift code never sees a longjmp: the C trampoline raises.
+    public func makeHostFunction(_ body: @escaping ([LuaValue]) throws -> [LuaValue]) -> LuaRef {
+        let box = HostFunctionBox(vm: self, body: body)
+        hostFunctions.append(box)
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        permit_push_host_function(
+            L,
+            { state, context in
+                guard let state, let context else { return -1 }
+                return Unmanaged<HostFunctionBox>.fromOpaque(context).takeUnretainedValue().invoke(state)
+            },
+            Unmanaged.passUnretained(box).toOpaque()
+        )
+        return makeRef(at: -1, typeName: "function")
+    }
+
+    /// Drops a registry reference. Releasing twice, or a foreign ref, is a no-op.
+    public func release(_ ref: LuaRef) {
+        guard ref.owner == id, liveRefs[ref.slot] == ref.generation else { return }
+        liveRefs[ref.slot] = nil
+        permit_unref(L, ref.slot)
+    }
+
+    /// Releases every `.ref` inside `value` (e.g. a result read with `keepFunctions`).
+    public func releaseRefs(in value: LuaValue) {
+        switch value {
+        case .ref(let r): release(r)
+        case .table(let t):
+            for e in t.entries {
+                releaseRefs(in: e.key)
+                releaseRefs(in: e.value)
+            }
+        default: break
+        }
+    }
+
+    // MARK: Trace and accounting
+
+    /// Returns and clears what `print` / `permit.log` wrote (one line per call).
+    public func drainTrace() -> LuaTrace {
+        var len = 0
+        var truncated: Int32 = 0
+        var dropped = 0
+        let p = permit_trace(L, &len, &truncated, &dropped)
+        let text = p.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? ""
+        permit_trace_clear(L)
+        return LuaTrace(text: text, truncated: truncated != 0, droppedBytes: dropped)
+    }
+
+    /// Bytes currently allocated by the VM.
+    public var memoryInUse: Int { permit_memory_used(L) }
+    /// Highest `memoryInUse` so far.
+    public var peakMemory: Int { permit_memory_peak(L) }
+    /// Instructions (and charged C work) used by the last call, to the hook's granularity (1000).
+    public var instructionsUsedByLastCall: Int { Int(permit_instructions_used(L)) }
+    /// Number of live registry references made by this VM.
+    public var liveReferenceCount: Int { liveRefs.count }
+
+    /// Runs a full garbage collection (finalizers cannot exist in the sandbox).
+    public func collectGarbage() {
+        guard !running else { return }
+        permit_collect_garbage(L)
+    }
+
+    /// The Lua stack top (0 whenever no call is running).
+    var stackTop: Int { Int(lua_gettop(L)) }
+
+    // MARK: Internals
+
+    private func makeRef(at index: Int32, typeName: String) -> LuaRef {
+        lua_pushvalue(L, index)
+        let slot = permit_ref(L)
+        let generation = nextGeneration
+        nextGeneration &+= 1
+        liveRefs[slot] = generation
+        return LuaRef(owner: id, slot: slot, generation: generation, typeName: typeName)
+    }
+
+    private func validate(_ ref: LuaRef) throws(LuaError) {
+        guard ref.owner == id else { throw LuaError(kind: .invalidUse, message: "reference belongs to another LuaVM") }
+        guard liveRefs[ref.slot] == ref.generation else {
+            throw LuaError(kind: .invalidUse, message: "reference was released")
+        }
+    }
+
+    /// Text of the error object at `index`, without running metamethods.
+    private func errorText(at index: Int32) -> String {
+        permit_push_error_text(L, index)
+        defer { permit_pop(L, 1) }
+        var len = 0
+        guard let p = permit_tolstring_raw(L, -1, &len) else { return "(error)" }
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+    }
+
+    private func callError(_ status: Int, function: LuaRef) -> LuaError {
+        let message = errorText(at: -1)
+        permit_take_traceback(L)
+        var traceback: String?
+        var len = 0
+        if let p = permit_tolstring_raw(L, -1, &len) {
+            traceback = String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+        }
+        permit_pop(L, 1)
+        let kind: LuaError.Kind = switch status {
+        case PERMIT_E_SYNTAX: .syntax
+        case PERMIT_E_MEMORY: .memoryExhausted
+        case PERMIT_E_BUDGET: .instructionBudgetExceeded
+        case PERMIT_E_ERRERR: .errorInErrorHandling
+        case PERMIT_E_BINARY: .binaryChunkRefused
+        case PERMIT_E_PATTERN: .patternTooComplex
+        case PERMIT_E_STRING_SIZE: .stringTooLarge
+        default: .runtime
+        }
+        var chunk: String?
+        var line: Int?
+        if let pos = LuaError.position(in: message) {
+            chunk = pos.chunk
+            line = pos.line
+        } else if let tb = traceback, let pos = firstLuaFrame(in: tb) {
+            chunk = pos.chunk
+            line = pos.line
+        } else {
+            _ = permit_push_ref(L, function.slot)
+            permit_push_source(L, -1)
+            var n = 0
+            if let p = permit_tolstring_raw(L, -1, &n) {
+                var s = String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
+                if s.hasPrefix("@") || s.hasPrefix("=") { s.removeFirst() }
+                chunk = s
+            }
+            permit_pop(L, 2)
+        }
+        return LuaError(kind: kind, message: message, chunkName: chunk, line: line, traceback: traceback)
+    }
+
+    /// The first `chunk:line:` frame of a traceback that is not a C function.
+    private func firstLuaFrame(in traceback: String) -> (chunk: String, line: Int)? {
+        for raw in traceback.split(separator: "\n").dropFirst() {
+            let frame = raw.drop(while: { $0 == "\t" || $0 == " " })
+            if frame.hasPrefix("[C]") { continue }
+            if let pos = LuaError.position(in: String(frame)) { return pos }
+        }
+        return nil
+    }
+
+    struct ReadState {
+        var path: Set<UnsafeRawPointer> = []
+        var count = 0
+    }
+
+    /// Copies the value at `index` of `L` (the main state or a coroutine).
+    /// Uses only API calls that cannot raise or run Lua code.
+    fileprivate func read(
+        _ L: OpaquePointer, _ index: Int32, keepFunctions: Bool, depth: Int, state: inout ReadState
+    ) throws(LuaError) -> LuaValue {
+        state.count += 1
+        guard state.count <= limits.maxConvertedValues else {
+            throw LuaError(kind: .unsupportedValue, message: "more than \(limits.maxConvertedValues) values to convert")
+        }
+        let idx = lua_absindex(L, index)
+        switch lua_type(L, idx) {
+        case LUA_TNIL, LUA_TNONE:
+            return .nil
+        case LUA_TBOOLEAN:
+            return .boolean(lua_toboolean(L, idx) != 0)
+        case LUA_TNUMBER:
+            if permit_is_integer(L, idx) != 0 { return .integer(lua_tointegerx(L, idx, nil)) }
+            return .number(lua_tonumberx(L, idx, nil))
+        case LUA_TSTRING:
+            var len = 0
+            let p = permit_tolstring_raw(L, idx, &len)
+            return .string(String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self))
+        case LUA_TTABLE:
+            return try readTable(L, idx, keepFunctions: keepFunctions, depth: depth, state: &state)
+        case LUA_TFUNCTION:
+            guard keepFunctions else { return .other("function") }
+            if L == self.L { return .ref(makeRef(at: idx, typeName: "function")) }
+            lua_pushvalue(L, idx)
+            lua_xmove(L, self.L, 1)
+            defer { permit_pop(self.L, 1) }
+            return .ref(makeRef(at: -1, typeName: "function"))
+        case let t:
+            return .other(String(cString: lua_typename(L, t)))
+        }
+    }
+
+    private func readTable(
+        _ L: OpaquePointer, _ idx: Int32, keepFunctions: Bool, depth: Int, state: inout ReadState
+    ) throws(LuaError) -> LuaValue {
+        guard depth < limits.maxTableDepth else {
+            throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(limits.maxTableDepth) levels")
+        }
+        guard let identity = lua_topointer(L, idx), !state.path.contains(identity) else {
+            throw LuaError(kind: .unsupportedValue, message: "cyclic table")
+        }
+        guard lua_checkstack(L, 6) != 0 else {
+            throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while reading a table")
+        }
+        state.path.insert(identity)
+        defer { state.path.remove(identity) }
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        let hasMetatable = lua_getmetatable(L, idx) != 0
+        lua_settop(L, base)
+        let border = Int64(lua_rawlen(L, idx))
+        var entries: [(rank: Int, order: Int, entry: LuaTable.Entry)] = []
+        lua_pushnil(L)
+        while lua_next(L, idx) != 0 {
+            let key = try read(L, -2, keepFunctions: keepFunctions, depth: depth + 1, state: &state)
+            let value = try read(L, -1, keepFunctions: keepFunctions, depth: depth + 1, state: &state)
+            permit_pop(L, 1)
+            let rank: Int = switch key {
+            case .integer(let i) where i >= 1 && i <= border: 0
+            case .integer, .number: 1
+            case .string: 2
+            case .boolean: 3
+            default: 4
+            }
+            entries.append((rank, entries.count, LuaTable.Entry(key: key, value: value)))
+        }
+        entries.sort { a, b in
+            if a.rank != b.rank { return a.rank < b.rank }
+            switch (a.entry.key, b.entry.key) {
+            case (.integer(let x), .integer(let y)): return x < y
+            case (.string(let x), .string(let y)): return x < y
+            case (.boolean(let x), .boolean(let y)): return !x && y
+            default:
+                if let x = a.entry.key.doubleValue, let y = b.entry.key.doubleValue, x != y { return x < y }
+                return a.order < b.order
+            }
+        }
+        return .table(LuaTable(entries: entries.map(\.entry), hasMetatable: hasMetatable))
+    }
+
+    /// Pushes `value` on `L`. The memory cap is off here (host data is trusted);
+    /// raw sets only, and keys Lua would reject are refused before any call.
+    fileprivate func push(_ L: OpaquePointer, _ value: LuaValue, depth: Int) throws(LuaError) {
+        switch value {
+        case .nil:
+            lua_pushnil(L)
+        case .boolean(let b):
+            lua_pushboolean(L, b ? 1 : 0)
+        case .integer(let i):
+            lua_pushinteger(L, i)
+        case .number(let d):
+            lua_pushnumber(L, d)
+        case .string(let s):
+            var s = s
+            s.withUTF8 { buf in
+                buf.withMemoryRebound(to: CChar.self) { chars in
+                    _ = lua_pushlstring(L, chars.baseAddress, chars.count)
+                }
+            }
+        case .table(let t):
+            guard depth < limits.maxTableDepth else {
+                throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(limits.maxTableDepth) levels")
+            }
+            guard lua_checkstack(L, 4) != 0 else {
+                throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+            }
+            let sequence = t.entries.prefix { if case .integer = $0.key { true } else { false } }.count
+            permit_newtable(L, Int32(clamping: sequence), Int32(clamping: t.entries.count - sequence))
+            for entry in t.entries {
+                switch entry.key {
+                case .nil, .other:
+                    throw LuaError(kind: .unsupportedValue, message: "table key of type \(entry.key.typeName)")
+                case .number(let d) where d.isNaN:
+                    throw LuaError(kind: .unsupportedValue, message: "table key is NaN")
+                default: break
+                }
+                try push(L, entry.key, depth: depth + 1)
+                try push(L, entry.value, depth: depth + 1)
+                lua_rawset(L, -3)
+            }
+        case .ref(let r):
+            try validate(r)
+            if L == self.L {
+                _ = permit_push_ref(L, r.slot)
+            } else {
+                _ = permit_push_ref(self.L, r.slot)
+                lua_xmove(self.L, L, 1)
+            }
+        case .other(let name):
+            throw LuaError(kind: .unsupportedValue, message: "cannot pass a \(name) value to Lua")
+        }
+    }
+
+    fileprivate final class HostFunctionBox {
+        unowned let vm: LuaVM
+        let body: ([LuaValue]) throws -> [LuaValue]
+
+        init(vm: LuaVM, body: @escaping ([LuaValue]) throws -> [LuaValue]) {
+            self.vm = vm
+            self.body = body
+        }
+
+        /// Runs inside the C trampoline: never raises, reports failure by returning -1.
+        func invoke(_ L: OpaquePointer) -> Int32 {
+            do {
+                let n = lua_gettop(L)
+                var state = ReadState()
+                var args: [LuaValue] = []
+                var i: Int32 = 1
+                while i <= n {
+                    args.append(try vm.read(L, i, keepFunctions: false, depth: 0, state: &state))
+                    i += 1
+                }
+                lua_settop(L, 0)
+                let results = try body(args)
+                guard lua_checkstack(L, Int32(clamping: results.count + 8)) != 0 else {
+                    permit_host_error(L, "too many results from a host function")
+                    return -1
+                }
+                for r in results { try vm.push(L, r, depth: 0) }
+                return Int32(results.count)
+            } catch let error as LuaError {
+                permit_host_error(L, error.message)
+            } catch {
+                permit_host_error(L, String(describing: error))
+            }
+            return -1
+        }
+    }
+}
