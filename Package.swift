@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario",
+                "PermitScenario", "PermitLua", "PermitCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,236 @@
+import PermitCore
+
+/// Reads what `decide` and `plan_reminders` return, validating every field. Works on values
+/// already copied out of the VM, so no policy code (no metamethod) can run while reading.
+enum DecisionReader {
+    /// The longest text a prompt field may carry, in bytes.
+    static let maxTextBytes = 2000
+    static let maxReminders = 256
+
+    static let commonFields = ["action", "reason", "remember"]
+    static let fieldsByAction: [String: [String]] = [
+        "none": [],
+        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
+        "request_permission": ["options"],
+        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link"],
+    ]
+    static let reminderFields = ["day", "hour", "minute", "title", "body", "action", "sound", "badge", "id"]
+
+    static func invalid(_ field: String, _ message: String) -> PolicyError {
+        PolicyError(kind: .invalidDecision, field: field, message: message)
+    }
+
+    static func decision(from value: LuaValue) throws(PolicyError) -> Decision? {
+        if value.isNil { return nil }
+        let table = try record(value, at: "decision", what: "a decision table or nil")
+        guard let actionValue = table["action"] else {
+            throw invalid("decision.action", "missing; expected one of: \(Decision.Action.names.joined(separator: ", "))")
+        }
+        guard case .string(let action) = actionValue, let allowed = fieldsByAction[action] else {
+            let hint = actionValue.stringValue.map { Suggestion.hint(for: $0, in: Decision.Action.names) }
+                ?? "expected one of: \(Decision.Action.names.joined(separator: ", "))"
+            throw invalid("decision.action", "\(describe(actionValue)) is not an action; \(hint)")
+        }
+        try checkKeys(table, allowed: commonFields + allowed, at: "decision", context: "a \(action) decision")
+
+        var reason: String?
+        if let value = table["reason"] { reason = try text(value, at: "decision.reason") }
+        let remember = try table["remember"].map { value throws(PolicyError) in try rememberUpdates(value) } ?? [:]
+
+        let result: Decision.Action
+        switch action {
+        case "soft_prompt":
+            result = .softPrompt(SoftPrompt(
+                title: try localized(table, "title"), message: try localized(table, "message"),
+                accept: try localized(table, "accept"), decline: try localized(table, "decline"),
+                presentation: try presentation(table),
+                variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") }))
+        case "request_permission":
+            result = .requestPermission(options: try options(table["options"]))
+        case "settings_prompt":
+            result = .settingsPrompt(SettingsPrompt(
+                title: try localized(table, "title"), message: try localized(table, "message"),
+                open: try localized(table, "open"), cancel: try localized(table, "cancel"),
+                presentation: try presentation(table), deepLink: try deepLink(table["deep_link"])))
+        default:
+            result = .none
+        }
+        return Decision(result, reason: reason, remember: remember)
+    }
+
+    static func reminders(from value: LuaValue) throws(PolicyError) -> [ReminderRequest] {
+        if value.isNil { return [] }
+        let table = try record(value, at: "reminders", what: "a list of reminders or nil", allowEmpty: true)
+        let items = table.sequence
+        guard items.count == table.entries.count else {
+            throw invalid("reminders", "expected a list { {...}, {...} }, got a table with named keys")
+        }
+        guard items.count <= maxReminders else {
+            throw invalid("reminders", "\(items.count) reminders is more than \(maxReminders); iOS keeps 64 anyway")
+        }
+        var result: [ReminderRequest] = []
+        for (index, item) in items.enumerated() {
+            let path = "reminders[\(index + 1)]"
+            let entry = try record(item, at: path, what: "a reminder table")
+            try checkKeys(entry, allowed: reminderFields, at: path, context: "a reminder")
+            guard let body = entry["body"] else { throw invalid("\(path).body", "missing; a reminder needs a body") }
+            result.append(ReminderRequest(
+                day: try integer(entry["day"], at: "\(path).day", in: 0...3650) ?? 0,
+                hour: try integer(entry["hour"], at: "\(path).hour", in: 0...23) ?? 9,
+                minute: try integer(entry["minute"], at: "\(path).minute", in: 0...59) ?? 0,
+                title: try entry["title"].map { value throws(PolicyError) in try localizedText(value, at: "\(path).title") },
+                body: try localizedText(body, at: "\(path).body"),
+                action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
+                sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
+                badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
+                id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") }))
+        }
+        return result
+    }
+
+    // MARK: Fields
+
+    static func record(_ value: LuaValue, at path: String, what: String, allowEmpty: Bool = true) throws(PolicyError) -> LuaTable {
+        guard case .table(let table) = value else { throw invalid(path, "expected \(what), got \(describe(value))") }
+        guard !table.hasMetatable else {
+            throw invalid(path, "tables with metatables are not accepted here; return a plain table")
+        }
+        return table
+    }
+
+    static func checkKeys(_ table: LuaTable, allowed: [String], at path: String, context: String) throws(PolicyError) {
+        for entry in table.entries {
+            guard case .string(let key) = entry.key else {
+                throw invalid(path, "unexpected \(entry.key.typeName) key \(describe(entry.key)); use field names")
+            }
+            guard allowed.contains(key) else {
+                throw invalid("\(path).\(key)", "not a field of \(context); \(Suggestion.hint(for: key, in: allowed))")
+            }
+        }
+    }
+
+    static func text(_ value: LuaValue, at path: String) throws(PolicyError) -> String {
+        guard case .string(let text) = value else { throw invalid(path, "expected a string, got \(describe(value))") }
+        guard text.utf8.count <= maxTextBytes else {
+            throw invalid(path, "text of \(text.utf8.count) bytes is longer than the \(maxTextBytes) allowed")
+        }
+        return text
+    }
+
+    static func localized(_ table: LuaTable, _ field: String) throws(PolicyError) -> LocalizedText {
+        guard let value = table[field] else {
+            throw invalid("decision.\(field)", "missing; give a string or a table of translations like { en = \"...\" }")
+        }
+        return try localizedText(value, at: "decision.\(field)")
+    }
+
+    /// A string, or translations keyed by locale: `{ en = "Allow", ["zh-Hans"] = "允许" }`.
+    static func localizedText(_ value: LuaValue, at path: String) throws(PolicyError) -> LocalizedText {
+        if case .string = value { return .plain(try text(value, at: path)) }
+        guard case .table(let table) = value, !table.hasMetatable else {
+            throw invalid(path, "expected a string or a table of translations, got \(describe(value))")
+        }
+        guard !table.entries.isEmpty else { throw invalid(path, "the translation table is empty") }
+        var translations: [String: String] = [:]
+        for entry in table.entries {
+            guard case .string(let locale) = entry.key else {
+                throw invalid(path, "translation keys are locales like en or zh-Hans, got \(describe(entry.key))")
+            }
+            translations[locale] = try text(entry.value, at: "\(path)[\"\(locale)\"]")
+        }
+        return .translations(translations)
+    }
+
+    static func presentation(_ table: LuaTable) throws(PolicyError) -> Presentation {
+        guard let value = table["presentation"] else { return .alert }
+        let names = Presentation.allCases.map(\.rawValue)
+        guard case .string(let name) = value, let presentation = Presentation(rawValue: name) else {
+            throw invalid("decision.presentation", "expected \(names.joined(separator: ", ")), got \(describe(value))")
+        }
+        return presentation
+    }
+
+    static func deepLink(_ value: LuaValue?) throws(PolicyError) -> DeepLink {
+        guard let value else { return .appSettings }
+        if case .string(let name) = value, let link = DeepLink(rawValue: name) { return link }
+        var message = "expected app_settings or notification_settings, got \(describe(value))"
+        if let text = value.stringValue, text.lowercased().hasPrefix("app-prefs:") || text.lowercased().hasPrefix("prefs:") {
+            message += " (App-Prefs: and prefs:root= URLs are private API and get an app rejected from the App Store)"
+        }
+        throw invalid("decision.deep_link", message)
+    }
+
+    static func options(_ value: LuaValue?) throws(PolicyError) -> [AuthorizationOption] {
+        guard let value else { return [.alert, .sound, .badge] }
+        guard case .table(let table) = value, !table.hasMetatable else {
+            throw invalid("decision.options", "expected a list like { \"alert\", \"sound\" }, got \(describe(value))")
+        }
+        let items = table.sequence
+        guard items.count == table.entries.count else {
+            throw invalid("decision.options", "expected a list like { \"alert\", \"sound\" }, got a table with named keys")
+        }
+        let names = AuthorizationOption.allCases.map(\.rawValue)
+        var options: [AuthorizationOption] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let name) = item, let option = AuthorizationOption(rawValue: name) else {
+                let hint = item.stringValue.map { Suggestion.hint(for: $0, in: names) } ?? "expected one of: \(names.joined(separator: ", "))"
+                throw invalid("decision.options[\(index + 1)]", "\(describe(item)) is not an option; \(hint)")
+            }
+            if !options.contains(option) { options.append(option) }
+        }
+        return options
+    }
+
+    /// `remember = { key = value }`: scalars only; `permit.forget` deletes a key (a Lua table
+    /// cannot hold nil, so deletion needs a marker).
+    static func rememberUpdates(_ value: LuaValue) throws(PolicyError) -> [String: PolicyValue?] {
+        let table = try record(value, at: "decision.remember", what: "a table of values to remember")
+        var updates: [String: PolicyValue?] = [:]
+        for entry in table.entries {
+            guard case .string(let key) = entry.key else {
+                throw invalid("decision.remember", "keys must be names, got \(describe(entry.key))")
+            }
+            let path = "decision.remember.\(key)"
+            switch entry.value {
+            case .boolean(let flag): updates[key] = .some(.bool(flag))
+            case .integer(let number): updates[key] = .some(.integer(number))
+            case .number(let number): updates[key] = .some(.number(number))
+            case .string(let text) where text == LuaPolicy.forgetMarker: updates[key] = .some(nil)
+            case .string(let text): updates[key] = .some(.string(text))
+            default:
+                throw invalid(path, "expected a string, number or boolean, got \(describe(entry.value))")
+            }
+        }
+        return updates
+    }
+
+    static func integer(_ value: LuaValue?, at path: String, in range: ClosedRange<Int>) throws(PolicyError) -> Int? {
+        guard let value else { return nil }
+        guard let number = value.integerValue, let int = Int(exactly: number), range.contains(int) else {
+            throw invalid(path, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(value))")
+        }
+        return int
+    }
+
+    static func boolean(_ value: LuaValue?, at path: String) throws(PolicyError) -> Bool? {
+        guard let value else { return nil }
+        guard case .boolean(let flag) = value else { throw invalid(path, "expected true or false, got \(describe(value))") }
+        return flag
+    }
+
+    /// A value as a policy author would write it: `"App-Prefs:root"`, `42`, `a table`.
+    static func describe(_ value: LuaValue) -> String {
+        switch value {
+        case .nil: return "nil"
+        case .boolean(let flag): return String(flag)
+        case .integer(let number): return String(number)
+        case .number(let number): return String(number)
+        case .string(let text):
+            let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
+            return "\"\(shown)\""
+        case .table: return "a table"
+        case .ref(let ref): return "a \(ref.typeName)"
+        case .other(let name): return "a \(name)"
+        }
+    }
+}

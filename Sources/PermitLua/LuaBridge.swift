@@ -1,0 +1,121 @@
+import PermitCore
+
+/// Converts the core's values into Lua values. Names follow SPEC §2–§6.
+enum LuaBridge {
+    static func value(_ value: PolicyValue) -> LuaValue {
+        switch value {
+        case .bool(let flag): .boolean(flag)
+        case .integer(let number): .integer(number)
+        case .number(let number): .number(number)
+        case .string(let text): .string(text)
+        case .list(let items): .table(LuaTable(array: items.map(Self.value)))
+        case .table(let fields): .table(LuaTable(fields.mapValues(Self.value)))
+        }
+    }
+
+    static func table(_ fields: [String: PolicyValue]) -> LuaValue {
+        .table(LuaTable(fields.mapValues(value)))
+    }
+
+    static func event(_ event: AppEvent) -> LuaValue {
+        var fields: [String: LuaValue] = ["name": .string(event.name)]
+        for field in event.fields { fields[field.name] = value(field.value) }
+        return .table(LuaTable(fields))
+    }
+
+    static func settings(_ settings: NotificationSettings) -> LuaValue {
+        var fields: [String: LuaValue] = [:]
+        for setting in NotificationSettings.Setting.allCases { fields[setting.rawValue] = .string(settings[setting].rawValue) }
+        return .table(LuaTable(fields))
+    }
+
+    static func platform(_ platform: Platform) -> LuaValue {
+        .table(LuaTable([
+            "os": .string(platform.os),
+            "version": .string(platform.version.description),
+            "major": .integer(Int64(platform.version.major)),
+            "minor": .integer(Int64(platform.version.minor)),
+            "patch": .integer(Int64(platform.version.patch)),
+        ]))
+    }
+
+    static func capabilities(_ capabilities: Capabilities) -> LuaValue {
+        var fields: [String: LuaValue] = [:]
+        for (name, flag) in capabilities.namedValues { fields[name] = .boolean(flag) }
+        return .table(LuaTable(fields))
+    }
+
+    /// The ledger by its Lua names; `nil` times are simply absent.
+    static func history(_ ledger: Ledger) -> LuaValue {
+        var fields: [String: LuaValue] = [
+            "launches": .integer(Int64(ledger.launches)),
+            "foregrounds": .integer(Int64(ledger.foregrounds)),
+            "last_status": .string(ledger.lastStatus.rawValue),
+            "legacy_registered": .boolean(ledger.legacyRegistered),
+            "prompts_today": .integer(Int64(ledger.promptsToday)),
+        ]
+        fields["first_launch_at"] = time(ledger.firstLaunchAt)
+        fields["status_changed_at"] = time(ledger.statusChangedAt)
+        fields["denied_at"] = time(ledger.deniedAt)
+        var soft: [String: LuaValue] = [
+            "shown": count(ledger.softPrompt.shown), "accepted": count(ledger.softPrompt.accepted),
+            "declined": count(ledger.softPrompt.declined), "dismissed": count(ledger.softPrompt.dismissed),
+        ]
+        soft["last_shown_at"] = time(ledger.softPrompt.lastShownAt)
+        soft["last_answered_at"] = time(ledger.softPrompt.lastAnsweredAt)
+        fields["soft_prompt"] = .table(LuaTable(soft))
+        var system: [String: LuaValue] = [
+            "requested": count(ledger.systemPrompt.requested), "shown": count(ledger.systemPrompt.shown),
+        ]
+        system["answered_at"] = time(ledger.systemPrompt.answeredAt)
+        system["granted"] = ledger.systemPrompt.granted.map(LuaValue.boolean)
+        fields["system_prompt"] = .table(LuaTable(system))
+        var settings: [String: LuaValue] = [
+            "shown": count(ledger.settingsPrompt.shown), "opened": count(ledger.settingsPrompt.opened),
+            "cancelled": count(ledger.settingsPrompt.cancelled),
+        ]
+        settings["last_shown_at"] = time(ledger.settingsPrompt.lastShownAt)
+        fields["settings_prompt"] = .table(LuaTable(settings))
+        var features: [String: LuaValue] = [:]
+        for (name, feature) in ledger.features {
+            var entry: [String: LuaValue] = ["opened": count(feature.opened)]
+            entry["last_opened_at"] = time(feature.lastOpenedAt)
+            entry["last_prompt_at"] = time(feature.lastPromptAt)
+            features[name] = .table(LuaTable(entry))
+        }
+        fields["features"] = .table(LuaTable(features))
+        fields["state"] = table(ledger.state)
+        return .table(LuaTable(fields))
+    }
+
+    private static func count(_ number: Int) -> LuaValue { .integer(Int64(number)) }
+    private static func time(_ seconds: Int64?) -> LuaValue? { seconds.map(LuaValue.integer) }
+
+    /// A Lua value as a core value, for params and remembered state. Functions, cycles and
+    /// other non-data values are refused by the caller's validation first.
+    static func policyValue(_ value: LuaValue, path: String) throws(PolicyError) -> PolicyValue {
+        switch value {
+        case .boolean(let flag): return .bool(flag)
+        case .integer(let number): return .integer(number)
+        case .number(let number): return .number(number)
+        case .string(let text): return .string(text)
+        case .table(let table):
+            let sequence = table.sequence
+            if !table.entries.isEmpty, sequence.count == table.entries.count {
+                var items: [PolicyValue] = []
+                for (index, item) in sequence.enumerated() { items.append(try policyValue(item, path: "\(path)[\(index + 1)]")) }
+                return .list(items)
+            }
+            var fields: [String: PolicyValue] = [:]
+            for entry in table.entries {
+                guard case .string(let key) = entry.key else {
+                    throw PolicyError(kind: .load, field: path, message: "keys must be names, got a \(entry.key.typeName) key")
+                }
+                fields[key] = try policyValue(entry.value, path: "\(path).\(key)")
+            }
+            return .table(fields)
+        case .nil, .ref, .other:
+            throw PolicyError(kind: .load, field: path, message: "expected a string, number, boolean or table, got a \(value.typeName)")
+        }
+    }
+}

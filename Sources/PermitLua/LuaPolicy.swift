@@ -1,0 +1,234 @@
+import Foundation
+import PermitCore
+
+/// A policy script (SPEC §4) running in its own sandboxed `LuaVM`.
+///
+/// The VM sits behind a lock, so a `LuaPolicy` may be shared across threads while its
+/// `lua_State` is only ever entered by one of them at a time. Everything that does not change
+/// between calls (the compiled functions, the platform and capability tables, the merged
+/// params) is kept in the VM's registry instead of being rebuilt for every event.
+public final class LuaPolicy: Policy {
+    /// What `remember = { key = permit.forget }` stores to delete a key: Lua tables cannot
+    /// hold `nil`, so deletion needs a marker. A NUL byte keeps it out of real text.
+    public static let forgetMarker = "\u{0}permit.forget"
+
+    /// The fields a policy table may have.
+    public static let policyFields = ["name", "params", "decide", "plan_reminders"]
+
+    public let name: String
+    /// The chunk name errors carry: the policy's path as the user gave it.
+    public let chunkName: String
+    /// The policy's own params, before host or scenario overrides.
+    public let defaultParams: [String: PolicyValue]
+    public let plansReminders: Bool
+
+    private let runtime: Locked<Runtime>
+
+    /// What lives in the VM between calls.
+    private struct Runtime {
+        let vm: LuaVM
+        let decide: LuaRef
+        let planReminders: LuaRef?
+        var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
+        var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
+        var trace: [String] = []
+    }
+
+    /// Loads a policy from source text. `chunkName` names it in every error (`polite/policy.lua:12: ...`).
+    public init(source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0) throws(PolicyError) {
+        let vm = LuaVM(limits: limits, randomSeed: randomSeed)
+        let chunk: LuaRef
+        let results: [LuaValue]
+        do throws(LuaError) {
+            chunk = try vm.load(source, chunkName: chunkName)
+            results = try vm.call(chunk, [], keepFunctions: true)
+        } catch {
+            throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true)
+        }
+        vm.release(chunk)
+        func fail(_ field: String?, _ message: String) -> PolicyError {
+            for value in results { vm.releaseRefs(in: value) }
+            return PolicyError(kind: .load, field: field, message: message, file: chunkName)
+        }
+        guard let first = results.first, case .table(let table) = first else {
+            throw fail(nil, "the file must return a table like { name = \"polite\", decide = function(ctx) ... end }, "
+                + "got \(results.first.map(DecisionReader.describe) ?? "nothing")")
+        }
+        for entry in table.entries {
+            guard case .string(let key) = entry.key, LuaPolicy.policyFields.contains(key) else {
+                let key = entry.key.stringValue ?? DecisionReader.describe(entry.key)
+                throw fail("policy.\(key)", "not a field of a policy; \(Suggestion.hint(for: key, in: LuaPolicy.policyFields))")
+            }
+        }
+        guard case .string(let name)? = table["name"], !name.isEmpty else {
+            throw fail("policy.name", "missing; give the policy a name, e.g. name = \"polite\"")
+        }
+        guard case .ref(let decide)? = table["decide"], decide.typeName == "function" else {
+            throw fail("policy.decide", "missing; a policy needs decide = function(ctx) ... end")
+        }
+        var planReminders: LuaRef?
+        if let value = table["plan_reminders"] {
+            guard case .ref(let ref) = value, ref.typeName == "function" else {
+                throw fail("policy.plan_reminders", "expected a function, got \(DecisionReader.describe(value))")
+            }
+            planReminders = ref
+        }
+        var params: [String: PolicyValue] = [:]
+        if let value = table["params"] {
+            do throws(PolicyError) {
+                guard case .table(let paramsTable) = value else {
+                    throw PolicyError(kind: .load, field: "policy.params", message: "expected a table of defaults, got \(DecisionReader.describe(value))")
+                }
+                for entry in paramsTable.entries {
+                    guard case .string(let key) = entry.key else {
+                        throw PolicyError(kind: .load, field: "policy.params", message: "param names must be strings")
+                    }
+                    params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
+                }
+            } catch {
+                var error = error
+                error.file = chunkName
+                for value in results { vm.releaseRefs(in: value) }
+                throw error
+            }
+        }
+        self.name = name
+        self.chunkName = chunkName
+        self.defaultParams = params
+        self.plansReminders = planReminders != nil
+        self.runtime = Locked(Runtime(vm: vm, decide: decide, planReminders: planReminders))
+    }
+
+    /// Loads `url`; errors name it as `displayName` (default: the path).
+    public static func load(
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0
+    ) throws(PolicyError) -> LuaPolicy {
+        let name = displayName ?? url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw PolicyError(kind: .load, message: "cannot read the policy (\(error.localizedDescription))", file: name)
+        }
+        guard let source = String(data: data, encoding: .utf8) else {
+            if data.first == 0x1B {
+                throw PolicyError(kind: .load, message: "precompiled Lua bytecode is refused; ship the policy as source text", file: name)
+            }
+            throw PolicyError(kind: .load, message: "the policy is not UTF-8 text", file: name)
+        }
+        return try LuaPolicy(source: source, chunkName: name, limits: limits, randomSeed: randomSeed)
+    }
+
+    // MARK: Policy
+
+    public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        let result = try call(context) { $0.decide }
+        return try DecisionReader.decision(from: result)
+    }
+
+    public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+        guard plansReminders else { return [] }
+        let result = try call(context) { $0.planReminders! }
+        return try DecisionReader.reminders(from: result)
+    }
+
+    public func validate(params overrides: [String: PolicyValue]) throws(PolicyError) {
+        for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
+            guard let current = defaultParams[key] else {
+                let known = defaultParams.keys.sorted()
+                let hint = known.isEmpty ? "this policy declares no params" : Suggestion.hint(for: key, in: known)
+                throw PolicyError(kind: .load, field: "params.\(key)", message: "\(name) has no param \"\(key)\"; \(hint)")
+            }
+            guard current.typeName == value.typeName else {
+                throw PolicyError(
+                    kind: .load, field: "params.\(key)",
+                    message: "expected a \(current.typeName) like the policy's default \(current), got \(value)")
+            }
+        }
+    }
+
+    /// Lines `print` and `permit.log` wrote since the last call to this method.
+    public func drainTrace() -> String {
+        runtime.withLock { $0.vm.drainTrace().text }
+    }
+
+    /// Bytes the VM holds now.
+    public var memoryInUse: Int { runtime.withLock { $0.vm.memoryInUse } }
+
+    // MARK: Calls
+
+    private func call(_ context: PolicyContext, function: (Runtime) -> LuaRef) throws(PolicyError) -> LuaValue {
+        try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+            do throws(LuaError) {
+                let ctx = try contextValue(context, runtime: &runtime)
+                let results = try runtime.vm.call(function(runtime), [ctx])
+                return results.first ?? .nil
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+            }
+        }
+    }
+
+    /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
+    /// read-only tables.
+    private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
+        if runtime.platformCache?.platform != context.platform {
+            if let old = runtime.platformCache {
+                runtime.vm.release(old.platform_)
+                runtime.vm.release(old.capabilities)
+            }
+            runtime.platformCache = (
+                context.platform,
+                try runtime.vm.store(LuaBridge.platform(context.platform)),
+                try runtime.vm.store(LuaBridge.capabilities(context.capabilities)))
+        }
+        if runtime.paramsCache?.overrides != context.params {
+            if let old = runtime.paramsCache { runtime.vm.release(old.ref) }
+            let merged = defaultParams.merging(context.params) { _, override in override }
+            runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged)))
+        }
+        let cache = runtime.platformCache!
+        return .table(LuaTable([
+            "event": LuaBridge.event(context.event),
+            "status": .string(context.status.rawValue),
+            "previous_status": .string(context.previousStatus.rawValue),
+            "settings": LuaBridge.settings(context.settings),
+            "platform": .ref(cache.platform_),
+            "capabilities": .ref(cache.capabilities),
+            "history": LuaBridge.history(context.history),
+            "state": LuaBridge.table(context.state),
+            "params": .ref(runtime.paramsCache!.ref),
+            "now": .integer(context.now),
+            "locale": .string(context.locale),
+            "user": .table(LuaTable(["bucket": .integer(Int64(context.userBucket))])),
+        ]))
+    }
+
+    /// A Lua error as the core's typed error, with the policy file and line.
+    static func policyError(_ error: LuaError, chunkName: String, loading: Bool) -> PolicyError {
+        let kind: PolicyError.Kind
+        switch error.kind {
+        case .syntax, .binaryChunkRefused: kind = .load
+        case .instructionBudgetExceeded: kind = .instructionBudget
+        case .memoryExhausted: kind = .memory
+        default: kind = loading && error.kind == .invalidUse ? .load : .runtime
+        }
+        var message = error.message
+        // Lua prefixes messages with "chunk:line: "; the PolicyError prints file and line itself.
+        if let line = error.line, let chunk = error.chunkName {
+            let prefix = "\(chunk):\(line): "
+            if message.hasPrefix(prefix) { message.removeFirst(prefix.count) }
+        }
+        switch error.kind {
+        case .instructionBudgetExceeded:
+            message = "the policy ran out of its instruction budget (an endless loop?): \(message)"
+        case .memoryExhausted:
+            message = "the policy ran out of memory: \(message)"
+        default:
+            break
+        }
+        return PolicyError(
+            kind: kind, message: message, file: error.chunkName ?? chunkName, line: error.line,
+            traceback: error.traceback)
+    }
+}

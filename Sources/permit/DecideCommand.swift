@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import PermitCore
+import PermitLua
+import PermitScenario
+
+struct DecideCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decide",
+        abstract: "Ask a policy for one decision, for quick experiments.",
+        discussion: """
+            Runs one event through the real engine on a simulated device in the given status, so the
+            guardrails and localisation apply as in an app.
+
+            Examples:
+              permit decide policies/polite --status not_determined --event feature_opened --feature diary
+              permit decide policies/polite --status denied --event app_foreground --os 15.3 --format json
+              permit decide policies/polite --status not_determined --event soft_prompt_answered --answer accept
+            """)
+
+    @Argument(help: "The policy file, or a pack directory holding policy.lua.")
+    var policy: String
+
+    @Option(help: "The device's status: not_determined, denied, authorized, provisional or ephemeral.")
+    var status: String
+
+    @Option(help: "The event: \(AppEvent.names.joined(separator: ", ")).")
+    var event: String
+
+    @Option(help: "The feature, for feature_opened.")
+    var feature: String?
+
+    @Option(help: "The answer, for soft_prompt_answered (accept, decline, dismiss) or settings_prompt_answered (open, cancel, dismiss).")
+    var answer: String?
+
+    @Option(help: "Whether the dialog was allowed, for system_prompt_answered.")
+    var granted: Bool?
+
+    @Option(help: "The iOS version.")
+    var os = "17.0"
+
+    @Option(help: "The locale (BCP 47).")
+    var locale = "en"
+
+    @Flag(help: "The app is an App Clip.")
+    var appClip = false
+
+    @Option(help: "A ledger JSON file (as the file store writes it, or a bare ledger object).")
+    var history: String?
+
+    @Option(name: .customLong("param"), help: "Override a policy param: --param renag_after_days=5 (repeatable).")
+    var params: [String] = []
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() async throws {
+        let url = try policyURL(policy)
+        let version: OSVersion
+        do { version = try OSVersion(parsing: os) } catch {
+            Terminal.printError("--os: \(error)")
+            throw Exit.badInput
+        }
+        guard let status = PermissionStatus(rawValue: status), status != .unknown else {
+            Terminal.printError("--status: \"\(self.status)\" is not a status; "
+                + Suggestion.hint(for: self.status, in: PermissionStatus.allCases.dropFirst().map(\.rawValue)))
+            throw Exit.badInput
+        }
+        let event = try parseEvent()
+        var ledger = try loadHistory()
+        let platform = Platform(version: version, isAppClip: appClip)
+        if platform.usesLegacyRegistration { ledger.legacyRegistered = status == .denied || (ledger.legacyRegistered && status != .notDetermined) }
+        var overrides: [String: PolicyValue] = [:]
+        for param in params {
+            guard let equals = param.firstIndex(of: "="), equals != param.startIndex else {
+                Terminal.printError("--param \(param): write name=value")
+                throw Exit.badInput
+            }
+            overrides[String(param[..<equals])] = ParamParsing.value(String(param[param.index(after: equals)...]))
+        }
+        let policy = try loadPolicy(url)
+        do { try policy.validate(params: overrides) } catch {
+            Terminal.printError("--param: \(error)")
+            throw Exit.badInput
+        }
+        let clock = ManualClock(Date(timeIntervalSince1970: TimeInterval(Int64(Date().timeIntervalSince1970))))
+        let device: SimulatedDevice
+        do {
+            device = try SimulatedDevice(platform: platform, clock: clock, authorization: status)
+        } catch {
+            Terminal.printError("--status: \(error)")
+            throw Exit.badInput
+        }
+        let engine = PermissionEngine(
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(ledger), clock: clock,
+            configuration: EngineConfiguration(
+                locale: locale, timeZone: .current, params: overrides, foregroundRechecks: []))
+        let outcome = await engine.handle(event)
+        let trace = policy.drainTrace()
+        if format == .json {
+            var fields: [String: PolicyValue] = [
+                "decision": .table(DecisionFields.of(outcome.decision)),
+                "status": .string(outcome.statusAfter.rawValue),
+                "warnings": .list(outcome.warnings.map { .table(["name": .string($0.name), "message": .string($0.message)]) }),
+                "errors": .list(outcome.errors.map { .string($0.description) }),
+                "dialog_shown": .bool(outcome.dialogShown),
+            ]
+            if let proposed = outcome.proposed { fields["proposed"] = .table(DecisionFields.of(proposed)) }
+            if !trace.isEmpty { fields["trace"] = .string(trace) }
+            print(JSONReport.encode(.table(fields)))
+        } else {
+            let formatter = TimelineFormatter(start: outcome.time)
+            print(formatter.line(for: outcome))
+            if !trace.isEmpty { print("trace:\n" + trace) }
+        }
+    }
+
+    func parseEvent() throws -> AppEvent {
+        func need<T>(_ value: T?, _ option: String) throws -> T {
+            guard let value else {
+                Terminal.printError("--event \(event) needs --\(option)")
+                throw Exit.badInput
+            }
+            return value
+        }
+        switch event {
+        case "app_launch": return .appLaunch
+        case "app_foreground": return .appForeground
+        case "app_background": return .appBackground
+        case "feature_opened": return .featureOpened(try need(feature, "feature"))
+        case "system_prompt_answered": return .systemPromptAnswered(granted: try need(granted, "granted"))
+        case "soft_prompt_answered":
+            guard let answer = SoftPromptAnswer(rawValue: try need(answer, "answer")) else {
+                Terminal.printError("--answer: expected accept, decline or dismiss")
+                throw Exit.badInput
+            }
+            return .softPromptAnswered(answer)
+        case "settings_prompt_answered":
+            guard let answer = SettingsPromptAnswer(rawValue: try need(answer, "answer")) else {
+                Terminal.printError("--answer: expected open, cancel or dismiss")
+                throw Exit.badInput
+            }
+            return .settingsPromptAnswered(answer)
+        default:
+            Terminal.printError("--event: \"\(event)\" is not an event; " + Suggestion.hint(for: event, in: AppEvent.names))
+            throw Exit.badInput
+        }
+    }
+
+    func loadHistory() throws -> Ledger {
+        guard let history else { return Ledger() }
+        guard let data = FileManager.default.contents(atPath: history) else {
+            Terminal.printError("--history: cannot read \(history)")
+            throw Exit.badInput
+        }
+        if case .success(let ledger) = LedgerCoding.decode(data) { return ledger }
+        do {
+            return try JSONDecoder().decode(Ledger.self, from: data)
+        } catch {
+            Terminal.printError("--history \(history): not a ledger (\(error))")
+            throw Exit.badInput
+        }
+    }
+}
+
+/// `--param name=value` values: integers, decimals, true/false, otherwise text.
+enum ParamParsing {
+    static func value(_ text: String) -> PolicyValue {
+        if text == "true" { return .bool(true) }
+        if text == "false" { return .bool(false) }
+        if let integer = Int64(text) { return .integer(integer) }
+        if let number = Double(text), text.contains(".") { return .number(number) }
+        return .string(text)
+    }
+}

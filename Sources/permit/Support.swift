@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import PermitCore
+import PermitLua
+import PermitScenario
+
+/// Output choices shared by the verbs.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+enum Terminal {
+    /// Colour only on a terminal, and never with `NO_COLOR` set (https://no-color.org).
+    static var wantsColour: Bool {
+        isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data(("permit: " + message + "\n").utf8))
+    }
+}
+
+/// Exit codes of SPEC §9.
+enum Exit {
+    static let failure = ExitCode(1)
+    static let badInput = ExitCode(2)
+}
+
+/// Resolves `POLICY_OR_PACK` to the policy file: a `.lua` file, or a pack directory holding one.
+func policyURL(_ path: String) throws -> URL {
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        Terminal.printError("\(path): no such file or directory")
+        throw Exit.badInput
+    }
+    if isDirectory.boolValue {
+        let policy = url.appendingPathComponent("policy.lua")
+        guard FileManager.default.fileExists(atPath: policy.path) else {
+            Terminal.printError("\(path): a pack directory needs a policy.lua")
+            throw Exit.badInput
+        }
+        return policy
+    }
+    return url
+}
+
+/// Loads a Lua policy, naming it by the path the user wrote; a failure is bad input (exit 2).
+func loadPolicy(_ url: URL) throws -> LuaPolicy {
+    do {
+        return try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url))
+    } catch {
+        Terminal.printError(error.description)
+        throw Exit.badInput
+    }
+}
+
+/// The loader `permit test` uses: one fresh VM per scenario, so scenarios cannot leak state.
+let luaLoader: PolicyLoader = { url throws(PolicyError) in
+    try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url))
+}

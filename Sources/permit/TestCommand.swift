@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import PermitScenario
+
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run the scenario tests of policy packs and check their expectations.",
+        discussion: """
+            Finds packs (<pack>/policy.lua with <pack>/tests/*.yaml) and loose scenario files under
+            the paths (default: policies), runs each scenario against its policy and checks every
+            expectation. Ends with `N passed, N failed`. Exit 0 when all pass, 1 when one fails,
+            2 on bad input or when no scenario is found.
+
+            Examples:
+              permit test
+              permit test policies/polite --verbose
+              permit test --filter ios9 --format junit > report.xml
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+
+    @Argument(help: "Packs, directories of packs, or scenario files.")
+    var paths: [String] = ["policies"]
+
+    @Option(help: "Only scenarios whose path or name contains this text (case-insensitive).")
+    var filter: String?
+
+    @Flag(help: "Show passing steps too.")
+    var verbose = false
+
+    @Option(help: "Output format: text, json or junit.")
+    var format: Format = .text
+
+    func run() async throws {
+        let files: [ScenarioFile]
+        do {
+            files = try Discovery.scenarios(under: paths)
+        } catch {
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
+        let run = await TestRun.run(files, filter: filter, loader: luaLoader)
+        guard !run.reports.isEmpty else {
+            Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
+                + (filter.map { " matching \"\($0)\"" } ?? ""))
+            throw Exit.badInput
+        }
+        switch format {
+        case .text: print(TextReport(verbose: verbose, colour: Terminal.wantsColour).render(run))
+        case .json: print(JSONReport.render(run))
+        case .junit: print(JUnitReport.render(run))
+        }
+        if run.exitCode != 0 { throw ExitCode(run.exitCode) }
+    }
+}

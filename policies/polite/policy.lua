@@ -1,0 +1,99 @@
+-- polite: ask in context, never nag.
+--
+-- A soft pre-prompt when a feature that needs notifications opens; the system dialog only
+-- after the user accepts it; after a decline, the soft prompt again with a growing gap and a
+-- cap; after a denial, a prompt to open Settings with backoff and a cap, using the best deep
+-- link the OS offers.
+
+local copy = {
+  soft = {
+    title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒" },
+    message = { en = "Allow notifications and we will remind you at the times you choose.",
+                ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。" },
+    accept  = { en = "Allow", ["zh-Hans"] = "允许" },
+    decline = { en = "Not now", ["zh-Hans"] = "以后再说" },
+  },
+  settings = {
+    title   = { en = "Notifications are off", ["zh-Hans"] = "通知已关闭" },
+    message = { en = "Reminders need notifications. You can turn them on in Settings.",
+                ["zh-Hans"] = "提醒功能需要通知权限，你可以在“设置”中开启。" },
+    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
+    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
+  },
+}
+
+-- The gap (in days) before asking again after the n-th unanswered or declined soft prompt;
+-- the last entry repeats.
+local function gap(list, n)
+  if n < 1 then return 0 end
+  return list[math.min(n, #list)]
+end
+
+local function needs_notifications(ctx)
+  for _, name in ipairs(ctx.params.features) do
+    if ctx.event.feature == name then return true end
+  end
+  return false
+end
+
+local function soft_prompt(ctx)
+  local h = ctx.history.soft_prompt
+  if h.shown >= ctx.params.max_soft_prompts then
+    return { action = "none", reason = "soft prompt shown " .. h.shown .. " times, the cap" }
+  end
+  local refusals = h.declined + h.dismissed
+  local wait = permit.days(gap(ctx.params.soft_gap_days, refusals))
+  if permit.since(ctx, h.last_answered_at) < wait then
+    return { action = "none", reason = "declined recently; waiting " .. wait // 86400 .. " days" }
+  end
+  local c = copy.soft
+  return { action = "soft_prompt", title = c.title, message = c.message, accept = c.accept,
+           decline = c.decline, reason = "a feature that needs notifications opened" }
+end
+
+local function settings_prompt(ctx, why)
+  local h = ctx.history.settings_prompt
+  if h.shown >= ctx.params.max_settings_prompts then
+    return { action = "none", reason = "settings prompt shown " .. h.shown .. " times, the cap" }
+  end
+  local since = h.shown == 0 and ctx.history.denied_at or h.last_shown_at
+  local wait = permit.days(gap(ctx.params.settings_backoff_days, h.shown + 1))
+  if since and permit.since(ctx, since) < wait then
+    return { action = "none", reason = "backing off: next settings prompt after " .. wait // 86400 .. " days" }
+  end
+  local c = copy.settings
+  return { action = "settings_prompt", title = c.title, message = c.message, open = c.open, cancel = c.cancel,
+           deep_link = ctx.capabilities.notification_settings_link and "notification_settings" or "app_settings",
+           reason = why }
+end
+
+return {
+  name = "polite",
+  params = {
+    features = { "reminders" },          -- features that need notifications
+    max_soft_prompts = 3,
+    soft_gap_days = { 2, 7 },           -- after the 1st refusal wait 2 days, then 7
+    max_settings_prompts = 3,
+    settings_backoff_days = { 3, 7, 30 },
+  },
+
+  decide = function(ctx)
+    local event = ctx.event.name
+    if event == "soft_prompt_answered" and ctx.event.answer == "accept" then
+      return { action = "request_permission", options = { "alert", "sound", "badge" },
+               reason = "the user accepted the soft prompt" }
+    end
+    if event ~= "feature_opened" or not needs_notifications(ctx) then
+      return nil
+    end
+    local status = ctx.status
+    if status == "not_determined" then
+      return soft_prompt(ctx)
+    elseif status == "denied" then
+      return settings_prompt(ctx, "denied earlier; this feature needs notifications")
+    elseif status == "authorized" and ctx.settings.alert == "disabled" then
+      return settings_prompt(ctx, "allowed, but alerts are switched off")
+    end
+    return nil
+  end,
+}
