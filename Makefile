@@ -14,9 +14,12 @@ test: setup
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test
 
+# The main job on the shipped examples: the polite policy played through the walkthroughs,
+# then the pack tests.
 demo: setup
 	$(SWIFT) build -Xswiftc -warnings-as-errors --product permit
-	$(SWIFT) run --skip-build permit demo
+	$(SWIFT) run --skip-build permit run policies/polite examples/walkthrough.yaml examples/ios9-denied.yaml
+	$(SWIFT) run --skip-build permit test policies
 
 clean:
 	rm -rf .build

@@ -8,7 +8,14 @@ public enum Suggestion {
             let distance = editDistance(word.lowercased(), candidate.lowercased())
             if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
         }
-        return best?.0
+        if let best { return best.0 }
+        // Else a shared start or a whole word inside: `renag_days` → `renag_after_days`.
+        let lowered = word.lowercased()
+        let byPrefix = candidates.map { candidate in
+            (candidate, zip(lowered, candidate.lowercased()).prefix { $0 == $1 }.count)
+        }.filter { $0.1 >= max(4, lowered.count / 2) }.max { $0.1 < $1.1 }
+        if let byPrefix { return byPrefix.0 }
+        return lowered.count >= 4 ? candidates.first { $0.lowercased().contains(lowered) } : nil
     }
 
     /// A hint naming the closest candidate, or listing them all when none is close.
