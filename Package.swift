@@ -40,6 +40,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A host configuring budgets, prompt cap and store location; built so it cannot drift.
+        .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
         .testTarget(name: "PermitScenarioTests", dependencies: ["PermitScenario", "PermitCore"]),

@@ -1,0 +1,82 @@
+// A host application configuring Permit: budgets, prompt cap, store location.
+//
+// Built with the package (`swift build --product permit-host-example`) so this example can
+// never drift from the API. Run it with `swift run permit-host-example`: it plays a short
+// session on a simulated iOS 15.3 device and prints what the app would show.
+import Foundation
+import PermitCore
+import PermitLua
+
+// 1. Budgets for the policy's VM. The defaults are generous; a host that loads policies from
+//    outside its build may tighten them.
+let limits = LuaLimits(
+    instructionsPerCall: 2_000_000,  // an endless loop ends in a typed error after this many
+    memoryBytes: 8 << 20             // the VM's memory cap
+)
+
+// 2. The policy: the app's built-in pack (an app would ship it in its bundle).
+let packDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("policies/polite")
+let policy: LuaPolicy
+do {
+    policy = try LuaPolicy.load(
+        contentsOf: packDirectory.appendingPathComponent("policy.lua"), displayName: "polite/policy.lua", limits: limits)
+} catch {
+    FileHandle.standardError.write(Data("policy failed to load: \(error)\n".utf8))
+    exit(2)
+}
+
+// 3. Where the asking history lives: a JSON file in Application Support on a device; a
+//    temporary directory here. Writes are atomic; a damaged file is set aside and reported.
+let storeURL = FileManager.default.temporaryDirectory
+    .appendingPathComponent("permit-host-example-\(ProcessInfo.processInfo.processIdentifier)/ledger.json")
+let store = JSONFileLedgerStore(url: storeURL)
+
+// 4. The engine's own settings: at most two prompts a local day, Chinese copy, Taipei time,
+//    a param override for this app.
+let configuration = EngineConfiguration(
+    maxPromptsPerDay: 2,
+    locale: "zh-Hans",
+    timeZone: TimeZone(identifier: "Asia/Taipei")!,
+    userBucket: 17,
+    params: ["max_soft_prompts": .integer(2)]
+)
+do { try policy.validate(params: configuration.params) } catch {
+    FileHandle.standardError.write(Data("bad params: \(error)\n".utf8))
+    exit(2)
+}
+
+// 5. The device: on iOS this is `UserNotificationCenterClient`; here a simulated iOS 15.3.
+let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+let platform = Platform(version: try! OSVersion(parsing: "15.3"))
+let device = try! SimulatedDevice(platform: platform, clock: clock)
+let engine = PermissionEngine(
+    policy: policy, client: device, platform: platform, store: store, clock: clock, configuration: configuration)
+for warning in engine.storeWarnings { print("store: \(warning)") }
+
+let statusTask = Task {
+    for await status in engine.statusStream { print("  [status stream] \(status)") }
+}
+
+func show(_ outcome: Outcome) {
+    let decision = outcome.decision
+    switch decision.action {
+    case .none: print("\(outcome.event): nothing to show" + (decision.reason.map { " (\($0))" } ?? ""))
+    case .softPrompt(let prompt): print("\(outcome.event): soft prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]")
+    case .requestPermission: print("\(outcome.event): system dialog " + (outcome.dialogShown ? "on screen" : "not shown"))
+    case .settingsPrompt(let prompt): print("\(outcome.event): settings prompt → \(prompt.deepLink.rawValue)")
+    }
+    for warning in outcome.warnings { print("  warning \(warning)") }
+    for error in outcome.errors { print("  error \(error)") }
+}
+
+show(await engine.handle(.appLaunch))
+show(await engine.handle(.featureOpened("reminders")))
+show(await engine.handle(.softPromptAnswered(.accept)))
+let granted = try! device.answerDialog(allow: false)
+show(await engine.handle(.systemPromptAnswered(granted: granted)))
+clock.advance(by: 3 * 86400)
+show(await engine.handle(.featureOpened("reminders")))
+print("ledger saved to \(storeURL.path): launches \(await engine.history.launches), prompts today \(await engine.history.promptsToday)")
+statusTask.cancel()

@@ -1,0 +1,75 @@
+#if canImport(UIKit)
+import PermitCore
+import PermitLua
+import UIKit
+
+/// The UIKit integration: the app delegate owns the engine; lifecycle callbacks become events,
+/// and decisions become alerts on the front view controller.
+@main
+final class AppDelegate: UIResponder, UIApplicationDelegate {
+    var window: UIWindow?
+    private var engine: PermissionEngine!
+
+    func application(
+        _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool {
+        let policyURL = Bundle.main.url(forResource: "policy", withExtension: "lua", subdirectory: "polite")!
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        let policy: any Policy = (try? LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"))
+            ?? ClosurePolicy(name: "none") { _ in nil }  // a broken script never breaks the app
+        let client = UserNotificationCenterClient { [weak self] granted in
+            Task { @MainActor in await self?.send(.systemPromptAnswered(granted: granted)) }
+        }
+        engine = PermissionEngine(
+            policy: policy, client: client,
+            platform: Platform(version: (try? OSVersion(parsing: UIDevice.current.systemVersion)) ?? OSVersion(major: 16)),
+            store: JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")),
+            configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
+        Task { await send(.appLaunch) }
+        return true
+    }
+
+    // There is no callback when the user changes the permission in Settings: the engine
+    // re-reads the status on every foreground (and again shortly after).
+    func applicationWillEnterForeground(_ application: UIApplication) { Task { await send(.appForeground) } }
+    func applicationDidEnterBackground(_ application: UIApplication) { Task { await send(.appBackground) } }
+
+    /// Call from a screen that needs notifications, e.g. in `viewDidAppear`.
+    func featureOpened(_ name: String) { Task { await send(.featureOpened(name)) } }
+
+    @MainActor
+    func send(_ event: AppEvent) async {
+        let outcome = await engine.handle(event)
+        switch outcome.decision.action {
+        case .softPrompt(let prompt):
+            present(title: prompt.title, message: prompt.message, actions: [
+                (prompt.decline.description, .cancel, { Task { await self.send(.softPromptAnswered(.decline)) } }),
+                (prompt.accept.description, .default, { Task { await self.send(.softPromptAnswered(.accept)) } }),
+            ])
+        case .settingsPrompt(let prompt):
+            let link = prompt.deepLink == .notificationSettings
+                ? UIApplication.openNotificationSettingsURLString : UIApplication.openSettingsURLString
+            present(title: prompt.title, message: prompt.message, actions: [
+                (prompt.cancel.description, .cancel, { Task { await self.send(.settingsPromptAnswered(.cancel)) } }),
+                (prompt.open.description, .default, {
+                    if let url = URL(string: link) { UIApplication.shared.open(url) }
+                    Task { await self.send(.settingsPromptAnswered(.open)) }
+                }),
+            ])
+        case .requestPermission, .none:
+            break
+        }
+    }
+
+    @MainActor
+    private func present(title: LocalizedText, message: LocalizedText, actions: [(String, UIAlertAction.Style, () -> Void)]) {
+        let alert = UIAlertController(title: title.description, message: message.description, preferredStyle: .alert)
+        for (label, style, handler) in actions {
+            alert.addAction(UIAlertAction(title: label, style: style) { _ in handler() })
+        }
+        var front = window?.rootViewController
+        while let presented = front?.presentedViewController { front = presented }
+        front?.present(alert, animated: true)
+    }
+}
+#endif

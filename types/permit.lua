@@ -1,0 +1,167 @@
+---@meta permit
+-- Type annotations for Permit policy scripts (SPEC §2–§6), for the Lua language server
+-- (LuaLS / sumneko). Editors then complete `ctx.` fields and check decisions as you type.
+-- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
+
+---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
+---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"
+---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"
+---@alias PermitPresentation "alert"|"banner"|"sheet"
+---@alias PermitDeepLink "app_settings"|"notification_settings"
+---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
+---@alias PermitText string|table<string, string> # a string, or translations keyed by locale; include `en`
+---@alias PermitScalar string|number|boolean
+
+---@class PermitEvent
+---@field name PermitEventName
+---@field feature? string # feature_opened
+---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel" # soft_prompt_answered, settings_prompt_answered
+---@field granted? boolean # system_prompt_answered
+
+---@class PermitSettings
+---@field alert PermitSettingValue
+---@field sound PermitSettingValue
+---@field badge PermitSettingValue
+---@field lock_screen PermitSettingValue
+---@field notification_center PermitSettingValue
+---@field car_play PermitSettingValue
+---@field critical_alert PermitSettingValue
+---@field time_sensitive PermitSettingValue
+---@field scheduled_delivery PermitSettingValue
+
+---@class PermitPlatform
+---@field os "ios"
+---@field version string # "12.4"
+---@field major integer
+---@field minor integer
+---@field patch integer
+
+---@class PermitCapabilities
+---@field user_notifications boolean # iOS 10+
+---@field provisional boolean # iOS 12+
+---@field ephemeral boolean # iOS 14+ App Clip
+---@field notification_settings_link boolean # iOS 15.4+
+---@field time_sensitive boolean # iOS 15+
+
+---@class PermitSoftPromptHistory
+---@field shown integer
+---@field accepted integer
+---@field declined integer
+---@field dismissed integer
+---@field last_shown_at? integer
+---@field last_answered_at? integer
+
+---@class PermitSystemPromptHistory
+---@field requested integer
+---@field shown integer
+---@field answered_at? integer
+---@field granted? boolean
+
+---@class PermitSettingsPromptHistory
+---@field shown integer
+---@field opened integer
+---@field cancelled integer
+---@field last_shown_at? integer
+
+---@class PermitFeatureHistory
+---@field opened integer
+---@field last_opened_at? integer
+---@field last_prompt_at? integer
+
+---@class PermitHistory
+---@field first_launch_at? integer
+---@field launches integer
+---@field foregrounds integer
+---@field last_status PermitStatus
+---@field status_changed_at? integer
+---@field denied_at? integer # set when the status becomes denied, cleared when granted
+---@field legacy_registered boolean # the iOS 8–9 asked-flag
+---@field prompts_today integer
+---@field soft_prompt PermitSoftPromptHistory
+---@field system_prompt PermitSystemPromptHistory
+---@field settings_prompt PermitSettingsPromptHistory
+---@field features table<string, PermitFeatureHistory>
+---@field state table<string, PermitScalar>
+
+---@class PermitContext
+---@field event PermitEvent
+---@field status PermitStatus
+---@field previous_status PermitStatus
+---@field settings PermitSettings
+---@field platform PermitPlatform # read-only
+---@field capabilities PermitCapabilities # read-only
+---@field history PermitHistory
+---@field state table<string, PermitScalar> # what the policy remembered
+---@field params table<string, any> # the policy's defaults with host or scenario overrides; read-only
+---@field now integer # Unix seconds
+---@field locale string # BCP 47, e.g. "zh-Hans"
+---@field user { bucket: integer } # 0–99, stable per install
+
+---@class PermitDecision
+---@field action PermitAction
+---@field reason? string
+---@field remember? table<string, PermitScalar> # 4 KiB in all; `permit.forget` deletes a key
+---@field title? PermitText # soft_prompt, settings_prompt
+---@field message? PermitText # soft_prompt, settings_prompt
+---@field accept? PermitText # soft_prompt
+---@field decline? PermitText # soft_prompt
+---@field open? PermitText # settings_prompt
+---@field cancel? PermitText # settings_prompt
+---@field presentation? PermitPresentation
+---@field variant? string # soft_prompt copy id for A/B tests
+---@field options? PermitOption[] # request_permission; default { "alert", "sound", "badge" }
+---@field deep_link? PermitDeepLink # settings_prompt; default "app_settings"
+
+---@class PermitReminder
+---@field day? integer # days from today (local time), default 0
+---@field hour integer
+---@field minute? integer
+---@field title? PermitText
+---@field body PermitText
+---@field action? string
+---@field sound? boolean # default true
+---@field badge? integer
+---@field id? string
+
+---@class PermitPolicy
+---@field name string
+---@field params? table<string, any>
+---@field decide fun(ctx: PermitContext): PermitDecision|nil
+---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
+
+---The helpers every policy can use.
+---@class PermitHelpers
+permit = {}
+
+---@param n number
+---@return integer seconds
+function permit.minutes(n) end
+
+---@param n number
+---@return integer seconds
+function permit.hours(n) end
+
+---@param n number
+---@return integer seconds
+function permit.days(n) end
+
+---Seconds since `t`; `math.huge` when `t` is nil (never happened).
+---@param ctx PermitContext
+---@param t integer|nil
+---@return number
+function permit.since(ctx, t) end
+
+---Whether the device runs at least this iOS version.
+---@param ctx PermitContext
+---@param version string # "12.0", "15.4"
+---@return boolean
+function permit.at_least(ctx, version) end
+
+---Writes to the trace (not stdout); capped.
+---@param ... any
+function permit.log(...) end
+
+---Store this in `remember` to delete a key (Lua tables cannot hold nil).
+---@type string
+permit.forget = ""
