@@ -33,10 +33,14 @@ let package = Package(
             name: "PermitScenario",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Yams", package: "Yams")]
         ),
+        // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
+        .target(name: "PermitBenchReference", dependencies: ["CLua"]),
+        .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitScenario", "PermitBenchReference"]),
+        .executableTarget(name: "permit-benchmark", dependencies: ["PermitBench", "PermitScenario"]),
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario", "PermitLua", "PermitCore",
+                "PermitScenario", "PermitLua", "PermitCore", "PermitBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
