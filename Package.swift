@@ -48,7 +48,11 @@ let package = Package(
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
-        .testTarget(name: "PermitScenarioTests", dependencies: ["PermitScenario", "PermitCore"]),
+        .testTarget(
+            name: "PermitScenarioTests",
+            // `permit` is built for the CLI tests, which run the executable itself.
+            dependencies: ["PermitScenario", "PermitCore", "PermitLua", "permit"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
