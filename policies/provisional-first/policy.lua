@@ -81,7 +81,7 @@ return {
   name = "provisional-first",
   params = {
     features = { "reminders" },       -- features that need notifications
-    upgrade_after_launches = 5,       -- while provisional, offer the upgrade from this launch on
+    upgrade_after_launches = 4,       -- launches with quiet delivery before the upgrade is offered
     max_soft_prompts = 3,             -- first asks and upgrade offers together
     soft_gap_days = { 2, 7 },         -- after the 1st refusal wait 2 days, then 7
     max_settings_prompts = 3,
@@ -96,16 +96,24 @@ return {
       return { action = "request_permission", options = FULL, reason = "the user accepted the soft prompt" }
     end
 
-    if event == "app_launch" or event == "app_foreground" then
-      if status == "not_determined" and ctx.capabilities.provisional then
-        -- Granted at once, without a dialog: nothing is spent, the real dialog stays unused.
-        return { action = "request_permission", options = { "provisional", "alert", "sound", "badge" },
-                 reason = "iOS 12+: start with quiet delivery" }
+    if (event == "app_launch" or event == "app_foreground")
+        and status == "not_determined" and ctx.capabilities.provisional then
+      -- Granted at once, without a dialog: nothing is spent, the real dialog stays unused.
+      -- Remember the launch, so the upgrade counts launches *with* quiet delivery (an app
+      -- updated to this pack after 20 launches should not offer alerts on the next one).
+      return { action = "request_permission", options = { "provisional", "alert", "sound", "badge" },
+               remember = { quiet_since_launch = ctx.history.launches },
+               reason = "iOS 12+: start with quiet delivery" }
+    end
+
+    if event == "app_launch" and status == "provisional" then
+      -- Launches only, not foregrounds: coming back from another app is no moment for a question.
+      local quiet_launches = ctx.history.launches - (ctx.state.quiet_since_launch or 0)
+      if quiet_launches >= ctx.params.upgrade_after_launches then
+        return soft_prompt(ctx, copy.upgrade, quiet_launches .. " launches with quiet delivery; offer alerts")
       end
-      if status == "provisional" and ctx.history.launches >= ctx.params.upgrade_after_launches then
-        return soft_prompt(ctx, copy.upgrade, "provisional for " .. ctx.history.launches .. " launches; offer alerts")
-      end
-      return nil
+      return { action = "none", reason = "quiet delivery for " .. quiet_launches .. " of "
+               .. ctx.params.upgrade_after_launches .. " launches" }
     end
 
     if event ~= "feature_opened" or not needs_notifications(ctx) then
