@@ -20,6 +20,14 @@ local copy = {
     open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
     cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
   },
+  -- Allowed, but alerts switched off: "turn them on" would confuse, the switch to find is Alerts.
+  alerts_off = {
+    title   = { en = "Alerts are off", ["zh-Hans"] = "提醒横幅已关闭" },
+    message = { en = "Reminders arrive silently. Turn on Alerts in Settings to see them.",
+                ["zh-Hans"] = "提醒目前会静默送达。在“设置”中打开“提醒”即可看到它们。" },
+    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
+    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
+  },
 }
 
 -- The gap (in days) before asking again after the n-th unanswered or declined soft prompt;
@@ -51,18 +59,20 @@ local function soft_prompt(ctx)
            decline = c.decline, reason = "a feature that needs notifications opened" }
 end
 
-local function settings_prompt(ctx, why)
+local function settings_prompt(ctx, c, why)
   local h = ctx.history.settings_prompt
   if h.shown >= ctx.params.max_settings_prompts then
     return { action = "none", reason = "settings prompt shown " .. h.shown .. " times, the cap" }
   end
+  -- The first prompt waits from the denial (a "no" deserves a few quiet days), later ones
+  -- from the previous prompt.
   local since = h.shown == 0 and ctx.history.denied_at or h.last_shown_at
   local wait = permit.days(gap(ctx.params.settings_backoff_days, h.shown + 1))
   if since and permit.since(ctx, since) < wait then
     return { action = "none", reason = "backing off: next settings prompt after " .. wait // 86400 .. " days" }
   end
-  local c = copy.settings
   return { action = "settings_prompt", title = c.title, message = c.message, open = c.open, cancel = c.cancel,
+           -- iOS 15.4+ can open the app's notification page directly: one tap fewer.
            deep_link = ctx.capabilities.notification_settings_link and "notification_settings" or "app_settings",
            reason = why }
 end
@@ -90,9 +100,9 @@ return {
     if status == "not_determined" then
       return soft_prompt(ctx)
     elseif status == "denied" then
-      return settings_prompt(ctx, "denied earlier; this feature needs notifications")
+      return settings_prompt(ctx, copy.settings, "denied earlier; this feature needs notifications")
     elseif status == "authorized" and ctx.settings.alert == "disabled" then
-      return settings_prompt(ctx, "allowed, but alerts are switched off")
+      return settings_prompt(ctx, copy.alerts_off, "allowed, but alerts are switched off")
     end
     return nil
   end,

@@ -1,0 +1,75 @@
+-- reminders: the mood-tracker pattern.
+--
+-- On launch, a primer (soft prompt) says why the app wants notifications; only an "Allow" there
+-- brings up the system dialog, so the one real dialog is never spent on a user who would refuse.
+-- A "Don't allow" is asked again on a later launch, a day apart at least, up to a cap. Once
+-- granted, three reminders a day (9:00, 14:00, 20:00) for the next three days, topped up on
+-- every launch and return to the foreground, as alerts when alerts are on, as badge and sound
+-- when they are not. A denial is final here: the primer exists to avoid it, and nagging would
+-- not bring the user back.
+
+local copy = {
+  primer = {
+    title   = { en = "Track your mood", ["zh-Hans"] = "记录你的心情" },
+    message = { en = "We would like to remind you to track your mood. To do it, we need your permission to send you notifications.",
+                ["zh-Hans"] = "我们想提醒你记录心情。为此，我们需要你允许我们发送通知。" },
+    accept  = { en = "Allow", ["zh-Hans"] = "允许" },
+    decline = { en = "Don't allow", ["zh-Hans"] = "不允许" },
+  },
+  reminder = {
+    title = { en = "How are you feeling?", ["zh-Hans"] = "你现在感觉怎么样？" },
+    body  = { en = "Have you tracked your mood yet?", ["zh-Hans"] = "今天记录心情了吗？" },
+  },
+}
+
+return {
+  name = "reminders",
+  params = {
+    hours = { 9, 14, 20 },   -- local times of the reminders (whole hours)
+    days = 3,                -- today and the next days-1 days
+    max_primers = 3,         -- the primer is shown at most this many times
+    primer_gap_days = 1,     -- and not again within this many days of a "Don't allow"
+  },
+
+  decide = function(ctx)
+    local event = ctx.event.name
+    if event == "soft_prompt_answered" and ctx.event.answer == "accept" then
+      return { action = "request_permission", options = { "alert", "sound", "badge" },
+               reason = "the user accepted the primer" }
+    end
+    if event ~= "app_launch" or ctx.status ~= "not_determined" then
+      return nil
+    end
+    local h = ctx.history.soft_prompt
+    if h.shown >= ctx.params.max_primers then
+      return { action = "none", reason = "primer shown " .. h.shown .. " times, the cap" }
+    end
+    if permit.since(ctx, h.last_answered_at) < permit.days(ctx.params.primer_gap_days) then
+      return { action = "none", reason = "primer declined less than " .. ctx.params.primer_gap_days .. " day(s) ago" }
+    end
+    local c = copy.primer
+    return { action = "soft_prompt", title = c.title, message = c.message, accept = c.accept,
+             decline = c.decline, reason = "launch: not asked yet" }
+  end,
+
+  -- Called by the core only while notifications are granted. Past times and ones already
+  -- pending are dropped by the core, so returning the whole window each time is what tops it up.
+  plan_reminders = function(ctx)
+    -- An App Clip's permission is ephemeral (hours, not days): today's reminders only.
+    local days = ctx.status == "ephemeral" and 1 or ctx.params.days
+    local alert = ctx.settings.alert == "enabled"
+    local list = {}
+    for day = 0, days - 1 do
+      for _, hour in ipairs(ctx.params.hours) do
+        list[#list + 1] = {
+          day = day, hour = hour, minute = 0,
+          title = copy.reminder.title, body = copy.reminder.body, action = "track_mood",
+          sound = true,
+          -- Without alerts the badge is the only thing the user sees.
+          badge = (not alert) and 1 or nil,
+        }
+      end
+    end
+    return list
+  end,
+}
