@@ -24,6 +24,8 @@ public struct Outcome: Sendable, Hashable {
     public var remindersScheduled: [ScheduledReminder]
     /// Set when the ledger could not be saved; it is kept in memory and saved with the next event.
     public var storageError: String?
+    /// What the policy printed (`print`, `permit.log`) while handling the event.
+    public var trace: String
 
     /// The first policy error, if any.
     public var error: PolicyError? { errors.first }

@@ -113,19 +113,22 @@ public actor PermissionEngine {
         var outcome = Outcome(
             event: event, time: now, statusBefore: statusBefore, statusAfter: status,
             proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
-            immediateAnswer: nil, remindersScheduled: [], storageError: nil)
+            immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
 
         let context = makeContext(event: event, status: status, previous: statusBefore, now: now)
         do throws(PolicyError) {
             if let proposed = try policy.decide(context) {
                 outcome.proposed = proposed
-                try ledger.apply(remember: proposed.remember)
                 var decision = proposed
                 decision.action = try localized(proposed.action)
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
                     promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay)
                 (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
+                // Nothing of a decision a guardrail voided takes effect, its `remember` included:
+                // a policy that stores "asked_at" must not believe it asked.
+                let voided = decision.action == .none && proposed.action != .none
+                if !voided { try ledger.apply(remember: proposed.remember) }
                 outcome.decision = decision
             }
         } catch {
@@ -133,12 +136,14 @@ public actor PermissionEngine {
             outcome.decision = .none
         }
 
+        outcome.trace = policy.takeTrace()
         await carryOut(&outcome, feature: event.feature, now: now)
 
         if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
            policy.plansReminders {
             let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
             await planReminders(&outcome, context: context)
+            outcome.trace += policy.takeTrace()
         }
 
         if case .appForeground = event, status == statusBefore, !configuration.foregroundRechecks.isEmpty {

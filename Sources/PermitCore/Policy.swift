@@ -17,11 +17,14 @@ public protocol Policy: Sendable {
     /// Checks host or scenario overrides against the params the policy declares (unknown
     /// names, wrong types), so a typo fails loudly instead of being ignored.
     func validate(params: [String: PolicyValue]) throws(PolicyError)
+    /// What the policy printed since the last call, for reports; empty when nothing was.
+    func takeTrace() -> String
 }
 
 extension Policy {
     public var plansReminders: Bool { false }
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
+    public func takeTrace() -> String { "" }
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
 

@@ -175,8 +175,10 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// on its next read (or a later one, with `staleReadsAfterChange`).
     ///
     /// - Parameters:
-    ///   - authorization: `authorized` or `denied` ("Allow Notifications"); `provisional` keeps
-    ///     quiet delivery. Settings become what iOS shows for it, then `settings` applies.
+    ///   - authorization: `authorized` or `denied` ("Allow Notifications"). Provisional is granted
+    ///     only through the API; "Deliver Quietly" is a change of settings (alert, sound, badge off)
+    ///     with the status staying authorized. Settings become what iOS shows for the new
+    ///     authorization, then `settings` applies.
     ///   - settings: individual switches.
     public func changeInSettings(
         authorization: PermissionStatus? = nil,
@@ -188,11 +190,12 @@ public final class SimulatedDevice: NotificationCenterClient {
             }
             var newSettings = state.settings
             if let authorization {
-                guard [.authorized, .denied, .provisional].contains(authorization) else {
+                guard authorization == .authorized || authorization == .denied else {
                     throw .invalidSettingsChange(
-                        "authorization can be changed in Settings to authorized, denied or provisional, not \(authorization)")
+                        "Settings can switch notifications to authorized or denied, not \(authorization)"
+                            + (authorization == .provisional
+                                ? " (provisional comes only from a request; \"Deliver Quietly\" turns alert, sound and badge off)" : ""))
                 }
-                try SimulatedDevice.check(authorization, on: platform)
                 if authorization != state.authorization {
                     newSettings = .typical(for: authorization, on: platform.version)
                 }

@@ -147,9 +147,14 @@ public final class LuaPolicy: Policy {
         }
     }
 
-    /// Lines `print` and `permit.log` wrote since the last call to this method.
-    public func drainTrace() -> String {
-        runtime.withLock { $0.vm.drainTrace().text }
+    /// Lines `print` and `permit.log` wrote since the last call to this method; a note ends
+    /// it when the cap dropped some.
+    public func takeTrace() -> String {
+        runtime.withLock { runtime in
+            let trace = runtime.vm.drainTrace()
+            guard trace.truncated else { return trace.text }
+            return trace.text + "\n[trace capped: \(trace.droppedBytes) bytes dropped]"
+        }
     }
 
     /// Bytes the VM holds now.

@@ -9,6 +9,7 @@ public enum JSONReport {
             "scenarios": .list(scenarios),
             "passed": .integer(Int64(run.passedCount)),
             "failed": .integer(Int64(run.failedCount)),
+            "input_errors": .integer(Int64(run.inputErrorCount)),
         ]))
     }
 
@@ -49,7 +50,17 @@ public enum JSONReport {
             fields["warnings"] = .list(outcome.warnings.map { .table(["name": .string($0.name), "message": .string($0.message)]) })
             fields["errors"] = .list(outcome.errors.map { .string($0.description) })
             fields["dialog_shown"] = .bool(outcome.dialogShown)
-            fields["reminders_scheduled"] = .integer(Int64(outcome.remindersScheduled.count))
+            fields["reminders_scheduled"] = .list(outcome.remindersScheduled.map { reminder in
+                var entry: [String: PolicyValue] = [
+                    "id": .string(reminder.id), "fire_at": .integer(Int64(reminder.fireDate.timeIntervalSince1970)),
+                    "sound": .bool(reminder.sound), "alert": .bool(reminder.presentsAlert),
+                ]
+                if let title = reminder.title { entry["title"] = .string(title) }
+                if let body = reminder.body { entry["body"] = .string(body) }
+                if let badge = reminder.badge { entry["badge"] = .integer(Int64(badge)) }
+                return .table(entry)
+            })
+            if !outcome.trace.isEmpty { fields["trace"] = .string(outcome.trace) }
         }
         return .table(fields)
     }

@@ -225,7 +225,7 @@ public enum ScenarioParser {
             let table = try fields["settings"]!.fields(allowed: ["authorization"] + NotificationSettings.names)
             var authorization: PermissionStatus?
             if let status = table["authorization"] {
-                authorization = PermissionStatus(rawValue: try status.oneOf(["authorized", "denied", "provisional"]))
+                authorization = PermissionStatus(rawValue: try status.oneOf(["authorized", "denied"]))
             }
             var settingsOnly: [NotificationSettings.Setting: SettingValue] = [:]
             for (key, item) in table where key != "authorization" {

@@ -35,7 +35,10 @@ public struct TestRun: Sendable {
     public var reports: [ScenarioReport]
 
     public var passedCount: Int { reports.filter(\.passed).count }
-    public var failedCount: Int { reports.count - passedCount }
+    /// Scenarios that ran (or whose policy failed to load) and did not pass.
+    public var failedCount: Int { reports.count - passedCount - inputErrorCount }
+    /// Scenario files that could not be read; they make the exit code 2.
+    public var inputErrorCount: Int { reports.filter(\.isInputError).count }
     public var hasInputErrors: Bool { reports.contains(where: \.isInputError) }
 
     /// SPEC §9: 0 all pass, 1 a failure, 2 bad input.

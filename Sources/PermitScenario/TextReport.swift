@@ -23,7 +23,7 @@ public struct TextReport: Sendable {
                 out.append("      the policy did not load: \(error)")
             case .ran(let result):
                 let label = result.passed ? paint("PASS", 32) : paint("FAIL", 31)
-                out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) steps)")
+                out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
                 let formatter = TimelineFormatter(start: result.start)
                 for step in result.steps where verbose || !step.passed {
                     out.append(contentsOf: describe(step, formatter: formatter))
@@ -34,6 +34,9 @@ public struct TextReport: Sendable {
             }
         }
         out.append("")
+        if run.inputErrorCount > 0 {
+            out.append("\(run.inputErrorCount) scenario file\(run.inputErrorCount == 1 ? "" : "s") could not be read (exit 2)")
+        }
         out.append("\(run.passedCount) passed, \(run.failedCount) failed")
         return out.joined(separator: "\n")
     }
@@ -46,6 +49,7 @@ public struct TextReport: Sendable {
             if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(reason)") }
             for warning in outcome.warnings { lines.append("        warning \(warning)") }
             for error in outcome.errors { lines.append("        error \(error)") }
+            for traceLine in outcome.trace.split(separator: "\n") { lines.append("        trace: \(traceLine)") }
         } else {
             lines.append("        status \(step.status)")
         }

@@ -27,7 +27,11 @@ public struct TimelineFormatter: Sendable {
         for error in outcome.errors { line += "\n" + indent + "error \(error)" }
         if !outcome.remindersScheduled.isEmpty {
             let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
-            line += "\n" + indent + "scheduled \(outcome.remindersScheduled.count) reminder(s) at \(dates.joined(separator: ", "))"
+            let kind = outcome.remindersScheduled.allSatisfy(\.presentsAlert) ? "" : " (badge and sound only)"
+            line += "\n" + indent + "scheduled \(outcome.remindersScheduled.count) reminder(s)\(kind) at \(dates.joined(separator: ", "))"
+        }
+        for traceLine in outcome.trace.split(separator: "\n", omittingEmptySubsequences: false) where !outcome.trace.isEmpty {
+            line += "\n" + indent + "trace: \(traceLine)"
         }
         if let storage = outcome.storageError { line += "\n" + indent + "storage \(storage)" }
         return line

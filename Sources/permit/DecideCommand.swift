@@ -96,7 +96,7 @@ struct DecideCommand: AsyncParsableCommand {
             configuration: EngineConfiguration(
                 locale: locale, timeZone: .current, params: overrides, foregroundRechecks: []))
         let outcome = await engine.handle(event)
-        let trace = policy.drainTrace()
+        let trace = outcome.trace
         if format == .json {
             var fields: [String: PolicyValue] = [
                 "decision": .table(DecisionFields.of(outcome.decision)),

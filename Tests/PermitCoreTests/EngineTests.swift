@@ -245,6 +245,26 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         #expect(await world.engine.history.state == ["variant": .string("b")])
     }
 
+    @Test func aDecisionAGuardrailVoidedRemembersNothing() async {
+        let world = World(policy: ClosurePolicy { ctx in
+            switch ctx.event {
+            case .featureOpened: Decision(.requestPermission(options: [.alert]), remember: ["asked_at": .integer(ctx.now)])
+            case .appForeground: Decision(.none, remember: ["seen": .bool(true)])
+            default: nil
+            }
+        })
+        _ = await world.engine.handle(.appLaunch)
+        _ = await world.engine.handle(.appBackground)
+        let voided = await world.engine.handle(.featureOpened("x"))
+        #expect(voided.warnings.map(\.name) == ["app-not-active"])
+        #expect(await world.engine.history.state.isEmpty)
+        _ = await world.engine.handle(.appForeground)  // `none` itself is not voided
+        #expect(await world.engine.history.state == ["seen": .bool(true)])
+        let carried = await world.engine.handle(.featureOpened("x"))
+        #expect(carried.dialogShown)
+        #expect(await world.engine.history.state["asked_at"] == .integer(1_767_600_000))
+    }
+
     @Test func aFailingStoreIsReportedAndNothingIsLost() async {
         final class FlakyStore: LedgerStore {
             let failing = Locked(true)

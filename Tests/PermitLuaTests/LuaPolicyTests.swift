@@ -322,6 +322,25 @@ private enum Fixture {
         #expect(answered.remindersScheduled.map(\.body) == ["Good morning"])
     }
 
+    @Test func printGoesToTheOutcomeTraceNotStdout() async throws {
+        let policy = try LuaPolicy(source: """
+            return { name = "chatty", decide = function(ctx)
+              print("event", ctx.event.name, 42)
+              permit.log("status", ctx.status)
+            end }
+            """, chunkName: "chatty.lua")
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let platform = Platform(version: try OSVersion(parsing: "16.4"))
+        let engine = PermissionEngine(
+            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
+            configuration: EngineConfiguration(foregroundRechecks: []))
+        let outcome = await engine.handle(.appLaunch)
+        #expect(outcome.trace.contains("event\tapp_launch\t42"))
+        #expect(outcome.trace.contains("status\tnot_determined"))
+        #expect(await engine.handle(.appForeground).trace.contains("app_foreground"))
+        #expect(!(await engine.handle(.appForeground).trace.contains("app_launch")))
+    }
+
     @Test func aFailingLuaPolicyNeverBreaksTheEngine() async throws {
         let policy = try LuaPolicy(source: """
             return { name = "flaky", decide = function(ctx)

@@ -90,9 +90,12 @@ import Testing
     }
 
     @Test func decideAndCheck() throws {
+        // Denied long ago: the polite backoff has passed.
+        let history = Tree()
+        history.write("ledger.json", #"{"last_status": "denied", "denied_at": 0, "launches": 9}"#)
         let decide = try Self.permit([
             "decide", "policies/polite", "--status", "denied", "--event", "feature_opened", "--feature", "reminders",
-            "--os", "15.3", "--format", "json",
+            "--os", "15.3", "--history", history.path("ledger.json"), "--format", "json",
         ])
         #expect(decide.status == 0, "\(decide.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(decide.stdout.utf8)) as? [String: Any]

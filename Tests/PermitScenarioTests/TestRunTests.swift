@@ -79,7 +79,7 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         run = try await self.run(tree)
         #expect(run.exitCode == 2)
         let text = TextReport().render(run)
-        #expect(text.hasSuffix("\n1 passed, 2 failed"))
+        #expect(text.hasSuffix("\n1 scenario file could not be read (exit 2)\n1 passed, 1 failed"))
         #expect(text.contains("bad.yaml:2:1: unknown key \"step\"; did you mean \"steps\"?"))
         #expect(text.contains("FAIL  "))
         #expect(text.contains("step 1 (line 4) +0s feature_opened feature=\"x\""))
