@@ -205,6 +205,11 @@ public struct ScenarioRunner: Sendable {
                     failures.append("expected \(name), got \(describeAction(outcome))\(because)")
                 }
             case .fields(let fields):
+                // A wrong action makes every other field wrong too: report the action alone.
+                if let action = fields["action"], actual["action"] != action {
+                    failures.append("expected \(action.description.trimmingCharacters(in: ["\""])), got \(describeAction(outcome))\(because)")
+                    break
+                }
                 for (key, value) in fields.sorted(by: { $0.key < $1.key }) where actual[key] != value {
                     let got = actual[key].map(\.description) ?? "nothing"
                     failures.append("decision.\(key): expected \(value), got \(got)\(key == "action" ? because : "")")
