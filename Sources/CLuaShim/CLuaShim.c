@@ -815,6 +815,38 @@ static int sb_randomseed(lua_State *L) {
 
 /* ------------------------------------------------------- guarded base functions */
 
+/* xpcall's message handler runs before the stack unwinds; when the error was
+   raised by the count hook, Lua runs it with hooks disabled. So once the budget
+   is gone the script's handler is skipped and the error passes unchanged. */
+static int xpcall_handler(lua_State *L) {
+    if (getvm(L)->budget_exceeded) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int finish_pcall(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int sb_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1); /* the guarded handler */
+    lua_pushboolean(L, 1);                  /* first result */
+    lua_pushvalue(L, 1);                    /* the function */
+    lua_rotate(L, 3, 3);                    /* handler, true, function, args... */
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 3, 3, finish_pcall);
+    return finish_pcall(L, status, 3);
+}
+
 static int is_frozen(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     lua_getfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
@@ -948,6 +980,8 @@ static int sb_load(lua_State *L) {
     if (lua_type(L, 1) != LUA_TSTRING) return luaL_argerror(L, 1, "string expected (only text chunks can be loaded)");
     const char *s = lua_tolstring(L, 1, &l);
     const char *name = luaL_optstring(L, 2, "=(load)");
+    /* A script-chosen name shows as [string "name"]: it cannot pose as a policy file. */
+    if (!lua_isnoneornil(L, 2) && (name[0] == '@' || name[0] == '=')) name++;
     int hasenv = !lua_isnone(L, 4);
     if (hasenv) luaL_checktype(L, 4, LUA_TTABLE);
     charge(L, getvm(L), 1 + l, "load");
@@ -1057,7 +1091,7 @@ static int p_at_least(lua_State *L) {
 
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
-    "type", "xpcall", "rawequal", "rawget", "rawlen", NULL,
+    "type", "rawequal", "rawget", "rawlen", NULL,
 };
 
 static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
@@ -1097,6 +1131,7 @@ static int setup(lua_State *L) {
     set_fn(L, 2, "setmetatable", sb_setmetatable);
     set_fn(L, 2, "print", sb_print);
     set_fn(L, 2, "load", sb_load);
+    set_fn(L, 2, "xpcall", sb_xpcall);
 
     /* string: the real table stays the string metatable's __index. */
     lua_getfield(L, 1, "string"); /* 3 */
