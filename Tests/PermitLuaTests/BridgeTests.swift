@@ -93,7 +93,7 @@ import Testing
     @Test func hostFunctionsUseATrampoline() throws {
         let vm = LuaVM()
         struct Refused: Error, CustomStringConvertible { var description: String { "refused by host" } }
-        let add = vm.makeHostFunction { args in
+        let add = try vm.makeHostFunction { args in
             guard let a = args.first?.integerValue, let b = args.dropFirst().first?.integerValue else { throw Refused() }
             return [.integer(a + b), .table(LuaTable(array: ["x"]))]
         }
@@ -116,7 +116,7 @@ import Testing
             #expect(error.message == "h2.lua:2: refused by host")
         }
         // Calling back into the VM from a host function is refused, not re-entered.
-        let reenter = vm.makeHostFunction { _ in try vm.call(g, [.ref(add)]) }
+        let reenter = try vm.makeHostFunction { _ in try vm.call(g, [.ref(add)]) }
         let h = try vm.load("local r = ...\nreturn r()", chunkName: "h3.lua")
         do {
             _ = try vm.call(h, [.ref(reenter)])
@@ -124,6 +124,41 @@ import Testing
         } catch {
             #expect(error.message.contains("re-entrant"))
         }
+        expectHealthy(vm)
+    }
+
+    @Test func releaseDuringACallIsDeferred() throws {
+        let vm = LuaVM()
+        let f = try vm.load("return 1", chunkName: "one.lua")
+        let releaser = try vm.makeHostFunction { _ in
+            vm.release(f)
+            return []
+        }
+        let g = try vm.load("local r = ... r() return 2", chunkName: "g.lua")
+        #expect(try vm.call(g, [.ref(releaser)]) == [2])
+        #expect(throws: LuaError.self) { try vm.call(f) }
+        #expect(vm.liveReferenceCount == 2)
+        expectHealthy(vm)
+    }
+
+    @Test func functionsReadInsideCoroutinesAreUsable() throws {
+        let vm = LuaVM()
+        var kept: [LuaValue] = []
+        let keep = try vm.makeHostFunction { args in
+            kept = args
+            return [.integer(Int64(args.count))]
+        }
+        let f = try vm.load("""
+            local keep = ...
+            return coroutine.wrap(function() return keep({ a = 1 }, 'x'), (coroutine.running()) end)()
+            """, chunkName: "co.lua")
+        let r = try vm.call(f, [.ref(keep)])
+        #expect(r.first == 2)
+        #expect(r.last == .other("thread"))
+        #expect(kept == [.table(LuaTable(["a": 1])), "x"])
+        let g = try vm.load("return coroutine.wrap(function() return function() return 'inner' end end)()", chunkName: "co2.lua")
+        let inner = try #require(try vm.call(g, keepFunctions: true).first?.refValue)
+        #expect(try vm.call(inner) == ["inner"])
         expectHealthy(vm)
     }
 
