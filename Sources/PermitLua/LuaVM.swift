@@ -31,7 +31,8 @@ public final class LuaVM {
             max_pattern_subject: max(0, limits.maxPatternSubjectBytes),
             max_pattern: max(0, limits.maxPatternBytes),
             max_string: max(0, limits.maxStringBytes),
-            trace_cap: max(0, limits.traceCapBytes)
+            trace_cap: max(0, limits.traceCapBytes),
+            time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds))
         )
         guard let state = permit_open(&c, randomSeed) else {
             fatalError("PermitLua: cannot create a Lua state (out of memory)")
@@ -244,7 +245,7 @@ public final class LuaVM {
     }
 
     private func callError(_ status: Int, function: LuaRef) -> LuaError {
-        let message = errorText(at: -1)
+        var message = errorText(at: -1)
         permit_take_traceback(L)
         var traceback: String?
         var len = 0
@@ -260,7 +261,16 @@ public final class LuaVM {
         case PERMIT_E_BINARY: .binaryChunkRefused
         case PERMIT_E_PATTERN: .patternTooComplex
         case PERMIT_E_STRING_SIZE: .stringTooLarge
+        case PERMIT_E_TIME: .timeLimitExceeded
         default: .runtime
+        }
+        // When the budget ran out inside an allocation, Lua reports a memory error.
+        if message == "not enough memory" {
+            if kind == .instructionBudgetExceeded {
+                message = "instruction budget of \(limits.instructionsPerCall) exceeded (allocation)"
+            } else if kind == .timeLimitExceeded {
+                message = "time limit of \(limits.timeLimitMilliseconds) ms exceeded"
+            }
         }
         var chunk: String?
         var line: Int?

@@ -61,6 +61,42 @@ import Testing
         expectHealthy(vm)
     }
 
+    @Test(arguments: [
+        ("upper", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = s:upper() end"),
+        ("concat", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = s .. 'y' end"),
+        ("sub", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = s:sub(2) end"),
+        ("reverse", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = s:reverse() end"),
+        ("format", "local s = string.rep('x', 1000000) for i = 1, 1e9 do local u = string.format('%s', s) end"),
+        ("table.concat", "local t = {} for i = 1, 1000 do t[i] = 'xy' end for i = 1, 1e9 do local u = table.concat(t) end"),
+        ("byte", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = { s:byte(1, 100000) } end"),
+    ])
+    func bigStringWorkIsChargedByAllocation(name: String, source: String) {
+        let vm = LuaVM(limits: fastLimits)
+        var e: LuaError?
+        let time = seconds { e = failure(vm, source, chunk: "big.lua") }
+        #expect(e?.kind == .instructionBudgetExceeded, "\(name): \(String(describing: e))")
+        #expect(e?.message.contains("instruction budget") == true, "\(name)")
+        #expect(time < 5, "\(name) took \(time) s")
+        expectHealthy(vm)
+    }
+
+    @Test func timeLimitCatchesWorkNoCounterSees() {
+        // Comparing two distinct, equal 4 MB strings costs a memcmp per instruction.
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 1 << 40, timeLimitMilliseconds: 200))
+        var e: LuaError?
+        let time = seconds {
+            e = failure(vm, """
+                local s, t = string.rep('x', 4000000), string.rep('x', 3999999) .. 'x'
+                local n = 0
+                while true do if s == t then n = n + 1 end end
+                """, chunk: "cmp.lua")
+        }
+        #expect(e?.kind == .timeLimitExceeded, "\(String(describing: e))")
+        #expect(e?.message.contains("time limit of 200 ms exceeded") == true)
+        #expect(time < 3)
+        expectHealthy(vm)
+    }
+
     @Test func budgetIsPerCall() throws {
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000))
         let f = try vm.load("local n = 0 for i = 1, 20000 do n = n + i end return n", chunkName: "sum.lua")

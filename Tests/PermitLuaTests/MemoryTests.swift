@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func stackBalanceAndFlatMemoryOver100kCalls() throws {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, memoryBytes: 4 << 20))
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, memoryBytes: 1 << 20))
         let f = try vm.load("""
             local n, mode = ...
             if mode == 1 then error('planned ' .. n) end
