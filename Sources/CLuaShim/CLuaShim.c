@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Instructions between two count-hook events while the budget holds. */
 #define HOOK_STEP 1000
@@ -21,6 +22,9 @@ typedef struct permit_vm {
     int mem_refused; /* the allocator refused a request during this call */
     int64_t budget_limit, budget_left;
     int budget_exceeded; /* sticky until the next call starts */
+    int time_exceeded;
+    int in_call; /* script code may run: allocations are charged */
+    int64_t time_limit_ns, call_start_ns;
     int guard_kind;
     size_t max_subject, max_pattern, max_string;
     char *trace;
@@ -28,6 +32,12 @@ typedef struct permit_vm {
     int trace_truncated;
     char host_error[512];
 } permit_vm;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static permit_vm *getvm(lua_State *L) {
     void *ud = NULL;
@@ -51,6 +61,23 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             vm->mem_refused = 1;
             return NULL;
         }
+        /* Work on big strings (concatenation, upper, sub, format, ...) is
+           proportional to what it allocates: charge one unit per 64 bytes.
+           The allocation that exhausts the budget still succeeds (the count
+           hook raises the budget error, with its position, at most 1000
+           instructions later); until then allocations of 1 KiB or more fail,
+           so those instructions cannot do much work. */
+        uint64_t units = (uint64_t)(grow >> 6);
+        if (units > 0 && vm->in_call) {
+            if (vm->budget_exceeded) {
+                if (grow >= 1024) return NULL;
+            } else if (units > (uint64_t)vm->budget_left) {
+                vm->budget_exceeded = 1;
+                vm->budget_left = 0;
+            } else {
+                vm->budget_left -= (int64_t)units;
+            }
+        }
     }
     void *p = realloc(ptr, nsize);
     if (p == NULL) {
@@ -73,14 +100,26 @@ static int budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     /* From now on every instruction of this thread raises again, so a script's
        pcall cannot swallow the error and carry on. */
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    return luaL_error(L, "instruction budget of %I exceeded (%s)", (LUAI_UACINT)vm->budget_limit, where);
+    int saved = vm->limit_on; /* the message must not be refused by the allocator */
+    vm->limit_on = 0;
+    luaL_where(L, 1);
+    lua_pushfstring(L, "instruction budget of %I exceeded (%s)", (LUAI_UACINT)vm->budget_limit, where);
+    lua_concat(L, 2);
+    vm->limit_on = saved;
+    return lua_error(L);
 }
 
 static void count_hook(lua_State *L, lua_Debug *ar) {
     permit_vm *vm = getvm(L);
     int step = lua_gethookcount(L);
     if (!vm->budget_exceeded) {
-        if (vm->budget_left >= step) {
+        /* Safety net for work neither instructions nor allocations show
+           (e.g. comparing two long equal strings): a wall-clock limit. */
+        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_limit_ns) {
+            vm->time_exceeded = 1;
+            vm->budget_exceeded = 1;
+            vm->budget_left = 0;
+        } else if (vm->budget_left >= step) {
             vm->budget_left -= step;
             if (step != HOOK_STEP) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
             return;
@@ -89,11 +128,23 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
         vm->budget_left = 0;
     }
     if (step != 1) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    int saved = vm->limit_on; /* the message must not be refused by the allocator */
+    vm->limit_on = 0;
+    if (vm->time_exceeded) {
+        if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+            lua_pushfstring(L, "%s:%d: time limit of %I ms exceeded", ar->short_src, ar->currentline,
+                            (LUAI_UACINT)(vm->time_limit_ns / 1000000));
+        else
+            lua_pushfstring(L, "time limit of %I ms exceeded", (LUAI_UACINT)(vm->time_limit_ns / 1000000));
+        vm->limit_on = saved;
+        lua_error(L);
+    }
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
         lua_pushfstring(L, "%s:%d: instruction budget of %I exceeded", ar->short_src, ar->currentline,
                         (LUAI_UACINT)vm->budget_limit);
     else
         lua_pushfstring(L, "instruction budget of %I exceeded", (LUAI_UACINT)vm->budget_limit);
+    vm->limit_on = saved;
     lua_error(L);
 }
 
@@ -815,6 +866,38 @@ static int sb_randomseed(lua_State *L) {
 
 /* ------------------------------------------------------- guarded base functions */
 
+/* xpcall's message handler runs before the stack unwinds; when the error was
+   raised by the count hook, Lua runs it with hooks disabled. So once the budget
+   is gone the script's handler is skipped and the error passes unchanged. */
+static int xpcall_handler(lua_State *L) {
+    if (getvm(L)->budget_exceeded) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int finish_pcall(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int sb_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1); /* the guarded handler */
+    lua_pushboolean(L, 1);                  /* first result */
+    lua_pushvalue(L, 1);                    /* the function */
+    lua_rotate(L, 3, 3);                    /* handler, true, function, args... */
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 3, 3, finish_pcall);
+    return finish_pcall(L, status, 3);
+}
+
 static int is_frozen(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     lua_getfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
@@ -948,6 +1031,8 @@ static int sb_load(lua_State *L) {
     if (lua_type(L, 1) != LUA_TSTRING) return luaL_argerror(L, 1, "string expected (only text chunks can be loaded)");
     const char *s = lua_tolstring(L, 1, &l);
     const char *name = luaL_optstring(L, 2, "=(load)");
+    /* A script-chosen name shows as [string "name"]: it cannot pose as a policy file. */
+    if (!lua_isnoneornil(L, 2) && (name[0] == '@' || name[0] == '=')) name++;
     int hasenv = !lua_isnone(L, 4);
     if (hasenv) luaL_checktype(L, 4, LUA_TTABLE);
     charge(L, getvm(L), 1 + l, "load");
@@ -1057,7 +1142,7 @@ static int p_at_least(lua_State *L) {
 
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
-    "type", "xpcall", "rawequal", "rawget", "rawlen", NULL,
+    "type", "rawequal", "rawget", "rawlen", NULL,
 };
 
 static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
@@ -1097,6 +1182,7 @@ static int setup(lua_State *L) {
     set_fn(L, 2, "setmetatable", sb_setmetatable);
     set_fn(L, 2, "print", sb_print);
     set_fn(L, 2, "load", sb_load);
+    set_fn(L, 2, "xpcall", sb_xpcall);
 
     /* string: the real table stays the string metatable's __index. */
     lua_getfield(L, 1, "string"); /* 3 */
@@ -1169,6 +1255,7 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     if (vm == NULL) return NULL;
     vm->limit = limits->memory_bytes;
     vm->budget_limit = limits->instructions_per_call > 0 ? limits->instructions_per_call : 1;
+    vm->time_limit_ns = limits->time_limit_ms > 0 ? limits->time_limit_ms * 1000000 : 0;
     vm->budget_exceeded = 1; /* no script code runs outside permit_call */
     vm->max_subject = limits->max_pattern_subject;
     vm->max_pattern = limits->max_pattern;
@@ -1252,8 +1339,9 @@ void permit_push_error_text(lua_State *L, int idx) {
 }
 
 static int classify(lua_State *L, permit_vm *vm, int st) {
-    if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
+    if (vm->time_exceeded) return PERMIT_E_TIME;
     if (vm->budget_exceeded) return PERMIT_E_BUDGET;
+    if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
     if (st == LUA_ERRERR) return PERMIT_E_ERRERR;
     if (vm->guard_kind != 0) {
         lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
@@ -1273,11 +1361,15 @@ int permit_call(lua_State *L, int nargs) {
     lua_insert(L, hidx);
     vm->budget_left = vm->budget_limit;
     vm->budget_exceeded = 0;
+    vm->time_exceeded = 0;
+    vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
     vm->guard_kind = 0;
     vm->mem_refused = 0;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     vm->limit_on = 1;
+    vm->in_call = 1;
     int st = lua_pcall(L, nargs, LUA_MULTRET, hidx);
+    vm->in_call = 0;
     vm->limit_on = 0;
     int kind = st == LUA_OK ? PERMIT_OK : classify(L, vm, st);
     vm->budget_exceeded = 1; /* nothing runs between calls */

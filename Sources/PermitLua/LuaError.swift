@@ -7,6 +7,8 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case runtime
         /// The per-call instruction budget ran out (also counts pattern matching and other C work).
         case instructionBudgetExceeded
+        /// The per-call wall-clock safety net (`LuaLimits.timeLimitMilliseconds`) ran out.
+        case timeLimitExceeded
         /// The VM's memory cap was reached.
         case memoryExhausted
         /// A precompiled (binary) chunk was given to `load`.

@@ -2,9 +2,14 @@
 public struct LuaLimits: Sendable, Equatable {
     /// VM instructions per `call` (coroutines included). C work that the count
     /// hook cannot see is charged too: one unit per pattern-matching step,
-    /// per element moved by table.insert/remove/move, per byte loaded, and per
-    /// 64 bytes built by string.rep or printed.
+    /// per element moved by table.insert/remove/move, per byte compiled by
+    /// `load`, per 64 bytes printed, and per 64 bytes allocated (which bounds
+    /// concatenation, string.rep, upper, sub, format, table.concat, ...).
     public var instructionsPerCall: Int
+    /// Wall-clock safety net per call, in milliseconds (0 disables it), for work
+    /// neither instructions nor allocations reveal, such as comparing two long
+    /// equal strings in a loop. Checked every 1000 instructions.
+    public var timeLimitMilliseconds: Int
     /// Cap on the bytes allocated by the VM (checked while script code runs).
     public var memoryBytes: Int
     /// Longest subject for string.find / match / gmatch / gsub.
@@ -22,6 +27,7 @@ public struct LuaLimits: Sendable, Equatable {
 
     public init(
         instructionsPerCall: Int = 20_000_000,
+        timeLimitMilliseconds: Int = 2_000,
         memoryBytes: Int = 32 << 20,
         maxPatternSubjectBytes: Int = 1 << 20,
         maxPatternBytes: Int = 4096,
@@ -31,6 +37,7 @@ public struct LuaLimits: Sendable, Equatable {
         maxConvertedValues: Int = 100_000
     ) {
         self.instructionsPerCall = instructionsPerCall
+        self.timeLimitMilliseconds = timeLimitMilliseconds
         self.memoryBytes = memoryBytes
         self.maxPatternSubjectBytes = maxPatternSubjectBytes
         self.maxPatternBytes = maxPatternBytes
@@ -40,6 +47,6 @@ public struct LuaLimits: Sendable, Equatable {
         self.maxConvertedValues = maxConvertedValues
     }
 
-    /// Generous for any sane policy: 20 M instructions per call, 32 MiB.
+    /// Generous for any sane policy: 20 M instructions and 2 s per call, 32 MiB.
     public static let `default` = LuaLimits()
 }

@@ -20,6 +20,7 @@ public final class LuaVM {
     private var nextGeneration: UInt32 = 1
     private var hostFunctions: [HostFunctionBox] = []
     private var running = false
+    private var pendingReleases: [LuaRef] = []
 
     /// Opens a fresh sandbox. `randomSeed` seeds `math.random` (reproducible per seed).
     public init(limits: LuaLimits = .default, randomSeed: UInt64 = 0) {
@@ -30,7 +31,8 @@ public final class LuaVM {
             max_pattern_subject: max(0, limits.maxPatternSubjectBytes),
             max_pattern: max(0, limits.maxPatternBytes),
             max_string: max(0, limits.maxStringBytes),
-            trace_cap: max(0, limits.traceCapBytes)
+            trace_cap: max(0, limits.traceCapBytes),
+            time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds))
         )
         guard let state = permit_open(&c, randomSeed) else {
             fatalError("PermitLua: cannot create a Lua state (out of memory)")
@@ -71,7 +73,7 @@ public final class LuaVM {
             let pos = LuaError.position(in: message)
             throw LuaError(kind: kind, message: message, chunkName: pos?.chunk ?? chunkName, line: pos?.line)
         }
-        return makeRef(at: -1, typeName: "function")
+        return makeRef(L, at: -1, typeName: "function")
     }
 
     /// Calls a function (or a callable stored value) with `args` under the
@@ -90,6 +92,11 @@ public final class LuaVM {
         defer {
             lua_settop(L, base)
             running = false
+            if !pendingReleases.isEmpty {
+                let refs = pendingReleases
+                pendingReleases = []
+                for r in refs { release(r) }
+            }
         }
         guard lua_checkstack(L, Int32(clamping: args.count + 8)) != 0 else {
             throw LuaError(kind: .invalidUse, message: "too many arguments")
@@ -126,7 +133,7 @@ public final class LuaVM {
         guard type == LUA_TTABLE || type == LUA_TFUNCTION else {
             throw LuaError(kind: .invalidUse, message: "only tables and functions can be stored")
         }
-        return makeRef(at: -1, typeName: type == LUA_TTABLE ? "table" : "function")
+        return makeRef(L, at: -1, typeName: type == LUA_TTABLE ? "table" : "function")
     }
 
     /// Makes a Lua function backed by Swift. `body` gets the arguments (tables
@@ -134,7 +141,9 @@ public final class LuaVM {
     /// becomes a Lua error at the caller's position (`LuaError.message`, or the
     /// error's description). It must not call back into this VM (that throws
     /// `.invalidUse`). The Swift code never sees a longjmp: the C trampoline raises.
-    public func makeHostFunction(_ body: @escaping ([LuaValue]) throws -> [LuaValue]) -> LuaRef {
+    /// The Swift closure lives as long as the VM (releasing the ref drops only the Lua side).
+    public func makeHostFunction(_ body: @escaping ([LuaValue]) throws -> [LuaValue]) throws(LuaError) -> LuaRef {
+        guard !running else { throw LuaError(kind: .invalidUse, message: "makeHostFunction during a call") }
         let box = HostFunctionBox(vm: self, body: body)
         hostFunctions.append(box)
         let base = lua_gettop(L)
@@ -147,12 +156,17 @@ public final class LuaVM {
             },
             Unmanaged.passUnretained(box).toOpaque()
         )
-        return makeRef(at: -1, typeName: "function")
+        return makeRef(L, at: -1, typeName: "function")
     }
 
     /// Drops a registry reference. Releasing twice, or a foreign ref, is a no-op.
+    /// During a call (from a host function) the release happens when the call ends.
     public func release(_ ref: LuaRef) {
         guard ref.owner == id, liveRefs[ref.slot] == ref.generation else { return }
+        if running {
+            pendingReleases.append(ref)
+            return
+        }
         liveRefs[ref.slot] = nil
         permit_unref(L, ref.slot)
     }
@@ -203,7 +217,9 @@ public final class LuaVM {
 
     // MARK: Internals
 
-    private func makeRef(at index: Int32, typeName: String) -> LuaRef {
+    /// References the value at `index` of `L` (the main state or a coroutine:
+    /// the registry is shared, so the ref works from any thread of this VM).
+    private func makeRef(_ L: OpaquePointer, at index: Int32, typeName: String) -> LuaRef {
         lua_pushvalue(L, index)
         let slot = permit_ref(L)
         let generation = nextGeneration
@@ -229,7 +245,7 @@ public final class LuaVM {
     }
 
     private func callError(_ status: Int, function: LuaRef) -> LuaError {
-        let message = errorText(at: -1)
+        var message = errorText(at: -1)
         permit_take_traceback(L)
         var traceback: String?
         var len = 0
@@ -245,7 +261,16 @@ public final class LuaVM {
         case PERMIT_E_BINARY: .binaryChunkRefused
         case PERMIT_E_PATTERN: .patternTooComplex
         case PERMIT_E_STRING_SIZE: .stringTooLarge
+        case PERMIT_E_TIME: .timeLimitExceeded
         default: .runtime
+        }
+        // When the budget ran out inside an allocation, Lua reports a memory error.
+        if message == "not enough memory" {
+            if kind == .instructionBudgetExceeded {
+                message = "instruction budget of \(limits.instructionsPerCall) exceeded (allocation)"
+            } else if kind == .timeLimitExceeded {
+                message = "time limit of \(limits.timeLimitMilliseconds) ms exceeded"
+            }
         }
         var chunk: String?
         var line: Int?
@@ -310,11 +335,10 @@ public final class LuaVM {
             return try readTable(L, idx, keepFunctions: keepFunctions, depth: depth, state: &state)
         case LUA_TFUNCTION:
             guard keepFunctions else { return .other("function") }
-            if L == self.L { return .ref(makeRef(at: idx, typeName: "function")) }
-            lua_pushvalue(L, idx)
-            lua_xmove(L, self.L, 1)
-            defer { permit_pop(self.L, 1) }
-            return .ref(makeRef(at: -1, typeName: "function"))
+            guard lua_checkstack(L, 2) != 0 else {
+                throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while reading a function")
+            }
+            return .ref(makeRef(L, at: idx, typeName: "function"))
         case let t:
             return .other(String(cString: lua_typename(L, t)))
         }
@@ -410,12 +434,7 @@ public final class LuaVM {
             }
         case .ref(let r):
             try validate(r)
-            if L == self.L {
-                _ = permit_push_ref(L, r.slot)
-            } else {
-                _ = permit_push_ref(self.L, r.slot)
-                lua_xmove(self.L, L, 1)
-            }
+            _ = permit_push_ref(L, r.slot)
         case .other(let name):
             throw LuaError(kind: .unsupportedValue, message: "cannot pass a \(name) value to Lua")
         }

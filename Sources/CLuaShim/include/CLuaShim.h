@@ -26,7 +26,8 @@ enum {
     PERMIT_E_ERRERR = 5,
     PERMIT_E_BINARY = 6,
     PERMIT_E_PATTERN = 7,
-    PERMIT_E_STRING_SIZE = 8
+    PERMIT_E_STRING_SIZE = 8,
+    PERMIT_E_TIME = 9
 };
 
 typedef struct permit_limits {
@@ -36,6 +37,7 @@ typedef struct permit_limits {
     size_t max_pattern;
     size_t max_string;
     size_t trace_cap;
+    int64_t time_limit_ms; /* 0: none */
 } permit_limits;
 
 /// Opens a sandboxed state (NULL when the state cannot be created).
