@@ -31,6 +31,14 @@ typedef struct permit_vm {
     size_t trace_len, trace_cap, trace_dropped;
     int trace_truncated;
     char host_error[512];
+    /* Line coverage (permit test --coverage): lines run, per chunk source. */
+    int coverage_on;
+    struct cov_chunk {
+        char *source;
+        unsigned char *lines; /* one byte per line */
+        int size;
+    } cov[16];
+    int ncov;
 } permit_vm;
 
 static int64_t now_ns(void) {
@@ -94,12 +102,46 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 static void count_hook(lua_State *L, lua_Debug *ar);
 
+/* The count hook always; line events too while coverage is on. */
+static int hook_mask(const permit_vm *vm) { return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE : 0); }
+
+/* Notes that `line` of the running chunk ran. Uses malloc, not Lua's allocator, so coverage
+   never changes what the memory cap sees. */
+static void cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
+    if (!lua_getinfo(L, "S", ar) || ar->source == NULL || ar->source[0] != '@') return;
+    int line = ar->currentline;
+    if (line <= 0 || line >= (1 << 20)) return;
+    struct cov_chunk *chunk = NULL;
+    for (int i = 0; i < vm->ncov; i++) {
+        if (strcmp(vm->cov[i].source, ar->source) == 0) { chunk = &vm->cov[i]; break; }
+    }
+    if (chunk == NULL) {
+        if (vm->ncov == (int)(sizeof(vm->cov) / sizeof(vm->cov[0]))) return;
+        char *copy = strdup(ar->source);
+        if (copy == NULL) return;
+        chunk = &vm->cov[vm->ncov++];
+        chunk->source = copy;
+        chunk->lines = NULL;
+        chunk->size = 0;
+    }
+    if (line >= chunk->size) {
+        int size = chunk->size ? chunk->size : 256;
+        while (size <= line) size *= 2;
+        unsigned char *grown = (unsigned char *)realloc(chunk->lines, (size_t)size);
+        if (grown == NULL) return;
+        memset(grown + chunk->size, 0, (size_t)(size - chunk->size));
+        chunk->lines = grown;
+        chunk->size = size;
+    }
+    chunk->lines[line] = 1;
+}
+
 static int budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     vm->budget_exceeded = 1;
     vm->budget_left = 0;
     /* From now on every instruction of this thread raises again, so a script's
        pcall cannot swallow the error and carry on. */
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
     luaL_where(L, 1);
@@ -111,6 +153,10 @@ static int budget_fail(lua_State *L, permit_vm *vm, const char *where) {
 
 static void count_hook(lua_State *L, lua_Debug *ar) {
     permit_vm *vm = getvm(L);
+    if (ar->event == LUA_HOOKLINE) {
+        cov_record(L, vm, ar);
+        return;
+    }
     int step = lua_gethookcount(L);
     if (!vm->budget_exceeded) {
         /* Safety net for work neither instructions nor allocations show
@@ -121,13 +167,13 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
             vm->budget_left = 0;
         } else if (vm->budget_left >= step) {
             vm->budget_left -= step;
-            if (step != HOOK_STEP) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+            if (step != HOOK_STEP) lua_sethook(L, count_hook, hook_mask(vm), HOOK_STEP);
             return;
         }
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
     }
-    if (step != 1) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    if (step != 1) lua_sethook(L, count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
     if (vm->time_exceeded) {
@@ -1225,6 +1271,10 @@ static int setup(lua_State *L) {
     set_fn(L, 8, "since", p_since);
     set_fn(L, 8, "at_least", p_at_least);
     set_fn(L, 8, "log", sb_print);
+    /* `remember = { key = permit.forget }` deletes a key: a Lua table cannot hold nil. The NUL
+       byte keeps the marker out of any real text. */
+    lua_pushlstring(L, "\0permit.forget", 14);
+    lua_setfield(L, 8, "forget");
 
     static const char *const libs[] = {"string", "table", "math", "utf8", "coroutine", "permit"};
     for (int i = 0; i < 6; i++) {
@@ -1286,8 +1336,113 @@ void permit_close(lua_State *L) {
     permit_vm *vm = getvm(L);
     vm->limit_on = 0;
     lua_close(L);
+    for (int i = 0; i < vm->ncov; i++) {
+        free(vm->cov[i].source);
+        free(vm->cov[i].lines);
+    }
     free(vm->trace);
     free(vm);
+}
+
+/* ----------------------------------------------------------------- coverage */
+
+void permit_set_coverage(lua_State *L, int on) {
+    permit_vm *vm = getvm(L);
+    vm->coverage_on = on != 0;
+    lua_sethook(L, count_hook, hook_mask(vm), HOOK_STEP);
+}
+
+int permit_covered_lines(lua_State *L, const char *source, int *out, int max) {
+    permit_vm *vm = getvm(L);
+    int n = 0;
+    for (int i = 0; i < vm->ncov; i++) {
+        if (strcmp(vm->cov[i].source, source) != 0) continue;
+        for (int line = 1; line < vm->cov[i].size && n < max; line++) {
+            if (vm->cov[i].lines[line]) out[n++] = line;
+        }
+    }
+    return n;
+}
+
+/* Adds the lines with code of the Lua function on the top of the stack (popped) and of the
+   functions reachable from its upvalues, directly or through tables, that come from the same
+   chunk. `seen` holds visited objects; depth bounds the walk. */
+static void active_lines(lua_State *L, const char *source, int seen, unsigned char *lines, int size, int depth) {
+    const void *p = lua_topointer(L, -1);
+    if (depth > 8 || p == NULL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_rawgetp(L, seen, p) != LUA_TNIL) {
+        lua_pop(L, 2);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+    lua_rawsetp(L, seen, p);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            int type = lua_type(L, -1);
+            if (type == LUA_TFUNCTION || type == LUA_TTABLE) {
+                active_lines(L, source, seen, lines, size, depth + 1);
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_type(L, -1) != LUA_TFUNCTION || lua_iscfunction(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    for (int i = 1; lua_getupvalue(L, -1, i) != NULL; i++) {
+        int type = lua_type(L, -1);
+        if (type == LUA_TFUNCTION || type == LUA_TTABLE) {
+            active_lines(L, source, seen, lines, size, depth + 1);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    lua_Debug ar;
+    lua_pushvalue(L, -1);
+    if (lua_getinfo(L, ">SL", &ar) && ar.source != NULL && strcmp(ar.source, source) == 0 && lua_istable(L, -1)) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_Integer line = lua_tointeger(L, -2);
+            if (line > 0 && line < size) lines[line] = 1;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 2); /* the activelines table (or nil), the function */
+}
+
+int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max) {
+    permit_vm *vm = getvm(L);
+    int saved = vm->limit_on;
+    vm->limit_on = 0;
+    int size = 1 << 16;
+    unsigned char *lines = (unsigned char *)calloc((size_t)size, 1);
+    if (lines == NULL) {
+        vm->limit_on = saved;
+        return 0;
+    }
+    int base = lua_gettop(L);
+    lua_newtable(L);
+    int seen = lua_gettop(L);
+    for (int i = 0; i < nrefs; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, refs[i]);
+        active_lines(L, source, seen, lines, size, 0);
+    }
+    lua_settop(L, base);
+    int n = 0;
+    for (int line = 1; line < size && n < max; line++) {
+        if (lines[line]) out[n++] = line;
+    }
+    free(lines);
+    vm->limit_on = saved;
+    return n;
 }
 
 int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname) {
@@ -1365,7 +1520,7 @@ int permit_call(lua_State *L, int nargs) {
     vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
     vm->guard_kind = 0;
     vm->mem_refused = 0;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+    lua_sethook(L, count_hook, hook_mask(vm), HOOK_STEP);
     vm->limit_on = 1;
     vm->in_call = 1;
     int st = lua_pcall(L, nargs, LUA_MULTRET, hidx);

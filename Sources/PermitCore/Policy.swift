@@ -28,6 +28,38 @@ extension Policy {
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
 
+/// Which lines of a policy file have code, and which of them ran.
+public struct LineCoverage: Sendable, Hashable {
+    /// The policy file as reports name it.
+    public var file: String
+    public var executable: Set<Int>
+    public var covered: Set<Int>
+
+    public init(file: String, executable: Set<Int>, covered: Set<Int>) {
+        self.file = file
+        self.executable = executable
+        self.covered = covered
+    }
+
+    /// Lines with code that never ran, in order.
+    public var missed: [Int] { executable.subtracting(covered).sorted() }
+
+    /// Share of executable lines that ran, 0–100.
+    public var percent: Double {
+        executable.isEmpty ? 100 : Double(executable.intersection(covered).count) * 100 / Double(executable.count)
+    }
+
+    /// Combines the coverage of several runs of the same file.
+    public func merged(with other: LineCoverage) -> LineCoverage {
+        LineCoverage(file: file, executable: executable.union(other.executable), covered: covered.union(other.covered))
+    }
+}
+
+/// A policy that can say which of its lines ran (Lua policies loaded with coverage on).
+public protocol LineCoverageReporting {
+    var lineCoverage: LineCoverage? { get }
+}
+
 /// Everything a policy sees for one event (`ctx`, SPEC §4).
 public struct PolicyContext: Sendable {
     public var event: AppEvent

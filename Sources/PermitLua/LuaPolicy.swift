@@ -7,7 +7,7 @@ import PermitCore
 /// `lua_State` is only ever entered by one of them at a time. Everything that does not change
 /// between calls (the compiled functions, the platform and capability tables, the merged
 /// params) is kept in the VM's registry instead of being rebuilt for every event.
-public final class LuaPolicy: Policy {
+public final class LuaPolicy: Policy, LineCoverageReporting {
     /// What `remember = { key = permit.forget }` stores to delete a key: Lua tables cannot
     /// hold `nil`, so deletion needs a marker. A NUL byte keeps it out of real text.
     public static let forgetMarker = "\u{0}permit.forget"
@@ -29,14 +29,20 @@ public final class LuaPolicy: Policy {
         let vm: LuaVM
         let decide: LuaRef
         let planReminders: LuaRef?
+        /// Lines with code, when coverage is recorded.
+        var executableLines: Set<Int>?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         var trace: [String] = []
     }
 
     /// Loads a policy from source text. `chunkName` names it in every error (`polite/policy.lua:12: ...`).
-    public init(source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0) throws(PolicyError) {
+    ///   - coverage: record which lines run (`permit test --coverage`); costs a hook per line.
+    public init(
+        source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
+    ) throws(PolicyError) {
         let vm = LuaVM(limits: limits, randomSeed: randomSeed)
+        if coverage { vm.recordCoverage(true) }
         let chunk: LuaRef
         let results: [LuaValue]
         do throws(LuaError) {
@@ -44,6 +50,11 @@ public final class LuaPolicy: Policy {
             results = try vm.call(chunk, [], keepFunctions: true)
         } catch {
             throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true)
+        }
+        var executable: Set<Int>?
+        if coverage {
+            let functions = [chunk] + (results.first?.tableValue?.entries.compactMap(\.value.refValue) ?? [])
+            executable = Set(vm.executableLines(of: functions, chunkName: chunkName))
         }
         vm.release(chunk)
         func fail(_ field: String?, _ message: String) -> PolicyError {
@@ -96,12 +107,13 @@ public final class LuaPolicy: Policy {
         self.chunkName = chunkName
         self.defaultParams = params
         self.plansReminders = planReminders != nil
-        self.runtime = Locked(Runtime(vm: vm, decide: decide, planReminders: planReminders))
+        self.runtime = Locked(Runtime(vm: vm, decide: decide, planReminders: planReminders, executableLines: executable))
     }
 
     /// Loads `url`; errors name it as `displayName` (default: the path).
     public static func load(
-        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0,
+        coverage: Bool = false
     ) throws(PolicyError) -> LuaPolicy {
         let name = displayName ?? url.path
         let data: Data
@@ -116,7 +128,7 @@ public final class LuaPolicy: Policy {
             }
             throw PolicyError(kind: .load, message: "the policy is not UTF-8 text", file: name)
         }
-        return try LuaPolicy(source: source, chunkName: name, limits: limits, randomSeed: randomSeed)
+        return try LuaPolicy(source: source, chunkName: name, limits: limits, randomSeed: randomSeed, coverage: coverage)
     }
 
     // MARK: Policy
@@ -154,6 +166,17 @@ public final class LuaPolicy: Policy {
             let trace = runtime.vm.drainTrace()
             guard trace.truncated else { return trace.text }
             return trace.text + "\n[trace capped: \(trace.droppedBytes) bytes dropped]"
+        }
+    }
+
+    /// The lines that ran so far, when the policy was loaded with `coverage: true`.
+    public var lineCoverage: LineCoverage? {
+        runtime.withLock { runtime in
+            guard let executable = runtime.executableLines else { return nil }
+            let covered = Set(runtime.vm.coveredLines(chunkName: chunkName))
+            // A closure created during a call is not reachable before it runs: its lines count
+            // as executable once they have run.
+            return LineCoverage(file: chunkName, executable: executable.union(covered), covered: covered)
         }
     }
 
@@ -214,7 +237,7 @@ public final class LuaPolicy: Policy {
         let kind: PolicyError.Kind
         switch error.kind {
         case .syntax, .binaryChunkRefused: kind = .load
-        case .instructionBudgetExceeded: kind = .instructionBudget
+        case .instructionBudgetExceeded, .timeLimitExceeded: kind = .instructionBudget
         case .memoryExhausted: kind = .memory
         default: kind = loading && error.kind == .invalidUse ? .load : .runtime
         }
@@ -227,6 +250,8 @@ public final class LuaPolicy: Policy {
         switch error.kind {
         case .instructionBudgetExceeded:
             message = "the policy ran out of its instruction budget (an endless loop?): \(message)"
+        case .timeLimitExceeded:
+            message = "the policy ran past its time limit: \(message)"
         case .memoryExhausted:
             message = "the policy ran out of memory: \(message)"
         default:

@@ -206,6 +206,36 @@ public final class LuaVM {
     /// Number of live registry references made by this VM.
     public var liveReferenceCount: Int { liveRefs.count }
 
+    // MARK: Line coverage
+
+    /// Records every line a script runs from now on (for `permit test --coverage`). Costs a
+    /// hook call per line, so it is off by default.
+    public func recordCoverage(_ on: Bool) {
+        permit_set_coverage(L, on ? 1 : 0)
+    }
+
+    /// The lines of `chunkName` that ran while coverage was recorded, in order.
+    public func coveredLines(chunkName: String) -> [Int] {
+        var lines = [Int32](repeating: 0, count: 1 << 16)
+        let count = ("@" + chunkName).withCString { permit_covered_lines(L, $0, &lines, Int32(lines.count)) }
+        return lines.prefix(Int(count)).map(Int.init)
+    }
+
+    /// The lines with code in the given functions and in every function of the same chunk
+    /// reachable from their upvalues (local helpers, tables of helpers). Functions created
+    /// only while a call runs (closures inside a function) are not reachable; their lines
+    /// count once they run.
+    public func executableLines(of functions: [LuaRef], chunkName: String) -> [Int] {
+        let slots = functions.filter { (try? validate($0)) != nil }.map(\.slot)
+        var lines = [Int32](repeating: 0, count: 1 << 16)
+        let count = ("@" + chunkName).withCString { source in
+            slots.withUnsafeBufferPointer { refs in
+                permit_active_lines(L, refs.baseAddress, Int32(refs.count), source, &lines, Int32(lines.count))
+            }
+        }
+        return lines.prefix(Int(count)).map(Int.init)
+    }
+
     /// Runs a full garbage collection (finalizers cannot exist in the sandbox).
     public func collectGarbage() {
         guard !running else { return }

@@ -5,12 +5,25 @@ import PermitCore
 public enum JSONReport {
     public static func render(_ run: TestRun) -> String {
         let scenarios: [PolicyValue] = run.reports.map(scenario)
-        return encode(.table([
+        var fields: [String: PolicyValue] = [
             "scenarios": .list(scenarios),
             "passed": .integer(Int64(run.passedCount)),
             "failed": .integer(Int64(run.failedCount)),
             "input_errors": .integer(Int64(run.inputErrorCount)),
-        ]))
+        ]
+        let coverage = run.coverage
+        if !coverage.isEmpty {
+            fields["coverage"] = .list(coverage.map { file in
+                .table([
+                    "file": .string(file.file),
+                    "percent": .number((file.percent * 10).rounded() / 10),
+                    "lines": .integer(Int64(file.executable.count)),
+                    "covered": .integer(Int64(file.executable.count - file.missed.count)),
+                    "missed": .list(file.missed.map { .integer(Int64($0)) }),
+                ])
+            })
+        }
+        return encode(.table(fields))
     }
 
     static func scenario(_ report: ScenarioReport) -> PolicyValue {

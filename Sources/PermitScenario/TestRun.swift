@@ -18,6 +18,8 @@ public struct ScenarioReport: Sendable {
     public var file: ScenarioFile
     public var name: String
     public var verdict: Verdict
+    /// The policy's line coverage after this scenario, when it was recorded.
+    public var coverage: LineCoverage?
 
     public var passed: Bool {
         if case .ran(let result) = verdict { return result.passed }
@@ -40,6 +42,15 @@ public struct TestRun: Sendable {
     /// Scenario files that could not be read; they make the exit code 2.
     public var inputErrorCount: Int { reports.filter(\.isInputError).count }
     public var hasInputErrors: Bool { reports.contains(where: \.isInputError) }
+
+    /// Line coverage per policy file over every scenario that ran it, by file name.
+    public var coverage: [LineCoverage] {
+        var byFile: [String: LineCoverage] = [:]
+        for case let coverage? in reports.map(\.coverage) {
+            byFile[coverage.file] = byFile[coverage.file].map { $0.merged(with: coverage) } ?? coverage
+        }
+        return byFile.values.sorted { $0.file < $1.file }
+    }
 
     /// SPEC §9: 0 all pass, 1 a failure, 2 bad input.
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
@@ -83,7 +94,10 @@ public struct TestRun: Sendable {
             return ScenarioReport(file: file, name: scenario.name, verdict: .policyFailed(error))
         }
         do {
-            return ScenarioReport(file: file, name: scenario.name, verdict: .ran(try await ScenarioRunner(policy: policy).run(scenario)))
+            let result = try await ScenarioRunner(policy: policy).run(scenario)
+            return ScenarioReport(
+                file: file, name: scenario.name, verdict: .ran(result),
+                coverage: (policy as? any LineCoverageReporting)?.lineCoverage)
         } catch {
             return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(error))
         }

@@ -33,6 +33,17 @@ public struct TextReport: Sendable {
                 }
             }
         }
+        let coverage = run.coverage
+        if !coverage.isEmpty {
+            out.append("")
+            out.append("coverage")
+            for file in coverage {
+                let missed = file.missed
+                out.append("  \(file.file)  " + String(format: "%.1f%%", file.percent)
+                    + "  (\(file.executable.count - missed.count) of \(file.executable.count) lines)"
+                    + (missed.isEmpty ? "" : "  not run: " + LineRanges.describe(missed)))
+            }
+        }
         out.append("")
         if run.inputErrorCount > 0 {
             out.append("\(run.inputErrorCount) scenario file\(run.inputErrorCount == 1 ? "" : "s") could not be read (exit 2)")
@@ -60,5 +71,20 @@ public struct TextReport: Sendable {
 
     private func paint(_ text: String, _ code: Int) -> String {
         colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// `3, 4, 5, 9` → `3–5, 9`.
+enum LineRanges {
+    static func describe(_ lines: [Int]) -> String {
+        var parts: [String] = []
+        var index = 0
+        while index < lines.count {
+            var end = index
+            while end + 1 < lines.count, lines[end + 1] == lines[end] + 1 { end += 1 }
+            parts.append(end == index ? "\(lines[index])" : "\(lines[index])–\(lines[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ", ")
     }
 }

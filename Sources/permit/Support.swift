@@ -56,6 +56,8 @@ func loadPolicy(_ url: URL) throws -> LuaPolicy {
 }
 
 /// The loader `permit test` uses: one fresh VM per scenario, so scenarios cannot leak state.
-let luaLoader: PolicyLoader = { url throws(PolicyError) in
-    try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url))
+func luaLoader(coverage: Bool) -> PolicyLoader {
+    { url throws(PolicyError) in
+        try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), coverage: coverage)
+    }
 }

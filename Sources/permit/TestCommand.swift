@@ -15,6 +15,7 @@ struct TestCommand: AsyncParsableCommand {
             Examples:
               permit test
               permit test policies/polite --verbose
+              permit test --coverage
               permit test --filter ios9 --format junit > report.xml
             """)
 
@@ -29,6 +30,9 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Show passing steps too.")
     var verbose = false
 
+    @Flag(help: "Report the lines of each policy that ran, and those that never did.")
+    var coverage = false
+
     @Option(help: "Output format: text, json or junit.")
     var format: Format = .text
 
@@ -40,7 +44,7 @@ struct TestCommand: AsyncParsableCommand {
             Terminal.printError(error.description)
             throw Exit.badInput
         }
-        let run = await TestRun.run(files, filter: filter, loader: luaLoader)
+        let run = await TestRun.run(files, filter: filter, loader: luaLoader(coverage: coverage))
         guard !run.reports.isEmpty else {
             Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
                 + (filter.map { " matching \"\($0)\"" } ?? ""))

@@ -367,3 +367,64 @@ private enum Fixture {
         #expect(fine.errors.isEmpty && fine.decision.reason == "fine")
     }
 }
+
+@Suite struct LuaCoverageTests {
+    static let source = """
+        local function helper(ctx)
+          if ctx.status == "denied" then
+            return { action = "none", reason = "denied" }
+          end
+          return nil
+        end
+
+        return {
+          name = "cov",
+          decide = function(ctx)
+            if ctx.event.name == "app_launch" then
+              return helper(ctx)
+            end
+            return { action = "none", reason = "other" }
+          end,
+        }
+        """
+
+    @Test func linesThatRanAndLinesThatDidNot() throws {
+        let policy = try LuaPolicy(source: Self.source, chunkName: "cov.lua", coverage: true)
+        let before = try #require(policy.lineCoverage)
+        #expect(before.executable.isSuperset(of: [2, 3, 5, 11, 12, 14]))
+        #expect(!before.executable.contains(7))  // blank
+        _ = try policy.decide(Fixture.context(.appLaunch, status: .notDetermined))
+        var coverage = try #require(policy.lineCoverage)
+        #expect(coverage.covered.isSuperset(of: [2, 5, 11, 12]))
+        #expect(coverage.missed.contains(3) && coverage.missed.contains(14))
+        _ = try policy.decide(Fixture.context(.appLaunch, status: .denied))
+        _ = try policy.decide(Fixture.context(.appForeground))
+        coverage = try #require(policy.lineCoverage)
+        #expect(coverage.missed.isEmpty, "\(coverage.missed)")
+        #expect(coverage.percent == 100)
+    }
+
+    @Test func coverageIsOffByDefault() throws {
+        #expect(try LuaPolicy(source: Self.source, chunkName: "cov.lua").lineCoverage == nil)
+    }
+}
+
+@Suite struct LuaForgetTests {
+    @Test func forgetDeletesARememberedKey() async throws {
+        let policy = try LuaPolicy(source: """
+            return { name = "forget", decide = function(ctx)
+              if ctx.event.name == "app_launch" then return { action = "none", remember = { a = 1, b = "x" } } end
+              return { action = "none", remember = { a = permit.forget } }
+            end }
+            """, chunkName: "forget.lua")
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let platform = Platform(version: try OSVersion(parsing: "16.4"))
+        let engine = PermissionEngine(
+            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
+            configuration: EngineConfiguration(foregroundRechecks: []))
+        _ = await engine.handle(.appLaunch)
+        #expect(await engine.history.state == ["a": .integer(1), "b": .string("x")])
+        _ = await engine.handle(.appForeground)
+        #expect(await engine.history.state == ["b": .string("x")])
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import PermitLua
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -161,5 +162,31 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         #expect(parser.parse(), "\(xml)")
         #expect(collector.cases.sorted() == ["fails <&> ", "passes"])
         #expect(collector.failures == 1)
+    }
+}
+
+@Suite struct CoverageReportTests {
+    @Test func coverageIsMergedPerPolicyAndReported() async throws {
+        let tree = Tree()
+        tree.write("p/policy.lua", """
+            return { name = "p", decide = function(ctx)
+              if ctx.status == "denied" then
+                return { action = "none", reason = "denied" }
+              end
+              return nil
+            end }
+            """)
+        tree.write("p/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n")
+        let loader: PolicyLoader = { url throws(PolicyError) in try LuaPolicy.load(contentsOf: url, displayName: "p/policy.lua", coverage: true) }
+        var run = await TestRun.run(try Discovery.scenarios(under: [tree.path()]), filter: nil, loader: loader)
+        #expect(run.coverage.count == 1)
+        #expect(run.coverage.first?.missed == [3])
+        #expect(TextReport().render(run).contains("p/policy.lua  80.0%  (4 of 5 lines)  not run: 3"))
+        tree.write("p/tests/b.yaml", "device: { os: \"16.0\" }\ninitial: { authorization: denied }\nsteps:\n  - event: app_launch\n")
+        run = await TestRun.run(try Discovery.scenarios(under: [tree.path()]), filter: nil, loader: loader)
+        #expect(run.coverage.first?.percent == 100)
+        let json = try JSONSerialization.jsonObject(with: Data(JSONReport.render(run).utf8)) as! [String: Any]
+        #expect(((json["coverage"] as? [[String: Any]])?.first?["percent"] as? Double) == 100)
+        #expect(LineRanges.describe([1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–8")
     }
 }

@@ -89,4 +89,12 @@ const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len); /* strings
 int permit_is_integer(lua_State *L, int idx);
 int permit_lua_version_num(void);
 
+/* Line coverage. With coverage on, the hook also records each line run, per chunk source
+   (`@name`). permit_covered_lines writes up to `max` covered lines of `source` to `out`, in
+   order, and returns how many; permit_active_lines does the same for the lines with code in
+   the functions behind `refs` and those reachable from their upvalues (same chunk only). */
+void permit_set_coverage(lua_State *L, int on);
+int permit_covered_lines(lua_State *L, const char *source, int *out, int max);
+int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max);
+
 #endif
