@@ -6,24 +6,59 @@ import Foundation
 /// so a crash mid-write leaves the old file intact. A file that cannot be read (empty, damaged,
 /// written by a newer schema, unreadable) is moved aside as `<name>.damaged-<timestamp>` —
 /// never silently overwritten — and the load reports it and starts clean.
+///
+/// One store owns its file: it holds an exclusive lock (`<name>.lock`, `flock(2)`) for its
+/// lifetime, so a second engine pointed at the same location — in this process or another — is
+/// refused with a clear error instead of silently losing the other's updates. The kernel drops
+/// the lock when the process ends, so a crash never leaves it stuck.
 public final class JSONFileLedgerStore: LedgerStore {
     public let url: URL
     /// Set when an unreadable file could be neither moved nor copied aside: saving would
     /// destroy the only copy, so saves are refused until someone removes it.
     private let protectedFile = Locked<String?>(nil)
+    /// The open lock file, or -1 when the location could not be locked (read-only directory).
+    private let lockDescriptor: Int32
+    private let lockWarning: String?
 
-    public init(url: URL) { self.url = url }
-
-    private struct Envelope: Codable {
-        var schema: Int
-        var ledger: Ledger
+    /// Opens the store at `url`, taking its lock.
+    /// - Throws: `LedgerStoreError` when another store (another engine) holds the location.
+    public init(url: URL) throws(LedgerStoreError) {
+        self.url = url
+        let lockPath = url.path + ".lock"
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0 {
+            // A read-only or missing location: the ledger can still be read; saves will report.
+            lockDescriptor = -1
+            lockWarning = "could not create the lock file \(lockPath) (\(String(cString: strerror(errno)))); "
+                + "engines sharing this location would not be detected"
+            return
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw LedgerStoreError(
+                location: url.path,
+                reason: busy
+                    ? "another engine is using this ledger (\(lockPath) is locked); give each engine its own store location, or send every event to one engine"
+                    : "could not lock \(lockPath): \(reason)")
+        }
+        lockDescriptor = descriptor
+        lockWarning = nil
     }
 
-    private struct SchemaOnly: Decodable {
-        var schema: Int
+    deinit {
+        if lockDescriptor >= 0 { close(lockDescriptor) }  // closing releases the flock
     }
 
     public func load() -> LedgerLoadResult {
+        var result = loadLedger()
+        if let lockWarning { result.warnings.append(lockWarning) }
+        return result
+    }
+
+    private func loadLedger() -> LedgerLoadResult {
         guard FileManager.default.fileExists(atPath: url.path) else { return LedgerLoadResult(ledger: Ledger()) }
         let data: Data
         do {

@@ -295,7 +295,7 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         try Data("garbage".utf8).write(to: url)
         let engine = PermissionEngine(
             policy: always(.none), client: try SimulatedDevice(platform: platform("16"), clock: SystemClock()),
-            platform: platform("16"), store: JSONFileLedgerStore(url: url))
+            platform: platform("16"), store: try JSONFileLedgerStore(url: url))
         #expect(engine.storeWarnings.count == 1)
     }
 

@@ -25,14 +25,15 @@ import Testing
     }
 
     func files(in directory: URL) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()) ?? []
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !$0.hasSuffix(".lock") }.sorted()
     }
 
     @Test func roundTrip() throws {
         let url = directory().appendingPathComponent("ledger.json")
-        let store = JSONFileLedgerStore(url: url)
-        try store.save(sample())
-        let loaded = JSONFileLedgerStore(url: url).load()
+        var store: JSONFileLedgerStore? = try JSONFileLedgerStore(url: url)
+        try store?.save(sample())
+        store = nil  // a later launch: a new store on the same file
+        let loaded = try JSONFileLedgerStore(url: url).load()
         #expect(loaded.ledger == sample())
         #expect(loaded.warnings.isEmpty)
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -40,8 +41,8 @@ import Testing
         #expect(text.contains("\"soft_prompt\":{"))
     }
 
-    @Test func missingFileStartsCleanWithoutWarnings() {
-        let loaded = JSONFileLedgerStore(url: directory().appendingPathComponent("none.json")).load()
+    @Test func missingFileStartsCleanWithoutWarnings() throws {
+        let loaded = try JSONFileLedgerStore(url: directory().appendingPathComponent("none.json")).load()
         #expect(loaded.ledger == Ledger())
         #expect(loaded.warnings.isEmpty)
     }
@@ -49,7 +50,7 @@ import Testing
     @Test func savingCreatesTheDirectory() throws {
         let url = directory().appendingPathComponent("nested/deeper/ledger.json")
         try JSONFileLedgerStore(url: url).save(sample())
-        #expect(JSONFileLedgerStore(url: url).load().ledger == sample())
+        #expect(try JSONFileLedgerStore(url: url).load().ledger == sample())
     }
 
     @Test func anInterruptedWriteLeavesTheOldFileReadable() throws {
@@ -60,7 +61,7 @@ import Testing
         // was never touched, because writes only ever replace it by rename.
         let partial = try LedgerCoding.encode(Ledger()).prefix(9)
         try partial.write(to: dir.appendingPathComponent(".ledger.json.\(UUID().uuidString).tmp"))
-        let loaded = JSONFileLedgerStore(url: url).load()
+        let loaded = try JSONFileLedgerStore(url: url).load()
         #expect(loaded.ledger == sample())
         #expect(loaded.warnings.isEmpty)
     }
@@ -78,7 +79,7 @@ import Testing
         let dir = directory()
         let url = dir.appendingPathComponent("ledger.json")
         try Data(content.utf8).write(to: url)
-        let store = JSONFileLedgerStore(url: url)
+        let store = try JSONFileLedgerStore(url: url)
         let loaded = store.load()
         #expect(loaded.ledger == Ledger())
         #expect(loaded.warnings.count == 1)
@@ -89,14 +90,14 @@ import Testing
         #expect(try Data(contentsOf: dir.appendingPathComponent(aside[0])) == Data(content.utf8))
         // The next save writes a fresh file and the copy stays.
         try store.save(sample())
-        #expect(JSONFileLedgerStore(url: url).load().ledger == sample())
+        #expect(store.load().ledger == sample())
         #expect(files(in: dir).contains(aside[0]))
     }
 
     @Test func aPartialLedgerFillsDefaults() throws {
         let url = directory().appendingPathComponent("ledger.json")
         try Data(#"{"schema":1,"ledger":{"launches":4,"soft_prompt":{"declined":1}}}"#.utf8).write(to: url)
-        let loaded = JSONFileLedgerStore(url: url).load()
+        let loaded = try JSONFileLedgerStore(url: url).load()
         #expect(loaded.warnings.isEmpty)
         #expect(loaded.ledger.launches == 4)
         #expect(loaded.ledger.softPrompt.declined == 1)
@@ -108,7 +109,7 @@ import Testing
         // The "directory" is a regular file, so nothing can be created under it, even as root.
         let blocker = directory().appendingPathComponent("not-a-directory")
         try Data("x".utf8).write(to: blocker)
-        let store = JSONFileLedgerStore(url: blocker.appendingPathComponent("ledger.json"))
+        let store = try JSONFileLedgerStore(url: blocker.appendingPathComponent("ledger.json"))
         #expect {
             try store.save(sample())
         } throws: { error in
@@ -129,6 +130,37 @@ import Testing
         }
         // No temporary file is left behind.
         #expect(files(in: dir) == ["ledger.json"])
+    }
+
+    @Test func aSecondStoreOnTheSameFileIsRefusedClearly() throws {
+        let url = directory().appendingPathComponent("ledger.json")
+        var first: JSONFileLedgerStore? = try JSONFileLedgerStore(url: url)
+        try first?.save(sample())
+        #expect {
+            try JSONFileLedgerStore(url: url)
+        } throws: { error in
+            (error as? LedgerStoreError)?.reason.contains("another engine is using this ledger") == true
+        }
+        first = nil  // the lock goes with the store
+        #expect(try JSONFileLedgerStore(url: url).load().ledger == sample())
+    }
+
+    /// A crash can stop a write anywhere: whatever prefix of a ledger file is left, loading
+    /// never crashes, and either reads it or sets it aside with a warning and a copy.
+    @Test func everyTruncationOfAWriteLoadsSafely() throws {
+        let full = try LedgerCoding.encode(sample())
+        let dir = directory()
+        for length in 0..<full.count {
+            let url = dir.appendingPathComponent("ledger-\(length).json")
+            try full.prefix(length).write(to: url)
+            let loaded = try JSONFileLedgerStore(url: url).load()
+            #expect(loaded.ledger == Ledger() && loaded.warnings.count == 1, "prefix of \(length) bytes")
+        }
+        let url = dir.appendingPathComponent("ledger-full.json")
+        try full.write(to: url)
+        #expect(try JSONFileLedgerStore(url: url).load().ledger == sample())
+        // Every damaged prefix was kept aside, none deleted.
+        #expect(files(in: dir).filter { $0.contains(".damaged-") }.count == full.count)
     }
 
     @Test func inMemoryStoreRoundTrip() throws {

@@ -31,7 +31,11 @@ do {
 //    temporary directory here. Writes are atomic; a damaged file is set aside and reported.
 let storeURL = FileManager.default.temporaryDirectory
     .appendingPathComponent("permit-host-example-\(ProcessInfo.processInfo.processIdentifier)/ledger.json")
-let store = JSONFileLedgerStore(url: storeURL)
+let store: JSONFileLedgerStore
+do { store = try JSONFileLedgerStore(url: storeURL) } catch {
+    FileHandle.standardError.write(Data("ledger store: \(error)\n".utf8))  // e.g. another engine holds it
+    exit(2)
+}
 
 // 4. The engine's own settings: at most two prompts a local day, Chinese copy, Taipei time,
 //    a param override for this app.

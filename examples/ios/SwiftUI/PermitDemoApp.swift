@@ -30,7 +30,9 @@ final class PermissionCoordinator: ObservableObject {
         }
         let engine = PermissionEngine(
             policy: policy, client: client, platform: Platform(version: version),
-            store: JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")),
+            // One engine per ledger file; should the file be locked, keep the session in memory.
+            store: (try? JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")))
+                ?? InMemoryLedgerStore(),
             configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
         self.engine = engine
         Task { @MainActor in

@@ -23,7 +23,9 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         engine = PermissionEngine(
             policy: policy, client: client,
             platform: Platform(version: (try? OSVersion(parsing: UIDevice.current.systemVersion)) ?? OSVersion(major: 16)),
-            store: JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")),
+            // One engine per ledger file; should the file be locked, keep the session in memory.
+            store: (try? JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")))
+                ?? InMemoryLedgerStore(),
             configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
         Task { await send(.appLaunch) }
         return true
