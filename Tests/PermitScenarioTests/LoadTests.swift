@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitLua
+
+/// Many tasks, one engine, a real Lua policy.
+@Suite struct LoadTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Wraps a policy and notes whenever two calls overlap (the VM entered twice at once).
+    final class OverlapDetector: Policy {
+        let inner: any Policy
+        let inside = Locked(0)
+        let overlaps = Locked(0)
+        let calls = Locked(0)
+
+        init(_ inner: any Policy) { self.inner = inner }
+        var name: String { inner.name }
+        var plansReminders: Bool { inner.plansReminders }
+
+        private func entering<T>(_ body: () throws(PolicyError) -> T) throws(PolicyError) -> T {
+            if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.withLock { $0 += 1 } }
+            calls.withLock { $0 += 1 }
+            defer { inside.withLock { $0 -= 1 } }
+            return try body()
+        }
+
+        func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+            try entering { () throws(PolicyError) in try inner.decide(context) }
+        }
+
+        func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+            try entering { () throws(PolicyError) in try inner.planReminders(context) }
+        }
+    }
+
+    /// 100 tasks × 1,000 events into one engine running the polite pack: every event counted
+    /// exactly once, and the Lua VM never entered by two events at once.
+    @Test func hundredTasksThousandEventsEach() async throws {
+        let policy = OverlapDetector(try LuaPolicy.load(
+            contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), displayName: "polite/policy.lua"))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let platform = Platform(version: OSVersion(major: 16, minor: 4))
+        let store = InMemoryLedgerStore()
+        let engine = PermissionEngine(
+            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform,
+            store: store, clock: clock, configuration: EngineConfiguration(foregroundRechecks: []))
+        // Sanitizer runs in CI lower the per-task count (PERMIT_LOAD_EVENTS); the default is the
+        // full 100 × 1,000.
+        let tasks = 100
+        let eventsPerTask = ProcessInfo.processInfo.environment["PERMIT_LOAD_EVENTS"].flatMap(Int.init).map { max(4, $0 / 4 * 4) } ?? 1000
+        let errors = Locked(0)
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for index in 0..<eventsPerTask {
+                        let event: AppEvent = switch (task + index) % 4 {
+                        case 0: .appForeground
+                        case 1: .featureOpened("feature-\(task % 10)")
+                        case 2: .appBackground
+                        default: .featureOpened("reminders")
+                        }
+                        let outcome = await engine.handle(event)
+                        if !outcome.errors.isEmpty { errors.withLock { $0 += 1 } }
+                    }
+                }
+            }
+        }
+        let history = await engine.history
+        let total = tasks * eventsPerTask
+        #expect(history.foregrounds == total / 4)
+        #expect(history.features.values.reduce(0) { $0 + $1.opened } == total / 2)
+        #expect(history.features["reminders"]?.opened == total / 4)
+        #expect(policy.calls.current >= total)  // decide for every event (+ reminder plans)
+        #expect(policy.overlaps.current == 0)
+        #expect(errors.current == 0)
+        #expect(store.ledger == history)
+    }
+
+    @Test func enginesSharingOneFileAreRefused() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-load-\(UUID().uuidString)/ledger.json")
+        let first = try JSONFileLedgerStore(url: url)
+        #expect(throws: LedgerStoreError.self) { try JSONFileLedgerStore(url: url) }
+        withExtendedLifetime(first) {}
+    }
+}
