@@ -17,7 +17,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
     public static let names: [String] = Setting.allCases.map(\.rawValue)
 
     /// One setting, by name, so that tables of settings can be built and read generically.
-    public enum Setting: String, Sendable, CaseIterable, Codable {
+    public enum Setting: String, Sendable, CaseIterable, Codable, CodingKey {
         case alert, sound, badge
         case lockScreen = "lock_screen"
         case notificationCenter = "notification_center"
@@ -108,27 +108,17 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         return settings
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case alert, sound, badge
-        case lockScreen = "lock_screen"
-        case notificationCenter = "notification_center"
-        case carPlay = "car_play"
-        case criticalAlert = "critical_alert"
-        case timeSensitive = "time_sensitive"
-        case scheduledDelivery = "scheduled_delivery"
-    }
-
     /// Missing keys decode as `not_supported`, so a partial table (a scenario's `initial`) works.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        func value(_ key: CodingKeys) throws -> SettingValue {
-            try c.decodeIfPresent(SettingValue.self, forKey: key) ?? .notSupported
+        let container = try decoder.container(keyedBy: Setting.self)
+        self.init()
+        for setting in Setting.allCases {
+            self[setting] = try container.decodeIfPresent(SettingValue.self, forKey: setting) ?? .notSupported
         }
-        self.init(
-            alert: try value(.alert), sound: try value(.sound), badge: try value(.badge),
-            lockScreen: try value(.lockScreen), notificationCenter: try value(.notificationCenter),
-            carPlay: try value(.carPlay), criticalAlert: try value(.criticalAlert),
-            timeSensitive: try value(.timeSensitive), scheduledDelivery: try value(.scheduledDelivery)
-        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Setting.self)
+        for setting in Setting.allCases { try container.encode(self[setting], forKey: setting) }
     }
 }

@@ -18,6 +18,15 @@ private enum Fixture {
             """, chunkName: "fixture.lua")
     }
 
+    /// An engine on a simulated iOS 16.4 device running `policy`.
+    static func engine(_ policy: any Policy) throws -> PermissionEngine {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let platform = Platform(version: try OSVersion(parsing: "16.4"))
+        return PermissionEngine(
+            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
+            configuration: EngineConfiguration(foregroundRechecks: []))
+    }
+
     static func context(
         _ event: AppEvent = .featureOpened("diary"), status: PermissionStatus = .notDetermined, os: String = "16.4",
         params: [String: PolicyValue] = [:], history: Ledger = Ledger(), locale: String = "zh-Hans", bucket: Int = 42
@@ -329,11 +338,7 @@ private enum Fixture {
               permit.log("status", ctx.status)
             end }
             """, chunkName: "chatty.lua")
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
-        let platform = Platform(version: try OSVersion(parsing: "16.4"))
-        let engine = PermissionEngine(
-            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
-            configuration: EngineConfiguration(foregroundRechecks: []))
+        let engine = try Fixture.engine(policy)
         let outcome = await engine.handle(.appLaunch)
         #expect(outcome.trace.contains("event\tapp_launch\t42"))
         #expect(outcome.trace.contains("status\tnot_determined"))
@@ -351,11 +356,7 @@ private enum Fixture {
               return { action = "none", reason = "fine" }
             end }
             """, chunkName: "flaky.lua", limits: LuaLimits(instructionsPerCall: 200_000))
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
-        let platform = Platform(version: try OSVersion(parsing: "16.4"))
-        let engine = PermissionEngine(
-            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
-            configuration: EngineConfiguration(foregroundRechecks: []))
+        let engine = try Fixture.engine(policy)
         let loop = await engine.handle(.appLaunch)
         #expect(loop.error?.kind == .instructionBudget)
         #expect(loop.error?.description.hasPrefix("flaky.lua:2:") == true)
@@ -417,11 +418,7 @@ private enum Fixture {
               return { action = "none", remember = { a = permit.forget } }
             end }
             """, chunkName: "forget.lua")
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
-        let platform = Platform(version: try OSVersion(parsing: "16.4"))
-        let engine = PermissionEngine(
-            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform, clock: clock,
-            configuration: EngineConfiguration(foregroundRechecks: []))
+        let engine = try Fixture.engine(policy)
         _ = await engine.handle(.appLaunch)
         #expect(await engine.history.state == ["a": .integer(1), "b": .string("x")])
         _ = await engine.handle(.appForeground)
