@@ -40,3 +40,10 @@ func seconds(_ body: () -> Void) -> Double {
     let d = clock.measure(body)
     return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
+
+extension LuaError.Kind {
+    /// The call was stopped for using too much: the instruction budget, or the wall-clock
+    /// safety net when the machine is slow (sanitizers, a loaded CI host) and the clock runs
+    /// out before the instructions do.
+    var stoppedForBudget: Bool { self == .instructionBudgetExceeded || self == .timeLimitExceeded }
+}
