@@ -14,11 +14,13 @@ let package = Package(
         .library(name: "PermitCore", targets: ["PermitCore"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
+        .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -31,7 +33,12 @@ let package = Package(
         .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
         .target(
             name: "PermitScenario",
-            dependencies: ["PermitCore", "PermitLua", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PermitCore", "PermitLua", "PermitDelivery", .product(name: "Yams", package: "Yams")]
+        ),
+        // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
+        .target(
+            name: "PermitDelivery",
+            dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
@@ -40,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario", "PermitLua", "PermitCore", "PermitBench",
+                "PermitScenario", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -48,6 +55,7 @@ let package = Package(
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
+        .testTarget(name: "PermitDeliveryTests", dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitScenario"]),
         .testTarget(
             name: "PermitScenarioTests",
             // `permit` is built for the CLI tests, which run the executable itself.

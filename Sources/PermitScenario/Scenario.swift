@@ -17,6 +17,10 @@ public struct Scenario: Sendable {
     public var start: Date
     public var initial: Initial
     public var steps: [Step]
+    /// Public keys (`trusted_keys`) that `policy_update` bundles must be signed by; none means
+    /// unsigned bundles are accepted, as in development.
+    public var trustedKeys: [URL] = []
+    public var trustedKeysLocation: SourceLocation?
 
     public struct Device: Sendable {
         public var version: OSVersion
@@ -56,6 +60,8 @@ public struct Scenario: Sendable {
         case reinstall(systemRemembers: Bool)
         /// Only `after`: time passes (reminders fire, days roll over).
         case wait
+        /// A policy bundle arrives and is installed between events, as in a rollout.
+        case policyUpdate(URL)
     }
 
     /// An answer to whatever is on screen.
@@ -72,10 +78,12 @@ public struct Scenario: Sendable {
         public var dialog: Bool?
         public var pending: Int?
         public var ledger: [(path: String, value: PolicyValue?, location: SourceLocation)]
+        /// `expect_update` of a `policy_update` step.
+        public var update: ExpectedUpdate? = nil
 
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
-                && ledger.isEmpty
+                && ledger.isEmpty && update == nil
         }
     }
 
@@ -83,6 +91,12 @@ public struct Scenario: Sendable {
     public enum ExpectedDecision: Sendable, Hashable {
         case action(String)
         case fields([String: PolicyValue])
+    }
+
+    /// `expect_update: installed`, `refused`, or a piece of the refusal (`refused` alone: any).
+    public enum ExpectedUpdate: Sendable, Hashable {
+        case installed
+        case refused(String?)
     }
 
     public enum ExpectedError: Sendable, Hashable {

@@ -4,10 +4,11 @@ import PermitCore
 /// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
 /// column for every mistake.
 public enum ScenarioParser {
-    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps"]
+    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys"]
     static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads"]
-    static let stepActionKeys = ["event", "answer", "settings", "reinstall"]
-    static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall"] + expectationKeys
+    static let stepActionKeys = ["event", "answer", "settings", "reinstall", "policy_update"]
+    static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "expect_update"]
+        + expectationKeys
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
     ]
@@ -81,11 +82,18 @@ public enum ScenarioParser {
         guard !stepValues.isEmpty else { throw stepsValue.error("there are no steps") }
         var steps: [Scenario.Step] = []
         for (index, value) in stepValues.enumerated() {
-            steps.append(try parseStep(value, number: index + 1, version: device.version))
+            steps.append(try parseStep(value, number: index + 1, version: device.version, directory: directory))
+        }
+        var trustedKeys: [URL] = []
+        if let value = top["trusted_keys"] {
+            let items: [YAMLValue]
+            if case .sequence = value.node { items = try value.list() } else { items = [value] }
+            for item in items { trustedKeys.append(try existingFile(item, directory: directory, what: "public key")) }
         }
         return Scenario(
             name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
-            paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps)
+            paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
+            trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
     }
 
     static func parseDevice(_ value: YAMLValue) throws(InputError) -> Scenario.Device {
@@ -199,7 +207,21 @@ public enum ScenarioParser {
         }
     }
 
-    static func parseStep(_ value: YAMLValue, number: Int, version: OSVersion) throws(InputError) -> Scenario.Step {
+    /// A path relative to the scenario file that must name an existing file (`policy_update`, `trusted_keys`).
+    static func existingFile(_ value: YAMLValue, directory: URL?, what: String) throws(InputError) -> URL {
+        let path = try value.string()
+        guard !path.isEmpty else { throw value.error("the \(what) path is empty") }
+        let base = directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let url = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw value.error("no \(what) at \(url.path)", hint: "paths are relative to the scenario file")
+        }
+        return url
+    }
+
+    static func parseStep(
+        _ value: YAMLValue, number: Int, version: OSVersion, directory: URL? = nil
+    ) throws(InputError) -> Scenario.Step {
         let fields = try value.fields(allowed: stepKeys)
         let actions = stepActionKeys.filter { fields[$0] != nil }
         guard actions.count <= 1 else {
@@ -236,6 +258,8 @@ public enum ScenarioParser {
                 settingsOnly[setting] = SettingValue(rawValue: try item.oneOf(["enabled", "disabled"]))!
             }
             action = .settings(authorization: authorization, settings: settingsOnly)
+        case "policy_update":
+            action = .policyUpdate(try existingFile(fields["policy_update"]!, directory: directory, what: "bundle"))
         case "reinstall":
             let reinstall = fields["reinstall"]!
             if case .mapping = reinstall.node {
@@ -249,7 +273,7 @@ public enum ScenarioParser {
             }
         default:
             guard fields["after"] != nil else {
-                throw value.error("the step does nothing", hint: "give it one of: event, answer, settings, reinstall (or `after` to let time pass)")
+                throw value.error("the step does nothing", hint: "give it one of: event, answer, settings, reinstall, policy_update (or `after` to let time pass)")
             }
             action = .wait
         }
@@ -263,9 +287,22 @@ public enum ScenarioParser {
                     hint: "put \(key) on an `event` or `answer` step")
             }
         }
+        var expectations = try parseExpectations(fields)
+        if let update = fields["expect_update"] {
+            guard actions.first == "policy_update" else {
+                throw update.error("expect_update belongs to a `policy_update` step")
+            }
+            let text = try update.string()
+            switch text {
+            case "installed": expectations.update = .installed
+            case "refused": expectations.update = .refused(nil)
+            default:
+                guard !text.isEmpty else { throw update.error("expect_update: write installed, refused, or a piece of the refusal") }
+                expectations.update = .refused(text)
+            }
+        }
         return Scenario.Step(
-            number: number, location: value.location, after: after, action: action,
-            expectations: try parseExpectations(fields))
+            number: number, location: value.location, after: after, action: action, expectations: expectations)
     }
 
     static func parseEvent(_ value: YAMLValue, feature: YAMLValue?) throws(InputError) -> AppEvent {

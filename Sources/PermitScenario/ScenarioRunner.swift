@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitDelivery
 
 /// Plays a scenario against the real engine on a simulated device with an injected clock
 /// (SPEC §7): a step does one thing; a prompt stays on screen until answered; a system dialog
@@ -62,10 +63,13 @@ public struct ScenarioRunner: Sendable {
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
             foregroundRechecks: [])
+        // With `policy_update` steps the engine runs a policy source over the scenario's policy,
+        // as an app receiving bundles does; the source lives in the app, so a reinstall resets it.
+        let updates = try PolicyUpdates(scenario, builtIn: policy, clock: clock)
         func makeEngine(_ ledger: Ledger) -> (PermissionEngine, InMemoryLedgerStore) {
             let store = InMemoryLedgerStore(ledger)
             return (PermissionEngine(
-                policy: policy, client: device, platform: platform, store: store, clock: clock,
+                policy: updates?.reset() ?? policy, client: device, platform: platform, store: store, clock: clock,
                 configuration: configuration), store)
         }
         var (engine, _) = makeEngine(scenario.initial.ledger)
@@ -137,10 +141,17 @@ public struct ScenarioRunner: Sendable {
                 device.reinstall(systemRemembers: remembers)
                 (engine, _) = makeEngine(Ledger())
                 result.notes.append("reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer")
+            case .policyUpdate(let url):
+                // `updates` exists whenever the scenario has a policy_update step.
+                let update = updates!.install(url)
+                result.notes.append(update.note)
+                if let failure = update.failure(against: step.expectations.update) { result.failures.append(failure) }
             case .wait:
                 break
             }
             if aborted != nil { break }
+            // What the policy source did on its own (the circuit breaker) shows as notes.
+            if let updates { result.notes += updates.takeNewEvents() }
 
             if let outcome = result.outcome {
                 switch outcome.decision.action {
@@ -187,6 +198,7 @@ public struct ScenarioRunner: Sendable {
                 .joined(separator: " ")
         case .reinstall(let remembers): remembers ? "reinstall (system remembers)" : "reinstall"
         case .wait: "wait"
+        case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
         }
     }
 
@@ -289,6 +301,78 @@ enum LedgerPaths {
         case (.integer(let a)?, .number(let b)?): return Double(a) == b
         case (.number(let a)?, .integer(let b)?): return a == Double(b)
         default: return actual == expected
+        }
+    }
+}
+
+/// The policy source behind `policy_update` steps.
+final class PolicyUpdates: Sendable {
+    let builtIn: any Policy
+    let configuration: PolicySource.Configuration
+    private let source: Locked<(source: PolicySource?, seenEvents: Int)>
+
+    /// `nil` when the scenario has no `policy_update` step.
+    init?(_ scenario: Scenario, builtIn: any Policy, clock: ManualClock) throws(InputError) {
+        guard scenario.steps.contains(where: { if case .policyUpdate = $0.action { true } else { false } }) else { return nil }
+        var keys: [BundlePublicKey] = []
+        for url in scenario.trustedKeys {
+            do {
+                keys.append(try BundlePublicKey.read(contentsOf: url))
+            } catch {
+                throw InputError(error.description, at: scenario.trustedKeysLocation, field: "trusted_keys")
+            }
+        }
+        self.builtIn = builtIn
+        configuration = PolicySource.Configuration(
+            pack: nil, trust: keys.isEmpty ? .unsignedForDevelopment : .keys(keys), hostParams: scenario.params, clock: clock)
+        source = Locked((nil, 0))
+    }
+
+    /// A fresh source (at the start, and after a reinstall).
+    func reset() -> PolicySource {
+        let fresh = PolicySource(builtIn: builtIn, configuration: configuration)
+        source.withLock { $0 = (fresh, 0) }
+        return fresh
+    }
+
+    struct Result {
+        var note: String
+        var refusal: BundleError?
+
+        func failure(against expected: Scenario.ExpectedUpdate?) -> String? {
+            switch (expected, refusal) {
+            case (nil, let refusal?), (.installed?, let refusal?):
+                return "policy update refused: \(refusal)"
+            case (.refused?, nil):
+                return "expected the policy update to be refused, it was installed"
+            case (.refused(let piece?)?, let refusal?) where !refusal.description.contains(piece):
+                return "expected the policy update to be refused with \"\(piece)\", got: \(refusal)"
+            default:
+                return nil
+            }
+        }
+    }
+
+    func install(_ url: URL) -> Result {
+        guard let current = source.current.source else { return Result(note: "no policy source", refusal: nil) }
+        do {
+            let manifest = try current.install(contentsOf: url)
+            _ = takeNewEvents()
+            return Result(note: "installed bundle \(manifest.pack) version \(manifest.version) (policy \(current.name))", refusal: nil)
+        } catch {
+            _ = takeNewEvents()
+            return Result(note: "policy update refused: \(error)", refusal: error)
+        }
+    }
+
+    /// Events of the source not shown yet, as notes.
+    func takeNewEvents() -> [String] {
+        guard let current = source.current.source else { return [] }
+        let events = current.status.events
+        return source.withLock { state in
+            let new = events.dropFirst(state.seenEvents)
+            state.seenEvents = events.count
+            return new.map { "policy source \($0)" }
         }
     }
 }

@@ -1,0 +1,432 @@
+import Foundation
+import PermitCore
+import PermitLua
+
+/// Where the policy being served came from.
+public enum PolicyOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The policy built into the app: the floor, always there to fall back to.
+    case builtIn(name: String)
+    case bundle(pack: String, version: Int64, signer: KeyID?)
+
+    public var version: Int64? {
+        if case .bundle(_, let version, _) = self { return version }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .builtIn(let name): "built-in policy \(name)"
+        case .bundle(let pack, let version, let signer):
+            "bundle \(pack) version \(version)" + (signer.map { " (signed by \($0))" } ?? " (unsigned)")
+        }
+    }
+}
+
+/// Something the policy source did, for the host's logs and for tests.
+public struct DeliveryEvent: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        /// A bundle was installed and serves from the next event on.
+        case installed
+        /// A bundle was refused; the policy serving before keeps serving.
+        case refused
+        /// The circuit breaker removed the policy being served and went back to the last good one.
+        case reverted
+        /// The bundle persisted by an earlier launch was verified and loaded.
+        case restored
+        /// The persisted bundle could not be used at launch; the built-in policy serves.
+        case launchFallback = "launch_fallback"
+        /// The built-in policy keeps erroring; there is nothing below it to fall back to.
+        case breakerAtFloor = "breaker_at_floor"
+        /// The last good bundle could not be saved (or the saved state could not be read).
+        case storage
+    }
+
+    public var time: Date
+    public var kind: Kind
+    /// The bundle version concerned, when there is one.
+    public var version: Int64?
+    public var message: String
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+/// What the source serves now and why, for inspection.
+public struct DeliveryStatus: Sendable {
+    public var serving: PolicyOrigin
+    /// What the circuit breaker falls back to if `serving` breaks.
+    public var fallback: PolicyOrigin?
+    /// The greatest bundle version ever installed: only a greater one installs.
+    public var highestVersion: Int64?
+    /// Versions the circuit breaker removed; never installed again.
+    public var revokedVersions: [Int64]
+    /// Decisions and errors of `serving` in the breaker's window.
+    public var recentDecisions: Int
+    public var recentErrors: Int
+    /// Everything that happened, oldest first (the last 200).
+    public var events: [DeliveryEvent]
+}
+
+/// The policy an engine runs when policies are delivered at run time.
+///
+/// Give it to `PermissionEngine` as the policy; feed it bundles with `install`. It serves the
+/// built-in policy (the floor) until a bundle is installed, then the newest installed bundle.
+///
+/// - A bundle installs only when it verifies against the trusted keys (with keys configured an
+///   unsigned or stripped bundle is refused), is for the configured pack, is newer than every
+///   version installed before (and was never revoked), and loads and passes `check` in the
+///   sandbox with the host's params. Otherwise `install` throws why, and the policy serving
+///   keeps serving.
+/// - Swaps are atomic between events: `decide` pins the policy it used, and the
+///   `plan_reminders` and trace of that same event go to the pinned policy, so an event never
+///   runs half on the old policy and half on the new one. One source serves one engine.
+/// - The circuit breaker counts errors over recent decisions; when it trips, the source goes
+///   back to the policy that served before (the previous bundle, or the built-in one), records
+///   why, revokes the broken version for good, and persists the change.
+/// - With a `directory`, the bundle serving is persisted (atomically, with the version
+///   high-water mark and the revoked versions) and verified again and loaded at the next launch.
+public final class PolicySource: Policy {
+    public struct Configuration: Sendable {
+        /// The pack this app runs; bundles of other packs are refused. `nil` accepts any pack
+        /// (scenarios, tests); an app should always name its pack.
+        public var pack: String?
+        public var trust: BundleTrust
+        /// Where the last good bundle is kept (`policy-source.json` inside); `nil` keeps nothing.
+        public var directory: URL?
+        public var limits: LuaLimits
+        /// The params the host overrides (the engine's `configuration.params`): a bundle whose
+        /// policy does not declare them, or with other types, is refused.
+        public var hostParams: [String: PolicyValue]
+        public var breaker: CircuitBreakerConfiguration
+        /// For expiry checks and event times.
+        public var clock: any PermitClock
+        public var engineVersion: EngineVersion
+        /// Called for every event, outside any lock, on the thread that caused it.
+        public var onEvent: (@Sendable (DeliveryEvent) -> Void)?
+
+        public init(
+            pack: String?, trust: BundleTrust, directory: URL? = nil, limits: LuaLimits = .default,
+            hostParams: [String: PolicyValue] = [:], breaker: CircuitBreakerConfiguration = CircuitBreakerConfiguration(),
+            clock: any PermitClock = SystemClock(), engineVersion: EngineVersion = .current,
+            onEvent: (@Sendable (DeliveryEvent) -> Void)? = nil
+        ) {
+            self.pack = pack
+            self.trust = trust
+            self.directory = directory
+            self.limits = limits
+            self.hostParams = hostParams
+            self.breaker = breaker
+            self.clock = clock
+            self.engineVersion = engineVersion
+            self.onEvent = onEvent
+        }
+    }
+
+    /// One policy that can serve, and where it came from.
+    struct Serving: Sendable {
+        let policy: any Policy
+        let origin: PolicyOrigin
+        let bundle: PolicyBundle?
+        /// Distinguishes installs, so a decision is never counted against a policy that did not make it.
+        let generation: Int
+    }
+
+    struct State: Sendable {
+        var current: Serving
+        var previous: Serving?
+        /// The policy the event in progress runs on (set by `decide`).
+        var pinned: Serving?
+        var window = BreakerWindow()
+        var highestVersion: Int64?
+        var revoked: Set<Int64> = []
+        var events: [DeliveryEvent] = []
+        var nextGeneration = 1
+    }
+
+    public let builtIn: any Policy
+    public let configuration: Configuration
+    private let builtInServing: Serving
+    private let state: Locked<State>
+    /// Serialises installs (verifying and loading run outside the state lock).
+    private let installGate = Locked(())
+    private let store: DeliveryStore?
+
+    /// Starts serving: the persisted bundle when there is a usable one, else `builtIn`.
+    public init(builtIn: any Policy, configuration: Configuration) {
+        self.builtIn = builtIn
+        self.configuration = configuration
+        builtInServing = Serving(policy: builtIn, origin: .builtIn(name: builtIn.name), bundle: nil, generation: 0)
+        store = configuration.directory.map(DeliveryStore.init(directory:))
+        state = Locked(State(current: builtInServing))
+        restore()
+    }
+
+    // MARK: Installing
+
+    /// Verifies and installs a bundle's bytes (as downloaded); throws why when it is refused.
+    @discardableResult
+    public func install(_ data: Data) throws(BundleError) -> BundleManifest {
+        do {
+            return try installGate.withLock { (_: inout Void) throws(BundleError) -> BundleManifest in
+                let bundle = try PolicyBundle(data: data)
+                return try install(bundle)
+            }
+        } catch {
+            report(DeliveryEvent(
+                time: configuration.clock.now(), kind: .refused, version: versionHint(data),
+                message: "\(error.description); still serving \(status.serving)"))
+            throw error
+        }
+    }
+
+    /// Reads and installs a bundle file.
+    @discardableResult
+    public func install(contentsOf url: URL) throws(BundleError) -> BundleManifest {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            let error = BundleError(.malformed, "cannot read \(url.path)")
+            report(DeliveryEvent(time: configuration.clock.now(), kind: .refused, version: nil, message: error.description))
+            throw error
+        }
+        return try install(data)
+    }
+
+    private func install(_ bundle: PolicyBundle) throws(BundleError) -> BundleManifest {
+        let verified = try bundle.verify(
+            trust: configuration.trust, now: configuration.clock.now(), engine: configuration.engineVersion)
+        let manifest = verified.manifest
+        if let pack = configuration.pack, manifest.pack != pack {
+            throw BundleError(.wrongPack, "the bundle is for pack \(manifest.pack); this app runs \(pack)")
+        }
+        try checkVersion(manifest.version)
+        let policy = try load(verified)
+        let event: DeliveryEvent = state.withLock { state in
+            let serving = Serving(
+                policy: policy, origin: .bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer),
+                bundle: bundle, generation: state.nextGeneration)
+            state.nextGeneration += 1
+            state.previous = state.current
+            state.current = serving
+            state.window.reset()
+            state.highestVersion = max(state.highestVersion ?? 0, manifest.version)
+            var message = "now serving \(serving.origin) (policy \(policy.name)); falls back to \(state.previous!.origin)"
+            if let problem = persist(state) { message += "; \(problem)" }
+            return append(DeliveryEvent(time: configuration.clock.now(), kind: .installed, version: manifest.version, message: message), to: &state)
+        }
+        configuration.onEvent?(event)
+        return manifest
+    }
+
+    private func checkVersion(_ version: Int64) throws(BundleError) {
+        let (highest, revoked, serving) = state.withLock { ($0.highestVersion, $0.revoked, $0.current.origin) }
+        if revoked.contains(version) {
+            throw BundleError(.revoked, "version \(version) was removed by the circuit breaker and is never installed again; publish a newer version")
+        }
+        if let highest, version <= highest {
+            throw BundleError(.notNewer, "version \(version) is not newer than version \(highest)"
+                + (serving.version == highest ? ", which is installed" : ", installed before"))
+        }
+    }
+
+    /// Loads the policy in the sandbox and checks it as `permit check` does, plus its params.
+    private func load(_ verified: VerifiedBundle) throws(BundleError) -> LuaPolicy {
+        let policy: LuaPolicy
+        do {
+            policy = try LuaPolicy(source: verified.policySource, chunkName: verified.chunkName, limits: configuration.limits)
+        } catch {
+            throw BundleError(.policyInvalid, error.description, policyError: error)
+        }
+        guard ParamsComparison.same(policy.defaultParams, verified.params) else {
+            throw BundleError(.policyInvalid, "params.json does not match the params policy.lua declares; rebuild the bundle with permit bundle")
+        }
+        do {
+            try policy.validate(params: configuration.hostParams)
+        } catch {
+            throw BundleError(.policyInvalid, "the host's params do not fit this policy: \(error.description)", policyError: error)
+        }
+        return policy
+    }
+
+    // MARK: Status
+
+    public var status: DeliveryStatus {
+        state.withLock { state in
+            DeliveryStatus(
+                serving: state.current.origin, fallback: state.previous?.origin, highestVersion: state.highestVersion,
+                revokedVersions: state.revoked.sorted(), recentDecisions: state.window.count,
+                recentErrors: state.window.errors, events: state.events)
+        }
+    }
+
+    /// The policy serving now (for inspection; the engine goes through the `Policy` methods).
+    public var current: any Policy { state.withLock { $0.current.policy } }
+
+    // MARK: Policy
+
+    public var name: String { state.withLock { $0.current.policy.name } }
+
+    /// Whether the policy of the event in progress plans reminders.
+    public var plansReminders: Bool { pinnedOrCurrent.policy.plansReminders }
+
+    public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        let serving = state.withLock { state in
+            state.pinned = state.current
+            return state.current
+        }
+        do throws(PolicyError) {
+            let decision = try serving.policy.decide(context)
+            record(serving, errored: false)
+            return decision
+        } catch {
+            record(serving, errored: true)
+            throw error
+        }
+    }
+
+    public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+        let serving = pinnedOrCurrent
+        do throws(PolicyError) {
+            return try serving.policy.planReminders(context)
+        } catch {
+            record(serving, errored: nil)
+            throw error
+        }
+    }
+
+    public func validate(params: [String: PolicyValue]) throws(PolicyError) {
+        try current.validate(params: params)
+    }
+
+    public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }
+
+    private var pinnedOrCurrent: Serving { state.withLock { $0.pinned ?? $0.current } }
+
+    // MARK: Circuit breaker
+
+    /// Counts one decision (`errored: nil` marks the last decision of `serving` as failed in
+    /// `plan_reminders`) and trips the breaker when the share of errors is too high.
+    private func record(_ serving: Serving, errored: Bool?) {
+        let event: DeliveryEvent? = state.withLock { state in
+            guard state.current.generation == serving.generation else { return nil }
+            if let errored {
+                state.window.record(errored: errored, window: configuration.breaker.window)
+            } else {
+                state.window.markLastErrored()
+            }
+            guard state.window.isTripped(configuration.breaker) else { return nil }
+            let share = "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
+            state.window.reset()
+            guard let broken = state.current.origin.version else {
+                return append(DeliveryEvent(
+                    time: configuration.clock.now(), kind: .breakerAtFloor, version: nil,
+                    message: "\(state.current.origin) \(share); there is nothing to fall back to"), to: &state)
+            }
+            let fallback = state.previous ?? builtInServing
+            state.revoked.insert(broken)
+            state.current = fallback
+            state.previous = fallback.bundle == nil ? nil : builtInServing
+            var message = "\(serving.origin) \(share); back to \(fallback.origin); version \(broken) is revoked and never installed again"
+            if let problem = persist(state) { message += "; \(problem)" }
+            return append(DeliveryEvent(time: configuration.clock.now(), kind: .reverted, version: broken, message: message), to: &state)
+        }
+        if let event { configuration.onEvent?(event) }
+    }
+
+    // MARK: Persistence
+
+    /// Writes what serves now; returns a problem to report, or nil.
+    private func persist(_ state: State) -> String? {
+        guard let store else { return nil }
+        do {
+            try store.save(DeliveryStore.Saved(
+                highestVersion: state.highestVersion, revoked: state.revoked.sorted(),
+                installed: state.current.bundle?.encoded()))
+            return nil
+        } catch {
+            return "could not persist it (\(error)); it serves until the app quits"
+        }
+    }
+
+    /// Loads the last good bundle of an earlier launch, verifying it again as if it had just arrived.
+    private func restore() {
+        guard let store else { return }
+        var events: [DeliveryEvent] = []
+        let now = configuration.clock.now()
+        let loaded = store.load()
+        if let warning = loaded.warning {
+            events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: warning))
+        }
+        if let saved = loaded.saved {
+            state.withLock { state in
+                state.highestVersion = saved.highestVersion
+                state.revoked = Set(saved.revoked)
+            }
+            if let data = saved.installed {
+                do throws(BundleError) {
+                    let bundle = try PolicyBundle(data: data)
+                    let verified = try bundle.verify(trust: configuration.trust, now: now, engine: configuration.engineVersion)
+                    let manifest = verified.manifest
+                    if let pack = configuration.pack, manifest.pack != pack {
+                        throw BundleError(.wrongPack, "the saved bundle is for pack \(manifest.pack); this app runs \(pack)")
+                    }
+                    if saved.revoked.contains(manifest.version) {
+                        throw BundleError(.revoked, "the saved version \(manifest.version) was revoked")
+                    }
+                    let policy = try load(verified)
+                    let origin = PolicyOrigin.bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer)
+                    state.withLock { state in
+                        state.previous = builtInServing
+                        state.current = Serving(policy: policy, origin: origin, bundle: bundle, generation: state.nextGeneration)
+                        state.nextGeneration += 1
+                        state.highestVersion = max(state.highestVersion ?? 0, manifest.version)
+                    }
+                    events.append(DeliveryEvent(
+                        time: now, kind: .restored, version: manifest.version, message: "serving \(origin), saved by an earlier launch"))
+                } catch {
+                    events.append(DeliveryEvent(
+                        time: now, kind: .launchFallback, version: versionHint(data),
+                        message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
+                }
+            }
+        }
+        for event in events {
+            let appended = state.withLock { append(event, to: &$0) }
+            configuration.onEvent?(appended)
+        }
+    }
+
+    // MARK: Events
+
+    private func append(_ event: DeliveryEvent, to state: inout State) -> DeliveryEvent {
+        state.events.append(event)
+        if state.events.count > 200 { state.events.removeFirst(state.events.count - 200) }
+        return event
+    }
+
+    private func report(_ event: DeliveryEvent) {
+        let appended = state.withLock { append(event, to: &$0) }
+        configuration.onEvent?(appended)
+    }
+
+    /// The version a bundle claims, for logs about refused bundles (not trusted for anything).
+    private func versionHint(_ data: Data) -> Int64? {
+        guard let bundle = try? PolicyBundle(data: data), let manifest = try? BundleManifest.decode(bundle.manifestBytes) else {
+            return nil
+        }
+        return manifest.version
+    }
+}
+
+/// Params equal by value, with `3` and `3.0` the same number (JSON does not keep the difference).
+enum ParamsComparison {
+    static func same(_ a: [String: PolicyValue], _ b: [String: PolicyValue]) -> Bool {
+        a.count == b.count && a.allSatisfy { key, value in b[key].map { same(value, $0) } ?? false }
+    }
+
+    static func same(_ a: PolicyValue, _ b: PolicyValue) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .number(let y)), (.number(let y), .integer(let x)): return Double(x) == y
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.table(let x), .table(let y)): return same(x, y)
+        default: return a == b
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import PermitDelivery
+
+struct KeygenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Make an Ed25519 key pair for signing policy bundles.",
+        discussion: """
+            Writes NAME.key (the private key, mode 0600: keep it in your CI's secret store, never in
+            the app or in git) and NAME.pub (the public key the app trusts). Prints the key id,
+            derived from the public key, that signatures name. Refuses to overwrite existing files.
+
+            Example:
+              permit keygen --out keys/release
+            """)
+
+    @Option(help: "Path and base name of the key files: NAME.key and NAME.pub.")
+    var out: String
+
+    func run() async throws {
+        let privatePath = out + ".key", publicPath = out + ".pub"
+        for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
+            Terminal.printError("\(path) exists; refusing to overwrite a key (move it away or pick another --out)")
+            throw Exit.badInput
+        }
+        let key = BundleSigningKey()
+        try writeAtomically(Data(key.text.utf8), to: privatePath, permissions: 0o600)
+        try writeAtomically(Data(key.publicKey.text.utf8), to: publicPath, permissions: 0o644)
+        print("key id \(key.keyID)")
+        print("private key \(privatePath) (keep it secret)")
+        print("public key  \(publicPath) (give it to the app as a trusted key)")
+    }
+}
