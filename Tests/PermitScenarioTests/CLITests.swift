@@ -127,3 +127,40 @@ import Testing
         #expect(try Self.permit(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty == false)
     }
 }
+
+@Suite struct BundleCLITests {
+    @Test func keygenBundleSignVerifyAndTamper() throws {
+        let tree = Tree()
+        tree.write("README.md", "scratch")
+        let keys = tree.path("release")
+        let keygen = try CLITests.permit(["keygen", "--out", keys])
+        #expect(keygen.status == 0, "\(keygen.stderr)")
+        #expect(FileManager.default.fileExists(atPath: keys + ".key") && FileManager.default.fileExists(atPath: keys + ".pub"))
+        #expect(try CLITests.permit(["keygen", "--out", keys]).status != 0, "keygen must not overwrite keys")
+
+        let bundle = tree.path("polite-7.permitbundle")
+        let made = try CLITests.permit(["bundle", "policies/polite", "--version", "7", "--out", bundle])
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        let unsigned = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        #expect(unsigned.status == 2)
+        #expect((unsigned.stdout + unsigned.stderr).contains("unsigned"))
+
+        #expect(try CLITests.permit(["sign", bundle, "--key", keys + ".key"]).status == 0)
+        let genuine = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        #expect(genuine.status == 0, "\(genuine.stdout)\(genuine.stderr)")
+
+        // One flipped byte in the middle of the file.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: bundle))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: bundle))
+        let tampered = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        #expect(tampered.status == 2)
+
+        // A pack whose tests fail is not bundled.
+        tree.write("bad/policy.lua", "return { name = 'bad', decide = function(ctx) return nil end }")
+        tree.write("bad/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: soft_prompt }\n")
+        let refused = try CLITests.permit(["bundle", tree.path("bad"), "--version", "1", "--out", tree.path("bad.permitbundle")])
+        #expect(refused.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: tree.path("bad.permitbundle")))
+    }
+}
