@@ -9,9 +9,9 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure a policy's decision latency, cold start and VM memory.",
         discussion: """
-            Warm decisions run through the public engine API (context, policy call, validation,
-            guardrails, ledger); cold start is a sandboxed VM plus loading and validating the policy.
-            Build in release mode for meaningful figures. The same policy driven straight through the
+            Warm decisions run through the public engine API (context, policy call, validation, \
+            guardrails, ledger); cold start is a sandboxed VM plus loading and validating the policy. \
+            Build in release mode for meaningful figures. The same policy driven straight through the \
             Lua C API is measured in the same run as the reference.
 
             Examples:

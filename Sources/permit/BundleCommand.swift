@@ -9,10 +9,10 @@ struct BundleCommand: AsyncParsableCommand {
         commandName: "bundle",
         abstract: "Package a tested policy pack as a bundle an app can install at run time.",
         discussion: """
-            Runs the pack's tests first and refuses to bundle a pack whose tests fail (or that has
-            none). The bundle holds policy.lua, params.json (the params the policy declares) and a
-            manifest with the pack name, the version, the minimum engine, the creation time, the
-            optional expiry and the SHA-256 of each file. Sign it with --key here or with
+            Runs the pack's tests first and refuses to bundle a pack whose tests fail (or that has \
+            none). The bundle holds policy.lua, params.json (the params the policy declares) and a \
+            manifest with the pack name, the version, the minimum engine, the creation time, the \
+            optional expiry and the SHA-256 of each file. Sign it with --key here or with \
             `permit sign` later; an app with trusted keys refuses unsigned bundles. See docs/bundles.md.
 
             Examples:

@@ -9,8 +9,8 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Load policies in the sandbox and validate their shape and params.",
         discussion: """
-            Reports every problem of every file at once: syntax and runtime errors at load with file
-            and line, a missing name or decide, unknown fields, params that are not plain data.
+            Reports every problem of every file at once: syntax and runtime errors at load with file \
+            and line, a missing name or decide, unknown fields, params that are not plain data. \
             Exit 0 when all are valid, 2 otherwise.
 
             Example:

@@ -9,7 +9,7 @@ struct DecideCommand: AsyncParsableCommand {
         commandName: "decide",
         abstract: "Ask a policy for one decision, for quick experiments.",
         discussion: """
-            Runs one event through the real engine on a simulated device in the given status, so the
+            Runs one event through the real engine on a simulated device in the given status, so the \
             guardrails and localisation apply as in an app.
 
             Examples:

@@ -7,8 +7,8 @@ struct KeygenCommand: AsyncParsableCommand {
         commandName: "keygen",
         abstract: "Make an Ed25519 key pair for signing policy bundles.",
         discussion: """
-            Writes NAME.key (the private key, mode 0600: keep it in your CI's secret store, never in
-            the app or in git) and NAME.pub (the public key the app trusts). Prints the key id,
+            Writes NAME.key (the private key, mode 0600: keep it in your CI's secret store, never in \
+            the app or in git) and NAME.pub (the public key the app trusts). Prints the key id, \
             derived from the public key, that signatures name. Refuses to overwrite existing files.
 
             Example:

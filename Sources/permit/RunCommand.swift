@@ -8,9 +8,9 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Play scenarios against a policy and print every step.",
         discussion: """
-            Prints one line per step: the clock, the event, the status before → after, the decision
-            with its localised text, then its reason, guardrail warnings, policy errors, whether the
-            system dialog appeared and the reminders scheduled. Expectations in the files are checked
+            Prints one line per step: the clock, the event, the status before → after, the decision \
+            with its localised text, then its reason, guardrail warnings, policy errors, whether the \
+            system dialog appeared and the reminders scheduled. Expectations in the files are checked \
             and any miss is shown, but only `permit test` turns them into a failing exit code.
 
             Examples:

@@ -7,8 +7,8 @@ struct SignCommand: AsyncParsableCommand {
         commandName: "sign",
         abstract: "Sign a policy bundle with a private key.",
         discussion: """
-            Checks that the bundle is whole (canonical form, each file matching the manifest's
-            SHA-256) and not expired, then signs its manifest with Ed25519, replacing any earlier
+            Checks that the bundle is whole (canonical form, each file matching the manifest's \
+            SHA-256) and not expired, then signs its manifest with Ed25519, replacing any earlier \
             signature. Writes in place unless --out is given.
 
             Example:

@@ -7,9 +7,9 @@ struct TestCommand: AsyncParsableCommand {
         commandName: "test",
         abstract: "Run the scenario tests of policy packs and check their expectations.",
         discussion: """
-            Finds packs (<pack>/policy.lua with <pack>/tests/*.yaml) and loose scenario files under
-            the paths (default: policies), runs each scenario against its policy and checks every
-            expectation. Ends with `N passed, N failed`. Exit 0 when all pass, 1 when one fails,
+            Finds packs (<pack>/policy.lua with <pack>/tests/*.yaml) and loose scenario files under \
+            the paths (default: policies), runs each scenario against its policy and checks every \
+            expectation. Ends with `N passed, N failed`. Exit 0 when all pass, 1 when one fails, \
             2 on bad input or when no scenario is found.
 
             Examples:

@@ -7,10 +7,10 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Check that a policy bundle is genuine, as an app would.",
         discussion: """
-            Exit 0 when the bundle is genuine: signed by one of the keys, every file matching the
-            manifest's SHA-256, not expired, and runnable by this engine. Exit 2 otherwise, saying
-            exactly why: bad signature, unknown key id, unsigned, file hash mismatch, expired, too
-            new an engine needed, or a malformed bundle. With --pack, a bundle of another pack is
+            Exit 0 when the bundle is genuine: signed by one of the keys, every file matching the \
+            manifest's SHA-256, not expired, and runnable by this engine. Exit 2 otherwise, saying \
+            exactly why: bad signature, unknown key id, unsigned, file hash mismatch, expired, too \
+            new an engine needed, or a malformed bundle. With --pack, a bundle of another pack is \
             refused too.
 
             Example:
