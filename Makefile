@@ -16,8 +16,12 @@ test: setup
 
 # The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The load
 # test sends 100 × 100 events here instead of 100 × 1,000 to stay within CI's time.
+# ASan checks memory errors (overflows, use after free) but not leaks: Swift packs references
+# into enum payload bits (Foundation's Data among them), which LeakSanitizer cannot see, so it
+# reports reachable memory as leaked. Leaks are checked by the VM memory tests and the
+# benchmark's resident-memory run instead.
 sanitize: setup
-	PERMIT_LOAD_EVENTS=100 LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp \
+	PERMIT_LOAD_EVENTS=100 ASAN_OPTIONS=detect_leaks=0 \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan
 	PERMIT_LOAD_EVENTS=100 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
