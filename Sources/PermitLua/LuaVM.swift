@@ -105,6 +105,47 @@ public final class LuaVM {
         for arg in args { try push(L, arg, depth: 0) }
         let status = Int(permit_call(L, Int32(args.count)))
         if status != PERMIT_OK { throw callError(status, function: function) }
+        return try readResults(above: base, keepFunctions: keepFunctions)
+    }
+
+    /// `call` for the warm decision path: `pushArgument` pushes the one argument straight on
+    /// the stack (it must push exactly one value), and `readResults` reads the results while
+    /// they are still on the stack: `base` is the index below the first result, the stack top
+    /// is the last one. Same budgets, guards and stack balance as `call`; the `LuaStack` is
+    /// valid only inside the closures.
+    func callDirect<T>(
+        _ function: LuaRef,
+        pushArgument: (LuaStack) throws(LuaError) -> Void,
+        readResults: (LuaStack, _ base: Int32) throws(LuaError) -> T
+    ) throws(LuaError) -> T {
+        try validate(function)
+        guard !running else {
+            throw LuaError(kind: .invalidUse, message: "re-entrant call (a host function called back into its VM)")
+        }
+        running = true
+        let base = lua_gettop(L)
+        defer {
+            lua_settop(L, base)
+            running = false
+            if !pendingReleases.isEmpty {
+                let refs = pendingReleases
+                pendingReleases = []
+                for r in refs { release(r) }
+            }
+        }
+        guard lua_checkstack(L, 9) != 0 else {
+            throw LuaError(kind: .invalidUse, message: "too many arguments")
+        }
+        _ = permit_push_ref(L, function.slot)
+        let stack = LuaStack(L: L, vm: self)
+        try pushArgument(stack)
+        let status = Int(permit_call(L, 1))
+        if status != PERMIT_OK { throw callError(status, function: function) }
+        return try readResults(stack, base)
+    }
+
+    /// Copies every value above `base` (results of a call), as `call` returns them.
+    func readResults(above base: Int32, keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
         let top = lua_gettop(L)
         var state = ReadState()
         var results: [LuaValue] = []
@@ -115,6 +156,12 @@ public final class LuaVM {
             i += 1
         }
         return results
+    }
+
+    /// The registry slot of a live ref of this VM (what `permit_push_ref` takes).
+    func slot(of ref: LuaRef) throws(LuaError) -> Int32 {
+        try validate(ref)
+        return ref.slot
     }
 
     /// Keeps a host value in the VM (for values reused on every call, e.g. parts
@@ -188,6 +235,7 @@ public final class LuaVM {
 
     /// Returns and clears what `print` / `permit.log` wrote (one line per call).
     public func drainTrace() -> LuaTrace {
+        if permit_trace_is_empty(L) != 0 { return LuaTrace(text: "", truncated: false, droppedBytes: 0) }
         var len = 0
         var truncated: Int32 = 0
         var dropped = 0
@@ -332,6 +380,13 @@ public final class LuaVM {
             if let pos = LuaError.position(in: String(frame)) { return pos }
         }
         return nil
+    }
+
+    /// The state of a `LuaVM` during `callDirect`, for the code that pushes the context and
+    /// reads the decision in place (FastPath.swift). Valid only inside those closures.
+    struct LuaStack {
+        let L: OpaquePointer
+        unowned let vm: LuaVM
     }
 
     struct ReadState {
