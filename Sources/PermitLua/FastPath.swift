@@ -104,12 +104,13 @@ enum FastPath {
 
     // MARK: The context
 
-    /// What the context refers to and does not rebuild each call.
+    /// What the context refers to and does not rebuild each call: the registry slots of live
+    /// refs the policy holds (checked with `LuaVM.slot(of:)` when they were made).
     struct Cached {
-        let keys: LuaRef
-        let platform: LuaRef
-        let capabilities: LuaRef
-        let params: LuaRef
+        let keys: Int32
+        let platform: Int32
+        let capabilities: Int32
+        let params: Int32
     }
 
     /// Pushes `ctx` as `LuaPolicy`'s general path built it (SPEC §4): a fresh table each call,
@@ -120,11 +121,10 @@ enum FastPath {
         guard lua_checkstack(L, 12) != 0 else {
             throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
-        let keysSlot = try vm.slot(of: cached.keys)
-        let platformSlot = try vm.slot(of: cached.platform)
-        let capabilitiesSlot = try vm.slot(of: cached.capabilities)
-        let paramsSlot = try vm.slot(of: cached.params)
-        _ = permit_push_ref(L, keysSlot)
+        let platformSlot = cached.platform
+        let capabilitiesSlot = cached.capabilities
+        let paramsSlot = cached.params
+        _ = permit_push_ref(L, cached.keys)
         let k = lua_gettop(L)
         let writer = Writer(L: L, k: k, maxDepth: vm.limits.maxTableDepth)
 

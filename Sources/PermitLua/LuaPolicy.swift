@@ -35,6 +35,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         /// The interned key strings of the warm path, stored on the first call.
         var keys: LuaRef?
+        /// The slots of `keys` and the cached tables, while none of them changes.
+        var slots: FastPath.Cached?
         var trace: [String] = []
     }
 
@@ -213,6 +215,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// The stored parts of `ctx` (platform, capabilities, merged params) and the interned keys,
     /// made again only when the platform or the overrides change.
     private func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
+        if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
+           runtime.paramsCache?.overrides == context.params {
+            return slots
+        }
         if runtime.platformCache?.platform != context.platform {
             if let old = runtime.platformCache {
                 runtime.vm.release(old.platform_)
@@ -231,9 +237,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         if runtime.keys == nil {
             runtime.keys = try runtime.vm.store(FastPath.internedTable, readOnly: false)
         }
-        return FastPath.Cached(
-            keys: runtime.keys!, platform: runtime.platformCache!.platform_,
-            capabilities: runtime.platformCache!.capabilities, params: runtime.paramsCache!.ref)
+        let slots = FastPath.Cached(
+            keys: try runtime.vm.slot(of: runtime.keys!), platform: try runtime.vm.slot(of: runtime.platformCache!.platform_),
+            capabilities: try runtime.vm.slot(of: runtime.platformCache!.capabilities),
+            params: try runtime.vm.slot(of: runtime.paramsCache!.ref))
+        runtime.slots = slots
+        return slots
     }
 
     // MARK: The general path, kept for tests of the warm path
@@ -287,7 +296,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
     /// read-only tables.
     private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
-        let cache = try cachedParts(context, runtime: &runtime)
+        _ = try cachedParts(context, runtime: &runtime)
+        let cache = (platform: runtime.platformCache!.platform_, capabilities: runtime.platformCache!.capabilities,
+                     params: runtime.paramsCache!.ref)
         return .table(LuaTable([
             "event": LuaBridge.event(context.event),
             "status": .string(context.status.rawValue),

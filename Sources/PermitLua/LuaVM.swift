@@ -16,7 +16,7 @@ public final class LuaVM {
     public let limits: LuaLimits
     private let L: OpaquePointer
     private let id: UInt64
-    private var liveRefs: [Int32: UInt32] = [:]
+    private var liveRefs = LiveRefs()
     private var nextGeneration: UInt32 = 1
     private var hostFunctions: [HostFunctionBox] = []
     private var running = false
@@ -302,6 +302,7 @@ public final class LuaVM {
         let slot = permit_ref(L)
         let generation = nextGeneration
         nextGeneration &+= 1
+        if nextGeneration == 0 { nextGeneration = 1 }  // 0 marks a free slot in `liveRefs`
         liveRefs[slot] = generation
         return LuaRef(owner: id, slot: slot, generation: generation, typeName: typeName)
     }
@@ -380,6 +381,39 @@ public final class LuaVM {
             if let pos = LuaError.position(in: String(frame)) { return pos }
         }
         return nil
+    }
+
+    /// The generation of each live ref by registry slot, in an array: `luaL_ref` hands out small
+    /// slots and reuses released ones, and every call validates its refs, so this is on the warm
+    /// path (a dictionary lookup hashed the slot each time).
+    struct LiveRefs {
+        private var generations: [UInt32] = []
+        /// Slots an array cannot index (never handed out by luaL_ref for a table or function).
+        private var others: [Int32: UInt32] = [:]
+        private(set) var count = 0
+
+        subscript(slot: Int32) -> UInt32? {
+            get {
+                guard slot >= 0 else { return others[slot] }
+                let index = Int(slot)
+                guard index < generations.count, generations[index] != 0 else { return nil }
+                return generations[index]
+            }
+            set {
+                let old = self[slot]
+                count += (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
+                guard slot >= 0 else {
+                    others[slot] = newValue
+                    return
+                }
+                let index = Int(slot)
+                if index >= generations.count {
+                    guard newValue != nil else { return }
+                    generations.append(contentsOf: repeatElement(0, count: index + 1 - generations.count))
+                }
+                generations[index] = newValue ?? 0
+            }
+        }
     }
 
     /// The state of a `LuaVM` during `callDirect`, for the code that pushes the context and

@@ -1,10 +1,11 @@
 // permit-benchmark: Permit against a C reference of its own, measured in the same run.
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
-//                                         [--only engine|reference|warm|cold|test|memory]
+//                                         [--only engine|policy|reference|warm|cold|test|memory]
 //
-// `--only` runs one section (for profiling with callgrind): `engine` and `reference` run N warm
-// decisions of one side only (one round, no comparison), `warm` the interleaved comparison.
+// `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
+// alone, without the engine) and `reference` run N warm decisions of one side only (one round,
+// no comparison), `warm` the interleaved comparison.
 //
 // Prints the warm decision latency through the engine against the same policy driven straight
 // through the Lua C API, the cold start against luaL_newstate + luaL_openlibs + load, the speed
@@ -54,7 +55,7 @@ func run(_ options: Options) async {
     let decisionCount = options.decisions
     let memoryDecisions = options.memoryDecisions
     let policyPath = options.policyPath
-    let sections = ["engine", "reference", "warm", "cold", "test", "memory"]
+    let sections = ["engine", "policy", "reference", "warm", "cold", "test", "memory"]
     if let only = options.only, !sections.contains(only) {
         FileHandle.standardError.write(Data("permit-benchmark: --only takes one of \(sections.joined(separator: ", "))\n".utf8))
         exit(2)
@@ -76,6 +77,11 @@ func run(_ options: Options) async {
             let run = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
             print("\nwarm decision, engine only (\(decisionCount), \(run.errors) errors)")
             print("  permit engine   \(format(run.stats))")
+        }
+        if options.only == "policy" {
+            let run = try Bench.policyDecisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
+            print("\nwarm decision, LuaPolicy.decide only (\(decisionCount), \(run.errors) errors)")
+            print("  policy layer    \(format(run.stats))")
         }
         if options.only == "reference" {
             let stats = try Bench.referenceDecisions(source: source, iterations: decisionCount)
