@@ -37,6 +37,45 @@ public enum Bench {
         return (LatencyStats(samples: samples), errors)
     }
 
+    /// The policy layer alone, without the engine: `LuaPolicy.decide` on contexts like the
+    /// engine's for the same events (context pushed, policy call, decision read and validated).
+    public static func policyDecisions(
+        policy: LuaPolicy, events: [AppEvent], iterations: Int, os: OSVersion = OSVersion(major: 16, minor: 4)
+    ) throws -> (stats: LatencyStats, errors: Int) {
+        let platform = Platform(version: os)
+        var ledger = Ledger()
+        ledger.launches = 3
+        ledger.foregrounds = 5
+        ledger.lastStatus = .notDetermined
+        ledger.firstLaunchAt = 1_767_600_000 - 86_400
+        ledger.softPrompt.shown = 3
+        ledger.features["reminders"] = Ledger.FeatureHistory()
+        ledger.features["reminders"]?.opened = 1
+        ledger.features["reminders"]?.lastOpenedAt = 1_767_600_000
+        let contexts = events.map { event in
+            PolicyContext(
+                event: event, status: .notDetermined, previousStatus: .notDetermined,
+                settings: .typical(for: .notDetermined, on: os), platform: platform, history: ledger,
+                now: 1_767_600_000)
+        }
+        let warmUp = min(1000, iterations / 10)
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        var errors = 0
+        for index in 0..<(warmUp + iterations) {
+            let context = contexts[index % contexts.count]
+            let start = now()
+            do {
+                _ = try policy.decide(context)
+            } catch {
+                errors += 1
+            }
+            let elapsed = now() - start
+            if index >= warmUp { samples.append(elapsed) }
+        }
+        return (LatencyStats(samples: samples), errors)
+    }
+
     /// Cold start: a sandboxed VM, loading the policy and validating it.
     public static func coldStarts(source: String, chunkName: String, iterations: Int) throws -> LatencyStats {
         var samples: [Double] = []

@@ -19,6 +19,9 @@ public actor PermissionEngine {
     private var appIsActive = true
     private let broadcaster: StatusBroadcaster
     private let calendar: Calendar
+    /// The local day last computed and its bounds in Unix seconds, `[start, end)`: the Calendar
+    /// is asked again only when `now` leaves it.
+    private var dayCache: (start: Int64, end: Int64, day: String)?
     private var recheckTask: Task<Void, Never>?
 
     // The FIFO gate.
@@ -289,8 +292,18 @@ public actor PermissionEngine {
 
     /// `yyyy-MM-dd` of `now` in the device's time zone.
     private func localDay(of now: Int64) -> String {
-        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(now)))
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        if let cached = dayCache, now >= cached.start, now < cached.end { return cached.day }
+        let date = Date(timeIntervalSince1970: TimeInterval(now))
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        let day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        // Keep the day with its bounds in whole seconds: `now` is whole, so `now >= start` and
+        // `now < end` hold exactly when they hold for the real bounds rounded up.
+        if let interval = calendar.dateInterval(of: .day, for: date) {
+            let start = Int64(interval.start.timeIntervalSince1970.rounded(.up))
+            let end = Int64(interval.end.timeIntervalSince1970.rounded(.up))
+            if start <= now, now < end { dayCache = (start, end, day) }
+        }
+        return day
     }
 
     private func enterGate() async {

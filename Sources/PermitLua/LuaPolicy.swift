@@ -33,6 +33,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var executableLines: Set<Int>?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
+        /// The interned key strings of the warm path, stored on the first call.
+        var keys: LuaRef?
+        /// The slots of `keys` and the cached tables, while none of them changes.
+        var slots: FastPath.Cached?
         var trace: [String] = []
     }
 
@@ -134,13 +138,36 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     // MARK: Policy
 
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let result = try call(context) { $0.decide }
-        return try DecisionReader.decision(from: result)
+        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.DecisionResult in
+            do throws(LuaError) {
+                let cached = try cachedParts(context, runtime: &runtime)
+                return try runtime.vm.callDirect(
+                    runtime.decide,
+                    pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+            }
+        }
+        switch result {
+        case .decision(let decision): return decision
+        case .general(let value): return try DecisionReader.decision(from: value)
+        }
     }
 
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         guard plansReminders else { return [] }
-        let result = try call(context) { $0.planReminders! }
+        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+            do throws(LuaError) {
+                let cached = try cachedParts(context, runtime: &runtime)
+                return try runtime.vm.callDirect(
+                    runtime.planReminders!,
+                    pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                    readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+            }
+        }
         return try DecisionReader.reminders(from: result)
     }
 
@@ -185,21 +212,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     // MARK: Calls
 
-    private func call(_ context: PolicyContext, function: (Runtime) -> LuaRef) throws(PolicyError) -> LuaValue {
-        try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
-            do throws(LuaError) {
-                let ctx = try contextValue(context, runtime: &runtime)
-                let results = try runtime.vm.call(function(runtime), [ctx])
-                return results.first ?? .nil
-            } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
-            }
+    /// The stored parts of `ctx` (platform, capabilities, merged params) and the interned keys,
+    /// made again only when the platform or the overrides change.
+    private func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
+        if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
+           runtime.paramsCache?.overrides == context.params {
+            return slots
         }
-    }
-
-    /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
-    /// read-only tables.
-    private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
         if runtime.platformCache?.platform != context.platform {
             if let old = runtime.platformCache {
                 runtime.vm.release(old.platform_)
@@ -215,17 +234,81 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             let merged = defaultParams.merging(context.params) { _, override in override }
             runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged)))
         }
-        let cache = runtime.platformCache!
+        if runtime.keys == nil {
+            runtime.keys = try runtime.vm.store(FastPath.internedTable, readOnly: false)
+        }
+        let slots = FastPath.Cached(
+            keys: try runtime.vm.slot(of: runtime.keys!), platform: try runtime.vm.slot(of: runtime.platformCache!.platform_),
+            capabilities: try runtime.vm.slot(of: runtime.platformCache!.capabilities),
+            params: try runtime.vm.slot(of: runtime.paramsCache!.ref))
+        runtime.slots = slots
+        return slots
+    }
+
+    // MARK: The general path, kept for tests of the warm path
+
+    /// `ctx` as the warm path pushes it and as the general path (a `LuaValue` tree pushed by
+    /// `LuaVM.push`) builds it, both read back from the VM.
+    func contextsForTesting(_ context: PolicyContext) throws(LuaError) -> (fast: LuaValue, general: LuaValue) {
+        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> (fast: LuaValue, general: LuaValue) in
+            let identity = try runtime.vm.load("return ...", chunkName: "=identity")
+            defer { runtime.vm.release(identity) }
+            let cached = try cachedParts(context, runtime: &runtime)
+            let fast = try runtime.vm.callDirect(
+                identity,
+                pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+            let general = try runtime.vm.call(identity, [try contextValue(context, runtime: &runtime)]).first ?? .nil
+            return (fast, general)
+        }
+    }
+
+    /// `decide` through the general path: the context as a `LuaValue` tree, every result copied,
+    /// then `DecisionReader`.
+    func generalDecide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+            do throws(LuaError) {
+                let ctx = try contextValue(context, runtime: &runtime)
+                return try runtime.vm.call(runtime.decide, [ctx]).first ?? .nil
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+            }
+        }
+        return try DecisionReader.decision(from: result)
+    }
+
+    /// Whether `decide`'s result is read in place (`false`: handed to the general path).
+    func readsInPlaceForTesting(_ context: PolicyContext) throws(LuaError) -> Bool {
+        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
+            let cached = try cachedParts(context, runtime: &runtime)
+            let result = try runtime.vm.callDirect(
+                runtime.decide,
+                pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            if case .decision = result { return true }
+            return false
+        }
+    }
+
+    /// Stack top of the VM (0 between calls).
+    var stackTopForTesting: Int { runtime.withLock { $0.vm.stackTop } }
+
+    /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
+    /// read-only tables.
+    private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
+        _ = try cachedParts(context, runtime: &runtime)
+        let cache = (platform: runtime.platformCache!.platform_, capabilities: runtime.platformCache!.capabilities,
+                     params: runtime.paramsCache!.ref)
         return .table(LuaTable([
             "event": LuaBridge.event(context.event),
             "status": .string(context.status.rawValue),
             "previous_status": .string(context.previousStatus.rawValue),
             "settings": LuaBridge.settings(context.settings),
-            "platform": .ref(cache.platform_),
+            "platform": .ref(cache.platform),
             "capabilities": .ref(cache.capabilities),
             "history": LuaBridge.history(context.history),
             "state": LuaBridge.table(context.state),
-            "params": .ref(runtime.paramsCache!.ref),
+            "params": .ref(cache.params),
             "now": .integer(context.now),
             "locale": .string(context.locale),
             "user": .table(LuaTable(["bucket": .integer(Int64(context.userBucket))])),

@@ -16,7 +16,7 @@ public final class LuaVM {
     public let limits: LuaLimits
     private let L: OpaquePointer
     private let id: UInt64
-    private var liveRefs: [Int32: UInt32] = [:]
+    private var liveRefs = LiveRefs()
     private var nextGeneration: UInt32 = 1
     private var hostFunctions: [HostFunctionBox] = []
     private var running = false
@@ -105,6 +105,47 @@ public final class LuaVM {
         for arg in args { try push(L, arg, depth: 0) }
         let status = Int(permit_call(L, Int32(args.count)))
         if status != PERMIT_OK { throw callError(status, function: function) }
+        return try readResults(above: base, keepFunctions: keepFunctions)
+    }
+
+    /// `call` for the warm decision path: `pushArgument` pushes the one argument straight on
+    /// the stack (it must push exactly one value), and `readResults` reads the results while
+    /// they are still on the stack: `base` is the index below the first result, the stack top
+    /// is the last one. Same budgets, guards and stack balance as `call`; the `LuaStack` is
+    /// valid only inside the closures.
+    func callDirect<T>(
+        _ function: LuaRef,
+        pushArgument: (LuaStack) throws(LuaError) -> Void,
+        readResults: (LuaStack, _ base: Int32) throws(LuaError) -> T
+    ) throws(LuaError) -> T {
+        try validate(function)
+        guard !running else {
+            throw LuaError(kind: .invalidUse, message: "re-entrant call (a host function called back into its VM)")
+        }
+        running = true
+        let base = lua_gettop(L)
+        defer {
+            lua_settop(L, base)
+            running = false
+            if !pendingReleases.isEmpty {
+                let refs = pendingReleases
+                pendingReleases = []
+                for r in refs { release(r) }
+            }
+        }
+        guard lua_checkstack(L, 9) != 0 else {
+            throw LuaError(kind: .invalidUse, message: "too many arguments")
+        }
+        _ = permit_push_ref(L, function.slot)
+        let stack = LuaStack(L: L, vm: self)
+        try pushArgument(stack)
+        let status = Int(permit_call(L, 1))
+        if status != PERMIT_OK { throw callError(status, function: function) }
+        return try readResults(stack, base)
+    }
+
+    /// Copies every value above `base` (results of a call), as `call` returns them.
+    func readResults(above base: Int32, keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
         let top = lua_gettop(L)
         var state = ReadState()
         var results: [LuaValue] = []
@@ -115,6 +156,12 @@ public final class LuaVM {
             i += 1
         }
         return results
+    }
+
+    /// The registry slot of a live ref of this VM (what `permit_push_ref` takes).
+    func slot(of ref: LuaRef) throws(LuaError) -> Int32 {
+        try validate(ref)
+        return ref.slot
     }
 
     /// Keeps a host value in the VM (for values reused on every call, e.g. parts
@@ -188,6 +235,7 @@ public final class LuaVM {
 
     /// Returns and clears what `print` / `permit.log` wrote (one line per call).
     public func drainTrace() -> LuaTrace {
+        if permit_trace_is_empty(L) != 0 { return LuaTrace(text: "", truncated: false, droppedBytes: 0) }
         var len = 0
         var truncated: Int32 = 0
         var dropped = 0
@@ -254,6 +302,7 @@ public final class LuaVM {
         let slot = permit_ref(L)
         let generation = nextGeneration
         nextGeneration &+= 1
+        if nextGeneration == 0 { nextGeneration = 1 }  // 0 marks a free slot in `liveRefs`
         liveRefs[slot] = generation
         return LuaRef(owner: id, slot: slot, generation: generation, typeName: typeName)
     }
@@ -332,6 +381,46 @@ public final class LuaVM {
             if let pos = LuaError.position(in: String(frame)) { return pos }
         }
         return nil
+    }
+
+    /// The generation of each live ref by registry slot, in an array: `luaL_ref` hands out small
+    /// slots and reuses released ones, and every call validates its refs, so this is on the warm
+    /// path (a dictionary lookup hashed the slot each time).
+    struct LiveRefs {
+        private var generations: [UInt32] = []
+        /// Slots an array cannot index (never handed out by luaL_ref for a table or function).
+        private var others: [Int32: UInt32] = [:]
+        private(set) var count = 0
+
+        subscript(slot: Int32) -> UInt32? {
+            get {
+                guard slot >= 0 else { return others[slot] }
+                let index = Int(slot)
+                guard index < generations.count, generations[index] != 0 else { return nil }
+                return generations[index]
+            }
+            set {
+                let old = self[slot]
+                count += (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
+                guard slot >= 0 else {
+                    others[slot] = newValue
+                    return
+                }
+                let index = Int(slot)
+                if index >= generations.count {
+                    guard newValue != nil else { return }
+                    generations.append(contentsOf: repeatElement(0, count: index + 1 - generations.count))
+                }
+                generations[index] = newValue ?? 0
+            }
+        }
+    }
+
+    /// The state of a `LuaVM` during `callDirect`, for the code that pushes the context and
+    /// reads the decision in place (FastPath.swift). Valid only inside those closures.
+    struct LuaStack {
+        let L: OpaquePointer
+        unowned let vm: LuaVM
     }
 
     struct ReadState {

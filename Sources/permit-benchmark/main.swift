@@ -1,6 +1,11 @@
 // permit-benchmark: Permit against a C reference of its own, measured in the same run.
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
+//                                         [--only engine|policy|reference|warm|cold|test|memory]
+//
+// `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
+// alone, without the engine) and `reference` run N warm decisions of one side only (one round,
+// no comparison), `warm` the interleaved comparison.
 //
 // Prints the warm decision latency through the engine against the same policy driven straight
 // through the Lua C API, the cold start against luaL_newstate + luaL_openlibs + load, the speed
@@ -16,12 +21,16 @@ struct Options {
     var decisions = 200_000
     var memoryDecisions = 1_000_000
     var policyPath = "policies/polite/policy.lua"
+    var only: String?
 
     init(_ arguments: [String]) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument.hasPrefix("--"), index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
+            if argument == "--only", index + 1 < arguments.count {
+                only = arguments[index + 1]
+                index += 2
+            } else if argument.hasPrefix("--"), index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
                 if argument == "--decisions" { decisions = number }
                 if argument == "--memory-decisions" { memoryDecisions = number }
                 index += 2
@@ -33,72 +42,118 @@ struct Options {
     }
 }
 
-let options = Options(Array(CommandLine.arguments.dropFirst()))
-let decisionCount = options.decisions
-let memoryDecisions = options.memoryDecisions
-let policyPath = options.policyPath
-
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("permit-benchmark: \(message)\n".utf8))
     exit(2)
 }
 
-guard let source = try? String(contentsOfFile: policyPath, encoding: .utf8) else { fail("cannot read \(policyPath)") }
-let policy: LuaPolicy
-do { policy = try LuaPolicy(source: source, chunkName: policyPath) } catch { fail("\(error)") }
-
 func format(_ stats: LatencyStats) -> String {
     String(format: "min %6.0f  median %6.0f  p99 %7.0f ns  (%.0f/s)", stats.minNanoseconds, stats.medianNanoseconds, stats.p99Nanoseconds, stats.perSecond)
 }
 
-#if DEBUG
-print("warning: a debug build; run `swift run -c release permit-benchmark` for real figures\n")
-#endif
-print("policy: \(policyPath); \(ProcessInfo.processInfo.activeProcessorCount) cores")
-
-do {
-    // Interleave Swift and C rounds so both see the same machine state.
-    var ours: [LatencyStats] = [], theirs: [LatencyStats] = []
-    for _ in 0..<3 {
-        theirs.append(try Bench.referenceDecisions(source: source, iterations: decisionCount / 3))
-        ours.append(try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount / 3).stats)
+func run(_ options: Options) async {
+    let decisionCount = options.decisions
+    let memoryDecisions = options.memoryDecisions
+    let policyPath = options.policyPath
+    let sections = ["engine", "policy", "reference", "warm", "cold", "test", "memory"]
+    if let only = options.only, !sections.contains(only) {
+        FileHandle.standardError.write(Data("permit-benchmark: --only takes one of \(sections.joined(separator: ", "))\n".utf8))
+        exit(2)
     }
-    let our = ours.min { $0.medianNanoseconds < $1.medianNanoseconds }!
-    let their = theirs.min { $0.medianNanoseconds < $1.medianNanoseconds }!
-    print("\nwarm decision (best of 3 rounds of \(decisionCount / 3))")
-    print("  permit engine   \(format(our))")
-    print("  C reference     \(format(their))")
-    print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
+    /// Whether a section runs: all of them by default, one with `--only`.
+    func runs(_ section: String) -> Bool { options.only == nil || options.only == section }
 
-    let cold = try Bench.coldStarts(source: source, chunkName: policyPath, iterations: 2000)
-    let referenceCold = try Bench.referenceColdStarts(source: source, iterations: 2000)
-    print("\ncold start (median of 2000)")
-    print(String(format: "  sandboxed VM + load + validate   %.1f µs", cold.medianNanoseconds / 1000))
-    print(String(format: "  luaL_newstate + openlibs + load  %.1f µs", referenceCold.medianNanoseconds / 1000))
-    print(String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds))
+    guard let source = try? String(contentsOfFile: policyPath, encoding: .utf8) else { fail("cannot read \(policyPath)") }
+    let policy: LuaPolicy
+    do { policy = try LuaPolicy(source: source, chunkName: policyPath) } catch { fail("\(error)") }
 
-    if FileManager.default.fileExists(atPath: "policies") {
-        let files = try Discovery.scenarios(under: ["policies"])
-        let start = DispatchTime.now().uptimeNanoseconds
-        let run = await TestRun.run(files, filter: nil) { url throws(PolicyError) in
-            try LuaPolicy.load(contentsOf: url)
+    #if DEBUG
+    print("warning: a debug build; run `swift run -c release permit-benchmark` for real figures\n")
+    #endif
+    print("policy: \(policyPath); \(ProcessInfo.processInfo.activeProcessorCount) cores")
+
+    do {
+        if options.only == "engine" {
+            let run = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
+            print("\nwarm decision, engine only (\(decisionCount), \(run.errors) errors)")
+            print("  permit engine   \(format(run.stats))")
         }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let steps = run.reports.reduce(0) { total, report in
-            if case .ran(let result) = report.verdict { return total + result.steps.count }
-            return total
+        if options.only == "policy" {
+            let run = try Bench.policyDecisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
+            print("\nwarm decision, LuaPolicy.decide only (\(decisionCount), \(run.errors) errors)")
+            print("  policy layer    \(format(run.stats))")
         }
-        print(String(format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
-                     run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
+        if options.only == "reference" {
+            let stats = try Bench.referenceDecisions(source: source, iterations: decisionCount)
+            print("\nwarm decision, C reference only (\(decisionCount))")
+            print("  C reference     \(format(stats))")
+        }
+
+        if runs("warm") {
+            // Interleave Swift and C rounds so both see the same machine state.
+            var ours: [LatencyStats] = [], theirs: [LatencyStats] = []
+            for _ in 0..<3 {
+                theirs.append(try Bench.referenceDecisions(source: source, iterations: decisionCount / 3))
+                ours.append(try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount / 3).stats)
+            }
+            let our = ours.min { $0.medianNanoseconds < $1.medianNanoseconds }!
+            let their = theirs.min { $0.medianNanoseconds < $1.medianNanoseconds }!
+            print("\nwarm decision (best of 3 rounds of \(decisionCount / 3))")
+            print("  permit engine   \(format(our))")
+            print("  C reference     \(format(their))")
+            print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
+        }
+
+        if runs("cold") {
+            let cold = try Bench.coldStarts(source: source, chunkName: policyPath, iterations: 2000)
+            let referenceCold = try Bench.referenceColdStarts(source: source, iterations: 2000)
+            print("\ncold start (median of 2000)")
+            print(String(format: "  sandboxed VM + load + validate   %.1f µs", cold.medianNanoseconds / 1000))
+            print(String(format: "  luaL_newstate + openlibs + load  %.1f µs", referenceCold.medianNanoseconds / 1000))
+            print(String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds))
+        }
+
+        if runs("test"), FileManager.default.fileExists(atPath: "policies") {
+            let files = try Discovery.scenarios(under: ["policies"])
+            let start = DispatchTime.now().uptimeNanoseconds
+            let run = await TestRun.run(files, filter: nil) { url throws(PolicyError) in
+                try LuaPolicy.load(contentsOf: url)
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let steps = run.reports.reduce(0) { total, report in
+                if case .ran(let result) = report.verdict { return total + result.steps.count }
+                return total
+            }
+            print(String(format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
+                         run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
+        }
+
+        if runs("memory") {
+            print("\nmemory over \(memoryDecisions) decisions")
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: 50_000)
+            let before = Bench.residentKiB()
+            _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: memoryDecisions)
+            let after = Bench.residentKiB()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            print("  resident after warm-up \(before) KiB, after the run \(after) KiB: grew \(after - before) KiB (goal < 1024)")
+            print("  VM memory \(policy.memoryInUse / 1024) KiB")
+            print(String(format: "  took %.1f s", seconds))
+        }
+    } catch {
+        fail("\(error)")
     }
-
-    print("\nmemory over \(memoryDecisions) decisions")
-    _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: 50_000)
-    let before = Bench.residentKiB()
-    _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: memoryDecisions)
-    let after = Bench.residentKiB()
-    print("  resident after warm-up \(before) KiB, after the run \(after) KiB: grew \(after - before) KiB (goal < 1024)")
-    print("  VM memory \(policy.memoryInUse / 1024) KiB")
-} catch {
-    fail("\(error)")
 }
+
+// No top-level `await`: an async main parks the main thread in libdispatch's `sigsuspend`, which
+// valgrind 3.19 cannot follow (it crashes writing to the read-only signal mask), so the
+// benchmark could not be profiled with callgrind. The measurements run in a task; the main
+// thread waits. The measured loops are nonisolated async functions either way, so they run on
+// the global executor exactly as before.
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    await run(options)
+    finished.signal()
+}
+finished.wait()

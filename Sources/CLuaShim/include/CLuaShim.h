@@ -97,4 +97,33 @@ void permit_set_coverage(lua_State *L, int on);
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max);
 int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max);
 
+/* The warm decision path (FastPath.c). `t` is the table being filled and `k` the stack index of
+   the VM's interned strings (a sequence); `key` and `value` index into it. Raw sets only. */
+void permit_set_int(lua_State *L, int t, int k, int key, lua_Integer value);
+void permit_set_number(lua_State *L, int t, int k, int key, lua_Number value);
+void permit_set_bool(lua_State *L, int t, int k, int key, int value);
+void permit_set_interned(lua_State *L, int t, int k, int key, int value);
+void permit_set_string(lua_State *L, int t, int k, int key, const char *s, size_t len);
+void permit_set_ref(lua_State *L, int t, int k, int key, int ref);
+/// Pops the value on top into t[interned key] / t[s].
+void permit_set_top(lua_State *L, int t, int k, int key);
+void permit_set_top_named(lua_State *L, int t, const char *s, size_t len);
+void permit_push_interned(lua_State *L, int k, int key);
+
+/// The fields of a decision table, in this order (DecisionReader's names).
+enum {
+    PERMIT_D_ACTION, PERMIT_D_REASON, PERMIT_D_REMEMBER, PERMIT_D_TITLE, PERMIT_D_MESSAGE, PERMIT_D_ACCEPT,
+    PERMIT_D_DECLINE, PERMIT_D_PRESENTATION, PERMIT_D_VARIANT, PERMIT_D_OPTIONS, PERMIT_D_OPEN, PERMIT_D_CANCEL,
+    PERMIT_D_DEEP_LINK, PERMIT_D_COUNT
+};
+/// For a plain decision table at `idx` (no metatable, only string keys among the names above,
+/// `action` one of none / soft_prompt / request_permission / settings_prompt with only the
+/// fields that action allows): pushes PERMIT_D_COUNT values (nil when absent) and returns
+/// (action << 16) | the bit set of present fields. Otherwise pushes nothing and returns -1:
+/// the caller takes the general path, which words the error. Never runs Lua code.
+int permit_decision_fields(lua_State *L, int idx);
+int permit_table_has_metatable(lua_State *L, int idx);
+/// Nothing printed since the last drain (so there is nothing to copy out).
+int permit_trace_is_empty(lua_State *L);
+
 #endif

@@ -1,0 +1,148 @@
+/*
+ * The warm decision path: building `ctx` and reading a decision with few API calls.
+ *
+ * Keys are interned once per VM: Swift stores a sequence of strings in the registry and
+ * passes its stack index `k`; a key is then one lua_rawgeti instead of hashing the text on
+ * every call. Every function here uses raw access only (no metamethod can run) and runs
+ * between calls, while the memory cap is off, like the rest of the host's pushes.
+ */
+#include "CLuaShim.h"
+#include <string.h>
+
+static void push_key(lua_State *L, int k, int key) { lua_rawgeti(L, k, key); }
+
+void permit_set_int(lua_State *L, int t, int k, int key, lua_Integer value) {
+    push_key(L, k, key);
+    lua_pushinteger(L, value);
+    lua_rawset(L, t);
+}
+
+void permit_set_number(lua_State *L, int t, int k, int key, lua_Number value) {
+    push_key(L, k, key);
+    lua_pushnumber(L, value);
+    lua_rawset(L, t);
+}
+
+void permit_set_bool(lua_State *L, int t, int k, int key, int value) {
+    push_key(L, k, key);
+    lua_pushboolean(L, value);
+    lua_rawset(L, t);
+}
+
+void permit_set_interned(lua_State *L, int t, int k, int key, int value) {
+    push_key(L, k, key);
+    lua_rawgeti(L, k, value);
+    lua_rawset(L, t);
+}
+
+void permit_set_string(lua_State *L, int t, int k, int key, const char *s, size_t len) {
+    push_key(L, k, key);
+    lua_pushlstring(L, s, len);
+    lua_rawset(L, t);
+}
+
+void permit_set_ref(lua_State *L, int t, int k, int key, int ref) {
+    push_key(L, k, key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_rawset(L, t);
+}
+
+void permit_set_top(lua_State *L, int t, int k, int key) {
+    push_key(L, k, key);
+    lua_insert(L, -2);
+    lua_rawset(L, t);
+}
+
+void permit_set_top_named(lua_State *L, int t, const char *s, size_t len) {
+    lua_pushlstring(L, s, len);
+    lua_insert(L, -2);
+    lua_rawset(L, t);
+}
+
+void permit_push_interned(lua_State *L, int k, int key) { push_key(L, k, key); }
+
+/* ------------------------------------------------------------ decision table */
+
+/* The names DecisionReader accepts, in PERMIT_D_* order. */
+static const char *const decision_names[PERMIT_D_COUNT] = {
+    "action", "reason", "remember", "title", "message", "accept", "decline",
+    "presentation", "variant", "options", "open", "cancel", "deep_link",
+};
+
+#define BIT(f) (1u << (f))
+#define COMMON (BIT(PERMIT_D_ACTION) | BIT(PERMIT_D_REASON) | BIT(PERMIT_D_REMEMBER))
+
+static const char *const action_names[4] = {"none", "soft_prompt", "request_permission", "settings_prompt"};
+static const unsigned allowed_fields[4] = {
+    COMMON,
+    COMMON | BIT(PERMIT_D_TITLE) | BIT(PERMIT_D_MESSAGE) | BIT(PERMIT_D_ACCEPT) | BIT(PERMIT_D_DECLINE) |
+        BIT(PERMIT_D_PRESENTATION) | BIT(PERMIT_D_VARIANT),
+    COMMON | BIT(PERMIT_D_OPTIONS),
+    COMMON | BIT(PERMIT_D_TITLE) | BIT(PERMIT_D_MESSAGE) | BIT(PERMIT_D_OPEN) | BIT(PERMIT_D_CANCEL) |
+        BIT(PERMIT_D_PRESENTATION) | BIT(PERMIT_D_DEEP_LINK),
+};
+
+static int field_code(const char *s, size_t len) {
+    for (int i = 0; i < PERMIT_D_COUNT; i++) {
+        if (strlen(decision_names[i]) == len && memcmp(decision_names[i], s, len) == 0) return i;
+    }
+    return -1;
+}
+
+int permit_decision_fields(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) return -1;
+    if (!lua_checkstack(L, PERMIT_D_COUNT + 4)) return -1;
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    int base = lua_gettop(L);
+    for (int i = 0; i < PERMIT_D_COUNT; i++) lua_pushnil(L);
+    unsigned present = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        int code = -1;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            size_t len;
+            const char *s = lua_tolstring(L, -2, &len);
+            code = field_code(s, len);
+        }
+        if (code < 0) {
+            lua_settop(L, base);
+            return -1;
+        }
+        present |= BIT(code);
+        lua_replace(L, base + 1 + code); /* pops the value */
+    }
+    if (lua_type(L, base + 1 + PERMIT_D_ACTION) != LUA_TSTRING) {
+        lua_settop(L, base);
+        return -1;
+    }
+    size_t len;
+    const char *action = lua_tolstring(L, base + 1 + PERMIT_D_ACTION, &len);
+    for (int a = 0; a < 4; a++) {
+        if (strlen(action_names[a]) == len && memcmp(action_names[a], action, len) == 0) {
+            if ((present & ~allowed_fields[a]) != 0) break;
+            return (int)(((unsigned)a << 16) | present);
+        }
+    }
+    lua_settop(L, base);
+    return -1;
+}
+
+int permit_table_has_metatable(lua_State *L, int idx) {
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    return 0;
+}
+
+int permit_trace_is_empty(lua_State *L) {
+    size_t len;
+    int truncated;
+    size_t dropped;
+    (void)permit_trace(L, &len, &truncated, &dropped);
+    return len == 0 && !truncated;
+}
