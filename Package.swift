@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PermitCore", targets: ["PermitCore"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
+        .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
@@ -33,6 +34,11 @@ let package = Package(
             name: "PermitScenario",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Yams", package: "Yams")]
         ),
+        // `permit simulate`: a user population through the real engine and the simulated device.
+        .target(
+            name: "PermitSimulation",
+            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")]
+        ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
         .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitScenario", "PermitBenchReference"]),
@@ -40,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario", "PermitLua", "PermitCore", "PermitBench",
+                "PermitScenario", "PermitLua", "PermitCore", "PermitBench", "PermitSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,6 +58,10 @@ let package = Package(
             name: "PermitScenarioTests",
             // `permit` is built for the CLI tests, which run the executable itself.
             dependencies: ["PermitScenario", "PermitCore", "PermitLua", "permit"]
+        ),
+        .testTarget(
+            name: "PermitSimulationTests",
+            dependencies: ["PermitSimulation", "PermitScenario", "PermitCore", "PermitLua"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,6 @@ struct PermitCommand: AsyncParsableCommand {
         commandName: "permit",
         abstract: "Decide how an app asks for notification permission, and test those decisions.",
         version: "0.1.0",
-        subcommands: [RunCommand.self, TestCommand.self, DecideCommand.self, CheckCommand.self, BenchCommand.self]
+        subcommands: [RunCommand.self, TestCommand.self, DecideCommand.self, CheckCommand.self, BenchCommand.self, SimulateCommand.self]
     )
 }
