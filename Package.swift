@@ -61,7 +61,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PermitSimulationTests",
-            dependencies: ["PermitSimulation", "PermitScenario", "PermitCore", "PermitLua"]
+            // `permit` is built for the CLI tests of `permit simulate`.
+            dependencies: ["PermitSimulation", "PermitScenario", "PermitCore", "PermitLua", "permit"]
         ),
     ],
     swiftLanguageModes: [.v6]
