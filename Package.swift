@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PermitLua", targets: ["PermitLua"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
+        .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
@@ -40,6 +41,11 @@ let package = Package(
             name: "PermitDelivery",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // `permit simulate`: a user population through the real engine and the simulated device.
+        .target(
+            name: "PermitSimulation",
+            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")]
+        ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
         .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitScenario", "PermitBenchReference"]),
@@ -47,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery",
+                "PermitScenario", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery", "PermitSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,6 +66,11 @@ let package = Package(
             name: "PermitScenarioTests",
             // `permit` is built for the CLI tests, which run the executable itself.
             dependencies: ["PermitScenario", "PermitCore", "PermitLua", "permit"]
+        ),
+        .testTarget(
+            name: "PermitSimulationTests",
+            // `permit` is built for the CLI tests of `permit simulate`.
+            dependencies: ["PermitSimulation", "PermitScenario", "PermitCore", "PermitLua", "permit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,7 +9,7 @@ struct PermitCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, TestCommand.self, DecideCommand.self, CheckCommand.self, BenchCommand.self,
-            BundleCommand.self, KeygenCommand.self, SignCommand.self, VerifyCommand.self,
+            SimulateCommand.self, BundleCommand.self, KeygenCommand.self, SignCommand.self, VerifyCommand.self,
         ]
     )
 }

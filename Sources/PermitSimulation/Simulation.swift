@@ -1,0 +1,131 @@
+import Foundation
+import PermitCore
+import PermitLua
+
+/// A policy to simulate: its source text and the name errors use for it.
+public struct PolicySource: Sendable {
+    public var source: String
+    /// The path as the user wrote it (errors and reports name the policy by it).
+    public var chunkName: String
+
+    public init(source: String, chunkName: String) {
+        self.source = source
+        self.chunkName = chunkName
+    }
+
+    public static func load(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> PolicySource {
+        // Loading once through LuaPolicy gives the same errors as every other verb (bytecode, UTF-8, shape).
+        let name = displayName ?? url.path
+        _ = try LuaPolicy.load(contentsOf: url, displayName: name)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw PolicyError(kind: .load, message: "cannot read the policy", file: name)
+        }
+        return PolicySource(source: text, chunkName: name)
+    }
+}
+
+public struct SimulationOptions: Sendable, Hashable {
+    public var users: Int
+    public var days: Int
+    public var seed: UInt64
+    /// Concurrent workers, each with its own VM; the result does not depend on it.
+    public var workers: Int
+
+    /// Users per block of work. Fixed (never derived from the worker count) so a policy that
+    /// uses `math.random` sees the same VM seed for the same users whatever the parallelism.
+    public static let blockSize = 250
+
+    public init(users: Int = 10_000, days: Int = 30, seed: UInt64 = 1, workers: Int? = nil) {
+        self.users = users
+        self.days = days
+        self.seed = seed
+        self.workers = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// Runs a simulated population through policies and compares them.
+public enum Simulation {
+    /// Runs `options.users` users for `options.days` days through each policy. The work is cut
+    /// into fixed blocks of users; each block gets a fresh VM (seeded from the run's seed and
+    /// the block) on whichever worker takes it, and block tallies merge in block order, so the
+    /// result is the same for a seed whatever the number of workers.
+    ///
+    /// - Parameter progress: called with (users done, users in all) as blocks finish.
+    public static func run(
+        policies: [PolicySource], model: UserModel, options: SimulationOptions,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws(PolicyError) -> SimulationResult {
+        var names: [String] = []
+        for policy in policies {
+            names.append(try LuaPolicy(source: policy.source, chunkName: policy.chunkName).name)
+        }
+        let blocks = (options.users + SimulationOptions.blockSize - 1) / SimulationOptions.blockSize
+        let jobs = policies.indices.flatMap { policy in (0..<blocks).map { Job(policy: policy, block: $0) } }
+        let next = Locked(0)
+        let done = Locked((users: 0, tallies: [Job: Tally]()))
+        let total = options.users * policies.count
+        let started = Date()
+
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(options.workers, max(1, jobs.count)) {
+                group.addTask {
+                    while true {
+                        let index: Int = next.withLock { value in
+                            defer { value += 1 }
+                            return value
+                        }
+                        guard index < jobs.count else { return }
+                        let job = jobs[index]
+                        let tally = await runBlock(job, policy: policies[job.policy], model: model, options: options)
+                        let finished = done.withLock { state in
+                            state.tallies[job] = tally
+                            state.users += tally.users
+                            return state.users
+                        }
+                        progress?(finished, total)
+                    }
+                }
+            }
+        }
+
+        let tallies = done.current.tallies
+        let results = policies.indices.map { policy in
+            var tally = Tally(days: options.days)
+            for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)]!) }
+            return PolicyResult(name: names[policy], file: policies[policy].chunkName, days: options.days, tally: tally)
+        }
+        return SimulationResult(
+            model: model.name, users: options.users, days: options.days, seed: options.seed, policies: results,
+            elapsedSeconds: Date().timeIntervalSince(started))
+    }
+
+    struct Job: Hashable, Sendable {
+        let policy: Int
+        let block: Int
+    }
+
+    private static func runBlock(_ job: Job, policy: PolicySource, model: UserModel, options: SimulationOptions) async
+        -> Tally
+    {
+        var tally = Tally(days: options.days)
+        let first = job.block * SimulationOptions.blockSize
+        let last = min(options.users, first + SimulationOptions.blockSize)
+        var seeder = SplitMix64.stream(seed: options.seed ^ 0x5EED_B10C, index: UInt64(job.block))
+        let vm: LuaPolicy
+        do {
+            vm = try LuaPolicy(source: policy.source, chunkName: policy.chunkName, randomSeed: seeder.next())
+        } catch {
+            // It loaded before the run; only a resource failure can get here. Count it, do not crash.
+            tally.users = last - first
+            tally.errors[error.kind.rawValue, default: 0] += last - first
+            tally.firstError = error.description
+            return tally
+        }
+        for index in first..<last {
+            var user = UserSimulation(index: index, seed: options.seed, model: model, policy: vm, days: options.days)
+            await user.run()
+            tally.merge(user.tally)
+        }
+        return tally
+    }
+}

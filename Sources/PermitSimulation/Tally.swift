@@ -1,0 +1,64 @@
+/// What a group of simulated users did under one policy: counts only, so tallies of blocks
+/// merge exactly (in block order) into the same result whatever thread ran which block.
+struct Tally: Sendable {
+    var users = 0
+    /// Users opted in (authorized or provisional, app installed) at the end of each day.
+    var optedIn: [Int]
+    /// Users denied (app installed) at the end of each day.
+    var denied: [Int]
+    var uninstalledAtEnd = 0
+    var events = 0
+    var softPrompts = 0
+    var systemDialogs = 0
+    var settingsPrompts = 0
+    var softAccepted = 0
+    var softDeclined = 0
+    var softDismissed = 0
+    var dialogsCold = 0
+    var dialogsColdAllowed = 0
+    var dialogsAfterAccept = 0
+    var dialogsAfterAcceptAllowed = 0
+    var settingsOpened = 0
+    var settingsEnabled = 0
+    var uninstalls = 0
+    var reinstalls = 0
+    /// Seconds from a user's first launch to their first opt-in, for those who opted in.
+    var secondsToOptIn: [Int32] = []
+    var errors: [String: Int] = [:]
+    var warnings: [String: Int] = [:]
+    /// The first policy error met (in user order), as an example to show.
+    var firstError: String?
+
+    init(days: Int) {
+        optedIn = Array(repeating: 0, count: days)
+        denied = Array(repeating: 0, count: days)
+    }
+
+    mutating func merge(_ other: Tally) {
+        users += other.users
+        for day in optedIn.indices {
+            optedIn[day] += other.optedIn[day]
+            denied[day] += other.denied[day]
+        }
+        uninstalledAtEnd += other.uninstalledAtEnd
+        events += other.events
+        softPrompts += other.softPrompts
+        systemDialogs += other.systemDialogs
+        settingsPrompts += other.settingsPrompts
+        softAccepted += other.softAccepted
+        softDeclined += other.softDeclined
+        softDismissed += other.softDismissed
+        dialogsCold += other.dialogsCold
+        dialogsColdAllowed += other.dialogsColdAllowed
+        dialogsAfterAccept += other.dialogsAfterAccept
+        dialogsAfterAcceptAllowed += other.dialogsAfterAcceptAllowed
+        settingsOpened += other.settingsOpened
+        settingsEnabled += other.settingsEnabled
+        uninstalls += other.uninstalls
+        reinstalls += other.reinstalls
+        secondsToOptIn += other.secondsToOptIn
+        errors.merge(other.errors, uniquingKeysWith: +)
+        warnings.merge(other.warnings, uniquingKeysWith: +)
+        if firstError == nil { firstError = other.firstError }
+    }
+}

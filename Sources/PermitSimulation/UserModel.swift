@@ -1,0 +1,171 @@
+import Foundation
+import PermitCore
+import PermitScenario
+
+/// How the simulated users behave (docs/simulate.md): who they are (iOS version, locale), how
+/// often they use the app, how they answer each prompt, how prompts wear them out, and whether
+/// they come back after deleting the app.
+public struct UserModel: Sendable, Hashable {
+    public var name: String
+    /// Share of users per iOS version.
+    public var osVersions: Weighted<OSVersion>
+    /// Share of users per BCP 47 locale.
+    public var locales: Weighted<String>
+    /// Sessions (the app opened, from a cold launch or from the background) per day.
+    public var sessionsPerDay: CountDistribution
+    /// Feature opens per session.
+    public var featureOpensPerSession: CountDistribution
+    /// Which feature a feature open is.
+    public var features: Weighted<String>
+    /// Answers to the soft prompt: accept, dismiss; the rest declines.
+    public var softAccept: Double
+    public var softDismiss: Double
+    /// The system dialog: allow when it comes cold, and right after the user accepted a soft prompt.
+    public var allowCold: Double
+    public var allowAfterSoftAccept: Double
+    /// The settings prompt: open Settings, then (once there) switch notifications on.
+    public var settingsOpen: Double
+    public var settingsEnable: Double
+    /// Each prompt a user has seen takes this much off every later "yes" chance.
+    public var denyIncreasePerPrompt: Double
+    /// After the n-th prompt, the user deletes the app with chance n × this.
+    public var uninstallPerPrompt: Double
+    /// After deleting the app: the chance to install it again, after how many days, and the
+    /// chance that iOS still remembers the old answer.
+    public var reinstallChance: Double
+    public var reinstallAfterDays: CountDistribution
+    public var reinstallSystemRemembers: Double
+    /// The engine's `max_prompts_per_day`.
+    public var maxPromptsPerDay: Int
+    /// Midnight (UTC) of day 1.
+    public var start: Date
+
+    public static let defaultStart = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05T00:00:00Z
+
+    static let topLevelKeys = [
+        "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
+        "soft_prompt", "system_dialog", "settings_prompt", "annoyance", "reinstall", "max_prompts_per_day", "start",
+    ]
+    static let required = [
+        "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
+        "settings_prompt",
+    ]
+
+    /// Reads a model file; every mistake is an `InputError` naming file, line, column and field.
+    public static func load(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> UserModel {
+        let name = displayName ?? url.path
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw InputError("cannot read the model file (\(error.localizedDescription))", at: nil, field: nil,
+                             hint: "check the path given to --model")
+                .prefixed(name)
+        }
+        return try parse(text, file: name)
+    }
+
+    public static func parse(_ text: String, file: String) throws(InputError) -> UserModel {
+        let root = try ModelNode.parse(text, file: file)
+        let fields = try root.fields(allowed: topLevelKeys)
+        for key in required where fields[key] == nil {
+            throw InputError(
+                "missing \"\(key)\"", at: root.location, field: nil,
+                hint: "every model needs \(required.joined(separator: ", ")); see docs/simulate.md")
+        }
+        func node(_ key: String) -> ModelNode { fields[key]! }
+
+        var osPairs: [(OSVersion, Double, ModelNode)] = []
+        for (key, value) in try node("os_versions").entries() {
+            let place = node("os_versions").child(key, value.node)
+            let version: OSVersion
+            do { version = try OSVersion(parsing: key) } catch { throw place.error(error.description) }
+            osPairs.append((version, try value.probability(), value))
+        }
+        let osVersions = try Weighted(osPairs, at: node("os_versions"))
+
+        var locales = Weighted([(value: "en", share: 1.0)])
+        if let localeNode = fields["locales"] {
+            var pairs: [(String, Double, ModelNode)] = []
+            for (key, value) in try localeNode.entries() {
+                guard key.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil else {
+                    throw localeNode.child(key, value.node).error(
+                        "\"\(key)\" is not a BCP 47 locale", hint: "write e.g. en, de, zh-Hans, pt-BR")
+                }
+                pairs.append((key, try value.probability(), value))
+            }
+            locales = try Weighted(pairs, at: localeNode)
+        }
+
+        var featurePairs: [(String, Double, ModelNode)] = []
+        for (key, value) in try node("features").entries() {
+            featurePairs.append((key, try value.probability(), value))
+        }
+        let features = try Weighted(featurePairs, at: node("features"))
+
+        let soft = try node("soft_prompt").fields(allowed: ["accept", "dismiss"])
+        guard let softAccept = soft["accept"] else {
+            throw node("soft_prompt").error("missing \"accept\"", hint: "write e.g. { accept: 0.4, dismiss: 0.1 }")
+        }
+        let accept = try softAccept.probability()
+        let dismiss = try soft["dismiss"]?.probability() ?? 0
+        guard accept + dismiss <= 1.000_001 else {
+            throw node("soft_prompt").error(
+                "accept (\(accept)) and dismiss (\(dismiss)) add up to more than 1",
+                hint: "the rest of the users decline; the two must leave room for it")
+        }
+
+        let dialog = try node("system_dialog").fields(allowed: ["allow_cold", "allow_after_soft_accept"])
+        for key in ["allow_cold", "allow_after_soft_accept"] where dialog[key] == nil {
+            throw node("system_dialog").error(
+                "missing \"\(key)\"", hint: "write e.g. { allow_cold: 0.35, allow_after_soft_accept: 0.85 }")
+        }
+        let settings = try node("settings_prompt").fields(allowed: ["open", "enable"])
+        for key in ["open", "enable"] where settings[key] == nil {
+            throw node("settings_prompt").error("missing \"\(key)\"", hint: "write e.g. { open: 0.25, enable: 0.6 }")
+        }
+        let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
+        let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
+
+        var start = defaultStart
+        if let startNode = fields["start"] {
+            let text = try startNode.string()
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw startNode.error("\"\(text)\" is not a date and time", hint: "write e.g. \"2026-01-05T00:00:00Z\"")
+            }
+            start = date
+        }
+
+        return UserModel(
+            name: try fields["name"]?.string() ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
+            osVersions: osVersions,
+            locales: locales,
+            sessionsPerDay: try CountDistribution.parse(node("sessions_per_day")),
+            featureOpensPerSession: try CountDistribution.parse(node("feature_opens_per_session")),
+            features: features,
+            softAccept: accept,
+            softDismiss: dismiss,
+            allowCold: try dialog["allow_cold"]!.probability(),
+            allowAfterSoftAccept: try dialog["allow_after_soft_accept"]!.probability(),
+            settingsOpen: try settings["open"]!.probability(),
+            settingsEnable: try settings["enable"]!.probability(),
+            denyIncreasePerPrompt: try annoyance["deny_increase_per_prompt"]?.probability() ?? 0,
+            uninstallPerPrompt: try annoyance["uninstall_per_prompt"]?.probability() ?? 0,
+            reinstallChance: try reinstall["chance"]?.probability() ?? 0,
+            reinstallAfterDays: try reinstall["after_days"].map { node throws(InputError) in
+                try CountDistribution.parse(node)
+            } ?? .fixed(1),
+            reinstallSystemRemembers: try reinstall["system_remembers"]?.probability() ?? 0,
+            maxPromptsPerDay: try fields["max_prompts_per_day"]?.int(in: 1...100) ?? 3,
+            start: start)
+    }
+}
+
+extension InputError {
+    /// Names the file when there is no line to point at.
+    func prefixed(_ file: String) -> InputError {
+        var copy = self
+        copy.message = "\(file): " + message
+        return copy
+    }
+}

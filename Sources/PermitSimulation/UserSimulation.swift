@@ -1,0 +1,230 @@
+import Foundation
+import PermitCore
+
+/// One simulated user living `days` days with the app under one policy: the real engine, the
+/// simulated device, and the model's choices drawn from the user's own random streams.
+///
+/// Two streams per user: `traits` (iOS version, locale, A/B bucket) is the same whichever
+/// policy runs, so every policy meets the same population; `behaviour` draws every answer.
+struct UserSimulation {
+    let model: UserModel
+    let policy: any Policy
+    let days: Int
+    var tally: Tally
+
+    private var rng: SplitMix64
+    private let platform: Platform
+    private let configuration: EngineConfiguration
+    private let clock: ManualClock
+    private let device: SimulatedDevice
+    private var engine: PermissionEngine
+
+    private var installed = true
+    private var reinstallDay: Int?
+    private var launchedToday = false
+    private var promptsSeen = 0
+    private var leaving = false
+    private var firstLaunchAt: Int64 = 0
+    private var optedInOnce = false
+
+    static let utc = TimeZone(identifier: "UTC")!
+
+    init(index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int) {
+        self.model = model
+        self.policy = policy
+        self.days = days
+        self.tally = Tally(days: days)
+        var traits = SplitMix64.stream(seed: seed, index: UInt64(index) &* 2)
+        rng = SplitMix64.stream(seed: seed, index: UInt64(index) &* 2 &+ 1)
+        platform = Platform(version: model.osVersions.pick(&traits))
+        let locale = model.locales.pick(&traits)
+        let bucket = Int(traits.next() % 100)
+        configuration = EngineConfiguration(
+            maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: UserSimulation.utc,
+            userBucket: bucket, foregroundRechecks: [])
+        clock = ManualClock(model.start)
+        do {
+            device = try SimulatedDevice(platform: platform, clock: clock)
+        } catch {
+            preconditionFailure("a fresh device of a phone always starts not determined: \(error)")
+        }
+        engine = PermissionEngine(
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
+            configuration: configuration)
+    }
+
+    private var now: Int64 { Int64(clock.now().timeIntervalSince1970) }
+
+    mutating func run() async {
+        tally.users = 1
+        let startSeconds = model.start.timeIntervalSince1970
+        for day in 0..<days {
+            let midnight = startSeconds + Double(day) * 86_400
+            if !installed, let comeback = reinstallDay, comeback <= day {
+                reinstall()
+            }
+            var sessions = model.sessionsPerDay.sample(&rng)
+            if day == 0 { sessions = max(1, sessions) }  // the install day: the app is opened at least once
+            // Sessions start at random times between 08:00 and 22:00, in order.
+            var starts = (0..<sessions).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
+            starts.sort()
+            launchedToday = false
+            for start in starts where installed {
+                let at = midnight + Double(start)
+                if at > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: at)) }
+                await session(day: day)
+                clock.advance(by: 60)
+            }
+            if installed {
+                let authorization = device.authorization
+                if authorization.isGranted { tally.optedIn[day] += 1 }
+                if authorization == .denied { tally.denied[day] += 1 }
+            }
+        }
+        if !installed { tally.uninstalledAtEnd = 1 }
+    }
+
+    private mutating func session(day: Int) async {
+        device.isInForeground = true
+        let opening: AppEvent = launchedToday ? .appForeground : .appLaunch
+        if firstLaunchAt == 0 { firstLaunchAt = now }
+        launchedToday = true
+        await interact(opening)
+        let opens = model.featureOpensPerSession.sample(&rng)
+        for _ in 0..<opens where !leaving {
+            clock.advance(by: Double(30 + rng.next() % 270))
+            await interact(.featureOpened(model.features.pick(&rng)))
+        }
+        clock.advance(by: Double(30 + rng.next() % 270))
+        device.isInForeground = false
+        await interact(.appBackground)
+        if leaving { uninstall(day: day) }
+    }
+
+    /// Sends an event and answers whatever the app shows, as the model's user would.
+    private mutating func interact(_ event: AppEvent) async {
+        var outcome = await handle(event)
+        var softAccepted = false
+        // A policy could answer every answer with another prompt; a person gives up eventually.
+        for _ in 0..<12 {
+            switch outcome.decision.action {
+            case .none:
+                return
+            case .softPrompt:
+                tally.softPrompts += 1
+                let yes = eager(model.softAccept)
+                let draw = rng.unit()
+                let answer: SoftPromptAnswer
+                if draw < yes {
+                    answer = .accept
+                    tally.softAccepted += 1
+                } else if draw < yes + model.softDismiss {
+                    answer = .dismiss
+                    tally.softDismissed += 1
+                } else {
+                    answer = .decline
+                    tally.softDeclined += 1
+                }
+                promptShown()
+                softAccepted = answer == .accept
+                clock.advance(by: 5)
+                outcome = await handle(.softPromptAnswered(answer))
+            case .requestPermission:
+                guard outcome.dialogShown else { return }
+                tally.systemDialogs += 1
+                let allow: Bool
+                if softAccepted {
+                    tally.dialogsAfterAccept += 1
+                    allow = rng.chance(eager(model.allowAfterSoftAccept))
+                    if allow { tally.dialogsAfterAcceptAllowed += 1 }
+                } else {
+                    tally.dialogsCold += 1
+                    allow = rng.chance(eager(model.allowCold))
+                    if allow { tally.dialogsColdAllowed += 1 }
+                }
+                promptShown()
+                softAccepted = false
+                let granted: Bool
+                do { granted = try device.answerDialog(allow: allow) } catch { return }
+                clock.advance(by: 3)
+                outcome = await handle(.systemPromptAnswered(granted: granted))
+            case .settingsPrompt:
+                tally.settingsPrompts += 1
+                let open = rng.chance(eager(model.settingsOpen))
+                promptShown()
+                softAccepted = false
+                clock.advance(by: 5)
+                guard open else {
+                    outcome = await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss))
+                    continue
+                }
+                tally.settingsOpened += 1
+                // The user leaves for Settings: the app is in the background meanwhile.
+                device.isInForeground = false
+                _ = await handle(.settingsPromptAnswered(.open))
+                clock.advance(by: 20)
+                if rng.chance(eager(model.settingsEnable)) {
+                    if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
+                }
+                clock.advance(by: 10)
+                device.isInForeground = true
+                outcome = await handle(.appForeground)
+            }
+        }
+    }
+
+    private func enableInSettings() throws(SimulatedDeviceError) {
+        if device.authorization == .denied {
+            try device.changeInSettings(authorization: .authorized)
+        } else {
+            try device.changeInSettings(settings: [.alert: .enabled])
+        }
+    }
+
+    private mutating func handle(_ event: AppEvent) async -> Outcome {
+        let outcome = await engine.handle(event)
+        tally.events += 1
+        for error in outcome.errors {
+            tally.errors[error.kind.rawValue, default: 0] += 1
+            if tally.firstError == nil { tally.firstError = error.description }
+        }
+        for warning in outcome.warnings { tally.warnings[warning.name, default: 0] += 1 }
+        if !optedInOnce, device.authorization.isGranted {
+            optedInOnce = true
+            tally.secondsToOptIn.append(Int32(clamping: now - firstLaunchAt))
+        }
+        return outcome
+    }
+
+    /// A "yes" chance after the annoyance of the prompts seen so far.
+    private func eager(_ chance: Double) -> Double {
+        max(0, chance - Double(promptsSeen) * model.denyIncreasePerPrompt)
+    }
+
+    private mutating func promptShown() {
+        promptsSeen += 1
+        if model.uninstallPerPrompt > 0, rng.chance(Double(promptsSeen) * model.uninstallPerPrompt) {
+            leaving = true
+        }
+    }
+
+    private mutating func uninstall(day: Int) {
+        leaving = false
+        installed = false
+        tally.uninstalls += 1
+        reinstallDay = nil
+        if rng.chance(model.reinstallChance) {
+            reinstallDay = day + max(1, model.reinstallAfterDays.sample(&rng))
+        }
+    }
+
+    private mutating func reinstall() {
+        installed = true
+        reinstallDay = nil
+        tally.reinstalls += 1
+        device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
+        engine = PermissionEngine(
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
+            configuration: configuration)
+    }
+}

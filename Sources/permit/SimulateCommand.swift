@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import PermitCore
+import PermitScenario
+import PermitSimulation
+
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run a simulated user population through policies and compare them.",
+        discussion: """
+            Each policy meets the same users (iOS version, locale, A/B bucket), drawn from the
+            model file, for the given number of days, through the real engine and the simulated
+            device. Users run in parallel on all cores; the result is the same for a seed whatever
+            the number of cores. The model file's format is in docs/simulate.md.
+
+            Examples:
+              permit simulate policies/polite --model examples/models/default.yaml
+              permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
+                  --users 100000 --days 30 --report comparison.html
+              permit simulate policies/polite --model examples/models/default.yaml --seed 7 --format json
+            """)
+
+    @Argument(help: "Policy files, or pack directories holding policy.lua.")
+    var policies: [String] = []
+
+    @Option(help: "The user-model file (YAML; see docs/simulate.md).")
+    var model: String
+
+    @Option(help: "Simulated users per policy.")
+    var users = 10_000
+
+    @Option(help: "Days each user is simulated for.")
+    var days = 30
+
+    @Option(help: "Seed of the random draws; the same seed gives the same result.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(help: "Also write a self-contained HTML page with a chart of opt-in over the days.")
+    var report: String?
+
+    @Option(help: ArgumentHelp("Parallel workers (default: the number of cores); the result does not depend on it.",
+                               visibility: .hidden))
+    var workers: Int?
+
+    func validate() throws {
+        guard !policies.isEmpty else {
+            throw ValidationError("give at least one policy, e.g. permit simulate policies/polite --model examples/models/default.yaml")
+        }
+        guard (1...10_000_000).contains(users) else { throw ValidationError("--users must be from 1 to 10000000") }
+        guard (1...3650).contains(days) else { throw ValidationError("--days must be from 1 to 3650") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+    }
+
+    func run() async throws {
+        let userModel: UserModel
+        do {
+            userModel = try UserModel.load(contentsOf: URL(fileURLWithPath: model), displayName: model)
+        } catch {
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
+        var sources: [PolicySource] = []
+        for path in policies {
+            let url = try policyURL(path)
+            do {
+                sources.append(try PolicySource.load(contentsOf: url, displayName: Discovery.displayPath(of: url)))
+            } catch {
+                Terminal.printError(error.description)
+                throw Exit.badInput
+            }
+        }
+        let options = SimulationOptions(users: users, days: days, seed: seed, workers: workers)
+        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        let result: SimulationResult
+        do {
+            result = try await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
+                bar?.update(done: done, total: total)
+            }
+        } catch {
+            bar?.clear()
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
+        bar?.clear()
+        if let report {
+            do {
+                try HTMLReport.render(result, modelFile: model).write(toFile: report, atomically: true, encoding: .utf8)
+            } catch {
+                Terminal.printError("\(report): cannot write the report (\(error.localizedDescription))")
+                throw Exit.badInput
+            }
+        }
+        switch format {
+        case .json:
+            print(result.json())
+        case .text:
+            print(result.text())
+            print(String(format: "\n%d simulated users in %.1f s", users * sources.count, result.elapsedSeconds)
+                + (report.map { "; report written to \($0)" } ?? ""))
+        }
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn at most every 1% (only used on a terminal).
+final class ProgressBar: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lastPercent = -1
+
+    func update(done: Int, total: Int) {
+        let percent = total == 0 ? 100 : done * 100 / total
+        lock.lock()
+        defer { lock.unlock() }
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        let width = 30
+        let filled = percent * width / 100
+        let line = "\rsimulating [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+            + "] \(percent)% (\(done)/\(total) users)"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard lastPercent >= 0 else { return }
+        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@testable import PermitSimulation
+
+/// Collects the chart's series and axis labels from the page, parsed as XML.
+final class ChartReader: NSObject, XMLParserDelegate {
+    var series: [(policy: String, points: [(Double, Double)])] = []
+    var axisLabels: [String: String] = [:]
+    var svgCount = 0
+    var scripts = 0
+    var externalReferences = 0
+    private var currentLabel: String?
+    private var text = ""
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        if element == "svg" { svgCount += 1 }
+        if element == "script" { scripts += 1 }
+        if let source = attributes["src"] ?? attributes["href"], !source.hasPrefix("#") { externalReferences += 1 }
+        if element == "polyline", attributes["class"] == "series" {
+            let points = (attributes["points"] ?? "").split(separator: " ").map { pair in
+                let parts = pair.split(separator: ",").compactMap { Double($0) }
+                return (parts[0], parts[1])
+            }
+            series.append((attributes["data-policy"] ?? "", points))
+        }
+        if element == "text", attributes["class"] == "axis-label" {
+            currentLabel = attributes["id"]
+            text = ""
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { if currentLabel != nil { text += string } }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        if element == "text", let label = currentLabel {
+            axisLabels[label] = text
+            currentLabel = nil
+        }
+    }
+}
+
+@Suite("HTML report")
+struct HTMLReportTests {
+    @Test func oneSeriesPerPolicyAndLabelledAxes() async throws {
+        let model = try fixedModel()
+        let result = try await Simulation.run(
+            policies: [try pack("polite"), try pack("provisional-first"), inline("q<&>\"uote", "return nil")],
+            model: model, options: SimulationOptions(users: 60, days: 12, seed: 2))
+        let html = HTMLReport.render(result, modelFile: "test-model.yaml")
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+
+        let reader = ChartReader()
+        let parser = XMLParser(data: Data(html.utf8))
+        parser.delegate = reader
+        #expect(parser.parse(), "the page is not well-formed: \(String(describing: parser.parserError))")
+        #expect(reader.svgCount == 1)
+        #expect(reader.scripts == 0 && reader.externalReferences == 0)  // self-contained
+        #expect(reader.series.map(\.policy) == ["polite", "provisional-first", "q<&>\"uote"])
+        for series in reader.series {
+            #expect(series.points.count == 13)  // day 0, then the end of each of the 12 days
+            #expect(series.points.map(\.0) == series.points.map(\.0).sorted())  // left to right
+        }
+        #expect(reader.axisLabels["x-axis-label"] == "day")
+        #expect(reader.axisLabels["y-axis-label"] == "opt-in (% of users)")
+        // A policy that never asks stays on the x axis; a higher opt-in is drawn higher (smaller y).
+        let flat = reader.series[2].points
+        #expect(Set(flat.map(\.1)).count == 1)
+        let provisional = reader.series[1].points
+        #expect(result.policies[1].optInByDay.last! > 0)
+        #expect(provisional.last!.1 < flat.last!.1)
+    }
+
+    @Test func tickSteps() {
+        #expect(HTMLReport.niceStep(7) == 1)
+        #expect(HTMLReport.niceStep(30) == 5)
+        #expect(HTMLReport.niceStep(90) == 10)
+        #expect(HTMLReport.niceStep(365) == 50)
+    }
+}

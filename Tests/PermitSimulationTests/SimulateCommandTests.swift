@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `permit simulate` end to end: exit codes, determinism across workers, the report file.
+@Suite("permit simulate")
+struct SimulateCommandTests {
+    /// The built `permit` next to this test bundle.
+    static var executable: URL {
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("permit").path) {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("permit")
+    }
+
+    static func permit(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repositoryRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ name: String, _ contents: String? = nil) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("permit-simulate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        if let contents { try contents.write(to: url, atomically: true, encoding: .utf8) }
+        return url
+    }
+
+    @Test func jsonIsTheSameWhateverTheWorkersAndTheReportIsWritten() throws {
+        let report = try Self.temporaryFile("report.html")
+        let common = ["simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
+                      "--users", "300", "--days", "4", "--seed", "11", "--format", "json"]
+        let one = try Self.permit(common + ["--workers", "1", "--report", report.path])
+        let three = try Self.permit(common + ["--workers", "3"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout == three.stdout)
+        #expect(one.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+        #expect(one.stdout.contains("\"name\" : \"legacy-aware\""))
+        let html = try String(contentsOf: report, encoding: .utf8)
+        #expect(html.contains("data-policy=\"polite\"") && html.contains("data-policy=\"legacy-aware\""))
+    }
+
+    @Test func textComparesSideBySide() throws {
+        let result = try Self.permit(["simulate", "policies/polite", "policies/provisional-first", "--model",
+                                      "examples/models/default.yaml", "--users", "100", "--days", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
+        #expect(result.stdout.contains("opt-in, day 2"))
+    }
+
+    @Test func badInputExitsTwo() throws {
+        let model = try Self.temporaryFile("bad.yaml", "os_versions: { \"17.5\": 1 }\nsesions_per_day: 1\n")
+        let bad = try Self.permit(["simulate", "policies/polite", "--model", model.path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.yaml:2:1: unknown key \"sesions_per_day\"; did you mean \"sessions_per_day\"?"))
+
+        let missingPolicy = try Self.permit(["simulate", "policies/nope", "--model", "examples/models/default.yaml"])
+        #expect(missingPolicy.status == 2)
+        #expect(missingPolicy.stderr.contains("policies/nope: no such file or directory"))
+
+        let broken = try Self.temporaryFile("broken.lua", "return { name = \"broken\" }")
+        let badPolicy = try Self.permit(["simulate", broken.path, "--model", "examples/models/default.yaml"])
+        #expect(badPolicy.status == 2)
+        #expect(badPolicy.stderr.contains("policy.decide: missing"))
+    }
+
+    @Test func helpHasExamples() throws {
+        let help = try Self.permit(["simulate", "--help"])
+        #expect(help.stdout.contains("permit simulate policies/polite --model examples/models/default.yaml"))
+        #expect(help.stdout.contains("--report"))
+    }
+}

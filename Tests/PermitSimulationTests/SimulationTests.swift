@@ -1,0 +1,162 @@
+import Foundation
+import PermitCore
+import PermitScenario
+import Testing
+
+@testable import PermitSimulation
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+func pack(_ name: String) throws -> PolicySource {
+    try PolicySource.load(
+        contentsOf: repositoryRoot.appendingPathComponent("policies/\(name)/policy.lua"), displayName: "\(name)/policy.lua")
+}
+
+func inline(_ name: String, _ decide: String) -> PolicySource {
+    PolicySource(source: "return { name = [==[\(name)]==], decide = function(ctx)\n\(decide)\nend }", chunkName: "\(name).lua")
+}
+
+/// A model with everything fixed except the chance under test.
+func fixedModel(_ extra: String = "", sessions: Int = 1, opens: Int = 1, maxPrompts: Int = 3) throws -> UserModel {
+    try UserModel.parse("""
+        os_versions: { "17.5": 1 }
+        sessions_per_day: \(sessions)
+        feature_opens_per_session: \(opens)
+        features: { reminders: 1 }
+        soft_prompt: { accept: 0.3, dismiss: 0.1 }
+        system_dialog: { allow_cold: 0.35, allow_after_soft_accept: 0.85 }
+        settings_prompt: { open: 0.25, enable: 0.6 }
+        max_prompts_per_day: \(maxPrompts)
+        \(extra)
+        """, file: "test-model.yaml")
+}
+
+@Suite("Simulation")
+struct SimulationTests {
+    @Test func sameSeedSameJSONWhateverTheWorkerCount() async throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        // A policy drawing from math.random too: the VM's seed must not depend on the workers either.
+        let random = inline("coin", """
+            if ctx.event.name == "feature_opened" and ctx.status == "not_determined" and math.random() < 0.5 then
+              return { action = "request_permission", options = { "alert" } }
+            end
+            """)
+        let policies = [try pack("polite"), random]
+        let users = SimulationOptions.blockSize * 2 + 17  // three blocks, the last one short
+        let one = try await Simulation.run(
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 1))
+        let four = try await Simulation.run(
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 4))
+        #expect(one.json() == four.json())
+        #expect(one.policies[0].softPromptsPerUser > 0)
+        #expect(one.policies[1].systemDialogsPerUser > 0)
+        let other = try await Simulation.run(
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 100, workers: 2))
+        #expect(other.json() != one.json())
+    }
+
+    @Test func softPromptAcceptShareMatchesTheModel() async throws {
+        // Soft prompt on every feature open; an accept asks nothing more, so the status stays
+        // not determined and every open prompts again: 20 answers per user.
+        let policy = inline("soft-only", """
+            if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
+              return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
+            end
+            """)
+        let model = try fixedModel(opens: 20, maxPrompts: 100)
+        let result = try await Simulation.run(
+            policies: [policy], model: model, options: SimulationOptions(users: 2_000, days: 1, seed: 3))
+        let answers = result.policies[0].answers
+        #expect(answers.softPrompts == 40_000)
+        let accepted = Double(answers.softAccepted) / Double(answers.softPrompts)
+        let dismissed = Double(answers.softDismissed) / Double(answers.softPrompts)
+        #expect(abs(accepted - 0.3) < 0.01, "accept share \(accepted)")
+        #expect(abs(dismissed - 0.1) < 0.01, "dismiss share \(dismissed)")
+        #expect(answers.softAccepted + answers.softDeclined + answers.softDismissed == answers.softPrompts)
+        #expect(result.policies[0].optInByDay == [0])
+        #expect(result.policies[0].errors.isEmpty && result.policies[0].warnings.isEmpty)
+    }
+
+    @Test func systemDialogAllowShareMatchesTheModel() async throws {
+        let policy = inline("ask-cold", """
+            if ctx.event.name == "feature_opened" then
+              return { action = "request_permission", options = { "alert", "sound" } }
+            end
+            """)
+        let result = try await Simulation.run(
+            policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 6_000, days: 1, seed: 5))
+        let policyResult = result.policies[0]
+        #expect(policyResult.answers.dialogsCold == 6_000)
+        let allowed = Double(policyResult.answers.dialogsColdAllowed) / 6_000
+        #expect(abs(allowed - 0.35) < 0.02, "allow share \(allowed)")
+        // Opt-in is exactly the users who allowed; the others denied.
+        #expect(policyResult.optInByDay == [allowed])
+        #expect(abs(policyResult.deniedAtEnd - (1 - allowed)) < 1e-9)
+        #expect(policyResult.usersOptedIn == policyResult.answers.dialogsColdAllowed)
+    }
+
+    @Test func policyThatNeverAsksYieldsNoPromptsAndNoOptIn() async throws {
+        let never = PolicySource(source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let result = try await Simulation.run(
+            policies: [never], model: model, options: SimulationOptions(users: 300, days: 10, seed: 1))
+        let policy = result.policies[0]
+        #expect(policy.softPromptsPerUser == 0)
+        #expect(policy.systemDialogsPerUser == 0)
+        #expect(policy.settingsPromptsPerUser == 0)
+        #expect(policy.optInByDay.allSatisfy { $0 == 0 })
+        #expect(policy.deniedAtEnd == 0)
+        #expect(policy.medianHoursToOptIn == nil)
+        #expect(policy.uninstalls == 0)  // uninstalls come only from prompts in this model
+        #expect(policy.events > 300 * 10)
+        #expect(!result.json().contains("median_hours_to_opt_in"))
+    }
+
+    @Test func policyErrorsAndWarningsAreCountedByName() async throws {
+        let policy = inline("broken", """
+            if ctx.event.name == "app_launch" then error("boom") end
+            if ctx.event.name == "feature_opened" then
+              return { action = "settings_prompt", title = "t", message = "m", open = "o", cancel = "c" }
+            end
+            """)
+        let result = try await Simulation.run(
+            policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 50, days: 2, seed: 1))
+        let policyResult = result.policies[0]
+        #expect(policyResult.errors["runtime"] == 100)  // one launch per user per day
+        #expect(policyResult.warnings["settings-prompt-pointless"] == 100)
+        #expect(policyResult.firstError?.contains("boom") == true)
+        #expect(result.text().contains("settings-prompt-pointless"))
+    }
+
+    @Test func annoyanceMakesUsersLeave() async throws {
+        let nag = inline("nag", """
+            if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
+              return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
+            end
+            """)
+        let calm = try fixedModel(opens: 3)
+        let annoyed = try fixedModel("annoyance: { uninstall_per_prompt: 0.05 }", opens: 3)
+        let options = SimulationOptions(users: 500, days: 5, seed: 1)
+        let quiet = try await Simulation.run(policies: [nag], model: calm, options: options).policies[0]
+        let loud = try await Simulation.run(policies: [nag], model: annoyed, options: options).policies[0]
+        #expect(quiet.uninstalls == 0)
+        #expect(loud.uninstalls > 100)
+        #expect(loud.uninstalledAtEnd > 0.2)
+    }
+
+    @Test func textReportPutsPoliciesSideBySide() async throws {
+        let model = try fixedModel()
+        let result = try await Simulation.run(
+            policies: [try pack("polite"), try pack("provisional-first")], model: model,
+            options: SimulationOptions(users: 100, days: 7, seed: 1))
+        let text = result.text()
+        let header = try #require(text.split(separator: "\n").first { $0.contains("polite") })
+        #expect(header.contains("provisional-first"))
+        for row in ["opt-in, day 1", "opt-in, day 7", "denied, day 7", "soft prompts / user", "system dialogs / user",
+                    "settings prompts / user", "median time to opt-in", "uninstalls", "policy errors", "guardrail warnings"] {
+            #expect(text.contains(row), "missing row \(row)")
+        }
+        #expect(result.reportedDays == [1, 7])
+    }
+}
