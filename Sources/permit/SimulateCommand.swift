@@ -9,9 +9,9 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Run a simulated user population through policies and compare them.",
         discussion: """
-            Each policy meets the same users (iOS version, locale, A/B bucket), drawn from the
-            model file, for the given number of days, through the real engine and the simulated
-            device. Users run in parallel on all cores; the result is the same for a seed whatever
+            Each policy meets the same users (iOS version, locale, A/B bucket), drawn from the \
+            model file, for the given number of days, through the real engine and the simulated \
+            device. Users run in parallel on all cores; the result is the same for a seed whatever \
             the number of cores. The model file's format is in docs/simulate.md.
 
             Examples:
