@@ -26,6 +26,13 @@ public struct Outcome: Sendable, Hashable {
     public var storageError: String?
     /// What the policy printed (`print`, `permit.log`) while handling the event.
     public var trace: String
+    /// When a request was answered at once without a dialog, the policy's reaction to that
+    /// answer (`system_prompt_answered`); empty otherwise. The app presents its decision too.
+    public var followUps: [Outcome] = []
+
+    /// The decision the app should have on screen after the event: the follow-up's when there
+    /// is one, else the event's own.
+    public var finalDecision: Decision { followUps.last?.decision ?? decision }
 
     /// The first policy error, if any.
     public var error: PolicyError? { errors.first }

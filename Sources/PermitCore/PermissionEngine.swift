@@ -118,7 +118,45 @@ public actor PermissionEngine {
             proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
             immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
 
-        let context = makeContext(event: event, status: status, previous: statusBefore, now: now)
+        await decideAndCarryOut(&outcome, status: status, previous: statusBefore, now: now)
+
+        // A request that showed no dialog was answered at once: a real app gets that answer as
+        // the completion of its request, so the policy hears it too, as `system_prompt_answered`
+        // (it may, say, offer Settings right away instead of leaving a tap on "Allow" unanswered).
+        // One follow-up at most: an answer to the follow-up's own request is only recorded.
+        if let granted = outcome.immediateAnswer {
+            var followUp = Outcome(
+                event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
+                statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
+                dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+            await decideAndCarryOut(&followUp, status: outcome.statusAfter, previous: status, now: now)
+            outcome.statusAfter = followUp.statusAfter
+            outcome.followUps = [followUp]
+        }
+
+        if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
+           policy.plansReminders {
+            let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
+            await planReminders(&outcome, context: context)
+            outcome.trace += policy.takeTrace()
+        }
+
+        if case .appForeground = event, status == statusBefore, !configuration.foregroundRechecks.isEmpty {
+            scheduleForegroundRechecks()
+        }
+
+        outcome.storageError = saveLedger()
+        return outcome
+    }
+
+    // MARK: Carrying out a decision
+
+    /// Asks the policy about `outcome.event`, applies the guardrails and `remember`, and carries
+    /// the decision out.
+    private func decideAndCarryOut(
+        _ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64
+    ) async {
+        let context = makeContext(event: outcome.event, status: status, previous: previous, now: now)
         do throws(PolicyError) {
             if let proposed = try policy.decide(context) {
                 outcome.proposed = proposed
@@ -138,26 +176,9 @@ public actor PermissionEngine {
             outcome.errors.append(error)
             outcome.decision = .none
         }
-
         outcome.trace = policy.takeTrace()
-        await carryOut(&outcome, feature: event.feature, now: now)
-
-        if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
-           policy.plansReminders {
-            let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
-            await planReminders(&outcome, context: context)
-            outcome.trace += policy.takeTrace()
-        }
-
-        if case .appForeground = event, status == statusBefore, !configuration.foregroundRechecks.isEmpty {
-            scheduleForegroundRechecks()
-        }
-
-        outcome.storageError = saveLedger()
-        return outcome
+        await carryOut(&outcome, feature: outcome.event.feature, now: now)
     }
-
-    // MARK: Carrying out a decision
 
     private func carryOut(_ outcome: inout Outcome, feature: String?, now: Int64) async {
         switch outcome.decision.action {

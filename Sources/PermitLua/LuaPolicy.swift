@@ -61,57 +61,108 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             executable = Set(vm.executableLines(of: functions, chunkName: chunkName))
         }
         vm.release(chunk)
-        func fail(_ field: String?, _ message: String) -> PolicyError {
+        let shape = LuaPolicy.shape(of: results.first, chunkName: chunkName)
+        guard shape.problems.isEmpty, let name = shape.name, let decide = shape.decide else {
             for value in results { vm.releaseRefs(in: value) }
-            return PolicyError(kind: .load, field: field, message: message, file: chunkName)
+            throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
         }
-        guard let first = results.first, case .table(let table) = first else {
-            throw fail(nil, "the file must return a table like { name = \"polite\", decide = function(ctx) ... end }, "
-                + "got \(results.first.map(DecisionReader.describe) ?? "nothing")")
-        }
-        for entry in table.entries {
-            guard case .string(let key) = entry.key, LuaPolicy.policyFields.contains(key) else {
-                let key = entry.key.stringValue ?? DecisionReader.describe(entry.key)
-                throw fail("policy.\(key)", "not a field of a policy; \(Suggestion.hint(for: key, in: LuaPolicy.policyFields))")
-            }
-        }
-        guard case .string(let name)? = table["name"], !name.isEmpty else {
-            throw fail("policy.name", "missing; give the policy a name, e.g. name = \"polite\"")
-        }
-        guard case .ref(let decide)? = table["decide"], decide.typeName == "function" else {
-            throw fail("policy.decide", "missing; a policy needs decide = function(ctx) ... end")
-        }
-        var planReminders: LuaRef?
-        if let value = table["plan_reminders"] {
-            guard case .ref(let ref) = value, ref.typeName == "function" else {
-                throw fail("policy.plan_reminders", "expected a function, got \(DecisionReader.describe(value))")
-            }
-            planReminders = ref
-        }
-        var params: [String: PolicyValue] = [:]
-        if let value = table["params"] {
-            do throws(PolicyError) {
-                guard case .table(let paramsTable) = value else {
-                    throw PolicyError(kind: .load, field: "policy.params", message: "expected a table of defaults, got \(DecisionReader.describe(value))")
-                }
-                for entry in paramsTable.entries {
-                    guard case .string(let key) = entry.key else {
-                        throw PolicyError(kind: .load, field: "policy.params", message: "param names must be strings")
-                    }
-                    params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
-                }
-            } catch {
-                var error = error
-                error.file = chunkName
-                for value in results { vm.releaseRefs(in: value) }
-                throw error
-            }
-        }
+        let planReminders = shape.planReminders
+        let params = shape.params
         self.name = name
         self.chunkName = chunkName
         self.defaultParams = params
         self.plansReminders = planReminders != nil
         self.runtime = Locked(Runtime(vm: vm, decide: decide, planReminders: planReminders, executableLines: executable))
+    }
+
+    /// What a policy table holds, and everything wrong with it.
+    private struct Shape {
+        var name: String?
+        var decide: LuaRef?
+        var planReminders: LuaRef?
+        var params: [String: PolicyValue] = [:]
+        var problems: [PolicyError] = []
+    }
+
+    /// Validates the value a policy file returned, collecting every problem rather than the
+    /// first, so `permit check` can report them all at once.
+    private static func shape(of value: LuaValue?, chunkName: String) -> Shape {
+        var shape = Shape()
+        func problem(_ field: String?, _ message: String) {
+            shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
+        }
+        guard let value, case .table(let table) = value else {
+            problem(nil, "the file must return a table like { name = \"polite\", decide = function(ctx) ... end }, "
+                + "got \(value.map(DecisionReader.describe) ?? "nothing")")
+            return shape
+        }
+        for entry in table.entries {
+            guard case .string(let key) = entry.key, policyFields.contains(key) else {
+                let key = entry.key.stringValue ?? DecisionReader.describe(entry.key)
+                problem("policy.\(key)", "not a field of a policy; \(Suggestion.hint(for: key, in: policyFields))")
+                continue
+            }
+        }
+        if case .string(let name)? = table["name"], !name.isEmpty {
+            shape.name = name
+        } else {
+            problem("policy.name", "missing; give the policy a name, e.g. name = \"polite\"")
+        }
+        if case .ref(let decide)? = table["decide"], decide.typeName == "function" {
+            shape.decide = decide
+        } else {
+            problem("policy.decide", "missing; a policy needs decide = function(ctx) ... end")
+        }
+        if let value = table["plan_reminders"] {
+            if case .ref(let ref) = value, ref.typeName == "function" {
+                shape.planReminders = ref
+            } else {
+                problem("policy.plan_reminders", "expected a function, got \(DecisionReader.describe(value))")
+            }
+        }
+        if let value = table["params"] {
+            guard case .table(let paramsTable) = value else {
+                problem("policy.params", "expected a table of defaults, got \(DecisionReader.describe(value))")
+                return shape
+            }
+            for entry in paramsTable.entries {
+                guard case .string(let key) = entry.key else {
+                    problem("policy.params", "param names must be strings, got \(DecisionReader.describe(entry.key))")
+                    continue
+                }
+                do {
+                    shape.params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
+                } catch {
+                    var error = error
+                    error.file = chunkName
+                    shape.problems.append(error)
+                }
+            }
+        }
+        return shape
+    }
+
+    /// Every problem of a policy file at once (an empty list when it is valid): a syntax or
+    /// load error, or each problem of the table it returns. For `permit check`.
+    public static func problems(
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+    ) -> [PolicyError] {
+        let name = displayName ?? url.path
+        let source: String
+        do {
+            _ = try LuaPolicy.load(contentsOf: url, displayName: name, limits: limits)
+            return []
+        } catch {
+            // Reading or compiling failed: that one error is all there is to say.
+            guard error.field != nil, let text = try? String(contentsOf: url, encoding: .utf8) else { return [error] }
+            source = text
+        }
+        let vm = LuaVM(limits: limits)
+        guard let chunk = try? vm.load(source, chunkName: name), let results = try? vm.call(chunk, [], keepFunctions: true) else {
+            return []
+        }
+        defer { for value in results { vm.releaseRefs(in: value) } }
+        return shape(of: results.first, chunkName: name).problems
     }
 
     /// Loads `url`; errors name it as `displayName` (default: the path).

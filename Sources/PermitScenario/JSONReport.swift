@@ -74,6 +74,15 @@ public enum JSONReport {
                 return .table(entry)
             })
             if !outcome.trace.isEmpty { fields["trace"] = .string(outcome.trace) }
+            if let followUp = outcome.followUps.first {
+                fields["follow_up"] = .table([
+                    "event": .string(followUp.event.description),
+                    "decision": .table(DecisionFields.of(followUp.decision)),
+                    "warnings": .list(followUp.warnings.map { .string($0.name) }),
+                    "errors": .list(followUp.errors.map { .string($0.description) }),
+                    "dialog_shown": .bool(followUp.dialogShown),
+                ])
+            }
         }
         return .table(fields)
     }

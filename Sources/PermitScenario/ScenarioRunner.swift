@@ -154,10 +154,13 @@ public struct ScenarioRunner: Sendable {
             if let updates { result.notes += updates.takeNewEvents() }
 
             if let outcome = result.outcome {
-                switch outcome.decision.action {
+                // What is on screen now: the follow-up's decision when the request was answered
+                // at once, else the event's own.
+                let last = outcome.followUps.last ?? outcome
+                switch last.decision.action {
                 case .softPrompt: screen = .softPrompt
                 case .settingsPrompt: screen = .settingsPrompt
-                case .requestPermission: screen = outcome.dialogShown ? .systemDialog : .nothing
+                case .requestPermission: screen = last.dialogShown ? .systemDialog : .nothing
                 case .none: screen = .nothing
                 }
                 if let granted = outcome.immediateAnswer {
@@ -251,6 +254,10 @@ public struct ScenarioRunner: Sendable {
                 let got = errors.isEmpty ? "none" : errors.map(\.description).joined(separator: "; ")
                 failures.append("expected a policy error containing \"\(piece)\", got \(got)")
             }
+        }
+        for followUp in outcome?.followUps ?? [] {
+            for warning in followUp.warnings { failures.append("unexpected warning after the immediate answer: \(warning)") }
+            for error in followUp.errors { failures.append("unexpected policy error after the immediate answer: \(error)") }
         }
         if let dialog = expected.dialog, (outcome?.dialogShown ?? false) != dialog {
             failures.append(dialog ? "expected the system dialog to appear, it did not" : "expected no system dialog, but it appeared")

@@ -61,6 +61,12 @@ public struct TextReport: Sendable {
             for warning in outcome.warnings { lines.append("        warning \(warning)") }
             for error in outcome.errors { lines.append("        error \(error)") }
             for traceLine in outcome.trace.split(separator: "\n") { lines.append("        trace: \(traceLine)") }
+            for followUp in outcome.followUps {
+                lines.append("        ↳ \(followUp.event): \(formatter.describe(followUp.decision))"
+                    + (followUp.decision.reason.map { " (reason: \($0))" } ?? ""))
+                for warning in followUp.warnings { lines.append("          warning \(warning)") }
+                for error in followUp.errors { lines.append("          error \(error)") }
+            }
         } else {
             lines.append("        status \(step.status)")
         }

@@ -34,6 +34,10 @@ public struct TimelineFormatter: Sendable {
             line += "\n" + indent + "trace: \(traceLine)"
         }
         if let storage = outcome.storageError { line += "\n" + indent + "storage \(storage)" }
+        for followUp in outcome.followUps {
+            line += "\n" + indent + "↳ " + self.line(for: followUp).split(separator: "\n").map { String($0.drop { $0 == " " }) }
+                .joined(separator: "\n" + indent + "  ")
+        }
         return line
     }
 

@@ -28,14 +28,15 @@ struct CheckCommand: AsyncParsableCommand {
         var problems = 0
         for path in policies {
             guard let url = try? policyURL(path) else { problems += 1; continue }
-            do {
-                let policy = try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url))
+            let shown = Discovery.displayPath(of: url)
+            let found = LuaPolicy.problems(contentsOf: url, displayName: shown)
+            if found.isEmpty, let policy = try? LuaPolicy.load(contentsOf: url, displayName: shown) {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                print("ok    \(Discovery.displayPath(of: url))  name \(policy.name)"
+                print("ok    \(shown)  name \(policy.name)"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                     + (policy.plansReminders ? ", plans reminders" : ""))
-            } catch {
-                print("error \(error)")
+            } else {
+                for problem in found { print("error \(problem)") }
                 problems += 1
             }
         }

@@ -103,6 +103,38 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         #expect(history.promptsToday == 0)
     }
 
+    /// The answer iOS gives at once reaches the policy as `system_prompt_answered`, and what it
+    /// decides then is carried out in the same step.
+    @Test func anInstantAnswerIsHeardByThePolicy() async throws {
+        let heard = Locked<[AppEvent]>([])
+        let world = World(os: "9.3", authorization: .denied, policy: ClosurePolicy { ctx in
+            heard.withLock { $0.append(ctx.event) }
+            switch ctx.event {
+            case .softPromptAnswered(.accept): return Decision(.requestPermission(options: [.alert]))
+            case .systemPromptAnswered(granted: false) where ctx.status == .denied:
+                return Decision(.settingsPrompt(settingsPrompt), reason: "denied before; offer Settings now")
+            default: return nil
+            }
+        })
+        _ = await world.engine.handle(.appLaunch)
+        let accept = await world.engine.handle(.softPromptAnswered(.accept))
+        #expect(accept.decision.action == .requestPermission(options: [.alert]))
+        #expect(accept.immediateAnswer == false && !accept.dialogShown)
+        #expect(accept.followUps.count == 1)
+        let followUp = try #require(accept.followUps.first)
+        #expect(followUp.event == .systemPromptAnswered(granted: false))
+        #expect(followUp.statusBefore == .notDetermined && followUp.statusAfter == .denied)
+        #expect(followUp.decision.action == .settingsPrompt(settingsPrompt))
+        #expect(accept.finalDecision.action == .settingsPrompt(settingsPrompt))
+        #expect(heard.current.map(\.name) == ["app_launch", "soft_prompt_answered", "system_prompt_answered"])
+        let history = await world.engine.history
+        #expect(history.settingsPrompt.shown == 1 && history.legacyRegistered)
+        // A dialog that did show gets no follow-up: its answer comes as its own event later.
+        let fresh = World(os: "16.0", policy: always(.requestPermission(options: [.alert])))
+        let shown = await fresh.engine.handle(.featureOpened("x"))
+        #expect(shown.dialogShown && shown.followUps.isEmpty)
+    }
+
     @Test func provisionalAtLaunchIsSilentAndPlansReminders() async {
         let world = World(os: "13.0", policy: ClosurePolicy(decide: { ctx in
             ctx.event == .appLaunch && ctx.status == .notDetermined && ctx.capabilities.provisional

@@ -425,3 +425,22 @@ private enum Fixture {
         #expect(await engine.history.state == ["b": .string("x")])
     }
 }
+
+@Suite struct LuaPolicyCheckTests {
+    @Test func everyProblemOfAFileAtOnce() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-check-\(UUID().uuidString).lua")
+        try Data("return { decide = 3, plan = 1, params = { ok = 1, bad = function() end } }".utf8).write(to: url)
+        let problems = LuaPolicy.problems(contentsOf: url, displayName: "multi.lua").map(\.description)
+        #expect(problems == [
+            "multi.lua: policy.plan: not a field of a policy; did you mean \"plan_reminders\"?",
+            "multi.lua: policy.name: missing; give the policy a name, e.g. name = \"polite\"",
+            "multi.lua: policy.decide: missing; a policy needs decide = function(ctx) ... end",
+            "multi.lua: policy.params.bad: expected a string, number, boolean or table, got a function",
+        ])
+        try Data("return {".utf8).write(to: url)
+        #expect(LuaPolicy.problems(contentsOf: url, displayName: "multi.lua").map(\.description)
+            == ["multi.lua:1: unexpected symbol near <eof>"])
+        try Data("return { name = 'fine', decide = function() end }".utf8).write(to: url)
+        #expect(LuaPolicy.problems(contentsOf: url).isEmpty)
+    }
+}

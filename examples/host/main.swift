@@ -72,6 +72,7 @@ func show(_ outcome: Outcome) {
     case .settingsPrompt(let prompt): print("\(outcome.event): settings prompt → \(prompt.deepLink.rawValue)")
     }
     for warning in outcome.warnings { print("  warning \(warning)") }
+    for followUp in outcome.followUps { show(followUp) }  // the policy's reaction to an instant answer
     for error in outcome.errors { print("  error \(error)") }
 }
 

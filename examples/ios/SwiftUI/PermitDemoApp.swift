@@ -43,7 +43,7 @@ final class PermissionCoordinator: ObservableObject {
     func send(_ event: AppEvent) async {
         guard let engine else { return }
         let outcome = await engine.handle(event)
-        switch outcome.decision.action {
+        switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt): softPrompt = prompt
         case .settingsPrompt(let prompt): settingsPrompt = prompt
         case .requestPermission, .none: break  // the engine already asked iOS when it could

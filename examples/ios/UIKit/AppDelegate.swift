@@ -42,7 +42,7 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     @MainActor
     func send(_ event: AppEvent) async {
         let outcome = await engine.handle(event)
-        switch outcome.decision.action {
+        switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt):
             present(title: prompt.title, message: prompt.message, actions: [
                 (prompt.decline.description, .cancel, { Task { await self.send(.softPromptAnswered(.decline)) } }),
