@@ -77,13 +77,15 @@ public struct Scenario: Sendable {
         public var error: ExpectedError?
         public var dialog: Bool?
         public var pending: Int?
+        /// About the reminders this step scheduled.
+        public var reminders: ExpectedReminders?
         public var ledger: [(path: String, value: PolicyValue?, location: SourceLocation)]
         /// `expect_update` of a `policy_update` step.
         public var update: ExpectedUpdate? = nil
 
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
-                && ledger.isEmpty && update == nil
+                && reminders == nil && ledger.isEmpty && update == nil
         }
     }
 
@@ -97,6 +99,13 @@ public struct Scenario: Sendable {
     public enum ExpectedUpdate: Sendable, Hashable {
         case installed
         case refused(String?)
+    }
+
+    /// `expect_reminders: { count: 3, alert: false }`: how many reminders the step scheduled,
+    /// and whether they show an alert (`false`: badge and sound only, as when alerts are off).
+    public struct ExpectedReminders: Sendable, Hashable {
+        public var count: Int?
+        public var alert: Bool?
     }
 
     public enum ExpectedError: Sendable, Hashable {

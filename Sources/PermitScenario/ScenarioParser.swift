@@ -11,6 +11,7 @@ public enum ScenarioParser {
         + expectationKeys
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
+        "expect_reminders",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
@@ -281,7 +282,7 @@ public enum ScenarioParser {
             throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened`")
         }
         if actions.first != "event", actions.first != "answer" {
-            for key in ["expect", "expect_warning", "expect_error", "expect_dialog"] where fields[key] != nil {
+            for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders"] where fields[key] != nil {
                 throw fields[key]!.error(
                     "this step sends no event to the policy, so there is no decision to check",
                     hint: "put \(key) on an `event` or `answer` step")
@@ -378,6 +379,11 @@ public enum ScenarioParser {
         }
         expectations.dialog = try fields["expect_dialog"]?.bool()
         expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
+        if let value = fields["expect_reminders"] {
+            let table = try value.fields(allowed: ["count", "alert"])
+            expectations.reminders = Scenario.ExpectedReminders(
+                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool())
+        }
         if let value = fields["expect_ledger"] {
             for (path, item) in try value.table() {
                 try checkLedgerPath(path, at: item)

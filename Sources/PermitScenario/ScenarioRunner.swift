@@ -265,6 +265,20 @@ public struct ScenarioRunner: Sendable {
         if let pending = expected.pending, result.pendingReminders != pending {
             failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
         }
+        if let reminders = expected.reminders {
+            let scheduled = outcome?.remindersScheduled ?? []
+            if let count = reminders.count, scheduled.count != count {
+                failures.append("expected \(count) reminder(s) scheduled, got \(scheduled.count)")
+            }
+            if let alert = reminders.alert {
+                if scheduled.isEmpty {
+                    failures.append("expected reminders \(alert ? "with an alert" : "with badge and sound only"), but none were scheduled")
+                } else if let wrong = scheduled.first(where: { $0.presentsAlert != alert }) {
+                    failures.append("expected reminders \(alert ? "with an alert" : "with badge and sound only"), "
+                        + "but \(wrong.id) \(wrong.presentsAlert ? "shows an alert" : "is badge and sound only")")
+                }
+            }
+        }
         if !expected.ledger.isEmpty {
             let table = LedgerPaths.table(of: ledger)
             for (path, value, _) in expected.ledger {

@@ -172,3 +172,24 @@ func failures(_ result: ScenarioResult) -> [String] {
         ])
     }
 }
+
+@Suite struct ReminderExpectationTests {
+    @Test func alertOrBadgeAndSoundIsChecked() async throws {
+        let scenario = """
+        device: { os: "16.0" }
+        initial: { authorization: authorized, settings: { alert: disabled } }
+        steps:
+          - { event: app_launch, expect_reminders: { count: 3, alert: false } }
+          - { after: 1d, event: app_foreground, expect_reminders: { count: 2, alert: true } }
+        """
+        let result = try await run(scenario)
+        #expect(failures(result) == [
+            "step 2: expected 2 reminder(s) scheduled, got 3",
+            "step 2: expected reminders with an alert, but permit.reminder.1767776400 is badge and sound only",
+        ])
+        #expect(parseError("device: { os: \"16\" }\nsteps:\n  - { settings: { alert: disabled }, expect_reminders: { count: 1 } }\n")
+            .contains("steps[1].expect_reminders: this step sends no event"))
+        #expect(parseError("device: { os: \"16\" }\nsteps:\n  - { event: app_launch, expect_reminders: { cont: 1 } }\n")
+            .contains("did you mean \"count\"?"))
+    }
+}
