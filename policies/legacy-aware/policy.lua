@@ -62,9 +62,17 @@ return {
       return checked(ctx)
     end
     if event == "system_prompt_answered" then
+      if ctx.event.granted then
+        return { action = "none", reason = "allowed in the dialog" }
+      end
       -- The register callback. Right after a "Don't Allow", pointing at Settings would argue
-      -- with the user; the screen offers it next time instead.
-      return { action = "none", reason = ctx.event.granted and "allowed in the dialog" or "denied in the dialog; not arguing" }
+      -- with the user; the screen offers it next time instead. But when no dialog ever appeared
+      -- in this install, iOS answered from an old denial (a reinstall it remembers): the user
+      -- just asked for notifications and saw nothing, so show the way to Settings now.
+      if ctx.history.system_prompt.shown == 0 then
+        return go_to_settings(ctx)
+      end
+      return { action = "none", reason = "denied in the dialog; not arguing" }
     end
     if event ~= "feature_opened" or not needs_notifications(ctx) then
       return nil
