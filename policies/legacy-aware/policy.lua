@@ -9,11 +9,13 @@
 
 local copy = {
   settings = {
-    title   = { en = "You can't receive notifications yet", ["zh-Hans"] = "你目前无法收到通知" },
+    title   = { en = "You can't receive notifications yet", ["zh-Hans"] = "你目前无法收到通知",
+                ["zh-Hant"] = "你目前無法收到通知" },
     message = { en = "Turn on notifications for this app in Settings to hear about new messages.",
-                ["zh-Hans"] = "请在“设置”中为本应用开启通知，以便收到新消息提醒。" },
-    open    = { en = "Go to Settings", ["zh-Hans"] = "前往设置" },
-    cancel  = { en = "Cancel", ["zh-Hans"] = "取消" },
+                ["zh-Hans"] = "请在“设置”中为本应用开启通知，以便收到新消息提醒。",
+                ["zh-Hant"] = "請在「設定」中為本 App 開啟通知，以便收到新訊息提醒。" },
+    open    = { en = "Go to Settings", ["zh-Hans"] = "前往设置", ["zh-Hant"] = "前往設定" },
+    cancel  = { en = "Cancel", ["zh-Hans"] = "取消", ["zh-Hant"] = "取消" },
   },
 }
 

@@ -7,26 +7,27 @@
 
 local copy = {
   soft = {
-    title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒" },
+    title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒", ["zh-Hant"] = "不錯過任何提醒" },
     message = { en = "Allow notifications and we will remind you at the times you choose.",
-                ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许" },
-    decline = { en = "Not now", ["zh-Hans"] = "以后再说" },
+                ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。", ["zh-Hant"] = "允許通知後，我們會在你選擇的時間提醒你。" },
+    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
+    decline = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   settings = {
-    title   = { en = "Notifications are off", ["zh-Hans"] = "通知已关闭" },
+    title   = { en = "Notifications are off", ["zh-Hans"] = "通知已关闭", ["zh-Hant"] = "通知已關閉" },
     message = { en = "Reminders need notifications. You can turn them on in Settings.",
-                ["zh-Hans"] = "提醒功能需要通知权限，你可以在“设置”中开启。" },
-    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
-    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
+                ["zh-Hans"] = "提醒功能需要通知权限，你可以在“设置”中开启。", ["zh-Hant"] = "提醒功能需要通知權限，你可以在「設定」中開啟。" },
+    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置", ["zh-Hant"] = "前往設定" },
+    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   -- Allowed, but alerts switched off: "turn them on" would confuse, the switch to find is Alerts.
   alerts_off = {
-    title   = { en = "Alerts are off", ["zh-Hans"] = "提醒横幅已关闭" },
+    title   = { en = "Alerts are off", ["zh-Hans"] = "提醒横幅已关闭", ["zh-Hant"] = "提醒橫幅已關閉" },
     message = { en = "Reminders arrive silently. Turn on Alerts in Settings to see them.",
-                ["zh-Hans"] = "提醒目前会静默送达。在“设置”中打开“提醒”即可看到它们。" },
-    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
-    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
+                ["zh-Hans"] = "提醒目前会静默送达。在“设置”中打开“提醒”即可看到它们。",
+                ["zh-Hant"] = "提醒目前會靜默送達。在「設定」中開啟「提醒」即可看到它們。" },
+    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置", ["zh-Hant"] = "前往設定" },
+    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
 }
 

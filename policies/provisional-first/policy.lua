@@ -9,26 +9,28 @@
 local copy = {
   -- Below iOS 12 this is the first ask.
   soft = {
-    title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒" },
+    title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒", ["zh-Hant"] = "不錯過任何提醒" },
     message = { en = "Allow notifications and we will remind you at the times you choose.",
-                ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许" },
-    decline = { en = "Not now", ["zh-Hans"] = "以后再说" },
+                ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。", ["zh-Hant"] = "允許通知後，我們會在你選擇的時間提醒你。" },
+    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
+    decline = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   -- While provisional the user already gets our notifications, quietly: the ask is an upgrade.
   upgrade = {
-    title   = { en = "See reminders on your Lock Screen?", ["zh-Hans"] = "在锁定屏幕上显示提醒？" },
+    title   = { en = "See reminders on your Lock Screen?", ["zh-Hans"] = "在锁定屏幕上显示提醒？",
+                ["zh-Hant"] = "在鎖定畫面上顯示提醒？" },
     message = { en = "Right now our reminders arrive quietly in Notification Center. Allow alerts so you see them in time.",
-                ["zh-Hans"] = "目前我们的提醒会静默送达通知中心。允许提醒横幅，就能及时看到它们。" },
-    accept  = { en = "Allow alerts", ["zh-Hans"] = "允许提醒" },
-    decline = { en = "Keep quiet", ["zh-Hans"] = "保持静默" },
+                ["zh-Hans"] = "目前我们的提醒会静默送达通知中心。允许提醒横幅，就能及时看到它们。",
+                ["zh-Hant"] = "目前我們的提醒會靜默送達通知中心。允許提醒橫幅，就能及時看到它們。" },
+    accept  = { en = "Allow alerts", ["zh-Hans"] = "允许提醒", ["zh-Hant"] = "允許提醒" },
+    decline = { en = "Keep quiet", ["zh-Hans"] = "保持静默", ["zh-Hant"] = "保持靜默" },
   },
   settings = {
-    title   = { en = "Notifications are off", ["zh-Hans"] = "通知已关闭" },
+    title   = { en = "Notifications are off", ["zh-Hans"] = "通知已关闭", ["zh-Hant"] = "通知已關閉" },
     message = { en = "Reminders need notifications. You can turn them on in Settings.",
-                ["zh-Hans"] = "提醒功能需要通知权限，你可以在“设置”中开启。" },
-    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置" },
-    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说" },
+                ["zh-Hans"] = "提醒功能需要通知权限，你可以在“设置”中开启。", ["zh-Hant"] = "提醒功能需要通知權限，你可以在「設定」中開啟。" },
+    open    = { en = "Open Settings", ["zh-Hans"] = "前往设置", ["zh-Hant"] = "前往設定" },
+    cancel  = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
 }
 

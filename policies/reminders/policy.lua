@@ -10,15 +10,17 @@
 
 local copy = {
   primer = {
-    title   = { en = "Track your mood", ["zh-Hans"] = "记录你的心情" },
+    title   = { en = "Track your mood", ["zh-Hans"] = "记录你的心情", ["zh-Hant"] = "記錄你的心情" },
     message = { en = "We would like to remind you to track your mood. To do it, we need your permission to send you notifications.",
-                ["zh-Hans"] = "我们想提醒你记录心情。为此，我们需要你允许我们发送通知。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许" },
-    decline = { en = "Don't allow", ["zh-Hans"] = "不允许" },
+                ["zh-Hans"] = "我们想提醒你记录心情。为此，我们需要你允许我们发送通知。",
+                ["zh-Hant"] = "我們想提醒你記錄心情。為此，我們需要你允許我們傳送通知。" },
+    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
+    decline = { en = "Don't allow", ["zh-Hans"] = "不允许", ["zh-Hant"] = "不允許" },
   },
   reminder = {
-    title = { en = "How are you feeling?", ["zh-Hans"] = "你现在感觉怎么样？" },
-    body  = { en = "Have you tracked your mood yet?", ["zh-Hans"] = "今天记录心情了吗？" },
+    title = { en = "How are you feeling?", ["zh-Hans"] = "你现在感觉怎么样？", ["zh-Hant"] = "你現在感覺怎麼樣？" },
+    body  = { en = "Have you tracked your mood yet?", ["zh-Hans"] = "今天记录心情了吗？",
+                ["zh-Hant"] = "今天記錄心情了嗎？" },
   },
 }
 
