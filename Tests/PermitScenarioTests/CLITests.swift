@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import PermitLua
+@testable import PermitScenario
 
 /// The `permit` executable end to end: exit codes, formats, help.
 @Suite struct CLITests {
@@ -162,5 +164,39 @@ import Testing
         let refused = try CLITests.permit(["bundle", tree.path("bad"), "--version", "1", "--out", tree.path("bad.permitbundle")])
         #expect(refused.status != 0)
         #expect(!FileManager.default.fileExists(atPath: tree.path("bad.permitbundle")))
+    }
+}
+
+/// The guide's examples must keep working: its policy loads in the sandbox and answers as
+/// described, its scenario parses.
+@Suite struct GuideExampleTests {
+    static func codeBlocks(_ language: String) throws -> [String] {
+        let guide = try String(contentsOf: CLITests.repository.appendingPathComponent("docs/guide.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [String]?
+        for line in guide.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```\(language)" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else if current != nil {
+                current!.append(String(line))
+            }
+        }
+        return blocks
+    }
+
+    @Test func theGuidesPolicyAndScenarioWork() async throws {
+        let lua = try #require(try Self.codeBlocks("lua").first)
+        let policy = try LuaPolicy(source: lua, chunkName: "guide.lua")
+        #expect(policy.name == "polite" && policy.plansReminders)
+        let yaml = try #require(try Self.codeBlocks("yaml").first)
+        let scenario = try ScenarioParser.parse(yaml, file: "guide.yaml")
+        #expect(scenario.steps.count == 8)
+        let result = try await ScenarioRunner(policy: policy).run(scenario)
+        // The guide's policy has no settings prompt: the scenario's step 5 expects one.
+        let failures = result.steps.prefix(4).flatMap(\.failures)
+        #expect(failures.isEmpty, "\(failures)")
     }
 }
