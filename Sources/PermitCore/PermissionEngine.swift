@@ -146,6 +146,7 @@ public actor PermissionEngine {
         }
 
         outcome.storageError = saveLedger()
+        policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         return outcome
     }
 

@@ -2,7 +2,9 @@
 /// last `window` decisions, once it has made at least `minimumDecisions` of them.
 ///
 /// A decision counts as an error when the policy's `decide` or `plan_reminders` for that event
-/// threw (raised, ran out of budget or memory, returned a malformed decision or reminder).
+/// threw (raised, ran out of budget or memory, returned a malformed decision or reminder), or
+/// when the engine found an error in what it returned (a text with no translation for the
+/// locale or `en`, remembered state over 4 KiB, reminders the planner refused).
 public struct CircuitBreakerConfiguration: Sendable, Hashable {
     public var window: Int
     public var minimumDecisions: Int

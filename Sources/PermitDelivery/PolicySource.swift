@@ -297,6 +297,13 @@ public final class PolicySource: Policy {
 
     public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }
 
+    /// Errors the engine found after the policy returned count against it too: an event with
+    /// any error is an errored decision for the breaker (marking it twice changes nothing).
+    public func eventHandled(errors: [PolicyError]) {
+        guard !errors.isEmpty else { return }
+        record(pinnedOrCurrent, errored: nil)
+    }
+
     private var pinnedOrCurrent: Serving { state.withLock { $0.pinned ?? $0.current } }
 
     // MARK: Circuit breaker

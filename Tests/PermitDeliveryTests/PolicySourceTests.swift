@@ -124,6 +124,31 @@ import Testing
         #expect(restarted.status.serving.version == 3)
     }
 
+    /// An error the engine finds after the policy returned (here: a text with no translation
+    /// for the locale or `en`) counts for the breaker like one the policy raised.
+    @Test func breakerCountsErrorsTheEngineFinds() async throws {
+        let untranslated = """
+            return { name = "untranslated", decide = function(ctx)
+              return { action = "soft_prompt", title = { fr = "Bonjour" }, message = "m", accept = "a", decline = "d" }
+            end }
+            """
+        let breaker = CircuitBreakerConfiguration(window: 4, minimumDecisions: 4, maximumErrorShare: 0.5)
+        let source = try source(key: key, breaker: breaker)
+        let clock = ManualClock(start)
+        let platform = Platform(version: try OSVersion(parsing: "17.0"))
+        let engine = PermissionEngine(
+            policy: source, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform,
+            clock: clock, configuration: EngineConfiguration(locale: "en", foregroundRechecks: []))
+        try source.install(bundle(1, taggedPolicy("v1"), key: key))
+        try source.install(bundle(2, untranslated, key: key))
+        for _ in 0..<4 {
+            let outcome = await engine.handle(.featureOpened("x"))
+            #expect(outcome.error?.kind == .missingTranslation)
+        }
+        #expect(source.status.serving.version == 1)
+        #expect(source.status.revokedVersions == [2])
+    }
+
     @Test func breakerFallsToTheBuiltInFloor() async throws {
         let breaker = CircuitBreakerConfiguration(window: 2, minimumDecisions: 2, maximumErrorShare: 0.5)
         let source = try source(key: key, breaker: breaker)
