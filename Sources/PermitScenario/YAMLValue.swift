@@ -3,17 +3,20 @@ import Yams
 
 /// A YAML node with its place in the file and its path from the root, so every error can name
 /// file, line, column and field. Reading never runs anything and never crashes on bad input.
-struct YAMLValue {
-    let node: Node
-    let path: String
-    let file: String
+package struct YAMLValue {
+    package let node: Node
+    package let path: String
+    package let file: String
 
-    var location: SourceLocation {
+    package var location: SourceLocation {
         SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
     }
 
     /// Parses a whole document. An empty file or a syntax error is an `InputError`.
-    static func parse(_ text: String, file: String) throws(InputError) -> YAMLValue {
+    /// - Parameter emptyHint: what to tell the user when the file is empty.
+    package static func parse(
+        _ text: String, file: String, emptyHint: String = "a scenario needs at least `steps:`"
+    ) throws(InputError) -> YAMLValue {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -24,21 +27,21 @@ struct YAMLValue {
         }
         guard let root else {
             throw InputError("the file is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                             hint: "a scenario needs at least `steps:`")
+                             hint: emptyHint)
         }
         return YAMLValue(node: root, path: "", file: file)
     }
 
-    func error(_ message: String, hint: String? = nil) -> InputError {
+    package func error(_ message: String, hint: String? = nil) -> InputError {
         InputError(message, at: location, field: path.isEmpty ? nil : path, hint: hint)
     }
 
-    func child(_ key: String, _ node: Node) -> YAMLValue {
+    package func child(_ key: String, _ node: Node) -> YAMLValue {
         YAMLValue(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file)
     }
 
     /// What kind of value this is, in words, for "expected X, got Y" messages.
-    var kindName: String {
+    package var kindName: String {
         switch node {
         case .mapping: return "a table"
         case .sequence: return "a list"
@@ -49,7 +52,7 @@ struct YAMLValue {
         }
     }
 
-    var isNull: Bool {
+    package var isNull: Bool {
         if case .scalar(let scalar) = node {
             return scalar.style == .plain && ["", "null", "nil", "~", "Null", "NULL"].contains(scalar.string)
         }
@@ -58,7 +61,7 @@ struct YAMLValue {
 
     /// The entries of a table, checking that every key is one of `allowed` (with a
     /// "did you mean" for near misses) and that no key appears twice.
-    func table(allowed: [String]? = nil) throws(InputError) -> [(key: String, value: YAMLValue)] {
+    package func table(allowed: [String]? = nil) throws(InputError) -> [(key: String, value: YAMLValue)] {
         guard case .mapping(let mapping) = node else { throw error("expected a table, got \(kindName)") }
         var seen = Set<String>()
         var entries: [(key: String, value: YAMLValue)] = []
@@ -80,25 +83,25 @@ struct YAMLValue {
     }
 
     /// A table as a dictionary.
-    func fields(allowed: [String]) throws(InputError) -> [String: YAMLValue] {
+    package func fields(allowed: [String]) throws(InputError) -> [String: YAMLValue] {
         var result: [String: YAMLValue] = [:]
         for (key, value) in try table(allowed: allowed) { result[key] = value }
         return result
     }
 
-    func list() throws(InputError) -> [YAMLValue] {
+    package func list() throws(InputError) -> [YAMLValue] {
         guard case .sequence(let sequence) = node else { throw error("expected a list, got \(kindName)") }
         return sequence.enumerated().map { index, node in
             YAMLValue(node: node, path: "\(path)[\(index + 1)]", file: file)
         }
     }
 
-    func string() throws(InputError) -> String {
+    package func string() throws(InputError) -> String {
         guard case .scalar(let scalar) = node, !isNull else { throw error("expected text, got \(kindName)") }
         return scalar.string
     }
 
-    func bool() throws(InputError) -> Bool {
+    package func bool() throws(InputError) -> Bool {
         guard case .scalar(let scalar) = node, scalar.style == .plain else {
             throw error("expected true or false, got \(kindName)")
         }
@@ -109,7 +112,7 @@ struct YAMLValue {
         }
     }
 
-    func int(in range: ClosedRange<Int>? = nil) throws(InputError) -> Int {
+    package func int(in range: ClosedRange<Int>? = nil) throws(InputError) -> Int {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
             throw error("expected a whole number, got \(kindName)")
         }
@@ -120,7 +123,7 @@ struct YAMLValue {
     }
 
     /// One of a fixed set of names.
-    func oneOf(_ names: [String]) throws(InputError) -> String {
+    package func oneOf(_ names: [String]) throws(InputError) -> String {
         let text = try string()
         guard names.contains(text) else {
             throw error("\"\(text)\" is not valid", hint: Suggestion.hint(for: text, in: names))
@@ -129,7 +132,7 @@ struct YAMLValue {
     }
 
     /// Any value a policy can take: params, remembered state, expected ledger values.
-    func policyValue() throws(InputError) -> PolicyValue {
+    package func policyValue() throws(InputError) -> PolicyValue {
         switch node {
         case .alias:
             throw error("YAML aliases are not supported here; write the value out")

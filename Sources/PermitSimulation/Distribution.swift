@@ -57,7 +57,7 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
 
     static let forms = ["poisson", "uniform", "choice"]
 
-    static func parse(_ node: ModelNode) throws(InputError) -> CountDistribution {
+    static func parse(_ node: YAMLValue) throws(InputError) -> CountDistribution {
         let range = 0...maximum
         if case .scalar = node.node {
             guard let count = try? node.int(in: range) else {
@@ -67,7 +67,7 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
             }
             return .fixed(count)
         }
-        let entries = try node.entries(allowed: forms)
+        let entries = try node.table(allowed: forms)
         guard entries.count == 1, let (form, value) = entries.first else {
             throw node.error("a distribution has exactly one form; got \(entries.count)",
                              hint: "write e.g. { poisson: 1.5 }")
@@ -86,8 +86,8 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
             guard low <= high else { throw value.error("the minimum \(low) is above the maximum \(high)") }
             return .uniform(low...high)
         default:
-            var items: [(Int, Double, ModelNode)] = []
-            for (key, share) in try value.entries() {
+            var items: [(Int, Double, YAMLValue)] = []
+            for (key, share) in try value.table() {
                 let keyNode = value.child(key, share.node)
                 guard let count = Int(key), range.contains(count) else {
                     throw keyNode.error("\"\(key)\" is not a count; the keys are whole numbers from 0 to \(maximum)")
@@ -117,7 +117,7 @@ public struct Weighted<Value: Sendable & Hashable>: Sendable, Hashable {
         cumulative = pairs.map { total += $0.share; return total }
     }
 
-    init(_ pairs: [(Value, Double, ModelNode)], at node: ModelNode) throws(InputError) {
+    init(_ pairs: [(Value, Double, YAMLValue)], at node: YAMLValue) throws(InputError) {
         guard !pairs.isEmpty else { throw node.error("needs at least one entry") }
         let total = pairs.reduce(0) { $0 + $1.1 }
         guard abs(total - 1) < 0.001 else {

@@ -66,17 +66,17 @@ public struct UserModel: Sendable, Hashable {
     }
 
     public static func parse(_ text: String, file: String) throws(InputError) -> UserModel {
-        let root = try ModelNode.parse(text, file: file)
+        let root = try YAMLValue.parse(text, file: file, emptyHint: "start from examples/models/default.yaml")
         let fields = try root.fields(allowed: topLevelKeys)
         for key in required where fields[key] == nil {
             throw InputError(
                 "missing \"\(key)\"", at: root.location, field: nil,
                 hint: "every model needs \(required.joined(separator: ", ")); see docs/simulate.md")
         }
-        func node(_ key: String) -> ModelNode { fields[key]! }
+        func node(_ key: String) -> YAMLValue { fields[key]! }
 
-        var osPairs: [(OSVersion, Double, ModelNode)] = []
-        for (key, value) in try node("os_versions").entries() {
+        var osPairs: [(OSVersion, Double, YAMLValue)] = []
+        for (key, value) in try node("os_versions").table() {
             let place = node("os_versions").child(key, value.node)
             let version: OSVersion
             do { version = try OSVersion(parsing: key) } catch { throw place.error(error.description) }
@@ -86,8 +86,8 @@ public struct UserModel: Sendable, Hashable {
 
         var locales = Weighted([(value: "en", share: 1.0)])
         if let localeNode = fields["locales"] {
-            var pairs: [(String, Double, ModelNode)] = []
-            for (key, value) in try localeNode.entries() {
+            var pairs: [(String, Double, YAMLValue)] = []
+            for (key, value) in try localeNode.table() {
                 guard key.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil else {
                     throw localeNode.child(key, value.node).error(
                         "\"\(key)\" is not a BCP 47 locale", hint: "write e.g. en, de, zh-Hans, pt-BR")
@@ -97,8 +97,8 @@ public struct UserModel: Sendable, Hashable {
             locales = try Weighted(pairs, at: localeNode)
         }
 
-        var featurePairs: [(String, Double, ModelNode)] = []
-        for (key, value) in try node("features").entries() {
+        var featurePairs: [(String, Double, YAMLValue)] = []
+        for (key, value) in try node("features").table() {
             featurePairs.append((key, try value.probability(), value))
         }
         let features = try Weighted(featurePairs, at: node("features"))
