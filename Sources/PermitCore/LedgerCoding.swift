@@ -43,15 +43,22 @@ public enum LedgerCoding {
         }
     }
 
-    /// A decoding error as a path and a sentence: `ledger.launches: expected Int`.
-    static func describe(_ error: any Error) -> String {
+    /// A decoding error as a path and a sentence a person can act on:
+    /// `ledger.launches: expected a whole number`.
+    public static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
         switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context),
-             .keyNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-                .joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let expected = type == Int.self || type == Int64.self ? "a whole number"
+                : type == Bool.self ? "true or false" : type == String.self ? "text" : "a value of type \(type)"
+            return path(context).isEmpty ? "expected \(expected)" : "\(path(context)): expected \(expected)"
+        case .dataCorrupted(let context):
+            return path(context).isEmpty ? context.debugDescription : "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "missing \(key.stringValue)"
         @unknown default:
             return "\(error)"
         }

@@ -146,7 +146,10 @@ public actor PermissionEngine {
         }
 
         outcome.storageError = saveLedger()
-        policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
+        // Only events with errors are reported: the common case builds no array.
+        if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
+            policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
+        }
         return outcome
     }
 

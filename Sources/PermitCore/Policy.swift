@@ -19,7 +19,7 @@ public protocol Policy: Sendable {
     func validate(params: [String: PolicyValue]) throws(PolicyError)
     /// What the policy printed since the last call, for reports; empty when nothing was.
     func takeTrace() -> String
-    /// Called once an event is fully handled, with every policy error of it, including those
+    /// Called once an event with errors is fully handled, with every policy error of it, including those
     /// the engine found after the policy returned (a text without a translation, state over
     /// 4 KiB, reminders the planner refused), so a wrapper can judge the policy's health.
     func eventHandled(errors: [PolicyError])

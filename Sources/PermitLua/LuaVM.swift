@@ -83,29 +83,12 @@ public final class LuaVM {
     /// become `.ref` only with `keepFunctions: true` (release them when done);
     /// otherwise they read as `.other("function")`.
     public func call(_ function: LuaRef, _ args: [LuaValue] = [], keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
-        try validate(function)
-        guard !running else {
-            throw LuaError(kind: .invalidUse, message: "re-entrant call (a host function called back into its VM)")
-        }
-        running = true
-        let base = lua_gettop(L)
-        defer {
-            lua_settop(L, base)
-            running = false
-            if !pendingReleases.isEmpty {
-                let refs = pendingReleases
-                pendingReleases = []
-                for r in refs { release(r) }
-            }
-        }
-        guard lua_checkstack(L, Int32(clamping: args.count + 8)) != 0 else {
-            throw LuaError(kind: .invalidUse, message: "too many arguments")
-        }
-        _ = permit_push_ref(L, function.slot)
-        for arg in args { try push(L, arg, depth: 0) }
-        let status = Int(permit_call(L, Int32(args.count)))
-        if status != PERMIT_OK { throw callError(status, function: function) }
-        return try readResults(above: base, keepFunctions: keepFunctions)
+        try perform(function, stackSpace: args.count + 8, pushArguments: { () throws(LuaError) -> Int32 in
+            for arg in args { try push(L, arg, depth: 0) }
+            return Int32(args.count)
+        }, readResults: { base throws(LuaError) in
+            try readResults(above: base, keepFunctions: keepFunctions)
+        })
     }
 
     /// `call` for the warm decision path: `pushArgument` pushes the one argument straight on
@@ -117,6 +100,24 @@ public final class LuaVM {
         _ function: LuaRef,
         pushArgument: (LuaStack) throws(LuaError) -> Void,
         readResults: (LuaStack, _ base: Int32) throws(LuaError) -> T
+    ) throws(LuaError) -> T {
+        let stack = LuaStack(L: L, vm: self)
+        return try perform(function, stackSpace: 9, pushArguments: { () throws(LuaError) -> Int32 in
+            try pushArgument(stack)
+            return 1
+        }, readResults: { base throws(LuaError) in
+            try readResults(stack, base)
+        })
+    }
+
+    /// The one place a script function is called: the re-entrancy guard, the stack restored to
+    /// where it was (success or error), refs released while the call ran freed after it, and the
+    /// budgets (in `permit_call`).
+    @inline(__always)
+    private func perform<T>(
+        _ function: LuaRef, stackSpace: Int,
+        pushArguments: () throws(LuaError) -> Int32,
+        readResults: (_ base: Int32) throws(LuaError) -> T
     ) throws(LuaError) -> T {
         try validate(function)
         guard !running else {
@@ -133,15 +134,14 @@ public final class LuaVM {
                 for r in refs { release(r) }
             }
         }
-        guard lua_checkstack(L, 9) != 0 else {
+        guard lua_checkstack(L, Int32(clamping: stackSpace)) != 0 else {
             throw LuaError(kind: .invalidUse, message: "too many arguments")
         }
         _ = permit_push_ref(L, function.slot)
-        let stack = LuaStack(L: L, vm: self)
-        try pushArgument(stack)
-        let status = Int(permit_call(L, 1))
+        let count = try pushArguments()
+        let status = Int(permit_call(L, count))
         if status != PERMIT_OK { throw callError(status, function: function) }
-        return try readResults(stack, base)
+        return try readResults(base)
     }
 
     /// Copies every value above `base` (results of a call), as `call` returns them.

@@ -185,26 +185,9 @@ public enum ScenarioParser {
             let data = try JSONEncoder().encode(PolicyValue.table(table))
             return try JSONDecoder().decode(Ledger.self, from: data)
         } catch let error as DecodingError {
-            throw value.error("invalid ledger: \(describe(error))")
+            throw value.error("invalid ledger: \(LedgerCoding.describe(error))")
         } catch {
             throw value.error("invalid ledger: \(error)")
-        }
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            let expected = type == Int.self || type == Int64.self ? "a whole number"
-                : type == Bool.self ? "true or false" : "a value of type \(type)"
-            return "\(path): expected \(expected)"
-        case .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "\(path): \(context.debugDescription)"
-        case .keyNotFound(let key, _):
-            return "missing \(key.stringValue)"
-        @unknown default:
-            return "\(error)"
         }
     }
 
