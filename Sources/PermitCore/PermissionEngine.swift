@@ -18,10 +18,8 @@ public actor PermissionEngine {
     private var settings: NotificationSettings = .unsupported
     private var appIsActive = true
     private let broadcaster: StatusBroadcaster
-    private let calendar: Calendar
-    /// The local day last computed and its bounds in Unix seconds, `[start, end)`: the Calendar
-    /// is asked again only when `now` leaves it.
-    private var dayCache: (start: Int64, end: Int64, day: String)?
+    /// The local day of `prompts_today`, kept between events.
+    private var localDays: LocalDayCache
     private var recheckTask: Task<Void, Never>?
 
     // The FIFO gate.
@@ -51,9 +49,7 @@ public actor PermissionEngine {
         // The status is `unknown` until this session has read it: the ledger's last status
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = configuration.timeZone
-        self.calendar = calendar
+        self.localDays = LocalDayCache(timeZone: configuration.timeZone)
     }
 
     // MARK: Status
@@ -96,7 +92,7 @@ public actor PermissionEngine {
         defer { leaveGate() }
 
         let now = unixNow()
-        ledger.roll(toDay: localDay(of: now))
+        ledger.roll(toDay: localDays.day(of: now))
         let statusBefore = broadcaster.current
 
         switch event {
@@ -314,22 +310,6 @@ public actor PermissionEngine {
     }
 
     private func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
-
-    /// `yyyy-MM-dd` of `now` in the device's time zone.
-    private func localDay(of now: Int64) -> String {
-        if let cached = dayCache, now >= cached.start, now < cached.end { return cached.day }
-        let date = Date(timeIntervalSince1970: TimeInterval(now))
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        let day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        // Keep the day with its bounds in whole seconds: `now` is whole, so `now >= start` and
-        // `now < end` hold exactly when they hold for the real bounds rounded up.
-        if let interval = calendar.dateInterval(of: .day, for: date) {
-            let start = Int64(interval.start.timeIntervalSince1970.rounded(.up))
-            let end = Int64(interval.end.timeIntervalSince1970.rounded(.up))
-            if start <= now, now < end { dayCache = (start, end, day) }
-        }
-        return day
-    }
 
     private func enterGate() async {
         if busy {

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The local calendar day (`yyyy-MM-dd`) of a Unix time in one time zone, the key of
+/// `prompts_today`.
+///
+/// Every event needs it, so it must cost next to nothing: the day is the UTC offset plus
+/// integer arithmetic on days since 1970 (no `Calendar`, no `String(format:)`), and the answer
+/// is kept with the span of seconds it holds for. That span ends at the next local midnight or
+/// the zone's next offset change, whichever comes first, so within it the offset is constant
+/// and the arithmetic exact. The time zone is asked again only when `now` leaves the span
+/// (about once per simulated day, where the `Calendar` used to cost more than the policy).
+struct LocalDayCache {
+    let timeZone: TimeZone
+    private var cached: (start: Int64, end: Int64, day: String)?
+
+    init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+    }
+
+    /// The local day of `now` (whole Unix seconds).
+    mutating func day(of now: Int64) -> String {
+        if let cached, now >= cached.start, now < cached.end { return cached.day }
+        let date = Date(timeIntervalSince1970: TimeInterval(now))
+        let offset = Int64(timeZone.secondsFromGMT(for: date))
+        let dayNumber = Self.floorDivide(now + offset, 86_400)
+        let day = Self.label(daysSince1970: dayNumber)
+
+        // Valid from `now` (not from midnight: the offset may have been different earlier that
+        // day; a clock set back simply asks again) to midnight or the next offset change.
+        var end = (dayNumber + 1) * 86_400 - offset
+        if let change = timeZone.nextDaylightSavingTimeTransition(after: date) {
+            end = min(end, Int64(change.timeIntervalSince1970.rounded(.up)))
+        }
+        if now < end { cached = (now, end, day) }
+        return day
+    }
+
+    /// `yyyy-MM-dd` of the proleptic Gregorian day `days` after 1970-01-01.
+    static func label(daysSince1970 days: Int64) -> String {
+        let (year, month, day) = civilDate(daysSince1970: days)
+        guard (0...9_999).contains(year) else {
+            return String(format: "%04lld-%02lld-%02lld", year, month, day)
+        }
+        var bytes: [UInt8] = Array(repeating: UInt8(ascii: "0"), count: 10)
+        func put(_ value: Int64, at end: Int, digits: Int) {
+            var value = value
+            for index in stride(from: end, to: end - digits, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, at: 3, digits: 4)
+        bytes[4] = UInt8(ascii: "-")
+        put(month, at: 6, digits: 2)
+        bytes[7] = UInt8(ascii: "-")
+        put(day, at: 9, digits: 2)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Year, month and day of the day `days` after 1970-01-01 in the proleptic Gregorian
+    /// calendar. Counts in 400-year eras (146,097 days each), with years starting on 1 March so
+    /// that the leap day is the last day of a year.
+    static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468  // days from 0000-03-01 to 1970-01-01
+        let era = floorDivide(shifted, 146_097)
+        let dayOfEra = shifted - era * 146_097  // 0...146_096
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // 0...399
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // 0...365, from 1 March
+        let monthFromMarch = (5 * dayOfYear + 2) / 153  // 0...11
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        let quotient = value / divisor
+        return (value % divisor < 0) ? quotient - 1 : quotient
+    }
+}
