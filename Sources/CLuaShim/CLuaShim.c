@@ -1,4 +1,5 @@
 #include "CLuaShim.h"
+#include "small_pool.h"
 #include <lauxlib.h>
 #include <lualib.h>
 #include <ctype.h>
@@ -17,6 +18,7 @@
 #define KEY_GUARD "permit.guard_error"
 
 typedef struct permit_vm {
+    small_pool pool; /* Lua's small blocks (see small_pool.h) */
     size_t used, peak, limit;
     int limit_on;    /* the cap applies only while script code can run */
     int mem_refused; /* the allocator refused a request during this call */
@@ -59,7 +61,7 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        (void)small_pool_realloc(&vm->pool, ptr, old, 0);
         vm->used -= old;
         return NULL;
     }
@@ -87,9 +89,11 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             }
         }
     }
-    void *p = realloc(ptr, nsize);
+    void *p = small_pool_realloc(&vm->pool, ptr, old, nsize);
     if (p == NULL) {
-        if (ptr != NULL && nsize <= old) return ptr; /* Lua assumes shrinking works */
+        /* Lua assumes shrinking works. (Should a big block fail to move into the pool, it is
+           later treated as a pool block of its new size: still valid memory, never freed.) */
+        if (ptr != NULL && nsize <= old) return ptr;
         vm->mem_refused = 1;
         return NULL;
     }
@@ -1318,6 +1322,7 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     }
     lua_State *L = lua_newstate(permit_alloc, vm);
     if (L == NULL) {
+        small_pool_release(&vm->pool);
         free(vm->trace);
         free(vm);
         return NULL;
@@ -1329,6 +1334,11 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
         return NULL;
     }
     lua_settop(L, 0);
+    /* A cycle starts when the heap reaches 4x what survived the last one (Lua's default: 2x).
+       A policy's live data is tens of KiB and every decision leaves about a dozen dead tables,
+       so the default re-marked the live set every few dozen decisions; 4x halves that work for
+       a heap of a few hundred KiB, far below the memory cap (which still applies). */
+    (void)lua_gc(L, LUA_GCINC, 400, 0, 0);
     return L;
 }
 
@@ -1336,6 +1346,7 @@ void permit_close(lua_State *L) {
     permit_vm *vm = getvm(L);
     vm->limit_on = 0;
     lua_close(L);
+    small_pool_release(&vm->pool);
     for (int i = 0; i < vm->ncov; i++) {
         free(vm->cov[i].source);
         free(vm->cov[i].lines);

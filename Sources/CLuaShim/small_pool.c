@@ -1,0 +1,102 @@
+#include "small_pool.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMALL_POOL_OFF 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SMALL_POOL_OFF 1
+#endif
+
+/* A chunk holds 64 KiB of blocks after its header (the link to the previous chunk, padded
+   to 16 bytes so blocks stay 16-byte aligned like malloc's). */
+#define CHUNK_BYTES (64 * 1024)
+#define CHUNK_HEADER 16
+
+static size_t class_of(size_t size) { return (size - 1) >> 4; } /* 1...16 -> 0, 17...32 -> 1 */
+
+static int pooled(size_t size) {
+#ifdef SMALL_POOL_OFF
+    (void)size;
+    return 0;
+#else
+    return size > 0 && size <= SMALL_POOL_MAX;
+#endif
+}
+
+static void *take(small_pool *pool, size_t size) {
+    size_t c = class_of(size);
+    void *block = pool->free_list[c];
+    if (block != NULL) {
+        pool->free_list[c] = *(void **)block;
+        return block;
+    }
+    size_t bytes = (c + 1) << 4;
+    if (pool->chunk_left < bytes) {
+        /* The tail of the old chunk goes to the free list of its size, so nothing is lost. */
+        if (pool->chunk_left >= 16) {
+            size_t tail = class_of(pool->chunk_left);
+            if (((tail + 1) << 4) > pool->chunk_left) tail -= 1;
+            *(void **)pool->chunk = pool->free_list[tail];
+            pool->free_list[tail] = pool->chunk;
+        }
+        char *chunk = (char *)malloc(CHUNK_BYTES + CHUNK_HEADER);
+        if (chunk == NULL) return NULL;
+        *(void **)chunk = pool->chunks;
+        pool->chunks = chunk;
+        pool->chunk = chunk + CHUNK_HEADER;
+        pool->chunk_left = CHUNK_BYTES;
+    }
+    block = pool->chunk;
+    pool->chunk += bytes;
+    pool->chunk_left -= bytes;
+    return block;
+}
+
+static void give_back(small_pool *pool, void *block, size_t size) {
+    size_t c = class_of(size);
+    *(void **)block = pool->free_list[c];
+    pool->free_list[c] = block;
+}
+
+void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size) {
+    if (ptr == NULL) old = 0;
+    int was_pooled = pooled(old);
+    if (size == 0) {
+        if (ptr == NULL) return NULL;
+        if (was_pooled) give_back(pool, ptr, old);
+        else free(ptr);
+        return NULL;
+    }
+    if (pooled(size)) {
+        if (was_pooled && class_of(old) == class_of(size)) return ptr;
+        void *block = take(pool, size);
+        if (block == NULL) return NULL;
+        if (ptr != NULL) {
+            memcpy(block, ptr, old < size ? old : size);
+            if (was_pooled) give_back(pool, ptr, old);
+            else free(ptr);
+        }
+        return block;
+    }
+    if (!was_pooled) return realloc(ptr, size);
+    void *block = malloc(size);
+    if (block == NULL) return NULL;
+    memcpy(block, ptr, old < size ? old : size);
+    give_back(pool, ptr, old);
+    return block;
+}
+
+void small_pool_release(small_pool *pool) {
+    void *chunk = pool->chunks;
+    while (chunk != NULL) {
+        void *previous = *(void **)chunk;
+        free(chunk);
+        chunk = previous;
+    }
+    memset(pool, 0, sizeof *pool);
+}
