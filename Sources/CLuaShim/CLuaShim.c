@@ -1,5 +1,6 @@
 #include "CLuaShim.h"
 #include "small_pool.h"
+#include "lazy_context.h"
 #include <lauxlib.h>
 #include <lualib.h>
 #include <ctype.h>
@@ -1026,10 +1027,54 @@ static void freeze_deep(lua_State *L, int depth) {
     lua_replace(L, t);
 }
 
+/* next, pairs, rawget, rawset, getmetatable and setmetatable see past metamethods: on a ctx
+   whose fields are still to be built (LazyContext.c), they build them first. */
+
+static int sb_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    permit_lazy_settle_in_call(L, 1);
+    lua_settop(L, 2);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int pairs_from_metamethod(lua_State *L, int status, lua_KContext k) {
+    (void)L;
+    (void)status;
+    (void)k;
+    return 3;
+}
+
+/* As Lua's pairs (a __pairs metamethod is honoured), with the sandbox's next. */
+static int sb_pairs(lua_State *L) {
+    luaL_checkany(L, 1);
+    permit_lazy_settle_in_call(L, 1);
+    if (luaL_getmetafield(L, 1, "__pairs") == LUA_TNIL) {
+        lua_pushcfunction(L, sb_next);
+        lua_pushvalue(L, 1);
+        lua_pushnil(L);
+        return 3;
+    }
+    lua_pushvalue(L, 1);
+    lua_callk(L, 1, 3, 0, pairs_from_metamethod);
+    return 3;
+}
+
+static int sb_rawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    permit_lazy_settle_in_call(L, 1);
+    lua_settop(L, 2);
+    lua_rawget(L, 1);
+    return 1;
+}
+
 static int sb_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
     luaL_checkany(L, 3);
+    permit_lazy_settle_in_call(L, 1);
     if (is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
     lua_settop(L, 3);
     lua_rawset(L, 1);
@@ -1039,6 +1084,7 @@ static int sb_rawset(lua_State *L) {
 /* Only tables show a metatable: the string metatable stays hidden. */
 static int sb_getmetatable(lua_State *L) {
     luaL_checkany(L, 1);
+    permit_lazy_settle_in_call(L, 1);
     if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1)) {
         lua_pushnil(L);
         return 1;
@@ -1053,6 +1099,7 @@ static int sb_setmetatable(lua_State *L) {
     int t = lua_type(L, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    permit_lazy_settle_in_call(L, 1);
     if (t == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "__gc metamethods are not available in the sandbox");
@@ -1191,8 +1238,8 @@ static int p_at_least(lua_State *L) {
 /* ------------------------------------------------------------------ sandbox */
 
 static const char *const allowed_base[] = {
-    "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
-    "type", "rawequal", "rawget", "rawlen", NULL,
+    "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal",
+    "rawlen", NULL,
 };
 
 static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
@@ -1220,6 +1267,7 @@ static int setup(lua_State *L) {
 
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
+    permit_lazy_install(L);
 
     lua_pushglobaltable(L); /* 1: the real globals (emptied below) */
     lua_newtable(L);        /* 2: the sandbox base */
@@ -1227,6 +1275,9 @@ static int setup(lua_State *L) {
         lua_getfield(L, 1, *n);
         lua_setfield(L, 2, *n);
     }
+    set_fn(L, 2, "next", sb_next);
+    set_fn(L, 2, "pairs", sb_pairs);
+    set_fn(L, 2, "rawget", sb_rawget);
     set_fn(L, 2, "rawset", sb_rawset);
     set_fn(L, 2, "getmetatable", sb_getmetatable);
     set_fn(L, 2, "setmetatable", sb_setmetatable);

@@ -132,6 +132,7 @@ int permit_decision_fields(lua_State *L, int idx) {
 }
 
 int permit_table_has_metatable(lua_State *L, int idx) {
+    if (permit_lazy_settle(L, idx) < 0) return 1;
     if (lua_getmetatable(L, idx)) {
         lua_pop(L, 1);
         return 1;

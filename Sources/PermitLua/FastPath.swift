@@ -113,41 +113,35 @@ enum FastPath {
         let params: Int32
     }
 
-    /// Pushes `ctx` as `LuaPolicy`'s general path built it (SPEC §4): a fresh table each call,
-    /// with the stored read-only platform, capabilities and params tables.
-    static func pushContext(_ context: PolicyContext, cached: Cached, on stack: LuaVM.LuaStack) throws(LuaError) {
+    /// Pushes `ctx` as `LuaPolicy`'s general path builds it (SPEC §4): a fresh table each call,
+    /// with the stored read-only platform, capabilities and params tables. `history`,
+    /// `settings`, `state` and `user` are attached as a snapshot and built on first use
+    /// (`LazyContext.c`), which no policy can tell apart from having them from the start.
+    static func pushContext(
+        _ context: PolicyContext, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack
+    ) throws(LuaError) {
         let L = stack.L
         let vm = stack.vm
         guard lua_checkstack(L, 12) != 0 else {
             throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
-        let platformSlot = cached.platform
-        let capabilitiesSlot = cached.capabilities
-        let paramsSlot = cached.params
         _ = permit_push_ref(L, cached.keys)
         let k = lua_gettop(L)
         let writer = Writer(L: L, k: k, maxDepth: vm.limits.maxTableDepth)
 
-        // Keys in sorted order, as LuaTable(_ fields:) pushed them.
-        let ctx = try writer.newTable(array: 0, hash: 12, depth: 0)
-        permit_set_ref(L, ctx, k, Key.capabilities.rawValue, capabilitiesSlot)
+        // Room for every field, the snapshot's key included, so building the lazy ones never
+        // has to grow ctx. The eager keys in sorted order.
+        let ctx = try writer.newTable(array: 0, hash: 9 + LazyFieldsEncoder.fieldCount, depth: 0)
+        permit_set_ref(L, ctx, k, Key.capabilities.rawValue, cached.capabilities)
         try writer.pushEvent(context.event, depth: 1)
         writer.setTop(ctx, .event)
-        try writer.pushHistory(context.history, depth: 1)
-        writer.setTop(ctx, .history)
         writer.setString(ctx, .locale, context.locale)
         permit_set_int(L, ctx, k, Key.now.rawValue, context.now)
-        permit_set_ref(L, ctx, k, Key.params.rawValue, paramsSlot)
-        permit_set_ref(L, ctx, k, Key.platform.rawValue, platformSlot)
+        permit_set_ref(L, ctx, k, Key.params.rawValue, cached.params)
+        permit_set_ref(L, ctx, k, Key.platform.rawValue, cached.platform)
         writer.setInterned(ctx, .previousStatus, .of(context.previousStatus))
-        try writer.pushSettings(context.settings, depth: 1)
-        writer.setTop(ctx, .settings)
-        try writer.pushFields(context.history.state, depth: 1)
-        writer.setTop(ctx, .state)
         writer.setInterned(ctx, .status, .of(context.status))
-        let user = try writer.newTable(array: 0, hash: 1, depth: 1)
-        permit_set_int(L, user, k, Key.bucket.rawValue, Int64(context.userBucket))
-        writer.setTop(ctx, .user)
+        try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
 
         // Leave only ctx: drop the interned table below it.
         lua_rotate(L, k, -1)
@@ -248,130 +242,6 @@ enum FastPath {
                 }
                 setInterned(t, .answer, value)
                 setInterned(t, .name, name)
-            }
-        }
-
-        /// Every setting by name (LuaBridge.settings).
-        func pushSettings(_ settings: NotificationSettings, depth: Int) throws(LuaError) {
-            let t = try newTable(array: 0, hash: 9, depth: depth)
-            setInterned(t, .alert, .of(settings.alert))
-            setInterned(t, .badge, .of(settings.badge))
-            setInterned(t, .carPlay, .of(settings.carPlay))
-            setInterned(t, .criticalAlert, .of(settings.criticalAlert))
-            setInterned(t, .lockScreen, .of(settings.lockScreen))
-            setInterned(t, .notificationCenter, .of(settings.notificationCenter))
-            setInterned(t, .scheduledDelivery, .of(settings.scheduledDelivery))
-            setInterned(t, .sound, .of(settings.sound))
-            setInterned(t, .timeSensitive, .of(settings.timeSensitive))
-        }
-
-        /// The ledger by its Lua names; `nil` times are absent (LuaBridge.history).
-        func pushHistory(_ ledger: Ledger, depth: Int) throws(LuaError) {
-            func present(_ time: Int64?) -> Int { time == nil ? 0 : 1 }
-            let count = 10 + present(ledger.firstLaunchAt) + present(ledger.statusChangedAt) + present(ledger.deniedAt)
-            let t = try newTable(array: 0, hash: count, depth: depth)
-            setTime(t, .deniedAt, ledger.deniedAt)
-
-            let features = try newTable(array: 0, hash: ledger.features.count, depth: depth + 1)
-            if ledger.features.count == 1, let (name, feature) = ledger.features.first {
-                try pushFeature(feature, depth: depth + 2)
-                setTopNamed(features, name)
-            } else if !ledger.features.isEmpty {
-                for name in ledger.features.keys.sorted() {
-                    try pushFeature(ledger.features[name]!, depth: depth + 2)
-                    setTopNamed(features, name)
-                }
-            }
-            setTop(t, .features)
-
-            setTime(t, .firstLaunchAt, ledger.firstLaunchAt)
-            setCount(t, .foregrounds, ledger.foregrounds)
-            setInterned(t, .lastStatus, .of(ledger.lastStatus))
-            setCount(t, .launches, ledger.launches)
-            permit_set_bool(L, t, k, Key.legacyRegistered.rawValue, ledger.legacyRegistered ? 1 : 0)
-            setCount(t, .promptsToday, ledger.promptsToday)
-
-            let settings = ledger.settingsPrompt
-            let s = try newTable(array: 0, hash: 3 + present(settings.lastShownAt), depth: depth + 1)
-            setCount(s, .cancelled, settings.cancelled)
-            setTime(s, .lastShownAt, settings.lastShownAt)
-            setCount(s, .opened, settings.opened)
-            setCount(s, .shown, settings.shown)
-            setTop(t, .settingsPrompt)
-
-            let soft = ledger.softPrompt
-            let p = try newTable(
-                array: 0, hash: 4 + present(soft.lastShownAt) + present(soft.lastAnsweredAt), depth: depth + 1)
-            setCount(p, .accepted, soft.accepted)
-            setCount(p, .declined, soft.declined)
-            setCount(p, .dismissed, soft.dismissed)
-            setTime(p, .lastAnsweredAt, soft.lastAnsweredAt)
-            setTime(p, .lastShownAt, soft.lastShownAt)
-            setCount(p, .shown, soft.shown)
-            setTop(t, .softPrompt)
-
-            try pushFields(ledger.state, depth: depth + 1)
-            setTop(t, .state)
-
-            setTime(t, .statusChangedAt, ledger.statusChangedAt)
-
-            let system = ledger.systemPrompt
-            let y = try newTable(
-                array: 0, hash: 2 + present(system.answeredAt) + (system.granted == nil ? 0 : 1), depth: depth + 1)
-            setTime(y, .answeredAt, system.answeredAt)
-            if let granted = system.granted { permit_set_bool(L, y, k, Key.granted.rawValue, granted ? 1 : 0) }
-            setCount(y, .requested, system.requested)
-            setCount(y, .shown, system.shown)
-            setTop(t, .systemPrompt)
-        }
-
-        func pushFeature(_ feature: Ledger.FeatureHistory, depth: Int) throws(LuaError) {
-            let count = 1 + (feature.lastOpenedAt == nil ? 0 : 1) + (feature.lastPromptAt == nil ? 0 : 1)
-            let f = try newTable(array: 0, hash: count, depth: depth)
-            setTime(f, .lastOpenedAt, feature.lastOpenedAt)
-            setTime(f, .lastPromptAt, feature.lastPromptAt)
-            setCount(f, .opened, feature.opened)
-        }
-
-        /// Pops the value on top into `table[name]`.
-        func setTopNamed(_ table: Int32, _ name: String) {
-            var name = name
-            name.withUTF8 { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    permit_set_top_named(L, table, chars.baseAddress, chars.count)
-                }
-            }
-        }
-
-        /// A record of core values, keys sorted (LuaBridge.table).
-        func pushFields(_ fields: [String: PolicyValue], depth: Int) throws(LuaError) {
-            let t = try newTable(array: 0, hash: fields.count, depth: depth)
-            if fields.count == 1, let (key, value) = fields.first {
-                try push(value, depth: depth + 1)
-                setTopNamed(t, key)
-            } else if !fields.isEmpty {
-                for key in fields.keys.sorted() {
-                    try push(fields[key]!, depth: depth + 1)
-                    setTopNamed(t, key)
-                }
-            }
-        }
-
-        /// A core value (LuaBridge.value): lists as sequences, tables with sorted keys.
-        func push(_ value: PolicyValue, depth: Int) throws(LuaError) {
-            switch value {
-            case .bool(let flag): lua_pushboolean(L, flag ? 1 : 0)
-            case .integer(let number): lua_pushinteger(L, number)
-            case .number(let number): lua_pushnumber(L, number)
-            case .string(let text): pushString(text)
-            case .list(let items):
-                let t = try newTable(array: items.count, hash: 0, depth: depth)
-                for (index, item) in items.enumerated() {
-                    try push(item, depth: depth + 1)
-                    lua_rawseti(L, t, Int64(index + 1))
-                }
-            case .table(let fields):
-                try pushFields(fields, depth: depth)
             }
         }
     }

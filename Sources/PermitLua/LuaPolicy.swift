@@ -37,6 +37,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var keys: LuaRef?
         /// The slots of `keys` and the cached tables, while none of them changes.
         var slots: FastPath.Cached?
+        /// Writes the ctx fields built on first use (buffers reused between calls).
+        let lazyFields = LazyFieldsEncoder()
         var trace: [String] = []
     }
 
@@ -192,9 +194,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.DecisionResult in
             do throws(LuaError) {
                 let cached = try cachedParts(context, runtime: &runtime)
+                let lazyFields = runtime.lazyFields
                 return try runtime.vm.callDirect(
                     runtime.decide,
-                    pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                    pushArgument: { stack throws(LuaError) in
+                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                    },
                     readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
@@ -211,9 +216,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
             do throws(LuaError) {
                 let cached = try cachedParts(context, runtime: &runtime)
+                let lazyFields = runtime.lazyFields
                 return try runtime.vm.callDirect(
                     runtime.planReminders!,
-                    pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                    pushArgument: { stack throws(LuaError) in
+                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                    },
                     readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
@@ -305,9 +313,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             let identity = try runtime.vm.load("return ...", chunkName: "=identity")
             defer { runtime.vm.release(identity) }
             let cached = try cachedParts(context, runtime: &runtime)
+            let lazyFields = runtime.lazyFields
             let fast = try runtime.vm.callDirect(
                 identity,
-                pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                pushArgument: { stack throws(LuaError) in
+                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                    },
                 readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
             let general = try runtime.vm.call(identity, [try contextValue(context, runtime: &runtime)]).first ?? .nil
             return (fast, general)
@@ -332,9 +343,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     func readsInPlaceForTesting(_ context: PolicyContext) throws(LuaError) -> Bool {
         try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
             let cached = try cachedParts(context, runtime: &runtime)
+            let lazyFields = runtime.lazyFields
             let result = try runtime.vm.callDirect(
                 runtime.decide,
-                pushArgument: { stack throws(LuaError) in try FastPath.pushContext(context, cached: cached, on: stack) },
+                pushArgument: { stack throws(LuaError) in
+                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                    },
                 readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
             if case .decision = result { return true }
             return false

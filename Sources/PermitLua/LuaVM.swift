@@ -479,8 +479,8 @@ public final class LuaVM {
         defer { state.path.remove(identity) }
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
-        let hasMetatable = lua_getmetatable(L, idx) != 0
-        lua_settop(L, base)
+        // A ctx read back builds its lazy fields first (LazyContext.c).
+        let hasMetatable = permit_table_has_metatable(L, idx) != 0
         let border = Int64(lua_rawlen(L, idx))
         var entries: [(rank: Int, order: Int, entry: LuaTable.Entry)] = []
         lua_pushnil(L)

@@ -110,6 +110,65 @@ void permit_set_top(lua_State *L, int t, int k, int key);
 void permit_set_top_named(lua_State *L, int t, const char *s, size_t len);
 void permit_push_interned(lua_State *L, int k, int key);
 
+/* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`. The
+   host pushes ctx with its other fields and attaches a snapshot of these: a header, then
+   `feature_count` features, then `state_nodes` nodes describing `state` (a table node and
+   its subtree in pre-order: a table node is followed by its `children` direct children and
+   their subtrees), then `text_bytes` bytes of names and strings. The tables are built the
+   first time a policy reads or writes an absent key of ctx, iterates it, or asks for its
+   metatable; the host also settles a ctx before reading it back. */
+enum {
+    PERMIT_H_DENIED_AT, PERMIT_H_FIRST_LAUNCH_AT, PERMIT_H_FOREGROUNDS, PERMIT_H_LAUNCHES, PERMIT_H_PROMPTS_TODAY,
+    PERMIT_H_STATUS_CHANGED_AT,
+    PERMIT_H_SETTINGS_CANCELLED, PERMIT_H_SETTINGS_LAST_SHOWN_AT, PERMIT_H_SETTINGS_OPENED, PERMIT_H_SETTINGS_SHOWN,
+    PERMIT_H_SOFT_ACCEPTED, PERMIT_H_SOFT_DECLINED, PERMIT_H_SOFT_DISMISSED, PERMIT_H_SOFT_LAST_ANSWERED_AT,
+    PERMIT_H_SOFT_LAST_SHOWN_AT, PERMIT_H_SOFT_SHOWN,
+    PERMIT_H_SYSTEM_ANSWERED_AT, PERMIT_H_SYSTEM_GRANTED, PERMIT_H_SYSTEM_REQUESTED, PERMIT_H_SYSTEM_SHOWN,
+    PERMIT_H_COUNT
+};
+/* The settings in `settings`, by name order. */
+enum {
+    PERMIT_S_ALERT, PERMIT_S_BADGE, PERMIT_S_CAR_PLAY, PERMIT_S_CRITICAL_ALERT, PERMIT_S_LOCK_SCREEN,
+    PERMIT_S_NOTIFICATION_CENTER, PERMIT_S_SCHEDULED_DELIVERY, PERMIT_S_SOUND, PERMIT_S_TIME_SENSITIVE, PERMIT_S_COUNT
+};
+typedef struct permit_lazy_header {
+    int64_t history[PERMIT_H_COUNT]; /* SYSTEM_GRANTED: 0 or 1 */
+    uint32_t absent;                 /* bit n: history[n] is nil (times, granted) */
+    int32_t keys_ref;                /* registry slot of the interned keys */
+    int32_t last_status;             /* interned index */
+    int32_t legacy_registered;       /* 0 or 1 */
+    int32_t settings[PERMIT_S_COUNT]; /* interned indices of the values */
+    int64_t bucket;
+    uint32_t feature_count;
+    uint32_t state_nodes;
+    uint32_t text_bytes;
+} permit_lazy_header;
+typedef struct permit_lazy_feature {
+    int64_t opened, last_opened_at, last_prompt_at;
+    uint32_t absent; /* bit 1: last_opened_at is nil, bit 2: last_prompt_at is nil */
+    uint32_t name_offset, name_length;
+} permit_lazy_feature;
+enum {
+    PERMIT_LAZY_TABLE = 1, PERMIT_LAZY_INTEGER, PERMIT_LAZY_NUMBER, PERMIT_LAZY_BOOLEAN, PERMIT_LAZY_STRING
+};
+typedef struct permit_lazy_node {
+    int64_t integer; /* INTEGER; BOOLEAN 0 or 1; TABLE: array size hint */
+    double number;   /* NUMBER */
+    int32_t key;     /* 0: text at key_offset; < 0: array position -key (the root's key is unused) */
+    int32_t type;    /* PERMIT_LAZY_* */
+    int32_t hash;     /* TABLE: hash size hint */
+    int32_t children; /* TABLE: direct children following */
+    uint32_t key_offset, key_length;
+    uint32_t text_offset, text_length; /* STRING */
+} permit_lazy_node;
+/// Attaches a snapshot of `bytes` bytes to the ctx table at `ctx` (made with room in its hash
+/// part for the snapshot's key and every lazy field) and returns its memory for the host to
+/// fill (NULL when the stack cannot grow). Raw operations only; call between calls.
+void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes);
+/// Builds the lazy fields of the table at `idx` if it has any (protected: an error leaves it
+/// as it was and returns -1); 1 when it built them, 0 when there was nothing to build.
+int permit_lazy_settle(lua_State *L, int idx);
+
 /// The fields of a decision table, in this order (DecisionReader's names).
 enum {
     PERMIT_D_ACTION, PERMIT_D_REASON, PERMIT_D_REMEMBER, PERMIT_D_TITLE, PERMIT_D_MESSAGE, PERMIT_D_ACCEPT,
@@ -122,6 +181,8 @@ enum {
 /// (action << 16) | the bit set of present fields. Otherwise pushes nothing and returns -1:
 /// the caller takes the general path, which words the error. Never runs Lua code.
 int permit_decision_fields(lua_State *L, int idx);
+/// Whether the table at `idx` has a metatable, after building its lazy fields (a ctx whose
+/// lazy fields cannot be built counts as having one, so it is refused).
 int permit_table_has_metatable(lua_State *L, int idx);
 /// Nothing printed since the last drain (so there is nothing to copy out).
 int permit_trace_is_empty(lua_State *L);

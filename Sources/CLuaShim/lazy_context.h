@@ -1,0 +1,14 @@
+#ifndef PERMIT_LAZY_CONTEXT_H
+#define PERMIT_LAZY_CONTEXT_H
+
+#include <lua.h>
+
+/* Creates the metatable lazy contexts share; once, while the sandbox is built. */
+void permit_lazy_install(lua_State *L);
+
+/* Inside a call: builds the lazy fields of the value at `idx` if it is a lazy ctx. Errors
+   (memory) are raised as Lua errors and leave ctx as it was. For the sandbox's functions that
+   bypass metamethods (next, pairs, rawget, rawset, getmetatable, setmetatable). */
+void permit_lazy_settle_in_call(lua_State *L, int idx);
+
+#endif

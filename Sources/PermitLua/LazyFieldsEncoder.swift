@@ -1,0 +1,230 @@
+import CLua
+import CLuaShim
+import PermitCore
+
+/// Writes the ctx fields a policy rarely reads (`history`, `settings`, `state`, `user`) as the
+/// snapshot `LazyContext.c` builds them from on first use, instead of building a dozen tables
+/// for every event.
+///
+/// The snapshot is mostly a fixed C struct (`permit_lazy_header`: the ledger's counts and
+/// times, the settings, the bucket) and one record per feature, written straight into the
+/// VM's memory; only `state`, whose values can nest, is a list of nodes. What it describes is
+/// exactly what the general path (`LuaBridge`) builds; the depth limit is checked here, before
+/// the call, as the general path checks it while pushing. One encoder belongs to one VM and is
+/// used under its lock; its node buffers are reused from call to call.
+final class LazyFieldsEncoder {
+    /// The ctx fields built on first use.
+    static let fieldCount = 4
+
+    /// The state buffers between calls. The work is done by a `StateNodes` value that owns them
+    /// during the call: a class's stored properties pay a dynamic exclusivity check on every
+    /// access.
+    private var spare = StateNodes()
+
+    /// Encodes the lazy fields of `context` and attaches them to the ctx table at `ctx`.
+    func attach(_ context: PolicyContext, to ctx: Int32, keysSlot: Int32, maxDepth: Int, on L: OpaquePointer)
+        throws(LuaError)
+    {
+        let ledger = context.history
+        // The tables' depths in ctx, as the general path checks them: history, settings, state
+        // and user at 1, history's parts at 2, one table per feature at 3; `state` is checked
+        // where it is deeper, inside history.
+        guard maxDepth > (ledger.features.isEmpty ? 2 : 3) else {
+            throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
+        }
+        var state = spare
+        spare = StateNodes()  // `state` now holds the only reference to the buffers: no copy on write
+        defer { spare = state }
+        try state.encode(ledger.state, depth: 2, maxDepth: maxDepth)
+
+        var textBytes = state.text.count
+        for name in ledger.features.keys { textBytes += name.utf8.count }
+        let headerBytes = MemoryLayout<permit_lazy_header>.stride
+        let featureBytes = ledger.features.count * MemoryLayout<permit_lazy_feature>.stride
+        let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
+        guard let memory = permit_lazy_attach(L, ctx, headerBytes + featureBytes + nodeBytes + textBytes) else {
+            throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+        }
+
+        var header = permit_lazy_header()
+        header.keys_ref = keysSlot
+        header.last_status = FastPath.Key.of(ledger.lastStatus).rawValue
+        header.legacy_registered = ledger.legacyRegistered ? 1 : 0
+        header.bucket = Int64(context.userBucket)
+        header.feature_count = UInt32(ledger.features.count)
+        header.state_nodes = UInt32(state.nodes.count)
+        header.text_bytes = UInt32(textBytes)
+        withUnsafeMutableBytes(of: &header.history) { raw in
+            let history = raw.bindMemory(to: Int64.self)
+            var absent: UInt32 = 0
+            func set(_ field: Int, _ value: Int) { history[field] = Int64(value) }
+            func set(_ field: Int, _ value: Int64?) {
+                if let value { history[field] = value } else { absent |= 1 << UInt32(field) }
+            }
+            set(Int(PERMIT_H_DENIED_AT), ledger.deniedAt)
+            set(Int(PERMIT_H_FIRST_LAUNCH_AT), ledger.firstLaunchAt)
+            set(Int(PERMIT_H_FOREGROUNDS), ledger.foregrounds)
+            set(Int(PERMIT_H_LAUNCHES), ledger.launches)
+            set(Int(PERMIT_H_PROMPTS_TODAY), ledger.promptsToday)
+            set(Int(PERMIT_H_STATUS_CHANGED_AT), ledger.statusChangedAt)
+            let settings = ledger.settingsPrompt
+            set(Int(PERMIT_H_SETTINGS_CANCELLED), settings.cancelled)
+            set(Int(PERMIT_H_SETTINGS_LAST_SHOWN_AT), settings.lastShownAt)
+            set(Int(PERMIT_H_SETTINGS_OPENED), settings.opened)
+            set(Int(PERMIT_H_SETTINGS_SHOWN), settings.shown)
+            let soft = ledger.softPrompt
+            set(Int(PERMIT_H_SOFT_ACCEPTED), soft.accepted)
+            set(Int(PERMIT_H_SOFT_DECLINED), soft.declined)
+            set(Int(PERMIT_H_SOFT_DISMISSED), soft.dismissed)
+            set(Int(PERMIT_H_SOFT_LAST_ANSWERED_AT), soft.lastAnsweredAt)
+            set(Int(PERMIT_H_SOFT_LAST_SHOWN_AT), soft.lastShownAt)
+            set(Int(PERMIT_H_SOFT_SHOWN), soft.shown)
+            let system = ledger.systemPrompt
+            set(Int(PERMIT_H_SYSTEM_ANSWERED_AT), system.answeredAt)
+            set(Int(PERMIT_H_SYSTEM_GRANTED), system.granted.map { $0 ? 1 : 0 })
+            set(Int(PERMIT_H_SYSTEM_REQUESTED), system.requested)
+            set(Int(PERMIT_H_SYSTEM_SHOWN), system.shown)
+            header.absent = absent
+        }
+        let values = context.settings
+        withUnsafeMutableBytes(of: &header.settings) { raw in
+            let settings = raw.bindMemory(to: Int32.self)
+            func set(_ index: Int, _ value: SettingValue) { settings[index] = FastPath.Key.of(value).rawValue }
+            set(Int(PERMIT_S_ALERT), values.alert)
+            set(Int(PERMIT_S_BADGE), values.badge)
+            set(Int(PERMIT_S_CAR_PLAY), values.carPlay)
+            set(Int(PERMIT_S_CRITICAL_ALERT), values.criticalAlert)
+            set(Int(PERMIT_S_LOCK_SCREEN), values.lockScreen)
+            set(Int(PERMIT_S_NOTIFICATION_CENTER), values.notificationCenter)
+            set(Int(PERMIT_S_SCHEDULED_DELIVERY), values.scheduledDelivery)
+            set(Int(PERMIT_S_SOUND), values.sound)
+            set(Int(PERMIT_S_TIME_SENSITIVE), values.timeSensitive)
+        }
+        memory.storeBytes(of: header, as: permit_lazy_header.self)
+
+        // Features in the dictionary's order (the C side sorts them when it builds), their names
+        // after state's text.
+        let features = memory.advanced(by: headerBytes).bindMemory(to: permit_lazy_feature.self, capacity: ledger.features.count)
+        let text = memory.advanced(by: headerBytes + featureBytes + nodeBytes).assumingMemoryBound(to: UInt8.self)
+        state.text.withUnsafeBufferPointer { bytes in
+            if let base = bytes.baseAddress { text.update(from: base, count: bytes.count) }
+        }
+        var offset = state.text.count
+        for (index, (name, feature)) in ledger.features.enumerated() {
+            var name = name
+            let length = name.withUTF8 { bytes in
+                if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
+                return bytes.count
+            }
+            features[index] = permit_lazy_feature(
+                opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
+                last_prompt_at: feature.lastPromptAt ?? 0,
+                absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
+                name_offset: UInt32(offset), name_length: UInt32(length))
+            offset += length
+        }
+        state.nodes.withUnsafeBytes { bytes in
+            memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+    }
+}
+
+extension LazyFieldsEncoder {
+    /// `state` as nodes in pre-order: lists as sequences, tables with sorted keys.
+    struct StateNodes {
+        /// How a node is named in its parent.
+        enum Name {
+            case root
+            case text(String)
+            case position(Int)
+        }
+
+        private(set) var nodes: [permit_lazy_node] = []
+        private(set) var text: [UInt8] = []
+        /// Tables being filled, innermost last.
+        private var open: [Int] = []
+        private var maxDepth = 0
+
+        /// Encodes `state` as a table at `depth`.
+        mutating func encode(_ state: [String: PolicyValue], depth: Int, maxDepth: Int) throws(LuaError) {
+            nodes.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+            open.removeAll(keepingCapacity: true)
+            self.maxDepth = maxDepth
+            try fields(state, named: .root, depth: depth)
+        }
+
+        /// A record of core values, keys sorted.
+        private mutating func fields(_ fields: [String: PolicyValue], named name: Name, depth: Int) throws(LuaError) {
+            try beginTable(name, hash: fields.count, depth: depth)
+            if fields.count == 1, let (key, value) = fields.first {
+                try self.value(value, named: .text(key), depth: depth + 1)
+            } else if !fields.isEmpty {
+                for key in fields.keys.sorted() {
+                    try value(fields[key]!, named: .text(key), depth: depth + 1)
+                }
+            }
+            endTable()
+        }
+
+        /// A core value: lists as sequences, tables with sorted keys.
+        private mutating func value(_ value: PolicyValue, named name: Name, depth: Int) throws(LuaError) {
+            switch value {
+            case .bool(let flag):
+                add(name, type: PERMIT_LAZY_BOOLEAN, integer: flag ? 1 : 0)
+            case .integer(let number):
+                add(name, type: PERMIT_LAZY_INTEGER, integer: number)
+            case .number(let number):
+                add(name, type: PERMIT_LAZY_NUMBER, number: number)
+            case .string(let string):
+                let (offset, length) = store(string)
+                add(name, type: PERMIT_LAZY_STRING, textOffset: offset, textLength: length)
+            case .list(let items):
+                try beginTable(name, array: items.count, hash: 0, depth: depth)
+                for (index, item) in items.enumerated() {
+                    try self.value(item, named: .position(index + 1), depth: depth + 1)
+                }
+                endTable()
+            case .table(let fields):
+                try self.fields(fields, named: name, depth: depth)
+            }
+        }
+
+        // MARK: Nodes
+
+        /// Opens a table node named `name`: the nodes added until `endTable` are its children.
+        /// Fails like `LuaVM.push` for a table at `depth`.
+        private mutating func beginTable(_ name: Name, array: Int = 0, hash: Int, depth: Int) throws(LuaError) {
+            guard depth < maxDepth else {
+                throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
+            }
+            add(name, type: PERMIT_LAZY_TABLE, integer: Int64(array), hash: Int32(clamping: hash))
+            open.append(nodes.count - 1)
+        }
+
+        private mutating func endTable() { open.removeLast() }
+
+        private mutating func add(
+            _ name: Name, type: Int, integer: Int64 = 0, number: Double = 0, hash: Int32 = 0, textOffset: UInt32 = 0,
+            textLength: UInt32 = 0
+        ) {
+            var node = permit_lazy_node(
+                integer: integer, number: number, key: 0, type: Int32(type), hash: hash, children: 0, key_offset: 0,
+                key_length: 0, text_offset: textOffset, text_length: textLength)
+            switch name {
+            case .root: break
+            case .position(let position): node.key = -Int32(clamping: position)
+            case .text(let string): (node.key_offset, node.key_length) = store(string)
+            }
+            if let parent = open.last { nodes[parent].children += 1 }
+            nodes.append(node)
+        }
+
+        private mutating func store(_ string: String) -> (offset: UInt32, length: UInt32) {
+            let offset = UInt32(text.count)
+            var string = string
+            string.withUTF8 { text.append(contentsOf: $0) }
+            return (offset, UInt32(text.count) - offset)
+        }
+    }
+}
