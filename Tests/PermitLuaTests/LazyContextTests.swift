@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitLua
+
+/// `history`, `settings`, `state` and `user` are built the first time a policy can tell they
+/// are missing (LazyContext.c). Every probe below runs on the warm path (lazy) and on the
+/// general path (every field present from the start) and must see the same thing.
+@Suite struct LazyContextTests {
+    static let probes: [String] = [
+        // Iteration, every way the sandbox offers.
+        "local keys = {} for k in pairs(ctx) do keys[#keys + 1] = tostring(k) end table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
+        "local keys, k = {}, nil repeat k = next(ctx, k) keys[#keys + 1] = tostring(k) until k == nil table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
+        "local iterate = pairs({}) local n = 0 for k, v in iterate, ctx do n = n + 1 end return { action = 'none', reason = tostring(n) }",
+        "local n = 0 for k, v in pairs(ctx.history) do n = n + 1 end return { action = 'none', reason = tostring(n) }",
+        "local n = 0 for _ in ipairs(ctx) do n = n + 1 end return { action = 'none', reason = n .. ' ' .. #ctx .. ' ' .. rawlen(ctx) }",
+        // What bypasses metamethods.
+        "return { action = 'none', reason = tostring(getmetatable(ctx)) }",
+        "return { action = 'none', reason = type(rawget(ctx, 'history')) .. type(rawget(ctx, 'settings')) .. type(rawget(ctx, 'state')) .. type(rawget(ctx, 'user')) }",
+        "rawset(ctx, 'settings', 5) return { action = 'none', reason = tostring(ctx.settings) .. type(ctx.history) }",
+        "setmetatable(ctx, { __index = function() return 'default' end }) return { action = 'none', reason = tostring(ctx.missing) .. type(ctx.history) .. type(getmetatable(ctx)) }",
+        "return { action = 'none', reason = tostring(rawequal(ctx, ctx)) .. type(ctx) }",
+        // Writes before any read.
+        "ctx.history = nil return { action = 'none', reason = tostring(ctx.history) .. type(ctx.state) }",
+        "ctx.extra = 1 local n = 0 for _ in pairs(ctx) do n = n + 1 end return { action = 'none', reason = tostring(n) }",
+        "ctx.user = { bucket = 7 } return { action = 'none', reason = tostring(ctx.user.bucket) }",
+        "table.insert(ctx, 'x') return { action = 'none', reason = tostring(ctx[1]) .. type(ctx.history) }",
+        // Reads of absent keys, and as an environment.
+        "return { action = 'none', reason = tostring(ctx.nothing) .. tostring(ctx.history.launches) }",
+        "return { action = 'none', reason = tostring(load('return history.launches + user.bucket', 'env', 't', ctx)()) }",
+        // Every value.
+        "local h = ctx.history return { action = 'none', reason = table.concat({ h.launches, h.foregrounds, h.last_status, tostring(h.denied_at), tostring(h.legacy_registered), h.soft_prompt.shown, tostring(h.system_prompt.granted), h.settings_prompt.cancelled, h.features.diary.opened, tostring(h.features.reminders.last_opened_at), h.state.note, ctx.state.list[2], tostring(ctx.state.table.x), ctx.settings.alert, ctx.user.bucket }, ' ') }",
+        "return { action = 'none', reason = tostring(ctx.history.state ~= ctx.state) .. tostring(ctx.history == ctx.history) }",
+        // The host reading a ctx back.
+        "return ctx",
+        "return { action = 'none', remember = ctx }",
+        "return { action = 'none', remember = ctx.state }",
+        "return { action = 'soft_prompt', title = ctx, message = 'M', accept = 'A', decline = 'D' }",
+        "error(ctx)",
+        "local ok, e = pcall(next, ctx, 'no such key') return { action = 'none', reason = tostring(ok) .. ' ' .. tostring(e):gsub('^.-: ', '') }",
+    ]
+
+    static var ledger: Ledger {
+        var ledger = FastPathTests.fullLedger
+        ledger.features["reminders"] = Ledger.FeatureHistory()
+        return ledger
+    }
+
+    @Test(arguments: LazyContextTests.probes)
+    func aPolicySeesEveryFieldAsIfItWereThere(probe: String) throws {
+        let policy = try FastPathTests.policy(probe)
+        for context in [
+            FastPathTests.context(.featureOpened("diary"), history: Self.ledger),
+            FastPathTests.context(.appLaunch, status: .authorized),
+        ] {
+            let fast = Result { () throws(PolicyError) -> Decision? in try policy.decide(context) }
+            let general = Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) }
+            FastPathTests.expectSame(fast, general)
+        }
+        #expect(policy.stackTopForTesting == 0)
+    }
+
+    @Test func theProbesSeeRealValues() throws {
+        let policy = try FastPathTests.policy(Self.probes[0])
+        let decision = try policy.decide(FastPathTests.context(.appLaunch))
+        #expect(decision?.reason == "capabilities,event,history,locale,now,params,platform,previous_status,settings,state,status,user")
+        let values = try FastPathTests.policy(Self.probes[16]).decide(FastPathTests.context(.featureOpened("diary"), history: Self.ledger))
+        #expect(values?.reason == "4 9 denied 1767100000 true 2 false 2 3 nil hi two false disabled 42")
+    }
+
+    /// A ctx kept past its call still shows its own event's history, not a later one's.
+    @Test func aKeptContextKeepsItsOwnFields() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx return nil end
+              return { action = 'none', reason = kept.history.launches .. ' ' .. ctx.history.launches .. ' ' .. kept.event.name }
+            end }
+            """, chunkName: "keeper.lua")
+        var first = Ledger()
+        first.launches = 1
+        var second = Ledger()
+        second.launches = 2
+        #expect(try policy.decide(FastPathTests.context(.appLaunch, history: first)) == nil)
+        for _ in 0..<3 {  // allocation between the calls, so a collection can run
+            _ = try policy.decide(FastPathTests.context(.appForeground, history: second))
+        }
+        let decision = try policy.decide(FastPathTests.context(.appBackground, history: second))
+        #expect(decision?.reason == "1 2 app_launch")
+    }
+
+    /// Events whose policy never looks at the lazy fields leave nothing behind.
+    @Test func unreadFieldsCostNoMemoryOverTime() throws {
+        let policy = try FastPathTests.policy("return nil")
+        let context = FastPathTests.context(.appForeground, history: Self.ledger)
+        for _ in 0..<2_000 { _ = try policy.decide(context) }
+        let before = policy.memoryInUse
+        for _ in 0..<50_000 { _ = try policy.decide(context) }
+        #expect(policy.memoryInUse < before + 256 * 1024)
+    }
+}
