@@ -6,7 +6,7 @@ import PermitCore
 ///
 /// Two streams per user: `traits` (iOS version, locale, A/B bucket) is the same whichever
 /// policy runs, so every policy meets the same population; `behaviour` draws every answer.
-struct UserSimulation {
+struct UserSimulation: Sendable {
     let model: UserModel
     let policy: any Policy
     let days: Int
@@ -63,18 +63,13 @@ struct UserSimulation {
             if !installed, let comeback = reinstallDay, comeback <= day {
                 reinstall()
             }
-            var sessions = model.sessionsPerDay.sample(&rng)
-            if day == 0 { sessions = max(1, sessions) }  // the install day: the app is opened at least once
+            var count = model.sessionsPerDay.sample(&rng)
+            if day == 0 { count = max(1, count) }  // the install day: the app is opened at least once
             // Sessions start at random times between 08:00 and 22:00, in order.
-            var starts = (0..<sessions).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
+            var starts = (0..<count).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
             starts.sort()
             launchedToday = false
-            for start in starts where installed {
-                let at = midnight + Double(start)
-                if at > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: at)) }
-                await session(day: day)
-                clock.advance(by: 60)
-            }
+            await sessions(at: starts, midnight: midnight, day: day, on: engine)
             if installed {
                 let authorization = device.authorization
                 if authorization.isGranted { tally.optedIn[day] += 1 }
@@ -84,26 +79,37 @@ struct UserSimulation {
         if !installed { tally.uninstalledAtEnd = 1 }
     }
 
-    private mutating func session(day: Int) async {
+    /// One day's sessions, isolated to the engine, so that events reach it without an actor hop
+    /// each (a reinstall, which makes a new engine, only happens between days).
+    private mutating func sessions(at starts: [Int], midnight: Double, day: Int, on engine: isolated PermissionEngine) async {
+        for start in starts where installed {
+            let at = midnight + Double(start)
+            if at > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: at)) }
+            await session(day: day, on: engine)
+            clock.advance(by: 60)
+        }
+    }
+
+    private mutating func session(day: Int, on engine: isolated PermissionEngine) async {
         device.isInForeground = true
         let opening: AppEvent = launchedToday ? .appForeground : .appLaunch
         if firstLaunchAt == 0 { firstLaunchAt = now }
         launchedToday = true
-        await interact(opening)
+        await interact(opening, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
         for _ in 0..<opens where !leaving {
             clock.advance(by: Double(30 + rng.next() % 270))
-            await interact(.featureOpened(model.features.pick(&rng)))
+            await interact(.featureOpened(model.features.pick(&rng)), on: engine)
         }
         clock.advance(by: Double(30 + rng.next() % 270))
         device.isInForeground = false
-        await interact(.appBackground)
+        await interact(.appBackground, on: engine)
         if leaving { uninstall(day: day) }
     }
 
     /// Sends an event and answers whatever the app shows, as the model's user would.
-    private mutating func interact(_ event: AppEvent) async {
-        var outcome = await handle(event)
+    private mutating func interact(_ event: AppEvent, on engine: isolated PermissionEngine) async {
+        var outcome = await handle(event, on: engine)
         var softAccepted = false
         // A policy could answer every answer with another prompt; a person gives up eventually.
         for _ in 0..<12 {
@@ -128,7 +134,7 @@ struct UserSimulation {
                 promptShown()
                 softAccepted = answer == .accept
                 clock.advance(by: 5)
-                outcome = await handle(.softPromptAnswered(answer))
+                outcome = await handle(.softPromptAnswered(answer), on: engine)
             case .requestPermission:
                 guard outcome.dialogShown else { return }
                 tally.systemDialogs += 1
@@ -147,7 +153,7 @@ struct UserSimulation {
                 let granted: Bool
                 do { granted = try device.answerDialog(allow: allow) } catch { return }
                 clock.advance(by: 3)
-                outcome = await handle(.systemPromptAnswered(granted: granted))
+                outcome = await handle(.systemPromptAnswered(granted: granted), on: engine)
             case .settingsPrompt:
                 tally.settingsPrompts += 1
                 let open = rng.chance(eager(model.settingsOpen))
@@ -155,20 +161,20 @@ struct UserSimulation {
                 softAccepted = false
                 clock.advance(by: 5)
                 guard open else {
-                    outcome = await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss))
+                    outcome = await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss), on: engine)
                     continue
                 }
                 tally.settingsOpened += 1
                 // The user leaves for Settings: the app is in the background meanwhile.
                 device.isInForeground = false
-                _ = await handle(.settingsPromptAnswered(.open))
+                _ = await handle(.settingsPromptAnswered(.open), on: engine)
                 clock.advance(by: 20)
                 if rng.chance(eager(model.settingsEnable)) {
                     if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
                 }
                 clock.advance(by: 10)
                 device.isInForeground = true
-                outcome = await handle(.appForeground)
+                outcome = await handle(.appForeground, on: engine)
             }
         }
     }
@@ -181,7 +187,7 @@ struct UserSimulation {
         }
     }
 
-    private mutating func handle(_ event: AppEvent) async -> Outcome {
+    private mutating func handle(_ event: AppEvent, on engine: isolated PermissionEngine) async -> Outcome {
         let outcome = await engine.handle(event)
         tally.events += 1
         for error in outcome.errors {
