@@ -49,7 +49,7 @@ let package = Package(
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
         .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitScenario", "PermitBenchReference"]),
-        .executableTarget(name: "permit-benchmark", dependencies: ["PermitBench", "PermitScenario"]),
+        .executableTarget(name: "permit-benchmark", dependencies: ["PermitBench", "PermitScenario", "PermitSimulation"]),
         .executableTarget(
             name: "permit",
             dependencies: [

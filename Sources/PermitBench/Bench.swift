@@ -127,6 +127,19 @@ public enum Bench {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
     }
 
+    /// CPU time this process has used, user and system, in seconds (every thread).
+    public static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        let who = RUSAGE_SELF.rawValue
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     /// The events a bench cycles through by default: the hot path of an app.
     public static let defaultEvents: [AppEvent] = [
         .appForeground, .featureOpened("reminders"), .appBackground, .featureOpened("reminders"),

@@ -14,12 +14,13 @@ public struct Decision: Sendable, Hashable {
 
     public static let none = Decision(.none)
 
-    /// The UX to show.
+    /// The UX to show. The prompts are boxed (`indirect`): most decisions are `none`, and an
+    /// unboxed prompt made every `Decision` and `Outcome` several hundred bytes to copy per event.
     public enum Action: Sendable, Hashable {
         case none
-        case softPrompt(SoftPrompt)
+        indirect case softPrompt(SoftPrompt)
         case requestPermission(options: [AuthorizationOption])
-        case settingsPrompt(SettingsPrompt)
+        indirect case settingsPrompt(SettingsPrompt)
 
         /// The action's name as policies write it.
         public var name: String {

@@ -88,7 +88,8 @@ public actor PermissionEngine {
 
     /// Handles one app event and returns what the app should do.
     public func handle(_ event: AppEvent) async -> Outcome {
-        await enterGate()
+        // The gate's free path stays inline: an async call costs an executor switch per event.
+        if busy { await waitForGate() } else { busy = true }
         defer { leaveGate() }
 
         let now = unixNow()
@@ -114,7 +115,8 @@ public actor PermissionEngine {
             proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
             immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
 
-        await decideAndCarryOut(&outcome, status: status, previous: statusBefore, now: now)
+        decide(&outcome, status: status, previous: statusBefore, now: now)
+        if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
 
         // A request that showed no dialog was answered at once: a real app gets that answer as
         // the completion of its request, so the policy hears it too, as `system_prompt_answered`
@@ -125,7 +127,8 @@ public actor PermissionEngine {
                 event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
                 statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
                 dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
-            await decideAndCarryOut(&followUp, status: outcome.statusAfter, previous: status, now: now)
+            decide(&followUp, status: outcome.statusAfter, previous: status, now: now)
+            if case .requestPermission = followUp.decision.action { await carryOutRequest(&followUp, now: now) }
             outcome.statusAfter = followUp.statusAfter
             outcome.followUps = [followUp]
         }
@@ -151,11 +154,10 @@ public actor PermissionEngine {
 
     // MARK: Carrying out a decision
 
-    /// Asks the policy about `outcome.event`, applies the guardrails and `remember`, and carries
-    /// the decision out.
-    private func decideAndCarryOut(
-        _ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64
-    ) async {
+    /// Asks the policy about `outcome.event`, applies the guardrails and `remember`, and records
+    /// a prompt the app will show. A permission request is carried out by `carryOutRequest`:
+    /// only it waits on the notification center, so the other events make no async call.
+    private func decide(_ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64) {
         let context = makeContext(event: outcome.event, status: status, previous: previous, now: now)
         do throws(PolicyError) {
             if let proposed = try policy.decide(context) {
@@ -177,36 +179,37 @@ public actor PermissionEngine {
             outcome.decision = .none
         }
         outcome.trace = policy.takeTrace()
-        await carryOut(&outcome, feature: outcome.event.feature, now: now)
+        switch outcome.decision.action {
+        case .none, .requestPermission:
+            break
+        case .softPrompt:
+            ledger.recordSoftPromptShown(at: now, feature: outcome.event.feature)
+        case .settingsPrompt:
+            ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
+        }
     }
 
-    private func carryOut(_ outcome: inout Outcome, feature: String?, now: Int64) async {
-        switch outcome.decision.action {
-        case .none:
-            return
-        case .softPrompt:
-            ledger.recordSoftPromptShown(at: now, feature: feature)
-        case .settingsPrompt:
-            ledger.recordSettingsPromptShown(at: now, feature: feature)
-        case .requestPermission(let options):
-            let result: AuthorizationRequestResult
-            if platform.usesLegacyRegistration {
-                result = await client.registerLegacy(types: AppleMapping.legacyTypes(for: options))
-            } else {
-                result = await client.requestAuthorization(options: options)
-            }
-            switch result {
-            case .dialogShown:
-                outcome.dialogShown = true
-                ledger.recordPermissionRequest(at: now, dialogShown: true, feature: feature)
-            case .answeredWithoutDialog(let granted):
-                // The system answered at once (on iOS 8–9 the register callback fired at once):
-                // record the answer and read the status it left behind.
-                ledger.recordPermissionRequest(at: now, dialogShown: false, feature: feature)
-                ledger.record(.systemPromptAnswered(granted: granted), at: now, legacy: platform.usesLegacyRegistration)
-                outcome.immediateAnswer = granted
-                outcome.statusAfter = await readStatus(at: now)
-            }
+    /// Sends the permission request of `outcome.decision` and records what the system did.
+    private func carryOutRequest(_ outcome: inout Outcome, now: Int64) async {
+        guard case .requestPermission(let options) = outcome.decision.action else { return }
+        let feature = outcome.event.feature
+        let result: AuthorizationRequestResult
+        if platform.usesLegacyRegistration {
+            result = await client.registerLegacy(types: AppleMapping.legacyTypes(for: options))
+        } else {
+            result = await client.requestAuthorization(options: options)
+        }
+        switch result {
+        case .dialogShown:
+            outcome.dialogShown = true
+            ledger.recordPermissionRequest(at: now, dialogShown: true, feature: feature)
+        case .answeredWithoutDialog(let granted):
+            // The system answered at once (on iOS 8–9 the register callback fired at once):
+            // record the answer and read the status it left behind.
+            ledger.recordPermissionRequest(at: now, dialogShown: false, feature: feature)
+            ledger.record(.systemPromptAnswered(granted: granted), at: now, legacy: platform.usesLegacyRegistration)
+            outcome.immediateAnswer = granted
+            outcome.statusAfter = await readStatus(at: now)
         }
     }
 
@@ -311,12 +314,14 @@ public actor PermissionEngine {
 
     private func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
 
+    /// Waits for the gate while another event holds it (`busy`); the gate is then handed over
+    /// still closed, in arrival order.
+    private func waitForGate() async {
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
     private func enterGate() async {
-        if busy {
-            await withCheckedContinuation { waiters.append($0) }
-        } else {
-            busy = true
-        }
+        if busy { await waitForGate() } else { busy = true }
     }
 
     /// Hands the gate to the next waiter in arrival order, or opens it.

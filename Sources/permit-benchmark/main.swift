@@ -1,7 +1,8 @@
 // permit-benchmark: Permit against a C reference of its own, measured in the same run.
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
-//                                         [--only engine|policy|reference|warm|cold|test|memory]
+//                                         [--users N] [--days N] [--workers N]
+//                                         [--only engine|policy|reference|warm|cold|test|memory|simulate]
 //
 // `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
 // alone, without the engine) and `reference` run N warm decisions of one side only (one round,
@@ -9,12 +10,15 @@
 //
 // Prints the warm decision latency through the engine against the same policy driven straight
 // through the Lua C API, the cold start against luaL_newstate + luaL_openlibs + load, the speed
-// of `permit test` over all packs, and resident memory over many decisions.
+// of `permit test` over all packs, resident memory over many decisions, and `permit simulate`
+// (default 100,000 users × 30 days of examples/models/default.yaml on every core) with its cost
+// per event against the C reference's decision measured in the same run.
 import Foundation
 import PermitBench
 import PermitCore
 import PermitLua
 import PermitScenario
+import PermitSimulation
 
 /// `--name N` options and one positional argument, read once.
 struct Options {
@@ -22,6 +26,9 @@ struct Options {
     var memoryDecisions = 1_000_000
     var policyPath = "policies/polite/policy.lua"
     var only: String?
+    var users = 100_000
+    var days = 30
+    var workers: Int?
 
     init(_ arguments: [String]) {
         var index = 0
@@ -33,6 +40,9 @@ struct Options {
             } else if argument.hasPrefix("--"), index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
                 if argument == "--decisions" { decisions = number }
                 if argument == "--memory-decisions" { memoryDecisions = number }
+                if argument == "--users" { users = number }
+                if argument == "--days" { days = number }
+                if argument == "--workers" { workers = number }
                 index += 2
             } else {
                 policyPath = argument
@@ -55,7 +65,7 @@ func run(_ options: Options) async {
     let decisionCount = options.decisions
     let memoryDecisions = options.memoryDecisions
     let policyPath = options.policyPath
-    let sections = ["engine", "policy", "reference", "warm", "cold", "test", "memory"]
+    let sections = ["engine", "policy", "reference", "warm", "cold", "test", "memory", "simulate"]
     if let only = options.only, !sections.contains(only) {
         FileHandle.standardError.write(Data("permit-benchmark: --only takes one of \(sections.joined(separator: ", "))\n".utf8))
         exit(2)
@@ -139,6 +149,26 @@ func run(_ options: Options) async {
             print("  resident after warm-up \(before) KiB, after the run \(after) KiB: grew \(after - before) KiB (goal < 1024)")
             print("  VM memory \(policy.memoryInUse / 1024) KiB")
             print(String(format: "  took %.1f s", seconds))
+        }
+        if runs("simulate") {
+            let modelPath = "examples/models/default.yaml"
+            let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
+            let simulated = PermitSimulation.PolicySource(source: source, chunkName: policyPath)
+            let simulation = SimulationOptions(users: options.users, days: options.days, seed: 1, workers: options.workers)
+            let cpuBefore = Bench.cpuSeconds()
+            let result = try await Simulation.run(policies: [simulated], model: model, options: simulation)
+            let cpu = Bench.cpuSeconds() - cpuBefore
+            let events = result.policies[0].events
+            let perEvent = cpu / Double(events) * 1e9
+            print("\npermit simulate: \(options.users) users × \(options.days) days, \(modelPath), \(simulation.workers) workers")
+            print(String(format: "  %.2f s wall (goal < 10 s for 100,000 × 30 on 2 cores), %.1f s CPU, %d events",
+                         result.elapsedSeconds, cpu, events))
+            print(String(format: "  %.0f events/s; %.0f ns of CPU per event", Double(events) / result.elapsedSeconds, perEvent))
+            if options.only == nil || options.only == "simulate" {
+                let reference = try Bench.referenceDecisions(source: source, iterations: 100_000)
+                print(String(format: "  per event %.2f× the C reference's decision median (%.0f ns), measured now",
+                             perEvent / reference.medianNanoseconds, reference.medianNanoseconds))
+            }
         }
     } catch {
         fail("\(error)")
