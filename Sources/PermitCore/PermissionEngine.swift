@@ -159,8 +159,9 @@ public actor PermissionEngine {
     /// only it waits on the notification center, so the other events make no async call.
     private func decide(_ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64) {
         let context = makeContext(event: outcome.event, status: status, previous: previous, now: now)
+        let answer = policy.answer(context)
         do throws(PolicyError) {
-            if let proposed = try policy.decide(context) {
+            if let proposed = try answer.decision.get() {
                 outcome.proposed = proposed
                 var decision = proposed
                 decision.action = try localized(proposed.action)
@@ -178,7 +179,7 @@ public actor PermissionEngine {
             outcome.errors.append(error)
             outcome.decision = .none
         }
-        outcome.trace = policy.takeTrace()
+        outcome.trace = answer.trace
         switch outcome.decision.action {
         case .none, .requestPermission:
             break

@@ -19,13 +19,32 @@ public protocol Policy: Sendable {
     func validate(params: [String: PolicyValue]) throws(PolicyError)
     /// What the policy printed since the last call, for reports; empty when nothing was.
     func takeTrace() -> String
+    /// `decide` and then `takeTrace`, as one call: what the engine asks for every event. The
+    /// default does exactly that; a policy behind a lock (a Lua VM) answers under one lock.
+    func answer(_ context: PolicyContext) -> PolicyAnswer
     /// Called once an event with errors is fully handled, with every policy error of it, including those
     /// the engine found after the policy returned (a text without a translation, state over
     /// 4 KiB, reminders the planner refused), so a wrapper can judge the policy's health.
     func eventHandled(errors: [PolicyError])
 }
 
+/// What a policy answered for one event, and what it printed while answering.
+public struct PolicyAnswer: Sendable {
+    public var decision: Result<Decision?, PolicyError>
+    public var trace: String
+
+    public init(decision: Result<Decision?, PolicyError>, trace: String) {
+        self.decision = decision
+        self.trace = trace
+    }
+}
+
 extension Policy {
+    public func answer(_ context: PolicyContext) -> PolicyAnswer {
+        let decision = Result { () throws(PolicyError) -> Decision? in try decide(context) }
+        return PolicyAnswer(decision: decision, trace: takeTrace())
+    }
+
     public var plansReminders: Bool { false }
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
     public func takeTrace() -> String { "" }

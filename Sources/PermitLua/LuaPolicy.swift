@@ -191,23 +191,40 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     // MARK: Policy
 
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.DecisionResult in
-            do throws(LuaError) {
-                let cached = try cachedParts(context, runtime: &runtime)
-                let lazyFields = runtime.lazyFields
-                return try runtime.vm.callDirect(
-                    runtime.decide,
-                    pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
-            } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
-            }
+        let result = runtime.withLock { runtime in call(context, runtime: &runtime) }
+        return try decision(from: result)
+    }
+
+    /// `decide` and the trace under one lock: the engine's call for every event.
+    public func answer(_ context: PolicyContext) -> PolicyAnswer {
+        let (result, trace) = runtime.withLock { runtime in
+            (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm))
         }
+        return PolicyAnswer(decision: Result { () throws(PolicyError) -> Decision? in try decision(from: result) }, trace: trace)
+    }
+
+    /// `decide` in the VM: the warm path, its result read in place when it can be.
+    private func call(_ context: PolicyContext, runtime: inout Runtime) -> Result<FastPath.DecisionResult, PolicyError> {
+        do throws(LuaError) {
+            let cached = try cachedParts(context, runtime: &runtime)
+            let lazyFields = runtime.lazyFields
+            return .success(try runtime.vm.callDirect(
+                runtime.decide,
+                pushArgument: { stack throws(LuaError) in
+                    try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                },
+                readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) }))
+        } catch {
+            return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false))
+        }
+    }
+
+    /// A decision read in place, or validated and worded by `DecisionReader` (outside the lock).
+    private func decision(from result: Result<FastPath.DecisionResult, PolicyError>) throws(PolicyError) -> Decision? {
         switch result {
-        case .decision(let decision): return decision
-        case .general(let value): return try DecisionReader.decision(from: value)
+        case .success(.decision(let decision)): return decision
+        case .success(.general(let value)): return try DecisionReader.decision(from: value)
+        case .failure(let error): throw error
         }
     }
 
@@ -248,11 +265,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// Lines `print` and `permit.log` wrote since the last call to this method; a note ends
     /// it when the cap dropped some.
     public func takeTrace() -> String {
-        runtime.withLock { runtime in
-            let trace = runtime.vm.drainTrace()
-            guard trace.truncated else { return trace.text }
-            return trace.text + "\n[trace capped: \(trace.droppedBytes) bytes dropped]"
-        }
+        runtime.withLock { runtime in LuaPolicy.trace(runtime.vm) }
+    }
+
+    private static func trace(_ vm: LuaVM) -> String {
+        let trace = vm.drainTrace()
+        guard trace.truncated else { return trace.text }
+        return trace.text + "\n[trace capped: \(trace.droppedBytes) bytes dropped]"
     }
 
     /// The lines that ran so far, when the policy was loaded with `coverage: true`.

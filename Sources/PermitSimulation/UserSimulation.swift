@@ -26,6 +26,10 @@ struct UserSimulation: Sendable {
     private var leaving = false
     private var firstLaunchAt: Int64 = 0
     private var optedInOnce = false
+    /// The device's answer may have changed since it was last looked at (a dialog answered,
+    /// Settings changed, a reinstall, a request the system answered at once): reading it takes
+    /// the device's lock, so it is read only then.
+    private var authorizationMayHaveChanged = true
 
     static let utc = TimeZone(identifier: "UTC")!
 
@@ -152,6 +156,7 @@ struct UserSimulation: Sendable {
                 softAccepted = false
                 let granted: Bool
                 do { granted = try device.answerDialog(allow: allow) } catch { return }
+                authorizationMayHaveChanged = true
                 clock.advance(by: 3)
                 outcome = await handle(.systemPromptAnswered(granted: granted), on: engine)
             case .settingsPrompt:
@@ -171,6 +176,7 @@ struct UserSimulation: Sendable {
                 clock.advance(by: 20)
                 if rng.chance(eager(model.settingsEnable)) {
                     if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
+                    authorizationMayHaveChanged = true
                 }
                 clock.advance(by: 10)
                 device.isInForeground = true
@@ -195,7 +201,11 @@ struct UserSimulation: Sendable {
             if tally.firstError == nil { tally.firstError = error.description }
         }
         for warning in outcome.warnings { tally.warnings[warning.name, default: 0] += 1 }
-        if !optedInOnce, device.authorization.isGranted {
+        if case .requestPermission = outcome.decision.action { authorizationMayHaveChanged = true }
+        if !outcome.followUps.isEmpty { authorizationMayHaveChanged = true }
+        if !optedInOnce, authorizationMayHaveChanged {
+            authorizationMayHaveChanged = false
+            guard device.authorization.isGranted else { return outcome }
             optedInOnce = true
             tally.secondsToOptIn.append(Int32(clamping: now - firstLaunchAt))
         }
@@ -229,6 +239,7 @@ struct UserSimulation: Sendable {
         reinstallDay = nil
         tally.reinstalls += 1
         device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
+        authorizationMayHaveChanged = true
         engine = PermissionEngine(
             policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
             configuration: configuration)
