@@ -28,6 +28,26 @@
 static const char snapshot_key = 0;
 static const char metatable_key = 0;
 
+/* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
+   then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
+static const char names_key = 0;
+enum {
+    N_ACCEPTED = 1, N_ANSWERED_AT, N_BUCKET, N_CANCELLED, N_DECLINED, N_DENIED_AT, N_DISMISSED, N_FEATURES,
+    N_FIRST_LAUNCH_AT, N_FOREGROUNDS, N_GRANTED, N_HISTORY, N_LAST_ANSWERED_AT, N_LAST_OPENED_AT, N_LAST_PROMPT_AT,
+    N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
+    N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
+    N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
+    N_SOUND, N_TIME_SENSITIVE, N_COUNT
+};
+static const char *const names[N_COUNT] = {
+    NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
+    "first_launch_at", "foregrounds", "granted", "history", "last_answered_at", "last_opened_at", "last_prompt_at",
+    "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
+    "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
+    "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
+    "sound", "time_sensitive",
+};
+
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
 
@@ -44,7 +64,8 @@ typedef struct snapshot {
     const permit_lazy_feature *features;
     const permit_lazy_node *nodes; /* of state */
     const char *text;
-    int keys; /* stack index of the interned keys */
+    int keys;  /* stack index of the host's interned keys (status and setting values) */
+    int names; /* stack index of the builder's key names */
 } snapshot;
 
 static void damaged(lua_State *L) { (void)luaL_error(L, "internal error: damaged ctx snapshot"); }
@@ -58,11 +79,19 @@ static void push_interned(lua_State *L, const snapshot *s, int32_t index) {
     if (index <= 0 || lua_rawgeti(L, s->keys, index) != LUA_TSTRING) damaged(L);
 }
 
+/* t[name] = the value on top (popped), t at -2 below it. */
+static void set_top(lua_State *L, const snapshot *s, int name) {
+    lua_rawgeti(L, s->names, name);
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
+}
+
 /* t[name] = history[n] (nothing when absent), t at the top. */
-static void set_number(lua_State *L, const snapshot *s, const char *name, int n) {
+static void set_number(lua_State *L, const snapshot *s, int name, int n) {
     if (s->header->absent & (1u << n)) return;
+    lua_rawgeti(L, s->names, name);
     lua_pushinteger(L, s->header->history[n]);
-    lua_setfield(L, -2, name); /* a fresh table: no metamethod */
+    lua_rawset(L, -3);
 }
 
 static int present(const snapshot *s, int n) { return (s->header->absent & (1u << n)) ? 0 : 1; }
@@ -112,7 +141,8 @@ static void push_features(lua_State *L, const snapshot *s) {
     lua_createtable(L, 0, (int)count);
     int table = lua_gettop(L);
     if (count == 0) return;
-    uint32_t *order = (uint32_t *)lua_newuserdatauv(L, count * sizeof(uint32_t), 0);
+    uint32_t few[32];
+    uint32_t *order = count <= 32 ? few : (uint32_t *)lua_newuserdatauv(L, count * sizeof(uint32_t), 0);
     for (uint32_t i = 0; i < count; i++) {
         const permit_lazy_feature *f = &s->features[i];
         if (f->name_offset > s->header->text_bytes || f->name_length > s->header->text_bytes - f->name_offset) damaged(L);
@@ -130,17 +160,17 @@ static void push_features(lua_State *L, const snapshot *s) {
         lua_createtable(L, 0, 1 + opened_present + prompt_present);
         if (opened_present) {
             lua_pushinteger(L, f->last_opened_at);
-            lua_setfield(L, -2, "last_opened_at");
+            set_top(L, s, N_LAST_OPENED_AT);
         }
         if (prompt_present) {
             lua_pushinteger(L, f->last_prompt_at);
-            lua_setfield(L, -2, "last_prompt_at");
+            set_top(L, s, N_LAST_PROMPT_AT);
         }
         lua_pushinteger(L, f->opened);
-        lua_setfield(L, -2, "opened");
+        set_top(L, s, N_OPENED);
         lua_rawset(L, table);
     }
-    lua_pop(L, 1); /* the order */
+    if (order != few) lua_pop(L, 1);
 }
 
 /* history, as LuaBridge.history builds it: keys inserted in sorted order, the same size hints. */
@@ -149,59 +179,54 @@ static void push_history(lua_State *L, const snapshot *s) {
     luaL_checkstack(L, 8, "ctx");
     lua_createtable(L, 0, 10 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
-    set_number(L, s, "denied_at", PERMIT_H_DENIED_AT);
+    set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
     push_features(L, s);
-    lua_setfield(L, -2, "features");
-    set_number(L, s, "first_launch_at", PERMIT_H_FIRST_LAUNCH_AT);
-    set_number(L, s, "foregrounds", PERMIT_H_FOREGROUNDS);
+    set_top(L, s, N_FEATURES);
+    set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
+    set_number(L, s, N_FOREGROUNDS, PERMIT_H_FOREGROUNDS);
     push_interned(L, s, h->last_status);
-    lua_setfield(L, -2, "last_status");
-    set_number(L, s, "launches", PERMIT_H_LAUNCHES);
+    set_top(L, s, N_LAST_STATUS);
+    set_number(L, s, N_LAUNCHES, PERMIT_H_LAUNCHES);
     lua_pushboolean(L, h->legacy_registered != 0);
-    lua_setfield(L, -2, "legacy_registered");
-    set_number(L, s, "prompts_today", PERMIT_H_PROMPTS_TODAY);
+    set_top(L, s, N_LEGACY_REGISTERED);
+    set_number(L, s, N_PROMPTS_TODAY, PERMIT_H_PROMPTS_TODAY);
 
     lua_createtable(L, 0, 3 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
-    set_number(L, s, "cancelled", PERMIT_H_SETTINGS_CANCELLED);
-    set_number(L, s, "last_shown_at", PERMIT_H_SETTINGS_LAST_SHOWN_AT);
-    set_number(L, s, "opened", PERMIT_H_SETTINGS_OPENED);
-    set_number(L, s, "shown", PERMIT_H_SETTINGS_SHOWN);
-    lua_setfield(L, -2, "settings_prompt");
+    set_number(L, s, N_CANCELLED, PERMIT_H_SETTINGS_CANCELLED);
+    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
+    set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
+    set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
+    set_top(L, s, N_SETTINGS_PROMPT);
 
     lua_createtable(L, 0, 4 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
-    set_number(L, s, "accepted", PERMIT_H_SOFT_ACCEPTED);
-    set_number(L, s, "declined", PERMIT_H_SOFT_DECLINED);
-    set_number(L, s, "dismissed", PERMIT_H_SOFT_DISMISSED);
-    set_number(L, s, "last_answered_at", PERMIT_H_SOFT_LAST_ANSWERED_AT);
-    set_number(L, s, "last_shown_at", PERMIT_H_SOFT_LAST_SHOWN_AT);
-    set_number(L, s, "shown", PERMIT_H_SOFT_SHOWN);
-    lua_setfield(L, -2, "soft_prompt");
+    set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
+    set_number(L, s, N_DECLINED, PERMIT_H_SOFT_DECLINED);
+    set_number(L, s, N_DISMISSED, PERMIT_H_SOFT_DISMISSED);
+    set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
+    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
+    set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
+    set_top(L, s, N_SOFT_PROMPT);
 
     push_state(L, s);
-    lua_setfield(L, -2, "state");
-    set_number(L, s, "status_changed_at", PERMIT_H_STATUS_CHANGED_AT);
+    set_top(L, s, N_STATE);
+    set_number(L, s, N_STATUS_CHANGED_AT, PERMIT_H_STATUS_CHANGED_AT);
 
     lua_createtable(L, 0, 2 + present(s, PERMIT_H_SYSTEM_ANSWERED_AT) + present(s, PERMIT_H_SYSTEM_GRANTED));
-    set_number(L, s, "answered_at", PERMIT_H_SYSTEM_ANSWERED_AT);
+    set_number(L, s, N_ANSWERED_AT, PERMIT_H_SYSTEM_ANSWERED_AT);
     if (present(s, PERMIT_H_SYSTEM_GRANTED)) {
         lua_pushboolean(L, h->history[PERMIT_H_SYSTEM_GRANTED] != 0);
-        lua_setfield(L, -2, "granted");
+        set_top(L, s, N_GRANTED);
     }
-    set_number(L, s, "requested", PERMIT_H_SYSTEM_REQUESTED);
-    set_number(L, s, "shown", PERMIT_H_SYSTEM_SHOWN);
-    lua_setfield(L, -2, "system_prompt");
+    set_number(L, s, N_REQUESTED, PERMIT_H_SYSTEM_REQUESTED);
+    set_number(L, s, N_SHOWN, PERMIT_H_SYSTEM_SHOWN);
+    set_top(L, s, N_SYSTEM_PROMPT);
 }
-
-static const char *const setting_names[PERMIT_S_COUNT] = {
-    "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive",
-};
 
 static void push_settings(lua_State *L, const snapshot *s) {
     lua_createtable(L, 0, PERMIT_S_COUNT);
-    for (int i = 0; i < PERMIT_S_COUNT; i++) {
+    for (int i = 0; i < PERMIT_S_COUNT; i++) { /* PERMIT_S_* follow the names' order from N_ALERT */
         push_interned(L, s, s->header->settings[i]);
-        lua_setfield(L, -2, setting_names[i]);
+        set_top(L, s, N_ALERT + i);
     }
 }
 
@@ -218,6 +243,8 @@ static void build(lua_State *L, int idx) {
     s.text = (const char *)(s.nodes + s.header->state_nodes);
     if (lua_rawgeti(L, LUA_REGISTRYINDEX, s.header->keys_ref) != LUA_TTABLE) damaged(L);
     s.keys = lua_gettop(L);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key);
+    s.names = lua_gettop(L);
 
     /* Every field on the stack first, in key order: a memory error here leaves ctx untouched. */
     push_history(L, &s);
@@ -225,12 +252,12 @@ static void build(lua_State *L, int idx) {
     push_state(L, &s);
     lua_createtable(L, 0, 1);
     lua_pushinteger(L, s.header->bucket);
-    lua_setfield(L, -2, "bucket");
+    set_top(L, &s, N_BUCKET);
 
-    static const char *const fields[4] = {"history", "settings", "state", "user"};
+    static const int fields[4] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER};
     for (int field = 0; field < 4; field++) {
-        lua_pushstring(L, fields[field]);
-        lua_pushvalue(L, s.keys + 1 + field);
+        lua_rawgeti(L, s.names, fields[field]);
+        lua_pushvalue(L, s.names + 1 + field);
         lua_rawset(L, idx); /* raw: ctx still has the lazy metatable */
     }
     /* Last, so that a failure above leaves a ctx that can still build. */
@@ -279,6 +306,13 @@ static int lazy_newindex(lua_State *L) {
 }
 
 void permit_lazy_install(lua_State *L) {
+    lua_createtable(L, N_COUNT - 1, 0);
+    for (int n = 1; n < N_COUNT; n++) {
+        lua_pushstring(L, names[n]);
+        lua_rawseti(L, -2, n);
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
+
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, lazy_index);
     lua_setfield(L, -2, "__index");
