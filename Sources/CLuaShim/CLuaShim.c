@@ -62,7 +62,7 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        (void)small_pool_realloc(&vm->pool, ptr, old, 0);
+        if (ptr != NULL && !small_pool_give(&vm->pool, ptr, old)) free(ptr);
         vm->used -= old;
         return NULL;
     }
@@ -90,7 +90,8 @@ static void *permit_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             }
         }
     }
-    void *p = small_pool_realloc(&vm->pool, ptr, old, nsize);
+    void *p = ptr == NULL ? small_pool_take_listed(&vm->pool, nsize) : NULL;
+    if (p == NULL) p = small_pool_realloc(&vm->pool, ptr, old, nsize);
     if (p == NULL) {
         /* Lua assumes shrinking works. (Should a big block fail to move into the pool, it is
            later treated as a pool block of its new size: still valid memory, never freed.) */

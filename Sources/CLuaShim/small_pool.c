@@ -3,15 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SMALL_POOL_OFF 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SMALL_POOL_OFF 1
-#endif
-
 /* A chunk holds 64 KiB of blocks after its header (the link to the previous chunk, padded
    to 16 bytes so blocks stay 16-byte aligned like malloc's). */
 #define CHUNK_BYTES (64 * 1024)
@@ -19,14 +10,7 @@
 
 static size_t class_of(size_t size) { return (size - 1) >> 4; } /* 1...16 -> 0, 17...32 -> 1 */
 
-static int pooled(size_t size) {
-#ifdef SMALL_POOL_OFF
-    (void)size;
-    return 0;
-#else
-    return size > 0 && size <= SMALL_POOL_MAX;
-#endif
-}
+static int pooled(size_t size) { return small_pool_holds(size); }
 
 static void *take(small_pool *pool, size_t size) {
     size_t c = class_of(size);

@@ -18,6 +18,15 @@
 #define SMALL_POOL_MAX 512
 #define SMALL_POOL_CLASSES (SMALL_POOL_MAX / 16)
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMALL_POOL_OFF 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SMALL_POOL_OFF 1
+#endif
+
 typedef struct small_pool {
     void *free_list[SMALL_POOL_CLASSES];
     char *chunk;            /* the chunk new blocks are carved from */
@@ -28,6 +37,34 @@ typedef struct small_pool {
 /* realloc semantics for the Lua allocator: `old` is the block's size (0 when `ptr` is NULL),
    `size` the new one (0 frees). Returns NULL only when the C library has no memory. */
 void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size);
+
+/* Whether blocks of `size` bytes come from the pool. */
+static inline int small_pool_holds(size_t size) {
+#ifdef SMALL_POOL_OFF
+    (void)size;
+    return 0;
+#else
+    return size > 0 && size <= SMALL_POOL_MAX;
+#endif
+}
+
+/* The common cases without a call: a new small block from a non-empty free list, and a small
+   block given back. Both return 0 when they did nothing (use small_pool_realloc). */
+static inline void *small_pool_take_listed(small_pool *pool, size_t size) {
+    if (!small_pool_holds(size)) return NULL;
+    void **list = &pool->free_list[(size - 1) >> 4];
+    void *block = *list;
+    if (block != NULL) *list = *(void **)block;
+    return block;
+}
+
+static inline int small_pool_give(small_pool *pool, void *block, size_t size) {
+    if (!small_pool_holds(size)) return 0;
+    void **list = &pool->free_list[(size - 1) >> 4];
+    *(void **)block = *list;
+    *list = block;
+    return 1;
+}
 
 /* Returns every chunk to the C library. Blocks still in use become invalid. */
 void small_pool_release(small_pool *pool);
