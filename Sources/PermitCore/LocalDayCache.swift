@@ -7,11 +7,14 @@ import Foundation
 /// integer arithmetic on days since 1970 (no `Calendar`, no `String(format:)`), and the answer
 /// is kept with the span of seconds it holds for. That span ends at the next local midnight or
 /// the zone's next offset change, whichever comes first, so within it the offset is constant
-/// and the arithmetic exact. The time zone is asked again only when `now` leaves the span
-/// (about once per simulated day, where the `Calendar` used to cost more than the policy).
+/// and the arithmetic exact. The offset itself is kept until the zone's next change, so the
+/// time zone is asked again only then (or when the clock goes back): a new day is arithmetic.
 struct LocalDayCache {
     let timeZone: TimeZone
     private var cached: (start: Int64, end: Int64, day: String)?
+    /// The zone's UTC offset and the span it holds for, `[start, end)`: the zone is asked again
+    /// only past its next offset change (never, for a zone without changes like UTC).
+    private var offsetSpan: (start: Int64, end: Int64, offset: Int64)?
 
     init(timeZone: TimeZone) {
         self.timeZone = timeZone
@@ -20,19 +23,27 @@ struct LocalDayCache {
     /// The local day of `now` (whole Unix seconds).
     mutating func day(of now: Int64) -> String {
         if let cached, now >= cached.start, now < cached.end { return cached.day }
-        let date = Date(timeIntervalSince1970: TimeInterval(now))
-        let offset = Int64(timeZone.secondsFromGMT(for: date))
-        let dayNumber = Self.floorDivide(now + offset, 86_400)
+        let span = offset(at: now)
+        let dayNumber = Self.floorDivide(now + span.offset, 86_400)
         let day = Self.label(daysSince1970: dayNumber)
-
         // Valid from `now` (not from midnight: the offset may have been different earlier that
         // day; a clock set back simply asks again) to midnight or the next offset change.
-        var end = (dayNumber + 1) * 86_400 - offset
-        if let change = timeZone.nextDaylightSavingTimeTransition(after: date) {
-            end = min(end, Int64(change.timeIntervalSince1970.rounded(.up)))
-        }
+        let end = min((dayNumber + 1) * 86_400 - span.offset, span.end)
         if now < end { cached = (now, end, day) }
         return day
+    }
+
+    private mutating func offset(at now: Int64) -> (start: Int64, end: Int64, offset: Int64) {
+        if let offsetSpan, now >= offsetSpan.start, now < offsetSpan.end { return offsetSpan }
+        let date = Date(timeIntervalSince1970: TimeInterval(now))
+        let offset = Int64(timeZone.secondsFromGMT(for: date))
+        var end = Int64.max
+        if let change = timeZone.nextDaylightSavingTimeTransition(after: date) {
+            end = Int64(change.timeIntervalSince1970.rounded(.up))
+        }
+        let span = (start: now, end: max(end, now + 1), offset: offset)
+        offsetSpan = span
+        return span
     }
 
     /// `yyyy-MM-dd` of the proleptic Gregorian day `days` after 1970-01-01.

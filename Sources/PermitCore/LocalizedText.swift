@@ -7,11 +7,17 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
     /// Picks the text for `locale`: the exact tag, then language-script (`zh-Hans` for
     /// `zh-Hans-CN`), then the language (`zh`), then `en`. `nil` when none of these exist.
     public func resolved(for locale: String) -> String? {
+        resolved(along: LocalizedText.fallbackChain(for: locale))
+    }
+
+    /// The text for the first tag of `chain` (a `fallbackChain`) that has one: for callers that
+    /// resolve many texts for one locale and work the chain out once.
+    public func resolved(along chain: [String]) -> String? {
         switch self {
         case .plain(let text):
             return text
         case .translations(let table):
-            for candidate in LocalizedText.fallbackChain(for: locale) {
+            for candidate in chain {
                 if let text = table[candidate] { return text }
             }
             return nil

@@ -20,6 +20,8 @@ public actor PermissionEngine {
     private let broadcaster: StatusBroadcaster
     /// The local day of `prompts_today`, kept between events.
     private var localDays: LocalDayCache
+    /// The locale tags a text is looked up by, most specific first (the locale never changes).
+    private let localeChain: [String]
     private var recheckTask: Task<Void, Never>?
 
     // The FIFO gate.
@@ -50,6 +52,7 @@ public actor PermissionEngine {
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
         self.localDays = LocalDayCache(timeZone: configuration.timeZone)
+        self.localeChain = LocalizedText.fallbackChain(for: configuration.locale)
     }
 
     // MARK: Status
@@ -257,12 +260,12 @@ public actor PermissionEngine {
 
     /// Resolves every text of the action for the configured locale.
     private func localized(_ action: Decision.Action) throws(PolicyError) -> Decision.Action {
-        let locale = configuration.locale
+        let chain = localeChain
         func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
-            guard let resolved = value.resolved(for: locale) else {
+            guard let resolved = value.resolved(along: chain) else {
                 throw PolicyError(
                     kind: .missingTranslation, field: "decision.\(field)",
-                    message: "no text for \(LocalizedText.fallbackChain(for: locale).joined(separator: ", ")); add an \"en\" entry")
+                    message: "no text for \(chain.joined(separator: ", ")); add an \"en\" entry")
             }
             return .plain(resolved)
         }
