@@ -4,29 +4,40 @@
  * Most decisions read `ctx.event.name` and little else, yet a full ctx is a dozen fresh tables
  * (history and its parts, settings, state, user): building them and collecting them again
  * was most of what an event cost. So the host pushes ctx with its small fields and attaches
- * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and the tables
- * are built from that snapshot the first time the policy can tell they are missing:
+ * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
+ * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
+ * ctx (history, settings, state, user) and history (features, settings_prompt, soft_prompt,
+ * state, system_prompt; its numbers are set when history is made). A policy that reads
+ * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
  *
- *   - reading or writing an absent key (`__index`, `__newindex` of a metatable every lazy ctx
- *     shares, which no script can reach: getmetatable builds first and then finds none);
- *   - the sandbox functions that bypass metamethods: next, pairs, rawget, rawset,
- *     getmetatable, setmetatable build first;
- *   - the host reading a ctx back (permit_table_has_metatable, used by every reader).
+ *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
+ *     no script can reach: getmetatable settles first and then finds none); writing one first
+ *     (`__newindex`) just marks it set, as it would replace the value anyway.
+ *   - The sandbox functions that bypass metamethods (next, pairs, rawget, rawset,
+ *     getmetatable, setmetatable) settle the table first: every field built, the metatable gone.
+ *   - The host settles a table before reading it back (permit_table_has_metatable, used by
+ *     every reader).
  *
  * Whatever a policy does, it sees the table it would have had with every field present: the
- * same keys, values and fresh tables. The snapshot belongs to its ctx, so a ctx kept past its
- * call still builds its own fields, not the next event's. Building is atomic: every table is
- * made on the stack before ctx changes, so a memory error leaves ctx lazy and intact.
+ * same keys, values and fresh tables (only the order `next` walks them in may differ, which
+ * Lua leaves unspecified). The snapshot belongs to its ctx, so a ctx kept past its call still
+ * builds its own fields, not the next event's. Building is atomic: a value is made on the
+ * stack before its table changes, so a memory error leaves the table lazy and intact.
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
 #include <lauxlib.h>
 #include <string.h>
 
-/* Their addresses are the keys: the snapshot's in a lazy ctx, the metatable's in the registry.
-   No script can make a light userdata, so neither key can be named from Lua. */
+/* Their addresses are the keys: the snapshot's in a lazy table, the metatables' in the
+   registry. No script can make a light userdata, so none of them can be named from Lua. */
 static const char snapshot_key = 0;
-static const char metatable_key = 0;
+static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY - 1] */
+
+/* What a lazy table is, by its metatable; its lazy keys, by bit. */
+enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
+enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_COUNT };
+enum { H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
@@ -51,16 +62,20 @@ static const char *const names[N_COUNT] = {
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
 
-static int is_lazy(lua_State *L, int idx) {
-    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
-    int lazy = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return lazy;
+static int lazy_kind(lua_State *L, int idx) {
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return NOT_LAZY;
+    int kind = NOT_LAZY;
+    for (int k = LAZY_CTX; k <= LAZY_HISTORY && kind == NOT_LAZY; k++) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[k - 1]);
+        if (lua_rawequal(L, -1, -2)) kind = k;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return kind;
 }
 
 typedef struct snapshot {
-    const permit_lazy_header *header;
+    permit_lazy_header *header; /* `built` changes as fields are built */
     const permit_lazy_feature *features;
     const permit_lazy_node *nodes; /* of state */
     const char *text;
@@ -173,15 +188,44 @@ static void push_features(lua_State *L, const snapshot *s) {
     if (order != few) lua_pop(L, 1);
 }
 
-/* history, as LuaBridge.history builds it: keys inserted in sorted order, the same size hints. */
-static void push_history(lua_State *L, const snapshot *s) {
+static void push_settings_prompt(lua_State *L, const snapshot *s) {
+    lua_createtable(L, 0, 3 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
+    set_number(L, s, N_CANCELLED, PERMIT_H_SETTINGS_CANCELLED);
+    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
+    set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
+    set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
+}
+
+static void push_soft_prompt(lua_State *L, const snapshot *s) {
+    lua_createtable(L, 0, 4 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
+    set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
+    set_number(L, s, N_DECLINED, PERMIT_H_SOFT_DECLINED);
+    set_number(L, s, N_DISMISSED, PERMIT_H_SOFT_DISMISSED);
+    set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
+    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
+    set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
+}
+
+static void push_system_prompt(lua_State *L, const snapshot *s) {
+    lua_createtable(L, 0, 2 + present(s, PERMIT_H_SYSTEM_ANSWERED_AT) + present(s, PERMIT_H_SYSTEM_GRANTED));
+    set_number(L, s, N_ANSWERED_AT, PERMIT_H_SYSTEM_ANSWERED_AT);
+    if (present(s, PERMIT_H_SYSTEM_GRANTED)) {
+        lua_pushboolean(L, s->header->history[PERMIT_H_SYSTEM_GRANTED] != 0);
+        set_top(L, s, N_GRANTED);
+    }
+    set_number(L, s, N_REQUESTED, PERMIT_H_SYSTEM_REQUESTED);
+    set_number(L, s, N_SHOWN, PERMIT_H_SYSTEM_SHOWN);
+}
+
+/* history with its numbers; its tables are built on first use. Sized for every key
+   (LuaBridge.history's hint) plus the snapshot's, so no field it builds grows it. The
+   snapshot's userdata is at `ud`. */
+static void push_history(lua_State *L, const snapshot *s, int ud) {
     const permit_lazy_header *h = s->header;
-    luaL_checkstack(L, 8, "ctx");
-    lua_createtable(L, 0, 10 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
+    luaL_checkstack(L, 6, "ctx");
+    lua_createtable(L, 0, 11 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
     set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
-    push_features(L, s);
-    set_top(L, s, N_FEATURES);
     set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
     set_number(L, s, N_FOREGROUNDS, PERMIT_H_FOREGROUNDS);
     push_interned(L, s, h->last_status);
@@ -190,36 +234,11 @@ static void push_history(lua_State *L, const snapshot *s) {
     lua_pushboolean(L, h->legacy_registered != 0);
     set_top(L, s, N_LEGACY_REGISTERED);
     set_number(L, s, N_PROMPTS_TODAY, PERMIT_H_PROMPTS_TODAY);
-
-    lua_createtable(L, 0, 3 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
-    set_number(L, s, N_CANCELLED, PERMIT_H_SETTINGS_CANCELLED);
-    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
-    set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
-    set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
-    set_top(L, s, N_SETTINGS_PROMPT);
-
-    lua_createtable(L, 0, 4 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
-    set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
-    set_number(L, s, N_DECLINED, PERMIT_H_SOFT_DECLINED);
-    set_number(L, s, N_DISMISSED, PERMIT_H_SOFT_DISMISSED);
-    set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
-    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
-    set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
-    set_top(L, s, N_SOFT_PROMPT);
-
-    push_state(L, s);
-    set_top(L, s, N_STATE);
     set_number(L, s, N_STATUS_CHANGED_AT, PERMIT_H_STATUS_CHANGED_AT);
-
-    lua_createtable(L, 0, 2 + present(s, PERMIT_H_SYSTEM_ANSWERED_AT) + present(s, PERMIT_H_SYSTEM_GRANTED));
-    set_number(L, s, N_ANSWERED_AT, PERMIT_H_SYSTEM_ANSWERED_AT);
-    if (present(s, PERMIT_H_SYSTEM_GRANTED)) {
-        lua_pushboolean(L, h->history[PERMIT_H_SYSTEM_GRANTED] != 0);
-        set_top(L, s, N_GRANTED);
-    }
-    set_number(L, s, N_REQUESTED, PERMIT_H_SYSTEM_REQUESTED);
-    set_number(L, s, N_SHOWN, PERMIT_H_SYSTEM_SHOWN);
-    set_top(L, s, N_SYSTEM_PROMPT);
+    lua_pushvalue(L, ud);
+    lua_rawsetp(L, -2, &snapshot_key);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_HISTORY - 1]);
+    lua_setmetatable(L, -2);
 }
 
 static void push_settings(lua_State *L, const snapshot *s) {
@@ -230,78 +249,162 @@ static void push_settings(lua_State *L, const snapshot *s) {
     }
 }
 
-/* Builds the lazy fields of the lazy ctx at absolute index `idx`. */
-static void build(lua_State *L, int idx) {
-    int base = lua_gettop(L);
-    luaL_checkstack(L, 12, "ctx");
+static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER};
+static const int history_names[H_COUNT] = {N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
+
+/* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
+   interned keys and the key names (3 slots; `s->names` is the top). */
+static void open_snapshot(lua_State *L, int idx, snapshot *s) {
+    luaL_checkstack(L, 8, "ctx");
     lua_rawgetp(L, idx, &snapshot_key);
-    snapshot s;
-    s.header = (const permit_lazy_header *)lua_touserdata(L, -1);
-    if (s.header == NULL || s.header->state_nodes == 0) damaged(L);
-    s.features = (const permit_lazy_feature *)(s.header + 1);
-    s.nodes = (const permit_lazy_node *)(s.features + s.header->feature_count);
-    s.text = (const char *)(s.nodes + s.header->state_nodes);
-    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s.header->keys_ref) != LUA_TTABLE) damaged(L);
-    s.keys = lua_gettop(L);
+    s->header = (permit_lazy_header *)lua_touserdata(L, -1);
+    if (s->header == NULL || s->header->state_nodes == 0) damaged(L);
+    s->features = (const permit_lazy_feature *)(s->header + 1);
+    s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count);
+    s->text = (const char *)(s->nodes + s->header->state_nodes);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->header->keys_ref) != LUA_TTABLE) damaged(L);
+    s->keys = lua_gettop(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key);
-    s.names = lua_gettop(L);
+    s->names = lua_gettop(L);
+}
 
-    /* Every field on the stack first, in key order: a memory error here leaves ctx untouched. */
-    push_history(L, &s);
-    push_settings(L, &s);
-    push_state(L, &s);
-    lua_createtable(L, 0, 1);
-    lua_pushinteger(L, s.header->bucket);
-    set_top(L, &s, N_BUCKET);
-
-    static const int fields[4] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER};
-    for (int field = 0; field < 4; field++) {
-        lua_rawgeti(L, s.names, fields[field]);
-        lua_pushvalue(L, s.names + 1 + field);
-        lua_rawset(L, idx); /* raw: ctx still has the lazy metatable */
+/* Pushes the value of lazy key `key` of a table of `kind`; the snapshot's userdata is at `ud`. */
+static void push_field(lua_State *L, const snapshot *s, int kind, int key, int ud) {
+    if (kind == LAZY_CTX) {
+        switch (key) {
+        case C_HISTORY: push_history(L, s, ud); break;
+        case C_SETTINGS: push_settings(L, s); break;
+        case C_STATE: push_state(L, s); break;
+        default:
+            lua_createtable(L, 0, 1);
+            lua_pushinteger(L, s->header->bucket);
+            set_top(L, s, N_BUCKET);
+        }
+    } else {
+        switch (key) {
+        case H_FEATURES: push_features(L, s); break;
+        case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
+        case H_SOFT_PROMPT: push_soft_prompt(L, s); break;
+        case H_STATE: push_state(L, s); break;
+        default: push_system_prompt(L, s);
+        }
     }
-    /* Last, so that a failure above leaves a ctx that can still build. */
+}
+
+static int key_count(int kind) { return kind == LAZY_CTX ? C_COUNT : H_COUNT; }
+static const int *key_names(int kind) { return kind == LAZY_CTX ? ctx_names : history_names; }
+static uint32_t *built_bits(const snapshot *s, int kind) { return &s->header->built[kind - 1]; }
+
+/* The lazy key the value at `k` is for a table of `kind`, or -1. Keys are interned strings,
+   so comparing them is comparing pointers. */
+static int lazy_key(lua_State *L, const snapshot *s, int kind, int k) {
+    if (lua_type(L, k) != LUA_TSTRING) return -1;
+    const int *names_of = key_names(kind);
+    for (int key = 0; key < key_count(kind); key++) {
+        lua_rawgeti(L, s->names, names_of[key]);
+        int same = lua_rawequal(L, -1, k);
+        lua_pop(L, 1);
+        if (same) return key;
+    }
+    return -1;
+}
+
+/* Drops the metatable and the snapshot once every lazy key is set: a plain table again. */
+static void finish_if_complete(lua_State *L, const snapshot *s, int kind, int idx) {
+    if (*built_bits(s, kind) != (1u << key_count(kind)) - 1) return;
     lua_pushnil(L);
     lua_rawsetp(L, idx, &snapshot_key);
     lua_pushnil(L);
     lua_setmetatable(L, idx);
+}
+
+/* Builds every lazy key not yet set of the lazy table at absolute `idx` and makes it plain. */
+static void settle(lua_State *L, int idx, int kind) {
+    int base = lua_gettop(L);
+    snapshot s;
+    open_snapshot(L, idx, &s);
+    int ud = s.keys - 1;
+    /* Every value on the stack first: a memory error here leaves the table untouched. */
+    int first = lua_gettop(L) + 1;
+    const int *names_of = key_names(kind);
+    luaL_checkstack(L, 2 * key_count(kind) + 4, "ctx");
+    for (int key = 0; key < key_count(kind); key++) {
+        if (*built_bits(&s, kind) & (1u << key)) continue;
+        lua_rawgeti(L, s.names, names_of[key]);
+        push_field(L, &s, kind, key, ud);
+    }
+    for (int slot = first; slot < lua_gettop(L); slot += 2) {
+        lua_pushvalue(L, slot);
+        lua_pushvalue(L, slot + 1);
+        lua_rawset(L, idx); /* raw: the table still has the lazy metatable */
+    }
+    *built_bits(&s, kind) = (1u << key_count(kind)) - 1;
+    finish_if_complete(L, &s, kind, idx);
     lua_settop(L, base);
 }
 
 void permit_lazy_settle_in_call(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    if (is_lazy(L, idx)) build(L, idx);
+    int kind = lazy_kind(L, idx);
+    if (kind != NOT_LAZY) settle(L, idx, kind);
 }
 
-static int build_protected(lua_State *L) {
-    build(L, 1);
+static int settle_protected(lua_State *L) {
+    settle(L, 1, (int)lua_tointeger(L, 2));
     return 0;
 }
 
 int permit_lazy_settle(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    if (!is_lazy(L, idx)) return 0;
-    if (!lua_checkstack(L, 3)) return -1;
-    lua_pushcfunction(L, build_protected);
+    int kind = lazy_kind(L, idx);
+    if (kind == NOT_LAZY) return 0;
+    if (!lua_checkstack(L, 4)) return -1;
+    lua_pushcfunction(L, settle_protected);
     lua_pushvalue(L, idx);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    lua_pushinteger(L, kind);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
         lua_pop(L, 1);
         return -1;
     }
     return 1;
 }
 
+/* t[k] for an absent k: a lazy key not yet set is built and kept; any other is nil. */
 static int lazy_index(lua_State *L) {
-    build(L, 1);
     lua_settop(L, 2);
-    lua_rawget(L, 1);
+    int kind = lazy_kind(L, 1);
+    if (kind == NOT_LAZY) damaged(L);
+    snapshot s;
+    open_snapshot(L, 1, &s);
+    int key = lazy_key(L, &s, kind, 2);
+    if (key < 0 || (*built_bits(&s, kind) & (1u << key))) {
+        lua_pushnil(L);
+        return 1;
+    }
+    push_field(L, &s, kind, key, 3);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    *built_bits(&s, kind) |= 1u << key;
+    finish_if_complete(L, &s, kind, 1);
     return 1;
 }
 
+/* t[k] = v for an absent k: a lazy key not yet set is set to v, as it would have been. */
 static int lazy_newindex(lua_State *L) {
-    build(L, 1);
     lua_settop(L, 3);
+    int kind = lazy_kind(L, 1);
+    if (kind == NOT_LAZY) damaged(L);
+    snapshot s;
+    open_snapshot(L, 1, &s);
+    int key = lazy_key(L, &s, kind, 2);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
     lua_rawset(L, 1);
+    if (key >= 0) {
+        *built_bits(&s, kind) |= 1u << key;
+        finish_if_complete(L, &s, kind, 1);
+    }
     return 0;
 }
 
@@ -313,12 +416,14 @@ void permit_lazy_install(lua_State *L) {
     }
     lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
 
-    lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, lazy_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lazy_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+    for (int kind = LAZY_CTX; kind <= LAZY_HISTORY; kind++) {
+        lua_createtable(L, 0, 2);
+        lua_pushcfunction(L, lazy_index);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, lazy_newindex);
+        lua_setfield(L, -2, "__newindex");
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_keys[kind - 1]);
+    }
 }
 
 void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes) {
@@ -326,7 +431,7 @@ void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes) {
     if (!lua_checkstack(L, 2)) return NULL;
     void *memory = lua_newuserdatauv(L, bytes, 0);
     lua_rawsetp(L, ctx, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_CTX - 1]);
     lua_setmetatable(L, ctx);
     return memory;
 }

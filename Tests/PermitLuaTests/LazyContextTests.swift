@@ -31,6 +31,13 @@ import Testing
         // Every value.
         "local h = ctx.history return { action = 'none', reason = table.concat({ h.launches, h.foregrounds, h.last_status, tostring(h.denied_at), tostring(h.legacy_registered), h.soft_prompt.shown, tostring(h.system_prompt.granted), h.settings_prompt.cancelled, h.features.diary.opened, tostring(h.features.reminders.last_opened_at), h.state.note, ctx.state.list[2], tostring(ctx.state.table.x), ctx.settings.alert, ctx.user.bucket }, ' ') }",
         "return { action = 'none', reason = tostring(ctx.history.state ~= ctx.state) .. tostring(ctx.history == ctx.history) }",
+        // history's own tables, built one by one.
+        "local h = ctx.history local keys, k = {}, nil repeat k = next(h, k) keys[#keys + 1] = tostring(k) until k == nil table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
+        "local h = ctx.history return { action = 'none', reason = type(rawget(h, 'features')) .. type(rawget(h, 'soft_prompt')) .. tostring(getmetatable(h)) }",
+        "local h = ctx.history h.soft_prompt = nil h.features = 5 return { action = 'none', reason = tostring(h.soft_prompt) .. tostring(h.features) .. type(h.system_prompt) }",
+        "local h = ctx.history local a = h.soft_prompt local n = 0 for _ in pairs(h) do n = n + 1 end return { action = 'none', reason = n .. tostring(a == h.soft_prompt) .. tostring(h.nothing) }",
+        "local h = ctx.history setmetatable(h, {}) return { action = 'none', reason = type(h.features) .. type(h.settings_prompt) }",
+        "return { action = 'none', remember = ctx.history }",
         // The host reading a ctx back.
         "return ctx",
         "return { action = 'none', remember = ctx }",
@@ -87,6 +94,24 @@ import Testing
         }
         let decision = try policy.decide(FastPathTests.context(.appBackground, history: second))
         #expect(decision?.reason == "1 2 app_launch")
+    }
+
+    /// The same for history kept without reading its tables: they come from its own event.
+    @Test func aKeptHistoryKeepsItsOwnTables() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx.history return nil end
+              return { action = 'none', reason = kept.soft_prompt.shown .. ' ' .. ctx.history.soft_prompt.shown }
+            end }
+            """, chunkName: "keeper.lua")
+        var first = Ledger()
+        first.softPrompt.shown = 1
+        var second = Ledger()
+        second.softPrompt.shown = 2
+        #expect(try policy.decide(FastPathTests.context(.appLaunch, history: first)) == nil)
+        for _ in 0..<3 { _ = try policy.decide(FastPathTests.context(.appForeground, history: second)) }
+        #expect(try policy.decide(FastPathTests.context(.appBackground, history: second))?.reason == "1 2")
     }
 
     /// Events whose policy never looks at the lazy fields leave nothing behind.

@@ -110,13 +110,14 @@ void permit_set_top(lua_State *L, int t, int k, int key);
 void permit_set_top_named(lua_State *L, int t, const char *s, size_t len);
 void permit_push_interned(lua_State *L, int k, int key);
 
-/* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`. The
-   host pushes ctx with its other fields and attaches a snapshot of these: a header, then
+/* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`, and
+   inside history its tables. The host pushes ctx with its other fields and attaches a
+   snapshot of these: a header, then
    `feature_count` features, then `state_nodes` nodes describing `state` (a table node and
    its subtree in pre-order: a table node is followed by its `children` direct children and
-   their subtrees), then `text_bytes` bytes of names and strings. The tables are built the
-   first time a policy reads or writes an absent key of ctx, iterates it, or asks for its
-   metatable; the host also settles a ctx before reading it back. */
+   their subtrees), then `text_bytes` bytes of names and strings. A field is built the first
+   time a policy reads it; all of a table's are built when it is iterated or its metatable is
+   asked for; the host also settles a table before reading it back. */
 enum {
     PERMIT_H_DENIED_AT, PERMIT_H_FIRST_LAUNCH_AT, PERMIT_H_FOREGROUNDS, PERMIT_H_LAUNCHES, PERMIT_H_PROMPTS_TODAY,
     PERMIT_H_STATUS_CHANGED_AT,
@@ -142,6 +143,7 @@ typedef struct permit_lazy_header {
     uint32_t feature_count;
     uint32_t state_nodes;
     uint32_t text_bytes;
+    uint32_t built[2]; /* the C side's: which lazy keys of ctx [0] and of history [1] are set (0 from the host) */
 } permit_lazy_header;
 typedef struct permit_lazy_feature {
     int64_t opened, last_opened_at, last_prompt_at;
