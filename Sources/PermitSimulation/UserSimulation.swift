@@ -59,7 +59,13 @@ struct UserSimulation: Sendable {
 
     private var now: Int64 { Int64(clock.now().timeIntervalSince1970) }
 
+    /// Lives every day, isolated to the first install's engine so that the days run on it
+    /// without an executor switch each (a reinstall's engine is another actor: reached by a hop).
     mutating func run() async {
+        await run(isolatedTo: engine)
+    }
+
+    private mutating func run(isolatedTo firstEngine: isolated PermissionEngine) async {
         tally.users = 1
         let startSeconds = model.start.timeIntervalSince1970
         for day in 0..<days {
