@@ -37,17 +37,21 @@ public enum AuthorizationRequestResult: Sendable, Hashable {
 
 /// The system's notification API, as the engine needs it. Implemented by the simulated device
 /// (tests, scenarios, simulations) and by the Apple adapter on iOS.
+///
+/// The requirements are `nonisolated(nonsending)`: they run on the caller's executor, so the
+/// engine calls a client that needs no executor of its own (the simulated device) without
+/// leaving its actor and coming back. A conformer's plain `async` methods still satisfy them.
 public protocol NotificationCenterClient: Sendable {
     /// Reads the current authorization and settings. May be stale right after the app returns
     /// to the foreground: a change can show only on a later read.
-    func readSettings() async -> NotificationSnapshot
+    nonisolated(nonsending) func readSettings() async -> NotificationSnapshot
     /// iOS 10+: `requestAuthorization(options:)`.
-    func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult
+    nonisolated(nonsending) func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult
     /// iOS 8–9: `registerUserNotificationSettings`. The register callback fires after the
     /// dialog is answered, or at once when no dialog can show.
-    func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult
+    nonisolated(nonsending) func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult
     /// The local notifications waiting to fire, soonest first.
-    func pendingReminders() async -> [ScheduledReminder]
+    nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder]
     /// Adds local notifications. The system keeps at most 64, the soonest.
-    func schedule(_ reminders: [ScheduledReminder]) async
+    nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async
 }

@@ -68,7 +68,7 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     // MARK: NotificationCenterClient
 
-    public func readSettings() async -> NotificationSnapshot { read() }
+    public nonisolated(nonsending) func readSettings() async -> NotificationSnapshot { read() }
 
     /// The synchronous form of `readSettings`.
     public func read() -> NotificationSnapshot {
@@ -83,11 +83,11 @@ public final class SimulatedDevice: NotificationCenterClient {
         }
     }
 
-    public func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
+    public nonisolated(nonsending) func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
         request(options: options)
     }
 
-    public func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
+    public nonisolated(nonsending) func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
         register(types: types)
     }
 
@@ -124,9 +124,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         }
     }
 
-    public func pendingReminders() async -> [ScheduledReminder] { pending }
+    public nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] { pending }
 
-    public func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
+    public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
 
     // MARK: The user and the world
 
