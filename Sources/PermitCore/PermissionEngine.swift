@@ -18,6 +18,9 @@ public actor PermissionEngine {
     private var settings: NotificationSettings = .unsupported
     private var appIsActive = true
     private let broadcaster: StatusBroadcaster
+    /// What the broadcaster holds: the engine is its only publisher, so it keeps the value
+    /// here too and takes the broadcaster's lock only for a change.
+    private var published: PermissionStatus = .unknown
     /// The local day of `prompts_today`, kept between events.
     private var localDays: LocalDayCache
     /// The locale tags a text is looked up by, most specific first (the locale never changes).
@@ -97,7 +100,7 @@ public actor PermissionEngine {
 
         let now = unixNow()
         ledger.roll(toDay: localDays.day(of: now))
-        let statusBefore = broadcaster.current
+        let statusBefore = published
 
         switch event {
         case .appLaunch, .appForeground: appIsActive = true
@@ -245,7 +248,10 @@ public actor PermissionEngine {
         let status = snapshot.status(legacyRegistered: ledger.legacyRegistered)
         settings = snapshot.settings
         ledger.record(status: status, at: now)
-        broadcaster.publish(status)
+        if status != published {
+            published = status
+            broadcaster.publish(status)
+        }
         return status
     }
 
@@ -302,7 +308,7 @@ public actor PermissionEngine {
     /// One delayed re-read after a foreground; `true` when it found a different status.
     private func recheckFoundChange() async -> Bool {
         guard !Task.isCancelled, appIsActive else { return true }
-        let before = broadcaster.current
+        let before = published
         return await refresh() != before
     }
 
