@@ -111,6 +111,7 @@ enum FastPath {
         let platform: Int32
         let capabilities: Int32
         let params: Int32
+        let locale: Int32
     }
 
     /// Pushes `ctx` as `LuaPolicy`'s general path builds it (SPEC §4): a fresh table each call,
@@ -135,7 +136,7 @@ enum FastPath {
         permit_set_ref(L, ctx, k, Key.capabilities.rawValue, cached.capabilities)
         try writer.pushEvent(context.event, depth: 1)
         writer.setTop(ctx, .event)
-        writer.setString(ctx, .locale, context.locale)
+        permit_set_ref(L, ctx, k, Key.locale.rawValue, cached.locale)
         permit_set_int(L, ctx, k, Key.now.rawValue, context.now)
         permit_set_ref(L, ctx, k, Key.params.rawValue, cached.params)
         permit_set_ref(L, ctx, k, Key.platform.rawValue, cached.platform)

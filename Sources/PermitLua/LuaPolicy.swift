@@ -33,6 +33,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var executableLines: Set<Int>?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
+        /// The locale as a stored string: pushing its text hashed it on every call.
+        var localeCache: (locale: String, ref: LuaRef)?
         /// The interned key strings of the warm path, stored on the first call.
         var keys: LuaRef?
         /// The slots of `keys` and the cached tables, while none of them changes.
@@ -290,12 +292,16 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     // MARK: Calls
 
-    /// The stored parts of `ctx` (platform, capabilities, merged params) and the interned keys,
-    /// made again only when the platform or the overrides change.
+    /// The stored parts of `ctx` (platform, capabilities, merged params, locale) and the
+    /// interned keys, made again only when the platform, the overrides or the locale change.
     private func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
         if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
-           runtime.paramsCache?.overrides == context.params {
+           runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale {
             return slots
+        }
+        if runtime.localeCache?.locale != context.locale {
+            if let old = runtime.localeCache { runtime.vm.release(old.ref) }
+            runtime.localeCache = (context.locale, try runtime.vm.store(.string(context.locale), readOnly: false))
         }
         if runtime.platformCache?.platform != context.platform {
             if let old = runtime.platformCache {
@@ -318,7 +324,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         let slots = FastPath.Cached(
             keys: try runtime.vm.slot(of: runtime.keys!), platform: try runtime.vm.slot(of: runtime.platformCache!.platform_),
             capabilities: try runtime.vm.slot(of: runtime.platformCache!.capabilities),
-            params: try runtime.vm.slot(of: runtime.paramsCache!.ref))
+            params: try runtime.vm.slot(of: runtime.paramsCache!.ref), locale: try runtime.vm.slot(of: runtime.localeCache!.ref))
         runtime.slots = slots
         return slots
     }

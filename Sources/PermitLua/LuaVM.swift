@@ -164,7 +164,7 @@ public final class LuaVM {
         return ref.slot
     }
 
-    /// Keeps a host value in the VM (for values reused on every call, e.g. parts
+    /// Keeps a table, function or string in the VM (for values reused on every call, e.g. parts
     /// of a context that do not change). With `readOnly`, tables (nested ones
     /// too) are wrapped in read-only proxies so a script cannot alter what the
     /// next call sees (`pairs` still iterates them; `next`/`rawget`/`#`-free raw
@@ -177,10 +177,10 @@ public final class LuaVM {
         try push(L, value, depth: 0)
         if readOnly { permit_make_readonly(L) }
         let type = lua_type(L, -1)
-        guard type == LUA_TTABLE || type == LUA_TFUNCTION else {
-            throw LuaError(kind: .invalidUse, message: "only tables and functions can be stored")
+        guard type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TSTRING else {
+            throw LuaError(kind: .invalidUse, message: "only tables, functions and strings can be stored")
         }
-        return makeRef(L, at: -1, typeName: type == LUA_TTABLE ? "table" : "function")
+        return makeRef(L, at: -1, typeName: String(cString: lua_typename(L, type)))
     }
 
     /// Makes a Lua function backed by Swift. `body` gets the arguments (tables
