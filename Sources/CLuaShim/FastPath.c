@@ -2,8 +2,7 @@
  * The warm decision path: building `ctx` and reading a decision with few API calls.
  *
  * Keys are interned once per VM: Swift stores a sequence of strings in the registry and
- * passes its stack index `k`; a key is then one lua_rawgeti instead of hashing the text on
- * every call. Every function here uses raw access only (no metamethod can run) and runs
+ * passes its slot; a key is then one lua_rawgeti instead of hashing the text on every call. Every function here uses raw access only (no metamethod can run) and runs
  * between calls, while the memory cap is off, like the rest of the host's pushes.
  */
 #include "CLuaShim.h"
@@ -11,55 +10,56 @@
 
 static void push_key(lua_State *L, int k, int key) { lua_rawgeti(L, k, key); }
 
-void permit_set_int(lua_State *L, int t, int k, int key, lua_Integer value) {
+static void set_int(lua_State *L, int t, int k, int key, lua_Integer value) {
     push_key(L, k, key);
     lua_pushinteger(L, value);
     lua_rawset(L, t);
 }
 
-void permit_set_number(lua_State *L, int t, int k, int key, lua_Number value) {
-    push_key(L, k, key);
-    lua_pushnumber(L, value);
-    lua_rawset(L, t);
-}
-
-void permit_set_bool(lua_State *L, int t, int k, int key, int value) {
-    push_key(L, k, key);
-    lua_pushboolean(L, value);
-    lua_rawset(L, t);
-}
-
-void permit_set_interned(lua_State *L, int t, int k, int key, int value) {
+static void set_interned(lua_State *L, int t, int k, int key, int value) {
     push_key(L, k, key);
     lua_rawgeti(L, k, value);
     lua_rawset(L, t);
 }
 
-void permit_set_string(lua_State *L, int t, int k, int key, const char *s, size_t len) {
-    push_key(L, k, key);
-    lua_pushlstring(L, s, len);
-    lua_rawset(L, t);
-}
-
-void permit_set_ref(lua_State *L, int t, int k, int key, int ref) {
+static void set_ref(lua_State *L, int t, int k, int key, int ref) {
     push_key(L, k, key);
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_rawset(L, t);
 }
 
-void permit_set_top(lua_State *L, int t, int k, int key) {
-    push_key(L, k, key);
-    lua_insert(L, -2);
-    lua_rawset(L, t);
-}
+int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
+    if (!lua_checkstack(L, 8)) return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->keys);
+    int k = lua_gettop(L);
+    lua_createtable(L, 0, f->hash);
+    int ctx = k + 1;
+    set_ref(L, ctx, k, f->key_capabilities, f->capabilities);
 
-void permit_set_top_named(lua_State *L, int t, const char *s, size_t len) {
-    lua_pushlstring(L, s, len);
-    lua_insert(L, -2);
-    lua_rawset(L, t);
-}
+    /* event: its extra field's name sorts before "name" */
+    push_key(L, k, f->key_event);
+    lua_createtable(L, 0, f->event_key ? 2 : 1);
+    if (f->event_key) {
+        push_key(L, k, f->event_key);
+        switch (f->event_kind) {
+        case 1: push_key(L, k, f->event_value); break;
+        case 2: lua_pushlstring(L, f->event_text, f->event_text_length); break;
+        default: lua_pushboolean(L, f->event_value); break;
+        }
+        lua_rawset(L, -3);
+    }
+    set_interned(L, lua_gettop(L), k, f->key_name, f->event_name);
+    lua_rawset(L, ctx);
 
-void permit_push_interned(lua_State *L, int k, int key) { push_key(L, k, key); }
+    set_ref(L, ctx, k, f->key_locale, f->locale);
+    set_int(L, ctx, k, f->key_now, f->now);
+    set_ref(L, ctx, k, f->key_params, f->params);
+    set_ref(L, ctx, k, f->key_platform, f->platform);
+    set_interned(L, ctx, k, f->key_previous_status, f->previous_status);
+    set_interned(L, ctx, k, f->key_status, f->status);
+    lua_remove(L, k); /* ctx now at k */
+    return k;
+}
 
 /* ------------------------------------------------------------ decision table */
 

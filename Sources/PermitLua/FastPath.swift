@@ -17,9 +17,8 @@ enum FastPath {
     /// Every key and enum value `ctx` holds, interned once per VM (a sequence in the registry)
     /// so that a key costs one `lua_rawgeti` instead of hashing its text on every call.
     enum Key: Int32, CaseIterable {
-        // ctx
-        case capabilities = 1, event, history, locale, now, params, platform, previousStatus, settings, state,
-            status, user
+        // ctx's eager keys (the lazy fields' names are LazyContext.c's own)
+        case capabilities = 1, event, locale, now, params, platform, previousStatus, status
         // event
         case name, feature, answer, granted
         case appLaunch, appForeground, appBackground, featureOpened, softPromptAnswered, systemPromptAnswered,
@@ -27,19 +26,8 @@ enum FastPath {
         case accept, decline, dismiss, open, cancel
         // statuses
         case unknown, notDetermined, denied, authorized, provisional, ephemeral
-        // setting values, then names
+        // setting values
         case enabled, disabled, notSupported
-        case alert, sound, badge, lockScreen, notificationCenter, carPlay, criticalAlert, timeSensitive,
-            scheduledDelivery
-        // history
-        case deniedAt, features, firstLaunchAt, foregrounds, lastStatus, launches, legacyRegistered, promptsToday,
-            settingsPrompt, softPrompt, statusChangedAt, systemPrompt
-        case accepted, declined, dismissed, lastAnsweredAt, lastShownAt, shown
-        case answeredAt, requested
-        case cancelled, opened
-        case lastOpenedAt, lastPromptAt
-        // user
-        case bucket
 
         var text: String {
             switch self {
@@ -53,26 +41,6 @@ enum FastPath {
             case .settingsPromptAnswered: "settings_prompt_answered"
             case .notDetermined: "not_determined"
             case .notSupported: "not_supported"
-            case .lockScreen: "lock_screen"
-            case .notificationCenter: "notification_center"
-            case .carPlay: "car_play"
-            case .criticalAlert: "critical_alert"
-            case .timeSensitive: "time_sensitive"
-            case .scheduledDelivery: "scheduled_delivery"
-            case .deniedAt: "denied_at"
-            case .firstLaunchAt: "first_launch_at"
-            case .lastStatus: "last_status"
-            case .legacyRegistered: "legacy_registered"
-            case .promptsToday: "prompts_today"
-            case .settingsPrompt: "settings_prompt"
-            case .softPrompt: "soft_prompt"
-            case .statusChangedAt: "status_changed_at"
-            case .systemPrompt: "system_prompt"
-            case .lastAnsweredAt: "last_answered_at"
-            case .lastShownAt: "last_shown_at"
-            case .answeredAt: "answered_at"
-            case .lastOpenedAt: "last_opened_at"
-            case .lastPromptAt: "last_prompt_at"
             default: String(describing: self)
             }
         }
@@ -123,130 +91,92 @@ enum FastPath {
     ) throws(LuaError) {
         let L = stack.L
         let vm = stack.vm
-        guard lua_checkstack(L, 12) != 0 else {
+        // ctx and event are one level deep at most: only a depth limit under 2 refuses them.
+        guard vm.limits.maxTableDepth > 1 else {
+            throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(vm.limits.maxTableDepth) levels")
+        }
+        var fields = eagerKeys()
+        fields.keys = cached.keys
+        fields.capabilities = cached.capabilities
+        fields.params = cached.params
+        fields.platform = cached.platform
+        fields.locale = cached.locale
+        fields.now = context.now
+        fields.status = Key.of(context.status).rawValue
+        fields.previous_status = Key.of(context.previousStatus).rawValue
+        // Room for every field, the snapshot's key included, so building the lazy ones never
+        // has to grow ctx.
+        fields.hash = Int32(9 + LazyFieldsEncoder.fieldCount)
+        let ctx: Int32
+        switch context.event {
+        case .appLaunch: ctx = push(&fields, name: .appLaunch, on: L)
+        case .appForeground: ctx = push(&fields, name: .appForeground, on: L)
+        case .appBackground: ctx = push(&fields, name: .appBackground, on: L)
+        case .featureOpened(let feature):
+            fields.event_key = Key.feature.rawValue
+            fields.event_kind = 2
+            var feature = feature
+            ctx = feature.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    fields.event_text = chars.baseAddress
+                    fields.event_text_length = chars.count
+                    return push(&fields, name: .featureOpened, on: L)
+                }
+            }
+        case .softPromptAnswered(let answer):
+            fields.event_key = Key.answer.rawValue
+            fields.event_kind = 1
+            let value: Key = switch answer {
+            case .accept: .accept
+            case .decline: .decline
+            case .dismiss: .dismiss
+            }
+            fields.event_value = value.rawValue
+            ctx = push(&fields, name: .softPromptAnswered, on: L)
+        case .systemPromptAnswered(let granted):
+            fields.event_key = Key.granted.rawValue
+            fields.event_kind = 3
+            fields.event_value = granted ? 1 : 0
+            ctx = push(&fields, name: .systemPromptAnswered, on: L)
+        case .settingsPromptAnswered(let answer):
+            fields.event_key = Key.answer.rawValue
+            fields.event_kind = 1
+            let value: Key = switch answer {
+            case .open: .open
+            case .cancel: .cancel
+            case .dismiss: .dismiss
+            }
+            fields.event_value = value.rawValue
+            ctx = push(&fields, name: .settingsPromptAnswered, on: L)
+        }
+        guard ctx != 0 else {
             throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
-        _ = permit_push_ref(L, cached.keys)
-        let k = lua_gettop(L)
-        let writer = Writer(L: L, k: k, maxDepth: vm.limits.maxTableDepth)
-
-        // Room for every field, the snapshot's key included, so building the lazy ones never
-        // has to grow ctx. The eager keys in sorted order.
-        let ctx = try writer.newTable(array: 0, hash: 9 + LazyFieldsEncoder.fieldCount, depth: 0)
-        permit_set_ref(L, ctx, k, Key.capabilities.rawValue, cached.capabilities)
-        try writer.pushEvent(context.event, depth: 1)
-        writer.setTop(ctx, .event)
-        permit_set_ref(L, ctx, k, Key.locale.rawValue, cached.locale)
-        permit_set_int(L, ctx, k, Key.now.rawValue, context.now)
-        permit_set_ref(L, ctx, k, Key.params.rawValue, cached.params)
-        permit_set_ref(L, ctx, k, Key.platform.rawValue, cached.platform)
-        writer.setInterned(ctx, .previousStatus, .of(context.previousStatus))
-        writer.setInterned(ctx, .status, .of(context.status))
         try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
-
-        // Leave only ctx: drop the interned table below it.
-        lua_rotate(L, k, -1)
-        permit_pop(L, 1)
     }
 
-    /// Pushes tables on the stack; `k` is the index of the interned strings.
-    struct Writer {
-        let L: OpaquePointer
-        let k: Int32
-        let maxDepth: Int
-
-        /// A new table on top; returns its index. Fails like `LuaVM.push` for a table at `depth`.
-        func newTable(array: Int, hash: Int, depth: Int) throws(LuaError) -> Int32 {
-            guard depth < maxDepth else {
-                throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
-            }
-            guard lua_checkstack(L, 4) != 0 else {
-                throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
-            }
-            permit_newtable(L, Int32(clamping: array), Int32(clamping: hash))
-            return lua_gettop(L)
-        }
-
-        /// Pops the value on top into `table[key]`.
-        func setTop(_ table: Int32, _ key: Key) { permit_set_top(L, table, k, key.rawValue) }
-
-        func setInterned(_ table: Int32, _ key: Key, _ value: Key) {
-            permit_set_interned(L, table, k, key.rawValue, value.rawValue)
-        }
-
-        func setCount(_ table: Int32, _ key: Key, _ value: Int) {
-            permit_set_int(L, table, k, key.rawValue, Int64(value))
-        }
-
-        func setTime(_ table: Int32, _ key: Key, _ value: Int64?) {
-            if let value { permit_set_int(L, table, k, key.rawValue, value) }
-        }
-
-        func setString(_ table: Int32, _ key: Key, _ text: String) {
-            var text = text
-            text.withUTF8 { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    permit_set_string(L, table, k, key.rawValue, chars.baseAddress, chars.count)
-                }
-            }
-        }
-
-        func pushString(_ text: String) {
-            var text = text
-            text.withUTF8 { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    _ = lua_pushlstring(L, chars.baseAddress, chars.count)
-                }
-            }
-        }
-
-        /// `{ name = ..., <the event's fields> }` (LuaBridge.event).
-        func pushEvent(_ event: AppEvent, depth: Int) throws(LuaError) {
-            let name: Key
-            switch event {
-            case .appLaunch: name = .appLaunch
-            case .appForeground: name = .appForeground
-            case .appBackground: name = .appBackground
-            case .featureOpened: name = .featureOpened
-            case .softPromptAnswered: name = .softPromptAnswered
-            case .systemPromptAnswered: name = .systemPromptAnswered
-            case .settingsPromptAnswered: name = .settingsPromptAnswered
-            }
-            // Every extra field name sorts before "name".
-            switch event {
-            case .appLaunch, .appForeground, .appBackground:
-                let t = try newTable(array: 0, hash: 1, depth: depth)
-                setInterned(t, .name, name)
-            case .featureOpened(let feature):
-                let t = try newTable(array: 0, hash: 2, depth: depth)
-                setString(t, .feature, feature)
-                setInterned(t, .name, name)
-            case .softPromptAnswered(let answer):
-                let t = try newTable(array: 0, hash: 2, depth: depth)
-                let value: Key = switch answer {
-                case .accept: .accept
-                case .decline: .decline
-                case .dismiss: .dismiss
-                }
-                setInterned(t, .answer, value)
-                setInterned(t, .name, name)
-            case .systemPromptAnswered(let granted):
-                let t = try newTable(array: 0, hash: 2, depth: depth)
-                permit_set_bool(L, t, k, Key.granted.rawValue, granted ? 1 : 0)
-                setInterned(t, .name, name)
-            case .settingsPromptAnswered(let answer):
-                let t = try newTable(array: 0, hash: 2, depth: depth)
-                let value: Key = switch answer {
-                case .open: .open
-                case .cancel: .cancel
-                case .dismiss: .dismiss
-                }
-                setInterned(t, .answer, value)
-                setInterned(t, .name, name)
-            }
-        }
+    private static func push(_ fields: inout permit_ctx_fields, name: Key, on L: OpaquePointer) -> Int32 {
+        fields.event_name = name.rawValue
+        return Int32(permit_push_context(L, &fields))
     }
 
+    /// The keys of ctx's eager fields; the values are filled per call.
+    private static func eagerKeys() -> permit_ctx_fields {
+        var fields = permit_ctx_fields()
+        fields.key_capabilities = Key.capabilities.rawValue
+        fields.key_event = Key.event.rawValue
+        fields.key_locale = Key.locale.rawValue
+        fields.key_now = Key.now.rawValue
+        fields.key_params = Key.params.rawValue
+        fields.key_platform = Key.platform.rawValue
+        fields.key_previous_status = Key.previousStatus.rawValue
+        fields.key_status = Key.status.rawValue
+        fields.key_name = Key.name.rawValue
+        return fields
+    }
+}
+
+extension FastPath {
     // MARK: The decision
 
     /// What `decide` returned: read here, or copied for the general path.

@@ -97,19 +97,6 @@ void permit_set_coverage(lua_State *L, int on);
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max);
 int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max);
 
-/* The warm decision path (FastPath.c). `t` is the table being filled and `k` the stack index of
-   the VM's interned strings (a sequence); `key` and `value` index into it. Raw sets only. */
-void permit_set_int(lua_State *L, int t, int k, int key, lua_Integer value);
-void permit_set_number(lua_State *L, int t, int k, int key, lua_Number value);
-void permit_set_bool(lua_State *L, int t, int k, int key, int value);
-void permit_set_interned(lua_State *L, int t, int k, int key, int value);
-void permit_set_string(lua_State *L, int t, int k, int key, const char *s, size_t len);
-void permit_set_ref(lua_State *L, int t, int k, int key, int ref);
-/// Pops the value on top into t[interned key] / t[s].
-void permit_set_top(lua_State *L, int t, int k, int key);
-void permit_set_top_named(lua_State *L, int t, const char *s, size_t len);
-void permit_push_interned(lua_State *L, int k, int key);
-
 /* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`, and
    inside history its tables. The host pushes ctx with its other fields and attaches a
    snapshot of these: a header, then
@@ -170,6 +157,27 @@ void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes);
 /// Builds the lazy fields of the table at `idx` if it has any (protected: an error leaves it
 /// as it was and returns -1); 1 when it built them, 0 when there was nothing to build.
 int permit_lazy_settle(lua_State *L, int idx);
+
+/* ctx's eager fields in one call (FastPath.c): keys and enum values are indices into the
+   interned strings (registry slot `keys`), tables and the locale registry slots. */
+typedef struct permit_ctx_fields {
+    int32_t keys;
+    int32_t capabilities, params, platform, locale; /* registry slots */
+    int32_t key_capabilities, key_event, key_locale, key_now, key_params, key_platform,
+        key_previous_status, key_status, key_name;
+    int64_t now;
+    int32_t status, previous_status; /* interned values */
+    int32_t event_name;              /* interned value */
+    int32_t event_key;               /* interned key of the event's extra field, 0 when none */
+    int32_t event_kind;              /* the extra value: 1 interned (event_value), 2 text, 3 boolean (event_value) */
+    int32_t event_value;
+    const char *event_text;
+    size_t event_text_length;
+    int32_t hash; /* ctx's hash size hint */
+} permit_ctx_fields;
+/// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
+/// them); 0 when the stack cannot grow. Raw operations only; call between calls.
+int permit_push_context(lua_State *L, const permit_ctx_fields *f);
 
 /// The fields of a decision table, in this order (DecisionReader's names).
 enum {
