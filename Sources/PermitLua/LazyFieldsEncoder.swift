@@ -25,22 +25,21 @@ final class LazyFieldsEncoder {
     func attach(_ context: PolicyContext, to ctx: Int32, keysSlot: Int32, maxDepth: Int, on L: OpaquePointer)
         throws(LuaError)
     {
-        let ledger = context.history
         // The tables' depths in ctx, as the general path checks them: history, settings, state
         // and user at 1, history's parts at 2, one table per feature at 3; `state` is checked
         // where it is deeper, inside history.
-        guard maxDepth > (ledger.features.isEmpty ? 2 : 3) else {
+        guard maxDepth > (context.history.features.isEmpty ? 2 : 3) else {
             throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
         }
         var state = spare
         spare = StateNodes()  // `state` now holds the only reference to the buffers: no copy on write
         defer { spare = state }
-        try state.encode(ledger.state, depth: 2, maxDepth: maxDepth)
+        try state.encode(context.history.state, depth: 2, maxDepth: maxDepth)
 
         var textBytes = state.text.count
-        for name in ledger.features.keys { textBytes += name.utf8.count }
+        for name in context.history.features.keys { textBytes += name.utf8.count }
         let headerBytes = MemoryLayout<permit_lazy_header>.stride
-        let featureBytes = ledger.features.count * MemoryLayout<permit_lazy_feature>.stride
+        let featureBytes = context.history.features.count * MemoryLayout<permit_lazy_feature>.stride
         let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
         guard let memory = permit_lazy_attach(L, ctx, headerBytes + featureBytes + nodeBytes + textBytes) else {
             throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
@@ -48,10 +47,10 @@ final class LazyFieldsEncoder {
 
         var header = permit_lazy_header()
         header.keys_ref = keysSlot
-        header.last_status = FastPath.Key.of(ledger.lastStatus).rawValue
-        header.legacy_registered = ledger.legacyRegistered ? 1 : 0
+        header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
+        header.legacy_registered = context.history.legacyRegistered ? 1 : 0
         header.bucket = Int64(context.userBucket)
-        header.feature_count = UInt32(ledger.features.count)
+        header.feature_count = UInt32(context.history.features.count)
         header.state_nodes = UInt32(state.nodes.count)
         header.text_bytes = UInt32(textBytes)
         withUnsafeMutableBytes(of: &header.history) { raw in
@@ -61,25 +60,25 @@ final class LazyFieldsEncoder {
             func set(_ field: Int, _ value: Int64?) {
                 if let value { history[field] = value } else { absent |= 1 << UInt32(field) }
             }
-            set(Int(PERMIT_H_DENIED_AT), ledger.deniedAt)
-            set(Int(PERMIT_H_FIRST_LAUNCH_AT), ledger.firstLaunchAt)
-            set(Int(PERMIT_H_FOREGROUNDS), ledger.foregrounds)
-            set(Int(PERMIT_H_LAUNCHES), ledger.launches)
-            set(Int(PERMIT_H_PROMPTS_TODAY), ledger.promptsToday)
-            set(Int(PERMIT_H_STATUS_CHANGED_AT), ledger.statusChangedAt)
-            let settings = ledger.settingsPrompt
+            set(Int(PERMIT_H_DENIED_AT), context.history.deniedAt)
+            set(Int(PERMIT_H_FIRST_LAUNCH_AT), context.history.firstLaunchAt)
+            set(Int(PERMIT_H_FOREGROUNDS), context.history.foregrounds)
+            set(Int(PERMIT_H_LAUNCHES), context.history.launches)
+            set(Int(PERMIT_H_PROMPTS_TODAY), context.history.promptsToday)
+            set(Int(PERMIT_H_STATUS_CHANGED_AT), context.history.statusChangedAt)
+            let settings = context.history.settingsPrompt
             set(Int(PERMIT_H_SETTINGS_CANCELLED), settings.cancelled)
             set(Int(PERMIT_H_SETTINGS_LAST_SHOWN_AT), settings.lastShownAt)
             set(Int(PERMIT_H_SETTINGS_OPENED), settings.opened)
             set(Int(PERMIT_H_SETTINGS_SHOWN), settings.shown)
-            let soft = ledger.softPrompt
+            let soft = context.history.softPrompt
             set(Int(PERMIT_H_SOFT_ACCEPTED), soft.accepted)
             set(Int(PERMIT_H_SOFT_DECLINED), soft.declined)
             set(Int(PERMIT_H_SOFT_DISMISSED), soft.dismissed)
             set(Int(PERMIT_H_SOFT_LAST_ANSWERED_AT), soft.lastAnsweredAt)
             set(Int(PERMIT_H_SOFT_LAST_SHOWN_AT), soft.lastShownAt)
             set(Int(PERMIT_H_SOFT_SHOWN), soft.shown)
-            let system = ledger.systemPrompt
+            let system = context.history.systemPrompt
             set(Int(PERMIT_H_SYSTEM_ANSWERED_AT), system.answeredAt)
             set(Int(PERMIT_H_SYSTEM_GRANTED), system.granted.map { $0 ? 1 : 0 })
             set(Int(PERMIT_H_SYSTEM_REQUESTED), system.requested)
@@ -104,13 +103,13 @@ final class LazyFieldsEncoder {
 
         // Features in the dictionary's order (the C side sorts them when it builds), their names
         // after state's text.
-        let features = memory.advanced(by: headerBytes).bindMemory(to: permit_lazy_feature.self, capacity: ledger.features.count)
+        let features = memory.advanced(by: headerBytes).bindMemory(to: permit_lazy_feature.self, capacity: context.history.features.count)
         let text = memory.advanced(by: headerBytes + featureBytes + nodeBytes).assumingMemoryBound(to: UInt8.self)
         state.text.withUnsafeBufferPointer { bytes in
             if let base = bytes.baseAddress { text.update(from: base, count: bytes.count) }
         }
         var offset = state.text.count
-        for (index, (name, feature)) in ledger.features.enumerated() {
+        for (index, (name, feature)) in context.history.features.enumerated() {
             var name = name
             let length = name.withUTF8 { bytes in
                 if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
