@@ -35,6 +35,11 @@ public enum ReminderPlanner {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let today = calendar.startOfDay(for: now)
+        // Until the zone's next offset change, local times are midnight plus the time of day:
+        // those fire dates are arithmetic. The Calendar (and its shared locks, which two
+        // simulation workers contend for) is asked only for dates past a change.
+        let steadyUntil = timeZone.nextDaylightSavingTimeTransition(after: today) ?? .distantFuture
+        let chain = LocalizedText.fallbackChain(for: locale)
         let pendingDates = Set(pending.map(\.fireDate))
         var seenDates = Set<Date>()
         var candidates: [ScheduledReminder] = []
@@ -51,21 +56,18 @@ public enum ReminderPlanner {
                     message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
                 continue
             }
-            guard let day = calendar.date(byAdding: .day, value: request.day, to: today),
-                  let fireDate = calendar.date(
-                    bySettingHour: request.hour, minute: request.minute, second: 0, of: day)
-            else {
+            guard let fireDate = fireDate(of: request, today: today, steadyUntil: steadyUntil, calendar: calendar) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
             }
             guard fireDate > now, !pendingDates.contains(fireDate), seenDates.insert(fireDate).inserted else {
                 continue
             }
-            guard let body = request.body.resolved(for: locale) else {
+            guard let body = request.body.resolved(along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale) or en"))
                 continue
             }
-            let title = request.title.flatMap { $0.resolved(for: locale) }
+            let title = request.title.flatMap { $0.resolved(along: chain) }
             candidates.append(ScheduledReminder(
                 id: request.id ?? "permit.reminder.\(Int64(fireDate.timeIntervalSince1970))",
                 fireDate: fireDate,
@@ -89,5 +91,15 @@ public enum ReminderPlanner {
             kept.append(candidate)
         }
         return Plan(toSchedule: kept, problems: problems)
+    }
+
+    /// The request's local day and time as an instant: arithmetic before the zone's next offset
+    /// change, the Calendar after it (a time a DST change skips or repeats follows its rules).
+    static func fireDate(of request: ReminderRequest, today: Date, steadyUntil: Date, calendar: Calendar) -> Date? {
+        let seconds = request.day * 86_400 + request.hour * 3_600 + request.minute * 60
+        let plain = today.addingTimeInterval(TimeInterval(seconds))
+        if plain < steadyUntil { return plain }
+        guard let day = calendar.date(byAdding: .day, value: request.day, to: today) else { return nil }
+        return calendar.date(bySettingHour: request.hour, minute: request.minute, second: 0, of: day)
     }
 }

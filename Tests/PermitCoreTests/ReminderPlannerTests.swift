@@ -33,6 +33,30 @@ import Testing
         #expect(result.toSchedule.map(\.fireDate) == [iso("2026-01-05T23:45:00Z"), iso("2026-01-06T00:15:00Z")])
     }
 
+    /// Fire dates are arithmetic until the zone's next offset change: every one must be the
+    /// Calendar's, whatever the zone, the day and the time (DST gaps and repeats included).
+    @Test(arguments: ["UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Santiago",
+                      "Asia/Kolkata", "Pacific/Chatham"])
+    func fireDatesAreTheCalendars(zoneName: String) throws {
+        let zone = try #require(TimeZone(identifier: zoneName))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var now = iso("2026-01-01T00:00:00Z")
+        while now < iso("2027-01-01T00:00:00Z") {
+            let today = calendar.startOfDay(for: now)
+            let steady = zone.nextDaylightSavingTimeTransition(after: today) ?? .distantFuture
+            for (day, hour, minute) in [(0, 0, 0), (0, 2, 30), (1, 1, 30), (3, 2, 0), (6, 23, 59), (40, 9, 15)] {
+                let request = ReminderRequest(day: day, hour: hour, minute: minute, body: "x")
+                let expected = calendar.date(byAdding: .day, value: day, to: today).flatMap {
+                    calendar.date(bySettingHour: hour, minute: minute, second: 0, of: $0)
+                }
+                let got = ReminderPlanner.fireDate(of: request, today: today, steadyUntil: steady, calendar: calendar)
+                #expect(got == expected, "\(zoneName) \(now) day \(day) \(hour):\(minute)")
+            }
+            now = now.addingTimeInterval(86_400 * 3 + 3_601)
+        }
+    }
+
     @Test func dayZeroIsTheLocalDayNotTheUTCDay() {
         // 2026-01-05T20:00Z is already the 6th at 04:00 in Taipei.
         let result = plan([ReminderRequest(day: 0, hour: 9, body: "x")], now: iso("2026-01-05T20:00:00Z"), zone: "Asia/Taipei")
