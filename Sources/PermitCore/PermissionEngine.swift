@@ -14,22 +14,26 @@ public actor PermissionEngine {
     public let platform: Platform
     public let configuration: EngineConfiguration
 
-    private var ledger: Ledger
-    private var settings: NotificationSettings = .unsupported
-    private var appIsActive = true
+    // The actor serialises every access to its state, and the FIFO gate keeps events from
+    // interleaving across awaits, so the per-access dynamic exclusivity checks Swift would add
+    // (a thread-local lookup each, several per event) check nothing: they are off for the
+    // state the hot path touches.
+    @exclusivity(unchecked) private var ledger: Ledger
+    @exclusivity(unchecked) private var settings: NotificationSettings = .unsupported
+    @exclusivity(unchecked) private var appIsActive = true
     private let broadcaster: StatusBroadcaster
     /// What the broadcaster holds: the engine is its only publisher, so it keeps the value
     /// here too and takes the broadcaster's lock only for a change.
-    private var published: PermissionStatus = .unknown
+    @exclusivity(unchecked) private var published: PermissionStatus = .unknown
     /// The local day of `prompts_today`, kept between events.
-    private var localDays: LocalDayCache
+    @exclusivity(unchecked) private var localDays: LocalDayCache
     /// The locale tags a text is looked up by, most specific first (the locale never changes).
     private let localeChain: [String]
     private var recheckTask: Task<Void, Never>?
 
     // The FIFO gate.
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var busy = false
+    @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
     public nonisolated let storeWarnings: [String]

@@ -19,7 +19,7 @@ final class LazyFieldsEncoder {
     /// The state buffers between calls. The work is done by a `StateNodes` value that owns them
     /// during the call: a class's stored properties pay a dynamic exclusivity check on every
     /// access.
-    private var spare = StateNodes()
+    @exclusivity(unchecked) private var spare = StateNodes()
 
     /// Encodes the lazy fields of `context` and attaches them to the ctx table at `ctx`.
     func attach(_ context: PolicyContext, to ctx: Int32, keysSlot: Int32, maxDepth: Int, on L: OpaquePointer)

@@ -16,11 +16,14 @@ public final class LuaVM {
     public let limits: LuaLimits
     private let L: OpaquePointer
     private let id: UInt64
-    private var liveRefs = LiveRefs()
-    private var nextGeneration: UInt32 = 1
+    // A VM is used by one thread at a time (its owner's lock) and never re-entered (`running`):
+    // dynamic exclusivity checks on this state, a thread-local lookup per access on every call,
+    // would check nothing.
+    @exclusivity(unchecked) private var liveRefs = LiveRefs()
+    @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
     private var hostFunctions: [HostFunctionBox] = []
-    private var running = false
-    private var pendingReleases: [LuaRef] = []
+    @exclusivity(unchecked) private var running = false
+    @exclusivity(unchecked) private var pendingReleases: [LuaRef] = []
 
     /// Opens a fresh sandbox. `randomSeed` seeds `math.random` (reproducible per seed).
     public init(limits: LuaLimits = .default, randomSeed: UInt64 = 0) {
