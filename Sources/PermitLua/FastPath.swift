@@ -56,6 +56,22 @@ enum FastPath {
             }
         }
 
+        static func of(_ answer: SoftPromptAnswer) -> Key {
+            switch answer {
+            case .accept: .accept
+            case .decline: .decline
+            case .dismiss: .dismiss
+            }
+        }
+
+        static func of(_ answer: SettingsPromptAnswer) -> Key {
+            switch answer {
+            case .open: .open
+            case .cancel: .cancel
+            case .dismiss: .dismiss
+            }
+        }
+
         static func of(_ value: SettingValue) -> Key {
             switch value {
             case .enabled: .enabled
@@ -124,35 +140,27 @@ enum FastPath {
                 }
             }
         case .softPromptAnswered(let answer):
-            fields.event_key = Key.answer.rawValue
-            fields.event_kind = 1
-            let value: Key = switch answer {
-            case .accept: .accept
-            case .decline: .decline
-            case .dismiss: .dismiss
-            }
-            fields.event_value = value.rawValue
-            ctx = push(&fields, name: .softPromptAnswered, on: L)
+            ctx = push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
         case .systemPromptAnswered(let granted):
             fields.event_key = Key.granted.rawValue
             fields.event_kind = 3
             fields.event_value = granted ? 1 : 0
             ctx = push(&fields, name: .systemPromptAnswered, on: L)
         case .settingsPromptAnswered(let answer):
-            fields.event_key = Key.answer.rawValue
-            fields.event_kind = 1
-            let value: Key = switch answer {
-            case .open: .open
-            case .cancel: .cancel
-            case .dismiss: .dismiss
-            }
-            fields.event_value = value.rawValue
-            ctx = push(&fields, name: .settingsPromptAnswered, on: L)
+            ctx = push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
         }
         guard ctx != 0 else {
             throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
         try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
+    }
+
+    /// An event whose extra field is `answer`.
+    private static func push(_ fields: inout permit_ctx_fields, name: Key, answer: Key, on L: OpaquePointer) -> Int32 {
+        fields.event_key = Key.answer.rawValue
+        fields.event_kind = 1
+        fields.event_value = answer.rawValue
+        return push(&fields, name: name, on: L)
     }
 
     private static func push(_ fields: inout permit_ctx_fields, name: Key, on L: OpaquePointer) -> Int32 {

@@ -16,9 +16,10 @@ final class LazyFieldsEncoder {
     /// The ctx fields built on first use.
     static let fieldCount = 4
 
-    /// The state buffers between calls. The work is done by a `StateNodes` value that owns them
-    /// during the call: a class's stored properties pay a dynamic exclusivity check on every
-    /// access.
+    /// The state buffers between calls. A call moves them into a local `StateNodes` and works
+    /// there: a class's stored property would pay a dynamic exclusivity check on every append
+    /// (used under the VM's lock, so the one access here is unchecked), and the moved-out
+    /// buffers are uniquely referenced, so appending never copies them.
     @exclusivity(unchecked) private var spare = StateNodes()
 
     /// Encodes the lazy fields of `context` and attaches them to the ctx table at `ctx`.
