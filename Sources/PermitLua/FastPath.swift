@@ -193,6 +193,27 @@ extension FastPath {
         case general(LuaValue)
     }
 
+    /// What `plan_reminders` returned: read here, or copied for the general path.
+    enum RemindersResult {
+        case reminders([ReminderRequest])
+        case general(LuaValue)
+    }
+
+    /// Reads `plan_reminders`' results (above `base`) in place when they are one plainly valid
+    /// list (or nil, or nothing); anything else is copied for `DecisionReader.reminders`, which
+    /// words the error.
+    static func readReminders(_ stack: LuaVM.LuaStack, base: Int32) throws(LuaError) -> RemindersResult {
+        let L = stack.L
+        let limits = stack.vm.limits
+        let top = lua_gettop(L)
+        if top == base { return .reminders([]) }
+        if top == base + 1, limits.maxTableDepth >= 3 {
+            var reader = DecisionTableReader(L: L, maxValues: limits.maxConvertedValues)
+            if let reminders = reader.readReminders(at: top) { return .reminders(reminders) }
+        }
+        return .general(try stack.vm.readResults(above: base).first ?? .nil)
+    }
+
     /// Reads `decide`'s results (above `base`, still on the stack). A lone plainly valid
     /// decision table (or nil, or nothing) is read in place; anything else is copied as
     /// `LuaVM.call` copies it, for `DecisionReader` to validate and word the error.
@@ -282,6 +303,84 @@ extension FastPath {
             }
             guard values <= maxValues else { return nil }
             return Decision(action, reason: reason, remember: remember)
+        }
+
+        /// A list of reminders (DecisionReader.reminders) when every item is plainly valid;
+        /// `nil` as soon as anything is not (a hole, a named key, a wrong type, a value out of
+        /// range, a missing body, too many values): the general path then words the error.
+        mutating func readReminders(at index: Int32) -> [ReminderRequest]? {
+            switch lua_type(L, index) {
+            case LUA_TNIL: return []
+            case LUA_TTABLE: break
+            default: return nil
+            }
+            guard permit_table_has_metatable(L, index) == 0, lua_checkstack(L, 6) != 0 else { return nil }
+            let count = Int64(lua_rawlen(L, index))
+            guard count <= Int64(DecisionReader.maxReminders) else { return nil }
+            var entries: Int64 = 0
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                entries += 1
+                permit_pop(L, 1)
+            }
+            // `count` entries, each of 1...count present: a list and nothing else.
+            guard entries == count else { return nil }
+            var reminders: [ReminderRequest] = []
+            reminders.reserveCapacity(Int(count))
+            var position: Int64 = 1
+            while position <= count {
+                defer { permit_pop(L, 1) }
+                guard lua_rawgeti(L, index, position) == LUA_TTABLE, let reminder = reminder(at: lua_gettop(L)) else {
+                    return nil
+                }
+                reminders.append(reminder)
+                position += 1
+            }
+            return values <= maxValues ? reminders : nil
+        }
+
+        /// One reminder table: DecisionReader's defaults and ranges.
+        private mutating func reminder(at item: Int32) -> ReminderRequest? {
+            guard permit_table_has_metatable(L, item) == 0 else { return nil }
+            values += 2
+            var day = 0, hour = 9, minute = 0
+            var title: LocalizedText?, body: LocalizedText?, action: String?, badge: Int?, id: String?
+            var sound = true
+            lua_pushnil(L)
+            while lua_next(L, item) != 0 {
+                values += 2
+                let value = lua_gettop(L)
+                func whole(_ range: ClosedRange<Int>) -> Int? {
+                    guard permit_is_integer(L, value) != 0 else { return nil }
+                    let number = lua_tointegerx(L, value, nil)
+                    guard let int = Int(exactly: number), range.contains(int) else { return nil }
+                    return int
+                }
+                var valid: Bool
+                switch lua_type(L, -2) == LUA_TSTRING ? validKey(at: -2) : nil {
+                case "day": day = whole(0...3650) ?? -1; valid = day >= 0
+                case "hour": hour = whole(0...23) ?? -1; valid = hour >= 0
+                case "minute": minute = whole(0...59) ?? -1; valid = minute >= 0
+                case "badge": badge = whole(0...99_999); valid = badge != nil
+                case "title": title = localized(value); valid = title != nil
+                case "body": body = localized(value); valid = body != nil
+                case "action": action = text(at: value); valid = action != nil
+                case "id": id = text(at: value); valid = id != nil
+                case "sound":
+                    valid = lua_type(L, value) == LUA_TBOOLEAN
+                    sound = lua_toboolean(L, value) != 0
+                default: valid = false
+                }
+                guard valid else {
+                    lua_settop(L, item)
+                    return nil
+                }
+                permit_pop(L, 1)
+            }
+            guard let body else { return nil }
+            return ReminderRequest(
+                day: day, hour: hour, minute: minute, title: title, body: body, action: action, sound: sound,
+                badge: badge, id: id)
         }
 
         /// The string at `index` as `LuaVM.read` decodes it (invalid UTF-8 becomes U+FFFD).

@@ -232,7 +232,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         guard plansReminders else { return [] }
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.RemindersResult in
             do throws(LuaError) {
                 let cached = try cachedParts(context, runtime: &runtime)
                 let lazyFields = runtime.lazyFields
@@ -241,7 +241,23 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
                     pushArgument: { stack throws(LuaError) in
                         try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
                     },
-                    readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+                    readResults: { stack, base throws(LuaError) in try FastPath.readReminders(stack, base: base) })
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+            }
+        }
+        switch result {
+        case .reminders(let reminders): return reminders
+        case .general(let value): return try DecisionReader.reminders(from: value)
+        }
+    }
+
+    /// `plan_reminders` through the general path (every result copied, then `DecisionReader`).
+    func generalPlanReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+            do throws(LuaError) {
+                let ctx = try contextValue(context, runtime: &runtime)
+                return try runtime.vm.call(runtime.planReminders!, [ctx]).first ?? .nil
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
             }
