@@ -1,4 +1,5 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2: the notification-center client's requirements are `nonisolated(nonsending)` (SE-0461).
 import PackageDescription
 
 /// Permit: decides how an app asks for notification permission.
