@@ -369,19 +369,26 @@ int permit_lazy_settle(lua_State *L, int idx) {
     return 1;
 }
 
+/* The common start of __index and __newindex (t, k[, v] as the first `nargs` slots): opens
+   t's snapshot and returns which of its lazy keys k is (-1 for none), with t's kind. */
+static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
+    lua_settop(L, nargs);
+    *kind = lazy_kind(L, 1);
+    if (*kind == NOT_LAZY) damaged(L);
+    open_snapshot(L, 1, s);
+    return lazy_key(L, s, *kind, 2);
+}
+
 /* t[k] for an absent k: a lazy key not yet set is built and kept; any other is nil. */
 static int lazy_index(lua_State *L) {
-    lua_settop(L, 2);
-    int kind = lazy_kind(L, 1);
-    if (kind == NOT_LAZY) damaged(L);
     snapshot s;
-    open_snapshot(L, 1, &s);
-    int key = lazy_key(L, &s, kind, 2);
+    int kind;
+    int key = lazy_access(L, 2, &s, &kind);
     if (key < 0 || (*built_bits(&s, kind) & (1u << key))) {
         lua_pushnil(L);
         return 1;
     }
-    push_field(L, &s, kind, key, 3);
+    push_field(L, &s, kind, key, 3); /* the snapshot's userdata is at 3 */
     lua_pushvalue(L, 2);
     lua_pushvalue(L, -2);
     lua_rawset(L, 1);
@@ -392,12 +399,9 @@ static int lazy_index(lua_State *L) {
 
 /* t[k] = v for an absent k: a lazy key not yet set is set to v, as it would have been. */
 static int lazy_newindex(lua_State *L) {
-    lua_settop(L, 3);
-    int kind = lazy_kind(L, 1);
-    if (kind == NOT_LAZY) damaged(L);
     snapshot s;
-    open_snapshot(L, 1, &s);
-    int key = lazy_key(L, &s, kind, 2);
+    int kind;
+    int key = lazy_access(L, 3, &s, &kind);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
     lua_rawset(L, 1);

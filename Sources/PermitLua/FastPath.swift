@@ -122,7 +122,7 @@ enum FastPath {
         fields.previous_status = Key.of(context.previousStatus).rawValue
         // Room for every field, the snapshot's key included, so building the lazy ones never
         // has to grow ctx.
-        fields.hash = Int32(9 + LazyFieldsEncoder.fieldCount)
+        fields.hash = Int32(8 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
         let ctx: Int32
         switch context.event {
         case .appLaunch: ctx = push(&fields, name: .appLaunch, on: L)

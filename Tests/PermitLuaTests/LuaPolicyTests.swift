@@ -346,6 +346,24 @@ private enum Fixture {
         #expect(!(await engine.handle(.appForeground).trace.contains("app_launch")))
     }
 
+    /// `Policy.answer` drains the trace under the same lock as the call: what a policy printed
+    /// before it failed still reaches the outcome, next to the error, and only that event's.
+    @Test func theTraceOfAFailedCallIsKept() async throws {
+        let policy = try LuaPolicy(source: """
+            return { name = "noisy", decide = function(ctx)
+              print("before", ctx.event.name)
+              if ctx.event.name == "app_launch" then error("boom") end
+            end }
+            """, chunkName: "noisy.lua")
+        let engine = try Fixture.engine(policy)
+        let failed = await engine.handle(.appLaunch)
+        #expect(failed.errors.count == 1)
+        #expect(failed.trace.contains("before\tapp_launch"))
+        let next = await engine.handle(.appForeground)
+        #expect(next.errors.isEmpty)
+        #expect(next.trace.contains("before\tapp_foreground") && !next.trace.contains("app_launch"))
+    }
+
     @Test func aFailingLuaPolicyNeverBreaksTheEngine() async throws {
         let policy = try LuaPolicy(source: """
             return { name = "flaky", decide = function(ctx)
