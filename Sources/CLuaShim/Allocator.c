@@ -1,0 +1,51 @@
+/* The byte-capped allocator every VM uses: it refuses growth past the memory cap while script
+   code can run, charges big allocations to the instruction budget, and keeps small blocks in
+   the VM's pool (small_pool.h). */
+#include "shim_internal.h"
+#include <stdlib.h>
+
+void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    permit_vm *vm = (permit_vm *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        if (ptr != NULL && !small_pool_give(&vm->pool, ptr, old)) free(ptr);
+        vm->used -= old;
+        return NULL;
+    }
+    if (nsize > old && vm->limit_on) {
+        size_t grow = nsize - old;
+        if (vm->used > vm->limit || grow > vm->limit - vm->used) {
+            vm->mem_refused = 1;
+            return NULL;
+        }
+        /* Work on big strings (concatenation, upper, sub, format, ...) is
+           proportional to what it allocates: shim_charge one unit per 64 bytes.
+           The allocation that exhausts the budget still succeeds (the count
+           hook raises the budget error, with its position, at most 1000
+           instructions later); until then allocations of 1 KiB or more fail,
+           so those instructions cannot do much work. */
+        uint64_t units = (uint64_t)(grow >> 6);
+        if (units > 0 && vm->in_call) {
+            if (vm->budget_exceeded) {
+                if (grow >= 1024) return NULL;
+            } else if (units > (uint64_t)vm->budget_left) {
+                vm->budget_exceeded = 1;
+                vm->budget_left = 0;
+            } else {
+                vm->budget_left -= (int64_t)units;
+            }
+        }
+    }
+    void *p = ptr == NULL ? small_pool_take_listed(&vm->pool, nsize) : NULL;
+    if (p == NULL) p = small_pool_realloc(&vm->pool, ptr, old, nsize);
+    if (p == NULL) {
+        /* Lua assumes shrinking works. (Should a big block fail to move into the pool, it is
+           later treated as a pool block of its new size: still valid memory, never freed.) */
+        if (ptr != NULL && nsize <= old) return ptr;
+        vm->mem_refused = 1;
+        return NULL;
+    }
+    vm->used = vm->used - old + nsize;
+    if (vm->used > vm->peak) vm->peak = vm->used;
+    return p;
+}

@@ -1,0 +1,85 @@
+/* The instruction budget and the wall-clock limit: the count hook, charges for work done
+   inside C library functions, and the guard errors the host can tell apart. */
+#include "shim_internal.h"
+#include <lauxlib.h>
+#include <stdarg.h>
+
+int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
+    vm->budget_exceeded = 1;
+    vm->budget_left = 0;
+    /* From now on every instruction of this thread raises again, so a script's
+       pcall cannot swallow the error and carry on. */
+    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    int saved = vm->limit_on; /* the message must not be refused by the allocator */
+    vm->limit_on = 0;
+    luaL_where(L, 1);
+    lua_pushfstring(L, "instruction budget of %I exceeded (%s)", (LUAI_UACINT)vm->budget_limit, where);
+    lua_concat(L, 2);
+    vm->limit_on = saved;
+    return lua_error(L);
+}
+
+void shim_count_hook(lua_State *L, lua_Debug *ar) {
+    permit_vm *vm = getvm(L);
+    if (ar->event == LUA_HOOKLINE) {
+        shim_cov_record(L, vm, ar);
+        return;
+    }
+    int step = lua_gethookcount(L);
+    if (!vm->budget_exceeded) {
+        /* Safety net for work neither instructions nor allocations show
+           (e.g. comparing two long equal strings): a wall-clock limit. */
+        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_limit_ns) {
+            vm->time_exceeded = 1;
+            vm->budget_exceeded = 1;
+            vm->budget_left = 0;
+        } else if (vm->budget_left >= step) {
+            vm->budget_left -= step;
+            if (step != HOOK_STEP) lua_sethook(L, shim_count_hook, hook_mask(vm), HOOK_STEP);
+            return;
+        }
+        vm->budget_exceeded = 1;
+        vm->budget_left = 0;
+    }
+    if (step != 1) lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    int saved = vm->limit_on; /* the message must not be refused by the allocator */
+    vm->limit_on = 0;
+    if (vm->time_exceeded) {
+        if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+            lua_pushfstring(L, "%s:%d: time limit of %I ms exceeded", ar->short_src, ar->currentline,
+                            (LUAI_UACINT)(vm->time_limit_ns / 1000000));
+        else
+            lua_pushfstring(L, "time limit of %I ms exceeded", (LUAI_UACINT)(vm->time_limit_ns / 1000000));
+        vm->limit_on = saved;
+        lua_error(L);
+    }
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+        lua_pushfstring(L, "%s:%d: instruction budget of %I exceeded", ar->short_src, ar->currentline,
+                        (LUAI_UACINT)vm->budget_limit);
+    else
+        lua_pushfstring(L, "instruction budget of %I exceeded", (LUAI_UACINT)vm->budget_limit);
+    vm->limit_on = saved;
+    lua_error(L);
+}
+
+/* Charges work done inside C library functions against the instruction budget. */
+void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where) {
+    if (vm->budget_exceeded || units > (uint64_t)vm->budget_left) shim_budget_fail(L, vm, where);
+    vm->budget_left -= (int64_t)units;
+}
+
+/* Raises an error of a guard kind; the error value is remembered so the host
+   can tell whether the call finally failed with this very error. */
+int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
+    permit_vm *vm = getvm(L);
+    va_list ap;
+    luaL_where(L, 1);
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+    vm->guard_kind = kind;
+    return lua_error(L);
+}

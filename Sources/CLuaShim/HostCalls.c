@@ -1,0 +1,170 @@
+/* The host's side of the boundary: loading a chunk, calling under the budgets, refs, queries
+   and the trampoline for host functions written in Swift. */
+#include "shim_internal.h"
+#include <lauxlib.h>
+#include <string.h>
+
+int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname) {
+    permit_vm *vm = getvm(L);
+    if (len > 0 && src[0] == LUA_SIGNATURE[0]) {
+        const char *shown = (chunkname[0] == '@' || chunkname[0] == '=') ? chunkname + 1 : chunkname;
+        lua_pushfstring(L, "%s: precompiled (binary) chunks are refused; load the policy as Lua source text", shown);
+        return PERMIT_E_BINARY;
+    }
+    vm->mem_refused = 0;
+    vm->limit_on = 1;
+    int st = luaL_loadbufferx(L, src, len, chunkname, "t");
+    vm->limit_on = 0;
+    if (st == LUA_ERRSYNTAX) return PERMIT_E_SYNTAX;
+    if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
+    if (st != LUA_OK) return PERMIT_E_RUNTIME;
+    shim_push_new_env(L);
+    if (lua_setupvalue(L, -2, 1) == NULL) lua_pop(L, 1);
+    return PERMIT_OK;
+}
+
+/* Message handler: adds a traceback, never runs script code (no __tostring). */
+static int msgh(lua_State *L) {
+    permit_vm *vm = getvm(L);
+    int saved = vm->limit_on;
+    vm->limit_on = 0;
+    permit_push_error_text(L, 1);
+    luaL_traceback(L, L, lua_tostring(L, -1), 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+    vm->limit_on = saved;
+    lua_settop(L, 1);
+    return 1;
+}
+
+void permit_push_error_text(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: lua_pushvalue(L, idx); break;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx))
+            lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, idx));
+        else
+            lua_pushfstring(L, "%f", (LUAI_UACNUMBER)lua_tonumber(L, idx));
+        break;
+    case LUA_TNIL: lua_pushliteral(L, "nil"); break;
+    case LUA_TBOOLEAN: lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false"); break;
+    default: lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx)); break;
+    }
+}
+
+static int classify(lua_State *L, permit_vm *vm, int st) {
+    if (vm->time_exceeded) return PERMIT_E_TIME;
+    if (vm->budget_exceeded) return PERMIT_E_BUDGET;
+    if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
+    if (st == LUA_ERRERR) return PERMIT_E_ERRERR;
+    if (vm->guard_kind != 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        int same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+        if (same) return vm->guard_kind;
+    }
+    if (vm->mem_refused && lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "not enough memory") == 0)
+        return PERMIT_E_MEMORY;
+    return PERMIT_E_RUNTIME;
+}
+
+int permit_call(lua_State *L, int nargs) {
+    permit_vm *vm = getvm(L);
+    int hidx = lua_gettop(L) - nargs; /* the function's slot; the handler goes there */
+    lua_pushcfunction(L, msgh);
+    lua_insert(L, hidx);
+    vm->budget_left = vm->budget_limit;
+    vm->budget_exceeded = 0;
+    vm->time_exceeded = 0;
+    vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
+    vm->guard_kind = 0;
+    vm->mem_refused = 0;
+    lua_sethook(L, shim_count_hook, hook_mask(vm), HOOK_STEP);
+    vm->limit_on = 1;
+    vm->in_call = 1;
+    int st = lua_pcall(L, nargs, LUA_MULTRET, hidx);
+    vm->in_call = 0;
+    vm->limit_on = 0;
+    int kind = st == LUA_OK ? PERMIT_OK : classify(L, vm, st);
+    vm->budget_exceeded = 1; /* nothing runs between calls */
+    if (vm->guard_kind != 0) {
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+    }
+    lua_remove(L, hidx);
+    return kind;
+}
+
+void permit_take_traceback(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+}
+
+void permit_push_source(lua_State *L, int idx) {
+    lua_Debug ar;
+    lua_pushvalue(L, idx);
+    if (lua_type(L, -1) == LUA_TFUNCTION && lua_getinfo(L, ">S", &ar))
+        lua_pushstring(L, ar.source);
+    else {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
+}
+
+int permit_ref(lua_State *L) { return luaL_ref(L, LUA_REGISTRYINDEX); }
+void permit_unref(lua_State *L, int ref) { luaL_unref(L, LUA_REGISTRYINDEX, ref); }
+int permit_push_ref(lua_State *L, int ref) { return lua_rawgeti(L, LUA_REGISTRYINDEX, ref); }
+
+size_t permit_memory_used(lua_State *L) { return getvm(L)->used; }
+size_t permit_memory_peak(lua_State *L) { return getvm(L)->peak; }
+void permit_collect_garbage(lua_State *L) { (void)lua_gc(L, LUA_GCCOLLECT); }
+int64_t permit_instructions_used(lua_State *L) {
+    permit_vm *vm = getvm(L);
+    return vm->budget_limit - vm->budget_left;
+}
+
+typedef struct HostFn {
+    permit_host_callback callback;
+    void *context;
+} HostFn;
+
+static int host_trampoline(lua_State *L) {
+    HostFn *h = (HostFn *)lua_touserdata(L, lua_upvalueindex(1));
+    permit_vm *vm = getvm(L);
+    if (!lua_checkstack(L, PERMIT_HOST_STACK)) return luaL_error(L, "stack overflow (host function)");
+    int saved = vm->limit_on;
+    vm->limit_on = 0;
+    vm->host_error[0] = '\0';
+    int n = h->callback(L, h->context); /* Swift: must not raise */
+    vm->limit_on = saved;
+    if (n < 0) return luaL_error(L, "%s", vm->host_error);
+    return n;
+}
+
+void permit_push_host_function(lua_State *L, permit_host_callback callback, void *context) {
+    HostFn *h = (HostFn *)lua_newuserdatauv(L, sizeof(HostFn), 0);
+    h->callback = callback;
+    h->context = context;
+    lua_pushcclosure(L, host_trampoline, 1);
+}
+
+void permit_host_error(lua_State *L, const char *message) {
+    permit_vm *vm = getvm(L);
+    size_t n = strlen(message);
+    if (n >= sizeof vm->host_error) n = sizeof vm->host_error - 1;
+    memcpy(vm->host_error, message, n);
+    vm->host_error[n] = '\0';
+}
+
+void permit_pop(lua_State *L, int n) { lua_pop(L, n); }
+void permit_newtable(lua_State *L, int narr, int nrec) { lua_createtable(L, narr, nrec); }
+const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len) {
+    if (lua_type(L, idx) != LUA_TSTRING) {
+        *len = 0;
+        return NULL;
+    }
+    return lua_tolstring(L, idx, len);
+}
+int permit_is_integer(lua_State *L, int idx) { return lua_isinteger(L, idx); }
+int permit_lua_version_num(void) { return LUA_VERSION_NUM; }

@@ -1,0 +1,174 @@
+/* Building the sandbox (which libraries and functions a policy sees) and opening and closing
+   a VM. */
+#include "shim_internal.h"
+#include "lazy_context.h"
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdlib.h>
+
+static const char *const allowed_base[] = {
+    "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal",
+    "rawlen", NULL,
+};
+
+static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
+    lua_pushcfunction(L, f);
+    lua_setfield(L, t, name);
+}
+
+/* Replaces t[name] by f with the original as upvalue 1. */
+static void wrap_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
+    lua_getfield(L, t, name);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, t, name);
+}
+
+static int setup(lua_State *L) {
+    uint64_t seed = (uint64_t)lua_tointeger(L, 1);
+    lua_settop(L, 0);
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+    luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
+    lua_settop(L, 0);
+
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
+    permit_lazy_install(L);
+
+    lua_pushglobaltable(L); /* 1: the real globals (emptied below) */
+    lua_newtable(L);        /* 2: the sandbox base */
+    for (const char *const *n = allowed_base; *n != NULL; n++) {
+        lua_getfield(L, 1, *n);
+        lua_setfield(L, 2, *n);
+    }
+    set_fn(L, 2, "next", shim_next);
+    set_fn(L, 2, "pairs", shim_pairs);
+    set_fn(L, 2, "rawget", shim_rawget);
+    set_fn(L, 2, "rawset", shim_rawset);
+    set_fn(L, 2, "getmetatable", shim_getmetatable);
+    set_fn(L, 2, "setmetatable", shim_setmetatable);
+    set_fn(L, 2, "print", shim_print);
+    set_fn(L, 2, "load", shim_load);
+    set_fn(L, 2, "xpcall", shim_xpcall);
+
+    /* string: the real table stays the string metatable's __index. */
+    lua_getfield(L, 1, "string"); /* 3 */
+    lua_pushnil(L);
+    lua_setfield(L, 3, "dump");
+    set_fn(L, 3, "find", shim_find);
+    set_fn(L, 3, "match", shim_match);
+    set_fn(L, 3, "gmatch", shim_gmatch);
+    set_fn(L, 3, "gsub", shim_gsub);
+    set_fn(L, 3, "rep", shim_rep);
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+        lua_pushvalue(L, 3);
+        lua_setfield(L, -2, "__index");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+
+    lua_getfield(L, 1, "table"); /* 4 */
+    set_fn(L, 4, "insert", shim_tinsert);
+    set_fn(L, 4, "remove", shim_tremove);
+    wrap_fn(L, 4, "move", shim_tmove);
+
+    lua_getfield(L, 1, "math"); /* 5 */
+    lua_getfield(L, 5, "randomseed");
+    lua_pushinteger(L, (lua_Integer)(seed >> 32));
+    lua_pushinteger(L, (lua_Integer)(seed & 0xffffffffu));
+    lua_call(L, 2, 0);
+    wrap_fn(L, 5, "randomseed", shim_randomseed);
+
+    lua_getfield(L, 1, "utf8");      /* 6 */
+    lua_getfield(L, 1, "coroutine"); /* 7 */
+
+    lua_createtable(L, 0, 6); /* 8: permit */
+    set_fn(L, 8, "minutes", shim_minutes);
+    set_fn(L, 8, "hours", shim_hours);
+    set_fn(L, 8, "days", shim_days);
+    set_fn(L, 8, "since", shim_since);
+    set_fn(L, 8, "at_least", shim_at_least);
+    set_fn(L, 8, "log", shim_print);
+    /* `remember = { key = permit.forget }` deletes a key: a Lua table cannot hold nil. The NUL
+       byte keeps the marker out of any real text. */
+    lua_pushlstring(L, "\0permit.forget", 14);
+    lua_setfield(L, 8, "forget");
+
+    static const char *const libs[] = {"string", "table", "math", "utf8", "coroutine", "permit"};
+    for (int i = 0; i < 6; i++) {
+        shim_push_proxy(L, 3 + i);
+        lua_setfield(L, 2, libs[i]);
+    }
+
+    lua_pushvalue(L, 2);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_BASE);
+
+    /* Empty the real globals: nothing in the sandbox reaches them, and nothing
+       dangerous (dofile, loadfile, collectgarbage, ...) is left anywhere. */
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, 1);
+    }
+    lua_settop(L, 0);
+    return 0;
+}
+
+lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
+    permit_vm *vm = (permit_vm *)calloc(1, sizeof(permit_vm));
+    if (vm == NULL) return NULL;
+    vm->limit = limits->memory_bytes;
+    vm->budget_limit = limits->instructions_per_call > 0 ? limits->instructions_per_call : 1;
+    vm->time_limit_ns = limits->time_limit_ms > 0 ? limits->time_limit_ms * 1000000 : 0;
+    vm->budget_exceeded = 1; /* no script code runs outside permit_call */
+    vm->max_subject = limits->max_pattern_subject;
+    vm->max_pattern = limits->max_pattern;
+    vm->max_string = limits->max_string;
+    vm->trace_cap = limits->trace_cap;
+    vm->trace = (char *)malloc(vm->trace_cap + 1);
+    if (vm->trace == NULL) {
+        free(vm);
+        return NULL;
+    }
+    lua_State *L = lua_newstate(shim_alloc, vm);
+    if (L == NULL) {
+        small_pool_release(&vm->pool);
+        free(vm->trace);
+        free(vm);
+        return NULL;
+    }
+    lua_pushcfunction(L, setup);
+    lua_pushinteger(L, (lua_Integer)seed);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        permit_close(L);
+        return NULL;
+    }
+    lua_settop(L, 0);
+    /* A cycle starts when the heap reaches 4x what survived the last one (Lua's default: 2x).
+       A policy's live data is tens of KiB and every decision leaves about a dozen dead tables,
+       so the default re-marked the live set every few dozen decisions; 4x halves that work for
+       a heap of a few hundred KiB, far below the memory cap (which still applies). */
+    (void)lua_gc(L, LUA_GCINC, 400, 0, 0);
+    return L;
+}
+
+void permit_close(lua_State *L) {
+    permit_vm *vm = getvm(L);
+    vm->limit_on = 0;
+    lua_close(L);
+    small_pool_release(&vm->pool);
+    for (int i = 0; i < vm->ncov; i++) {
+        free(vm->cov[i].source);
+        free(vm->cov[i].lines);
+    }
+    free(vm->trace);
+    free(vm);
+}

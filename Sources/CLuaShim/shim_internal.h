@@ -1,0 +1,122 @@
+#ifndef PERMIT_SHIM_INTERNAL_H
+#define PERMIT_SHIM_INTERNAL_H
+/* What the shim's C files share and the host never sees: the per-VM state behind the
+   allocator's user data, the registry keys, and the helpers one concern offers another
+   (charging the budget, raising a guard error, read-only proxies, a fresh environment). */
+#include "CLuaShim.h"
+#include "small_pool.h"
+#include <lua.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Instructions between two count-hook events while the budget holds. */
+#define HOOK_STEP 1000
+
+#define KEY_BASE "permit.base"
+#define KEY_FROZEN "permit.frozen"
+#define KEY_TRACEBACK "permit.traceback"
+#define KEY_GUARD "permit.guard_error"
+
+typedef struct permit_vm {
+    small_pool pool; /* Lua's small blocks (see small_pool.h) */
+    size_t used, peak, limit;
+    int limit_on;    /* the cap applies only while script code can run */
+    int mem_refused; /* the allocator refused a request during this call */
+    int64_t budget_limit, budget_left;
+    int budget_exceeded; /* sticky until the next call starts */
+    int time_exceeded;
+    int in_call; /* script code may run: allocations are charged */
+    int64_t time_limit_ns, call_start_ns;
+    int guard_kind;
+    size_t max_subject, max_pattern, max_string;
+    char *trace;
+    size_t trace_len, trace_cap, trace_dropped;
+    int trace_truncated;
+    char host_error[512];
+    /* Line coverage (permit test --coverage): lines run, per chunk source. */
+    int coverage_on;
+    struct cov_chunk {
+        char *source;
+        unsigned char *lines; /* one byte per line */
+        int size;
+    } cov[16];
+    int ncov;
+} permit_vm;
+
+/* The wall-clock net needs milliseconds, not nanoseconds: the coarse clock (the kernel's tick,
+   a few ms) is read without the cycle counter's cost, which every call paid. */
+static inline int64_t now_ns(void) {
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline permit_vm *getvm(lua_State *L) {
+    void *ud = NULL;
+    (void)lua_getallocf(L, &ud);
+    return (permit_vm *)ud;
+}
+
+/* The count hook always; line events too while coverage is on. */
+static inline int hook_mask(const permit_vm *vm) { return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE : 0); }
+
+/* Allocator.c */
+void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* Budget.c */
+void shim_count_hook(lua_State *L, lua_Debug *ar);
+/* Marks the budget spent and raises the budget error naming `where`. */
+int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
+/* Charges work done inside C library functions against the instruction budget. */
+void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
+/* Raises an error of a guard kind the host can recognise (PERMIT_E_*). */
+int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+
+/* Coverage.c */
+void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
+
+/* Trace.c */
+int shim_print(lua_State *L);
+
+/* ReadOnly.c */
+int shim_is_frozen(lua_State *L, int idx);
+/* Pushes an empty proxy whose reads go to the table at `real`. */
+void shim_push_proxy(lua_State *L, int real);
+
+/* BaseLib.c */
+/* Pushes a fresh environment whose reads fall through to the sandbox base. */
+void shim_push_new_env(lua_State *L);
+int shim_next(lua_State *L);
+int shim_pairs(lua_State *L);
+int shim_rawget(lua_State *L);
+int shim_rawset(lua_State *L);
+int shim_getmetatable(lua_State *L);
+int shim_setmetatable(lua_State *L);
+int shim_load(lua_State *L);
+int shim_xpcall(lua_State *L);
+
+/* StringLib.c */
+int shim_find(lua_State *L);
+int shim_match(lua_State *L);
+int shim_gmatch(lua_State *L);
+int shim_gsub(lua_State *L);
+int shim_rep(lua_State *L);
+
+/* TableLib.c */
+int shim_tinsert(lua_State *L);
+int shim_tremove(lua_State *L);
+int shim_tmove(lua_State *L);
+int shim_randomseed(lua_State *L);
+
+/* PermitLib.c */
+int shim_minutes(lua_State *L);
+int shim_hours(lua_State *L);
+int shim_days(lua_State *L);
+int shim_since(lua_State *L);
+int shim_at_least(lua_State *L);
+
+#endif
