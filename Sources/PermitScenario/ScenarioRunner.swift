@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitDelivery
+import PermitInput
 
 /// Plays a scenario against the real engine on a simulated device with an injected clock
 /// (SPEC §7): a step does one thing; a prompt stays on screen until answered; a system dialog

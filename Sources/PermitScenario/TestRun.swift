@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// Loads the policy a scenario names. The Lua runtime provides the real one; tests may pass
 /// Swift policies.

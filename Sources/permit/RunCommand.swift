@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitInput
 import PermitScenario
 
 struct RunCommand: AsyncParsableCommand {
@@ -53,7 +54,7 @@ struct RunCommand: AsyncParsableCommand {
                 sawInputError = true
             }
         }
-        if format == .json { print(JSONReport.encode(.list(results))) }
+        if format == .json { print(PolicyValue.list(results).prettyJSON) }
         if sawInputError { throw Exit.badInput }
     }
 

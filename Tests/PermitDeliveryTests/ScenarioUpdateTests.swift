@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 import PermitScenario
 import Testing
