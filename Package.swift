@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
         // Reading files people write: YAML with file, line, column and field in every error; durations.
         .target(name: "PermitInput", dependencies: ["PermitCore", .product(name: "Yams", package: "Yams")]),
-        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitLua", "PermitInput", "PermitDelivery"]),
+        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitInput"]),
         // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
         .target(
             name: "PermitDelivery",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitDelivery
 import PermitInput
 import PermitScenario
 
@@ -40,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
             let scenarioURL = URL(fileURLWithPath: path)
             do {
                 let scenario = try ScenarioParser.parse(contentsOf: scenarioURL, displayName: path)
-                let result = try await ScenarioRunner(policy: try loadPolicy(url)).run(scenario)
+                let result = try await ScenarioRunner(policy: try loadPolicy(url), delivery: BundleDelivery()).run(scenario)
                 if format == .json {
                     results.append(.table([
                         "file": .string(path), "name": .string(result.name), "policy": .string(result.policyName),
