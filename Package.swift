@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "PermitCore", targets: ["PermitCore"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),
+        .library(name: "PermitInput", targets: ["PermitInput"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
@@ -33,10 +34,9 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "PermitCore"),
         .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
-        .target(
-            name: "PermitScenario",
-            dependencies: ["PermitCore", "PermitLua", "PermitDelivery", .product(name: "Yams", package: "Yams")]
-        ),
+        // Reading files people write: YAML with file, line, column and field in every error; durations.
+        .target(name: "PermitInput", dependencies: ["PermitCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitInput"]),
         // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
         .target(
             name: "PermitDelivery",
@@ -45,7 +45,7 @@ let package = Package(
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",
-            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PermitCore", "PermitLua", "PermitInput"]
         ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "permit",
             dependencies: [
-                "PermitScenario", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery", "PermitSimulation",
+                "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery", "PermitSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,16 +62,17 @@ let package = Package(
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
-        .testTarget(name: "PermitDeliveryTests", dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitScenario"]),
+        .testTarget(
+            name: "PermitDeliveryTests", dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario"]),
         .testTarget(
             name: "PermitScenarioTests",
             // `permit` is built for the CLI tests, which run the executable itself.
-            dependencies: ["PermitScenario", "PermitCore", "PermitLua", "permit"]
+            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "permit"]
         ),
         .testTarget(
             name: "PermitSimulationTests",
             // `permit` is built for the CLI tests of `permit simulate`.
-            dependencies: ["PermitSimulation", "PermitScenario", "PermitCore", "PermitLua", "permit"]
+            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "permit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 
 /// One scenario file to run, with the policy it defaults to when it names none.
 public struct ScenarioFile: Sendable, Hashable {

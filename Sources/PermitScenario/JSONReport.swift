@@ -23,7 +23,7 @@ public enum JSONReport {
                 ])
             })
         }
-        return encode(.table(fields))
+        return PolicyValue.table(fields).prettyJSON
     }
 
     static func scenario(_ report: ScenarioReport) -> PolicyValue {
@@ -85,12 +85,5 @@ public enum JSONReport {
             }
         }
         return .table(fields)
-    }
-
-    public static func encode(_ value: PolicyValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

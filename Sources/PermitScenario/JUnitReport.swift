@@ -1,3 +1,5 @@
+import PermitInput
+
 /// `--format junit`: the JUnit XML that CI systems read. One test suite per pack (loose files
 /// form the suite "scenarios"), one test case per scenario, its failing steps in `<failure>`.
 public enum JUnitReport {

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// One scenario file: a device, a starting state and the steps a user takes (SPEC §7).
 public struct Scenario: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
 /// column for every mistake.

@@ -1,4 +1,5 @@
 import PermitCore
+import PermitInput
 
 /// What happened at one step, and whether it met its expectations.
 public struct StepResult: Sendable {

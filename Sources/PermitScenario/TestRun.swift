@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// Loads the policy a scenario names. The Lua runtime provides the real one; tests may pass
 /// Swift policies.
@@ -56,7 +57,10 @@ public struct TestRun: Sendable {
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
-    public static func run(_ files: [ScenarioFile], filter: String?, loader: PolicyLoader) async -> TestRun {
+    /// - Parameter delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
+    public static func run(
+        _ files: [ScenarioFile], filter: String?, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
+    ) async -> TestRun {
         var reports: [ScenarioReport] = []
         for file in files {
             let scenario: Scenario
@@ -70,12 +74,14 @@ public struct TestRun: Sendable {
             if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter.lowercased()) {
                 continue
             }
-            reports.append(await run(scenario, file: file, loader: loader))
+            reports.append(await run(scenario, file: file, loader: loader, delivery: delivery))
         }
         return TestRun(reports: reports)
     }
 
-    static func run(_ scenario: Scenario, file: ScenarioFile, loader: PolicyLoader) async -> ScenarioReport {
+    static func run(
+        _ scenario: Scenario, file: ScenarioFile, loader: PolicyLoader, delivery: (any PolicyDelivery)?
+    ) async -> ScenarioReport {
         guard let policyURL = scenario.policy ?? file.packPolicy else {
             return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
                 "the scenario names no policy and is not in a pack",
@@ -94,7 +100,7 @@ public struct TestRun: Sendable {
             return ScenarioReport(file: file, name: scenario.name, verdict: .policyFailed(error))
         }
         do {
-            let result = try await ScenarioRunner(policy: policy).run(scenario)
+            let result = try await ScenarioRunner(policy: policy, delivery: delivery).run(scenario)
             return ScenarioReport(
                 file: file, name: scenario.name, verdict: .ran(result),
                 coverage: (policy as? any LineCoverageReporting)?.lineCoverage)

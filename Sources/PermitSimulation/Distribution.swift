@@ -1,6 +1,6 @@
 import Foundation
 import PermitCore
-import PermitScenario
+import PermitInput
 
 /// A count drawn per day or per session: how many sessions a user has today, how many
 /// features they open in one.

@@ -1,6 +1,5 @@
 import Foundation
 import PermitCore
-import PermitScenario
 
 /// What one policy did to the population.
 public struct PolicyResult: Sendable {
@@ -152,13 +151,13 @@ public struct SimulationResult: Sendable {
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             return .table(fields)
         }
-        return JSONReport.encode(.table([
+        return PolicyValue.table([
             "model": .string(model),
             "users": .integer(Int64(users)),
             "days": .integer(Int64(days)),
             "seed": .string(String(seed)),
             "policies": .list(policies),
-        ]))
+        ]).prettyJSON
     }
 
     // MARK: Text

@@ -1,6 +1,6 @@
 import Foundation
 import PermitCore
-import PermitScenario
+import PermitInput
 
 /// How the simulated users behave (docs/simulate.md): who they are (iOS version, locale), how
 /// often they use the app, how they answer each prompt, how prompts wear them out, and whether

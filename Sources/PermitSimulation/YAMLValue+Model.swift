@@ -1,5 +1,5 @@
 import PermitCore
-import PermitScenario
+import PermitInput
 
 /// The readers a user-model file needs beyond the scenario files' YAML reader (which gives
 /// file, line, column, field path and "did you mean" for every error).

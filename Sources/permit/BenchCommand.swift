@@ -73,7 +73,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "decision_ratio": .number(decisions.medianNanoseconds / max(1, reference.medianNanoseconds)),
                 "cold_start_ratio": .number(cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)),
             ])
-            print(JSONReport.encode(value))
+            print(value.prettyJSON)
         } else {
             func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
             print("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")

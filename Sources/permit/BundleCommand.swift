@@ -87,7 +87,7 @@ struct BundleCommand: AsyncParsableCommand {
             Terminal.printError("no scenarios found under \(pack)/tests; a pack is bundled only when its tests pass, so add some")
             throw Exit.badInput
         }
-        let run = await TestRun.run(files, filter: nil, loader: luaLoader(coverage: false))
+        let run = await TestRun.run(files, filter: nil, loader: luaLoader(coverage: false), delivery: BundleDelivery())
         guard run.exitCode == 0 else {
             print(TextReport(verbose: false, colour: Terminal.wantsColour).render(run))
             Terminal.printError("refusing to bundle \(packName): \(run.failedCount) scenario(s) failed"

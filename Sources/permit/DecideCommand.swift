@@ -107,7 +107,7 @@ struct DecideCommand: AsyncParsableCommand {
             ]
             if let proposed = outcome.proposed { fields["proposed"] = .table(DecisionFields.of(proposed)) }
             if !trace.isEmpty { fields["trace"] = .string(trace) }
-            print(JSONReport.encode(.table(fields)))
+            print(PolicyValue.table(fields).prettyJSON)
         } else {
             let formatter = TimelineFormatter(start: outcome.time)
             print(formatter.line(for: outcome))

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitDelivery
+import PermitInput
 import PermitScenario
 
 struct RunCommand: AsyncParsableCommand {
@@ -39,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
             let scenarioURL = URL(fileURLWithPath: path)
             do {
                 let scenario = try ScenarioParser.parse(contentsOf: scenarioURL, displayName: path)
-                let result = try await ScenarioRunner(policy: try loadPolicy(url)).run(scenario)
+                let result = try await ScenarioRunner(policy: try loadPolicy(url), delivery: BundleDelivery()).run(scenario)
                 if format == .json {
                     results.append(.table([
                         "file": .string(path), "name": .string(result.name), "policy": .string(result.policyName),
@@ -53,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
                 sawInputError = true
             }
         }
-        if format == .json { print(JSONReport.encode(.list(results))) }
+        if format == .json { print(PolicyValue.list(results).prettyJSON) }
         if sawInputError { throw Exit.badInput }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PermitDelivery
 import PermitScenario
 
 struct TestCommand: AsyncParsableCommand {
@@ -44,7 +45,8 @@ struct TestCommand: AsyncParsableCommand {
             Terminal.printError(error.description)
             throw Exit.badInput
         }
-        let run = await TestRun.run(files, filter: filter, loader: luaLoader(coverage: coverage))
+        let run = await TestRun.run(
+            files, filter: filter, loader: luaLoader(coverage: coverage), delivery: BundleDelivery())
         guard !run.reports.isEmpty else {
             Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
                 + (filter.map { " matching \"\($0)\"" } ?? ""))

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 import PermitScenario
 import Testing
@@ -9,7 +10,7 @@ import Testing
 @Suite struct ScenarioUpdateTests {
     func run(_ yaml: String, in directory: URL) async throws -> ScenarioResult {
         let scenario = try ScenarioParser.parse(yaml, file: "rollout.yaml", directory: directory)
-        return try await ScenarioRunner(policy: builtInPolicy()).run(scenario)
+        return try await ScenarioRunner(policy: builtInPolicy(), delivery: BundleDelivery()).run(scenario)
     }
 
     @Test func updateInstallsMidScenario() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 import Testing
 @testable import PermitCore
 @testable import PermitScenario

@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 import PermitLua
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,6 +1,6 @@
 import Foundation
 import PermitCore
-import PermitScenario
+import PermitInput
 import Testing
 
 @testable import PermitSimulation

@@ -1,9 +1,9 @@
 /// Scenario durations: `30s`, `5m`, `2h`, `3d`, `1d12h`, units largest first.
-enum ScenarioDuration {
-    static let hint = "use a number with a unit, largest first: 30s, 5m, 2h, 3d, 1d12h"
+package enum ScenarioDuration {
+    package static let hint = "use a number with a unit, largest first: 30s, 5m, 2h, 3d, 1d12h"
 
     /// Seconds, or `nil` when the text is not a duration.
-    static func seconds(_ text: String) -> Int64? {
+    package static func seconds(_ text: String) -> Int64? {
         let units: [(Character, Int64)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
         var total: Int64 = 0
         var digits = ""

@@ -1,0 +1,30 @@
+import Foundation
+import PermitCore
+
+/// Signed policy bundles as a `PolicyDelivery`: each updatable policy is a `PolicySource` that
+/// verifies bundles against the trusted keys. The `permit` CLI hands it to the scenario player
+/// for `policy_update` steps, so the player itself never links bundle or crypto code.
+public struct BundleDelivery: PolicyDelivery {
+    public init() {}
+
+    /// Sources that accept any pack (a scenario names no pack), keep nothing on disk and
+    /// check bundles against `trustedKeys`.
+    public func policies(
+        trustedKeys: [URL], hostParams: [String: PolicyValue], clock: any PermitClock
+    ) throws -> @Sendable (_ builtIn: any Policy) -> any UpdatablePolicy {
+        var keys: [BundlePublicKey] = []
+        for url in trustedKeys { keys.append(try BundlePublicKey.read(contentsOf: url)) }
+        let configuration = PolicySource.Configuration(
+            pack: nil, trust: keys.isEmpty ? .unsignedForDevelopment : .keys(keys), hostParams: hostParams, clock: clock)
+        return { builtIn in PolicySource(builtIn: builtIn, configuration: configuration) }
+    }
+}
+
+extension PolicySource: UpdatablePolicy {
+    public func installUpdate(contentsOf url: URL) throws -> String {
+        let manifest = try install(contentsOf: url)
+        return "bundle \(manifest.pack) version \(manifest.version)"
+    }
+
+    public var updateLog: [String] { status.events.map(\.description) }
+}

@@ -1,0 +1,117 @@
+import PermitCore
+import PermitInput
+
+/// A step's expectations against what happened, one function per kind of expectation. Each
+/// returns the failures in words; a step passes when none has any.
+enum ExpectationCheck {
+    /// Every expectation of the step, plus the rule that an unexpected warning or policy error
+    /// fails it.
+    static func failures(_ expected: Scenario.Expectations, against result: StepResult, ledger: Ledger) -> [String] {
+        let outcome = result.outcome
+        var failures: [String] = []
+        if let decision = expected.decision, let outcome { failures += self.decision(decision, outcome) }
+        if let status = expected.status, result.status != status {
+            failures.append("expected status \(status), got \(result.status)")
+        }
+        failures += warnings(expected.warnings, outcome?.warnings ?? [])
+        failures += errors(expected.error, outcome?.errors ?? [])
+        failures += followUps(outcome?.followUps ?? [])
+        if let dialog = expected.dialog, (outcome?.dialogShown ?? false) != dialog {
+            failures.append(dialog ? "expected the system dialog to appear, it did not" : "expected no system dialog, but it appeared")
+        }
+        if let pending = expected.pending, result.pendingReminders != pending {
+            failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
+        }
+        if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? []) }
+        failures += self.ledger(expected.ledger, ledger)
+        return failures
+    }
+
+    /// `expect`: an action name, or decision fields; a wrong action is reported alone, since
+    /// it makes every other field wrong too.
+    static func decision(_ expected: Scenario.ExpectedDecision, _ outcome: Outcome) -> [String] {
+        let reason = (outcome.decision.reason ?? outcome.proposed?.reason).map { " (reason: \($0))" } ?? ""
+        switch expected {
+        case .action(let name):
+            guard outcome.decision.action.name != name else { return [] }
+            return ["expected \(name), got \(describeAction(outcome))\(reason)"]
+        case .fields(let fields):
+            let actual = DecisionFields.of(outcome.decision)
+            if let action = fields["action"], actual["action"] != action {
+                return ["expected \(action.description.trimmingCharacters(in: ["\""])), got \(describeAction(outcome))\(reason)"]
+            }
+            return fields.sorted(by: { $0.key < $1.key }).compactMap { key, value in
+                guard actual[key] != value else { return nil }
+                let got = actual[key].map(\.description) ?? "nothing"
+                return "decision.\(key): expected \(value), got \(got)\(key == "action" ? reason : "")"
+            }
+        }
+    }
+
+    /// `expect_warning`: exactly these guardrails warned; without it, any warning fails.
+    static func warnings(_ expected: [String]?, _ warnings: [GuardrailWarning]) -> [String] {
+        guard let names = expected else { return warnings.map { "unexpected warning \($0)" } }
+        guard names.sorted() != warnings.map(\.name).sorted() else { return [] }
+        let got = warnings.isEmpty ? "none" : warnings.map(\.description).joined(separator: "; ")
+        return ["expected warning \(names.joined(separator: ", ")), got \(got)"]
+    }
+
+    /// `expect_error`: a policy error (containing a piece of text); without it, any error fails.
+    static func errors(_ expected: Scenario.ExpectedError?, _ errors: [PolicyError]) -> [String] {
+        switch expected {
+        case .none:
+            return errors.map { "unexpected policy error: \($0)" }
+        case .any:
+            return errors.isEmpty ? ["expected a policy error, got none"] : []
+        case .containing(let piece):
+            guard !errors.contains(where: { $0.description.contains(piece) }) else { return [] }
+            let got = errors.isEmpty ? "none" : errors.map(\.description).joined(separator: "; ")
+            return ["expected a policy error containing \"\(piece)\", got \(got)"]
+        }
+    }
+
+    /// What followed an immediate answer may not warn or err: no expectation covers it.
+    static func followUps(_ followUps: [Outcome]) -> [String] {
+        followUps.flatMap { followUp in
+            followUp.warnings.map { "unexpected warning after the immediate answer: \($0)" }
+                + followUp.errors.map { "unexpected policy error after the immediate answer: \($0)" }
+        }
+    }
+
+    /// `expect_reminders`: how many the step scheduled, and whether they show an alert.
+    static func reminders(_ expected: Scenario.ExpectedReminders, _ scheduled: [ScheduledReminder]) -> [String] {
+        var failures: [String] = []
+        if let count = expected.count, scheduled.count != count {
+            failures.append("expected \(count) reminder(s) scheduled, got \(scheduled.count)")
+        }
+        if let alert = expected.alert {
+            let wanted = alert ? "with an alert" : "with badge and sound only"
+            if scheduled.isEmpty {
+                failures.append("expected reminders \(wanted), but none were scheduled")
+            } else if let wrong = scheduled.first(where: { $0.presentsAlert != alert }) {
+                failures.append("expected reminders \(wanted), "
+                    + "but \(wrong.id) \(wrong.presentsAlert ? "shows an alert" : "is badge and sound only")")
+            }
+        }
+        return failures
+    }
+
+    /// `expect_ledger`: each dotted path holds the value (numbers by value, nil for missing).
+    static func ledger(
+        _ expected: [(path: String, value: PolicyValue?, location: SourceLocation)], _ ledger: Ledger
+    ) -> [String] {
+        guard !expected.isEmpty else { return [] }
+        let table = LedgerPaths.table(of: ledger)
+        return expected.compactMap { path, value, _ in
+            let actual = LedgerPaths.value(at: path, in: table)
+            guard !LedgerPaths.matches(actual, value) else { return nil }
+            return "ledger.\(path): expected \(value?.description ?? "nil"), got \(actual?.description ?? "nil")"
+        }
+    }
+
+    private static func describeAction(_ outcome: Outcome) -> String {
+        let name = outcome.decision.action.name
+        guard outcome.decision.action == .none, let proposed = outcome.proposed, proposed.action != .none else { return name }
+        return "none (the policy proposed \(proposed.action.name); \(outcome.warnings.map(\.name).joined(separator: ", ")))"
+    }
+}

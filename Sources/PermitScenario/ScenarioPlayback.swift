@@ -1,0 +1,190 @@
+import Foundation
+import PermitCore
+import PermitInput
+
+/// One run of a scenario: the clock, the simulated device, the engine and what is on screen,
+/// advanced one step at a time. Each kind of step has its own function.
+struct ScenarioPlayback {
+    let scenario: Scenario
+    let policy: any Policy
+    let clock: ManualClock
+    let device: SimulatedDevice
+    let configuration: EngineConfiguration
+    /// With `policy_update` steps the engine runs an updatable policy over the scenario's
+    /// policy, as an app receiving bundles does.
+    let updates: PolicyUpdates?
+    private(set) var engine: PermissionEngine
+    private(set) var screen = Screen.nothing
+
+    /// Sets up the device and the engine. Setup problems the file causes (params the policy
+    /// does not take, an initial state iOS cannot be in) are input errors.
+    init(_ scenario: Scenario, policy: any Policy, delivery: (any PolicyDelivery)?) throws(InputError) {
+        do {
+            try policy.validate(params: scenario.params)
+        } catch {
+            throw InputError(error.message, at: scenario.paramsLocation, field: error.field ?? "params")
+        }
+        self.scenario = scenario
+        self.policy = policy
+        clock = ManualClock(scenario.start)
+        device = try Self.device(for: scenario, clock: clock)
+        configuration = EngineConfiguration(
+            maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
+            timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
+            foregroundRechecks: [])
+        updates = try PolicyUpdates(scenario, builtIn: policy, clock: clock, delivery: delivery)
+        engine = Self.engine(
+            ledger: scenario.initial.ledger, policy: updates?.reset() ?? policy, device: device, clock: clock,
+            configuration: configuration)
+    }
+
+    private static func device(for scenario: Scenario, clock: ManualClock) throws(InputError) -> SimulatedDevice {
+        let platform = scenario.device.platform
+        do {
+            var settings: NotificationSettings?
+            if !scenario.initial.settings.isEmpty {
+                let status = scenario.initial.authorization
+                    ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
+                var base = NotificationSettings.typical(for: status, on: platform.version)
+                for (setting, value) in scenario.initial.settings { base[setting] = value }
+                settings = base
+            }
+            return try SimulatedDevice(
+                platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
+                staleReadsAfterChange: scenario.device.staleReads)
+        } catch {
+            throw InputError(error.description, at: scenario.initial.location, field: "initial")
+        }
+    }
+
+    private static func engine(
+        ledger: Ledger, policy: any Policy, device: SimulatedDevice, clock: ManualClock,
+        configuration: EngineConfiguration
+    ) -> PermissionEngine {
+        PermissionEngine(
+            policy: policy, client: device, platform: device.platform, store: InMemoryLedgerStore(ledger), clock: clock,
+            configuration: configuration)
+    }
+
+    /// Plays one step and checks its expectations. `aborts` is true when the step could not be
+    /// carried out, which ends the scenario.
+    mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
+        clock.advance(by: TimeInterval(step.after))
+        var result = StepResult(
+            number: step.number, location: step.location, action: step.action.summary,
+            time: Int64(clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
+            failures: [], notes: [])
+        if let blocked = screen.refusal(of: step.action) {
+            result.failures.append(blocked)
+            result.status = engine.status
+            return (result, true)
+        }
+        guard await perform(step, into: &result) else { return (result, true) }
+        // What the updatable policy did on its own (the circuit breaker) shows as notes.
+        if let updates { result.notes += updates.takeNewEvents() }
+        if let outcome = result.outcome {
+            screen = Screen(after: outcome)
+            if let granted = outcome.immediateAnswer {
+                result.notes.append("no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)")
+            }
+        }
+        result.status = engine.status
+        result.pendingReminders = device.pending.count
+        result.failures += ExpectationCheck.failures(step.expectations, against: result, ledger: await engine.history)
+        return (result, false)
+    }
+
+    /// Carries out the step's action; false when it could not be.
+    private mutating func perform(_ step: Scenario.Step, into result: inout StepResult) async -> Bool {
+        switch step.action {
+        case .event(let event):
+            await send(event, into: &result)
+        case .answer(let answer):
+            return await answerScreen(with: answer, into: &result)
+        case .settings(let authorization, let settings):
+            return changeSettings(authorization: authorization, settings: settings, into: &result)
+        case .reinstall(let remembers):
+            reinstall(systemRemembers: remembers, into: &result)
+        case .policyUpdate(let url):
+            installUpdate(url, expected: step.expectations.update, into: &result)
+        case .wait:
+            break
+        }
+        return true
+    }
+
+    /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
+    private func send(_ event: AppEvent, into result: inout StepResult) async {
+        switch event {
+        case .appLaunch, .appForeground: device.isInForeground = true
+        case .appBackground: device.isInForeground = false
+        default: break
+        }
+        result.outcome = await engine.handle(event)
+    }
+
+    /// `answer:` answers what is on screen (a dialog through the device) and sends the event.
+    private mutating func answerScreen(with answer: Scenario.Answer, into result: inout StepResult) async -> Bool {
+        do {
+            let event = try screen.event(answering: answer, on: device)
+            if answer == .open {
+                device.isInForeground = false
+                result.notes.append("the user leaves for Settings (the app is in the background)")
+            }
+            screen = .nothing
+            result.outcome = await engine.handle(event)
+            return true
+        } catch {
+            result.failures.append(error.description)
+            return false
+        }
+    }
+
+    /// `settings:` changes the device in the Settings app, as a user would.
+    private func changeSettings(
+        authorization: PermissionStatus?, settings: [NotificationSettings.Setting: SettingValue],
+        into result: inout StepResult
+    ) -> Bool {
+        do {
+            try device.changeInSettings(authorization: authorization, settings: settings)
+            return true
+        } catch {
+            result.failures.append("cannot change Settings: \(error.description)")
+            result.status = engine.status
+            return false
+        }
+    }
+
+    /// `reinstall:` wipes the app's storage (and its updatable policy); the system may remember.
+    private mutating func reinstall(systemRemembers remembers: Bool, into result: inout StepResult) {
+        device.reinstall(systemRemembers: remembers)
+        engine = Self.engine(
+            ledger: Ledger(), policy: updates?.reset() ?? policy, device: device, clock: clock, configuration: configuration)
+        result.notes.append("reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer")
+    }
+
+    /// `policy_update:` installs a bundle between events, checked against `expect_update`.
+    private func installUpdate(_ url: URL, expected: Scenario.ExpectedUpdate?, into result: inout StepResult) {
+        // `updates` exists whenever the scenario has a policy_update step.
+        let update = updates!.install(url)
+        result.notes.append(update.note)
+        if let failure = update.failure(against: expected) { result.failures.append(failure) }
+    }
+}
+
+extension Scenario.Action {
+    /// What the step does, in words, for reports (`event app_launch`, `answer allow`, ...).
+    var summary: String {
+        switch self {
+        case .event(let event): event.description
+        case .answer(let answer): "answer \(answer.rawValue)"
+        case .settings(let authorization, let settings):
+            "settings " + ((authorization.map { ["authorization=\($0)"] } ?? [])
+                + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
+                .joined(separator: " ")
+        case .reinstall(let remembers): remembers ? "reinstall (system remembers)" : "reinstall"
+        case .wait: "wait"
+        case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import PermitCore
+
+/// What is on screen during a scenario, waiting for an `answer`. A prompt stays until it is
+/// answered, so what is on screen decides what the next step may do.
+enum Screen: Equatable {
+    case nothing, softPrompt, settingsPrompt, systemDialog
+
+    /// What is on screen after an outcome: the follow-up's decision when the request was
+    /// answered at once, else the event's own.
+    init(after outcome: Outcome) {
+        let last = outcome.followUps.last ?? outcome
+        switch last.decision.action {
+        case .softPrompt: self = .softPrompt
+        case .settingsPrompt: self = .settingsPrompt
+        case .requestPermission: self = last.dialogShown ? .systemDialog : .nothing
+        case .none: self = .nothing
+        }
+    }
+
+    var answers: [Scenario.Answer] {
+        switch self {
+        case .nothing: []
+        case .softPrompt: [.accept, .decline, .dismiss]
+        case .settingsPrompt: [.open, .cancel, .dismiss]
+        case .systemDialog: [.allow, .deny]
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .nothing: "nothing"
+        case .softPrompt: "a soft prompt"
+        case .settingsPrompt: "a settings prompt"
+        case .systemDialog: "the system dialog"
+        }
+    }
+
+    /// Why `action` cannot happen with this on screen, or nil when it can.
+    func refusal(of action: Scenario.Action) -> String? {
+        if case .answer(let answer) = action {
+            if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
+            if !answers.contains(answer) {
+                return "\(name) is on screen; answer it with "
+                    + answers.map(\.rawValue).joined(separator: ", ") + ", not \(answer.rawValue)"
+            }
+            return nil
+        }
+        guard self != .nothing else { return nil }
+        return "\(name) is on screen and stays until answered; this step must be `answer: "
+            + answers.map(\.rawValue).joined(separator: " | ") + "`"
+    }
+
+    /// The event an answer sends; a dialog answer taps the simulated device first.
+    func event(answering answer: Scenario.Answer, on device: SimulatedDevice) throws(SimulatedDeviceError) -> AppEvent {
+        switch self {
+        case .softPrompt:
+            return .softPromptAnswered(SoftPromptAnswer(rawValue: answer.rawValue)!)
+        case .settingsPrompt:
+            return .settingsPromptAnswered(SettingsPromptAnswer(rawValue: answer.rawValue)!)
+        case .systemDialog, .nothing:
+            return .systemPromptAnswered(granted: try device.answerDialog(allow: answer == .allow))
+        }
+    }
+}
