@@ -60,19 +60,23 @@ let package = Package(
         ),
         // A host configuring budgets, prompt cap and store location; built so it cannot drift.
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
-        .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore"]),
+        // What the test targets share: a timeout for awaits, a child-process runner.
+        .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
+        .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
         .testTarget(
-            name: "PermitDeliveryTests", dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario"]),
+            name: "PermitDeliveryTests",
+            dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
+        ),
         .testTarget(
             name: "PermitScenarioTests",
             // `permit` is built for the CLI tests, which run the executable itself.
-            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "permit"]
+            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit"]
         ),
         .testTarget(
             name: "PermitSimulationTests",
             // `permit` is built for the CLI tests of `permit simulate`.
-            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "permit"]
+            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit"]
         ),
     ],
     swiftLanguageModes: [.v6]

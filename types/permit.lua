@@ -84,6 +84,9 @@
 ---@field features table<string, PermitFeatureHistory>
 ---@field state table<string, PermitScalar>
 
+---@class PermitUser
+---@field bucket integer # 0–99, stable per install, for A/B splits
+
 ---@class PermitContext
 ---@field event PermitEvent
 ---@field status PermitStatus
@@ -96,7 +99,7 @@
 ---@field params table<string, any> # the policy's defaults with host or scenario overrides; read-only
 ---@field now integer # Unix seconds
 ---@field locale string # BCP 47, e.g. "zh-Hans"
----@field user { bucket: integer } # 0–99, stable per install
+---@field user PermitUser
 
 ---@class PermitDecision
 ---@field action PermitAction
@@ -115,7 +118,7 @@
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0
----@field hour integer
+---@field hour? integer # default 9
 ---@field minute? integer
 ---@field title? PermitText
 ---@field body PermitText

@@ -1,9 +1,24 @@
 import Foundation
 
-/// Where the engine gets "now". Injected, so scenarios and tests control time and a
-/// `prompts_today` or a backoff is reproducible.
+/// Where the engine gets "now", and how it waits. Injected, so scenarios and tests control
+/// time and a `prompts_today`, a backoff or a delayed re-check is reproducible.
 public protocol PermitClock: Sendable {
+    /// The current time.
     func now() -> Date
+
+    /// Suspends for `duration` of this clock's time. The engine waits through its clock (for
+    /// example before re-reading the status after a foreground) so that a test with a manual
+    /// clock decides when the wait ends instead of sleeping for real.
+    ///
+    /// Throws `CancellationError` when the task is cancelled before the time is up.
+    func sleep(for duration: Duration) async throws
+}
+
+extension PermitClock {
+    /// Sleeps in real time: right for any clock that follows the wall clock.
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
 }
 
 /// The real wall clock.
@@ -14,18 +29,89 @@ public struct SystemClock: PermitClock {
 
 /// A clock that moves only when told to. Shared by the engine and the simulated device in a
 /// scenario, so both see the same time.
+///
+/// A `sleep(for:)` on it ends when `advance(by:)` or `set(_:)` moves the time to or past its
+/// deadline, never by itself: a test advances the clock and knows the engine's waits are over.
 public final class ManualClock: PermitClock {
-    private let time: Locked<Date>
-
-    public init(_ start: Date) { time = Locked(start) }
-
-    public func now() -> Date { time.current }
-
-    public func advance(by seconds: TimeInterval) {
-        time.withLock { $0 = $0.addingTimeInterval(seconds) }
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct State {
+        var now: Date
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+        /// Sleeps cancelled before they were registered (the handler ran first).
+        var cancelledEarly: Set<UInt64> = []
+    }
+
+    private let state: Locked<State>
+
+    /// A clock that reads `start` until it is moved.
+    public init(_ start: Date) { state = Locked(State(now: start)) }
+
+    public func now() -> Date { state.withLock { $0.now } }
+
+    /// Moves the time forward and ends every sleep whose deadline it reaches.
+    public func advance(by seconds: TimeInterval) {
+        move { $0.addingTimeInterval(seconds) }
+    }
+
+    /// Sets the time and ends every sleep whose deadline it reaches.
     public func set(_ date: Date) {
-        time.withLock { $0 = date }
+        move { _ in date }
+    }
+
+    /// How many sleeps are waiting for the clock to move: a test waits for the engine to
+    /// start its wait before it advances the clock past it.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(for duration: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Void, any Error>? in
+                    if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledEarly.insert(id)
+                    return nil
+                }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    private func move(_ change: (Date) -> Date) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now = change(state.now)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `Date` arithmetic takes it.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

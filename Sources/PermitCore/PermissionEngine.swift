@@ -300,9 +300,12 @@ public actor PermissionEngine {
     private func scheduleForegroundRechecks() {
         recheckTask?.cancel()
         let delays = configuration.foregroundRechecks
+        // The wait goes through the injected clock: real time in an app, a test's hand on a
+        // manual clock.
+        let clock = self.clock
         recheckTask = Task { [weak self] in
             for delay in delays {
-                do { try await Task.sleep(for: delay) } catch { return }
+                do { try await clock.sleep(for: delay) } catch { return }
                 guard let self else { return }
                 if await self.recheckFoundChange() { return }
             }

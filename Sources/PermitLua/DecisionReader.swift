@@ -7,14 +7,10 @@ enum DecisionReader {
     static let maxTextBytes = 2000
     static let maxReminders = 256
 
-    static let commonFields = ["action", "reason", "remember"]
-    static let fieldsByAction: [String: [String]] = [
-        "none": [],
-        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
-        "request_permission": ["options"],
-        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link"],
-    ]
-    static let reminderFields = ["day", "hour", "minute", "title", "body", "action", "sound", "badge", "id"]
+    // The field names are the schema's (one home for every name a policy meets).
+    static let commonFields = ContextSchema.commonDecisionFields
+    static let fieldsByAction = ContextSchema.decisionFieldsByAction
+    static let reminderFields = ContextSchema.reminder.fields.map(\.name)
 
     static func invalid(_ field: String, _ message: String) -> PolicyError {
         PolicyError(kind: .invalidDecision, field: field, message: message)

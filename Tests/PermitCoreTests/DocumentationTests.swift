@@ -18,4 +18,48 @@ import Testing
         }
         #expect(names == Guardrail.allCases.map(\.rawValue))
     }
+
+    /// Every code block the README marks `<!-- snippet: FILE -->` is, character for character,
+    /// the region of FILE between `// snippet: begin` and `// snippet: end`. FILE is compiled
+    /// with the package, so the README's code cannot stop compiling unnoticed.
+    @Test func theReadmesSnippetsAreTheCompiledFiles() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let snippets = Self.markedSnippets(in: readme)
+        #expect(!snippets.isEmpty, "the README shows the library's use from a compiled file")
+        for (path, block) in snippets {
+            let source = try String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)
+            let region = try #require(Self.region(of: source), "\(path) has no `// snippet: begin` ... `// snippet: end`")
+            #expect(block == region, "README's block from \(path) differs from the file; copy the region again")
+        }
+    }
+
+    /// The snippet check finds a block that drifted.
+    @Test func aDriftedSnippetIsFound() throws {
+        let readme = "<!-- snippet: a.swift -->\n```swift\nlet a = 1\n```\n"
+        let snippets = Self.markedSnippets(in: readme)
+        #expect(snippets.map(\.path) == ["a.swift"])
+        #expect(snippets.first?.block == "let a = 1\n")
+        #expect(Self.region(of: "x\n// snippet: begin\nlet a = 2\n// snippet: end\n") == "let a = 2\n")
+    }
+
+    /// (file, block) for each `<!-- snippet: FILE -->` line followed by a fenced block.
+    static func markedSnippets(in markdown: String) -> [(path: String, block: String)] {
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        var found: [(String, String)] = []
+        for (index, line) in lines.enumerated() where line.hasPrefix("<!-- snippet: ") && line.hasSuffix(" -->") {
+            let path = line.dropFirst("<!-- snippet: ".count).dropLast(" -->".count)
+            guard index + 1 < lines.count, lines[index + 1].hasPrefix("```") else { continue }
+            let body = lines[(index + 2)...].prefix { $0 != "```" }
+            found.append((String(path), body.map { $0 + "\n" }.joined()))
+        }
+        return found
+    }
+
+    /// The lines between `// snippet: begin` and `// snippet: end`, each ending in a newline.
+    static func region(of source: String) -> String? {
+        guard let begin = source.range(of: "// snippet: begin\n"),
+              let end = source.range(of: "// snippet: end\n", range: begin.upperBound..<source.endIndex)
+        else { return nil }
+        return String(source[begin.upperBound..<end.lowerBound])
+    }
 }

@@ -1,23 +1,26 @@
 import Foundation
 import Testing
 @testable import PermitCore
+import PermitTestSupport
 
 @Suite struct StatusStreamTests {
     @Test func emitsTheCurrentValueThenDistinctChanges() async throws {
         let world = World(policy: politePolicy)
-        var iterator = world.engine.statusStream.makeAsyncIterator()
-        #expect(await iterator.next() == .unknown)
-        _ = await world.engine.handle(.appLaunch)
-        _ = await world.engine.handle(.appForeground)  // same status: nothing emitted
-        _ = await world.engine.handle(.featureOpened("x"))
-        _ = await world.engine.handle(.softPromptAnswered(.accept))
-        _ = try await world.answerDialog(allow: true)
-        #expect(await iterator.next() == .notDetermined)
-        #expect(await iterator.next() == .authorized)
-        // A late subscriber starts from the current value.
-        var late = world.engine.statusStream.makeAsyncIterator()
-        #expect(await late.next() == .authorized)
-        #expect(world.engine.status == .authorized)
+        try await withTimeout {
+            var iterator = world.engine.statusStream.makeAsyncIterator()
+            #expect(await iterator.next() == .unknown)
+            _ = await world.engine.handle(.appLaunch)
+            _ = await world.engine.handle(.appForeground)  // same status: nothing emitted
+            _ = await world.engine.handle(.featureOpened("x"))
+            _ = await world.engine.handle(.softPromptAnswered(.accept))
+            _ = try await world.answerDialog(allow: true)
+            #expect(await iterator.next() == .notDetermined)
+            #expect(await iterator.next() == .authorized)
+            // A late subscriber starts from the current value.
+            var late = world.engine.statusStream.makeAsyncIterator()
+            #expect(await late.next() == .authorized)
+            #expect(world.engine.status == .authorized)
+        }
     }
 
     @Test func manySubscribersAllSeeEveryChange() async throws {
@@ -26,11 +29,13 @@ import Testing
         _ = await world.engine.handle(.appLaunch)
         try world.device.changeInSettings(authorization: .authorized)
         await world.engine.refresh()
-        for stream in streams {
-            var iterator = stream.makeAsyncIterator()
-            #expect(await iterator.next() == .unknown)
-            #expect(await iterator.next() == .denied)
-            #expect(await iterator.next() == .authorized)
+        try await withTimeout {
+            for stream in streams {
+                var iterator = stream.makeAsyncIterator()
+                #expect(await iterator.next() == .unknown)
+                #expect(await iterator.next() == .denied)
+                #expect(await iterator.next() == .authorized)
+            }
         }
     }
 
@@ -41,10 +46,10 @@ import Testing
         let task = Task {
             for await _ in world.engine.statusStream { started.withLock { $0 = true } }
         }
-        while !started.current { await Task.yield() }
+        try await waitUntil { started.current }
         #expect(world.engine.statusSubscriberCount == 1)
         task.cancel()
-        _ = await task.value
+        try await withTimeout { await task.value }
         #expect(world.engine.statusSubscriberCount == 0)
         // Dropping a stream without iterating it releases it too.
         do { _ = world.engine.statusStream }
@@ -61,18 +66,43 @@ import Testing
     }
 
     /// iOS can report the old status on the first read after a return from Settings: the
-    /// engine re-reads after a delay and the stream still gets the change.
+    /// engine re-reads after a delay and the stream still gets the change. The delay is the
+    /// engine's clock's: the test moves the manual clock, nothing sleeps for real.
     @Test func aStaleForegroundReadIsCorrectedByTheRecheck() async throws {
-        let world = World(authorization: .denied, staleReads: 1, rechecks: [.milliseconds(20), .milliseconds(40)],
+        let world = World(authorization: .denied, staleReads: 1, rechecks: [.seconds(2), .seconds(4)],
                           policy: always(.none))
         _ = await world.engine.handle(.appLaunch)
-        var iterator = world.engine.statusStream.makeAsyncIterator()
-        #expect(await iterator.next() == .denied)
-        try world.device.changeInSettings(authorization: .authorized)
-        let foreground = await world.engine.handle(.appForeground)
-        #expect(foreground.statusAfter == .denied)  // the stale read
-        #expect(await iterator.next() == .authorized)  // the recheck found it
-        #expect(await world.engine.history.lastStatus == .authorized)
+        try await withTimeout {
+            var iterator = world.engine.statusStream.makeAsyncIterator()
+            #expect(await iterator.next() == .denied)
+            try world.device.changeInSettings(authorization: .authorized)
+            let foreground = await world.engine.handle(.appForeground)
+            #expect(foreground.statusAfter == .denied)  // the stale read
+            try await waitUntil { world.clock.sleeperCount == 1 }
+            world.advance(1)
+            #expect(world.clock.sleeperCount == 1)  // not yet: the first re-check is at 2 s
+            #expect(world.engine.status == .denied)
+            world.advance(1)
+            #expect(await iterator.next() == .authorized)  // the re-check found it
+            #expect(await world.engine.history.lastStatus == .authorized)
+            // Found, so the second re-check is not scheduled.
+            #expect(world.clock.sleeperCount == 0)
+        }
+    }
+
+    /// A new foreground replaces the re-checks of the one before: its wait ends (cancelled),
+    /// it does not linger on the manual clock.
+    @Test func aNewForegroundCancelsThePendingRecheck() async throws {
+        let world = World(authorization: .denied, rechecks: [.seconds(2)], policy: always(.none))
+        _ = await world.engine.handle(.appLaunch)
+        _ = await world.engine.handle(.appForeground)
+        try await waitUntil { world.clock.sleeperCount == 1 }
+        _ = await world.engine.handle(.appForeground)
+        // The first wait was cancelled, the second one waits.
+        try await waitUntil { world.clock.sleeperCount == 1 }
+        world.advance(2)
+        try await waitUntil { world.clock.sleeperCount == 0 }
+        #expect(world.engine.status == .denied)
     }
 
     @Test func withoutRechecksTheNextForegroundFindsIt() async throws {

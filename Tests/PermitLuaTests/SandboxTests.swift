@@ -174,7 +174,7 @@ import Testing
         try run(vm, "print('a', 1, nil, true) permit.log('b', 2.5)")
         #expect(vm.drainTrace() == LuaTrace(text: "a\t1\tnil\ttrue\nb\t2.5\n", truncated: false, droppedBytes: 0))
         // A flood ends within the cap (and within the budget).
-        let time = seconds {
+        do {
             let e = failure(vm, "while true do print(string.rep('x', 100)) end")
             #expect(e?.kind.stoppedForBudget == true)
         }
@@ -182,7 +182,6 @@ import Testing
         #expect(t.truncated)
         #expect(t.text.utf8.count == 1024)
         #expect(t.droppedBytes > 0)
-        #expect(time < 5)
         try run(vm, "print('ok')")
         #expect(vm.drainTrace().text == "ok\n")
         // __tostring used by print runs under the budget.

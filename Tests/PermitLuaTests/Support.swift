@@ -34,13 +34,6 @@ func expectHealthy(_ vm: LuaVM, sourceLocation: SourceLocation = #_sourceLocatio
     #expect(vm.stackTop == 0, sourceLocation: sourceLocation)
 }
 
-/// Wall-clock seconds spent in `body`.
-func seconds(_ body: () -> Void) -> Double {
-    let clock = ContinuousClock()
-    let d = clock.measure(body)
-    return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-}
-
 extension LuaError.Kind {
     /// The call was stopped for using too much: the instruction budget, or the wall-clock
     /// safety net when the machine is slow (sanitizers, a loaded CI host) and the clock runs

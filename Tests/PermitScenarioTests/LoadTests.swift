@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PermitCore
 @testable import PermitLua
+import PermitTestSupport
 
 /// Many tasks, one engine, a real Lua policy.
 @Suite struct LoadTests {
@@ -9,30 +10,48 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Wraps a policy and notes whenever two calls overlap (the VM entered twice at once).
+    ///
+    /// It forwards every requirement the engine calls, so the engine takes the path it takes
+    /// with the bare Lua policy: `answer` (decide and the trace under one VM lock),
+    /// `takeTrace`, `eventHandled`. Forwarding only `decide` would route events through the
+    /// protocol's default `answer` and test a path no app runs.
     final class OverlapDetector: Policy {
         let inner: any Policy
         let inside = Locked(0)
         let overlaps = Locked(0)
         let calls = Locked(0)
+        /// Calls by the engine's real per-event path, and by the default one it must not take.
+        let answers = Locked(0)
+        let decides = Locked(0)
 
         init(_ inner: any Policy) { self.inner = inner }
         var name: String { inner.name }
         var plansReminders: Bool { inner.plansReminders }
 
-        private func entering<T>(_ body: () throws(PolicyError) -> T) throws(PolicyError) -> T {
+        private func entering<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
             if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.withLock { $0 += 1 } }
             calls.withLock { $0 += 1 }
             defer { inside.withLock { $0 -= 1 } }
             return try body()
         }
 
+        func answer(_ context: PolicyContext) -> PolicyAnswer {
+            answers.withLock { $0 += 1 }
+            return entering { inner.answer(context) }
+        }
+
         func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-            try entering { () throws(PolicyError) in try inner.decide(context) }
+            decides.withLock { $0 += 1 }
+            return try entering { () throws(PolicyError) in try inner.decide(context) }
         }
 
         func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
             try entering { () throws(PolicyError) in try inner.planReminders(context) }
         }
+
+        func validate(params: [String: PolicyValue]) throws(PolicyError) { try inner.validate(params: params) }
+        func takeTrace() -> String { inner.takeTrace() }
+        func eventHandled(errors: [PolicyError]) { inner.eventHandled(errors: errors) }
     }
 
     /// 100 tasks × 1,000 events into one engine running the polite pack: every event counted
@@ -51,6 +70,7 @@ import Testing
         let tasks = 100
         let eventsPerTask = ProcessInfo.processInfo.environment["PERMIT_LOAD_EVENTS"].flatMap(Int.init).map { max(4, $0 / 4 * 4) } ?? 1000
         let errors = Locked(0)
+        try await withTimeout(.seconds(600)) {
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<tasks {
                 group.addTask {
@@ -67,12 +87,15 @@ import Testing
                 }
             }
         }
+        }
         let history = await engine.history
         let total = tasks * eventsPerTask
         #expect(history.foregrounds == total / 4)
         #expect(history.features.values.reduce(0) { $0 + $1.opened } == total / 2)
         #expect(history.features["reminders"]?.opened == total / 4)
         #expect(policy.calls.current >= total)  // decide for every event (+ reminder plans)
+        #expect(policy.answers.current >= total)  // through the engine's real path ...
+        #expect(policy.decides.current == 0)  // ... and never the protocol's default one
         #expect(policy.overlaps.current == 0)
         #expect(errors.current == 0)
         #expect(store.ledger == history)

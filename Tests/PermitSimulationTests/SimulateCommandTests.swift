@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PermitTestSupport
 
 /// `permit simulate` end to end: exit codes, determinism across workers, the report file.
 @Suite("permit simulate")
@@ -13,19 +14,8 @@ struct SimulateCommandTests {
         return directory.appendingPathComponent("permit")
     }
 
-    static func permit(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    static func permit(_ arguments: [String]) throws -> ProcessResult {
+        try runProcess(executable, arguments, in: repositoryRoot)
     }
 
     static func temporaryFile(_ name: String, _ contents: String? = nil) throws -> URL {

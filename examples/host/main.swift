@@ -1,7 +1,8 @@
 // A host application configuring Permit: budgets, prompt cap, store location.
 //
 // Built with the package (`swift build --product permit-host-example`) so this example can
-// never drift from the API. Run it with `swift run permit-host-example`: it plays a short
+// never drift from the API; `AppPermissions.swift` is the README's code, played at the end.
+// Run it with `swift run permit-host-example`: it plays a short
 // session on a simulated iOS 15.3 device and prints what the app would show.
 import Foundation
 import PermitCore
@@ -85,3 +86,25 @@ clock.advance(by: 3 * 86400)
 show(await engine.handle(.featureOpened("reminders")))
 print("ledger saved to \(storeURL.path): launches \(await engine.history.launches), prompts today \(await engine.history.promptsToday)")
 statusTask.cancel()
+
+// 6. The same flow as an app writes it: `AppPermissions`, the README's code, on a simulated
+//    device standing in for iOS (`UserNotificationCenterClient.swift`).
+print("-- as the README's app --")
+let appLedger = FileManager.default.temporaryDirectory
+    .appendingPathComponent("permit-host-app-\(ProcessInfo.processInfo.processIdentifier)/ledger.json")
+let app: AppPermissions
+do {
+    app = try AppPermissions(
+        policyURL: packDirectory.appendingPathComponent("policy.lua"), ledgerURL: appLedger, systemVersion: "16.4")
+} catch {
+    FileHandle.standardError.write(Data("app setup failed: \(error)\n".utf8))
+    exit(2)
+}
+let watcher = app.watchStatus { print("  [app status] \($0)") }
+await app.handle(.appLaunch)
+await app.handle(.featureOpened("reminders"))
+await app.handle(.softPromptAnswered(.accept))
+try! UserNotificationCenterClient.last.current?.userTaps(allow: true)  // the answer arrives later
+while app.engine?.status != .authorized { await Task.yield() }
+print("app: notifications \(app.engine?.status == .authorized ? "allowed" : "not allowed")")
+watcher?.cancel()

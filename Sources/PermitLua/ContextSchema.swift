@@ -1,0 +1,187 @@
+import PermitCore
+
+/// The one home of the names a policy meets: `ctx` and its tables, the fields of a decision and
+/// of a reminder, and the values its enumerations take.
+///
+/// Why one home: these names are spelled wherever Lua and Swift meet: the warm path's interned
+/// keys (`FastPath.Key`), the lazy fields' builder (`LazyContext.c`), the in-place decision
+/// reader (`FastPath.c`), `DecisionReader`, and the editor annotations (`types/permit.lua`).
+/// A field added in one and forgotten in another is a policy that works in one path and not
+/// the other. `DecisionReader` reads its field lists from here; the others are checked
+/// against this schema by `ContextSchemaTests` (the C sources' name tables and the `---@field`
+/// lines included), so a field is added here first and every other spelling must follow.
+///
+/// Nothing here runs per event: the hot path keeps its own interned tables, checked once in
+/// the tests rather than rebuilt at run time.
+public enum ContextSchema {
+    /// One field of a Lua table a policy reads or returns.
+    public struct Field: Sendable, Hashable {
+        /// The key as Lua spells it (`previous_status`).
+        public let name: String
+        /// The type as `types/permit.lua` spells it for the Lua language server: a Lua type
+        /// (`integer`, `boolean`, `string`), an alias or class below (`PermitStatus`,
+        /// `PermitHistory`), or a map (`table<string, PermitFeatureHistory>`).
+        public let type: String
+        /// Whether the field may be absent (nil).
+        public let optional: Bool
+
+        init(_ name: String, _ type: String, optional: Bool = false) {
+            self.name = name
+            self.type = type
+            self.optional = optional
+        }
+    }
+
+    /// A table shape: a `---@class` of `types/permit.lua`.
+    public struct Record: Sendable {
+        /// The class name (`PermitHistory`).
+        public let name: String
+        /// Its fields, in the order the annotations list them.
+        public let fields: [Field]
+
+        /// The field called `name`, if the record has one.
+        public subscript(name: String) -> Field? { fields.first { $0.name == name } }
+    }
+
+    // MARK: Enumerations (`---@alias`)
+
+    /// `ctx.status`, `ctx.previous_status`, `history.last_status`.
+    public static let statuses = ["unknown", "not_determined", "denied", "authorized", "provisional", "ephemeral"]
+    /// Each `ctx.settings` field.
+    public static let settingValues = ["enabled", "disabled", "not_supported"]
+    /// `ctx.event.name`.
+    public static let eventNames = [
+        "app_launch", "app_foreground", "app_background", "feature_opened", "soft_prompt_answered",
+        "system_prompt_answered", "settings_prompt_answered",
+    ]
+    /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`) or a settings
+    /// prompt's (`open`, `cancel`, `dismiss`).
+    public static let answers = ["accept", "decline", "dismiss", "open", "cancel"]
+    /// A decision's `action`.
+    public static let actions = ["none", "soft_prompt", "request_permission", "settings_prompt"]
+
+    /// The aliases `types/permit.lua` declares for these lists (the last three are the core's
+    /// own enumerations, whose raw values are their Lua names).
+    public static let aliases: [String: [String]] = [
+        "PermitStatus": statuses, "PermitSettingValue": settingValues, "PermitEventName": eventNames,
+        "PermitAction": actions, "PermitPresentation": Presentation.allCases.map(\.rawValue),
+        "PermitDeepLink": DeepLink.allCases.map(\.rawValue), "PermitOption": AuthorizationOption.allCases.map(\.rawValue),
+    ]
+
+    // MARK: ctx
+
+    /// `ctx.event`: the name, and the one extra field its kind carries.
+    public static let event = Record(name: "PermitEvent", fields: [
+        Field("name", "PermitEventName"),
+        Field("feature", "string", optional: true),
+        Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
+        Field("granted", "boolean", optional: true),
+    ])
+
+    /// `ctx.settings`: each iOS notification setting.
+    public static let settings = Record(name: "PermitSettings", fields: [
+        "alert", "sound", "badge", "lock_screen", "notification_center", "car_play", "critical_alert",
+        "time_sensitive", "scheduled_delivery",
+    ].map { Field($0, "PermitSettingValue") })
+
+    /// `ctx.platform` (read-only).
+    public static let platform = Record(name: "PermitPlatform", fields: [
+        Field("os", #""ios""#), Field("version", "string"), Field("major", "integer"), Field("minor", "integer"),
+        Field("patch", "integer"),
+    ])
+
+    /// `ctx.capabilities` (read-only): what the iOS version allows.
+    public static let capabilities = Record(name: "PermitCapabilities", fields: [
+        "user_notifications", "provisional", "ephemeral", "notification_settings_link", "time_sensitive",
+    ].map { Field($0, "boolean") })
+
+    /// `ctx.history.soft_prompt`.
+    public static let softPromptHistory = Record(name: "PermitSoftPromptHistory", fields: [
+        Field("shown", "integer"), Field("accepted", "integer"), Field("declined", "integer"),
+        Field("dismissed", "integer"), Field("last_shown_at", "integer", optional: true),
+        Field("last_answered_at", "integer", optional: true),
+    ])
+
+    /// `ctx.history.system_prompt`.
+    public static let systemPromptHistory = Record(name: "PermitSystemPromptHistory", fields: [
+        Field("requested", "integer"), Field("shown", "integer"), Field("answered_at", "integer", optional: true),
+        Field("granted", "boolean", optional: true),
+    ])
+
+    /// `ctx.history.settings_prompt`.
+    public static let settingsPromptHistory = Record(name: "PermitSettingsPromptHistory", fields: [
+        Field("shown", "integer"), Field("opened", "integer"), Field("cancelled", "integer"),
+        Field("last_shown_at", "integer", optional: true),
+    ])
+
+    /// Each `ctx.history.features[name]`.
+    public static let featureHistory = Record(name: "PermitFeatureHistory", fields: [
+        Field("opened", "integer"), Field("last_opened_at", "integer", optional: true),
+        Field("last_prompt_at", "integer", optional: true),
+    ])
+
+    /// `ctx.history`: the ledger.
+    public static let history = Record(name: "PermitHistory", fields: [
+        Field("first_launch_at", "integer", optional: true), Field("launches", "integer"),
+        Field("foregrounds", "integer"), Field("last_status", "PermitStatus"),
+        Field("status_changed_at", "integer", optional: true), Field("denied_at", "integer", optional: true),
+        Field("legacy_registered", "boolean"), Field("prompts_today", "integer"),
+        Field("soft_prompt", "PermitSoftPromptHistory"), Field("system_prompt", "PermitSystemPromptHistory"),
+        Field("settings_prompt", "PermitSettingsPromptHistory"),
+        Field("features", "table<string, PermitFeatureHistory>"), Field("state", "table<string, PermitScalar>"),
+    ])
+
+    /// `ctx.user`.
+    public static let user = Record(name: "PermitUser", fields: [Field("bucket", "integer")])
+
+    /// `ctx` itself.
+    public static let context = Record(name: "PermitContext", fields: [
+        Field("event", "PermitEvent"), Field("status", "PermitStatus"), Field("previous_status", "PermitStatus"),
+        Field("settings", "PermitSettings"), Field("platform", "PermitPlatform"),
+        Field("capabilities", "PermitCapabilities"), Field("history", "PermitHistory"),
+        Field("state", "table<string, PermitScalar>"), Field("params", "table<string, any>"),
+        Field("now", "integer"), Field("locale", "string"), Field("user", "PermitUser"),
+    ])
+
+    /// The `ctx` fields built on first use from a snapshot (`LazyContext.c`); the others are
+    /// set when ctx is pushed.
+    public static let lazyContextFields = ["history", "settings", "state", "user"]
+
+    // MARK: What a policy returns
+
+    /// What `decide` returns.
+    public static let decision = Record(name: "PermitDecision", fields: [
+        Field("action", "PermitAction"), Field("reason", "string", optional: true),
+        Field("remember", "table<string, PermitScalar>", optional: true),
+        Field("title", "PermitText", optional: true), Field("message", "PermitText", optional: true),
+        Field("accept", "PermitText", optional: true), Field("decline", "PermitText", optional: true),
+        Field("open", "PermitText", optional: true), Field("cancel", "PermitText", optional: true),
+        Field("presentation", "PermitPresentation", optional: true), Field("variant", "string", optional: true),
+        Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
+    ])
+
+    /// The decision fields every action takes.
+    public static let commonDecisionFields = ["action", "reason", "remember"]
+
+    /// The further fields each action takes.
+    public static let decisionFieldsByAction: [String: [String]] = [
+        "none": [],
+        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
+        "request_permission": ["options"],
+        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link"],
+    ]
+
+    /// Each entry of what `plan_reminders` returns.
+    public static let reminder = Record(name: "PermitReminder", fields: [
+        Field("day", "integer", optional: true), Field("hour", "integer", optional: true), Field("minute", "integer", optional: true),
+        Field("title", "PermitText", optional: true), Field("body", "PermitText"),
+        Field("action", "string", optional: true), Field("sound", "boolean", optional: true),
+        Field("badge", "integer", optional: true), Field("id", "string", optional: true),
+    ])
+
+    /// Every record, by class name.
+    public static let records: [String: Record] = Dictionary(uniqueKeysWithValues: [
+        event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
+        featureHistory, history, user, context, decision, reminder,
+    ].map { ($0.name, $0) })
+}

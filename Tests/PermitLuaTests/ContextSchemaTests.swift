@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitLua
+
+/// Every spelling of a ctx, decision or reminder field agrees with `ContextSchema`: the warm
+/// path's interned keys, the C name tables (read from the sources), the ctx a policy really
+/// gets, and the editor annotations in `types/permit.lua`. Adding a field means adding it to
+/// the schema; each check below then names the place that still lacks it.
+@Suite struct ContextSchemaTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func source(_ path: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The quoted strings of the C initializer that follows `declaration` up to its `};`.
+    static func cStrings(after declaration: String, in source: String) throws -> [String] {
+        let start = try #require(source.range(of: declaration), "\(declaration) not found")
+        let end = try #require(source.range(of: "};", range: start.upperBound..<source.endIndex))
+        return quoted(String(source[start.upperBound..<end.lowerBound]))
+    }
+
+    static func quoted(_ text: String) -> [String] {
+        text.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    static func names(_ records: ContextSchema.Record...) -> Set<String> {
+        Set(records.flatMap { $0.fields.map(\.name) })
+    }
+
+    // MARK: The core's enumerations
+
+    @Test func theEnumerationsAreTheCoresRawValues() {
+        #expect(ContextSchema.statuses == PermissionStatus.allCases.map(\.rawValue))
+        #expect(ContextSchema.settingValues == SettingValue.allCases.map(\.rawValue))
+        #expect(ContextSchema.actions == Decision.Action.names)
+        #expect(Set(ContextSchema.answers)
+            == Set(SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)))
+        let events: [AppEvent] = [
+            .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .softPromptAnswered(.accept),
+            .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+        ]
+        #expect(ContextSchema.eventNames == events.map(\.name))
+        #expect(Set(ContextSchema.decisionFieldsByAction.keys) == Set(ContextSchema.actions))
+        let decisionFields = Set(ContextSchema.commonDecisionFields + ContextSchema.decisionFieldsByAction.values.joined())
+        #expect(decisionFields == Self.names(ContextSchema.decision))
+    }
+
+    // MARK: Swift
+
+    /// `FastPath.Key` interns exactly the eager ctx keys, the event's fields, and the values
+    /// those fields take.
+    @Test func theWarmPathInternsTheSchemasNames() {
+        let texts = FastPath.Key.allCases.map(\.text)
+        #expect(Set(texts).count == texts.count, "a key is interned twice")
+        let eager = ContextSchema.context.fields.map(\.name).filter { !ContextSchema.lazyContextFields.contains($0) }
+        let expected = Set(eager + ContextSchema.event.fields.map(\.name) + ContextSchema.eventNames
+            + ContextSchema.answers + ContextSchema.statuses + ContextSchema.settingValues)
+        #expect(Set(texts) == expected)
+    }
+
+    /// The ctx a policy gets on the warm path, with every optional field set, has exactly the
+    /// schema's fields with the schema's types; with a fresh ledger it lacks only optional ones.
+    @Test(arguments: [true, false])
+    func theContextAPolicyGetsHasTheSchemasShape(full: Bool) throws {
+        let policy = try FastPathTests.policy("return nil")
+        for event in FastPathTests.events {
+            let context = FastPathTests.context(event, history: full ? FastPathTests.fullLedger : Ledger())
+            let ctx = try policy.contextsForTesting(context).fast
+            var problems: [String] = []
+            Self.check(ctx, as: ContextSchema.context.name, at: "ctx", problems: &problems)
+            #expect(problems.isEmpty, "\(event): \(problems.joined(separator: "; "))")
+        }
+    }
+
+    static let readOnly: Set = [ContextSchema.platform.name, ContextSchema.capabilities.name]
+
+    /// The general path's tables (`LuaBridge`, which also fills the read-only platform and
+    /// capabilities tables) have the schema's shape too.
+    @Test func theGeneralPathsTablesHaveTheSchemasShape() throws {
+        var problems: [String] = []
+        for version in [OSVersion(major: 9, minor: 3), OSVersion(major: 16, minor: 4, patch: 1)] {
+            for clip in [false, true] {
+                let platform = Platform(version: version, isAppClip: clip)
+                Self.check(LuaBridge.platform(platform), as: ContextSchema.platform.name, at: "platform", problems: &problems)
+                Self.check(LuaBridge.capabilities(platform.capabilities), as: ContextSchema.capabilities.name,
+                           at: "capabilities", problems: &problems)
+            }
+        }
+        for ledger in [Ledger(), FastPathTests.fullLedger] {
+            Self.check(LuaBridge.history(ledger), as: ContextSchema.history.name, at: "history", problems: &problems)
+        }
+        for event in FastPathTests.events {
+            Self.check(LuaBridge.event(event), as: ContextSchema.event.name, at: "event", problems: &problems)
+        }
+        let version = OSVersion(major: 16, minor: 4)
+        for status in PermissionStatus.allCases {
+            Self.check(LuaBridge.settings(.typical(for: status, on: version)), as: ContextSchema.settings.name,
+                       at: "settings", problems: &problems)
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "; "))")
+    }
+
+    /// Checks `value` against a schema type, appending what differs.
+    static func check(_ value: LuaValue, as type: String, at path: String, problems: inout [String]) {
+        func fail(_ why: String) { problems.append("\(path): \(why)") }
+        if let record = ContextSchema.records[type] {
+            guard case .table(let table) = value else { return fail("expected a table (\(type))") }
+            // platform and capabilities are read-only proxies, stored once per VM: their
+            // contents are the general path's tables, checked by the next test.
+            if readOnly.contains(type), table.hasMetatable, table.entries.isEmpty { return }
+            var seen = Set<String>()
+            for entry in table.entries {
+                guard case .string(let key) = entry.key, let field = record[key] else {
+                    fail("\(entry.key) is not a field of \(type) in the schema")
+                    continue
+                }
+                seen.insert(key)
+                check(entry.value, as: field.type, at: "\(path).\(key)", problems: &problems)
+            }
+            for field in record.fields where !field.optional && !seen.contains(field.name) {
+                fail("missing \(field.name)")
+            }
+        } else if type.hasPrefix("table<string, "), type.hasSuffix(">") {
+            guard case .table(let table) = value else { return fail("expected a table") }
+            let valueType = String(type.dropFirst("table<string, ".count).dropLast())
+            for entry in table.entries {
+                guard case .string(let key) = entry.key else { return fail("a key is not a string") }
+                check(entry.value, as: valueType, at: "\(path)[\(key)]", problems: &problems)
+            }
+        } else if let names = ContextSchema.aliases[type] ?? (type.hasPrefix("\"") ? quoted(type) : nil) {
+            guard case .string(let text) = value, names.contains(text) else { return fail("\(value) is not one of \(names)") }
+        } else {
+            switch (type, value) {
+            case ("integer", .integer), ("boolean", .boolean), ("string", .string), ("any", _), ("PermitScalar", _): break
+            default: fail("\(value) is not a \(type)")
+            }
+        }
+    }
+
+    // MARK: C
+
+    /// `LazyContext.c` builds exactly the lazy ctx fields and the fields of the tables under them.
+    @Test func theLazyBuildersNamesAreTheSchemas() throws {
+        let names = try Self.cStrings(after: "static const char *const names[N_COUNT] = {", in: Self.source("Sources/CLuaShim/LazyContext.c"))
+        #expect(Set(names).count == names.count)
+        let expected = Self.names(
+            ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
+            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.settings, ContextSchema.user
+        ).union(ContextSchema.lazyContextFields)
+        #expect(Set(names) == expected)
+    }
+
+    /// `FastPath.c` reads exactly the schema's decision fields, actions, and fields per action.
+    @Test func theInPlaceDecisionReadersNamesAreTheSchemas() throws {
+        let source = try Self.source("Sources/CLuaShim/FastPath.c")
+        let fields = try Self.cStrings(after: "static const char *const decision_names[PERMIT_D_COUNT] = {", in: source)
+        #expect(Set(fields) == Self.names(ContextSchema.decision))
+        #expect(fields.count == ContextSchema.decision.fields.count)
+        let actions = try Self.cStrings(after: "static const char *const action_names[4] = {", in: source)
+        #expect(actions == ContextSchema.actions)
+        // allowed_fields: one COMMON | BIT(PERMIT_D_X) | ... entry per action, in action order.
+        let start = try #require(source.range(of: "static const unsigned allowed_fields[4] = {"))
+        let end = try #require(source.range(of: "};", range: start.upperBound..<source.endIndex))
+        let entries = source[start.upperBound..<end.lowerBound].components(separatedBy: "COMMON").dropFirst()
+        #expect(entries.count == actions.count)
+        for (action, entry) in zip(actions, entries) {
+            let bits = entry.components(separatedBy: "BIT(PERMIT_D_").dropFirst()
+                .map { String($0.prefix { $0 != ")" }).lowercased() }
+            #expect(Set(bits) == Set(ContextSchema.decisionFieldsByAction[action] ?? []), "\(action)")
+        }
+    }
+
+    // MARK: types/permit.lua
+
+    /// Each schema record is a `---@class` with the same fields, types and optionality, in
+    /// order; each enumeration is an `---@alias` with the same values.
+    @Test func theEditorAnnotationsAreTheSchema() throws {
+        let (classes, aliases) = try Self.annotations(Self.source("types/permit.lua"))
+        for record in ContextSchema.records.values {
+            let declared = try #require(classes[record.name], "types/permit.lua has no ---@class \(record.name)")
+            #expect(declared.map(\.name) == record.fields.map(\.name), "\(record.name)")
+            for field in record.fields {
+                let annotation = declared.first { $0.name == field.name }
+                #expect(annotation?.type == field.type, "\(record.name).\(field.name)")
+                #expect(annotation?.optional == field.optional, "\(record.name).\(field.name) optional")
+            }
+        }
+        for (alias, values) in ContextSchema.aliases {
+            #expect(aliases[alias] == values, "---@alias \(alias)")
+        }
+    }
+
+    /// The `---@class` fields and `---@alias` string lists of a LuaLS annotation file.
+    static func annotations(_ text: String) -> (classes: [String: [(name: String, type: String, optional: Bool)]], aliases: [String: [String]]) {
+        var classes: [String: [(name: String, type: String, optional: Bool)]] = [:]
+        var aliases: [String: [String]] = [:]
+        var current: String?
+        for line in text.split(separator: "\n").map(String.init) {
+            let words = line.split(separator: " ", maxSplits: 2).map(String.init)
+            if words.first == "---@class", words.count >= 2 {
+                current = words[1]
+                classes[words[1], default: []] = []
+            } else if words.first == "---@field", words.count == 3, let owner = current {
+                let optional = words[1].hasSuffix("?")
+                let name = optional ? String(words[1].dropLast()) : words[1]
+                let type = words[2].components(separatedBy: " # ")[0].trimmingCharacters(in: .whitespaces)
+                classes[owner]?.append((name, type, optional))
+            } else if words.first == "---@alias", words.count == 3 {
+                aliases[words[1]] = quoted(words[2].components(separatedBy: " # ")[0])
+                current = nil
+            } else if !line.hasPrefix("---@field") {
+                current = nil
+            }
+        }
+        return (classes, aliases)
+    }
+}

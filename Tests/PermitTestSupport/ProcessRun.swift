@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a finished child process left: its exit status and both output streams.
+public struct ProcessResult: Sendable {
+    /// The exit status (or the signal number when it was killed).
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    /// Whether the watchdog had to kill the process.
+    public var timedOut: Bool
+}
+
+/// Runs an executable to completion and collects its output.
+///
+/// Why this shape: both pipes are drained at the same time, each on its own thread. Reading
+/// one to its end and then the other deadlocks as soon as the child fills the pipe nobody
+/// reads (64 KiB on Linux): the child blocks writing, the reader waits for an end that never
+/// comes. A watchdog kills a child still running after `limit`, so a hang fails the test
+/// (`timedOut`, a signal status) instead of stopping the suite.
+public func runProcess(
+    _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+    environment: [String: String] = [:], limit: TimeInterval = 300
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+
+    let stdout = PipeDrain(out.fileHandleForReading)
+    let stderr = PipeDrain(err.fileHandleForReading)
+    let watchdog = Watchdog(process, limit: limit)
+    let outData = stdout.wait(), errData = stderr.wait()
+    process.waitUntilExit()
+    let timedOut = watchdog.stop()
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
+}
+
+/// Kills a process still running after its limit, and remembers that it did.
+private final class Watchdog: @unchecked Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var fired = false
+
+    init(_ process: Process, limit: TimeInterval) {
+        Thread { [self] in
+            guard finished.wait(timeout: .now() + limit) == .timedOut else { return }
+            lock.withLock { fired = true }
+            process.terminate()
+        }.start()
+    }
+
+    /// Ends the watch; `true` when the watchdog killed the process.
+    func stop() -> Bool {
+        finished.signal()
+        return lock.withLock { fired }
+    }
+}
+
+/// Reads one pipe to its end on a thread of its own.
+private final class PipeDrain: @unchecked Sendable {
+    // Written once by the reading thread before `done` is signalled, read after the wait.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}

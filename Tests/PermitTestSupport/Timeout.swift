@@ -1,0 +1,47 @@
+import Foundation
+
+/// Thrown by `withTimeout` when the body is still running after its limit.
+public struct TimedOut: Error, CustomStringConvertible {
+    /// The limit that passed.
+    public let limit: Duration
+    public var description: String { "still waiting after \(limit): a stream or task that should have finished hangs" }
+}
+
+/// Runs `body` and fails with `TimedOut` if it has not finished within `limit`.
+///
+/// Why: a test that awaits a stream (`for await`, `iterator.next()`) hangs the whole suite
+/// when a regression stops the stream, and a hang names no test. With a limit the one test
+/// fails and says so. The limit is a hang detector, not a speed check: keep it generous
+/// (the default is a minute, for sanitizer builds on a loaded machine).
+///
+/// On timeout the body's task is cancelled; an `AsyncStream` iterator then ends with `nil`,
+/// so the body returns and nothing is left running.
+public func withTimeout<T: Sendable>(
+    _ limit: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(limit: limit) }
+        return value
+    }
+}
+
+/// Waits, yielding, until `condition` holds; fails with `TimedOut` after `limit`.
+///
+/// For a test that must let another task reach a point (start a wait, subscribe) before it
+/// goes on, without a sleep of a guessed length.
+public func waitUntil(
+    _ limit: Duration = .seconds(60), _ condition: @escaping @Sendable () -> Bool
+) async throws {
+    try await withTimeout(limit) {
+        while !condition() {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+    }
+}

@@ -1,0 +1,50 @@
+// What an app keeps for its whole session, as the README shows it (the region between the
+// `snippet` markers is the README's "Using the library" block, checked by DocumentationTests).
+// snippet: begin
+import Foundation
+import PermitCore
+import PermitLua
+
+/// The app's one permission engine, and what its screens call.
+@MainActor final class AppPermissions {
+    private(set) var engine: PermissionEngine?
+
+    init(policyURL: URL, ledgerURL: URL, systemVersion: String) throws {
+        // The answer to the system dialog arrives later, through the client. The client exists
+        // before the engine, so its callback finds the engine through `self`, weakly.
+        let client = UserNotificationCenterClient { [weak self] granted in
+            Task { @MainActor in await self?.handle(.systemPromptAnswered(granted: granted)) }
+        }
+        engine = PermissionEngine(
+            policy: try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"),
+            client: client,                                  // tests use `SimulatedDevice`
+            platform: Platform(version: try OSVersion(parsing: systemVersion)),  // UIDevice's
+            store: try JSONFileLedgerStore(url: ledgerURL),  // one engine per file: a second is refused
+            configuration: EngineConfiguration(maxPromptsPerDay: 3, locale: "zh-Hans"))
+    }
+
+    /// Sends one app event; shows what the policy decided (localised already).
+    func handle(_ event: AppEvent) async {
+        guard let outcome = await engine?.handle(event) else { return }
+        switch outcome.finalDecision.action {             // the event's decision, or the reaction
+        case .softPrompt(let prompt): present(prompt)     // to an answer iOS gave at once
+        case .settingsPrompt(let prompt): offerSettings(prompt.deepLink)
+        case .requestPermission, .none: break             // the engine already asked iOS
+        }
+    }
+
+    /// The status, re-read on every foreground: for a settings screen's switch.
+    func watchStatus(_ update: @escaping @MainActor (PermissionStatus) -> Void) -> Task<Void, Never>? {
+        guard let stream = engine?.statusStream else { return nil }
+        return Task { @MainActor in
+            for await status in stream { update(status) }
+        }
+    }
+}
+// snippet: end
+
+/// The app's own views (its soft prompt, its Settings offer); here they print.
+extension AppPermissions {
+    func present(_ prompt: SoftPrompt) { print("app shows: \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]") }
+    func offerSettings(_ link: DeepLink) { print("app offers Settings → \(link.rawValue)") }
+}
