@@ -4,6 +4,48 @@
 #include "shim_internal.h"
 #include <stdlib.h>
 
+static void fail_allocation_disarm(permit_vm *vm) {
+    if (vm->fail_countdown != 0) vm->limit = vm->armed_limit;
+    vm->fail_countdown = 0;
+    vm->fail_retry = 0;
+}
+
+/* An allocation over the cap. When a test armed an injected failure, the cap is 0, so every
+   growth lands here and the normal path pays nothing: this refuses the armed growth and Lua's
+   one retry of it (after an emergency collection), then disarms; any other growth meets the
+   real cap. */
+static int over_cap(permit_vm *vm, const void *ptr, size_t old, size_t nsize) {
+    if (vm->fail_countdown == 0) return 1;
+    if (vm->fail_countdown > 1) {
+        vm->fail_countdown--;
+    } else if (!vm->fail_retry) {
+        vm->fail_retry = 1;
+        vm->fail_ptr = ptr;
+        vm->fail_old = old;
+        vm->fail_new = nsize;
+        return 1;
+    } else {
+        int retry = ptr == vm->fail_ptr && old == vm->fail_old && nsize == vm->fail_new;
+        fail_allocation_disarm(vm);
+        if (retry) return 1;
+    }
+    return vm->used > vm->armed_limit || nsize - old > vm->armed_limit - vm->used;
+}
+
+void permit_fail_allocation(lua_State *L, uint64_t n) {
+    permit_vm *vm = getvm(L);
+    fail_allocation_disarm(vm);
+    if (n == 0) return;
+    vm->fail_countdown = n;
+    vm->armed_limit = vm->limit;
+    vm->limit = 0;
+}
+
+uint64_t permit_fail_allocation_pending(lua_State *L) {
+    permit_vm *vm = getvm(L);
+    return vm->fail_retry ? 0 : vm->fail_countdown;
+}
+
 void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
@@ -14,7 +56,7 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     if (nsize > old && vm->limit_on) {
         size_t grow = nsize - old;
-        if (vm->used > vm->limit || grow > vm->limit - vm->used) {
+        if ((vm->used > vm->limit || grow > vm->limit - vm->used) && over_cap(vm, ptr, old, nsize)) {
             vm->mem_refused = 1;
             return NULL;
         }

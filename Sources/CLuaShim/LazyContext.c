@@ -21,8 +21,10 @@
  * Whatever a policy does, it sees the table it would have had with every field present: the
  * same keys, values and fresh tables (only the order `next` walks them in may differ, which
  * Lua leaves unspecified). The snapshot belongs to its ctx, so a ctx kept past its call still
- * builds its own fields, not the next event's. Building is atomic: a value is made on the
- * stack before its table changes, so a memory error leaves the table lazy and intact.
+ * builds its own fields, not the next event's. Building is atomic per key: a value is made on
+ * the stack before its table changes, and a key is marked built in the same step as it is set,
+ * so a memory error at any point leaves each lazy key either set and marked or absent and lazy
+ * (LazyContextAtomicityTests fails an allocation at every step to hold this).
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
@@ -327,18 +329,25 @@ static void settle(lua_State *L, int idx, int kind) {
     /* Every value on the stack first: a memory error here leaves the table untouched. */
     int first = lua_gettop(L) + 1;
     const int *names_of = key_names(kind);
+    int missing[H_COUNT > C_COUNT ? H_COUNT : C_COUNT];
+    int count = 0;
     luaL_checkstack(L, 2 * key_count(kind) + 4, "ctx");
     for (int key = 0; key < key_count(kind); key++) {
         if (*built_bits(&s, kind) & (1u << key)) continue;
         lua_rawgeti(L, s.names, names_of[key]);
         push_field(L, &s, kind, key, ud);
+        missing[count++] = key;
     }
-    for (int slot = first; slot < lua_gettop(L); slot += 2) {
-        lua_pushvalue(L, slot);
-        lua_pushvalue(L, slot + 1);
+    /* Then one write per key, each marked as soon as it is made. A write can still fail (the
+       table may have to grow); Lua then leaves the table as it was, so every key is either set
+       and marked or absent and lazy. A key set but left unmarked would be built again later,
+       over whatever the policy assigned to it meanwhile. */
+    for (int i = 0; i < count; i++) {
+        lua_pushvalue(L, first + 2 * i);
+        lua_pushvalue(L, first + 2 * i + 1);
         lua_rawset(L, idx); /* raw: the table still has the lazy metatable */
+        *built_bits(&s, kind) |= 1u << missing[i];
     }
-    *built_bits(&s, kind) = (1u << key_count(kind)) - 1;
     finish_if_complete(L, &s, kind, idx);
     lua_settop(L, base);
 }

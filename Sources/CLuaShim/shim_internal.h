@@ -20,6 +20,13 @@
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
     size_t used, peak, limit;
+    /* Tests (permit_fail_allocation): the growth to refuse (1: the next; 0: not armed), the
+       real cap while armed, and the refused request, whose retry is refused too. */
+    uint64_t fail_countdown;
+    size_t armed_limit;
+    int fail_retry;
+    const void *fail_ptr;
+    size_t fail_old, fail_new;
     int limit_on;    /* the cap applies only while script code can run */
     int mem_refused; /* the allocator refused a request during this call */
     int64_t budget_limit, budget_left;

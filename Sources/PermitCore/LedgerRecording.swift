@@ -98,6 +98,14 @@ extension Ledger {
                         kind: .invalidDecision, field: "decision.remember.\(key)",
                         message: "expected a string, number or boolean, got a \(value.typeName)")
                 }
+                // The stores write JSON, which has no NaN or infinity: one such value would make
+                // every later save fail. (Any policy, not only Lua's readers, is held to this.)
+                if case .number(let number) = value, !number.isFinite {
+                    throw PolicyError(
+                        kind: .invalidDecision, field: "decision.remember.\(key)",
+                        message: "\(number) cannot be remembered: the ledger is saved as JSON, which holds only finite "
+                            + "numbers; remember a finite number, a string or a boolean instead")
+                }
                 updated[key] = value
             } else {
                 updated.removeValue(forKey: key)

@@ -175,8 +175,15 @@ public struct PolicyBundle: Sendable, Hashable {
                 : "policy.lua is not UTF-8 text")
         }
         let params: [String: PolicyValue]
+        let paramsBytes = files["params.json"]!
+        if let duplicate = JSONDuplicateKeys.first(in: paramsBytes) {
+            throw BundleError(
+                .policyInvalid,
+                "params.json:\(duplicate.line): the key \"\(duplicate.path)\" is given twice (first at line \(duplicate.firstLine)); "
+                    + "which value applies would depend on the decoder, so give each key once and rebuild the bundle")
+        }
         do {
-            params = try JSONDecoder().decode([String: PolicyValue].self, from: files["params.json"]!)
+            params = try JSONDecoder().decode([String: PolicyValue].self, from: paramsBytes)
         } catch {
             throw BundleError(.policyInvalid, "params.json is not a JSON object of params")
         }

@@ -59,12 +59,15 @@ enum DecisionReader {
         let table = try record(value, at: "reminders", what: "a list of reminders or nil", allowEmpty: true)
         let items = table.sequence
         guard items.count == table.entries.count else {
-            throw invalid("reminders", "expected a list { {...}, {...} }, got a table with named keys")
+            throw invalid("reminders", notAList(table, sequenceLength: items.count, what: "reminder list", shape: "a list { {...}, {...} }"))
         }
         guard items.count <= maxReminders else {
             throw invalid("reminders", "\(items.count) reminders is more than \(maxReminders); iOS keeps 64 anyway")
         }
         var result: [ReminderRequest] = []
+        // An id names one pending notification: a second reminder with the same id would
+        // silently replace the first when scheduled.
+        var positionOfID: [String: Int] = [:]
         for (index, item) in items.enumerated() {
             let path = "reminders[\(index + 1)]"
             let entry = try record(item, at: path, what: "a reminder table")
@@ -80,6 +83,14 @@ enum DecisionReader {
                 sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
                 badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
                 id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") }))
+            if let id = result.last?.id {
+                if let first = positionOfID[id] {
+                    throw invalid(
+                        "\(path).id", "\(describe(.string(id))) is already the id of reminders[\(first)]; give each reminder its own id "
+                            + "(scheduling a second one with the same id would replace the first)")
+                }
+                positionOfID[id] = index + 1
+            }
         }
         return result
     }
@@ -163,7 +174,7 @@ enum DecisionReader {
         }
         let items = table.sequence
         guard items.count == table.entries.count else {
-            throw invalid("decision.options", "expected a list like { \"alert\", \"sound\" }, got a table with named keys")
+            throw invalid("decision.options", notAList(table, sequenceLength: items.count, what: "options list", shape: "a list like { \"alert\", \"sound\" }"))
         }
         let names = AuthorizationOption.allCases.map(\.rawValue)
         var options: [AuthorizationOption] = []
@@ -190,6 +201,10 @@ enum DecisionReader {
             switch entry.value {
             case .boolean(let flag): updates[key] = .some(.bool(flag))
             case .integer(let number): updates[key] = .some(.integer(number))
+            case .number(let number) where !number.isFinite:
+                let what = number.isNaN ? "NaN (not a number, as 0/0 makes)" : "\(number < 0 ? "-" : "")math.huge (an infinity)"
+                throw invalid(path, "\(what) cannot be remembered: the ledger is saved as JSON, which holds only finite "
+                    + "numbers; remember a finite number, a string or a boolean instead")
             case .number(let number): updates[key] = .some(.number(number))
             case .string(let text) where text == LuaPolicy.forgetMarker: updates[key] = .some(nil)
             case .string(let text): updates[key] = .some(.string(text))
@@ -198,6 +213,20 @@ enum DecisionReader {
             }
         }
         return updates
+    }
+
+    /// Why a table read as a list is not one: a gap in its indices (`{ [1] = a, [3] = b }`,
+    /// or `{ a, nil, b }`), or keys that are not positions at all.
+    static func notAList(_ table: LuaTable, sequenceLength: Int, what: String, shape: String) -> String {
+        let onlyPositions = table.entries.allSatisfy { entry in
+            if case .integer(let position) = entry.key { return position >= 1 }
+            return false
+        }
+        if onlyPositions {
+            return "\(what) has a hole at index \(sequenceLength + 1); a list needs every index from 1 up to its length "
+                + "(build it with table.insert, or drop the nil)"
+        }
+        return "expected \(shape), got a table with named keys"
     }
 
     static func integer(_ value: LuaValue?, at path: String, in range: ClosedRange<Int>) throws(PolicyError) -> Int? {

@@ -307,7 +307,8 @@ extension FastPath {
 
         /// A list of reminders (DecisionReader.reminders) when every item is plainly valid;
         /// `nil` as soon as anything is not (a hole, a named key, a wrong type, a value out of
-        /// range, a missing body, too many values): the general path then words the error.
+        /// range, a missing body, a repeated id, too many values): the general path then words
+        /// the error.
         mutating func readReminders(at index: Int32) -> [ReminderRequest]? {
             switch lua_type(L, index) {
             case LUA_TNIL: return []
@@ -327,12 +328,15 @@ extension FastPath {
             guard entries == count else { return nil }
             var reminders: [ReminderRequest] = []
             reminders.reserveCapacity(Int(count))
+            var ids: Set<String> = []
             var position: Int64 = 1
             while position <= count {
                 defer { permit_pop(L, 1) }
                 guard lua_rawgeti(L, index, position) == LUA_TTABLE, let reminder = reminder(at: lua_gettop(L)) else {
                     return nil
                 }
+                // A repeated id: DecisionReader words the refusal.
+                if let id = reminder.id, !ids.insert(id).inserted { return nil }
                 reminders.append(reminder)
                 position += 1
             }
@@ -433,7 +437,8 @@ extension FastPath {
             }
         }
 
-        /// DecisionReader.rememberUpdates: scalars by name; `permit.forget` deletes.
+        /// DecisionReader.rememberUpdates: scalars by name (finite numbers only); `permit.forget`
+        /// deletes.
         mutating func rememberUpdates(at index: Int32) -> [String: PolicyValue?]? {
             guard lua_type(L, index) == LUA_TTABLE, permit_table_has_metatable(L, index) == 0,
                   lua_checkstack(L, 3) != 0
@@ -454,7 +459,13 @@ extension FastPath {
                     if permit_is_integer(L, -1) != 0 {
                         updates[key] = .some(.integer(lua_tointegerx(L, -1, nil)))
                     } else {
-                        updates[key] = .some(.number(lua_tonumberx(L, -1, nil)))
+                        // NaN and infinities cannot be saved: DecisionReader words the refusal.
+                        let number = lua_tonumberx(L, -1, nil)
+                        guard number.isFinite else {
+                            lua_settop(L, -3)
+                            return nil
+                        }
+                        updates[key] = .some(.number(number))
                     }
                 case LUA_TSTRING:
                     let text = decoded(at: -1)

@@ -34,6 +34,9 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int?
     /// `luaL_traceback` output, when a handler could produce one.
     public var traceback: String?
+    /// Where in a value being copied out of the VM the problem is (`.remember.a.b`, `[2].body`),
+    /// for an `unsupportedValue` error deep inside a returned table.
+    public var valuePath: String?
 
     public init(kind: Kind, message: String, chunkName: String? = nil, line: Int? = nil, traceback: String? = nil) {
         self.kind = kind
@@ -68,5 +71,30 @@ extension LuaError {
             i += 1
         }
         return nil
+    }
+}
+
+extension LuaError {
+    /// The same error, located one level further out: inside the value stored under `key`.
+    func within(_ key: LuaValue) -> LuaError {
+        var error = self
+        error.valuePath = LuaError.pathComponent(for: key) + (valuePath ?? "")
+        return error
+    }
+
+    /// `.name` for a key that reads as a field name, `["odd key"]`, `[3]` otherwise.
+    static func pathComponent(for key: LuaValue) -> String {
+        switch key {
+        case .string(let name):
+            let isName = name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+                && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            if isName { return ".\(name)" }
+            let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
+            return "[\"\(shown)\"]"
+        case .integer(let number): return "[\(number)]"
+        case .number(let number): return "[\(number)]"
+        case .boolean(let flag): return "[\(flag)]"
+        default: return "[\(key.typeName)]"
+        }
     }
 }

@@ -57,7 +57,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             chunk = try vm.load(source, chunkName: chunkName)
             results = try vm.call(chunk, [], keepFunctions: true)
         } catch {
-            throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true)
+            throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true, result: "policy")
         }
         var executable: Set<Int>?
         if coverage {
@@ -217,7 +217,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
                 },
                 readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) }))
         } catch {
-            return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false))
+            return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision"))
         }
     }
 
@@ -243,7 +243,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
                     },
                     readResults: { stack, base throws(LuaError) in try FastPath.readReminders(stack, base: base) })
             } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
             }
         }
         switch result {
@@ -259,7 +259,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
                 let ctx = try contextValue(context, runtime: &runtime)
                 return try runtime.vm.call(runtime.planReminders!, [ctx]).first ?? .nil
             } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
             }
         }
         return try DecisionReader.reminders(from: result)
@@ -374,7 +374,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
                 let ctx = try contextValue(context, runtime: &runtime)
                 return try runtime.vm.call(runtime.decide, [ctx]).first ?? .nil
             } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false)
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision")
             }
         }
         return try DecisionReader.decision(from: result)
@@ -394,6 +394,18 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             if case .decision = result { return true }
             return false
         }
+    }
+
+    /// `decide` with the `n`th allocation growth in the call refused (`LuaVM.failAllocation`);
+    /// also whether the refusal happened.
+    func decideFailingAllocationForTesting(_ n: Int, _ context: PolicyContext) -> (Result<Decision?, PolicyError>, refused: Bool) {
+        runtime.withLock { $0.vm.failAllocation(n) }
+        let result = Result { () throws(PolicyError) -> Decision? in try decide(context) }
+        let refused = runtime.withLock { runtime in
+            defer { runtime.vm.failAllocation(0) }
+            return !runtime.vm.allocationFailurePending
+        }
+        return (result, refused)
     }
 
     /// Stack top of the VM (0 between calls).
@@ -422,7 +434,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     }
 
     /// A Lua error as the core's typed error, with the policy file and line.
-    static func policyError(_ error: LuaError, chunkName: String, loading: Bool) -> PolicyError {
+    /// - Parameter result: what the call returned, as errors name it (`decision`, `reminders`,
+    ///   `policy`): the root of the field an error deep inside a returned table names.
+    static func policyError(_ error: LuaError, chunkName: String, loading: Bool, result: String? = nil) -> PolicyError {
         let kind: PolicyError.Kind
         switch error.kind {
         case .syntax, .binaryChunkRefused: kind = .load
@@ -447,7 +461,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             break
         }
         return PolicyError(
-            kind: kind, message: message, file: error.chunkName ?? chunkName, line: error.line,
-            traceback: error.traceback)
+            kind: kind, field: error.valuePath.map { (result ?? "result") + $0 }, message: message,
+            file: error.chunkName ?? chunkName, line: error.line, traceback: error.traceback)
     }
 }

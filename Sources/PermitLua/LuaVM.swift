@@ -254,6 +254,12 @@ public final class LuaVM {
     public var peakMemory: Int { permit_memory_peak(L) }
     /// Instructions (and charged C work) used by the last call, to the hook's granularity (1000).
     public var instructionsUsedByLastCall: Int { Int(permit_instructions_used(L)) }
+    /// Tests only: refuses the `n`th allocation that grows memory while policy code runs (and
+    /// Lua's retry of it), as if the memory cap were reached there; 0 disarms. Lets a test put
+    /// an out-of-memory error at every step of an operation in turn.
+    func failAllocation(_ n: Int) { permit_fail_allocation(L, UInt64(n)) }
+    /// Tests only: the armed failure has not happened yet.
+    var allocationFailurePending: Bool { permit_fail_allocation_pending(L) != 0 }
     /// Number of live registry references made by this VM.
     public var liveReferenceCount: Int { liveRefs.count }
 
@@ -489,7 +495,13 @@ public final class LuaVM {
         lua_pushnil(L)
         while lua_next(L, idx) != 0 {
             let key = try read(L, -2, keepFunctions: keepFunctions, depth: depth + 1, state: &state)
-            let value = try read(L, -1, keepFunctions: keepFunctions, depth: depth + 1, state: &state)
+            let value: LuaValue
+            do {
+                value = try read(L, -1, keepFunctions: keepFunctions, depth: depth + 1, state: &state)
+            } catch {
+                // The error names the field it is in (`.remember.a.b`), built only on the way out.
+                throw error.within(key)
+            }
             permit_pop(L, 1)
             let rank: Int = switch key {
             case .integer(let i) where i >= 1 && i <= border: 0

@@ -322,6 +322,34 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         #expect(store.saved.current?.foregrounds == 1)
     }
 
+    @Test func aNumberJSONCannotHoldIsRefusedAndTheFileStoreKeepsSaving() async throws {
+        // One NaN in the state would make every later save of the JSON file fail: launches,
+        // denied_at and the daily prompt cap would stop persisting.
+        let clock = ManualClock(start)
+        for bad in [Double.nan, .infinity, -.infinity] {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-\(UUID().uuidString).json")
+            defer {
+                try? FileManager.default.removeItem(at: url)
+                try? FileManager.default.removeItem(atPath: url.path + ".lock")
+            }
+            let store = try JSONFileLedgerStore(url: url)
+            let engine = PermissionEngine(
+                policy: ClosurePolicy { ctx in
+                    ctx.event == .appLaunch ? Decision(.none, remember: ["bad": .some(.number(bad)), "good": .some(.integer(1))]) : nil
+                },
+                client: try SimulatedDevice(platform: platform("16"), clock: clock), platform: platform("16"), store: store,
+                clock: clock, configuration: EngineConfiguration(foregroundRechecks: []))
+            let outcome = await engine.handle(.appLaunch)
+            #expect(outcome.error?.field == "decision.remember.bad")
+            #expect(outcome.error?.message.contains("cannot be remembered") == true)
+            #expect(outcome.storageError == nil)
+            #expect(await engine.history.state["bad"] == nil)
+            let later = await engine.handle(.appForeground)
+            #expect(later.storageError == nil)
+            #expect(store.load().ledger.foregrounds == (await engine.history).foregrounds)
+        }
+    }
+
     @Test func storeWarningsAreExposed() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-\(UUID().uuidString).json")
         try Data("garbage".utf8).write(to: url)

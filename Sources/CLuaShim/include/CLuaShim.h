@@ -67,6 +67,12 @@ void permit_push_error_text(lua_State *L, int idx);
 
 size_t permit_memory_used(lua_State *L);
 size_t permit_memory_peak(lua_State *L);
+/* Tests only: refuse the `n`th allocation that grows memory while the cap applies (script
+   code running), as if the cap were reached; 0 disarms. It costs the normal path nothing.
+   permit_fail_allocation_pending is how many growths remain before it (0: it happened, or
+   none was armed). */
+void permit_fail_allocation(lua_State *L, uint64_t n);
+uint64_t permit_fail_allocation_pending(lua_State *L);
 void permit_collect_garbage(lua_State *L);
 int64_t permit_instructions_used(lua_State *L);
 

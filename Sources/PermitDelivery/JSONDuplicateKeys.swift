@@ -1,0 +1,134 @@
+import Foundation
+
+/// Finds a key given twice in one JSON object.
+///
+/// `JSONDecoder` keeps one of two equal keys and says nothing, so a bundle's `params.json`
+/// with `"gap": 1` and then `"gap": 30` would install with whichever value the decoder
+/// happened to keep, while a reviewer reading the file may see the other. Refusing the file is
+/// the only reading no one can misunderstand.
+///
+/// It only tracks strings, nesting and lines (the decoder checks the rest, and any text, even
+/// broken, is scanned without trapping); keys are compared after their escapes are decoded
+/// (`"a"` and `"\u0061"` are one key).
+enum JSONDuplicateKeys {
+    struct Duplicate: Equatable {
+        /// The key's path, `gap` or `copy.en`.
+        let path: String
+        /// 1-based lines of the second occurrence and of the first.
+        let line: Int
+        let firstLine: Int
+    }
+
+    private struct Object {
+        var path: String
+        var lines: [String: Int] = [:]
+        var expectingKey = true
+    }
+
+    private enum Frame {
+        case object(Object)
+        case array(path: String)
+    }
+
+    static func first(in data: Data) -> Duplicate? {
+        let bytes = [UInt8](data)
+        var stack: [Frame] = []
+        var line = 1
+        var index = 0
+        /// The key just read, whose value comes next.
+        var pendingKey: String?
+        func childPath(_ parent: String, _ key: String) -> String { parent.isEmpty ? key : "\(parent).\(key)" }
+        func pathOfNextValue() -> String {
+            switch stack.last {
+            case .object(let object): return childPath(object.path, pendingKey ?? "")
+            case .array(let path): return path + "[]"
+            case nil: return ""
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\n"):
+                line += 1
+                index += 1
+            case UInt8(ascii: "\""):
+                let startLine = line
+                let (text, next) = string(bytes, from: index + 1)
+                index = next
+                if case .object(var object) = stack.last, object.expectingKey {
+                    if let firstLine = object.lines[text] {
+                        return Duplicate(path: childPath(object.path, text), line: startLine, firstLine: firstLine)
+                    }
+                    object.lines[text] = startLine
+                    object.expectingKey = false
+                    stack[stack.count - 1] = .object(object)
+                    pendingKey = text
+                }
+            case UInt8(ascii: "{"):
+                stack.append(.object(Object(path: pathOfNextValue())))
+                index += 1
+            case UInt8(ascii: "["):
+                stack.append(.array(path: pathOfNextValue()))
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if !stack.isEmpty { stack.removeLast() }  // unbalanced text: the decoder refuses it
+                index += 1
+            case UInt8(ascii: ","):
+                if case .object(var object) = stack.last {
+                    object.expectingKey = true
+                    stack[stack.count - 1] = .object(object)
+                }
+                index += 1
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The decoded text of the string whose body starts at `start`, and the index past its
+    /// closing quote.
+    private static func string(_ bytes: [UInt8], from start: Int) -> (String, Int) {
+        var scalars = String.UnicodeScalarView()
+        var raw: [UInt8] = []
+        var index = start
+        func flush() {
+            scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+            raw.removeAll(keepingCapacity: true)
+        }
+        func hex4(_ at: Int) -> UInt32? {
+            guard at + 4 <= bytes.count, let text = String(bytes: bytes[at..<at + 4], encoding: .ascii) else { return nil }
+            return UInt32(text, radix: 16)
+        }
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
+                raw.append(bytes[index])
+                index += 1
+                continue
+            }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): raw.append(0x08)
+            case UInt8(ascii: "f"): raw.append(0x0C)
+            case UInt8(ascii: "n"): raw.append(0x0A)
+            case UInt8(ascii: "r"): raw.append(0x0D)
+            case UInt8(ascii: "t"): raw.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var code = hex4(index) else { continue }
+                index += 4
+                // A surrogate pair spells one scalar in two escapes.
+                if (0xD800..<0xDC00).contains(code), bytes.count > index + 1, bytes[index] == UInt8(ascii: "\\"),
+                   bytes[index + 1] == UInt8(ascii: "u"), let low = hex4(index + 2), (0xDC00..<0xE000).contains(low) {
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    index += 6
+                }
+                flush()
+                scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+            default: raw.append(escape)  // \" \\ \/
+            }
+        }
+        flush()
+        return (String(scalars), index + 1)
+    }
+}
