@@ -3,7 +3,7 @@ import PermitCore
 import PermitDelivery
 
 /// Plays a scenario against the real engine on a simulated device with an injected clock
-/// (SPEC §7): a step does one thing; a prompt stays on screen until answered; a system dialog
+/// (docs/reference.md#scenario-steps): a step does one thing; a prompt stays on screen until answered; a system dialog
 /// must be answered with allow or deny; reinstall with or without the system remembering.
 public struct ScenarioRunner: Sendable {
     public let policy: any Policy
