@@ -1,5 +1,5 @@
 ---@meta permit
--- Type annotations for Permit policy scripts (SPEC §2–§6), for the Lua language server
+-- Type annotations for Permit policy scripts (the contract: docs/reference.md#ctx), for the Lua language server
 -- (LuaLS / sumneko). Editors then complete `ctx.` fields and check decisions as you type.
 -- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
 

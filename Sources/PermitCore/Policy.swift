@@ -84,7 +84,7 @@ public protocol LineCoverageReporting {
     var lineCoverage: LineCoverage? { get }
 }
 
-/// Everything a policy sees for one event (`ctx`, SPEC §4).
+/// Everything a policy sees for one event (`ctx`, docs/reference.md#ctx).
 public struct PolicyContext: Sendable {
     public var event: AppEvent
     public var status: PermissionStatus

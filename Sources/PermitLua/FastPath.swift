@@ -98,7 +98,7 @@ enum FastPath {
         let locale: Int32
     }
 
-    /// Pushes `ctx` as `LuaPolicy`'s general path builds it (SPEC §4): a fresh table each call,
+    /// Pushes `ctx` as `LuaPolicy`'s general path builds it (docs/reference.md#ctx): a fresh table each call,
     /// with the stored read-only platform, capabilities and params tables. `history`,
     /// `settings`, `state` and `user` are attached as a snapshot and built on first use
     /// (`LazyContext.c`), which no policy can tell apart from having them from the start.

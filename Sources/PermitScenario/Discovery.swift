@@ -13,7 +13,7 @@ public struct ScenarioFile: Sendable, Hashable {
 }
 
 /// Finds packs (`<pack>/policy.lua` with `<pack>/tests/*.yaml`) and loose scenario files
-/// under the given paths (SPEC §8).
+/// under the given paths (docs/reference.md#packs).
 public enum Discovery {
     public static func scenarios(under paths: [String], fileManager: FileManager = .default) throws(InputError) -> [ScenarioFile] {
         var found: [ScenarioFile] = []

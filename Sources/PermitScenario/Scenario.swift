@@ -2,7 +2,7 @@ import Foundation
 import PermitCore
 import PermitInput
 
-/// One scenario file: a device, a starting state and the steps a user takes (SPEC §7).
+/// One scenario file: a device, a starting state and the steps a user takes (docs/reference.md#scenarios).
 public struct Scenario: Sendable {
     public var name: String
     /// The file the scenario came from.
@@ -70,7 +70,7 @@ public struct Scenario: Sendable {
         case accept, decline, dismiss, open, cancel, allow, deny
     }
 
-    /// What a step expects (SPEC §7). `nil` fields are not checked.
+    /// What a step expects (docs/reference.md#expectations). `nil` fields are not checked.
     public struct Expectations: Sendable {
         public var decision: ExpectedDecision?
         public var status: PermissionStatus?

@@ -7,6 +7,13 @@ import PermitInput
 public enum ScenarioParser {
     static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys"]
     static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads"]
+    static let userKeys = ["bucket"]
+    static let engineKeys = ["max_prompts_per_day"]
+    static let initialKeys = ["authorization", "settings", "ledger"]
+    /// A `settings:` step: the authorization and any setting name.
+    static let settingsStepKeys = ["authorization"] + NotificationSettings.names
+    static let reinstallKeys = ["system_remembers"]
+    static let expectedReminderKeys = ["count", "alert"]
     static let stepActionKeys = ["event", "answer", "settings", "reinstall", "policy_update"]
     static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "expect_update"]
         + expectationKeys
@@ -57,7 +64,7 @@ public enum ScenarioParser {
         let device = try parseDevice(deviceValue)
         var bucket = 0
         if let user = top["user"] {
-            bucket = try user.fields(allowed: ["bucket"])["bucket"]?.int(in: 0...99) ?? 0
+            bucket = try user.fields(allowed: userKeys)["bucket"]?.int(in: 0...99) ?? 0
         }
         var params: [String: PolicyValue] = [:]
         if let value = top["params"] {
@@ -65,7 +72,7 @@ public enum ScenarioParser {
         }
         var maxPrompts = 3
         if let engine = top["engine"] {
-            maxPrompts = try engine.fields(allowed: ["max_prompts_per_day"])["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
+            maxPrompts = try engine.fields(allowed: engineKeys)["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
         }
         var start = defaultStart
         if let value = top["start"] {
@@ -147,7 +154,7 @@ public enum ScenarioParser {
     }
 
     static func parseInitial(_ value: YAMLValue, version: OSVersion) throws(InputError) -> Scenario.Initial {
-        let fields = try value.fields(allowed: ["authorization", "settings", "ledger"])
+        let fields = try value.fields(allowed: initialKeys)
         var authorization: PermissionStatus?
         if let status = fields["authorization"] {
             authorization = PermissionStatus(rawValue: try status.oneOf(
@@ -229,7 +236,7 @@ public enum ScenarioParser {
         case "answer":
             action = .answer(Scenario.Answer(rawValue: try fields["answer"]!.oneOf(Scenario.Answer.allCases.map(\.rawValue)))!)
         case "settings":
-            let table = try fields["settings"]!.fields(allowed: ["authorization"] + NotificationSettings.names)
+            let table = try fields["settings"]!.fields(allowed: settingsStepKeys)
             var authorization: PermissionStatus?
             if let status = table["authorization"] {
                 authorization = PermissionStatus(rawValue: try status.oneOf(["authorized", "denied"]))
@@ -248,7 +255,7 @@ public enum ScenarioParser {
         case "reinstall":
             let reinstall = fields["reinstall"]!
             if case .mapping = reinstall.node {
-                let remembers = try reinstall.fields(allowed: ["system_remembers"])["system_remembers"]?.bool() ?? false
+                let remembers = try reinstall.fields(allowed: reinstallKeys)["system_remembers"]?.bool() ?? false
                 action = .reinstall(systemRemembers: remembers)
             } else {
                 guard try reinstall.bool() else {
@@ -364,7 +371,7 @@ public enum ScenarioParser {
         expectations.dialog = try fields["expect_dialog"]?.bool()
         expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
         if let value = fields["expect_reminders"] {
-            let table = try value.fields(allowed: ["count", "alert"])
+            let table = try value.fields(allowed: expectedReminderKeys)
             expectations.reminders = Scenario.ExpectedReminders(
                 count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool())
         }

@@ -2,9 +2,9 @@ import Foundation
 import PermitCore
 import PermitInput
 
-/// Plays a scenario against the real engine on a simulated device with an injected clock:
-/// a step does one thing; a prompt stays on screen until answered; a system dialog must be
-/// answered with allow or deny; reinstall with or without the system remembering.
+/// Plays a scenario against the real engine on a simulated device with an injected clock
+/// (docs/reference.md#scenario-steps): a step does one thing; a prompt stays on screen until answered; a system dialog
+/// must be answered with allow or deny; reinstall with or without the system remembering.
 public struct ScenarioRunner: Sendable {
     public let policy: any Policy
     /// How `policy_update` steps install bundles. The scenario layer knows no bundle format:

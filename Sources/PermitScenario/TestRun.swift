@@ -53,7 +53,7 @@ public struct TestRun: Sendable {
         return byFile.values.sorted { $0.file < $1.file }
     }
 
-    /// SPEC §9: 0 all pass, 1 a failure, 2 bad input.
+    /// docs/reference.md#exit-codes: 0 all pass, 1 a failure, 2 bad input.
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).

@@ -20,7 +20,7 @@ enum Terminal {
     }
 }
 
-/// Exit codes of SPEC §9.
+/// Exit codes of docs/reference.md#exit-codes.
 enum Exit {
     static let failure = ExitCode(1)
     static let badInput = ExitCode(2)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PermitCore
 
-/// The ledger after each event and answer (SPEC §6).
+/// The ledger after each event and answer (docs/reference.md#ctx-history).
 @Suite struct EngineLedgerTests {
     @Test func launchesAndForegrounds() async {
         let world = World(policy: always(.none))

@@ -4,7 +4,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitScenario
 
-/// SPEC §7's example, verbatim but for the policy path.
+/// The scenario example of docs/reference.md#scenarios, verbatim but for the policy path.
 let specExample = """
 name: iOS 9 — denied, then enabled in Settings
 policy: ../policy.lua            # relative to this file; default: the pack's policy.lua

@@ -3,7 +3,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitScenario
 
-/// A polite policy in Swift, shaped like the one the SPEC example expects.
+/// A polite policy in Swift, shaped like the one the scenario example (docs/reference.md#scenarios) expects.
 let polite = ClosurePolicy(name: "polite", decide: { ctx in
     let soft = SoftPrompt(
         title: .translations(["en": "Stay on track", "zh-Hans": "保持节奏"]), message: "We remind you.",

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// The repository carries its own contract: links into docs/reference.md land on an anchor it
+/// defines, and nothing cites the brief the product grew from, which a clone does not have.
+@Suite struct ReferenceLinkTests {
+    let reference: ReferenceTables
+
+    init() throws { reference = try ReferenceTables() }
+
+    /// Text files of the repository, by path relative to it (build output and git excluded).
+    static func repositoryFiles() -> [(path: String, text: String)] {
+        let root = ReferenceTables.repository
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) else {
+            return []
+        }
+        var files: [(String, String)] = []
+        for case let url as URL in walker {
+            let name = url.lastPathComponent
+            if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+                if name == ".git" || name.hasPrefix(".build") || name == ".swiftpm" { walker.skipDescendants() }
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: url.path), data.count < 2_000_000,
+                  let text = String(data: data, encoding: .utf8) else { continue }
+            files.append((String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)), text))
+        }
+        return files
+    }
+
+    /// The fragments of every link to `target` in `text` (`target#fragment`).
+    static func fragments(linkingTo target: String, in text: String) -> [String] {
+        var found: [String] = []
+        var rest = text[...]
+        while let hit = rest.range(of: target + "#") {
+            let fragment = rest[hit.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+            found.append(String(fragment))
+            rest = rest[hit.upperBound...]
+        }
+        return found
+    }
+
+    @Test func anchorsAreUniqueAndEveryLinkLandsOnOne() throws {
+        let anchors = reference.anchors
+        #expect(anchors.count == Set(anchors).count, "an anchor is defined twice")
+        #expect(anchors.count > 40)
+        for fragment in Self.fragments(linkingTo: "](", in: reference.text) {
+            #expect(anchors.contains(fragment), "docs/reference.md links to #\(fragment), which it does not define")
+        }
+        var linked = 0
+        for (path, text) in Self.repositoryFiles() {
+            for fragment in Self.fragments(linkingTo: "reference.md", in: text) {
+                linked += 1
+                #expect(anchors.contains(fragment), "\(path) links to the anchor \(fragment) of reference.md, which does not exist")
+            }
+        }
+        #expect(linked > 10, "the repository's links into the reference")
+    }
+
+    @Test func nothingCitesTheOriginalBrief() {
+        // Spelled in two parts so that this file does not match itself.
+        let forbidden = ["SPEC" + " §", "../" + "shared/", "shared/" + "SPEC"]
+        for (path, text) in Self.repositoryFiles() {
+            for phrase in forbidden {
+                #expect(!text.contains(phrase), "\(path) cites \"\(phrase)\"; link to docs/reference.md instead")
+            }
+        }
+    }
+}

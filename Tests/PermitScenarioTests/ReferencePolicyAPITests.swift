@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitLua
+import PermitScenario
+
+/// docs/reference.md's tables of the policy API list exactly what the code builds and accepts:
+/// the ctx a policy really sees (walked with `pairs` through the production path), the
+/// decision and reminder fields the reader accepts, which of them are required, and the
+/// defaults of the optional ones.
+@Suite struct ReferencePolicyAPITests {
+    let reference: ReferenceTables
+
+    init() throws { reference = try ReferenceTables() }
+
+    // MARK: ctx
+
+    /// Prints the keys of ctx and of each of its tables to the trace, as `table=key key ...`.
+    static let probe = """
+        local function keys(t)
+          local names = {}
+          for name in pairs(t) do names[#names + 1] = name end
+          table.sort(names)
+          return table.concat(names, " ")
+        end
+        return {
+          name = "probe",
+          decide = function(ctx)
+            print("ctx=" .. keys(ctx))
+            print("ctx.event=" .. keys(ctx.event))
+            print("ctx.settings=" .. keys(ctx.settings))
+            print("ctx.platform=" .. keys(ctx.platform))
+            print("ctx.capabilities=" .. keys(ctx.capabilities))
+            print("ctx.history=" .. keys(ctx.history))
+            print("ctx.history.soft_prompt=" .. keys(ctx.history.soft_prompt))
+            print("ctx.history.system_prompt=" .. keys(ctx.history.system_prompt))
+            print("ctx.history.settings_prompt=" .. keys(ctx.history.settings_prompt))
+            for _, feature in pairs(ctx.history.features) do print("ctx.history.features=" .. keys(feature)) end
+            print("ctx.user=" .. keys(ctx.user))
+            print("permit=" .. keys(permit))
+          end,
+        }
+        """
+
+    static let events: [AppEvent] = [
+        .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
+        .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+    ]
+
+    /// A ledger with every optional field set.
+    static var fullLedger: Ledger {
+        var ledger = Ledger()
+        ledger.firstLaunchAt = 1
+        ledger.statusChangedAt = 2
+        ledger.deniedAt = 3
+        ledger.softPrompt.lastShownAt = 4
+        ledger.softPrompt.lastAnsweredAt = 5
+        ledger.systemPrompt.answeredAt = 6
+        ledger.systemPrompt.granted = true
+        ledger.settingsPrompt.lastShownAt = 7
+        var feature = Ledger.FeatureHistory()
+        feature.opened = 1
+        feature.lastOpenedAt = 8
+        feature.lastPromptAt = 9
+        ledger.features["diary"] = feature
+        ledger.state = ["asked_at": .integer(10)]
+        return ledger
+    }
+
+    /// A fresh ledger but for one feature that has only its count.
+    static var sparseLedger: Ledger {
+        var ledger = Ledger()
+        var feature = Ledger.FeatureHistory()
+        feature.opened = 1
+        ledger.features["diary"] = feature
+        return ledger
+    }
+
+    /// The keys the probe saw per table, over the given events and ledger.
+    static func seenKeys(events: [AppEvent], ledger: Ledger) throws -> [String: Set<String>] {
+        let policy = try LuaPolicy(source: probe, chunkName: "probe.lua")
+        var seen: [String: Set<String>] = [:]
+        for event in events {
+            let context = PolicyContext(
+                event: event, status: .authorized, previousStatus: .notDetermined,
+                settings: .typical(for: .authorized, on: OSVersion(major: 16, minor: 4)),
+                platform: Platform(version: OSVersion(major: 16, minor: 4)), history: ledger,
+                params: [:], now: 1_767_600_000, locale: "en", userBucket: 42)
+            let answer = policy.answer(context)
+            _ = try answer.decision.get()
+            for line in answer.trace.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                let keys = line[line.index(after: equals)...].split(separator: " ").map(String.init)
+                seen[String(line[..<equals]), default: []].formUnion(keys)
+            }
+        }
+        return seen
+    }
+
+    static let ctxTables = [
+        "ctx", "ctx.event", "ctx.settings", "ctx.platform", "ctx.capabilities", "ctx.history",
+        "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt",
+        "ctx.history.features", "ctx.user",
+    ]
+
+    @Test func everyCtxFieldIsDocumentedAndNoOther() throws {
+        let seen = try Self.seenKeys(events: Self.events, ledger: Self.fullLedger)
+        for table in Self.ctxTables {
+            let documented = try reference.keys(table)
+            #expect(Set(documented) == seen[table] ?? [], "docs/reference.md <!-- keys: \(table) -->")
+            #expect(documented.count == Set(documented).count, "\(table) lists a key twice")
+        }
+    }
+
+    /// A row whose "nil when" column says `never` is there in a fresh ledger; any other row
+    /// is absent there (and present in a full one, above).
+    @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {
+        let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger)
+        for table in ["ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
+                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.user"] {
+            let rows = try reference.rows(table)
+            let never = rows.filter { $0.count > 2 && $0[2].hasPrefix("never") }.map { $0[0] }
+            #expect(Set(never) == seen[table] ?? [], "the \"nil when\" column of <!-- keys: \(table) -->")
+        }
+    }
+
+    @Test func settingsAndCapabilitiesMatchTheCore() throws {
+        let rows = try reference.rows("ctx.settings")
+        #expect(rows.map { $0[0] } == NotificationSettings.names)
+        for row in rows {
+            let setting = try #require(NotificationSettings.Setting(rawValue: row[0]))
+            #expect(row[1] == String(setting.introducedIn.major), "since which iOS \(row[0]) exists")
+        }
+        let capabilities = Capabilities(version: OSVersion(major: 16)).namedValues.map(\.name)
+        #expect(try reference.keys("ctx.capabilities") == capabilities)
+    }
+
+    @Test func statusesEventsActionsAndGuardrailsMatchTheCore() throws {
+        #expect(try reference.keys("status") == PermissionStatus.allCases.map(\.rawValue))
+        #expect(try reference.keys("event") == AppEvent.names)
+        #expect(try reference.keys("action") == Decision.Action.names)
+        #expect(try reference.keys("guardrail") == Guardrail.allCases.map(\.rawValue))
+        #expect(try reference.keys("policy").sorted() == LuaPolicy.policyFields.sorted())
+    }
+
+    @Test func theHelperTableIsDocumented() throws {
+        let seen = try Self.seenKeys(events: [.appLaunch], ledger: Ledger())
+        #expect(Set(try reference.keys("permit") + reference.keys("permit.text")) == seen["permit"] ?? [])
+    }
+
+    // MARK: Decisions
+
+    /// A decision with every field its action accepts.
+    static func completeDecision(_ action: String) -> [String: LuaValue] {
+        var fields: [String: LuaValue] = [
+            "action": .string(action), "reason": "because", "remember": .table(LuaTable(["seen": true])),
+        ]
+        switch action {
+        case "soft_prompt":
+            for field in ["title", "message", "accept", "decline"] { fields[field] = .string(field) }
+            fields["presentation"] = "sheet"
+            fields["variant"] = "b"
+        case "request_permission":
+            fields["options"] = .table(LuaTable(array: ["alert"]))
+        case "settings_prompt":
+            for field in ["title", "message", "open", "cancel"] { fields[field] = .string(field) }
+            fields["presentation"] = "banner"
+            fields["deep_link"] = "notification_settings"
+        default:
+            break
+        }
+        return fields
+    }
+
+    /// A default as the reference writes it: `"alert"`, `{ "alert", "sound", "badge" }`.
+    static func written(_ value: PolicyValue) -> String {
+        switch value {
+        case .string(let text): "`\"\(text)\"`"
+        case .list(let items): "`{ " + items.map { item in
+                if case .string(let text) = item { return "\"\(text)\"" }
+                return item.description
+            }.joined(separator: ", ") + " }`"
+        default: "`\(value)`"
+        }
+    }
+
+    @Test func decisionFieldsTheirActionsRequiredAndDefaults() throws {
+        let rows = try reference.rows("decision")
+        let allowed = DecisionReader.fieldsByAction.mapValues { Set(DecisionReader.commonFields + $0) }
+        #expect(Set(rows.map { $0[0] }) == allowed.values.reduce(Set()) { $0.union($1) })
+        for row in rows {
+            let field = row[0]
+            let actions = row[1] == "any" ? Set(Decision.Action.names) : Set(ReferenceTables.codeSpans(in: row[1]))
+            #expect(actions == Set(allowed.filter { $0.value.contains(field) }.keys), "the actions of decision.\(field)")
+            let required = row[2].hasPrefix("yes")
+            for action in actions {
+                let complete = Self.completeDecision(action)
+                #expect(Set(complete.keys) == allowed[action], "the complete \(action) decision")
+                var without = complete
+                without[field] = nil
+                let result = Result { () throws(PolicyError) in try DecisionReader.decision(from: .table(LuaTable(without))) }
+                switch result {
+                case .failure(let error):
+                    #expect(required, "decision.\(field) is documented as optional for \(action), but: \(error)")
+                    #expect(error.field == "decision.\(field)")
+                case .success(let decision):
+                    #expect(!required, "decision.\(field) is documented as required for \(action), but a decision without it is accepted")
+                    let fields = DecisionFields.of(try #require(decision))
+                    if let value = fields[field], row[3].hasPrefix("`") {
+                        #expect(Self.written(value) == row[3], "the default of decision.\(field)")
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Reminders
+
+    static let completeReminder: [String: LuaValue] = [
+        "day": 1, "hour": 8, "minute": 30, "title": "Morning", "body": "Check in", "action": "open_diary",
+        "sound": false, "badge": 1, "id": "checkin-1",
+    ]
+
+    @Test func reminderFieldsRequiredAndDefaults() throws {
+        let rows = try reference.rows("reminder")
+        #expect(rows.map { $0[0] } == DecisionReader.reminderFields)
+        #expect(Set(Self.completeReminder.keys) == Set(DecisionReader.reminderFields))
+        for row in rows {
+            var without = Self.completeReminder
+            without[row[0]] = nil
+            let list = LuaValue.table(LuaTable(array: [.table(LuaTable(without))]))
+            let required = row[2].hasPrefix("yes")
+            switch Result(catching: { () throws(PolicyError) in try DecisionReader.reminders(from: list) }) {
+            case .failure(let error):
+                #expect(required, "reminder.\(row[0]) is documented as optional, but: \(error)")
+                #expect(error.field == "reminders[1].\(row[0])")
+            case .success(let reminders):
+                #expect(!required, "reminder.\(row[0]) is documented as required, but a reminder without it is accepted")
+                let reminder = try #require(reminders.first)
+                let defaults: [String: String] = [
+                    "day": "`\(reminder.day)`", "hour": "`\(reminder.hour)`", "minute": "`\(reminder.minute)`",
+                    "sound": "`\(reminder.sound)`", "title": reminder.title == nil ? "none" : "?",
+                    "action": reminder.action == nil ? "none" : "?", "badge": reminder.badge == nil ? "none" : "?",
+                ]
+                if let expected = defaults[row[0]] { #expect(row[3] == expected, "the default of reminder.\(row[0])") }
+            }
+        }
+    }
+}

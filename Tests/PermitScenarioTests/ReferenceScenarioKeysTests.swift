@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitScenario
+
+/// docs/reference.md lists exactly the scenario keys the parser accepts, at every level, so a
+/// reader of the docs can write every key the runner takes (and none it refuses).
+@Suite struct ReferenceScenarioKeysTests {
+    let reference: ReferenceTables
+
+    init() throws { reference = try ReferenceTables() }
+
+    @Test func topLevelDeviceUserEngineAndInitialKeys() throws {
+        #expect(try reference.keys("scenario") == ScenarioParser.topKeys)
+        #expect(try reference.keys("scenario.device") == ScenarioParser.deviceKeys)
+        #expect(try reference.keys("scenario.user") == ScenarioParser.userKeys)
+        #expect(try reference.keys("scenario.engine") == ScenarioParser.engineKeys)
+        #expect(try reference.keys("scenario.initial") == ScenarioParser.initialKeys)
+    }
+
+    /// `initial.ledger` and `expect_ledger` take ctx.history's names plus the extra ones.
+    @Test func ledgerKeysAreCtxHistoryPlusTheExtras() throws {
+        let documented = try reference.keys("ctx.history") + reference.keys("scenario.ledger-extra")
+        #expect(Set(documented) == Set(Ledger.topLevelFields))
+        for (table, fields) in Ledger.nestedFields {
+            #expect(Set(try reference.keys("ctx.history.\(table)")) == Set(fields), "ctx.history.\(table)")
+        }
+        #expect(Set(try reference.keys("ctx.history.features")) == Set(Ledger.featureFields))
+    }
+
+    @Test func stepKeysAndExpectations() throws {
+        let actions = try reference.keys("scenario.step")
+        let expectations = try reference.keys("scenario.expectation")
+        #expect(Set(actions).isDisjoint(with: expectations))
+        #expect(Set(actions + expectations) == Set(ScenarioParser.stepKeys))
+        #expect(Set(ScenarioParser.expectationKeys).isSubset(of: expectations))
+        #expect(Set(ScenarioParser.stepActionKeys).isSubset(of: actions))
+        #expect(try reference.keys("scenario.event") == ScenarioParser.stepEvents)
+        #expect(try reference.keys("scenario.answer") == Scenario.Answer.allCases.map(\.rawValue))
+        #expect(try reference.keys("scenario.reinstall") == ScenarioParser.reinstallKeys)
+        // A `settings:` step: `authorization`, then the setting names of ctx.settings.
+        #expect(try reference.keys("scenario.step-settings") + reference.keys("ctx.settings") == ScenarioParser.settingsStepKeys)
+    }
+
+    @Test func expectTablesMatchTheParser() throws {
+        #expect(try reference.keys("scenario.expect") == ScenarioParser.decisionFields)
+        #expect(try reference.keys("scenario.expect_reminders") == ScenarioParser.expectedReminderKeys)
+    }
+
+    /// The documented example parses, with every top-level key but `trusted_keys` (which needs
+    /// a key file) set as written.
+    @Test func theReferenceExampleParses() throws {
+        let text = reference.text
+        let start = try #require(text.range(of: "```yaml\nname: iOS 9"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let yaml = String(text[text.index(start.lowerBound, offsetBy: 8)..<end.lowerBound])
+        let scenario = try ScenarioParser.parse(yaml, file: "reference.yaml", directory: URL(fileURLWithPath: "/tmp/pack/tests"))
+        #expect(scenario.userBucket == 0)
+        #expect(scenario.maxPromptsPerDay == 3)
+        #expect(scenario.initial.ledger.launches == 4)
+        #expect(scenario.steps.count == 8)
+        #expect(scenario.policy?.path == "/tmp/pack/policy.lua")
+    }
+}
