@@ -161,6 +161,36 @@ function permit.since(ctx, t) end
 ---@return boolean
 function permit.at_least(ctx, version) end
 
+---Whether `s` begins with `prefix`, as plain text (`""` begins every string).
+---@param s string
+---@param prefix string
+---@return boolean
+function permit.starts_with(s, prefix) end
+
+---Whether `s` ends with `suffix`, as plain text (`""` ends every string).
+---@param s string
+---@param suffix string
+---@return boolean
+function permit.ends_with(s, suffix) end
+
+---Whether `part` occurs in `s`, as plain text (`""` occurs in every string).
+---@param s string
+---@param part string
+---@return boolean
+function permit.contains(s, part) end
+
+---The pieces of `s` between occurrences of the plain text `sep`, in order; empty pieces are
+---kept (`"a,,b"` gives `{"a", "", "b"}`, `""` gives `{""}`). `sep` must not be empty.
+---@param s string
+---@param sep string
+---@return string[]
+function permit.split(s, sep) end
+
+---`s` without leading and trailing ASCII white space (space, `\t`, `\n`, `\v`, `\f`, `\r`).
+---@param s string
+---@return string
+function permit.trim(s) end
+
 ---Writes to the trace (not stdout); capped.
 ---@param ... any
 function permit.log(...) end

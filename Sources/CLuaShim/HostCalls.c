@@ -38,17 +38,15 @@ static int msgh(lua_State *L) {
 
 void permit_push_error_text(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    switch (lua_type(L, idx)) {
-    case LUA_TSTRING: lua_pushvalue(L, idx); break;
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, idx))
-            lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, idx));
-        else
-            lua_pushfstring(L, "%f", (LUAI_UACNUMBER)lua_tonumber(L, idx));
-        break;
-    case LUA_TNIL: lua_pushliteral(L, "nil"); break;
-    case LUA_TBOOLEAN: lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false"); break;
-    default: lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx)); break;
+    int type = lua_type(L, idx);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+        /* A copy, converted in place: numbers read as Lua prints them, and no __tostring runs. */
+        lua_pushvalue(L, idx);
+        (void)lua_tolstring(L, -1, NULL);
+    } else if (type == LUA_TBOOLEAN || type == LUA_TNIL) {
+        lua_pushstring(L, type == LUA_TNIL ? "nil" : (lua_toboolean(L, idx) ? "true" : "false"));
+    } else {
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
     }
 }
 

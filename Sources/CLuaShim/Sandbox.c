@@ -23,6 +23,14 @@ static void wrap_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
     lua_setfield(L, t, name);
 }
 
+/* Sets base[name] to f with Lua's own function of that name (from the real globals) as
+   upvalue 1. */
+static void wrap_base(lua_State *L, int globals, int base, const char *name, lua_CFunction f) {
+    lua_getfield(L, globals, name);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, base, name);
+}
+
 static int setup(lua_State *L) {
     uint64_t seed = (uint64_t)lua_tointeger(L, 1);
     lua_settop(L, 0);
@@ -44,25 +52,29 @@ static int setup(lua_State *L) {
         lua_getfield(L, 1, *n);
         lua_setfield(L, 2, *n);
     }
-    set_fn(L, 2, "next", shim_next);
-    set_fn(L, 2, "pairs", shim_pairs);
-    set_fn(L, 2, "rawget", shim_rawget);
-    set_fn(L, 2, "rawset", shim_rawset);
-    set_fn(L, 2, "getmetatable", shim_getmetatable);
-    set_fn(L, 2, "setmetatable", shim_setmetatable);
+    wrap_base(L, 1, 2, "next", shim_next);
+    lua_getfield(L, 1, "pairs"); /* pairs: Lua's, the sandbox's next, Lua's next */
+    lua_getfield(L, 2, "next");
+    lua_getfield(L, 1, "next");
+    lua_pushcclosure(L, shim_pairs, 3);
+    lua_setfield(L, 2, "pairs");
+    wrap_base(L, 1, 2, "rawget", shim_rawget);
+    wrap_base(L, 1, 2, "rawset", shim_rawset);
+    wrap_base(L, 1, 2, "getmetatable", shim_getmetatable);
+    wrap_base(L, 1, 2, "setmetatable", shim_setmetatable);
+    wrap_base(L, 1, 2, "load", shim_load);
+    wrap_base(L, 1, 2, "xpcall", shim_xpcall);
     set_fn(L, 2, "print", shim_print);
-    set_fn(L, 2, "load", shim_load);
-    set_fn(L, 2, "xpcall", shim_xpcall);
 
     /* string: the real table stays the string metatable's __index. */
     lua_getfield(L, 1, "string"); /* 3 */
     lua_pushnil(L);
     lua_setfield(L, 3, "dump");
     set_fn(L, 3, "find", shim_find);
-    set_fn(L, 3, "match", shim_match);
-    set_fn(L, 3, "gmatch", shim_gmatch);
-    set_fn(L, 3, "gsub", shim_gsub);
-    set_fn(L, 3, "rep", shim_rep);
+    shim_refuse_patterns(L, 3, "match");
+    shim_refuse_patterns(L, 3, "gmatch");
+    shim_refuse_patterns(L, 3, "gsub");
+    wrap_fn(L, 3, "rep", shim_rep);
     lua_pushliteral(L, "");
     if (lua_getmetatable(L, -1)) {
         lua_pushboolean(L, 0);
@@ -74,8 +86,8 @@ static int setup(lua_State *L) {
     lua_pop(L, 1);
 
     lua_getfield(L, 1, "table"); /* 4 */
-    set_fn(L, 4, "insert", shim_tinsert);
-    set_fn(L, 4, "remove", shim_tremove);
+    wrap_fn(L, 4, "insert", shim_tinsert);
+    wrap_fn(L, 4, "remove", shim_tremove);
     wrap_fn(L, 4, "move", shim_tmove);
 
     lua_getfield(L, 1, "math"); /* 5 */
@@ -88,13 +100,18 @@ static int setup(lua_State *L) {
     lua_getfield(L, 1, "utf8");      /* 6 */
     lua_getfield(L, 1, "coroutine"); /* 7 */
 
-    lua_createtable(L, 0, 6); /* 8: permit */
+    lua_createtable(L, 0, 12); /* 8: permit */
     set_fn(L, 8, "minutes", shim_minutes);
     set_fn(L, 8, "hours", shim_hours);
     set_fn(L, 8, "days", shim_days);
     set_fn(L, 8, "since", shim_since);
     set_fn(L, 8, "at_least", shim_at_least);
     set_fn(L, 8, "log", shim_print);
+    set_fn(L, 8, "starts_with", shim_starts_with);
+    set_fn(L, 8, "ends_with", shim_ends_with);
+    set_fn(L, 8, "contains", shim_contains);
+    set_fn(L, 8, "split", shim_split);
+    set_fn(L, 8, "trim", shim_trim);
     /* `remember = { key = permit.forget }` deletes a key: a Lua table cannot hold nil. The NUL
        byte keeps the marker out of any real text. */
     lua_pushlstring(L, "\0permit.forget", 14);
@@ -129,8 +146,6 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     vm->budget_limit = limits->instructions_per_call > 0 ? limits->instructions_per_call : 1;
     vm->time_limit_ns = limits->time_limit_ms > 0 ? limits->time_limit_ms * 1000000 : 0;
     vm->budget_exceeded = 1; /* no script code runs outside permit_call */
-    vm->max_subject = limits->max_pattern_subject;
-    vm->max_pattern = limits->max_pattern;
     vm->max_string = limits->max_string;
     vm->trace_cap = limits->trace_cap;
     vm->trace = (char *)malloc(vm->trace_cap + 1);

@@ -35,7 +35,7 @@ typedef struct permit_vm {
     int in_call; /* script code may run: allocations are charged */
     int64_t time_limit_ns, call_start_ns;
     int guard_kind;
-    size_t max_subject, max_pattern, max_string;
+    size_t max_string;
     char *trace;
     size_t trace_len, trace_cap, trace_dropped;
     int trace_truncated;
@@ -108,10 +108,9 @@ int shim_xpcall(lua_State *L);
 
 /* StringLib.c */
 int shim_find(lua_State *L);
-int shim_match(lua_State *L);
-int shim_gmatch(lua_State *L);
-int shim_gsub(lua_State *L);
 int shim_rep(lua_State *L);
+/* Sets lib[name] to a function that refuses with the advice on what to use instead. */
+void shim_refuse_patterns(lua_State *L, int lib, const char *name);
 
 /* TableLib.c */
 int shim_tinsert(lua_State *L);
@@ -125,5 +124,12 @@ int shim_hours(lua_State *L);
 int shim_days(lua_State *L);
 int shim_since(lua_State *L);
 int shim_at_least(lua_State *L);
+
+/* TextHelpers.c */
+int shim_starts_with(lua_State *L);
+int shim_ends_with(lua_State *L);
+int shim_contains(lua_State *L);
+int shim_split(lua_State *L);
+int shim_trim(lua_State *L);
 
 #endif

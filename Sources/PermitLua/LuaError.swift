@@ -5,7 +5,7 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case syntax
         /// The script raised an error (including Lua/C stack overflow).
         case runtime
-        /// The per-call instruction budget ran out (also counts pattern matching and other C work).
+        /// The per-call instruction budget ran out (also counts C work such as searching and moving elements).
         case instructionBudgetExceeded
         /// The per-call wall-clock safety net (`LuaLimits.timeLimitMilliseconds`) ran out.
         case timeLimitExceeded
@@ -13,9 +13,7 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case memoryExhausted
         /// A precompiled (binary) chunk was given to `load`.
         case binaryChunkRefused
-        /// A pattern, or its subject, is beyond the configured limits.
-        case patternTooComplex
-        /// `string.rep` / `string.gsub` would build a string beyond `maxStringBytes`.
+        /// `string.rep` would build a string beyond `maxStringBytes`.
         case stringTooLarge
         /// The error handler itself failed (e.g. an error raised while handling a C stack overflow).
         case errorInErrorHandling

@@ -1,10 +1,11 @@
 /// Budgets of a `LuaVM`; every field is host-configurable.
 public struct LuaLimits: Sendable, Equatable {
     /// VM instructions per `call` (coroutines included). C work that the count
-    /// hook cannot see is charged too: one unit per pattern-matching step,
-    /// per element moved by table.insert/remove/move, per byte compiled by
-    /// `load`, per 64 bytes printed, and per 64 bytes allocated (which bounds
-    /// concatenation, string.rep, upper, sub, format, table.concat, ...).
+    /// hook cannot see is charged too: one unit per element moved by
+    /// table.insert/remove/move, per byte compiled by `load`, per 64 bytes
+    /// searched by string.find and the `permit` text helpers, per 64 bytes
+    /// printed, and per 64 bytes allocated (which bounds concatenation,
+    /// string.rep, upper, sub, format, table.concat, ...).
     public var instructionsPerCall: Int
     /// Wall-clock safety net per call, in milliseconds (0 disables it), for work
     /// neither instructions nor allocations reveal, such as comparing two long
@@ -12,11 +13,8 @@ public struct LuaLimits: Sendable, Equatable {
     public var timeLimitMilliseconds: Int
     /// Cap on the bytes allocated by the VM (checked while script code runs).
     public var memoryBytes: Int
-    /// Longest subject for string.find / match / gmatch / gsub.
-    public var maxPatternSubjectBytes: Int
-    /// Longest pattern.
-    public var maxPatternBytes: Int
-    /// Longest string built by string.rep or string.gsub.
+    /// Longest string built by string.rep. (There are no pattern limits: policies get no Lua
+    /// patterns at all; docs/security.md says why.)
     public var maxStringBytes: Int
     /// Bytes kept by the trace (print / permit.log) between drains.
     public var traceCapBytes: Int
@@ -29,8 +27,6 @@ public struct LuaLimits: Sendable, Equatable {
         instructionsPerCall: Int = 20_000_000,
         timeLimitMilliseconds: Int = 2_000,
         memoryBytes: Int = 32 << 20,
-        maxPatternSubjectBytes: Int = 1 << 20,
-        maxPatternBytes: Int = 4096,
         maxStringBytes: Int = 4 << 20,
         traceCapBytes: Int = 64 << 10,
         maxTableDepth: Int = 32,
@@ -39,8 +35,6 @@ public struct LuaLimits: Sendable, Equatable {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
         self.memoryBytes = memoryBytes
-        self.maxPatternSubjectBytes = maxPatternSubjectBytes
-        self.maxPatternBytes = maxPatternBytes
         self.maxStringBytes = maxStringBytes
         self.traceCapBytes = traceCapBytes
         self.maxTableDepth = maxTableDepth

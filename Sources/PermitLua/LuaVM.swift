@@ -31,8 +31,6 @@ public final class LuaVM {
         var c = permit_limits(
             instructions_per_call: Int64(max(1, limits.instructionsPerCall)),
             memory_bytes: max(0, limits.memoryBytes),
-            max_pattern_subject: max(0, limits.maxPatternSubjectBytes),
-            max_pattern: max(0, limits.maxPatternBytes),
             max_string: max(0, limits.maxStringBytes),
             trace_cap: max(0, limits.traceCapBytes),
             time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds))
@@ -347,7 +345,6 @@ public final class LuaVM {
         case PERMIT_E_BUDGET: .instructionBudgetExceeded
         case PERMIT_E_ERRERR: .errorInErrorHandling
         case PERMIT_E_BINARY: .binaryChunkRefused
-        case PERMIT_E_PATTERN: .patternTooComplex
         case PERMIT_E_STRING_SIZE: .stringTooLarge
         case PERMIT_E_TIME: .timeLimitExceeded
         default: .runtime

@@ -44,7 +44,7 @@ import Testing
         "return { action = 'none', remember = ctx.state }",
         "return { action = 'soft_prompt', title = ctx, message = 'M', accept = 'A', decline = 'D' }",
         "error(ctx)",
-        "local ok, e = pcall(next, ctx, 'no such key') return { action = 'none', reason = tostring(ok) .. ' ' .. tostring(e):gsub('^.-: ', '') }",
+        "local ok, e = pcall(next, ctx, 'no such key') e = tostring(e) local at = e:find(': ', 1, true) return { action = 'none', reason = tostring(ok) .. ' ' .. (at and e:sub(at + 2) or e) }",
     ]
 
     static var ledger: Ledger {

@@ -6,8 +6,8 @@
  * Everything here runs on one lua_State owned by one Swift `LuaVM`. The shim
  * provides what Swift cannot express: Lua's C macros, a byte-capped allocator,
  * an instruction-count hook shared by every thread (coroutine) of the state,
- * the sandboxed standard library (guarded pattern matcher, string.rep, table
- * functions, load, rawset, getmetatable, setmetatable, print), the `permit`
+ * the sandboxed standard library (plain-text string.find without patterns, string.rep,
+ * table functions, load, rawset, getmetatable, setmetatable, print), the `permit`
  * helpers, a message handler and a trampoline for host functions written in
  * Swift (the Swift callback never sees a longjmp: it reports failure through
  * its return value and the trampoline raises the Lua error).
@@ -25,7 +25,6 @@ enum {
     PERMIT_E_BUDGET = 4,
     PERMIT_E_ERRERR = 5,
     PERMIT_E_BINARY = 6,
-    PERMIT_E_PATTERN = 7,
     PERMIT_E_STRING_SIZE = 8,
     PERMIT_E_TIME = 9
 };
@@ -33,8 +32,6 @@ enum {
 typedef struct permit_limits {
     int64_t instructions_per_call;
     size_t memory_bytes;
-    size_t max_pattern_subject;
-    size_t max_pattern;
     size_t max_string;
     size_t trace_cap;
     int64_t time_limit_ms; /* 0: none */
