@@ -115,7 +115,7 @@ int shim_setmetatable(lua_State *L) {
 void shim_push_new_env(lua_State *L) {
     lua_createtable(L, 0, 0);
     lua_createtable(L, 0, 2);
-    lua_getfield(L, LUA_REGISTRYINDEX, KEY_BASE);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_BASE);
     lua_setfield(L, -2, "__index");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");

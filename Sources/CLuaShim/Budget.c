@@ -79,7 +79,7 @@ int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
     va_end(ap);
     lua_concat(L, 2);
     lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
     vm->guard_kind = kind;
     return lua_error(L);
 }

@@ -59,7 +59,8 @@ int permit_covered_lines(lua_State *L, const char *source, int *out, int max) {
    chunk. `seen` holds visited objects; depth bounds the walk. */
 static void active_lines(lua_State *L, const char *source, int seen, unsigned char *lines, int size, int depth) {
     const void *p = lua_topointer(L, -1);
-    if (depth > 8 || p == NULL) {
+    /* A level holds its table or function, a key and a value, and lua_getinfo's table. */
+    if (depth > 8 || p == NULL || !lua_checkstack(L, 6)) {
         lua_pop(L, 1);
         return;
     }
@@ -108,29 +109,47 @@ static void active_lines(lua_State *L, const char *source, int seen, unsigned ch
     lua_pop(L, 2); /* the activelines table (or nil), the function */
 }
 
-int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max) {
-    permit_vm *vm = getvm(L);
-    int saved = vm->limit_on;
-    vm->limit_on = 0;
-    int size = 1 << 16;
-    unsigned char *lines = (unsigned char *)calloc((size_t)size, 1);
-    if (lines == NULL) {
-        vm->limit_on = saved;
-        return 0;
-    }
-    int base = lua_gettop(L);
+typedef struct active_lines_walk {
+    const int *refs;
+    int nrefs;
+    const char *source;
+    unsigned char *lines;
+    int size;
+} active_lines_walk;
+
+/* The walk allocates (its `seen` table, lua_getinfo's tables), so it runs under lua_pcall. */
+static int active_lines_protected(lua_State *L) {
+    const active_lines_walk *walk = (const active_lines_walk *)lua_touserdata(L, 1);
     lua_newtable(L);
     int seen = lua_gettop(L);
-    for (int i = 0; i < nrefs; i++) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, refs[i]);
-        active_lines(L, source, seen, lines, size, 0);
+    for (int i = 0; i < walk->nrefs; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, walk->refs[i]);
+        active_lines(L, walk->source, seen, walk->lines, walk->size, 0);
     }
+    return 0;
+}
+
+int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max) {
+    permit_vm *vm = getvm(L);
+    int size = 1 << 16;
+    unsigned char *lines = (unsigned char *)calloc((size_t)size, 1);
+    if (lines == NULL || !lua_checkstack(L, 3)) {
+        free(lines);
+        return 0;
+    }
+    int saved = vm->limit_on;
+    vm->limit_on = 0;
+    active_lines_walk walk = {refs, nrefs, source, lines, size};
+    int base = lua_gettop(L);
+    lua_pushcfunction(L, active_lines_protected);
+    lua_pushlightuserdata(L, &walk);
+    int status = lua_pcall(L, 1, 0, 0);
     lua_settop(L, base);
+    vm->limit_on = saved;
     int n = 0;
-    for (int line = 1; line < size && n < max; line++) {
+    for (int line = 1; status == LUA_OK && line < size && n < max; line++) {
         if (lines[line]) out[n++] = line;
     }
     free(lines);
-    vm->limit_on = saved;
     return n;
 }

@@ -6,6 +6,7 @@
  * between calls, while the memory cap is off, like the rest of the host's pushes.
  */
 #include "CLuaShim.h"
+#include <lauxlib.h>
 #include <string.h>
 
 static void push_key(lua_State *L, int k, int key) { lua_rawgeti(L, k, key); }
@@ -28,8 +29,11 @@ static void set_ref(lua_State *L, int t, int k, int key, int ref) {
     lua_rawset(L, t);
 }
 
-int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
-    if (!lua_checkstack(L, 8)) return 0;
+/* The pushes themselves; they may raise (memory), so they run under lua_pcall. */
+static int push_context_protected(lua_State *L) {
+    const permit_ctx_fields *f = (const permit_ctx_fields *)lua_touserdata(L, 1);
+    lua_pop(L, 1);
+    luaL_checkstack(L, 8, "ctx");
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->keys);
     int k = lua_gettop(L);
     lua_createtable(L, 0, f->hash);
@@ -58,7 +62,18 @@ int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
     set_interned(L, ctx, k, f->key_previous_status, f->previous_status);
     set_interned(L, ctx, k, f->key_status, f->status);
     lua_remove(L, k); /* ctx now at k */
-    return k;
+    return 1;
+}
+
+int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
+    if (!lua_checkstack(L, 3)) return 0;
+    lua_pushcfunction(L, push_context_protected);
+    lua_pushlightuserdata(L, (void *)f);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    return lua_gettop(L);
 }
 
 /* ------------------------------------------------------------ decision table */
@@ -131,7 +146,7 @@ int permit_decision_fields(lua_State *L, int idx) {
     return -1;
 }
 
-int permit_table_has_metatable(lua_State *L, int idx) {
+int permit_settle_then_has_metatable(lua_State *L, int idx) {
     if (permit_lazy_settle(L, idx) < 0) return 1;
     if (lua_getmetatable(L, idx)) {
         lua_pop(L, 1);

@@ -4,6 +4,14 @@
 #include <lauxlib.h>
 #include <string.h>
 
+/* Argument 1: a compiled chunk; gives it a fresh sandbox environment and returns it. */
+static int give_fresh_env(lua_State *L) {
+    shim_push_new_env(L);
+    if (lua_setupvalue(L, 1, 1) == NULL) lua_pop(L, 1);
+    lua_settop(L, 1);
+    return 1;
+}
+
 int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname) {
     permit_vm *vm = getvm(L);
     if (len > 0 && src[0] == LUA_SIGNATURE[0]) {
@@ -18,9 +26,16 @@ int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname
     if (st == LUA_ERRSYNTAX) return PERMIT_E_SYNTAX;
     if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
     if (st != LUA_OK) return PERMIT_E_RUNTIME;
-    shim_push_new_env(L);
-    if (lua_setupvalue(L, -2, 1) == NULL) lua_pop(L, 1);
-    return PERMIT_OK;
+    /* The environment is a new table: made under protection, as the host is not in a call. */
+    if (!lua_checkstack(L, 3)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "Lua stack exhausted");
+        return PERMIT_E_RUNTIME;
+    }
+    lua_pushcfunction(L, give_fresh_env);
+    lua_insert(L, -2);
+    st = lua_pcall(L, 1, 1, 0);
+    return st == LUA_OK ? PERMIT_OK : st == LUA_ERRMEM ? PERMIT_E_MEMORY : PERMIT_E_RUNTIME;
 }
 
 /* Message handler: adds a traceback, never runs script code (no __tostring). */
@@ -30,7 +45,7 @@ static int msgh(lua_State *L) {
     vm->limit_on = 0;
     permit_push_error_text(L, 1);
     luaL_traceback(L, L, lua_tostring(L, -1), 1);
-    lua_setfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
     vm->limit_on = saved;
     lua_settop(L, 1);
     return 1;
@@ -56,7 +71,7 @@ static int classify(lua_State *L, permit_vm *vm, int st) {
     if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
     if (st == LUA_ERRERR) return PERMIT_E_ERRERR;
     if (vm->guard_kind != 0) {
-        lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
         int same = lua_rawequal(L, -1, -2);
         lua_pop(L, 1);
         if (same) return vm->guard_kind;
@@ -87,16 +102,16 @@ int permit_call(lua_State *L, int nargs) {
     vm->budget_exceeded = 1; /* nothing runs between calls */
     if (vm->guard_kind != 0) {
         lua_pushnil(L);
-        lua_setfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
     }
     lua_remove(L, hidx);
     return kind;
 }
 
 void permit_take_traceback(lua_State *L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
     lua_pushnil(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
 }
 
 void permit_push_source(lua_State *L, int idx) {
@@ -110,7 +125,27 @@ void permit_push_source(lua_State *L, int idx) {
     }
 }
 
-int permit_ref(lua_State *L) { return luaL_ref(L, LUA_REGISTRYINDEX); }
+/* The value to keep is argument 1; luaL_ref may grow the registry, so it runs protected. */
+static int ref_protected(lua_State *L) {
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    return 1;
+}
+
+int permit_ref(lua_State *L) {
+    if (!lua_checkstack(L, 2)) {
+        lua_pop(L, 1);
+        return LUA_NOREF;
+    }
+    lua_pushcfunction(L, ref_protected);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return LUA_NOREF;
+    }
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
+}
 void permit_unref(lua_State *L, int ref) { luaL_unref(L, LUA_REGISTRYINDEX, ref); }
 int permit_push_ref(lua_State *L, int ref) { return lua_rawgeti(L, LUA_REGISTRYINDEX, ref); }
 
@@ -134,17 +169,42 @@ static int host_trampoline(lua_State *L) {
     int saved = vm->limit_on;
     vm->limit_on = 0;
     vm->host_error[0] = '\0';
-    int n = h->callback(L, h->context); /* Swift: must not raise */
+    shim_drop_staged(vm);
+    int n = h->callback(L, h->context); /* Swift: must not raise; stages its results */
+    if (n < 0) {
+        vm->limit_on = saved;
+        return luaL_error(L, "%s", vm->host_error);
+    }
+    /* The results are pushed here, after the host's frames are gone: an error while pushing
+       unwinds through C only. */
+    lua_settop(L, 0);
+    int status = shim_push_staged(L, vm, n);
     vm->limit_on = saved;
-    if (n < 0) return luaL_error(L, "%s", vm->host_error);
+    if (status != LUA_OK) {
+        if (status == LUA_ERRMEM) vm->mem_refused = 1;
+        return lua_error(L);
+    }
     return n;
 }
 
-void permit_push_host_function(lua_State *L, permit_host_callback callback, void *context) {
+/* Arguments: the callback and context, as light userdata. */
+static int push_host_function_protected(lua_State *L) {
     HostFn *h = (HostFn *)lua_newuserdatauv(L, sizeof(HostFn), 0);
-    h->callback = callback;
-    h->context = context;
+    h->callback = *(permit_host_callback *)lua_touserdata(L, 1);
+    h->context = lua_touserdata(L, 2);
     lua_pushcclosure(L, host_trampoline, 1);
+    return 1;
+}
+
+int permit_push_host_function(lua_State *L, permit_host_callback callback, void *context) {
+    if (!lua_checkstack(L, 4)) return PERMIT_E_RUNTIME;
+    lua_pushcfunction(L, push_host_function_protected);
+    lua_pushlightuserdata(L, &callback);
+    lua_pushlightuserdata(L, context);
+    int status = lua_pcall(L, 2, 1, 0);
+    if (status == LUA_OK) return PERMIT_OK;
+    lua_pop(L, 1);
+    return status == LUA_ERRMEM ? PERMIT_E_MEMORY : PERMIT_E_RUNTIME;
 }
 
 void permit_host_error(lua_State *L, const char *message) {

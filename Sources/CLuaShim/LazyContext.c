@@ -15,7 +15,7 @@
  *     (`__newindex`) just marks it set, as it would replace the value anyway.
  *   - The sandbox functions that bypass metamethods (next, pairs, rawget, rawset,
  *     getmetatable, setmetatable) settle the table first: every field built, the metatable gone.
- *   - The host settles a table before reading it back (permit_table_has_metatable, used by
+ *   - The host settles a table before reading it back (permit_settle_then_has_metatable, used by
  *     every reader).
  *
  * Whatever a policy does, it sees the table it would have had with every field present: the
@@ -152,24 +152,47 @@ static int name_before(const snapshot *s, const permit_lazy_feature *a, const pe
     return order < 0 || (order == 0 && a->name_length < b->name_length);
 }
 
+/* Sorts `order` (feature indices) by name with a bottom-up merge sort: n log n comparisons,
+   so a ledger with many features costs what its size warrants (an insertion sort here was
+   quadratic, in one C call the budget never saw). Stable; `spare` holds `count` slots. */
+static void sort_by_name(const snapshot *s, uint32_t *order, uint32_t *spare, uint32_t count) {
+    uint32_t *from = order, *to = spare;
+    for (uint64_t width = 1; width < count; width *= 2) {
+        for (uint64_t lo = 0; lo < count; lo += 2 * width) {
+            uint64_t mid = lo + width < count ? lo + width : count;
+            uint64_t hi = lo + 2 * width < count ? lo + 2 * width : count;
+            uint64_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                /* The right run's head goes first only when strictly before: equal names keep
+                   their order. */
+                if (name_before(s, &s->features[from[b]], &s->features[from[a]])) to[k++] = from[b++];
+                else to[k++] = from[a++];
+            }
+            while (a < mid) to[k++] = from[a++];
+            while (b < hi) to[k++] = from[b++];
+        }
+        uint32_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != order) memcpy(order, from, (size_t)count * sizeof *order);
+}
+
 /* features: one table per feature, inserted in name order (bytewise). */
 static void push_features(lua_State *L, const snapshot *s) {
     uint32_t count = s->header->feature_count;
     lua_createtable(L, 0, (int)count);
     int table = lua_gettop(L);
     if (count == 0) return;
-    uint32_t few[32];
-    uint32_t *order = count <= 32 ? few : (uint32_t *)lua_newuserdatauv(L, count * sizeof(uint32_t), 0);
+    uint32_t few[64];
+    uint32_t *order =
+        count <= 32 ? few : (uint32_t *)lua_newuserdatauv(L, (size_t)count * 2 * sizeof(uint32_t), 0);
     for (uint32_t i = 0; i < count; i++) {
         const permit_lazy_feature *f = &s->features[i];
         if (f->name_offset > s->header->text_bytes || f->name_length > s->header->text_bytes - f->name_offset) damaged(L);
-        uint32_t j = i;
-        while (j > 0 && name_before(s, f, &s->features[order[j - 1]])) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
+        order[i] = i;
     }
+    sort_by_name(s, order, order + count, count);
     for (uint32_t i = 0; i < count; i++) {
         const permit_lazy_feature *f = &s->features[order[i]];
         push_text(L, s, f->name_offset, f->name_length);
@@ -260,7 +283,13 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     luaL_checkstack(L, 8, "ctx");
     lua_rawgetp(L, idx, &snapshot_key);
     s->header = (permit_lazy_header *)lua_touserdata(L, -1);
-    if (s->header == NULL || s->header->state_nodes == 0) damaged(L);
+    if (s->header == NULL || lua_rawlen(L, -1) < sizeof(permit_lazy_header) || s->header->state_nodes == 0) damaged(L);
+    /* The counts come from the host: the userdata must hold what they say (in 64 bits, which
+       32-bit counts times the record sizes cannot overflow). */
+    uint64_t needed = (uint64_t)sizeof(permit_lazy_header) +
+                      (uint64_t)s->header->feature_count * sizeof(permit_lazy_feature) +
+                      (uint64_t)s->header->state_nodes * sizeof(permit_lazy_node) + (uint64_t)s->header->text_bytes;
+    if (needed > (uint64_t)lua_rawlen(L, -1)) damaged(L);
     s->features = (const permit_lazy_feature *)(s->header + 1);
     s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count);
     s->text = (const char *)(s->nodes + s->header->state_nodes);
@@ -439,12 +468,29 @@ void permit_lazy_install(lua_State *L) {
     }
 }
 
+/* Arguments: ctx, the size (light userdata pointing at a size_t). Returns the memory as a light
+   userdata. The userdata's allocation may raise, so this runs under lua_pcall. */
+static int attach_protected(lua_State *L) {
+    size_t bytes = *(const size_t *)lua_touserdata(L, 2);
+    void *memory = lua_newuserdatauv(L, bytes, 0);
+    lua_rawsetp(L, 1, &snapshot_key);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_CTX - 1]);
+    lua_setmetatable(L, 1);
+    lua_pushlightuserdata(L, memory);
+    return 1;
+}
+
 void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes) {
     ctx = lua_absindex(L, ctx);
-    if (!lua_checkstack(L, 2)) return NULL;
-    void *memory = lua_newuserdatauv(L, bytes, 0);
-    lua_rawsetp(L, ctx, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_CTX - 1]);
-    lua_setmetatable(L, ctx);
+    if (!lua_checkstack(L, 5)) return NULL;
+    lua_pushcfunction(L, attach_protected);
+    lua_pushvalue(L, ctx);
+    lua_pushlightuserdata(L, &bytes);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    void *memory = lua_touserdata(L, -1);
+    lua_pop(L, 1);
     return memory;
 }

@@ -4,7 +4,7 @@
 
 int shim_is_frozen(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    lua_getfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_FROZEN);
     lua_pushvalue(L, idx);
     int frozen = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 2);
@@ -54,7 +54,7 @@ void shim_push_proxy(lua_State *L, int real) {
     lua_pushcclosure(L, ro_len, 1);
     lua_setfield(L, -2, "__len");
     lua_setmetatable(L, -2);
-    lua_getfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_FROZEN);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
@@ -63,6 +63,8 @@ void shim_push_proxy(lua_State *L, int real) {
 
 static void freeze_deep(lua_State *L, int depth) {
     int t = lua_gettop(L);
+    /* Each level holds a key and a value while the next one works; push_proxy needs 4 more. */
+    luaL_checkstack(L, 8, "table nested too deeply to make read-only");
     if (depth < 64) {
         lua_pushnil(L);
         while (lua_next(L, t)) {
@@ -80,6 +82,17 @@ static void freeze_deep(lua_State *L, int depth) {
     lua_replace(L, t);
 }
 
-void permit_make_readonly(lua_State *L) {
-    if (lua_type(L, -1) == LUA_TTABLE && !shim_is_frozen(L, -1)) freeze_deep(L, 0);
+/* The table is argument 1; its proxy the result. */
+static int make_readonly_protected(lua_State *L) {
+    freeze_deep(L, 0);
+    return 1;
+}
+
+int permit_make_readonly(lua_State *L) {
+    if (lua_type(L, -1) != LUA_TTABLE || shim_is_frozen(L, -1)) return PERMIT_OK;
+    if (!lua_checkstack(L, 2)) return PERMIT_E_RUNTIME;
+    lua_pushcfunction(L, make_readonly_protected);
+    lua_insert(L, -2);
+    int status = lua_pcall(L, 1, 1, 0);
+    return status == LUA_OK ? PERMIT_OK : status == LUA_ERRMEM ? PERMIT_E_MEMORY : PERMIT_E_RUNTIME;
 }

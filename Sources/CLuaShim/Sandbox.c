@@ -6,6 +6,8 @@
 #include <lualib.h>
 #include <stdlib.h>
 
+const char shim_key_base = 0, shim_key_frozen = 0, shim_key_traceback = 0, shim_key_guard = 0;
+
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal",
     "rawlen", NULL,
@@ -43,7 +45,7 @@ static int setup(lua_State *L) {
     lua_settop(L, 0);
 
     lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, KEY_FROZEN);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_FROZEN);
     permit_lazy_install(L);
 
     lua_pushglobaltable(L); /* 1: the real globals (emptied below) */
@@ -124,7 +126,7 @@ static int setup(lua_State *L) {
     }
 
     lua_pushvalue(L, 2);
-    lua_setfield(L, LUA_REGISTRYINDEX, KEY_BASE);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_BASE);
 
     /* Empty the real globals: nothing in the sandbox reaches them, and nothing
        dangerous (dofile, loadfile, collectgarbage, ...) is left anywhere. */
@@ -184,6 +186,7 @@ void permit_close(lua_State *L) {
         free(vm->cov[i].source);
         free(vm->cov[i].lines);
     }
+    shim_drop_staged(vm);
     free(vm->trace);
     free(vm);
 }

@@ -12,10 +12,14 @@
 /* Instructions between two count-hook events while the budget holds. */
 #define HOOK_STEP 1000
 
-#define KEY_BASE "permit.base"
-#define KEY_FROZEN "permit.frozen"
-#define KEY_TRACEBACK "permit.traceback"
-#define KEY_GUARD "permit.guard_error"
+/* Registry keys: the addresses of these bytes (light userdata), so reading or clearing an
+   entry never makes a string, which could raise a memory error where the host is not in a
+   protected call (after a call, taking the traceback). Defined in Sandbox.c. */
+extern const char shim_key_base, shim_key_frozen, shim_key_traceback, shim_key_guard;
+#define KEY_BASE ((const void *)&shim_key_base)
+#define KEY_FROZEN ((const void *)&shim_key_frozen)
+#define KEY_TRACEBACK ((const void *)&shim_key_traceback)
+#define KEY_GUARD ((const void *)&shim_key_guard)
 
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
@@ -40,6 +44,10 @@ typedef struct permit_vm {
     size_t trace_len, trace_cap, trace_dropped;
     int trace_truncated;
     char host_error[512];
+    /* A host function's results, staged by permit_host_results for the trampoline to push
+       (HostValues.c): malloc'd values then text. */
+    permit_value *staged;
+    size_t staged_count, staged_text_bytes;
     /* Line coverage (permit test --coverage): lines run, per chunk source. */
     int coverage_on;
     struct cov_chunk {
@@ -85,6 +93,12 @@ int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
 
 /* Coverage.c */
 void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
+
+/* HostValues.c */
+/* Pushes the `n` staged results under protection and drops them: LUA_OK, or the status with
+   the error object on the stack. */
+int shim_push_staged(lua_State *L, permit_vm *vm, int n);
+void shim_drop_staged(permit_vm *vm);
 
 /* Trace.c */
 int shim_print(lua_State *L);

@@ -149,8 +149,10 @@ enum FastPath {
         case .settingsPromptAnswered(let answer):
             ctx = push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
         }
-        guard ctx != 0 else {
-            throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+        guard ctx > 0 else {
+            throw ctx < 0
+                ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
+                : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
         try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
     }
@@ -315,7 +317,7 @@ extension FastPath {
             case LUA_TTABLE: break
             default: return nil
             }
-            guard permit_table_has_metatable(L, index) == 0, lua_checkstack(L, 6) != 0 else { return nil }
+            guard permit_settle_then_has_metatable(L, index) == 0, lua_checkstack(L, 6) != 0 else { return nil }
             let count = Int64(lua_rawlen(L, index))
             guard count <= Int64(DecisionReader.maxReminders) else { return nil }
             var entries: Int64 = 0
@@ -345,7 +347,7 @@ extension FastPath {
 
         /// One reminder table: DecisionReader's defaults and ranges.
         private mutating func reminder(at item: Int32) -> ReminderRequest? {
-            guard permit_table_has_metatable(L, item) == 0 else { return nil }
+            guard permit_settle_then_has_metatable(L, item) == 0 else { return nil }
             values += 2
             var day = 0, hour = 9, minute = 0
             var title: LocalizedText?, body: LocalizedText?, action: String?, badge: Int?, id: String?
@@ -416,7 +418,7 @@ extension FastPath {
             case LUA_TSTRING:
                 return text(at: index).map(LocalizedText.plain)
             case LUA_TTABLE:
-                guard permit_table_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
+                guard permit_settle_then_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
                 var translations: [String: String] = [:]
                 var entries = 0
                 lua_pushnil(L)
@@ -440,7 +442,7 @@ extension FastPath {
         /// DecisionReader.rememberUpdates: scalars by name (finite numbers only); `permit.forget`
         /// deletes.
         mutating func rememberUpdates(at index: Int32) -> [String: PolicyValue?]? {
-            guard lua_type(L, index) == LUA_TTABLE, permit_table_has_metatable(L, index) == 0,
+            guard lua_type(L, index) == LUA_TTABLE, permit_settle_then_has_metatable(L, index) == 0,
                   lua_checkstack(L, 3) != 0
             else { return nil }
             var updates: [String: PolicyValue?] = [:]
@@ -505,7 +507,7 @@ extension FastPath {
             case LUA_TNIL:
                 return [.alert, .sound, .badge]
             case LUA_TTABLE:
-                guard permit_table_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
+                guard permit_settle_then_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
                 var entries: Int64 = 0
                 lua_pushnil(L)
                 while lua_next(L, index) != 0 {

@@ -43,7 +43,7 @@ final class LazyFieldsEncoder {
         let featureBytes = context.history.features.count * MemoryLayout<permit_lazy_feature>.stride
         let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
         guard let memory = permit_lazy_attach(L, ctx, headerBytes + featureBytes + nodeBytes + textBytes) else {
-            throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+            throw LuaError(kind: .memoryExhausted, message: "not enough memory (or Lua stack) to attach ctx's fields")
         }
 
         var header = permit_lazy_header()

@@ -411,6 +411,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// Stack top of the VM (0 between calls).
     var stackTopForTesting: Int { runtime.withLock { $0.vm.stackTop } }
 
+    /// Runs `body` with the policy's VM (tests that inject allocation failures).
+    func withVMForTesting<R>(_ body: (LuaVM) -> R) -> R { runtime.withLock { body($0.vm) } }
+
     /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
     /// read-only tables.
     private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {

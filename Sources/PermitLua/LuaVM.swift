@@ -14,7 +14,9 @@ import CLuaShim
 /// serving the next call normally with the Lua stack exactly as before.
 public final class LuaVM {
     public let limits: LuaLimits
-    private let L: OpaquePointer
+    /// The state; internal for tests that replace its allocator (BoundaryTests), nothing else
+    /// outside this file touches it.
+    let L: OpaquePointer
     private let id: UInt64
     // A VM is used by one thread at a time (its owner's lock) and never re-entered (`running`):
     // dynamic exclusivity checks on this state, a thread-local lookup per access on every call,
@@ -74,7 +76,7 @@ public final class LuaVM {
             let pos = LuaError.position(in: message)
             throw LuaError(kind: kind, message: message, chunkName: pos?.chunk ?? chunkName, line: pos?.line)
         }
-        return makeRef(L, at: -1, typeName: "function")
+        return try makeRef(L, at: -1, typeName: "function")
     }
 
     /// Calls a function (or a callable stored value) with `args` under the
@@ -85,7 +87,7 @@ public final class LuaVM {
     /// otherwise they read as `.other("function")`.
     public func call(_ function: LuaRef, _ args: [LuaValue] = [], keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
         try perform(function, stackSpace: args.count + 8, pushArguments: { () throws(LuaError) -> Int32 in
-            for arg in args { try push(L, arg, depth: 0) }
+            try pushValues(L, args)
             return Int32(args.count)
         }, readResults: { base throws(LuaError) in
             try readResults(above: base, keepFunctions: keepFunctions)
@@ -175,13 +177,20 @@ public final class LuaVM {
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
         guard lua_checkstack(L, 8) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
-        try push(L, value, depth: 0)
-        if readOnly { permit_make_readonly(L) }
+        try pushValues(L, [value])
+        if readOnly {
+            let status = Int(permit_make_readonly(L))
+            if status != PERMIT_OK {
+                throw LuaError(
+                    kind: status == PERMIT_E_MEMORY ? .memoryExhausted : .unsupportedValue,
+                    message: "cannot make the value read-only: \(errorText(at: -1))")
+            }
+        }
         let type = lua_type(L, -1)
         guard type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TSTRING else {
             throw LuaError(kind: .invalidUse, message: "only tables, functions and strings can be stored")
         }
-        return makeRef(L, at: -1, typeName: String(cString: lua_typename(L, type)))
+        return try makeRef(L, at: -1, typeName: String(cString: lua_typename(L, type)))
     }
 
     /// Makes a Lua function backed by Swift. `body` gets the arguments (tables
@@ -196,15 +205,18 @@ public final class LuaVM {
         hostFunctions.append(box)
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
-        permit_push_host_function(
+        let status = Int(permit_push_host_function(
             L,
             { state, context in
                 guard let state, let context else { return -1 }
                 return Unmanaged<HostFunctionBox>.fromOpaque(context).takeUnretainedValue().invoke(state)
             },
             Unmanaged.passUnretained(box).toOpaque()
-        )
-        return makeRef(L, at: -1, typeName: "function")
+        ))
+        guard status == PERMIT_OK else {
+            throw LuaError(kind: .memoryExhausted, message: "not enough memory to make a host function")
+        }
+        return try makeRef(L, at: -1, typeName: "function")
     }
 
     /// Drops a registry reference. Releasing twice, or a foreign ref, is a no-op.
@@ -304,9 +316,13 @@ public final class LuaVM {
 
     /// References the value at `index` of `L` (the main state or a coroutine:
     /// the registry is shared, so the ref works from any thread of this VM).
-    private func makeRef(_ L: OpaquePointer, at index: Int32, typeName: String) -> LuaRef {
+    private func makeRef(_ L: OpaquePointer, at index: Int32, typeName: String) throws(LuaError) -> LuaRef {
+        guard lua_checkstack(L, 1) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
         lua_pushvalue(L, index)
         let slot = permit_ref(L)
+        guard slot != permitNoRef else {
+            throw LuaError(kind: .memoryExhausted, message: "not enough memory to keep a reference")
+        }
         let generation = nextGeneration
         nextGeneration &+= 1
         if nextGeneration == 0 { nextGeneration = 1 }  // 0 marks a free slot in `liveRefs`
@@ -463,7 +479,7 @@ public final class LuaVM {
             guard lua_checkstack(L, 2) != 0 else {
                 throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while reading a function")
             }
-            return .ref(makeRef(L, at: idx, typeName: "function"))
+            return .ref(try makeRef(L, at: idx, typeName: "function"))
         case let t:
             return .other(String(cString: lua_typename(L, t)))
         }
@@ -486,7 +502,7 @@ public final class LuaVM {
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
         // A ctx read back builds its lazy fields first (LazyContext.c).
-        let hasMetatable = permit_table_has_metatable(L, idx) != 0
+        let hasMetatable = permit_settle_then_has_metatable(L, idx) != 0
         let border = Int64(lua_rawlen(L, idx))
         var entries: [(rank: Int, order: Int, entry: LuaTable.Entry)] = []
         lua_pushnil(L)
@@ -523,34 +539,42 @@ public final class LuaVM {
         return .table(LuaTable(entries: entries.map(\.entry), hasMetatable: hasMetatable))
     }
 
-    /// Pushes `value` on `L`. The memory cap is off here (host data is trusted);
-    /// raw sets only, and keys Lua would reject are refused before any call.
-    fileprivate func push(_ L: OpaquePointer, _ value: LuaValue, depth: Int) throws(LuaError) {
+    /// Host values flattened for `permit_push_values` (CLuaShim/HostValues.c): a pre-order list
+    /// (a table is followed by its entries, key then value) and the bytes of its strings.
+    struct FlatValues {
+        var values: [permit_value] = []
+        var text: [UInt8] = []
+    }
+
+    /// Adds `value` to `flat`, refusing what Lua cannot hold (a nil or NaN key, a foreign or
+    /// released ref, tables nested too deeply) before anything reaches the VM.
+    fileprivate func flatten(_ value: LuaValue, into flat: inout FlatValues, depth: Int) throws(LuaError) {
+        var node = permit_value()
         switch value {
         case .nil:
-            lua_pushnil(L)
+            node.type = Int32(PERMIT_V_NIL)
         case .boolean(let b):
-            lua_pushboolean(L, b ? 1 : 0)
+            node.type = Int32(PERMIT_V_BOOLEAN)
+            node.integer = b ? 1 : 0
         case .integer(let i):
-            lua_pushinteger(L, i)
+            node.type = Int32(PERMIT_V_INTEGER)
+            node.integer = i
         case .number(let d):
-            lua_pushnumber(L, d)
+            node.type = Int32(PERMIT_V_NUMBER)
+            node.number = d
         case .string(let s):
-            var s = s
-            s.withUTF8 { buf in
-                buf.withMemoryRebound(to: CChar.self) { chars in
-                    _ = lua_pushlstring(L, chars.baseAddress, chars.count)
-                }
-            }
+            node.type = Int32(PERMIT_V_STRING)
+            node.text_offset = flat.text.count
+            flat.text.append(contentsOf: s.utf8)
+            node.text_length = flat.text.count - node.text_offset
         case .table(let t):
             guard depth < limits.maxTableDepth else {
                 throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(limits.maxTableDepth) levels")
             }
-            guard lua_checkstack(L, 4) != 0 else {
-                throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
-            }
-            let sequence = t.entries.prefix { if case .integer = $0.key { true } else { false } }.count
-            permit_newtable(L, Int32(clamping: sequence), Int32(clamping: t.entries.count - sequence))
+            node.type = Int32(PERMIT_V_TABLE)
+            node.integer = Int64(t.entries.count)
+            node.array = Int32(clamping: t.entries.prefix { if case .integer = $0.key { true } else { false } }.count)
+            flat.values.append(node)
             for entry in t.entries {
                 switch entry.key {
                 case .nil, .other:
@@ -559,15 +583,32 @@ public final class LuaVM {
                     throw LuaError(kind: .unsupportedValue, message: "table key is NaN")
                 default: break
                 }
-                try push(L, entry.key, depth: depth + 1)
-                try push(L, entry.value, depth: depth + 1)
-                lua_rawset(L, -3)
+                try flatten(entry.key, into: &flat, depth: depth + 1)
+                try flatten(entry.value, into: &flat, depth: depth + 1)
             }
+            return
         case .ref(let r):
             try validate(r)
-            _ = permit_push_ref(L, r.slot)
+            node.type = Int32(PERMIT_V_REF)
+            node.integer = Int64(r.slot)
         case .other(let name):
             throw LuaError(kind: .unsupportedValue, message: "cannot pass a \(name) value to Lua")
+        }
+        flat.values.append(node)
+    }
+
+    /// Pushes `values` on `L`. C builds them under protection, so running out of memory is a
+    /// typed error, never an abort. The memory cap is off here (host data is trusted).
+    fileprivate func pushValues(_ L: OpaquePointer, _ values: [LuaValue]) throws(LuaError) {
+        var flat = FlatValues()
+        for value in values { try flatten(value, into: &flat, depth: 0) }
+        let status = Int(flat.withDescription { nodes, count, text, bytes in
+            permit_push_values(L, nodes, count, text, bytes, Int32(clamping: values.count))
+        })
+        switch status {
+        case PERMIT_OK: return
+        case PERMIT_E_MEMORY: throw LuaError(kind: .memoryExhausted, message: "not enough memory to pass values to Lua")
+        default: throw LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing values")
         }
     }
 
@@ -597,14 +638,40 @@ public final class LuaVM {
                     permit_host_error(L, "too many results from a host function")
                     return -1
                 }
-                for r in results { try vm.push(L, r, depth: 0) }
-                return Int32(results.count)
+                // Staged, not pushed: the trampoline pushes them once this frame is gone.
+                var flat = FlatValues()
+                for r in results { try vm.flatten(r, into: &flat, depth: 0) }
+                let staged = flat.withDescription { nodes, count, text, bytes in
+                    permit_host_results(L, nodes, count, text, bytes)
+                }
+                return staged == 0 ? Int32(results.count) : -1
             } catch let error as LuaError {
                 permit_host_error(L, error.message)
             } catch {
                 permit_host_error(L, String(describing: error))
             }
             return -1
+        }
+    }
+}
+
+/// `luaL_ref`'s answer when it could not make a reference (LUA_NOREF).
+private let permitNoRef: Int32 = -2
+
+extension LuaVM.FlatValues {
+    /// Calls `body` with the values and the text as C sees them (the text is never empty, so
+    /// its pointer is never NULL).
+    mutating func withDescription<R>(
+        _ body: (UnsafePointer<permit_value>?, Int, UnsafePointer<CChar>?, Int) -> R
+    ) -> R {
+        let bytes = text.count
+        text.append(0)
+        return values.withUnsafeBufferPointer { nodes in
+            text.withUnsafeBufferPointer { raw in
+                raw.withMemoryRebound(to: CChar.self) { chars in
+                    body(nodes.baseAddress, nodes.count, chars.baseAddress, bytes)
+                }
+            }
         }
     }
 }

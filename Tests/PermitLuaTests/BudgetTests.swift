@@ -71,7 +71,10 @@ import Testing
         ("byte", "local s = string.rep('x', 4000000) for i = 1, 1e9 do local u = { s:byte(1, 100000) } end"),
     ])
     func bigStringWorkIsChargedByAllocation(name: String, source: String) {
-        let vm = LuaVM(limits: fastLimits)
+        // The wall-clock net far out of the way: on a loaded machine it fired first (a time
+        // error, not the budget error this test is about); left unset, a charge that failed
+        // would hang instead of failing.
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 2_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20))
         var e: LuaError?
         e = failure(vm, source, chunk: "big.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")

@@ -54,11 +54,12 @@ void permit_take_traceback(lua_State *L);
 /// Pushes the source name of the function at `idx` (e.g. "@policy.lua").
 void permit_push_source(lua_State *L, int idx);
 
-int permit_ref(lua_State *L);               /* pops the top value */
+int permit_ref(lua_State *L);               /* pops the top value; LUA_NOREF (-2) when memory ran out */
 void permit_unref(lua_State *L, int ref);
 int permit_push_ref(lua_State *L, int ref); /* returns the pushed type */
-/// Replaces the table on top by a read-only proxy (nested tables too).
-void permit_make_readonly(lua_State *L);
+/// Replaces the table on top by a read-only proxy (nested tables too). Runs under protection:
+/// PERMIT_OK, or PERMIT_E_MEMORY / PERMIT_E_RUNTIME with the error message in the table's place.
+int permit_make_readonly(lua_State *L);
 /// Describes a non-string error object without running any metamethod.
 void permit_push_error_text(lua_State *L, int idx);
 
@@ -76,14 +77,39 @@ int64_t permit_instructions_used(lua_State *L);
 const char *permit_trace(lua_State *L, size_t *len, int *truncated, size_t *dropped);
 void permit_trace_clear(lua_State *L);
 
-/// A host function: reads its arguments (1...lua_gettop) and pushes its results
-/// using only API calls that cannot raise, returns the number of results, or -1
-/// after permit_host_error. The memory cap is off while it runs and at least
-/// PERMIT_HOST_STACK slots are free.
+/// A host function: reads its arguments (1...lua_gettop) using only API calls that cannot
+/// raise, stages its results with permit_host_results and returns their number, or returns -1
+/// after permit_host_error. The trampoline pushes the staged results after the callback has
+/// returned, so an error while pushing (memory) never unwinds through the host's frames. The
+/// memory cap is off while it runs and at least PERMIT_HOST_STACK slots are free.
 #define PERMIT_HOST_STACK 40
 typedef int (*permit_host_callback)(lua_State *L, void *context);
-void permit_push_host_function(lua_State *L, permit_host_callback callback, void *context);
+/// Pushes the host function (PERMIT_OK), or nothing (PERMIT_E_MEMORY); never raises.
+int permit_push_host_function(lua_State *L, permit_host_callback callback, void *context);
 void permit_host_error(lua_State *L, const char *message);
+
+/* Host values, flattened so C can push them under protection: in pre-order, a table is
+   followed by its entries, each a key subtree then a value subtree. Strings are bytes of
+   `text`. */
+enum {
+    PERMIT_V_NIL = 1, PERMIT_V_BOOLEAN, PERMIT_V_INTEGER, PERMIT_V_NUMBER, PERMIT_V_STRING, PERMIT_V_TABLE,
+    PERMIT_V_REF
+};
+typedef struct permit_value {
+    int64_t integer; /* INTEGER; BOOLEAN 0 or 1; REF: registry slot; TABLE: entries that follow */
+    double number;   /* NUMBER */
+    int32_t type;    /* PERMIT_V_* */
+    int32_t array;   /* TABLE: array size hint */
+    size_t text_offset, text_length; /* STRING */
+} permit_value;
+/// Pushes the `roots` values described by `values` (PERMIT_OK), or nothing: PERMIT_E_MEMORY
+/// when memory ran out, PERMIT_E_RUNTIME when the stack cannot grow or the description is
+/// damaged. Never raises.
+int permit_push_values(lua_State *L, const permit_value *values, size_t count, const char *text, size_t text_bytes,
+                       int roots);
+/// Inside a host callback: copies the results for the trampoline to push; 0, or -1 (after
+/// setting the host error) when there is no memory for the copy.
+int permit_host_results(lua_State *L, const permit_value *values, size_t count, const char *text, size_t text_bytes);
 
 /* Macro wrappers. */
 void permit_pop(lua_State *L, int n);
@@ -155,7 +181,8 @@ typedef struct permit_lazy_node {
 } permit_lazy_node;
 /// Attaches a snapshot of `bytes` bytes to the ctx table at `ctx` (made with room in its hash
 /// part for the snapshot's key and every lazy field) and returns its memory for the host to
-/// fill (NULL when the stack cannot grow). Raw operations only; call between calls.
+/// fill (NULL when the stack cannot grow or memory ran out; it runs under protection, so it
+/// never raises). Raw operations only; call between calls.
 void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes);
 /// Builds the lazy fields of the table at `idx` if it has any (protected: an error leaves it
 /// as it was and returns -1); 1 when it built them, 0 when there was nothing to build.
@@ -179,7 +206,9 @@ typedef struct permit_ctx_fields {
     int32_t hash; /* ctx's hash size hint */
 } permit_ctx_fields;
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
-/// them); 0 when the stack cannot grow. Raw operations only; call between calls.
+/// them) and returns its index; 0 when the stack cannot grow, -1 when memory ran out (the
+/// pushes run under protection, so nothing is raised and nothing is pushed). Raw operations
+/// only; call between calls.
 int permit_push_context(lua_State *L, const permit_ctx_fields *f);
 
 /// The fields of a decision table, in this order (DecisionReader's names).
@@ -194,9 +223,10 @@ enum {
 /// (action << 16) | the bit set of present fields. Otherwise pushes nothing and returns -1:
 /// the caller takes the general path, which words the error. Never runs Lua code.
 int permit_decision_fields(lua_State *L, int idx);
-/// Whether the table at `idx` has a metatable, after building its lazy fields (a ctx whose
-/// lazy fields cannot be built counts as having one, so it is refused).
-int permit_table_has_metatable(lua_State *L, int idx);
+/// Builds the lazy fields of the table at `idx` (if it has any), then answers whether it has a
+/// metatable (a ctx whose lazy fields cannot be built counts as having one, so it is refused).
+/// Named for both steps: a reader must build before it reads, and this is where it does.
+int permit_settle_then_has_metatable(lua_State *L, int idx);
 /// Nothing printed since the last drain (so there is nothing to copy out).
 int permit_trace_is_empty(lua_State *L);
 

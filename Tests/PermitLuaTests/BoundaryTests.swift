@@ -1,0 +1,203 @@
+import CLua
+import Testing
+@testable import PermitCore
+@testable import PermitLua
+
+/// An allocator that fails every growth from the `failFrom`th on (after Lua's emergency
+/// collection, Lua retries once: that fails too), wrapped around a VM's own. The state is
+/// global because a C allocator cannot capture context; the suite is serialized.
+private nonisolated(unsafe) var failFrom = 0
+private nonisolated(unsafe) var growths = 0
+private nonisolated(unsafe) var wrapped: lua_Alloc?
+
+private let failingAllocator: lua_Alloc = { ud, ptr, osize, nsize in
+    let old = ptr == nil ? 0 : osize
+    if nsize > old {
+        growths += 1
+        if failFrom > 0 && growths >= failFrom { return nil }
+    }
+    return wrapped!(ud, ptr, osize, nsize)
+}
+
+/// Makes `vm`'s allocations fail from the `n`th growth on.
+private func failAllocations(from n: Int, in vm: LuaVM) {
+    var ud: UnsafeMutableRawPointer?
+    wrapped = lua_getallocf(vm.L, &ud)
+    failFrom = n
+    growths = 0
+    lua_setallocf(vm.L, failingAllocator, ud)
+}
+
+/// Gives `vm` its own allocator back.
+private func restoreAllocations(in vm: LuaVM) {
+    var ud: UnsafeMutableRawPointer?
+    _ = lua_getallocf(vm.L, &ud)
+    lua_setallocf(vm.L, wrapped, ud)
+    failFrom = 0
+}
+
+/// Runs `body` with allocations failing from the `n`th growth on, then restores the VM's own
+/// allocator.
+private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () throws -> R) rethrows -> R {
+    failAllocations(from: n, in: vm)
+    defer { restoreAllocations(in: vm) }
+    return try body()
+}
+
+/// The C boundary: what the host pushes runs under protection, recursive C routines check
+/// their stack, and a loaded chunk cannot pose as the policy file.
+@Suite(.serialized) struct BoundaryTests {
+    static let bigValue: LuaValue = .table(LuaTable(entries: (1...40).map { i in
+        LuaTable.Entry(key: .string("key\(i)"), value: .table(LuaTable(entries: [
+            LuaTable.Entry(key: .integer(1), value: .string(String(repeating: "x", count: i * 10))),
+            LuaTable.Entry(key: .integer(2), value: .integer(Int64(i))),
+        ])))
+    }))
+
+    /// Every allocation a push makes is made to fail in turn: each ends as a typed error (an
+    /// allocation error raised outside a protected call would abort the process), and the VM
+    /// serves the next call.
+    @Test func storingSurvivesAnAllocationFailureAtEveryStep() throws {
+        let vm = LuaVM()
+        var failures = 0
+        for n in 1...10_000 {
+            do {
+                let ref = try withAllocationsFailing(from: n, in: vm) { try vm.store(Self.bigValue) }
+                vm.release(ref)
+                break
+            } catch {
+                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
+                failures += 1
+            }
+            expectHealthy(vm)
+        }
+        #expect(failures > 40)  // one per table at least: the steps really were hit
+        let ref = try vm.store(Self.bigValue)
+        let f = try vm.load("local t = ... return t.key40[1]:len(), t.key7[2]", chunkName: "read.lua")
+        #expect(try vm.call(f, [.ref(ref)]) == [.integer(400), .integer(7)])
+    }
+
+    @Test func callArgumentsSurviveAnAllocationFailureAtEveryStep() throws {
+        let vm = LuaVM()
+        let f = try vm.load("local t = ... return t.key40[1]:len()", chunkName: "read.lua")
+        var failures = 0
+        for n in 1...10_000 {
+            do {
+                let r = try withAllocationsFailing(from: n, in: vm) { try vm.call(f, [Self.bigValue]) }
+                #expect(r == [.integer(400)])
+                break
+            } catch {
+                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
+                failures += 1
+            }
+            expectHealthy(vm)
+        }
+        #expect(failures > 40)
+    }
+
+    /// A host function's results are pushed by the trampoline after the Swift frames are gone,
+    /// so a memory error while pushing them unwinds through C only.
+    @Test func hostFunctionResultsSurviveAnAllocationFailureAtEveryStep() throws {
+        let vm = LuaVM()
+        let host = try vm.makeHostFunction { _ in [Self.bigValue] }
+        let f = try vm.load("local host = ... return host().key40[1]:len()", chunkName: "host.lua")
+        var failures = 0
+        for n in 1...10_000 {
+            do {
+                let r = try withAllocationsFailing(from: n, in: vm) { try vm.call(f, [.ref(host)]) }
+                #expect(r == [.integer(400)])
+                break
+            } catch {
+                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
+                failures += 1
+            }
+            expectHealthy(vm)
+        }
+        #expect(failures > 40)
+    }
+
+    /// The warm path's ctx (and its lazy snapshot) is pushed under protection too.
+    @Test func aDecisionSurvivesAnAllocationFailureAtEveryStep() throws {
+        let policy = try FastPathTests.policy("return { action = 'none', reason = ctx.history.features.diary and 'x' or 'y' }")
+        let context = FastPathTests.context(.appLaunch, history: FastPathTests.fullLedger)
+        _ = try policy.decide(context)  // warm: the cached tables exist
+        var failures = 0
+        for n in 1...10_000 {
+            policy.withVMForTesting { failAllocations(from: n, in: $0) }
+            defer { policy.withVMForTesting { restoreAllocations(in: $0) } }
+            do {
+                _ = try policy.decide(context)
+                break
+            } catch {
+                #expect(error.message.contains("memory"), "step \(n): \(error)")
+                failures += 1
+            }
+        }
+        #expect(failures > 3)
+        #expect(try policy.decide(context)?.reason == "x")
+        #expect(policy.stackTopForTesting == 0)
+    }
+
+    /// Read-only tables are made level by level; 60 levels need more stack than a C function
+    /// starts with, so each level checks for room.
+    @Test func deepTablesAreMadeReadOnly() throws {
+        let vm = LuaVM(limits: LuaLimits(maxTableDepth: 100))
+        var value = LuaValue.table(LuaTable(entries: [LuaTable.Entry(key: .string("v"), value: .integer(7))]))
+        for _ in 1..<60 { value = .table(LuaTable(entries: [LuaTable.Entry(key: .string("x"), value: value)])) }
+        let ref = try vm.store(value)
+        let f = try vm.load("""
+            local t = ... for i = 1, 59 do t = t.x end
+            local ok = pcall(function() t.v = 8 end)
+            return t.v, ok
+            """, chunkName: "deep.lua")
+        #expect(try vm.call(f, [.ref(ref)]) == [.integer(7), .boolean(false)])
+        expectHealthy(vm)
+    }
+
+    /// A chunk name a script gives `load` loses every leading '@' and '=': it shows as
+    /// [string "..."], never as a file, so it cannot pose as the policy in errors or coverage.
+    @Test(arguments: [
+        ("@@polite/policy.lua", #"[string "polite/policy.lua"]:1: boom"#),
+        ("@polite/policy.lua", #"[string "polite/policy.lua"]:1: boom"#),
+        ("=@polite/policy.lua", #"[string "polite/policy.lua"]:1: boom"#),
+        ("@=@=policy.lua", #"[string "policy.lua"]:1: boom"#),
+        ("==policy.lua", #"[string "policy.lua"]:1: boom"#),
+        ("plain", #"[string "plain"]:1: boom"#),
+    ])
+    func loadedChunksCannotPoseAsThePolicy(name: String, shown: String) throws {
+        let vm = LuaVM()
+        let r = try run(vm, "local f = load(\"error('boom')\", ...) local ok, e = pcall(f) return e", [.string(name)])
+        #expect(r == [.string(shown)])
+    }
+
+    @Test func aLoadedChunkAddsNoCoverageToThePolicy() throws {
+        let vm = LuaVM()
+        vm.recordCoverage(true)
+        try run(vm, """
+            local f = load("local a = 1\\nlocal b = 2\\nlocal c = 3\\nreturn a", "@@policy.lua")
+            return f()
+            """, chunk: "policy.lua")
+        // The policy's own two lines; the loaded chunk's three lines, were its name taken as
+        // "@policy.lua", would show as lines 1 to 3 of the policy.
+        #expect(vm.coveredLines(chunkName: "policy.lua") == [1, 2])
+    }
+
+    /// A ledger with thousands of features still builds `ctx.history.features` in name order
+    /// (a merge sort; the insertion sort it replaces was quadratic in one uncharged C call).
+    @Test func manyFeaturesBuildInNameOrder() throws {
+        var ledger = Ledger()
+        var generator = SplitMix64(seed: 7)
+        for i in 0..<3000 {
+            ledger.features["f\(generator.next() % 100_000)-\(i)"] = Ledger.FeatureHistory()
+        }
+        let policy = try FastPathTests.policy("""
+            local n = 0
+            for name in pairs(ctx.history.features) do n = n + 1 end
+            return { action = 'none', reason = tostring(n) }
+            """)
+        let decision = try policy.decide(FastPathTests.context(.appLaunch, history: ledger))
+        #expect(decision?.reason == "3000")
+        let (fast, general) = try policy.contextsForTesting(FastPathTests.context(.appLaunch, history: ledger))
+        #expect(fast == general)
+    }
+}
