@@ -80,10 +80,7 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     void *p = ptr == NULL ? small_pool_take_listed(&vm->pool, nsize) : NULL;
     if (p == NULL) p = small_pool_realloc(&vm->pool, ptr, old, nsize);
-    if (p == NULL) {
-        /* Lua assumes shrinking works. (Should a big block fail to move into the pool, it is
-           later treated as a pool block of its new size: still valid memory, never freed.) */
-        if (ptr != NULL && nsize <= old) return ptr;
+    if (p == NULL) { /* only a growth can fail: the pool never fails a shrink */
         vm->mem_refused = 1;
         return NULL;
     }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <lua.h>
+#include "small_pool.h" /* the allocator's pool of small blocks, for its tests; hosts never use it */
 
 /// Returned by permit_load / permit_call; also the error kinds.
 enum {

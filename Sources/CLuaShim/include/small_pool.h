@@ -32,10 +32,15 @@ typedef struct small_pool {
     char *chunk;            /* the chunk new blocks are carved from */
     size_t chunk_left;      /* bytes left in it */
     void *chunks;           /* every chunk, linked through its first word */
+    /* Where new chunks and big blocks come from: NULL means the C library's malloc. (Tests
+       set a malloc that fails, to check that a shrink still succeeds.) */
+    void *(*system_malloc)(size_t);
 } small_pool;
 
 /* realloc semantics for the Lua allocator: `old` is the block's size (0 when `ptr` is NULL),
-   `size` the new one (0 frees). Returns NULL only when the C library has no memory. */
+   `size` the new one (0 frees). Returns NULL only when the C library has no memory, and never
+   for a shrink (`size` <= `old`), which Lua assumes cannot fail: the block then stays where it
+   is and is accounted at its new size, and nothing leaks when the pool is released. */
 void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size);
 
 /* Whether blocks of `size` bytes come from the pool. */
