@@ -155,6 +155,35 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
         expectHealthy(vm)
     }
 
+    /// The snapshot's counts come from the host; reading it checks them against the userdata's
+    /// size first, so a header claiming more than was attached is refused instead of read past
+    /// its end. (Without the check, the later bounds checks usually refuse the garbage too; the
+    /// read past the userdata itself is what AddressSanitizer reports under `make sanitize`.)
+    @Test(arguments: [(1, 100_000, 0), (1_000_000, 0, 0), (1, 0, 1 << 30)])
+    func aSnapshotSmallerThanItsCountsIsRefused(nodes: Int, features: Int, text: Int) throws {
+        let vm = LuaVM()
+        let f = try vm.load("local ctx = ... return ctx.history ~= nil", chunkName: "snapshot.lua")
+        var failure: LuaError?
+        do {
+            _ = try vm.callDirect(f, pushArgument: { stack throws(LuaError) in
+                lua_createtable(stack.L, 0, 8)
+                let size = MemoryLayout<permit_lazy_header>.size + MemoryLayout<permit_lazy_node>.size
+                guard let memory = permit_lazy_attach(stack.L, -1, size) else {
+                    throw LuaError(kind: .memoryExhausted, message: "attach")
+                }
+                var header = permit_lazy_header()
+                header.state_nodes = UInt32(nodes)
+                header.feature_count = UInt32(features)
+                header.text_bytes = UInt32(text)
+                memory.storeBytes(of: header, as: permit_lazy_header.self)
+            }, readResults: { _, _ throws(LuaError) in 0 })
+        } catch {
+            failure = error
+        }
+        #expect(failure?.message.contains("damaged ctx snapshot") == true, "\(String(describing: failure))")
+        expectHealthy(vm)
+    }
+
     /// A chunk name a script gives `load` loses every leading '@' and '=': it shows as
     /// [string "..."], never as a file, so it cannot pose as the policy in errors or coverage.
     @Test(arguments: [
