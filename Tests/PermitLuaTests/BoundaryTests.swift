@@ -155,6 +155,36 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
         expectHealthy(vm)
     }
 
+    /// The sandbox's base functions are Lua's own behind a check: they keep Lua's behaviour,
+    /// including yielding through xpcall and __pairs, and pairs never hands out Lua's raw next.
+    @Test func wrappedBaseFunctionsBehaveAsLuas() throws {
+        let vm = LuaVM()
+        let r = try run(vm, """
+            local out = {}
+            local function add(...) for i = 1, select('#', ...) do out[#out + 1] = tostring((select(i, ...))) end end
+            add(pairs({}) == next)
+            local co = coroutine.create(function()
+              return xpcall(function() coroutine.yield('y') return 'done' end, function(e) return 'handled ' .. e end)
+            end)
+            add(coroutine.resume(co))
+            add(coroutine.resume(co))
+            add(xpcall(function() error('e', 0) end, function(e) return 'handled ' .. e end))
+            local t = setmetatable({}, { __pairs = function(t) coroutine.yield('p') return next, { 1 }, nil end })
+            local co2 = coroutine.wrap(function() local n = 0 for _ in pairs(t) do n = n + 1 end return n end)
+            add(co2(), co2())
+            add(getmetatable(''), getmetatable(setmetatable({}, { __metatable = 'locked' })))
+            add(pcall(rawset, string, 'x', 1))
+            add(load('return 1 +'))
+            add(load('return x', 'chunk', 't', { x = 42 })())
+            add(load('return print')() == print)
+            add(rawget(setmetatable({}, { __index = function() return 1 end }), 'k'))
+            return table.concat(out, '|')
+            """)
+        #expect(r.first?.stringValue == """
+            true|true|y|true|true|done|false|handled e|p|1|nil|locked|false|attempt to modify a read-only table|nil|            (load):1: unexpected symbol near <eof>|42|true|nil
+            """)
+    }
+
     /// The snapshot's counts come from the host; reading it checks them against the userdata's
     /// size first, so a header claiming more than was attached is refused instead of read past
     /// its end. (Without the check, the later bounds checks usually refuse the garbage too; the
