@@ -74,14 +74,7 @@ public enum ScenarioParser {
         if let engine = top["engine"] {
             maxPrompts = try engine.fields(allowed: engineKeys)["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
         }
-        var start = defaultStart
-        if let value = top["start"] {
-            let text = try value.string()
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw value.error("\"\(text)\" is not a time", hint: "use ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
-            }
-            start = date
-        }
+        let start = try top["start"]?.date() ?? defaultStart
         let initial = try top["initial"].map { value throws(InputError) in try parseInitial(value, version: device.version) }
             ?? Scenario.Initial(authorization: nil, settings: [:], ledger: Ledger(), location: nil)
         guard let stepsValue = top["steps"] else {
@@ -224,8 +217,8 @@ public enum ScenarioParser {
         var after: Int64 = 0
         if let afterValue = fields["after"] {
             let text = try afterValue.string()
-            guard let seconds = ScenarioDuration.seconds(text) else {
-                throw afterValue.error("\"\(text)\" is not a duration", hint: ScenarioDuration.hint)
+            guard let seconds = InputDuration.seconds(text) else {
+                throw afterValue.error("\"\(text)\" is not a duration", hint: InputDuration.hint)
             }
             after = seconds
         }
@@ -308,17 +301,15 @@ public enum ScenarioParser {
         guard stepEvents.contains(name) else {
             throw value.error("unknown event \"\(name)\"", hint: Suggestion.hint(for: name, in: stepEvents))
         }
-        if name == "feature_opened" {
-            guard let feature else { throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`") }
-            let featureName = try feature.string()
-            guard !featureName.isEmpty else { throw feature.error("the feature name is empty") }
-            return .featureOpened(featureName)
-        }
-        if let feature { throw feature.error("only feature_opened takes a feature") }
-        switch name {
-        case "app_launch": return .appLaunch
-        case "app_foreground": return .appForeground
-        default: return .appBackground
+        let featureName = try feature?.string()
+        do throws(EventInput.Problem) {
+            return try EventInput.event(named: name, feature: featureName)
+        } catch .missing {
+            throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`")
+        } catch .emptyFeature {
+            throw (feature ?? value).error("the feature name is empty")
+        } catch {
+            throw (feature ?? value).error("only feature_opened takes a feature")
         }
     }
 

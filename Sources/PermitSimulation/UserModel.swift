@@ -127,14 +127,7 @@ public struct UserModel: Sendable, Hashable {
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
 
-        var start = defaultStart
-        if let startNode = fields["start"] {
-            let text = try startNode.string()
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw startNode.error("\"\(text)\" is not a date and time", hint: "write e.g. \"2026-01-05T00:00:00Z\"")
-            }
-            start = date
-        }
+        let start = try fields["start"]?.date() ?? defaultStart
 
         return UserModel(
             name: try fields["name"]?.string() ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
