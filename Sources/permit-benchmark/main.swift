@@ -153,10 +153,10 @@ func run(_ options: Options) async {
         if runs("simulate") {
             let modelPath = "examples/models/default.yaml"
             let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
-            let simulated = PermitSimulation.PolicySource(source: source, chunkName: policyPath)
+            let simulated = try SimulationPolicy(source: source, chunkName: policyPath)
             let simulation = SimulationOptions(users: options.users, days: options.days, seed: 1, workers: options.workers)
             let cpuBefore = Bench.cpuSeconds()
-            let result = try await Simulation.run(policies: [simulated], model: model, options: simulation)
+            let result = await Simulation.run(policies: [simulated], model: model, options: simulation)
             let cpu = Bench.cpuSeconds() - cpuBefore
             let events = result.policies[0].events
             let perEvent = cpu / Double(events) * 1e9
