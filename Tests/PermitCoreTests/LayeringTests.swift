@@ -64,7 +64,10 @@ import Testing
     }
 
     @Test func theCommentStatesTheDeclaredGraph() throws {
-        let targets = try Self.declaredTargets().values.filter { $0.kind != "testTarget" && $0.kind != "systemLibrary" }
+        // Test targets and test support (a target kept under Tests/) are not layers of the product.
+        let targets = try Self.declaredTargets().values.filter {
+            $0.kind != "testTarget" && $0.kind != "systemLibrary" && !($0.path ?? "").hasPrefix("Tests/")
+        }
         let stated = try Self.statedGraph()
         #expect(!targets.isEmpty)
         for target in targets {
@@ -99,6 +102,11 @@ import Testing
     @Test func noLayerReachesSideways() throws {
         let targets = try Self.declaredTargets()
         #expect(targets["PermitCore"]?.dependencies == [])
+        let support = Set(targets.values.filter { ($0.path ?? "").hasPrefix("Tests/") }.map(\.name))
+        for target in targets.values where target.kind != "testTarget" && !support.contains(target.name) {
+            let reached = target.dependencies.intersection(support)
+            #expect(reached.isEmpty, "\(target.name) ships but depends on test support \(reached.sorted())")
+        }
         let siblings = ["PermitScenario", "PermitDelivery", "PermitSimulation", "PermitInput"]
         for target in siblings {
             let reached = targets[target]?.dependencies.intersection(siblings.filter { $0 != "PermitInput" }) ?? []
