@@ -316,29 +316,7 @@ public enum ScenarioParser {
     static func parseExpectations(_ fields: [String: YAMLValue]) throws(InputError) -> Scenario.Expectations {
         var expectations = Scenario.Expectations(
             decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
-        if let value = fields["expect"] {
-            if case .mapping = value.node {
-                var table: [String: PolicyValue] = [:]
-                for (key, item) in try value.table(allowed: decisionFields) {
-                    if key == "action" {
-                        table[key] = .string(try item.oneOf(Decision.Action.names))
-                    } else if key == "deep_link" {
-                        table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
-                    } else if key == "options" {
-                        var options: [PolicyValue] = []
-                        for option in try item.list() {
-                            options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
-                        }
-                        table[key] = .list(options)
-                    } else {
-                        table[key] = .string(try item.string())
-                    }
-                }
-                expectations.decision = .fields(table)
-            } else {
-                expectations.decision = .action(try value.oneOf(Decision.Action.names))
-            }
-        }
+        expectations.decision = try fields["expect"].map(parseExpectedDecision)
         if let value = fields["expect_status"] {
             expectations.status = PermissionStatus(rawValue: try value.oneOf(PermissionStatus.allCases.map(\.rawValue)))
         }
@@ -349,16 +327,7 @@ public enum ScenarioParser {
             for item in items { names.append(try item.oneOf(Guardrail.allCases.map(\.rawValue))) }
             expectations.warnings = names
         }
-        if let value = fields["expect_error"] {
-            if let flag = try? value.bool() {
-                guard flag else {
-                    throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
-                }
-                expectations.error = .any
-            } else {
-                expectations.error = .containing(try value.string())
-            }
-        }
+        expectations.error = try fields["expect_error"].map(parseExpectedError)
         expectations.dialog = try fields["expect_dialog"]?.bool()
         expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
         if let value = fields["expect_reminders"] {
@@ -373,6 +342,37 @@ public enum ScenarioParser {
             }
         }
         return expectations
+    }
+
+    /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be.
+    static func parseExpectedDecision(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedDecision {
+        guard case .mapping = value.node else { return .action(try value.oneOf(Decision.Action.names)) }
+        var table: [String: PolicyValue] = [:]
+        for (key, item) in try value.table(allowed: decisionFields) {
+            if key == "action" {
+                table[key] = .string(try item.oneOf(Decision.Action.names))
+            } else if key == "deep_link" {
+                table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
+            } else if key == "options" {
+                var options: [PolicyValue] = []
+                for option in try item.list() {
+                    options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
+                }
+                table[key] = .list(options)
+            } else {
+                table[key] = .string(try item.string())
+            }
+        }
+        return .fields(table)
+    }
+
+    /// `expect_error: true` (any policy error) or a piece of the error's text.
+    static func parseExpectedError(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedError {
+        guard let flag = try? value.bool() else { return .containing(try value.string()) }
+        guard flag else {
+            throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
+        }
+        return .any
     }
 
     /// A dotted ledger path must name a real field (`soft_prompt.shown`, `features.diary.opened`,
