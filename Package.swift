@@ -4,10 +4,27 @@ import PackageDescription
 
 /// Permit: decides how an app asks for notification permission.
 ///
-/// Layering (each arrow is "depends on"):
-///   CLua (system library) ← CLuaShim (C: macros, trampolines, allocator, hooks) ← PermitLua
-///   PermitCore (status model, ledger, engine; knows nothing of Lua)
-///   PermitScenario → PermitCore + PermitLua;  permit (CLI) → PermitScenario
+/// Layering: each line is a target and the targets it depends on. PermitCore (status model,
+/// ledger, engine) knows nothing of Lua or of files people write; PermitLua is the sandbox over
+/// the C shim; PermitInput reads YAML, durations, dates and events with file, line and field
+/// in every error. The scenario player, bundle delivery and simulation sit side by side and
+/// never import one another: the player installs `policy_update` bundles through Core's
+/// `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only the executables join the
+/// layers. Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets
+/// below and against every `import` line under Sources/.
+///
+///   CLuaShim → CLua
+///   PermitCore →
+///   PermitLua → CLua, CLuaShim, PermitCore
+///   PermitInput → PermitCore, Yams
+///   PermitScenario → PermitCore, PermitInput
+///   PermitDelivery → PermitCore, PermitLua, Crypto
+///   PermitSimulation → PermitCore, PermitInput, PermitLua
+///   PermitBenchReference → CLua
+///   PermitBench → PermitBenchReference, PermitCore, PermitLua
+///   permit-benchmark → PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
+///   permit → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
+///   permit-host-example → PermitCore, PermitLua
 let package = Package(
     name: "Permit",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -49,8 +66,11 @@ let package = Package(
         ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
         .target(name: "PermitBenchReference", dependencies: ["CLua"]),
-        .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitScenario", "PermitBenchReference"]),
-        .executableTarget(name: "permit-benchmark", dependencies: ["PermitBench", "PermitScenario", "PermitSimulation"]),
+        .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitBenchReference"]),
+        .executableTarget(
+            name: "permit-benchmark",
+            dependencies: ["PermitBench", "PermitCore", "PermitLua", "PermitScenario", "PermitSimulation"]
+        ),
         .executableTarget(
             name: "permit",
             dependencies: [

@@ -84,22 +84,10 @@ public final class JSONFileLedgerStore: LedgerStore {
         } catch {
             throw LedgerStoreError(location: url.path, reason: "encoding failed: \(error)")
         }
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: temporary)
-            // rename(2) replaces the old file atomically; readers see the old or the new, whole.
-            guard rename(temporary.path, url.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: temporary)
-                throw LedgerStoreError(location: url.path, reason: reason)
-            }
-        } catch let error as LedgerStoreError {
-            throw error
+            try AtomicFile.write(data, to: url, creatingDirectory: true)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw LedgerStoreError(location: url.path, reason: error.localizedDescription)
+            throw LedgerStoreError(location: url.path, reason: error.reason)
         }
     }
 

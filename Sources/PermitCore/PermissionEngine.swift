@@ -128,20 +128,7 @@ public actor PermissionEngine {
         decide(&outcome, status: status, previous: statusBefore, now: now)
         if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
 
-        // A request that showed no dialog was answered at once: a real app gets that answer as
-        // the completion of its request, so the policy hears it too, as `system_prompt_answered`
-        // (it may, say, offer Settings right away instead of leaving a tap on "Allow" unanswered).
-        // One follow-up at most: an answer to the follow-up's own request is only recorded.
-        if let granted = outcome.immediateAnswer {
-            var followUp = Outcome(
-                event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
-                statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
-                dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
-            decide(&followUp, status: outcome.statusAfter, previous: status, now: now)
-            if case .requestPermission = followUp.decision.action { await carryOutRequest(&followUp, now: now) }
-            outcome.statusAfter = followUp.statusAfter
-            outcome.followUps = [followUp]
-        }
+        if let granted = outcome.immediateAnswer { await followUp(&outcome, granted: granted, status: status, now: now) }
 
         if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
            policy.plansReminders {
@@ -160,6 +147,21 @@ public actor PermissionEngine {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         }
         return outcome
+    }
+
+    /// A request that showed no dialog was answered at once: a real app gets that answer as
+    /// the completion of its request, so the policy hears it too, as `system_prompt_answered`
+    /// (it may, say, offer Settings right away instead of leaving a tap on "Allow" unanswered).
+    /// One follow-up at most: an answer to the follow-up's own request is only recorded.
+    private func followUp(_ outcome: inout Outcome, granted: Bool, status: PermissionStatus, now: Int64) async {
+        var followUp = Outcome(
+            event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
+            statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
+            dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+        decide(&followUp, status: outcome.statusAfter, previous: status, now: now)
+        if case .requestPermission = followUp.decision.action { await carryOutRequest(&followUp, now: now) }
+        outcome.statusAfter = followUp.statusAfter
+        outcome.followUps = [followUp]
     }
 
     // MARK: Carrying out a decision

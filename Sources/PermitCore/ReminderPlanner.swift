@@ -79,18 +79,20 @@ public enum ReminderPlanner {
             ))
         }
 
-        // iOS keeps the 64 soonest of everything pending: a new reminder later than that
-        // would be dropped by the system at once, so it is not scheduled at all.
-        let stillPending = pending.filter { $0.fireDate > now }
-        candidates.sort { $0.fireDate < $1.fireDate }
+        return Plan(toSchedule: fitting(candidates, besides: pending, now: now), problems: problems)
+    }
+
+    /// iOS keeps the 64 soonest of everything pending: a new reminder later than that would
+    /// be dropped by the system at once, so it is not scheduled at all. Soonest first.
+    static func fitting(_ candidates: [ScheduledReminder], besides pending: [ScheduledReminder], now: Date) -> [ScheduledReminder] {
+        let pendingSorted = pending.filter { $0.fireDate > now }.map(\.fireDate).sorted()
         var kept: [ScheduledReminder] = []
-        let pendingSorted = stillPending.map(\.fireDate).sorted()
-        for candidate in candidates {
+        for candidate in candidates.sorted(by: { $0.fireDate < $1.fireDate }) {
             let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count
             guard soonerPending + kept.count < systemPendingLimit else { break }
             kept.append(candidate)
         }
-        return Plan(toSchedule: kept, problems: problems)
+        return kept
     }
 
     /// The request's local day and time as an instant: arithmetic before the zone's next offset

@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 /// Keeps the policy source's state in `<directory>/policy-source.json`: the bundle serving (its
 /// exact bytes), the version high-water mark and the revoked versions, in one file so they can
@@ -58,19 +59,10 @@ struct DeliveryStore: Sendable {
         } catch {
             throw StoreError(description: "encoding failed: \(error)")
         }
-        let temporary = directory.appendingPathComponent(".\(DeliveryStore.fileName).\(UUID().uuidString).tmp")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: temporary)
+            try AtomicFile.write(data, to: url, creatingDirectory: true)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw StoreError(description: "\(url.path): \(error.localizedDescription)")
-        }
-        // rename(2) replaces the old file atomically: a reader sees the old state or the new, whole.
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw StoreError(description: "\(url.path): \(reason)")
+            throw StoreError(description: error.description)
         }
     }
 }

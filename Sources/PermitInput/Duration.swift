@@ -1,5 +1,6 @@
-/// Scenario durations: `30s`, `5m`, `2h`, `3d`, `1d12h`, units largest first.
-package enum ScenarioDuration {
+/// Durations as people write them in scenario files and in flags such as
+/// `permit bundle --expires-in`: `30s`, `5m`, `2h`, `3d`, `1d12h`, units largest first.
+package enum InputDuration {
     package static let hint = "use a number with a unit, largest first: 30s, 5m, 2h, 3d, 1d12h"
 
     /// Seconds, or `nil` when the text is not a duration.

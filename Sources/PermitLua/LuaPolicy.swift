@@ -22,10 +22,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     public let defaultParams: [String: PolicyValue]
     public let plansReminders: Bool
 
-    private let runtime: Locked<Runtime>
+    /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
+    /// into the same VM.
+    let runtime: Locked<Runtime>
 
     /// What lives in the VM between calls.
-    private struct Runtime {
+    struct Runtime {
         let vm: LuaVM
         let decide: LuaRef
         let planReminders: LuaRef?
@@ -49,6 +51,39 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     public init(
         source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
     ) throws(PolicyError) {
+        let compiled = try LuaPolicy.compile(
+            source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage)
+        let shape = compiled.shape
+        guard shape.problems.isEmpty, let name = shape.name, let decide = shape.decide else {
+            compiled.release()
+            throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
+        }
+        self.name = name
+        self.chunkName = chunkName
+        self.defaultParams = shape.params
+        self.plansReminders = shape.planReminders != nil
+        self.runtime = Locked(Runtime(
+            vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines))
+    }
+
+    /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
+    private struct Compiled {
+        let vm: LuaVM
+        let results: [LuaValue]
+        let shape: Shape
+        let executableLines: Set<Int>?
+
+        /// Lets go of everything the file returned (when no `LuaPolicy` keeps the VM).
+        func release() {
+            for value in results { vm.releaseRefs(in: value) }
+        }
+    }
+
+    /// Compiles and runs the file's chunk; a syntax or load error throws, problems of the
+    /// returned table are collected in `shape` (so `permit check` can list them all).
+    private static func compile(
+        _ source: String, chunkName: String, limits: LuaLimits, randomSeed: UInt64 = 0, coverage: Bool = false
+    ) throws(PolicyError) -> Compiled {
         let vm = LuaVM(limits: limits, randomSeed: randomSeed)
         if coverage { vm.recordCoverage(true) }
         let chunk: LuaRef
@@ -65,18 +100,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             executable = Set(vm.executableLines(of: functions, chunkName: chunkName))
         }
         vm.release(chunk)
-        let shape = LuaPolicy.shape(of: results.first, chunkName: chunkName)
-        guard shape.problems.isEmpty, let name = shape.name, let decide = shape.decide else {
-            for value in results { vm.releaseRefs(in: value) }
-            throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
-        }
-        let planReminders = shape.planReminders
-        let params = shape.params
-        self.name = name
-        self.chunkName = chunkName
-        self.defaultParams = params
-        self.plansReminders = planReminders != nil
-        self.runtime = Locked(Runtime(vm: vm, decide: decide, planReminders: planReminders, executableLines: executable))
+        return Compiled(
+            vm: vm, results: results, shape: shape(of: results.first, chunkName: chunkName), executableLines: executable)
     }
 
     /// What a policy table holds, and everything wrong with it.
@@ -146,34 +171,25 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         return shape
     }
 
-    /// Every problem of a policy file at once (an empty list when it is valid): a syntax or
-    /// load error, or each problem of the table it returns. For `permit check`.
+    /// Every problem of a policy file at once (an empty list when it is valid): a reading,
+    /// syntax or load error, or each problem of the table it returns. For `permit check`. The
+    /// file is read and compiled once.
     public static func problems(
         contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
     ) -> [PolicyError] {
         let name = displayName ?? url.path
-        let source: String
         do {
-            _ = try LuaPolicy.load(contentsOf: url, displayName: name, limits: limits)
-            return []
+            let compiled = try compile(try source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
+            compiled.release()
+            return compiled.shape.problems
         } catch {
-            // Reading or compiling failed: that one error is all there is to say.
-            guard error.field != nil, let text = try? String(contentsOf: url, encoding: .utf8) else { return [error] }
-            source = text
+            return [error]
         }
-        let vm = LuaVM(limits: limits)
-        guard let chunk = try? vm.load(source, chunkName: name), let results = try? vm.call(chunk, [], keepFunctions: true) else {
-            return []
-        }
-        defer { for value in results { vm.releaseRefs(in: value) } }
-        return shape(of: results.first, chunkName: name).problems
     }
 
-    /// Loads `url`; errors name it as `displayName` (default: the path).
-    public static func load(
-        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0,
-        coverage: Bool = false
-    ) throws(PolicyError) -> LuaPolicy {
+    /// The text of a policy file, refusing what the sandbox never runs: precompiled bytecode,
+    /// text that is not UTF-8. Errors name the file as `displayName` (default: the path).
+    public static func source(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> String {
         let name = displayName ?? url.path
         let data: Data
         do {
@@ -187,7 +203,18 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             }
             throw PolicyError(kind: .load, message: "the policy is not UTF-8 text", file: name)
         }
-        return try LuaPolicy(source: source, chunkName: name, limits: limits, randomSeed: randomSeed, coverage: coverage)
+        return source
+    }
+
+    /// Loads `url`; errors name it as `displayName` (default: the path).
+    public static func load(
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0,
+        coverage: Bool = false
+    ) throws(PolicyError) -> LuaPolicy {
+        let name = displayName ?? url.path
+        return try LuaPolicy(
+            source: try source(contentsOf: url, displayName: name), chunkName: name, limits: limits, randomSeed: randomSeed,
+            coverage: coverage)
     }
 
     // MARK: Policy
@@ -252,19 +279,6 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         }
     }
 
-    /// `plan_reminders` through the general path (every result copied, then `DecisionReader`).
-    func generalPlanReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
-            do throws(LuaError) {
-                let ctx = try contextValue(context, runtime: &runtime)
-                return try runtime.vm.call(runtime.planReminders!, [ctx]).first ?? .nil
-            } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
-            }
-        }
-        return try DecisionReader.reminders(from: result)
-    }
-
     public func validate(params overrides: [String: PolicyValue]) throws(PolicyError) {
         for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
             guard let current = defaultParams[key] else {
@@ -310,7 +324,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     /// The stored parts of `ctx` (platform, capabilities, merged params, locale) and the
     /// interned keys, made again only when the platform, the overrides or the locale change.
-    private func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
+    func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
         if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
            runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale {
             return slots
@@ -343,97 +357,6 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             params: try runtime.vm.slot(of: runtime.paramsCache!.ref), locale: try runtime.vm.slot(of: runtime.localeCache!.ref))
         runtime.slots = slots
         return slots
-    }
-
-    // MARK: The general path, kept for tests of the warm path
-
-    /// `ctx` as the warm path pushes it and as the general path (a `LuaValue` tree pushed by
-    /// `LuaVM.push`) builds it, both read back from the VM.
-    func contextsForTesting(_ context: PolicyContext) throws(LuaError) -> (fast: LuaValue, general: LuaValue) {
-        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> (fast: LuaValue, general: LuaValue) in
-            let identity = try runtime.vm.load("return ...", chunkName: "=identity")
-            defer { runtime.vm.release(identity) }
-            let cached = try cachedParts(context, runtime: &runtime)
-            let lazyFields = runtime.lazyFields
-            let fast = try runtime.vm.callDirect(
-                identity,
-                pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
-            let general = try runtime.vm.call(identity, [try contextValue(context, runtime: &runtime)]).first ?? .nil
-            return (fast, general)
-        }
-    }
-
-    /// `decide` through the general path: the context as a `LuaValue` tree, every result copied,
-    /// then `DecisionReader`.
-    func generalDecide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
-            do throws(LuaError) {
-                let ctx = try contextValue(context, runtime: &runtime)
-                return try runtime.vm.call(runtime.decide, [ctx]).first ?? .nil
-            } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision")
-            }
-        }
-        return try DecisionReader.decision(from: result)
-    }
-
-    /// Whether `decide`'s result is read in place (`false`: handed to the general path).
-    func readsInPlaceForTesting(_ context: PolicyContext) throws(LuaError) -> Bool {
-        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
-            let cached = try cachedParts(context, runtime: &runtime)
-            let lazyFields = runtime.lazyFields
-            let result = try runtime.vm.callDirect(
-                runtime.decide,
-                pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
-            if case .decision = result { return true }
-            return false
-        }
-    }
-
-    /// `decide` with the `n`th allocation growth in the call refused (`LuaVM.failAllocation`);
-    /// also whether the refusal happened.
-    func decideFailingAllocationForTesting(_ n: Int, _ context: PolicyContext) -> (Result<Decision?, PolicyError>, refused: Bool) {
-        runtime.withLock { $0.vm.failAllocation(n) }
-        let result = Result { () throws(PolicyError) -> Decision? in try decide(context) }
-        let refused = runtime.withLock { runtime in
-            defer { runtime.vm.failAllocation(0) }
-            return !runtime.vm.allocationFailurePending
-        }
-        return (result, refused)
-    }
-
-    /// Stack top of the VM (0 between calls).
-    var stackTopForTesting: Int { runtime.withLock { $0.vm.stackTop } }
-
-    /// Runs `body` with the policy's VM (tests that inject allocation failures).
-    func withVMForTesting<R>(_ body: (LuaVM) -> R) -> R { runtime.withLock { body($0.vm) } }
-
-    /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
-    /// read-only tables.
-    private func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
-        _ = try cachedParts(context, runtime: &runtime)
-        let cache = (platform: runtime.platformCache!.platform_, capabilities: runtime.platformCache!.capabilities,
-                     params: runtime.paramsCache!.ref)
-        return .table(LuaTable([
-            "event": LuaBridge.event(context.event),
-            "status": .string(context.status.rawValue),
-            "previous_status": .string(context.previousStatus.rawValue),
-            "settings": LuaBridge.settings(context.settings),
-            "platform": .ref(cache.platform),
-            "capabilities": .ref(cache.capabilities),
-            "history": LuaBridge.history(context.history),
-            "state": LuaBridge.table(context.state),
-            "params": .ref(cache.params),
-            "now": .integer(context.now),
-            "locale": .string(context.locale),
-            "user": .table(LuaTable(["bucket": .integer(Int64(context.userBucket))])),
-        ]))
     }
 
     /// A Lua error as the core's typed error, with the policy file and line.

@@ -74,14 +74,7 @@ public enum ScenarioParser {
         if let engine = top["engine"] {
             maxPrompts = try engine.fields(allowed: engineKeys)["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
         }
-        var start = defaultStart
-        if let value = top["start"] {
-            let text = try value.string()
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw value.error("\"\(text)\" is not a time", hint: "use ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
-            }
-            start = date
-        }
+        let start = try top["start"]?.date() ?? defaultStart
         let initial = try top["initial"].map { value throws(InputError) in try parseInitial(value, version: device.version) }
             ?? Scenario.Initial(authorization: nil, settings: [:], ledger: Ledger(), location: nil)
         guard let stepsValue = top["steps"] else {
@@ -224,8 +217,8 @@ public enum ScenarioParser {
         var after: Int64 = 0
         if let afterValue = fields["after"] {
             let text = try afterValue.string()
-            guard let seconds = ScenarioDuration.seconds(text) else {
-                throw afterValue.error("\"\(text)\" is not a duration", hint: ScenarioDuration.hint)
+            guard let seconds = InputDuration.seconds(text) else {
+                throw afterValue.error("\"\(text)\" is not a duration", hint: InputDuration.hint)
             }
             after = seconds
         }
@@ -308,46 +301,22 @@ public enum ScenarioParser {
         guard stepEvents.contains(name) else {
             throw value.error("unknown event \"\(name)\"", hint: Suggestion.hint(for: name, in: stepEvents))
         }
-        if name == "feature_opened" {
-            guard let feature else { throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`") }
-            let featureName = try feature.string()
-            guard !featureName.isEmpty else { throw feature.error("the feature name is empty") }
-            return .featureOpened(featureName)
-        }
-        if let feature { throw feature.error("only feature_opened takes a feature") }
-        switch name {
-        case "app_launch": return .appLaunch
-        case "app_foreground": return .appForeground
-        default: return .appBackground
+        let featureName = try feature?.string()
+        do throws(EventInput.Problem) {
+            return try EventInput.event(named: name, feature: featureName)
+        } catch .missing {
+            throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`")
+        } catch .emptyFeature {
+            throw (feature ?? value).error("the feature name is empty")
+        } catch {
+            throw (feature ?? value).error("only feature_opened takes a feature")
         }
     }
 
     static func parseExpectations(_ fields: [String: YAMLValue]) throws(InputError) -> Scenario.Expectations {
         var expectations = Scenario.Expectations(
             decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
-        if let value = fields["expect"] {
-            if case .mapping = value.node {
-                var table: [String: PolicyValue] = [:]
-                for (key, item) in try value.table(allowed: decisionFields) {
-                    if key == "action" {
-                        table[key] = .string(try item.oneOf(Decision.Action.names))
-                    } else if key == "deep_link" {
-                        table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
-                    } else if key == "options" {
-                        var options: [PolicyValue] = []
-                        for option in try item.list() {
-                            options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
-                        }
-                        table[key] = .list(options)
-                    } else {
-                        table[key] = .string(try item.string())
-                    }
-                }
-                expectations.decision = .fields(table)
-            } else {
-                expectations.decision = .action(try value.oneOf(Decision.Action.names))
-            }
-        }
+        expectations.decision = try fields["expect"].map(parseExpectedDecision)
         if let value = fields["expect_status"] {
             expectations.status = PermissionStatus(rawValue: try value.oneOf(PermissionStatus.allCases.map(\.rawValue)))
         }
@@ -358,16 +327,7 @@ public enum ScenarioParser {
             for item in items { names.append(try item.oneOf(Guardrail.allCases.map(\.rawValue))) }
             expectations.warnings = names
         }
-        if let value = fields["expect_error"] {
-            if let flag = try? value.bool() {
-                guard flag else {
-                    throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
-                }
-                expectations.error = .any
-            } else {
-                expectations.error = .containing(try value.string())
-            }
-        }
+        expectations.error = try fields["expect_error"].map(parseExpectedError)
         expectations.dialog = try fields["expect_dialog"]?.bool()
         expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
         if let value = fields["expect_reminders"] {
@@ -382,6 +342,37 @@ public enum ScenarioParser {
             }
         }
         return expectations
+    }
+
+    /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be.
+    static func parseExpectedDecision(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedDecision {
+        guard case .mapping = value.node else { return .action(try value.oneOf(Decision.Action.names)) }
+        var table: [String: PolicyValue] = [:]
+        for (key, item) in try value.table(allowed: decisionFields) {
+            if key == "action" {
+                table[key] = .string(try item.oneOf(Decision.Action.names))
+            } else if key == "deep_link" {
+                table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
+            } else if key == "options" {
+                var options: [PolicyValue] = []
+                for option in try item.list() {
+                    options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
+                }
+                table[key] = .list(options)
+            } else {
+                table[key] = .string(try item.string())
+            }
+        }
+        return .fields(table)
+    }
+
+    /// `expect_error: true` (any policy error) or a piece of the error's text.
+    static func parseExpectedError(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedError {
+        guard let flag = try? value.bool() else { return .containing(try value.string()) }
+        guard flag else {
+            throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
+        }
+        return .any
     }
 
     /// A dotted ledger path must name a real field (`soft_prompt.shown`, `features.diary.opened`,

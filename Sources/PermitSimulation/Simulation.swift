@@ -2,25 +2,28 @@ import Foundation
 import PermitCore
 import PermitLua
 
-/// A policy to simulate: its source text and the name errors use for it.
-public struct PolicySource: Sendable {
-    public var source: String
+/// A policy to simulate: its source text, the name errors use for it, and the name it gives
+/// itself. Each block of users runs it in a fresh VM, so the source is kept, not a loaded policy.
+/// (PermitDelivery's `PolicySource` is something else: the policy an app serves from bundles.)
+public struct SimulationPolicy: Sendable {
+    public let source: String
     /// The path as the user wrote it (errors and reports name the policy by it).
-    public var chunkName: String
+    public let chunkName: String
+    /// The policy's own `name`, read when the source was checked.
+    public let name: String
 
-    public init(source: String, chunkName: String) {
+    /// Checks the source in the sandbox (the same errors as every other verb: syntax, shape)
+    /// and keeps it. This is the run's one compile besides each block's own VM.
+    public init(source: String, chunkName: String) throws(PolicyError) {
+        name = try LuaPolicy(source: source, chunkName: chunkName).name
         self.source = source
         self.chunkName = chunkName
     }
 
-    public static func load(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> PolicySource {
-        // Loading once through LuaPolicy gives the same errors as every other verb (bytecode, UTF-8, shape).
+    /// Reads the file once (refusing bytecode and non-UTF-8 text) and checks it.
+    public static func load(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> SimulationPolicy {
         let name = displayName ?? url.path
-        _ = try LuaPolicy.load(contentsOf: url, displayName: name)
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw PolicyError(kind: .load, message: "cannot read the policy", file: name)
-        }
-        return PolicySource(source: text, chunkName: name)
+        return try SimulationPolicy(source: try LuaPolicy.source(contentsOf: url, displayName: name), chunkName: name)
     }
 }
 
@@ -52,13 +55,9 @@ public enum Simulation {
     ///
     /// - Parameter progress: called with (users done, users in all) as blocks finish.
     public static func run(
-        policies: [PolicySource], model: UserModel, options: SimulationOptions,
+        policies: [SimulationPolicy], model: UserModel, options: SimulationOptions,
         progress: (@Sendable (Int, Int) -> Void)? = nil
-    ) async throws(PolicyError) -> SimulationResult {
-        var names: [String] = []
-        for policy in policies {
-            names.append(try LuaPolicy(source: policy.source, chunkName: policy.chunkName).name)
-        }
+    ) async -> SimulationResult {
         let blocks = (options.users + SimulationOptions.blockSize - 1) / SimulationOptions.blockSize
         let jobs = policies.indices.flatMap { policy in (0..<blocks).map { Job(policy: policy, block: $0) } }
         let next = Locked(0)
@@ -92,7 +91,7 @@ public enum Simulation {
         let results = policies.indices.map { policy in
             var tally = Tally(days: options.days)
             for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)]!) }
-            return PolicyResult(name: names[policy], file: policies[policy].chunkName, days: options.days, tally: tally)
+            return PolicyResult(name: policies[policy].name, file: policies[policy].chunkName, days: options.days, tally: tally)
         }
         return SimulationResult(
             model: model.name, users: options.users, days: options.days, seed: options.seed, policies: results,
@@ -104,7 +103,7 @@ public enum Simulation {
         let block: Int
     }
 
-    private static func runBlock(_ job: Job, policy: PolicySource, model: UserModel, options: SimulationOptions) async
+    private static func runBlock(_ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions) async
         -> Tally
     {
         var tally = Tally(days: options.days)

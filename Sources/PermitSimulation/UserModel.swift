@@ -75,66 +75,17 @@ public struct UserModel: Sendable, Hashable {
         }
         func node(_ key: String) -> YAMLValue { fields[key]! }
 
-        var osPairs: [(OSVersion, Double, YAMLValue)] = []
-        for (key, value) in try node("os_versions").table() {
-            let place = node("os_versions").child(key, value.node)
-            let version: OSVersion
-            do { version = try OSVersion(parsing: key) } catch { throw place.error(error.description) }
-            osPairs.append((version, try value.probability(), value))
-        }
-        let osVersions = try Weighted(osPairs, at: node("os_versions"))
-
-        var locales = Weighted([(value: "en", share: 1.0)])
-        if let localeNode = fields["locales"] {
-            var pairs: [(String, Double, YAMLValue)] = []
-            for (key, value) in try localeNode.table() {
-                guard key.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil else {
-                    throw localeNode.child(key, value.node).error(
-                        "\"\(key)\" is not a BCP 47 locale", hint: "write e.g. en, de, zh-Hans, pt-BR")
-                }
-                pairs.append((key, try value.probability(), value))
-            }
-            locales = try Weighted(pairs, at: localeNode)
-        }
-
-        var featurePairs: [(String, Double, YAMLValue)] = []
-        for (key, value) in try node("features").table() {
-            featurePairs.append((key, try value.probability(), value))
-        }
-        let features = try Weighted(featurePairs, at: node("features"))
-
-        let soft = try node("soft_prompt").fields(allowed: ["accept", "dismiss"])
-        guard let softAccept = soft["accept"] else {
-            throw node("soft_prompt").error("missing \"accept\"", hint: "write e.g. { accept: 0.4, dismiss: 0.1 }")
-        }
-        let accept = try softAccept.probability()
-        let dismiss = try soft["dismiss"]?.probability() ?? 0
-        guard accept + dismiss <= 1.000_001 else {
-            throw node("soft_prompt").error(
-                "accept (\(accept)) and dismiss (\(dismiss)) add up to more than 1",
-                hint: "the rest of the users decline; the two must leave room for it")
-        }
-
-        let dialog = try node("system_dialog").fields(allowed: ["allow_cold", "allow_after_soft_accept"])
-        for key in ["allow_cold", "allow_after_soft_accept"] where dialog[key] == nil {
-            throw node("system_dialog").error(
-                "missing \"\(key)\"", hint: "write e.g. { allow_cold: 0.35, allow_after_soft_accept: 0.85 }")
-        }
-        let settings = try node("settings_prompt").fields(allowed: ["open", "enable"])
-        for key in ["open", "enable"] where settings[key] == nil {
-            throw node("settings_prompt").error("missing \"\(key)\"", hint: "write e.g. { open: 0.25, enable: 0.6 }")
-        }
+        let osVersions = try parseOSVersions(node("os_versions"))
+        let locales = try fields["locales"].map(parseLocales) ?? Weighted([(value: "en", share: 1.0)])
+        let features = try parseShares(node("features"))
+        let soft = try parseSoftPrompt(node("soft_prompt"))
+        let dialog = try requiredFields(
+            node("system_dialog"), ["allow_cold", "allow_after_soft_accept"],
+            example: "{ allow_cold: 0.35, allow_after_soft_accept: 0.85 }")
+        let settings = try requiredFields(node("settings_prompt"), ["open", "enable"], example: "{ open: 0.25, enable: 0.6 }")
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
-
-        var start = defaultStart
-        if let startNode = fields["start"] {
-            let text = try startNode.string()
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw startNode.error("\"\(text)\" is not a date and time", hint: "write e.g. \"2026-01-05T00:00:00Z\"")
-            }
-            start = date
-        }
+        let start = try fields["start"]?.date() ?? defaultStart
 
         return UserModel(
             name: try fields["name"]?.string() ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
@@ -143,8 +94,8 @@ public struct UserModel: Sendable, Hashable {
             sessionsPerDay: try CountDistribution.parse(node("sessions_per_day")),
             featureOpensPerSession: try CountDistribution.parse(node("feature_opens_per_session")),
             features: features,
-            softAccept: accept,
-            softDismiss: dismiss,
+            softAccept: soft.accept,
+            softDismiss: soft.dismiss,
             allowCold: try dialog["allow_cold"]!.probability(),
             allowAfterSoftAccept: try dialog["allow_after_soft_accept"]!.probability(),
             settingsOpen: try settings["open"]!.probability(),
@@ -158,6 +109,62 @@ public struct UserModel: Sendable, Hashable {
             reinstallSystemRemembers: try reinstall["system_remembers"]?.probability() ?? 0,
             maxPromptsPerDay: try fields["max_prompts_per_day"]?.int(in: 1...100) ?? 3,
             start: start)
+    }
+
+    /// `os_versions`: a share per iOS version.
+    static func parseOSVersions(_ node: YAMLValue) throws(InputError) -> Weighted<OSVersion> {
+        var pairs: [(OSVersion, Double, YAMLValue)] = []
+        for (key, value) in try node.table() {
+            let version: OSVersion
+            do { version = try OSVersion(parsing: key) } catch { throw node.child(key, value.node).error(error.description) }
+            pairs.append((version, try value.probability(), value))
+        }
+        return try Weighted(pairs, at: node)
+    }
+
+    /// `locales`: a share per BCP 47 locale.
+    static func parseLocales(_ node: YAMLValue) throws(InputError) -> Weighted<String> {
+        var pairs: [(String, Double, YAMLValue)] = []
+        for (key, value) in try node.table() {
+            guard key.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil else {
+                throw node.child(key, value.node).error(
+                    "\"\(key)\" is not a BCP 47 locale", hint: "write e.g. en, de, zh-Hans, pt-BR")
+            }
+            pairs.append((key, try value.probability(), value))
+        }
+        return try Weighted(pairs, at: node)
+    }
+
+    /// A share per name (`features`).
+    static func parseShares(_ node: YAMLValue) throws(InputError) -> Weighted<String> {
+        var pairs: [(String, Double, YAMLValue)] = []
+        for (key, value) in try node.table() { pairs.append((key, try value.probability(), value)) }
+        return try Weighted(pairs, at: node)
+    }
+
+    /// `soft_prompt`: accept and dismiss; the rest of the users decline, so the two leave room.
+    static func parseSoftPrompt(_ node: YAMLValue) throws(InputError) -> (accept: Double, dismiss: Double) {
+        let soft = try node.fields(allowed: ["accept", "dismiss"])
+        guard let softAccept = soft["accept"] else {
+            throw node.error("missing \"accept\"", hint: "write e.g. { accept: 0.4, dismiss: 0.1 }")
+        }
+        let accept = try softAccept.probability()
+        let dismiss = try soft["dismiss"]?.probability() ?? 0
+        guard accept + dismiss <= 1.000_001 else {
+            throw node.error(
+                "accept (\(accept)) and dismiss (\(dismiss)) add up to more than 1",
+                hint: "the rest of the users decline; the two must leave room for it")
+        }
+        return (accept, dismiss)
+    }
+
+    /// A table that must have exactly these keys, each of them.
+    static func requiredFields(_ node: YAMLValue, _ keys: [String], example: String) throws(InputError) -> [String: YAMLValue] {
+        let fields = try node.fields(allowed: keys)
+        for key in keys where fields[key] == nil {
+            throw node.error("missing \"\(key)\"", hint: "write e.g. \(example)")
+        }
+        return fields
     }
 }
 

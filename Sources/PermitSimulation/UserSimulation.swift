@@ -127,68 +127,85 @@ struct UserSimulation: Sendable {
             case .none:
                 return
             case .softPrompt:
-                tally.softPrompts += 1
-                let yes = eager(model.softAccept)
-                let draw = rng.unit()
-                let answer: SoftPromptAnswer
-                if draw < yes {
-                    answer = .accept
-                    tally.softAccepted += 1
-                } else if draw < yes + model.softDismiss {
-                    answer = .dismiss
-                    tally.softDismissed += 1
-                } else {
-                    answer = .decline
-                    tally.softDeclined += 1
-                }
-                promptShown()
+                let answer = answerSoftPrompt()
                 softAccepted = answer == .accept
                 clock.advance(by: 5)
                 outcome = await handle(.softPromptAnswered(answer), on: engine)
             case .requestPermission:
-                guard outcome.dialogShown else { return }
-                tally.systemDialogs += 1
-                let allow: Bool
-                if softAccepted {
-                    tally.dialogsAfterAccept += 1
-                    allow = rng.chance(eager(model.allowAfterSoftAccept))
-                    if allow { tally.dialogsAfterAcceptAllowed += 1 }
-                } else {
-                    tally.dialogsCold += 1
-                    allow = rng.chance(eager(model.allowCold))
-                    if allow { tally.dialogsColdAllowed += 1 }
-                }
-                promptShown()
+                guard outcome.dialogShown, let granted = answerDialog(afterSoftAccept: softAccepted) else { return }
                 softAccepted = false
-                let granted: Bool
-                do { granted = try device.answerDialog(allow: allow) } catch { return }
-                authorizationMayHaveChanged = true
                 clock.advance(by: 3)
                 outcome = await handle(.systemPromptAnswered(granted: granted), on: engine)
             case .settingsPrompt:
-                tally.settingsPrompts += 1
-                let open = rng.chance(eager(model.settingsOpen))
-                promptShown()
                 softAccepted = false
-                clock.advance(by: 5)
-                guard open else {
-                    outcome = await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss), on: engine)
-                    continue
-                }
-                tally.settingsOpened += 1
-                // The user leaves for Settings: the app is in the background meanwhile.
-                device.isInForeground = false
-                _ = await handle(.settingsPromptAnswered(.open), on: engine)
-                clock.advance(by: 20)
-                if rng.chance(eager(model.settingsEnable)) {
-                    if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
-                    authorizationMayHaveChanged = true
-                }
-                clock.advance(by: 10)
-                device.isInForeground = true
-                outcome = await handle(.appForeground, on: engine)
+                outcome = await answerSettingsPrompt(on: engine)
             }
         }
+    }
+
+    /// The soft prompt: accept, dismiss or decline, each less likely to be yes the more
+    /// prompts the user has seen.
+    private mutating func answerSoftPrompt() -> SoftPromptAnswer {
+        tally.softPrompts += 1
+        let yes = eager(model.softAccept)
+        let draw = rng.unit()
+        let answer: SoftPromptAnswer
+        if draw < yes {
+            answer = .accept
+            tally.softAccepted += 1
+        } else if draw < yes + model.softDismiss {
+            answer = .dismiss
+            tally.softDismissed += 1
+        } else {
+            answer = .decline
+            tally.softDeclined += 1
+        }
+        promptShown()
+        return answer
+    }
+
+    /// The system dialog, tapped on the device: whether iOS granted, or nil when no dialog was
+    /// there to answer. Users who just accepted a soft prompt allow more often.
+    private mutating func answerDialog(afterSoftAccept softAccepted: Bool) -> Bool? {
+        tally.systemDialogs += 1
+        let allow: Bool
+        if softAccepted {
+            tally.dialogsAfterAccept += 1
+            allow = rng.chance(eager(model.allowAfterSoftAccept))
+            if allow { tally.dialogsAfterAcceptAllowed += 1 }
+        } else {
+            tally.dialogsCold += 1
+            allow = rng.chance(eager(model.allowCold))
+            if allow { tally.dialogsColdAllowed += 1 }
+        }
+        promptShown()
+        let granted: Bool
+        do { granted = try device.answerDialog(allow: allow) } catch { return nil }
+        authorizationMayHaveChanged = true
+        return granted
+    }
+
+    /// The settings prompt: cancel or dismiss, or leave for Settings (the app in the background
+    /// meanwhile), maybe switch notifications on, and come back to the foreground.
+    private mutating func answerSettingsPrompt(on engine: isolated PermissionEngine) async -> Outcome {
+        tally.settingsPrompts += 1
+        let open = rng.chance(eager(model.settingsOpen))
+        promptShown()
+        clock.advance(by: 5)
+        guard open else {
+            return await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss), on: engine)
+        }
+        tally.settingsOpened += 1
+        device.isInForeground = false
+        _ = await handle(.settingsPromptAnswered(.open), on: engine)
+        clock.advance(by: 20)
+        if rng.chance(eager(model.settingsEnable)) {
+            if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
+            authorizationMayHaveChanged = true
+        }
+        clock.advance(by: 10)
+        device.isInForeground = true
+        return await handle(.appForeground, on: engine)
     }
 
     private func enableInSettings() throws(SimulatedDeviceError) {

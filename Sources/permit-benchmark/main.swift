@@ -62,116 +62,141 @@ func format(_ stats: LatencyStats) -> String {
 }
 
 func run(_ options: Options) async {
-    let decisionCount = options.decisions
-    let memoryDecisions = options.memoryDecisions
-    let policyPath = options.policyPath
-    let sections = ["engine", "policy", "reference", "warm", "cold", "test", "memory", "simulate"]
+    let sections = BenchmarkRun.sections.map(\.name)
     if let only = options.only, !sections.contains(only) {
-        FileHandle.standardError.write(Data("permit-benchmark: --only takes one of \(sections.joined(separator: ", "))\n".utf8))
-        exit(2)
+        fail("--only takes one of \(sections.joined(separator: ", "))")
     }
-    /// Whether a section runs: all of them by default, one with `--only`.
-    func runs(_ section: String) -> Bool { options.only == nil || options.only == section }
-
-    guard let source = try? String(contentsOfFile: policyPath, encoding: .utf8) else { fail("cannot read \(policyPath)") }
+    guard let source = try? String(contentsOfFile: options.policyPath, encoding: .utf8) else {
+        fail("cannot read \(options.policyPath)")
+    }
     let policy: LuaPolicy
-    do { policy = try LuaPolicy(source: source, chunkName: policyPath) } catch { fail("\(error)") }
+    do { policy = try LuaPolicy(source: source, chunkName: options.policyPath) } catch { fail("\(error)") }
 
     #if DEBUG
     print("warning: a debug build; run `swift run -c release permit-benchmark` for real figures\n")
     #endif
-    print("policy: \(policyPath); \(ProcessInfo.processInfo.activeProcessorCount) cores")
-
+    print("policy: \(options.policyPath); \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    let benchmark = BenchmarkRun(options: options, source: source, policy: policy)
     do {
-        if options.only == "engine" {
-            let run = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
-            print("\nwarm decision, engine only (\(decisionCount), \(run.errors) errors)")
-            print("  permit engine   \(format(run.stats))")
-        }
-        if options.only == "policy" {
-            let run = try Bench.policyDecisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
-            print("\nwarm decision, LuaPolicy.decide only (\(decisionCount), \(run.errors) errors)")
-            print("  policy layer    \(format(run.stats))")
-        }
-        if options.only == "reference" {
-            let stats = try Bench.referenceDecisions(source: source, iterations: decisionCount)
-            print("\nwarm decision, C reference only (\(decisionCount))")
-            print("  C reference     \(format(stats))")
-        }
-
-        if runs("warm") {
-            // Interleave Swift and C rounds so both see the same machine state.
-            var ours: [LatencyStats] = [], theirs: [LatencyStats] = []
-            for _ in 0..<3 {
-                theirs.append(try Bench.referenceDecisions(source: source, iterations: decisionCount / 3))
-                ours.append(try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount / 3).stats)
-            }
-            let our = ours.min { $0.medianNanoseconds < $1.medianNanoseconds }!
-            let their = theirs.min { $0.medianNanoseconds < $1.medianNanoseconds }!
-            print("\nwarm decision (best of 3 rounds of \(decisionCount / 3))")
-            print("  permit engine   \(format(our))")
-            print("  C reference     \(format(their))")
-            print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
-        }
-
-        if runs("cold") {
-            let cold = try Bench.coldStarts(source: source, chunkName: policyPath, iterations: 2000)
-            let referenceCold = try Bench.referenceColdStarts(source: source, iterations: 2000)
-            print("\ncold start (median of 2000)")
-            print(String(format: "  sandboxed VM + load + validate   %.1f µs", cold.medianNanoseconds / 1000))
-            print(String(format: "  luaL_newstate + openlibs + load  %.1f µs", referenceCold.medianNanoseconds / 1000))
-            print(String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds))
-        }
-
-        if runs("test"), FileManager.default.fileExists(atPath: "policies") {
-            let files = try Discovery.scenarios(under: ["policies"])
-            let start = DispatchTime.now().uptimeNanoseconds
-            let run = await TestRun.run(files, filter: nil) { url throws(PolicyError) in
-                try LuaPolicy.load(contentsOf: url)
-            }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let steps = run.reports.reduce(0) { total, report in
-                if case .ran(let result) = report.verdict { return total + result.steps.count }
-                return total
-            }
-            print(String(format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
-                         run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
-        }
-
-        if runs("memory") {
-            print("\nmemory over \(memoryDecisions) decisions")
-            let start = DispatchTime.now().uptimeNanoseconds
-            _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: 50_000)
-            let before = Bench.residentKiB()
-            _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: memoryDecisions)
-            let after = Bench.residentKiB()
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            print("  resident after warm-up \(before) KiB, after the run \(after) KiB: grew \(after - before) KiB (goal < 1024)")
-            print("  VM memory \(policy.memoryInUse / 1024) KiB")
-            print(String(format: "  took %.1f s", seconds))
-        }
-        if runs("simulate") {
-            let modelPath = "examples/models/default.yaml"
-            let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
-            let simulated = PermitSimulation.PolicySource(source: source, chunkName: policyPath)
-            let simulation = SimulationOptions(users: options.users, days: options.days, seed: 1, workers: options.workers)
-            let cpuBefore = Bench.cpuSeconds()
-            let result = try await Simulation.run(policies: [simulated], model: model, options: simulation)
-            let cpu = Bench.cpuSeconds() - cpuBefore
-            let events = result.policies[0].events
-            let perEvent = cpu / Double(events) * 1e9
-            print("\npermit simulate: \(options.users) users × \(options.days) days, \(modelPath), \(simulation.workers) workers")
-            print(String(format: "  %.2f s wall (goal < 10 s for 100,000 × 30 on 2 cores), %.1f s CPU, %d events",
-                         result.elapsedSeconds, cpu, events))
-            print(String(format: "  %.0f events/s; %.0f ns of CPU per event", Double(events) / result.elapsedSeconds, perEvent))
-            if options.only == nil || options.only == "simulate" {
-                let reference = try Bench.referenceDecisions(source: source, iterations: 100_000)
-                print(String(format: "  per event %.2f× the C reference's decision median (%.0f ns), measured now",
-                             perEvent / reference.medianNanoseconds, reference.medianNanoseconds))
-            }
+        // `--only` picks one section; without it, every section that runs by default.
+        for section in BenchmarkRun.sections where options.only.map({ $0 == section.name }) ?? section.runsByDefault {
+            try await section.run(benchmark)
         }
     } catch {
         fail("\(error)")
+    }
+}
+
+/// One benchmark run: the policy under test and one function per section of the report.
+struct BenchmarkRun: Sendable {
+    let options: Options
+    let source: String
+    let policy: LuaPolicy
+
+    /// The sections in report order. `engine`, `policy` and `reference` run only when asked for
+    /// with `--only` (each is also part of `warm`); the rest run by default.
+    static let sections: [(name: String, runsByDefault: Bool, run: @Sendable (BenchmarkRun) async throws -> Void)] = [
+        ("engine", false, { try await $0.engineOnly() }),
+        ("policy", false, { try $0.policyOnly() }),
+        ("reference", false, { try $0.referenceOnly() }),
+        ("warm", true, { try await $0.warm() }),
+        ("cold", true, { try $0.cold() }),
+        ("test", true, { try await $0.packTests() }),
+        ("memory", true, { try await $0.memory() }),
+        ("simulate", true, { try await $0.simulate() }),
+    ]
+
+    var decisionCount: Int { options.decisions }
+
+    func engineOnly() async throws {
+        let run = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
+        print("\nwarm decision, engine only (\(decisionCount), \(run.errors) errors)")
+        print("  permit engine   \(format(run.stats))")
+    }
+
+    func policyOnly() throws {
+        let run = try Bench.policyDecisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount)
+        print("\nwarm decision, LuaPolicy.decide only (\(decisionCount), \(run.errors) errors)")
+        print("  policy layer    \(format(run.stats))")
+    }
+
+    func referenceOnly() throws {
+        let stats = try Bench.referenceDecisions(source: source, iterations: decisionCount)
+        print("\nwarm decision, C reference only (\(decisionCount))")
+        print("  C reference     \(format(stats))")
+    }
+
+    /// Swift and C rounds interleaved, so both see the same machine state.
+    func warm() async throws {
+        var ours: [LatencyStats] = [], theirs: [LatencyStats] = []
+        for _ in 0..<3 {
+            theirs.append(try Bench.referenceDecisions(source: source, iterations: decisionCount / 3))
+            ours.append(try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: decisionCount / 3).stats)
+        }
+        let our = ours.min { $0.medianNanoseconds < $1.medianNanoseconds }!
+        let their = theirs.min { $0.medianNanoseconds < $1.medianNanoseconds }!
+        print("\nwarm decision (best of 3 rounds of \(decisionCount / 3))")
+        print("  permit engine   \(format(our))")
+        print("  C reference     \(format(their))")
+        print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
+    }
+
+    func cold() throws {
+        let cold = try Bench.coldStarts(source: source, chunkName: options.policyPath, iterations: 2000)
+        let referenceCold = try Bench.referenceColdStarts(source: source, iterations: 2000)
+        print("\ncold start (median of 2000)")
+        print(String(format: "  sandboxed VM + load + validate   %.1f µs", cold.medianNanoseconds / 1000))
+        print(String(format: "  luaL_newstate + openlibs + load  %.1f µs", referenceCold.medianNanoseconds / 1000))
+        print(String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds))
+    }
+
+    /// `permit test policies`, when run from the repository.
+    func packTests() async throws {
+        guard FileManager.default.fileExists(atPath: "policies") else { return }
+        let files = try Discovery.scenarios(under: ["policies"])
+        let start = DispatchTime.now().uptimeNanoseconds
+        let run = await TestRun.run(files, filter: nil) { url throws(PolicyError) in
+            try LuaPolicy.load(contentsOf: url)
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let steps = run.reports.reduce(0) { total, report in
+            if case .ran(let result) = report.verdict { return total + result.steps.count }
+            return total
+        }
+        print(String(format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
+                     run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
+    }
+
+    func memory() async throws {
+        print("\nmemory over \(options.memoryDecisions) decisions")
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: 50_000)
+        let before = Bench.residentKiB()
+        _ = try await Bench.decisions(policy: policy, events: Bench.defaultEvents, iterations: options.memoryDecisions)
+        let after = Bench.residentKiB()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print("  resident after warm-up \(before) KiB, after the run \(after) KiB: grew \(after - before) KiB (goal < 1024)")
+        print("  VM memory \(policy.memoryInUse / 1024) KiB")
+        print(String(format: "  took %.1f s", seconds))
+    }
+
+    func simulate() async throws {
+        let modelPath = "examples/models/default.yaml"
+        let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
+        let simulated = try SimulationPolicy(source: source, chunkName: options.policyPath)
+        let simulation = SimulationOptions(users: options.users, days: options.days, seed: 1, workers: options.workers)
+        let cpuBefore = Bench.cpuSeconds()
+        let result = await Simulation.run(policies: [simulated], model: model, options: simulation)
+        let cpu = Bench.cpuSeconds() - cpuBefore
+        let events = result.policies[0].events
+        let perEvent = cpu / Double(events) * 1e9
+        print("\npermit simulate: \(options.users) users × \(options.days) days, \(modelPath), \(simulation.workers) workers")
+        print(String(format: "  %.2f s wall (goal < 10 s for 100,000 × 30 on 2 cores), %.1f s CPU, %d events",
+                     result.elapsedSeconds, cpu, events))
+        print(String(format: "  %.0f events/s; %.0f ns of CPU per event", Double(events) / result.elapsedSeconds, perEvent))
+        let reference = try Bench.referenceDecisions(source: source, iterations: 100_000)
+        print(String(format: "  per event %.2f× the C reference's decision median (%.0f ns), measured now",
+                     perEvent / reference.medianNanoseconds, reference.medianNanoseconds))
     }
 }
 

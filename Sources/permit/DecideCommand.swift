@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 import PermitScenario
 
@@ -116,33 +117,21 @@ struct DecideCommand: AsyncParsableCommand {
     }
 
     func parseEvent() throws -> AppEvent {
-        func need<T>(_ value: T?, _ option: String) throws -> T {
-            guard let value else {
-                Terminal.printError("--event \(event) needs --\(option)")
-                throw Exit.badInput
+        do {
+            return try EventInput.event(named: event, feature: feature, answer: answer, granted: granted)
+        } catch {
+            switch error {
+            case .unknownName:
+                Terminal.printError("--event: \"\(event)\" is not an event; " + Suggestion.hint(for: event, in: AppEvent.names))
+            case .missing(let field):
+                Terminal.printError("--event \(event) needs --\(field)")
+            case .notTaken(let field):
+                Terminal.printError("--\(field) does not go with --event \(event)")
+            case .emptyFeature:
+                Terminal.printError("--feature: the feature name is empty")
+            case .invalidAnswer(let expected):
+                Terminal.printError("--answer: expected \(expected.dropLast().joined(separator: ", ")) or \(expected.last!)")
             }
-            return value
-        }
-        switch event {
-        case "app_launch": return .appLaunch
-        case "app_foreground": return .appForeground
-        case "app_background": return .appBackground
-        case "feature_opened": return .featureOpened(try need(feature, "feature"))
-        case "system_prompt_answered": return .systemPromptAnswered(granted: try need(granted, "granted"))
-        case "soft_prompt_answered":
-            guard let answer = SoftPromptAnswer(rawValue: try need(answer, "answer")) else {
-                Terminal.printError("--answer: expected accept, decline or dismiss")
-                throw Exit.badInput
-            }
-            return .softPromptAnswered(answer)
-        case "settings_prompt_answered":
-            guard let answer = SettingsPromptAnswer(rawValue: try need(answer, "answer")) else {
-                Terminal.printError("--answer: expected open, cancel or dismiss")
-                throw Exit.badInput
-            }
-            return .settingsPromptAnswered(answer)
-        default:
-            Terminal.printError("--event: \"\(event)\" is not an event; " + Suggestion.hint(for: event, in: AppEvent.names))
             throw Exit.badInput
         }
     }

@@ -63,11 +63,11 @@ struct SimulateCommand: AsyncParsableCommand {
             Terminal.printError(error.description)
             throw Exit.badInput
         }
-        var sources: [PolicySource] = []
+        var sources: [SimulationPolicy] = []
         for path in policies {
             let url = try policyURL(path)
             do {
-                sources.append(try PolicySource.load(contentsOf: url, displayName: Discovery.displayPath(of: url)))
+                sources.append(try SimulationPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url)))
             } catch {
                 Terminal.printError(error.description)
                 throw Exit.badInput
@@ -75,25 +75,11 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let options = SimulationOptions(users: users, days: days, seed: seed, workers: workers)
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
-        let result: SimulationResult
-        do {
-            result = try await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
-                bar?.update(done: done, total: total)
-            }
-        } catch {
-            bar?.clear()
-            Terminal.printError(error.description)
-            throw Exit.badInput
+        let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
+            bar?.update(done: done, total: total)
         }
         bar?.clear()
-        if let report {
-            do {
-                try HTMLReport.render(result, modelFile: model).write(toFile: report, atomically: true, encoding: .utf8)
-            } catch {
-                Terminal.printError("\(report): cannot write the report (\(error.localizedDescription))")
-                throw Exit.badInput
-            }
-        }
+        if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {
         case .json:
             print(result.json())

@@ -61,3 +61,13 @@ func luaLoader(coverage: Bool) -> PolicyLoader {
         try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), coverage: coverage)
     }
 }
+
+/// Writes an output file whole or not at all; a failure is reported and is bad input (exit 2).
+func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
+    do {
+        try AtomicFile.write(data, to: URL(fileURLWithPath: path).standardizedFileURL, permissions: permissions)
+    } catch {
+        Terminal.printError("\(path): cannot write (\(error.reason))")
+        throw Exit.badInput
+    }
+}

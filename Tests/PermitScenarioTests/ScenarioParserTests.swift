@@ -87,12 +87,12 @@ let minimal = "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n"
 
     @Test(arguments: [("30s", 30), ("5m", 300), ("2h", 7200), ("3d", 259_200), ("1d12h", 129_600), ("1h30m15s", 5415)])
     func durations(text: String, seconds: Int64) {
-        #expect(ScenarioDuration.seconds(text) == seconds)
+        #expect(InputDuration.seconds(text) == seconds)
     }
 
     @Test(arguments: ["", "5", "m", "5x", "1h1d", "5m5m", "-5m", "1.5h", "1 h", "9999999999s"])
     func badDurations(text: String) {
-        #expect(ScenarioDuration.seconds(text) == nil)
+        #expect(InputDuration.seconds(text) == nil)
     }
 
     @Test(arguments: ["en", "zh-Hans", "zh-Hans-CN", "pt-BR", "es-419", "en_GB"])
@@ -152,7 +152,7 @@ let minimal = "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n"
         ("device: { os: \"16\" }\nsteps:\n  - event: app_launch\n   bad: indent\n", "tests/example.yaml:4:"),
         ("", "tests/example.yaml:1:1: the file is empty"),
         ("device: { os: \"16\" }\nstart: yesterday\nsteps: [{ event: app_launch }]\n",
-         "start: \"yesterday\" is not a time"),
+         "start: \"yesterday\" is not a date and time"),
         ("device: { os: \"16\" }\nuser: { bucket: 100 }\nsteps: [{ event: app_launch }]\n",
          "user.bucket: 100 is out of range; expected 0–99"),
         ("device: { os: \"16\", os: \"17\" }\nsteps: [{ event: app_launch }]\n", "tests/example.yaml:1"),

@@ -49,8 +49,8 @@ final class ChartReader: NSObject, XMLParserDelegate {
 struct HTMLReportTests {
     @Test func oneSeriesPerPolicyAndLabelledAxes() async throws {
         let model = try fixedModel()
-        let result = try await Simulation.run(
-            policies: [try pack("polite"), try pack("provisional-first"), inline("q<&>\"uote", "return nil")],
+        let result = await Simulation.run(
+            policies: [try pack("polite"), try pack("provisional-first"), try inline("q<&>\"uote", "return nil")],
             model: model, options: SimulationOptions(users: 60, days: 12, seed: 2))
         let html = HTMLReport.render(result, modelFile: "test-model.yaml")
         #expect(html.hasPrefix("<!DOCTYPE html>"))

@@ -8,13 +8,13 @@ import Testing
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-func pack(_ name: String) throws -> PolicySource {
-    try PolicySource.load(
+func pack(_ name: String) throws -> SimulationPolicy {
+    try SimulationPolicy.load(
         contentsOf: repositoryRoot.appendingPathComponent("policies/\(name)/policy.lua"), displayName: "\(name)/policy.lua")
 }
 
-func inline(_ name: String, _ decide: String) -> PolicySource {
-    PolicySource(source: "return { name = [==[\(name)]==], decide = function(ctx)\n\(decide)\nend }", chunkName: "\(name).lua")
+func inline(_ name: String, _ decide: String) throws -> SimulationPolicy {
+    try SimulationPolicy(source: "return { name = [==[\(name)]==], decide = function(ctx)\n\(decide)\nend }", chunkName: "\(name).lua")
 }
 
 /// A model with everything fixed except the chance under test.
@@ -37,21 +37,21 @@ struct SimulationTests {
     @Test func sameSeedSameJSONWhateverTheWorkerCount() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         // A policy drawing from math.random too: the VM's seed must not depend on the workers either.
-        let random = inline("coin", """
+        let random = try inline("coin", """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" and math.random() < 0.5 then
               return { action = "request_permission", options = { "alert" } }
             end
             """)
         let policies = [try pack("polite"), random]
         let users = SimulationOptions.blockSize * 2 + 17  // three blocks, the last one short
-        let one = try await Simulation.run(
+        let one = await Simulation.run(
             policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 1))
-        let four = try await Simulation.run(
+        let four = await Simulation.run(
             policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 4))
         #expect(one.json() == four.json())
         #expect(one.policies[0].softPromptsPerUser > 0)
         #expect(one.policies[1].systemDialogsPerUser > 0)
-        let other = try await Simulation.run(
+        let other = await Simulation.run(
             policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 100, workers: 2))
         #expect(other.json() != one.json())
     }
@@ -59,13 +59,13 @@ struct SimulationTests {
     @Test func softPromptAcceptShareMatchesTheModel() async throws {
         // Soft prompt on every feature open; an accept asks nothing more, so the status stays
         // not determined and every open prompts again: 20 answers per user.
-        let policy = inline("soft-only", """
+        let policy = try inline("soft-only", """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
               return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
             end
             """)
         let model = try fixedModel(opens: 20, maxPrompts: 100)
-        let result = try await Simulation.run(
+        let result = await Simulation.run(
             policies: [policy], model: model, options: SimulationOptions(users: 2_000, days: 1, seed: 3))
         let answers = result.policies[0].answers
         #expect(answers.softPrompts == 40_000)
@@ -79,12 +79,12 @@ struct SimulationTests {
     }
 
     @Test func systemDialogAllowShareMatchesTheModel() async throws {
-        let policy = inline("ask-cold", """
+        let policy = try inline("ask-cold", """
             if ctx.event.name == "feature_opened" then
               return { action = "request_permission", options = { "alert", "sound" } }
             end
             """)
-        let result = try await Simulation.run(
+        let result = await Simulation.run(
             policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 6_000, days: 1, seed: 5))
         let policyResult = result.policies[0]
         #expect(policyResult.answers.dialogsCold == 6_000)
@@ -97,9 +97,9 @@ struct SimulationTests {
     }
 
     @Test func policyThatNeverAsksYieldsNoPromptsAndNoOptIn() async throws {
-        let never = PolicySource(source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
+        let never = try SimulationPolicy(source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
-        let result = try await Simulation.run(
+        let result = await Simulation.run(
             policies: [never], model: model, options: SimulationOptions(users: 300, days: 10, seed: 1))
         let policy = result.policies[0]
         #expect(policy.softPromptsPerUser == 0)
@@ -114,13 +114,13 @@ struct SimulationTests {
     }
 
     @Test func policyErrorsAndWarningsAreCountedByName() async throws {
-        let policy = inline("broken", """
+        let policy = try inline("broken", """
             if ctx.event.name == "app_launch" then error("boom") end
             if ctx.event.name == "feature_opened" then
               return { action = "settings_prompt", title = "t", message = "m", open = "o", cancel = "c" }
             end
             """)
-        let result = try await Simulation.run(
+        let result = await Simulation.run(
             policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 50, days: 2, seed: 1))
         let policyResult = result.policies[0]
         #expect(policyResult.errors["runtime"] == 100)  // one launch per user per day
@@ -130,7 +130,7 @@ struct SimulationTests {
     }
 
     @Test func annoyanceMakesUsersLeave() async throws {
-        let nag = inline("nag", """
+        let nag = try inline("nag", """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
               return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
             end
@@ -138,8 +138,8 @@ struct SimulationTests {
         let calm = try fixedModel(opens: 3)
         let annoyed = try fixedModel("annoyance: { uninstall_per_prompt: 0.05 }", opens: 3)
         let options = SimulationOptions(users: 500, days: 5, seed: 1)
-        let quiet = try await Simulation.run(policies: [nag], model: calm, options: options).policies[0]
-        let loud = try await Simulation.run(policies: [nag], model: annoyed, options: options).policies[0]
+        let quiet = await Simulation.run(policies: [nag], model: calm, options: options).policies[0]
+        let loud = await Simulation.run(policies: [nag], model: annoyed, options: options).policies[0]
         #expect(quiet.uninstalls == 0)
         #expect(loud.uninstalls > 100)
         #expect(loud.uninstalledAtEnd > 0.2)
@@ -147,7 +147,7 @@ struct SimulationTests {
 
     @Test func textReportPutsPoliciesSideBySide() async throws {
         let model = try fixedModel()
-        let result = try await Simulation.run(
+        let result = await Simulation.run(
             policies: [try pack("polite"), try pack("provisional-first")], model: model,
             options: SimulationOptions(users: 100, days: 7, seed: 1))
         let text = result.text()
@@ -158,5 +158,19 @@ struct SimulationTests {
             #expect(text.contains(row), "missing row \(row)")
         }
         #expect(result.reportedDays == [1, 7])
+    }
+}
+
+/// A policy to simulate is read and checked once, when it is made; the run reuses its name.
+@Suite struct SimulationPolicyTests {
+    @Test func aBrokenSourceIsRefusedWhenMadeNotMidRun() {
+        #expect(throws: PolicyError.self) { try SimulationPolicy(source: "return {", chunkName: "broken.lua") }
+        #expect(throws: PolicyError.self) { try SimulationPolicy(source: "return { name = 'x' }", chunkName: "nodecide.lua") }
+    }
+
+    @Test func theNameIsThePolicysOwn() throws {
+        let policy = try SimulationPolicy(
+            source: "return { name = 'quiet', decide = function(ctx) return nil end }", chunkName: "path/to/quiet.lua")
+        #expect(policy.name == "quiet" && policy.chunkName == "path/to/quiet.lua")
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import PermitCore
+import PermitLua
+
+/// `permit bundle` as one call: a pack whose tests pass becomes a bundle, signed when a key is
+/// given, and written whole or not at all.
+///
+/// The pack's tests gate the bundle, but playing scenarios is the scenario player's job, a
+/// layer that builds on delivery's users rather than on delivery. The caller passes the tests
+/// in as `runTests`, so an app linking PermitDelivery never links the player.
+public struct PackBundler: Sendable {
+    /// The pack directory: `policy.lua` and `tests/`. Its name is the bundle's pack name.
+    public var pack: URL
+    /// Greater than every version published before.
+    public var version: Int64
+    /// The oldest engine that may run the bundle.
+    public var minimumEngine: EngineVersion
+    public var expiresAt: Date?
+    /// Signs the bundle; without it the bundle is unsigned, to be signed with `permit sign`.
+    public var signingKey: BundleSigningKey?
+
+    public init(
+        pack: URL, version: Int64, minimumEngine: EngineVersion = .current, expiresAt: Date? = nil,
+        signingKey: BundleSigningKey? = nil
+    ) {
+        self.pack = pack
+        self.version = version
+        self.minimumEngine = minimumEngine
+        self.expiresAt = expiresAt
+        self.signingKey = signingKey
+    }
+
+    /// How the pack's scenarios went: the gate a bundle must pass.
+    public struct TestSummary: Sendable, Hashable {
+        public var passed: Int
+        public var failed: Int
+        /// Scenario files that could not be read.
+        public var unreadable: Int
+
+        public init(passed: Int, failed: Int, unreadable: Int) {
+            self.passed = passed
+            self.failed = failed
+            self.unreadable = unreadable
+        }
+    }
+
+    /// What was written, for the report.
+    public struct Report: Sendable {
+        public var manifest: BundleManifest
+        /// The name the policy gives itself.
+        public var policyName: String
+        public var signer: KeyID?
+        public var testsPassed: Int
+    }
+
+    /// Checks the pack, loads its policy, runs its tests, and writes the bundle to `output`.
+    ///
+    /// - Parameter runTests: runs the pack's scenarios (given the pack directory); a throw
+    ///   means they could not be found or read.
+    public func bundle(
+        to output: URL, now: Date = Date(), runTests: @Sendable (URL) async throws -> TestSummary
+    ) async throws(PackBundleError) -> Report {
+        let packName = try checkedPackName()
+        let policyFile = pack.appendingPathComponent("policy.lua")
+        let policy: LuaPolicy
+        do {
+            policy = try LuaPolicy.load(contentsOf: policyFile, displayName: policyFile.relativePath)
+        } catch {
+            throw PackBundleError(.invalidPolicy, error.description)
+        }
+        let tests = try await gate(packName, runTests: runTests)
+        let bundle = try package(policy, file: policyFile, packName: packName, now: now)
+        do {
+            try AtomicFile.write(bundle.encoded(), to: output)
+        } catch {
+            throw PackBundleError(.cannotWrite, "\(output.relativePath): cannot write (\(error.reason))")
+        }
+        let manifest: BundleManifest
+        do { manifest = try BundleManifest.decode(bundle.manifestBytes) } catch {
+            throw PackBundleError(.packaging, error.description)
+        }
+        return Report(manifest: manifest, policyName: policy.name, signer: signingKey?.keyID, testsPassed: tests.passed)
+    }
+
+    /// The pack's name, after checking it is a directory with a policy.
+    private func checkedPackName() throws(PackBundleError) -> String {
+        let path = pack.relativePath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PackBundleError(.invalidPack, "\(path): not a pack directory (a pack holds policy.lua and tests/)")
+        }
+        guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("policy.lua").path) else {
+            throw PackBundleError(.invalidPack, "\(path): a pack directory needs a policy.lua")
+        }
+        let name = pack.standardizedFileURL.lastPathComponent
+        guard BundleManifest.isValidPackName(name) else {
+            throw PackBundleError(.invalidPack, "\(path): \"\(name)\" cannot be a pack name (letters, digits, - _ . ; at most 64)")
+        }
+        return name
+    }
+
+    /// Runs the tests; a pack with none, or with any failing or unreadable, is not bundled.
+    private func gate(
+        _ packName: String, runTests: @Sendable (URL) async throws -> TestSummary
+    ) async throws(PackBundleError) -> TestSummary {
+        let tests: TestSummary
+        do { tests = try await runTests(pack) } catch {
+            throw PackBundleError(.testsUnreadable, String(describing: error))
+        }
+        guard tests.passed + tests.failed + tests.unreadable > 0 else {
+            throw PackBundleError(
+                .noTests, "no scenarios found under \(pack.relativePath)/tests; a pack is bundled only when its tests pass, so add some")
+        }
+        guard tests.failed == 0, tests.unreadable == 0 else {
+            throw PackBundleError(
+                tests.unreadable > 0 ? .testsUnreadable : .testsFailed,
+                "refusing to bundle \(packName): \(tests.failed) scenario(s) failed"
+                    + (tests.unreadable > 0 ? ", \(tests.unreadable) could not be read" : "")
+                    + "; fix them and run permit bundle again")
+        }
+        return tests
+    }
+
+    /// The policy and the params it declares, in a bundle, signed when there is a key.
+    private func package(_ policy: LuaPolicy, file: URL, packName: String, now: Date) throws(PackBundleError) -> PolicyBundle {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let params = try encoder.encode(policy.defaultParams)
+            let source = try Data(contentsOf: file)
+            let bundle = try PolicyBundle.make(
+                pack: packName, version: version, minimumEngine: minimumEngine, createdAt: now, expiresAt: expiresAt,
+                policy: source, params: params)
+            return try signingKey.map(bundle.signed(with:)) ?? bundle
+        } catch {
+            throw PackBundleError(.packaging, "\(error)")
+        }
+    }
+}
+
+/// Why `PackBundler` wrote no bundle.
+public struct PackBundleError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// Not a directory, no policy.lua, or a name a pack cannot have.
+        case invalidPack
+        /// The policy does not load or check.
+        case invalidPolicy
+        /// The pack has no scenarios.
+        case noTests
+        /// Scenarios ran and some failed.
+        case testsFailed
+        /// Scenarios could not be found or read.
+        case testsUnreadable
+        /// The bundle could not be made or signed (an expiry before creation, say).
+        case packaging
+        case cannotWrite
+    }
+
+    public var kind: Kind
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}

@@ -1,0 +1,59 @@
+import PermitCore
+
+/// Events as people write them: a name and the fields it takes. Scenario steps and
+/// `permit decide` both read events here, so the two cannot drift apart; each caller says
+/// where a problem is (a YAML field, a flag) and in its own words.
+package enum EventInput {
+    /// What is wrong with an event as written.
+    package enum Problem: Error, Equatable {
+        /// No event has this name.
+        case unknownName
+        /// The event needs this field (`feature`, `answer`, `granted`).
+        case missing(field: String)
+        /// The field was given to an event that does not take it.
+        case notTaken(field: String)
+        case emptyFeature
+        /// The answer is not one of these.
+        case invalidAnswer(expected: [String])
+    }
+
+    /// The event named `name` with its fields; a field the event does not take is a mistake,
+    /// not something to ignore.
+    package static func event(
+        named name: String, feature: String? = nil, answer: String? = nil, granted: Bool? = nil
+    ) throws(Problem) -> AppEvent {
+        let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
+        let takes: String? = switch name {
+        case "feature_opened": "feature"
+        case "soft_prompt_answered", "settings_prompt_answered": "answer"
+        case "system_prompt_answered": "granted"
+        default: nil
+        }
+        guard AppEvent.names.contains(name) else { throw .unknownName }
+        if let extra = given.first(where: { $0.1 && $0.0 != takes }) { throw .notTaken(field: extra.0) }
+        switch name {
+        case "app_launch": return .appLaunch
+        case "app_foreground": return .appForeground
+        case "app_background": return .appBackground
+        case "feature_opened":
+            guard let feature else { throw .missing(field: "feature") }
+            guard !feature.isEmpty else { throw .emptyFeature }
+            return .featureOpened(feature)
+        case "system_prompt_answered":
+            guard let granted else { throw .missing(field: "granted") }
+            return .systemPromptAnswered(granted: granted)
+        case "soft_prompt_answered":
+            return .softPromptAnswered(try parseAnswer(answer, as: SoftPromptAnswer.self))
+        default:
+            return .settingsPromptAnswered(try parseAnswer(answer, as: SettingsPromptAnswer.self))
+        }
+    }
+
+    private static func parseAnswer<Answer: RawRepresentable<String> & CaseIterable>(
+        _ text: String?, as: Answer.Type
+    ) throws(Problem) -> Answer {
+        guard let text else { throw .missing(field: "answer") }
+        guard let answer = Answer(rawValue: text) else { throw .invalidAnswer(expected: Answer.allCases.map(\.rawValue)) }
+        return answer
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// The layering Package.swift states is the real one: its layering comment, its target
+/// dependencies and the `import` lines of every target under Sources/ (and the example host)
+/// say the same thing. Reads files only, so it is fast and runs with every `make test`.
+@Suite struct LayeringTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Target {
+        var name: String
+        var kind: String
+        var dependencies: Set<String>
+        var path: String?
+    }
+
+    /// The targets Package.swift declares, with their dependencies (products by module name).
+    static func declaredTargets() throws -> [String: Target] {
+        let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declaration = try Regex(#"\.(target|executableTarget|testTarget|systemLibrary)\("#)
+        let starts = manifest.matches(of: declaration)
+        var targets: [String: Target] = [:]
+        for (index, start) in starts.enumerated() {
+            let end = index + 1 < starts.count ? starts[index + 1].range.lowerBound : manifest.endIndex
+            let chunk = String(manifest[start.range.upperBound..<end])
+            guard let name = chunk.firstMatch(of: #/name: "([^"]+)"/#)?.output.1 else { continue }
+            var dependencies = Set<String>()
+            if let list = chunk.firstMatch(of: #/dependencies: \[([^\]]*)\]/#)?.output.1 {
+                let cleaned = list.replacing(#/package: "[^"]+"/#, with: "").replacing(#/\.product\(name: /#, with: "")
+                for match in cleaned.matches(of: #/"([^"]+)"/#) { dependencies.insert(String(match.output.1)) }
+            }
+            let kind = String(manifest[start.range].dropFirst().dropLast())
+            let path = chunk.firstMatch(of: #/path: "([^"]+)"/#).map { String($0.output.1) }
+            targets[String(name)] = Target(name: String(name), kind: kind, dependencies: dependencies, path: path)
+        }
+        return targets
+    }
+
+    /// The graph as the comment at the top of Package.swift states it: `///   A → B, C`.
+    static func statedGraph() throws -> [String: Set<String>] {
+        let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var graph: [String: Set<String>] = [:]
+        for match in manifest.matches(of: #/(?m)^///\s+([\w-]+) →(.*)$/#) {
+            let targets = match.output.2.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            graph[String(match.output.1)] = Set(targets.filter { !$0.isEmpty })
+        }
+        return graph
+    }
+
+    /// The modules a target's Swift files import, among `known` (system modules are left out).
+    static func imports(of target: Target, among known: Set<String>) throws -> [String: [String]] {
+        let directory = repository.appendingPathComponent(target.path ?? "Sources/\(target.name)")
+        var found: [String: [String]] = [:]
+        let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: #/(?m)^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#) {
+                let module = String(match.output.1)
+                if known.contains(module) { found[module, default: []].append(file) }
+            }
+        }
+        return found
+    }
+
+    @Test func theCommentStatesTheDeclaredGraph() throws {
+        // Test targets and test support (a target kept under Tests/) are not layers of the product.
+        let targets = try Self.declaredTargets().values.filter {
+            $0.kind != "testTarget" && $0.kind != "systemLibrary" && !($0.path ?? "").hasPrefix("Tests/")
+        }
+        let stated = try Self.statedGraph()
+        #expect(!targets.isEmpty)
+        for target in targets {
+            #expect(
+                stated[target.name] == target.dependencies,
+                "Package.swift's layering comment says \(target.name) → \(stated[target.name].map { $0.sorted() } ?? []), its dependencies are \(target.dependencies.sorted())")
+        }
+        #expect(Set(stated.keys) == Set(targets.map(\.name)), "the comment names targets Package.swift does not have, or misses some")
+    }
+
+    @Test func importsMatchTheDeclaredDependencies() throws {
+        let targets = try Self.declaredTargets()
+        let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
+        let known = Set(targets.keys).union(products)
+        for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
+            let imported = try Self.imports(of: target, among: known)
+            // C targets (no Swift files) include their dependencies' headers instead.
+            let isSwift = !imported.isEmpty || target.dependencies.isEmpty
+            for (module, files) in imported where !target.dependencies.contains(module) {
+                Issue.record("\(target.name) imports \(module) (\(files.sorted().joined(separator: ", "))) without declaring it in Package.swift")
+            }
+            guard isSwift else { continue }
+            for dependency in target.dependencies where imported[dependency] == nil {
+                Issue.record("\(target.name) declares \(dependency) in Package.swift but imports it nowhere; drop the dependency")
+            }
+        }
+    }
+
+    /// The rules the layering exists for: the core knows nothing of Lua or files people write;
+    /// the scenario player, delivery and simulation sit side by side and never reach into one
+    /// another (only the CLI joins them).
+    @Test func noLayerReachesSideways() throws {
+        let targets = try Self.declaredTargets()
+        #expect(targets["PermitCore"]?.dependencies == [])
+        let support = Set(targets.values.filter { ($0.path ?? "").hasPrefix("Tests/") }.map(\.name))
+        for target in targets.values where target.kind != "testTarget" && !support.contains(target.name) {
+            let reached = target.dependencies.intersection(support)
+            #expect(reached.isEmpty, "\(target.name) ships but depends on test support \(reached.sorted())")
+        }
+        let siblings = ["PermitScenario", "PermitDelivery", "PermitSimulation", "PermitInput"]
+        for target in siblings {
+            let reached = targets[target]?.dependencies.intersection(siblings.filter { $0 != "PermitInput" }) ?? []
+            #expect(reached.isEmpty, "\(target) depends on \(reached.sorted())")
+        }
+        #expect(targets["PermitInput"]?.dependencies.contains("PermitLua") == false)
+        #expect(targets["PermitScenario"]?.dependencies.contains("PermitLua") == false)
+    }
+}

@@ -1,0 +1,27 @@
+import PermitCore
+import PermitInput
+import Testing
+
+/// Scenario steps and `permit decide` read events through one reader.
+@Suite struct EventInputTests {
+    @Test func everyEventReadsWithTheFieldsItTakes() throws {
+        #expect(try EventInput.event(named: "app_launch") == .appLaunch)
+        #expect(try EventInput.event(named: "feature_opened", feature: "diary") == .featureOpened("diary"))
+        #expect(try EventInput.event(named: "soft_prompt_answered", answer: "accept") == .softPromptAnswered(.accept))
+        #expect(try EventInput.event(named: "settings_prompt_answered", answer: "open") == .settingsPromptAnswered(.open))
+        #expect(try EventInput.event(named: "system_prompt_answered", granted: false) == .systemPromptAnswered(granted: false))
+    }
+
+    @Test func mistakesSayWhichFieldIsWrong() {
+        #expect(throws: EventInput.Problem.unknownName) { try EventInput.event(named: "app_lunch") }
+        #expect(throws: EventInput.Problem.missing(field: "feature")) { try EventInput.event(named: "feature_opened") }
+        #expect(throws: EventInput.Problem.emptyFeature) { try EventInput.event(named: "feature_opened", feature: "") }
+        #expect(throws: EventInput.Problem.notTaken(field: "feature")) { try EventInput.event(named: "app_launch", feature: "x") }
+        #expect(throws: EventInput.Problem.notTaken(field: "granted")) {
+            try EventInput.event(named: "soft_prompt_answered", answer: "accept", granted: true)
+        }
+        #expect(throws: EventInput.Problem.invalidAnswer(expected: ["open", "cancel", "dismiss"])) {
+            try EventInput.event(named: "settings_prompt_answered", answer: "accept")
+        }
+    }
+}
