@@ -38,7 +38,15 @@ public final class SimulatedDevice: NotificationCenterClient {
         var installs = 1
     }
 
+    /// A device as iOS would be at install time (or later, with `authorization` already set).
+    ///
+    /// Throws when the starting state cannot exist on that platform (say, `provisional`
+    /// before iOS 12), so a scenario cannot test a device no user has.
+    ///
     /// - Parameters:
+    ///   - platform: the iOS version and whether the app is an App Clip.
+    ///   - clock: the clock the device stamps answers and fires reminders by; share the
+    ///     engine's so both agree on the time.
     ///   - authorization: the device's truth at the start; defaults to `ephemeral` for an App Clip
     ///     on iOS 14+, `not_determined` otherwise. `denied` and `authorized` mean the dialog was
     ///     already answered in this install.
@@ -178,8 +186,8 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///   - authorization: `authorized` or `denied` ("Allow Notifications"). Provisional is granted
     ///     only through the API; "Deliver Quietly" is a change of settings (alert, sound, badge off)
     ///     with the status staying authorized. Settings become what iOS shows for the new
-    ///     authorization, then `settings` applies.
-    ///   - settings: individual switches.
+    ///     authorization, then `changes` applies.
+    ///   - changes: individual switches.
     public func changeInSettings(
         authorization: PermissionStatus? = nil,
         settings changes: [NotificationSettings.Setting: SettingValue] = [:]

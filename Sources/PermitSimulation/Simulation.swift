@@ -50,7 +50,11 @@ public enum Simulation {
     /// the block) on whichever worker takes it, and block tallies merge in block order, so the
     /// result is the same for a seed whatever the number of workers.
     ///
-    /// - Parameter progress: called with (users done, users in all) as blocks finish.
+    /// - Parameters:
+    ///   - policies: the policies to compare, each run on the same users.
+    ///   - model: who the users are and how they behave (`UserModel`).
+    ///   - options: how many users and days, the seed, the workers.
+    ///   - progress: called with (users done, users in all) as blocks finish.
     public static func run(
         policies: [PolicySource], model: UserModel, options: SimulationOptions,
         progress: (@Sendable (Int, Int) -> Void)? = nil
