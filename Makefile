@@ -27,7 +27,7 @@ sanitize: setup
 
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
-# name) fails it. Then the public declarations without a doc comment are listed.
+# name) fails it, and so does a public declaration without a doc comment.
 DOC_TARGETS = PermitCore PermitLua PermitDelivery PermitScenario PermitSimulation
 docs: setup
 	@mkdir -p .build
@@ -35,7 +35,7 @@ docs: setup
 		status=$$?; cat .build/docs.log; \
 		if [ $$status -ne 0 ]; then exit $$status; fi; \
 		if grep -q "warning:" .build/docs.log; then echo "make docs: DocC reported warnings (above)"; exit 1; fi
-	./scripts/check-doc-comments.sh --report-only
+	./scripts/check-doc-comments.sh
 
 # The main job on the shipped examples: the polite policy played through the walkthroughs,
 # then the pack tests.

@@ -4,7 +4,9 @@
 /// `warnings`, and starts from what it could keep. `save` reports failures; the engine keeps
 /// the ledger in memory and tries again with the next event, so nothing is lost.
 public protocol LedgerStore: Sendable {
+    /// The stored ledger, or a fresh one; never fails (damage is set aside and reported).
     func load() -> LedgerLoadResult
+    /// Stores the ledger; a failure is reported, and the engine retries with the next event.
     func save(_ ledger: Ledger) throws(LedgerStoreError)
 }
 

@@ -93,6 +93,7 @@ public struct LineCoverage: Sendable, Hashable {
 
 /// A policy that can say which of its lines ran (Lua policies loaded with coverage on).
 public protocol LineCoverageReporting {
+    /// The coverage so far, or `nil` when it is not recorded.
     var lineCoverage: LineCoverage? { get }
 }
 

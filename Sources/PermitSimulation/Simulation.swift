@@ -4,15 +4,19 @@ import PermitLua
 
 /// A policy to simulate: its source text and the name errors use for it.
 public struct PolicySource: Sendable {
+    /// The policy's Lua source.
     public var source: String
     /// The path as the user wrote it (errors and reports name the policy by it).
     public var chunkName: String
 
+    /// A policy from its source text.
     public init(source: String, chunkName: String) {
         self.source = source
         self.chunkName = chunkName
     }
 
+    /// Reads and checks a policy file: it loads as every other verb loads it, so a broken
+    /// policy fails here with the same error, before any user is simulated.
     public static func load(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> PolicySource {
         // Loading once through LuaPolicy gives the same errors as every other verb (bytecode, UTF-8, shape).
         let name = displayName ?? url.path
@@ -24,9 +28,13 @@ public struct PolicySource: Sendable {
     }
 }
 
+/// How big a run is, and how it is seeded.
 public struct SimulationOptions: Sendable, Hashable {
+    /// How many users.
     public var users: Int
+    /// How many days.
     public var days: Int
+    /// The seed: the same seed gives the same result, whatever the workers.
     public var seed: UInt64
     /// Concurrent workers, each with its own VM; the result does not depend on it.
     public var workers: Int
@@ -35,6 +43,7 @@ public struct SimulationOptions: Sendable, Hashable {
     /// uses `math.random` sees the same VM seed for the same users whatever the parallelism.
     public static let blockSize = 250
 
+    /// Options; `workers` defaults to the processor count.
     public init(users: Int = 10_000, days: Int = 30, seed: UInt64 = 1, workers: Int? = nil) {
         self.users = users
         self.days = days
