@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test sanitize demo clean
+.PHONY: setup build test sanitize docs demo clean
 
 setup:
 	@./scripts/setup.sh
@@ -24,6 +24,18 @@ sanitize: setup
 	PERMIT_LOAD_EVENTS=100 ASAN_OPTIONS=detect_leaks=0 \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan
 	PERMIT_LOAD_EVENTS=100 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+# The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
+# library target; any DocC warning (a broken link, a parameter documented under the wrong
+# name) fails it, and so does a public declaration without a doc comment.
+DOC_TARGETS = PermitCore PermitLua PermitDelivery PermitScenario PermitSimulation
+docs: setup
+	@mkdir -p .build
+	@$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \
+		status=$$?; cat .build/docs.log; \
+		if [ $$status -ne 0 ]; then exit $$status; fi; \
+		if grep -q "warning:" .build/docs.log; then echo "make docs: DocC reported warnings (above)"; exit 1; fi
+	./scripts/check-doc-comments.sh
 
 # The main job on the shipped examples: the polite policy played through the walkthroughs,
 # then the pack tests.

@@ -101,7 +101,9 @@ public enum Bench {
         }
     }
 
+    /// The C reference could not run the policy (it failed to load or raised).
     public struct ReferenceError: Error, CustomStringConvertible {
+        /// What the reference reported.
         public let description: String
     }
 

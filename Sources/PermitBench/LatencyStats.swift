@@ -1,12 +1,17 @@
 /// Latency figures of one measured loop, in nanoseconds.
 public struct LatencyStats: Sendable, Codable {
+    /// How many samples.
     public var count: Int
+    /// The fastest, in nanoseconds.
     public var minNanoseconds: Double
+    /// The median, in nanoseconds.
     public var medianNanoseconds: Double
+    /// The 99th percentile, in nanoseconds: what one slow event in a hundred costs.
     public var p99Nanoseconds: Double
     /// Decisions per second at the median latency.
     public var perSecond: Double
 
+    /// Statistics of `samples`, each a duration in nanoseconds.
     public init(samples: [Double]) {
         let sorted = samples.sorted()
         count = sorted.count

@@ -1,8 +1,12 @@
 /// Something that happened in the app, handed to the engine and then to the policy
 /// (`ctx.event`).
 public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
+    /// The app started (a cold launch). The engine reads the status for the first time here.
     case appLaunch
+    /// The app came back to the foreground: the moment to notice a change made in Settings,
+    /// which iOS reports with no callback.
     case appForeground
+    /// The app went to the background: no system dialog can appear until it returns.
     case appBackground
     /// A screen or feature that would benefit from notifications opened.
     case featureOpened(String)
@@ -61,6 +65,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Events after which `plan_reminders` runs while the status is granted.
     var plansReminders: Bool { rereadsStatus }
 
+    /// The name and its field, as timelines print it (`feature_opened feature="x"`).
     public var description: String {
         let extra = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
         return extra.isEmpty ? name : "\(name) \(extra)"
@@ -69,10 +74,12 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// An answer to the soft pre-prompt.
 public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
+    /// Accepted, declined, or dismissed without a choice (the app's own prompt closed).
     case accept, decline, dismiss
 }
 
 /// An answer to the settings prompt.
 public enum SettingsPromptAnswer: String, Sendable, Codable, CaseIterable {
+    /// Opened Settings, cancelled, or dismissed without a choice.
     case open, cancel, dismiss
 }

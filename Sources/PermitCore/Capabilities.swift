@@ -14,6 +14,7 @@ public struct Capabilities: Sendable, Hashable, Codable {
     /// The time-sensitive interruption level (iOS 15+).
     public let timeSensitive: Bool
 
+    /// What an iOS version (and an App Clip) allows.
     public init(version: OSVersion, isAppClip: Bool = false) {
         userNotifications = version >= OSVersion(major: 10)
         provisional = version >= OSVersion(major: 12)
@@ -45,15 +46,19 @@ public struct Capabilities: Sendable, Hashable, Codable {
 public struct Platform: Sendable, Hashable, Codable {
     /// Always `"ios"` today; kept so policies can be shared with other platforms later.
     public let os: String
+    /// The iOS version.
     public let version: OSVersion
+    /// Whether the app is an App Clip, which may get ephemeral authorization (iOS 14+).
     public let isAppClip: Bool
 
+    /// A device running `version`; `isAppClip` for an App Clip.
     public init(version: OSVersion, isAppClip: Bool = false) {
         self.os = "ios"
         self.version = version
         self.isAppClip = isAppClip
     }
 
+    /// What this platform allows (`ctx.capabilities`).
     public var capabilities: Capabilities { Capabilities(version: version, isAppClip: isAppClip) }
 
     /// iOS 8–9: status comes from registered types plus the app's own asked-flag.

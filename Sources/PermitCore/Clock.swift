@@ -23,7 +23,9 @@ extension PermitClock {
 
 /// The real wall clock.
 public struct SystemClock: PermitClock {
+    /// The wall clock.
     public init() {}
+    /// The current date.
     public func now() -> Date { Date() }
 }
 
@@ -52,6 +54,7 @@ public final class ManualClock: PermitClock {
     /// A clock that reads `start` until it is moved.
     public init(_ start: Date) { state = Locked(State(now: start)) }
 
+    /// The time the clock was last set or advanced to.
     public func now() -> Date { state.withLock { $0.now } }
 
     /// Moves the time forward and ends every sleep whose deadline it reaches.
@@ -68,6 +71,8 @@ public final class ManualClock: PermitClock {
     /// start its wait before it advances the clock past it.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Waits until the clock is moved to `duration` past the time of this call (at once for a
+    /// zero duration); throws `CancellationError` when the task is cancelled first.
     public func sleep(for duration: Duration) async throws {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }

@@ -1,25 +1,33 @@
 /// What a policy decided for one event.
 public struct Decision: Sendable, Hashable {
+    /// The UX to show.
     public var action: Action
     /// Why, in the policy's words; shown by explain output.
     public var reason: String?
     /// Keys to store in `ctx.state` (a `nil` value deletes the key). Scalars only, 4 KiB in all.
     public var remember: [String: PolicyValue?]
 
+    /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {
         self.action = action
         self.reason = reason
         self.remember = remember
     }
 
+    /// Nothing to show: the answer when a policy returns `nil`, or a guardrail voided its decision.
     public static let none = Decision(.none)
 
     /// The UX to show. The prompts are boxed (`indirect`): most decisions are `none`, and an
     /// unboxed prompt made every `Decision` and `Outcome` several hundred bytes to copy per event.
     public enum Action: Sendable, Hashable {
+        /// Show nothing.
         case none
+        /// Show the app's own pre-prompt first: a "no" there costs nothing, a "no" in the system
+        /// dialog is final.
         indirect case softPrompt(SoftPrompt)
+        /// Ask iOS: the system dialog (or, where none can appear, its answer at once).
         case requestPermission(options: [AuthorizationOption])
+        /// Offer to open Settings: after a denial, the only way back.
         indirect case settingsPrompt(SettingsPrompt)
 
         /// The action's name as policies write it.
@@ -32,25 +40,33 @@ public struct Decision: Sendable, Hashable {
             }
         }
 
+        /// Every action's Lua name, for validation and help texts.
         public static let names = ["none", "soft_prompt", "request_permission", "settings_prompt"]
     }
 }
 
 /// How the app presents a prompt of its own.
 public enum Presentation: String, Sendable, Codable, CaseIterable {
+    /// A standard alert, a banner inside the app, or a sheet.
     case alert, banner, sheet
 }
 
 /// The app's own "may we send you notifications?" screen, shown before the system dialog.
 public struct SoftPrompt: Sendable, Hashable {
+    /// The prompt's title.
     public var title: LocalizedText
+    /// Why notifications help the user, in a sentence or two.
     public var message: LocalizedText
+    /// The button that leads to the system dialog.
     public var accept: LocalizedText
+    /// The button that keeps the system dialog unasked (and askable later).
     public var decline: LocalizedText
+    /// How the app presents it.
     public var presentation: Presentation
     /// A copy identifier for A/B tests.
     public var variant: String?
 
+    /// A soft prompt with its texts; `variant` names the copy for A/B reports.
     public init(
         title: LocalizedText, message: LocalizedText, accept: LocalizedText, decline: LocalizedText,
         presentation: Presentation = .alert, variant: String? = nil
@@ -75,13 +91,21 @@ public enum DeepLink: String, Sendable, Codable, CaseIterable {
 
 /// The app's "notifications are off; open Settings?" prompt.
 public struct SettingsPrompt: Sendable, Hashable {
+    /// The prompt's title.
     public var title: LocalizedText
+    /// What is off and what turning it on gives the user.
     public var message: LocalizedText
+    /// The button that opens Settings at `deepLink`.
     public var open: LocalizedText
+    /// The button that leaves things as they are.
     public var cancel: LocalizedText
+    /// How the app presents it.
     public var presentation: Presentation
+    /// Which Settings page to open; the core falls back to the app's page where the
+    /// notification page cannot be linked (below iOS 15.4).
     public var deepLink: DeepLink
 
+    /// A settings prompt with its texts and the page to open.
     public init(
         title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings

@@ -17,6 +17,8 @@ public struct EngineConfiguration: Sendable {
     /// Empty disables the re-checks (scenarios drive reads explicitly).
     public var foregroundRechecks: [Duration]
 
+    /// The host's settings; the defaults suit an app that sends every event and re-checks after
+    /// a return from Settings.
     public init(
         maxPromptsPerDay: Int = 3,
         locale: String = "en",

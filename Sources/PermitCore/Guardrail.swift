@@ -15,27 +15,39 @@ public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConv
     /// More prompts in one local day than the host allows.
     case promptCap = "prompt-cap"
 
+    /// The name reports print (`prompt-cap`).
     public var description: String { rawValue }
 }
 
 /// A guardrail that fired, with a sentence that says what it changed and why.
 public struct GuardrailWarning: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Which rule fired.
     public let guardrail: Guardrail
+    /// What it changed and why, for a policy author reading a report.
     public let message: String
 
+    /// The rule's name (`prompt-cap`).
     public var name: String { guardrail.rawValue }
+    /// The name and the message.
     public var description: String { "\(guardrail.rawValue): \(message)" }
 }
 
 /// What the guardrails know about the moment of a decision.
 public struct GuardrailSituation: Sendable, Hashable {
+    /// The status after this event's read.
     public var status: PermissionStatus
+    /// The notification settings of that read.
     public var settings: NotificationSettings
+    /// The iOS version.
     public var version: OSVersion
+    /// Whether the app is in the foreground (no system dialog otherwise).
     public var appIsActive: Bool
+    /// Prompts already shown this local day.
     public var promptsToday: Int
+    /// The host's daily cap.
     public var maxPromptsPerDay: Int
 
+    /// The situation of one decision.
     public init(
         status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
         appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int

@@ -12,6 +12,7 @@ import Foundation
 /// refused with a clear error instead of silently losing the other's updates. The kernel drops
 /// the lock when the process ends, so a crash never leaves it stuck.
 public final class JSONFileLedgerStore: LedgerStore {
+    /// The ledger file.
     public let url: URL
     /// Set when an unreadable file could be neither moved nor copied aside: saving would
     /// destroy the only copy, so saves are refused until someone removes it.
@@ -52,6 +53,7 @@ public final class JSONFileLedgerStore: LedgerStore {
         if lockDescriptor >= 0 { close(lockDescriptor) }  // closing releases the flock
     }
 
+    /// Reads the file; a missing file is a fresh ledger, a damaged one is set aside and reported.
     public func load() -> LedgerLoadResult {
         var result = loadLedger()
         if let lockWarning { result.warnings.append(lockWarning) }
@@ -72,6 +74,7 @@ public final class JSONFileLedgerStore: LedgerStore {
         }
     }
 
+    /// Writes the ledger atomically (temporary file, then rename).
     public func save(_ ledger: Ledger) throws(LedgerStoreError) {
         if let reason = protectedFile.current, FileManager.default.fileExists(atPath: url.path) {
             throw LedgerStoreError(

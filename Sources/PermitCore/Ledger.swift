@@ -5,10 +5,15 @@
 /// Decoding is lenient about missing keys (a partial ledger is a valid starting point) and
 /// strict about types.
 public struct Ledger: Sendable, Hashable, Codable {
+    /// The first `app_launch` this install, Unix seconds.
     public var firstLaunchAt: Int64?
+    /// How many times the app was launched.
     public var launches: Int
+    /// How many times it came to the foreground.
     public var foregrounds: Int
+    /// The status at the last read.
     public var lastStatus: PermissionStatus
+    /// When the status last changed.
     public var statusChangedAt: Int64?
     /// Set when the status becomes denied, cleared when it becomes granted.
     public var deniedAt: Int64?
@@ -18,9 +23,13 @@ public struct Ledger: Sendable, Hashable, Codable {
     public var promptsToday: Int
     /// The local day (`yyyy-MM-dd` in the device's time zone) that `promptsToday` counts.
     public var promptsDay: String?
+    /// The app's own pre-prompt: how often shown and answered.
     public var softPrompt: SoftPromptHistory
+    /// The system dialog: requests, appearances, the answer.
     public var systemPrompt: SystemPromptHistory
+    /// The "open Settings?" prompt: how often shown and answered.
     public var settingsPrompt: SettingsPromptHistory
+    /// Per feature (`feature_opened`): how often opened, and when last prompted for.
     public var features: [String: FeatureHistory]
     /// What the policy remembered (`remember`), given back as `ctx.state`.
     public var state: [String: PolicyValue]
@@ -28,6 +37,7 @@ public struct Ledger: Sendable, Hashable, Codable {
     /// The most `state` may hold, counting key and value bytes.
     public static let stateByteLimit = 4096
 
+    /// A fresh install's ledger: nothing happened yet.
     public init() {
         firstLaunchAt = nil
         launches = 0
@@ -45,14 +55,22 @@ public struct Ledger: Sendable, Hashable, Codable {
         state = [:]
     }
 
+    /// `ctx.history.soft_prompt`.
     public struct SoftPromptHistory: Sendable, Hashable, Codable {
+        /// Times shown.
         public var shown = 0
+        /// Times accepted.
         public var accepted = 0
+        /// Times declined.
         public var declined = 0
+        /// Times dismissed without a choice.
         public var dismissed = 0
+        /// When last shown.
         public var lastShownAt: Int64?
+        /// When last answered.
         public var lastAnsweredAt: Int64?
 
+        /// Never shown.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
@@ -61,6 +79,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             case lastAnsweredAt = "last_answered_at"
         }
 
+        /// Decodes leniently: a missing count is zero.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             shown = try c.decodeIfPresent(Int.self, forKey: .shown) ?? 0
@@ -72,15 +91,18 @@ public struct Ledger: Sendable, Hashable, Codable {
         }
     }
 
+    /// `ctx.history.system_prompt`.
     public struct SystemPromptHistory: Sendable, Hashable, Codable {
         /// Requests the policy made that passed the guardrails.
         public var requested = 0
         /// Requests that showed the system dialog.
         public var shown = 0
+        /// When the dialog was answered.
         public var answeredAt: Int64?
         /// The last answer, `nil` until there is one.
         public var granted: Bool?
 
+        /// Never requested.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
@@ -88,6 +110,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             case answeredAt = "answered_at"
         }
 
+        /// Decodes leniently: a missing count is zero.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             requested = try c.decodeIfPresent(Int.self, forKey: .requested) ?? 0
@@ -97,12 +120,18 @@ public struct Ledger: Sendable, Hashable, Codable {
         }
     }
 
+    /// `ctx.history.settings_prompt`.
     public struct SettingsPromptHistory: Sendable, Hashable, Codable {
+        /// Times shown.
         public var shown = 0
+        /// Times the user chose to open Settings.
         public var opened = 0
+        /// Times cancelled.
         public var cancelled = 0
+        /// When last shown.
         public var lastShownAt: Int64?
 
+        /// Never shown.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
@@ -110,6 +139,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             case lastShownAt = "last_shown_at"
         }
 
+        /// Decodes leniently: a missing count is zero.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             shown = try c.decodeIfPresent(Int.self, forKey: .shown) ?? 0
@@ -119,12 +149,16 @@ public struct Ledger: Sendable, Hashable, Codable {
         }
     }
 
+    /// `ctx.history.features[name]`.
     public struct FeatureHistory: Sendable, Hashable, Codable {
+        /// Times opened.
         public var opened = 0
+        /// When last opened.
         public var lastOpenedAt: Int64?
         /// When a prompt was last shown while this feature was open.
         public var lastPromptAt: Int64?
 
+        /// Never opened.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
@@ -133,6 +167,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             case lastPromptAt = "last_prompt_at"
         }
 
+        /// Decodes leniently: a missing count is zero.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             opened = try c.decodeIfPresent(Int.self, forKey: .opened) ?? 0
@@ -156,6 +191,8 @@ public struct Ledger: Sendable, Hashable, Codable {
         case features, state
     }
 
+    /// Decodes leniently about missing keys (a partial ledger is a valid start), strictly about
+    /// types.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         firstLaunchAt = try c.decodeIfPresent(Int64.self, forKey: .firstLaunchAt)

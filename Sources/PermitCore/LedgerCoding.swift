@@ -7,7 +7,9 @@ public enum LedgerCoding {
 
     /// Why stored bytes are not a ledger this build can use.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Why, in words for a log.
         public let reason: String
+        /// The reason.
         public var description: String { reason }
     }
 
@@ -20,12 +22,14 @@ public enum LedgerCoding {
         var schema: Int
     }
 
+    /// The ledger in its envelope, keys sorted so that equal ledgers are equal bytes.
     public static func encode(_ ledger: Ledger) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(Envelope(schema: schemaVersion, ledger: ledger))
     }
 
+    /// The ledger from stored bytes, or why they are not one this build can use.
     public static func decode(_ data: Data) -> Result<Ledger, Failure> {
         if data.isEmpty { return .failure(Failure(reason: "it is empty")) }
         let decoder = JSONDecoder()

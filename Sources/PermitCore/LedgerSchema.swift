@@ -2,6 +2,7 @@
 /// partial ledger or a dotted path (`soft_prompt.shown`) and suggest the right name.
 /// A test checks this against what `Ledger` actually encodes.
 extension Ledger {
+    /// The ledger's top-level keys.
     public static let topLevelFields = [
         "first_launch_at", "launches", "foregrounds", "last_status", "status_changed_at", "denied_at",
         "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt",
@@ -15,5 +16,6 @@ extension Ledger {
         "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at"],
     ]
 
+    /// The keys of each `features` entry.
     public static let featureFields = ["opened", "last_opened_at", "last_prompt_at"]
 }

@@ -3,12 +3,18 @@
 /// The raw values are UIKit's (badge 1, sound 2, alert 4), so an adapter can pass
 /// `settings.types.rawValue` straight through.
 public struct LegacyNotificationTypes: OptionSet, Sendable, Hashable, Codable {
+    /// UIKit's bits.
     public let rawValue: UInt
+    /// The types of UIKit's raw value.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
+    /// Badges (`UIUserNotificationTypeBadge`).
     public static let badge = LegacyNotificationTypes(rawValue: 1 << 0)
+    /// Sounds.
     public static let sound = LegacyNotificationTypes(rawValue: 1 << 1)
+    /// Alerts.
     public static let alert = LegacyNotificationTypes(rawValue: 1 << 2)
+    /// All three: what a registration usually asks for.
     public static let all: LegacyNotificationTypes = [.badge, .sound, .alert]
 
     /// The settings iOS 8–9 can express: alert, sound and badge; everything else is

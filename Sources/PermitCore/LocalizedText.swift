@@ -1,5 +1,6 @@
 /// A text field of a decision or reminder: one string, or translations keyed by locale.
 public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
+    /// One text for every locale.
     case plain(String)
     /// Keys are BCP 47 tags (`en`, `zh-Hans`, `pt-BR`).
     case translations([String: String])
@@ -39,6 +40,7 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
         return chain.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
+    /// The plain text, or the translations sorted by locale (for reports).
     public var description: String {
         switch self {
         case .plain(let text): text
@@ -50,6 +52,7 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
 
 /// `"Allow"` in Swift code is a plain text: hosts that write policies in Swift stay readable.
 extension LocalizedText: ExpressibleByStringLiteral {
+    /// A plain text, so Swift callers can write a string literal.
     public init(stringLiteral value: String) { self = .plain(value) }
 }
 

@@ -14,6 +14,7 @@ public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let value: UnsafeMutablePointer<Value>
 
+    /// Guards `value`.
     public init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -29,11 +30,13 @@ public final class Locked<Value>: @unchecked Sendable {
         value.deallocate()
     }
 
+    /// Runs `body` with the value, under the lock; keep it short and never await inside.
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value.pointee)
     }
 
+    /// A copy of the value, read under the lock.
     public var current: Value { withLock { $0 } }
 }

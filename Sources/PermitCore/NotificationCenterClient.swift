@@ -9,9 +9,12 @@ public struct NotificationSnapshot: Sendable, Hashable {
         case legacyTypes(LegacyNotificationTypes)
     }
 
+    /// The authorization as read.
     public var authorization: Authorization
+    /// The granular settings as read.
     public var settings: NotificationSettings
 
+    /// A read of the system.
     public init(authorization: Authorization, settings: NotificationSettings) {
         self.authorization = authorization
         self.settings = settings

@@ -3,14 +3,23 @@
 /// Each one is `enabled`, `disabled` or `not_supported`. On iOS 8–9 only alert, sound and
 /// badge exist (read from the registered types); the rest are `not_supported` there.
 public struct NotificationSettings: Sendable, Codable, Hashable {
+    /// Alerts on screen.
     public var alert: SettingValue
+    /// Sounds.
     public var sound: SettingValue
+    /// The app icon's badge.
     public var badge: SettingValue
+    /// Notifications on the lock screen.
     public var lockScreen: SettingValue
+    /// Notifications in Notification Center.
     public var notificationCenter: SettingValue
+    /// Notifications in CarPlay.
     public var carPlay: SettingValue
+    /// Critical alerts (an entitlement).
     public var criticalAlert: SettingValue
+    /// Time-sensitive notifications (iOS 15+).
     public var timeSensitive: SettingValue
+    /// Scheduled summary delivery (iOS 15+).
     public var scheduledDelivery: SettingValue
 
     /// Every setting name as policies see it, in a stable order.
@@ -18,12 +27,19 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
 
     /// One setting, by name, so that tables of settings can be built and read generically.
     public enum Setting: String, Sendable, CaseIterable, Codable, CodingKey {
+        /// Alerts, sounds, badges.
         case alert, sound, badge
+        /// The lock screen.
         case lockScreen = "lock_screen"
+        /// Notification Center.
         case notificationCenter = "notification_center"
+        /// CarPlay.
         case carPlay = "car_play"
+        /// Critical alerts.
         case criticalAlert = "critical_alert"
+        /// Time-sensitive notifications.
         case timeSensitive = "time_sensitive"
+        /// Scheduled summary delivery.
         case scheduledDelivery = "scheduled_delivery"
 
         /// The first iOS version on which the setting exists.
@@ -37,6 +53,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         }
     }
 
+    /// Settings with each value given; the rest `not_supported`.
     public init(
         alert: SettingValue = .notSupported, sound: SettingValue = .notSupported,
         badge: SettingValue = .notSupported, lockScreen: SettingValue = .notSupported,
@@ -58,6 +75,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
     /// All settings `not_supported`: what an app knows before it has read anything.
     public static let unsupported = NotificationSettings()
 
+    /// The value of one setting, by name: how scenario files and `changeInSettings` address them.
     public subscript(setting: Setting) -> SettingValue {
         get {
             switch setting {
@@ -117,6 +135,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         }
     }
 
+    /// Encodes with the Lua names as keys.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Setting.self)
         for setting in Setting.allCases { try container.encode(self[setting], forKey: setting) }

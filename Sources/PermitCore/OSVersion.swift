@@ -2,13 +2,17 @@
 ///
 /// Comparison is numeric by component, so `15.10 > 15.4` and `12 == 12.0.0`.
 public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The major version (`15` of 15.4).
     public let major: Int
+    /// The minor version.
     public let minor: Int
+    /// The patch version.
     public let patch: Int
 
     /// The oldest iOS Permit models: iOS 8 introduced user notification settings.
     public static let oldestSupported = OSVersion(major: 8)
 
+    /// A version from its parts.
     public init(major: Int, minor: Int = 0, patch: Int = 0) {
         self.major = major
         self.minor = minor
@@ -45,6 +49,7 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = version
     }
 
+    /// Compares major, then minor, then patch.
     public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }
@@ -54,6 +59,7 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
         patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)"
     }
 
+    /// Decodes from the text form (`"15.4"`), as ledgers and scenario files write it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text: String
@@ -71,6 +77,7 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
         }
     }
 
+    /// Encodes as the text form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
@@ -79,8 +86,11 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
 /// A version string that could not be read, and why.
 public struct OSVersionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text that was given.
     public let text: String
+    /// What is wrong with it.
     public let reason: String
+    /// A sentence naming the text and the problem.
     public var description: String { "invalid iOS version \"\(text)\": \(reason)" }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 
 /// What the engine did with one event: what the app should present, and why.
 public struct Outcome: Sendable, Hashable {
+    /// The event handled.
     public var event: AppEvent
     /// Unix seconds at which the event was handled.
     public var time: Int64
@@ -13,6 +14,7 @@ public struct Outcome: Sendable, Hashable {
     public var proposed: Decision?
     /// What the app should do: after the guardrails, with every text localised.
     public var decision: Decision
+    /// The guardrails that changed the policy's decision, each with why.
     public var warnings: [GuardrailWarning]
     /// Policy errors of this event (the decision, the reminders). The decision is `none`
     /// when `decide` failed.
@@ -21,6 +23,7 @@ public struct Outcome: Sendable, Hashable {
     public var dialogShown: Bool
     /// When a request showed no dialog, the answer the system gave at once.
     public var immediateAnswer: Bool?
+    /// Reminders handed to the system for this event.
     public var remindersScheduled: [ScheduledReminder]
     /// Set when the ledger could not be saved; it is kept in memory and saved with the next event.
     public var storageError: String?

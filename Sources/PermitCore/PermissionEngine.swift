@@ -11,7 +11,9 @@ public actor PermissionEngine {
     private let client: any NotificationCenterClient
     private let store: any LedgerStore
     private let clock: any PermitClock
+    /// The device the engine runs for.
     public let platform: Platform
+    /// The host's settings.
     public let configuration: EngineConfiguration
 
     // The actor serialises every access to its state, and the FIFO gate keeps events from
@@ -38,6 +40,16 @@ public actor PermissionEngine {
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
     public nonisolated let storeWarnings: [String]
 
+    /// An engine for one app session. It loads the ledger from `store` at once; one engine per
+    /// store (a file store refuses a second).
+    ///
+    /// - Parameters:
+    ///   - policy: what decides; a broken one makes every decision `none`, never a crash.
+    ///   - client: the notification center (`SimulatedDevice` in tests).
+    ///   - platform: the iOS version and App Clip flag.
+    ///   - store: where the ledger lives between launches.
+    ///   - clock: where "now" comes from, and what the foreground re-checks wait on.
+    ///   - configuration: the prompt cap, locale, time zone, params, re-check delays.
     public init(
         policy: any Policy,
         client: any NotificationCenterClient,

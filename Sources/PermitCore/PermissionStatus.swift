@@ -38,5 +38,6 @@ public enum PermissionStatus: String, Sendable, Codable, CaseIterable, CustomStr
     /// The user refused; only Settings can change that now.
     public var isDenied: Bool { self == .denied }
 
+    /// The Lua name.
     public var description: String { rawValue }
 }

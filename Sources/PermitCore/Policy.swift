@@ -30,9 +30,12 @@ public protocol Policy: Sendable {
 
 /// What a policy answered for one event, and what it printed while answering.
 public struct PolicyAnswer: Sendable {
+    /// The decision, or why there is none.
     public var decision: Result<Decision?, PolicyError>
+    /// What the policy printed meanwhile.
     public var trace: String
 
+    /// An answer and its trace.
     public init(decision: Result<Decision?, PolicyError>, trace: String) {
         self.decision = decision
         self.trace = trace
@@ -40,15 +43,21 @@ public struct PolicyAnswer: Sendable {
 }
 
 extension Policy {
+    /// Calls `decide`, then `takeTrace`.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
         let decision = Result { () throws(PolicyError) -> Decision? in try decide(context) }
         return PolicyAnswer(decision: decision, trace: takeTrace())
     }
 
+    /// No reminders unless the policy says so.
     public var plansReminders: Bool { false }
+    /// Accepts any params: a policy without declared params has nothing to check.
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
+    /// Nothing printed.
     public func takeTrace() -> String { "" }
+    /// Ignores the errors: only a wrapper that judges health needs them.
     public func eventHandled(errors: [PolicyError]) {}
+    /// No reminders.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
 
@@ -56,9 +65,12 @@ extension Policy {
 public struct LineCoverage: Sendable, Hashable {
     /// The policy file as reports name it.
     public var file: String
+    /// Lines with code.
     public var executable: Set<Int>
+    /// Lines that ran.
     public var covered: Set<Int>
 
+    /// Coverage of `file`.
     public init(file: String, executable: Set<Int>, covered: Set<Int>) {
         self.file = file
         self.executable = executable
@@ -81,18 +93,25 @@ public struct LineCoverage: Sendable, Hashable {
 
 /// A policy that can say which of its lines ran (Lua policies loaded with coverage on).
 public protocol LineCoverageReporting {
+    /// The coverage so far, or `nil` when it is not recorded.
     var lineCoverage: LineCoverage? { get }
 }
 
 /// Everything a policy sees for one event (`ctx`, docs/reference.md#ctx).
 public struct PolicyContext: Sendable {
+    /// What happened (`ctx.event`).
     public var event: AppEvent
+    /// The status after this event's read (`ctx.status`).
     public var status: PermissionStatus
     /// The status before this event's re-read; differs from `status` when the read found a change.
     public var previousStatus: PermissionStatus
+    /// The granular settings (`ctx.settings`).
     public var settings: NotificationSettings
+    /// The device (`ctx.platform`).
     public var platform: Platform
+    /// What the device allows (`ctx.capabilities`).
     public var capabilities: Capabilities
+    /// The ledger (`ctx.history`).
     public var history: Ledger
     /// Host or scenario overrides of the policy's params (the policy merges its defaults under them).
     public var params: [String: PolicyValue]
@@ -106,6 +125,7 @@ public struct PolicyContext: Sendable {
     /// What the policy remembered (`ctx.state`), the same as `history.state`.
     public var state: [String: PolicyValue] { history.state }
 
+    /// The context of one event; `capabilities` follow from `platform`.
     public init(
         event: AppEvent, status: PermissionStatus, previousStatus: PermissionStatus,
         settings: NotificationSettings, platform: Platform, history: Ledger,
@@ -128,10 +148,12 @@ public struct PolicyContext: Sendable {
 /// A policy written as Swift closures: for tests, and for hosts that want a fixed policy
 /// without a script.
 public struct ClosurePolicy: Policy {
+    /// The name reports show.
     public let name: String
     private let decideBody: @Sendable (PolicyContext) throws(PolicyError) -> Decision?
     private let reminderBody: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])?
 
+    /// A policy from closures; without `planReminders` it plans none.
     public init(
         name: String = "closure",
         decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?,
@@ -142,12 +164,15 @@ public struct ClosurePolicy: Policy {
         self.reminderBody = planReminders
     }
 
+    /// Whether a reminder closure was given.
     public var plansReminders: Bool { reminderBody != nil }
 
+    /// Calls the decide closure.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         try decideBody(context)
     }
 
+    /// Calls the reminder closure, if any.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         try reminderBody?(context) ?? []
     }

@@ -3,6 +3,7 @@
 /// The engine never lets one escape: the outcome carries it, the decision becomes `none`, and
 /// the next event is served normally.
 public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of mistake: reports group by it, and a circuit breaker counts it.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The script does not compile, is bytecode, or does not return a valid policy table.
         case load
@@ -20,16 +21,21 @@ public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
         case missingTranslation = "missing_translation"
     }
 
+    /// What kind of mistake.
     public var kind: Kind
+    /// What went wrong and, where it helps, what to do.
     public var message: String
     /// The policy file (chunk name) and line, when the error comes from the script.
     public var file: String?
+    /// The line in `file`.
     public var line: Int?
     /// The decision field at fault, e.g. `decision.options[2]`.
     public var field: String?
     /// A Lua traceback, when there is one.
     public var traceback: String?
 
+    /// An error of `kind`; give the file, line and field whenever they are known, so the author
+    /// finds it.
     public init(
         kind: Kind, field: String? = nil, message: String, file: String? = nil, line: Int? = nil,
         traceback: String? = nil

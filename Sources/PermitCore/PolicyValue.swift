@@ -3,11 +3,17 @@
 /// Lua distinguishes integers from floats, so this does too: a remembered `3` comes back as
 /// `3`, not `3.0`.
 public enum PolicyValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A boolean.
     case bool(Bool)
+    /// An integer (Lua keeps integers and floats apart; so does Permit).
     case integer(Int64)
+    /// A float.
     case number(Double)
+    /// A string.
     case string(String)
+    /// A list (a Lua sequence).
     case list([PolicyValue])
+    /// A table with string keys.
     case table([String: PolicyValue])
 
     /// Scalars are what `remember` may store: strings, numbers and booleans.
@@ -28,6 +34,7 @@ public enum PolicyValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The value as a policy author would write it.
     public var description: String {
         switch self {
         case .bool(let value): String(value)
@@ -52,6 +59,7 @@ public enum PolicyValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Decodes from JSON or YAML-derived values, keeping integers and floats apart.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Bool.self) {
@@ -72,6 +80,7 @@ public enum PolicyValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes as the matching JSON value.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -4,17 +4,24 @@ import Foundation
 public struct ReminderRequest: Sendable, Hashable {
     /// Days from today in the device's time zone; 0 is today.
     public var day: Int
+    /// The local hour, 0–23.
     public var hour: Int
+    /// The minute, 0–59.
     public var minute: Int
+    /// The notification's title, if any.
     public var title: LocalizedText?
+    /// The notification's text.
     public var body: LocalizedText
     /// The notification category / action identifier the app handles.
     public var action: String?
+    /// Whether it plays a sound.
     public var sound: Bool
+    /// The badge number to set, if any.
     public var badge: Int?
     /// Stable identifier; defaults to one derived from the fire date.
     public var id: String?
 
+    /// A reminder; the defaults are today, on the hour, with a sound.
     public init(
         day: Int = 0, hour: Int, minute: Int = 0, title: LocalizedText? = nil, body: LocalizedText,
         action: String? = nil, sound: Bool = true, badge: Int? = nil, id: String? = nil
@@ -33,15 +40,22 @@ public struct ReminderRequest: Sendable, Hashable {
 
 /// A local notification handed to the system, with its texts already localised.
 public struct ScheduledReminder: Sendable, Hashable, Codable {
+    /// The identifier the system keeps it under: a second schedule with it replaces the first.
     public var id: String
+    /// When it fires.
     public var fireDate: Date
     /// `nil` when the alert setting is disabled: only badge and sound are scheduled then.
     public var title: String?
+    /// The text (`nil` with the alert setting off).
     public var body: String?
+    /// The category the app handles.
     public var action: String?
+    /// Whether it plays a sound.
     public var sound: Bool
+    /// The badge number to set.
     public var badge: Int?
 
+    /// A notification ready for the system.
     public init(
         id: String, fireDate: Date, title: String? = nil, body: String? = nil, action: String? = nil,
         sound: Bool = true, badge: Int? = nil

@@ -12,11 +12,15 @@ public enum ReminderPlanner {
 
     /// A request the planner had to leave out, and why.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// The request's position in the policy's list, from 0.
         public let index: Int
+        /// Why it was left out.
         public let message: String
+        /// `reminders[N]: why`, numbered from 1 as Lua authors count.
         public var description: String { "reminders[\(index + 1)]: \(message)" }
     }
 
+    /// What to schedule and what was left out.
     public struct Plan: Sendable, Hashable {
         /// New notifications to schedule, soonest first.
         public var toSchedule: [ScheduledReminder]
@@ -24,6 +28,7 @@ public enum ReminderPlanner {
         public var problems: [Problem]
     }
 
+    /// Plans `requests` for `now` in `timeZone` against what is already pending.
     public static func plan(
         _ requests: [ReminderRequest],
         now: Date,

@@ -15,6 +15,7 @@ import Foundation
 ///
 /// Thread-safe: all state sits behind one lock.
 public final class SimulatedDevice: NotificationCenterClient {
+    /// The iOS version it simulates.
     public let platform: Platform
     private let clock: any PermitClock
     private let state: Locked<State>
@@ -38,7 +39,15 @@ public final class SimulatedDevice: NotificationCenterClient {
         var installs = 1
     }
 
+    /// A device as iOS would be at install time (or later, with `authorization` already set).
+    ///
+    /// Throws when the starting state cannot exist on that platform (say, `provisional`
+    /// before iOS 12), so a scenario cannot test a device no user has.
+    ///
     /// - Parameters:
+    ///   - platform: the iOS version and whether the app is an App Clip.
+    ///   - clock: the clock the device stamps answers and fires reminders by; share the
+    ///     engine's so both agree on the time.
     ///   - authorization: the device's truth at the start; defaults to `ephemeral` for an App Clip
     ///     on iOS 14+, `not_determined` otherwise. `denied` and `authorized` mean the dialog was
     ///     already answered in this install.
@@ -68,6 +77,7 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     // MARK: NotificationCenterClient
 
+    /// The device's truth, unless a stale read is due.
     public nonisolated(nonsending) func readSettings() async -> NotificationSnapshot { read() }
 
     /// The synchronous form of `readSettings`.
@@ -83,10 +93,12 @@ public final class SimulatedDevice: NotificationCenterClient {
         }
     }
 
+    /// Puts the dialog on screen when iOS would, or answers at once when it would not.
     public nonisolated(nonsending) func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
         request(options: options)
     }
 
+    /// The iOS 8–9 registration: a dialog the first time, then an answer at once.
     public nonisolated(nonsending) func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
         register(types: types)
     }
@@ -124,8 +136,10 @@ public final class SimulatedDevice: NotificationCenterClient {
         }
     }
 
+    /// Reminders waiting to fire, soonest first.
     public nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] { pending }
 
+    /// Adds reminders; like iOS, keeps the 64 soonest.
     public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
 
     // MARK: The user and the world
@@ -135,12 +149,15 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// The device's truth (not what the app last read).
     public var authorization: PermissionStatus { state.withLock { $0.authorization } }
+    /// The settings as they really are (no stale read).
     public var settings: NotificationSettings { state.withLock { $0.settings } }
 
     /// How many times the system dialog appeared in this install, and in all installs.
     public var dialogsShownThisInstall: Int { state.withLock { $0.dialogsShownThisInstall } }
+    /// How many system dialogs appeared in all, across reinstalls.
     public var dialogsShownInAll: Int { state.withLock { $0.dialogsShownInAll } }
 
+    /// Whether the app is in the foreground.
     public var isInForeground: Bool {
         get { state.withLock { $0.inForeground } }
         set { state.withLock { $0.inForeground = newValue } }
@@ -178,8 +195,8 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///   - authorization: `authorized` or `denied` ("Allow Notifications"). Provisional is granted
     ///     only through the API; "Deliver Quietly" is a change of settings (alert, sound, badge off)
     ///     with the status staying authorized. Settings become what iOS shows for the new
-    ///     authorization, then `settings` applies.
-    ///   - settings: individual switches.
+    ///     authorization, then `changes` applies.
+    ///   - changes: individual switches.
     public func changeInSettings(
         authorization: PermissionStatus? = nil,
         settings changes: [NotificationSettings.Setting: SettingValue] = [:]
@@ -312,11 +329,16 @@ public final class SimulatedDevice: NotificationCenterClient {
 
 /// Something the simulated device cannot do, because iOS cannot either.
 public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `answerDialog` with no dialog on screen.
     case noDialogOnScreen
+    /// A change in Settings before the app was ever asked: iOS lists it there only after.
     case notListedInSettings
+    /// A starting authorization the platform cannot have.
     case invalidAuthorization(String)
+    /// A change in Settings the platform does not offer.
     case invalidSettingsChange(String)
 
+    /// What was wrong, in a scenario author's words.
     public var description: String {
         switch self {
         case .noDialogOnScreen:

@@ -7,6 +7,7 @@ public final class UserDefaultsLedgerStore: LedgerStore {
     private let suiteName: String?
     private let key: String
 
+    /// A store under `key` in the defaults suite `suiteName` (the standard defaults when nil).
     public init(suiteName: String? = nil, key: String = "permit.ledger") {
         self.suiteName = suiteName
         self.key = key
@@ -14,6 +15,7 @@ public final class UserDefaultsLedgerStore: LedgerStore {
 
     private var defaults: UserDefaults { suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard }
 
+    /// Reads the ledger; a value that is not one is copied to `<key>.damaged` and reported.
     public func load() -> LedgerLoadResult {
         guard let data = defaults.data(forKey: key) else { return LedgerLoadResult(ledger: Ledger()) }
         switch LedgerCoding.decode(data) {
@@ -27,6 +29,7 @@ public final class UserDefaultsLedgerStore: LedgerStore {
         }
     }
 
+    /// Writes the ledger.
     public func save(_ ledger: Ledger) throws(LedgerStoreError) {
         do {
             defaults.set(try LedgerCoding.encode(ledger), forKey: key)

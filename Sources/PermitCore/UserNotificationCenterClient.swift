@@ -19,6 +19,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         self.onAnswer = onAnswer
     }
 
+    /// Reads `UNUserNotificationCenter`'s settings.
     public func readSettings() async -> NotificationSnapshot {
         let raw = await UNUserNotificationCenter.current().notificationSettings()
         let status = AppleMapping.status(fromAuthorizationStatus: raw.authorizationStatus.rawValue) ?? .unknown
@@ -31,6 +32,8 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         return NotificationSnapshot(authorization: .status(status), settings: settings)
     }
 
+    /// Asks iOS; when no dialog can appear (in the background, or after an answer), returns
+    /// the answer at once.
     public func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
         let before = await readSettings().status(legacyRegistered: false)
         let active = await MainActor.run { UIApplication.shared.applicationState == .active }
@@ -59,6 +62,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         return await requestAuthorization(options: options)
     }
 
+    /// The pending local notifications.
     public func pendingReminders() async -> [ScheduledReminder] {
         let requests = await UNUserNotificationCenter.current().pendingNotificationRequests()
         return requests.compactMap { request -> ScheduledReminder? in
@@ -74,6 +78,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         }.sorted { $0.fireDate < $1.fireDate }
     }
 
+    /// Adds local notification requests.
     public func schedule(_ reminders: [ScheduledReminder]) async {
         let center = UNUserNotificationCenter.current()
         let calendar = Calendar.current

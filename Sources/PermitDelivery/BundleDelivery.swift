@@ -5,6 +5,7 @@ import PermitCore
 /// verifies bundles against the trusted keys. The `permit` CLI hands it to the scenario player
 /// for `policy_update` steps, so the player itself never links bundle or crypto code.
 public struct BundleDelivery: PolicyDelivery {
+    /// Bundle delivery; it holds no state of its own.
     public init() {}
 
     /// Sources that accept any pack (a scenario names no pack), keep nothing on disk and
@@ -21,10 +22,12 @@ public struct BundleDelivery: PolicyDelivery {
 }
 
 extension PolicySource: UpdatablePolicy {
+    /// Installs the bundle file at `url` (verified first); says which pack and version now serve.
     public func installUpdate(contentsOf url: URL) throws -> String {
         let manifest = try install(contentsOf: url)
         return "bundle \(manifest.pack) version \(manifest.version)"
     }
 
+    /// The source's delivery events, as sentences for a scenario report.
     public var updateLog: [String] { status.events.map(\.description) }
 }

@@ -2,6 +2,7 @@ import PermitCore
 
 /// Why a bundle is not genuine, or not installable. `description` says exactly why.
 public struct BundleError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Which check refused the bundle: hosts log it, tests assert on it.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Not a Permit bundle, or not in its exact canonical form (any byte changed outside
         /// the signed parts lands here).
@@ -30,17 +31,21 @@ public struct BundleError: Error, Sendable, Hashable, CustomStringConvertible {
         case noTrustedKeys = "no_trusted_keys"
     }
 
+    /// Which check refused the bundle.
     public var kind: Kind
+    /// Why, with the values that differ.
     public var message: String
     /// The load error, for `policyInvalid`.
     public var policyError: PolicyError?
 
+    /// A refusal of `kind`; `policyError` for a policy that does not load.
     public init(_ kind: Kind, _ message: String, policyError: PolicyError? = nil) {
         self.kind = kind
         self.message = message
         self.policyError = policyError
     }
 
+    /// The kind's label and the message.
     public var description: String {
         let label: String
         switch kind {

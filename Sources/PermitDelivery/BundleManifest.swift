@@ -2,10 +2,14 @@ import Foundation
 
 /// A Permit engine version, `MAJOR.MINOR.PATCH`, compared numerically.
 public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Grows with incompatible changes to the policy API.
     public var major: Int
+    /// Grows with additions to the policy API.
     public var minor: Int
+    /// Grows with fixes.
     public var patch: Int
 
+    /// A version from its parts.
     public init(_ major: Int, _ minor: Int, _ patch: Int) {
         self.major = major
         self.minor = minor
@@ -30,8 +34,10 @@ public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvert
     /// The engine this library is: the policy API of docs/reference.md#policy, as shipped by `permit` 0.1.0.
     public static let current = EngineVersion(0, 1, 0)
 
+    /// `MAJOR.MINOR.PATCH`.
     public var description: String { "\(major).\(minor).\(patch)" }
 
+    /// Compares major, then minor, then patch.
     public static func < (lhs: EngineVersion, rhs: EngineVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }
@@ -42,24 +48,31 @@ public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvert
 /// JSON, keys sorted:
 /// `{"created_at":"2026-01-05T08:00:00Z","expires_at":"2026-02-04T08:00:00Z","files":{"params.json":{"sha256":"…","size":31},"policy.lua":{"sha256":"…","size":2140}},"format":1,"min_engine":"0.1.0","pack":"polite","version":7}`
 public struct BundleManifest: Sendable, Hashable {
+    /// One file of the bundle: its hash and size, so a changed byte is caught before it is parsed.
     public struct FileEntry: Sendable, Hashable {
         /// Lowercase hex SHA-256 of the file's bytes.
         public var sha256: String
+        /// Its size in bytes.
         public var size: Int
     }
 
+    /// The manifest format this build writes and reads.
     public static let formatVersion = 1
     /// The files every bundle holds, and no others.
     public static let fileNames = ["params.json", "policy.lua"]
     static let keys: Set<String> = ["created_at", "expires_at", "files", "format", "min_engine", "pack", "version"]
 
+    /// The pack's name; an app refuses bundles of another pack.
     public var pack: String
     /// Grows with every release of the pack; an installed version is only ever replaced by a greater one.
     public var version: Int64
+    /// The oldest engine that runs this policy; an older one refuses the bundle.
     public var minimumEngine: EngineVersion
     /// Whole seconds, UTC.
     public var createdAt: Date
+    /// After this the bundle is refused (whole seconds, UTC): a stale policy cannot be replayed forever.
     public var expiresAt: Date?
+    /// Every file of the bundle, by name.
     public var files: [String: FileEntry]
 
     /// Pack names: letters, digits, `-`, `_`, `.`; 1–64 of them.

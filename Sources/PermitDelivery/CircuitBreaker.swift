@@ -6,11 +6,14 @@
 /// when the engine found an error in what it returned (a text with no translation for the
 /// locale or `en`, remembered state over 4 KiB, reminders the planner refused).
 public struct CircuitBreakerConfiguration: Sendable, Hashable {
+    /// How many of the latest decisions the breaker looks at.
     public var window: Int
+    /// How many decisions it waits for before judging: one early error must not roll back.
     public var minimumDecisions: Int
     /// 0–1: the breaker trips when errors / decisions in the window is greater than this.
     public var maximumErrorShare: Double
 
+    /// A breaker; out-of-range values are clamped (a window of at least 1, a share within 0–1).
     public init(window: Int = 20, minimumDecisions: Int = 10, maximumErrorShare: Double = 0.5) {
         self.window = max(1, window)
         self.minimumDecisions = min(max(1, minimumDecisions), max(1, window))

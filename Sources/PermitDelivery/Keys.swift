@@ -4,6 +4,7 @@ import Foundation
 /// Names a public key: the first 8 bytes of the SHA-256 of its raw 32 bytes, as 16 lowercase
 /// hex digits. Derived from the key, so a key id cannot be claimed by another key.
 public struct KeyID: Sendable, Hashable, CustomStringConvertible {
+    /// The 16 hex digits.
     public let hex: String
 
     init(publicKeyBytes: Data) {
@@ -16,6 +17,7 @@ public struct KeyID: Sendable, Hashable, CustomStringConvertible {
         self.hex = hex
     }
 
+    /// The hex digits.
     public var description: String { hex }
 }
 
@@ -24,7 +26,9 @@ public struct KeyID: Sendable, Hashable, CustomStringConvertible {
 /// Text form (what `permit keygen` writes to `NAME.pub`), one line:
 /// `permit-ed25519-public <key id> <base64 of the 32 raw bytes>`.
 public struct BundlePublicKey: Sendable, Hashable, CustomStringConvertible {
+    /// The 32 raw bytes.
     public let rawRepresentation: Data
+    /// The key's id, as bundles name their signer.
     public let keyID: KeyID
 
     /// The 32 raw bytes of an Ed25519 public key.
@@ -62,6 +66,7 @@ public struct BundlePublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The text form, ending in a newline.
     public var text: String { "permit-ed25519-public \(keyID) \(rawRepresentation.base64EncodedString())\n" }
 
+    /// `ed25519 key <id>`.
     public var description: String { "ed25519 key \(keyID)" }
 
     func isValidSignature(_ signature: Data, for message: Data) -> Bool {
@@ -84,6 +89,7 @@ public struct BundleSigningKey: Sendable {
     /// A new random key.
     public init() { raw = Curve25519.Signing.PrivateKey().rawRepresentation }
 
+    /// The key from its 32 raw private bytes.
     public init(rawRepresentation: Data) throws(KeyFileError) {
         guard rawRepresentation.count == 32, (try? Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation)) != nil else {
             throw KeyFileError("an Ed25519 private key is 32 bytes, got \(rawRepresentation.count)")
@@ -91,6 +97,8 @@ public struct BundleSigningKey: Sendable {
         self.raw = rawRepresentation
     }
 
+    /// The key from its text form (`permit-ed25519-private <id> <base64>`); a public key or a
+    /// mismatched id is refused with a sentence that says so.
     public init(text: String) throws(KeyFileError) {
         let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
         if fields.first == "permit-ed25519-public" {
@@ -103,6 +111,7 @@ public struct BundleSigningKey: Sendable {
         }
     }
 
+    /// Reads a `.key` file written by `permit keygen`.
     public static func read(contentsOf url: URL) throws(KeyFileError) -> BundleSigningKey {
         do {
             return try BundleSigningKey(text: try KeyText.read(url))
@@ -111,11 +120,13 @@ public struct BundleSigningKey: Sendable {
         }
     }
 
+    /// The matching public key, for the app's trusted keys.
     public var publicKey: BundlePublicKey {
         // A valid private key always has a valid 32-byte public key.
         try! BundlePublicKey(rawRepresentation: key.publicKey.rawRepresentation)
     }
 
+    /// The key's id.
     public var keyID: KeyID { publicKey.keyID }
 
     /// The text form, ending in a newline.
@@ -132,9 +143,12 @@ public struct BundleSigningKey: Sendable {
 
 /// A key file that cannot be used, and why.
 public struct KeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the key.
     public var message: String
+    /// The file it came from, when there is one.
     public var file: String?
 
+    /// An error about `file`.
     public init(_ message: String, file: String? = nil) {
         self.message = message
         self.file = file
@@ -142,6 +156,7 @@ public struct KeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
 
     func at(_ url: URL) -> KeyFileError { KeyFileError(message, file: file ?? url.path) }
 
+    /// `file: message`.
     public var description: String { file.map { "\($0): \(message)" } ?? message }
 }
 

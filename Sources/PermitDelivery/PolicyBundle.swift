@@ -24,12 +24,15 @@ public enum BundleTrust: Sendable, Hashable {
 /// SHA-256 of each file. A reader refuses any file not in this canonical form, so no byte of a
 /// bundle can change without the bundle being refused. See docs/bundles.md.
 public struct PolicyBundle: Sendable, Hashable {
+    /// Who signed the manifest, and the Ed25519 signature.
     public struct Signature: Sendable, Hashable {
+        /// The signer's key id.
         public var keyID: KeyID
         /// 64 bytes.
         public var bytes: Data
     }
 
+    /// The first line of every bundle file: names the format, so anything else is refused at once.
     public static let formatTag = "permit-bundle/1"
     /// Bundles above this size are refused before parsing.
     public static let maximumSize = 4 << 20
@@ -39,8 +42,10 @@ public struct PolicyBundle: Sendable, Hashable {
     public var manifestBytes: Data
     /// The files by name: `policy.lua` and `params.json`.
     public var files: [String: Data]
+    /// The signature, or `nil` for an unsigned (development) bundle.
     public var signature: Signature?
 
+    /// A bundle from its parts.
     public init(manifestBytes: Data, files: [String: Data], signature: Signature?) {
         self.manifestBytes = manifestBytes
         self.files = files
@@ -109,6 +114,7 @@ public struct PolicyBundle: Sendable, Hashable {
         }
     }
 
+    /// Reads a bundle file (size-checked before parsing); nothing is verified yet.
     public static func read(contentsOf url: URL) throws(BundleError) -> PolicyBundle {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw BundleError(.malformed, "cannot read \(url.path)")
@@ -213,8 +219,11 @@ public struct PolicyBundle: Sendable, Hashable {
 /// A bundle that passed `verify`: its manifest, policy text and params can be trusted as far
 /// as the trust it was checked with.
 public struct VerifiedBundle: Sendable {
+    /// The bundle as read.
     public let bundle: PolicyBundle
+    /// Its manifest, parsed.
     public let manifest: BundleManifest
+    /// The policy's Lua source.
     public let policySource: String
     /// The params the bundle declares (`params.json`).
     public let params: [String: PolicyValue]

@@ -6,13 +6,16 @@ import PermitLua
 public enum PolicyOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The policy built into the app: the floor, always there to fall back to.
     case builtIn(name: String)
+    /// A verified bundle: pack, version and signer (`nil` when unsigned for development).
     case bundle(pack: String, version: Int64, signer: KeyID?)
 
+    /// The bundle version; `nil` for the built-in policy.
     public var version: Int64? {
         if case .bundle(_, let version, _) = self { return version }
         return nil
     }
 
+    /// `built-in` or the pack and version.
     public var description: String {
         switch self {
         case .builtIn(let name): "built-in policy \(name)"
@@ -24,6 +27,7 @@ public enum PolicyOrigin: Sendable, Hashable, CustomStringConvertible {
 
 /// Something the policy source did, for the host's logs and for tests.
 public struct DeliveryEvent: Sendable, Hashable, CustomStringConvertible {
+    /// What happened: an install, a refusal, a rollback, ...
     public enum Kind: String, Sendable, Hashable {
         /// A bundle was installed and serves from the next event on.
         case installed
@@ -41,17 +45,22 @@ public struct DeliveryEvent: Sendable, Hashable, CustomStringConvertible {
         case storage
     }
 
+    /// When it happened, by the source's clock.
     public var time: Date
+    /// What happened.
     public var kind: Kind
     /// The bundle version concerned, when there is one.
     public var version: Int64?
+    /// A sentence for the log.
     public var message: String
 
+    /// `kind: message`.
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
 /// What the source serves now and why, for inspection.
 public struct DeliveryStatus: Sendable {
+    /// The policy serving now.
     public var serving: PolicyOrigin
     /// What the circuit breaker falls back to if `serving` breaks.
     public var fallback: PolicyOrigin?
@@ -61,6 +70,7 @@ public struct DeliveryStatus: Sendable {
     public var revokedVersions: [Int64]
     /// Decisions and errors of `serving` in the breaker's window.
     public var recentDecisions: Int
+    /// How many of those decisions were errors.
     public var recentErrors: Int
     /// Everything that happened, oldest first (the last 200).
     public var events: [DeliveryEvent]
@@ -85,24 +95,30 @@ public struct DeliveryStatus: Sendable {
 /// - With a `directory`, the bundle serving is persisted (atomically, with the version
 ///   high-water mark and the revoked versions) and verified again and loaded at the next launch.
 public final class PolicySource: Policy {
+    /// How a source verifies, keeps and judges bundles.
     public struct Configuration: Sendable {
         /// The pack this app runs; bundles of other packs are refused. `nil` accepts any pack
         /// (scenarios, tests); an app should always name its pack.
         public var pack: String?
+        /// Which signatures are accepted.
         public var trust: BundleTrust
         /// Where the last good bundle is kept (`policy-source.json` inside); `nil` keeps nothing.
         public var directory: URL?
+        /// The sandbox limits a delivered policy runs under.
         public var limits: LuaLimits
         /// The params the host overrides (the engine's `configuration.params`): a bundle whose
         /// policy does not declare them, or with other types, is refused.
         public var hostParams: [String: PolicyValue]
+        /// When a new policy is judged broken and rolled back.
         public var breaker: CircuitBreakerConfiguration
         /// For expiry checks and event times.
         public var clock: any PermitClock
+        /// This engine's version, checked against a bundle's minimum.
         public var engineVersion: EngineVersion
         /// Called for every event, outside any lock, on the thread that caused it.
         public var onEvent: (@Sendable (DeliveryEvent) -> Void)?
 
+        /// A configuration; an app names its `pack` and its trusted keys, the rest has defaults.
         public init(
             pack: String?, trust: BundleTrust, directory: URL? = nil, limits: LuaLimits = .default,
             hostParams: [String: PolicyValue] = [:], breaker: CircuitBreakerConfiguration = CircuitBreakerConfiguration(),
@@ -142,7 +158,9 @@ public final class PolicySource: Policy {
         var nextGeneration = 1
     }
 
+    /// The policy the app shipped with: served until a bundle installs, and the last resort.
     public let builtIn: any Policy
+    /// How bundles are verified, kept and judged.
     public let configuration: Configuration
     private let builtInServing: Serving
     private let state: Locked<State>
@@ -247,6 +265,7 @@ public final class PolicySource: Policy {
 
     // MARK: Status
 
+    /// What serves now and why.
     public var status: DeliveryStatus {
         state.withLock { state in
             DeliveryStatus(
@@ -261,11 +280,14 @@ public final class PolicySource: Policy {
 
     // MARK: Policy
 
+    /// The serving policy's name.
     public var name: String { state.withLock { $0.current.policy.name } }
 
     /// Whether the policy of the event in progress plans reminders.
     public var plansReminders: Bool { pinnedOrCurrent.policy.plansReminders }
 
+    /// Decides on the serving policy, and pins it for the rest of the event, so an install in
+    /// between never mixes two policies in one event.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         let serving = state.withLock { state in
             state.pinned = state.current
@@ -281,6 +303,7 @@ public final class PolicySource: Policy {
         }
     }
 
+    /// Plans reminders on the policy the event is pinned to.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         let serving = pinnedOrCurrent
         do throws(PolicyError) {
@@ -291,10 +314,12 @@ public final class PolicySource: Policy {
         }
     }
 
+    /// Checks the params on the serving policy.
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {
         try current.validate(params: params)
     }
 
+    /// The trace of the policy the event ran on.
     public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }
 
     /// Errors the engine found after the policy returned count against it too: an event with

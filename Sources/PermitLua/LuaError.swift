@@ -1,5 +1,6 @@
 /// A typed error from the Lua runtime.
 public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong: a policy error's kind is chosen from it, and tests assert on it.
     public enum Kind: String, Sendable, Equatable {
         /// The source does not compile.
         case syntax
@@ -23,6 +24,7 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidUse
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The Lua message, with its position prefix (`policy.lua:12: ...`) when Lua gave one.
     public var message: String
@@ -36,6 +38,7 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// for an `unsupportedValue` error deep inside a returned table.
     public var valuePath: String?
 
+    /// An error of `kind`; give the chunk and line whenever they are known.
     public init(kind: Kind, message: String, chunkName: String? = nil, line: Int? = nil, traceback: String? = nil) {
         self.kind = kind
         self.message = message
@@ -44,6 +47,7 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         self.traceback = traceback
     }
 
+    /// `kind: message`.
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 

@@ -23,6 +23,8 @@ public struct LuaLimits: Sendable, Equatable {
     /// Most values converted from one call's results (guards against shared subtables).
     public var maxConvertedValues: Int
 
+    /// Limits; the defaults suit a policy the app ships, a host running delivered policies may
+    /// tighten them.
     public init(
         instructionsPerCall: Int = 20_000_000,
         timeLimitMilliseconds: Int = 2_000,

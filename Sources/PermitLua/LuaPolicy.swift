@@ -15,11 +15,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// The fields a policy table may have.
     public static let policyFields = ["name", "params", "decide", "plan_reminders"]
 
+    /// The policy's `name`.
     public let name: String
     /// The chunk name errors carry: the policy's path as the user gave it.
     public let chunkName: String
     /// The policy's own params, before host or scenario overrides.
     public let defaultParams: [String: PolicyValue]
+    /// Whether the script has a `plan_reminders` function.
     public let plansReminders: Bool
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
@@ -219,6 +221,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     // MARK: Policy
 
+    /// Runs `decide(ctx)` under the VM's lock and reads the decision.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         let result = runtime.withLock { runtime in call(context, runtime: &runtime) }
         return try decision(from: result)
@@ -257,6 +260,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         }
     }
 
+    /// Runs `plan_reminders(ctx)` under the VM's lock and reads the list.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         guard plansReminders else { return [] }
         let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.RemindersResult in
@@ -279,6 +283,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         }
     }
 
+    /// Checks host or scenario overrides against the params the script declares: an unknown
+    /// name or another type fails with a suggestion, not silently.
     public func validate(params overrides: [String: PolicyValue]) throws(PolicyError) {
         for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
             guard let current = defaultParams[key] else {

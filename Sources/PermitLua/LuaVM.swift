@@ -13,6 +13,7 @@ import CLuaShim
 /// `limits`; any error (syntax, runtime, budget, memory, guard) leaves the VM
 /// serving the next call normally with the Lua stack exactly as before.
 public final class LuaVM {
+    /// The limits every call runs under.
     public let limits: LuaLimits
     /// The state; internal for tests that replace its allocator (BoundaryTests), nothing else
     /// outside this file touches it.

@@ -3,6 +3,7 @@ import PermitCore
 /// A decision as the flat table of Lua-named fields that `expect` tables match and JSON
 /// reports print: `action`, `reason`, texts after localisation, `options`, `deep_link`, ...
 public enum DecisionFields {
+    /// The decision's fields by Lua name; texts in their localised (or plain) form.
     public static func of(_ decision: Decision) -> [String: PolicyValue] {
         var fields: [String: PolicyValue] = ["action": .string(decision.action.name)]
         if let reason = decision.reason { fields["reason"] = .string(reason) }

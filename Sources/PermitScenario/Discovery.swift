@@ -3,6 +3,7 @@ import PermitInput
 
 /// One scenario file to run, with the policy it defaults to when it names none.
 public struct ScenarioFile: Sendable, Hashable {
+    /// The scenario file.
     public var url: URL
     /// The pack's `policy.lua` when the file sits in `<pack>/tests/`.
     public var packPolicy: URL?
@@ -15,6 +16,8 @@ public struct ScenarioFile: Sendable, Hashable {
 /// Finds packs (`<pack>/policy.lua` with `<pack>/tests/*.yaml`) and loose scenario files
 /// under the given paths (docs/reference.md#packs).
 public enum Discovery {
+    /// Every scenario under `paths` (packs' `tests/` folders and loose files), sorted so runs are
+    /// reproducible; a path that does not exist is an input error naming it.
     public static func scenarios(under paths: [String], fileManager: FileManager = .default) throws(InputError) -> [ScenarioFile] {
         var found: [ScenarioFile] = []
         for path in paths {

@@ -3,6 +3,7 @@ import PermitCore
 
 /// `--format json`: a stable shape for machines. Keys are snake_case and only ever added to.
 public enum JSONReport {
+    /// The run as JSON, for tools: one object per scenario, one per step.
     public static func render(_ run: TestRun) -> String {
         let scenarios: [PolicyValue] = run.reports.map(scenario)
         var fields: [String: PolicyValue] = [
@@ -46,6 +47,7 @@ public enum JSONReport {
         return .table(fields)
     }
 
+    /// One step as a JSON object.
     public static func step(_ step: StepResult) -> PolicyValue {
         var fields: [String: PolicyValue] = [
             "step": .integer(Int64(step.number)),

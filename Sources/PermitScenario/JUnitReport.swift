@@ -3,6 +3,7 @@ import PermitInput
 /// `--format junit`: the JUnit XML that CI systems read. One test suite per pack (loose files
 /// form the suite "scenarios"), one test case per scenario, its failing steps in `<failure>`.
 public enum JUnitReport {
+    /// The run as JUnit XML, which CI systems show as test results.
     public static func render(_ run: TestRun) -> String {
         var suites: [(name: String, reports: [ScenarioReport])] = []
         for report in run.reports {

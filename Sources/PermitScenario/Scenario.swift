@@ -4,33 +4,48 @@ import PermitInput
 
 /// One scenario file: a device, a starting state and the steps a user takes (docs/reference.md#scenarios).
 public struct Scenario: Sendable {
+    /// The scenario's `name` (the file name when it has none).
     public var name: String
     /// The file the scenario came from.
     public var file: String
     /// The policy named by the file (resolved against the file's directory), if any.
     public var policy: URL?
+    /// The simulated device.
     public var device: Device
+    /// `ctx.user.bucket` (`user.bucket`).
     public var userBucket: Int
+    /// Overrides of the policy's params, as a host would set them.
     public var params: [String: PolicyValue]
     /// Where `params` is written, for errors about them.
     public var paramsLocation: SourceLocation?
+    /// The engine's daily prompt cap.
     public var maxPromptsPerDay: Int
+    /// The clock at step 1.
     public var start: Date
+    /// The device and ledger before step 1.
     public var initial: Initial
+    /// The steps, in order.
     public var steps: [Step]
     /// Public keys (`trusted_keys`) that `policy_update` bundles must be signed by; none means
     /// unsigned bundles are accepted, as in development.
     public var trustedKeys: [URL] = []
+    /// Where `trusted_keys` is written, for errors about it.
     public var trustedKeysLocation: SourceLocation?
 
+    /// `device:`: what the simulated iPhone is.
     public struct Device: Sendable {
+        /// The iOS version.
         public var version: OSVersion
+        /// The locale texts are picked for.
         public var locale: String
+        /// The time zone `prompts_today` and reminders follow.
         public var timeZone: TimeZone
+        /// Whether the app is an App Clip.
         public var isAppClip: Bool
         /// Reads after a change in Settings that still report the old value.
         public var staleReads: Int
 
+        /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
     }
 
@@ -38,26 +53,37 @@ public struct Scenario: Sendable {
     public struct Initial: Sendable {
         /// The device's truth (also on iOS 8–9); `nil` means the device default.
         public var authorization: PermissionStatus?
+        /// Individual settings on top of what iOS shows for the authorization.
         public var settings: [NotificationSettings.Setting: SettingValue]
+        /// The ledger the app starts with (a returning user).
         public var ledger: Ledger
+        /// Where `initial:` is written, for errors about it.
         public var location: SourceLocation?
     }
 
+    /// One step of the story.
     public struct Step: Sendable {
         /// 1-based.
         public var number: Int
+        /// Where the step is written.
         public var location: SourceLocation
         /// Seconds the clock moves before the action.
         public var after: Int64
+        /// What the step does.
         public var action: Action
+        /// What it expects.
         public var expectations: Expectations
     }
 
     /// What a step does: one thing.
     public enum Action: Sendable, Hashable {
+        /// The app sends an event.
         case event(AppEvent)
+        /// The user answers what is on screen.
         case answer(Answer)
+        /// The user changes the app's notification settings in Settings.
         case settings(authorization: PermissionStatus?, settings: [NotificationSettings.Setting: SettingValue])
+        /// The app is deleted and installed again; iOS may remember the old answer.
         case reinstall(systemRemembers: Bool)
         /// Only `after`: time passes (reminders fire, days roll over).
         case wait
@@ -67,23 +93,33 @@ public struct Scenario: Sendable {
 
     /// An answer to whatever is on screen.
     public enum Answer: String, Sendable, CaseIterable {
+        /// A soft prompt's (`accept`, `decline`, `dismiss`), a settings prompt's (`open`, `cancel`,
+        /// `dismiss`) or the system dialog's (`allow`, `deny`).
         case accept, decline, dismiss, open, cancel, allow, deny
     }
 
     /// What a step expects (docs/reference.md#expectations). `nil` fields are not checked.
     public struct Expectations: Sendable {
+        /// `expect`: the decision.
         public var decision: ExpectedDecision?
+        /// `expect_status`.
         public var status: PermissionStatus?
+        /// `expect_warning`: the guardrails expected to fire.
         public var warnings: [String]?
+        /// `expect_error`.
         public var error: ExpectedError?
+        /// `expect_dialog`: whether the system dialog appeared.
         public var dialog: Bool?
+        /// `expect_pending`: reminders waiting.
         public var pending: Int?
         /// About the reminders this step scheduled.
         public var reminders: ExpectedReminders?
+        /// `expect_ledger`: dotted paths and their values (`nil`: absent).
         public var ledger: [(path: String, value: PolicyValue?, location: SourceLocation)]
         /// `expect_update` of a `policy_update` step.
         public var update: ExpectedUpdate? = nil
 
+        /// Whether the step expects nothing.
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
                 && reminders == nil && ledger.isEmpty && update == nil
@@ -92,25 +128,34 @@ public struct Scenario: Sendable {
 
     /// `expect: soft_prompt`, or a table matched field by field (texts after localisation).
     public enum ExpectedDecision: Sendable, Hashable {
+        /// Only the action (`expect: soft_prompt`).
         case action(String)
+        /// Fields matched one by one.
         case fields([String: PolicyValue])
     }
 
     /// `expect_update: installed`, `refused`, or a piece of the refusal (`refused` alone: any).
     public enum ExpectedUpdate: Sendable, Hashable {
+        /// The bundle installed.
         case installed
+        /// The bundle was refused; with a text, the refusal contains it.
         case refused(String?)
     }
 
     /// `expect_reminders: { count: 3, alert: false }`: how many reminders the step scheduled,
     /// and whether they show an alert (`false`: badge and sound only, as when alerts are off).
     public struct ExpectedReminders: Sendable, Hashable {
+        /// How many reminders.
         public var count: Int?
+        /// Whether they show an alert.
         public var alert: Bool?
     }
 
+    /// `expect_error: true` or a piece of the message.
     public enum ExpectedError: Sendable, Hashable {
+        /// Any policy error.
         case any
+        /// An error whose message contains the text.
         case containing(String)
     }
 }

@@ -3,7 +3,9 @@ import PermitInput
 
 /// What happened at one step, and whether it met its expectations.
 public struct StepResult: Sendable {
+    /// The step's number, from 1.
     public var number: Int
+    /// Where the step is written.
     public var location: SourceLocation
     /// What the step did, in words (`event app_launch`, `answer allow`, ...).
     public var action: String
@@ -13,27 +15,36 @@ public struct StepResult: Sendable {
     public var outcome: Outcome?
     /// The status the app knows after the step.
     public var status: PermissionStatus
+    /// Reminders waiting after the step.
     public var pendingReminders: Int
     /// Why the step failed; empty when it passed.
     public var failures: [String]
     /// Lines for the trace: what followed at once, what the world did.
     public var notes: [String]
 
+    /// Whether every expectation held.
     public var passed: Bool { failures.isEmpty }
 }
 
 /// One scenario's run.
 public struct ScenarioResult: Sendable {
+    /// The scenario's name.
     public var name: String
+    /// The scenario file.
     public var file: String
+    /// The policy's name.
     public var policyName: String
+    /// Unix seconds at step 1, which timelines count from.
     public var start: Int64
+    /// The steps that ran.
     public var steps: [StepResult]
     /// Set when the scenario stopped early (a step could not be carried out).
     public var abortedAfterStep: Int?
     /// Steps written in the file.
     public var totalSteps: Int
 
+    /// Whether every step ran and passed.
     public var passed: Bool { abortedAfterStep == nil && steps.allSatisfy(\.passed) }
+    /// The steps that failed.
     public var failedSteps: [StepResult] { steps.filter { !$0.passed } }
 }

@@ -6,12 +6,14 @@ import PermitInput
 /// (docs/reference.md#scenario-steps): a step does one thing; a prompt stays on screen until answered; a system dialog
 /// must be answered with allow or deny; reinstall with or without the system remembering.
 public struct ScenarioRunner: Sendable {
+    /// The policy the scenario runs, unless it names its own.
     public let policy: any Policy
     /// How `policy_update` steps install bundles. The scenario layer knows no bundle format:
     /// the `permit` CLI passes PermitDelivery's `BundleDelivery`. Without one, a scenario with
     /// `policy_update` steps is an input error.
     public let delivery: (any PolicyDelivery)?
 
+    /// A runner for `policy`; `delivery` is needed only for `policy_update` steps.
     public init(policy: any Policy, delivery: (any PolicyDelivery)? = nil) {
         self.policy = policy
         self.delivery = delivery

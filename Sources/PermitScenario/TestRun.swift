@@ -8,7 +8,9 @@ public typealias PolicyLoader = @Sendable (URL) throws(PolicyError) -> any Polic
 
 /// The outcome of one scenario file in a test run.
 public struct ScenarioReport: Sendable {
+    /// How the file fared.
     public enum Verdict: Sendable {
+        /// It ran; the result says whether it passed.
         case ran(ScenarioResult)
         /// The policy did not load: every step fails with this error.
         case policyFailed(PolicyError)
@@ -16,17 +18,22 @@ public struct ScenarioReport: Sendable {
         case inputError(InputError)
     }
 
+    /// The file.
     public var file: ScenarioFile
+    /// The scenario's name.
     public var name: String
+    /// How it fared.
     public var verdict: Verdict
     /// The policy's line coverage after this scenario, when it was recorded.
     public var coverage: LineCoverage?
 
+    /// Whether it ran and passed.
     public var passed: Bool {
         if case .ran(let result) = verdict { return result.passed }
         return false
     }
 
+    /// Whether the file itself was wrong.
     public var isInputError: Bool {
         if case .inputError = verdict { return true }
         return false
@@ -35,13 +42,16 @@ public struct ScenarioReport: Sendable {
 
 /// `permit test`: discovers scenarios, runs each against its policy, collects the reports.
 public struct TestRun: Sendable {
+    /// One report per scenario file, in discovery order.
     public var reports: [ScenarioReport]
 
+    /// Scenarios that passed.
     public var passedCount: Int { reports.filter(\.passed).count }
     /// Scenarios that ran (or whose policy failed to load) and did not pass.
     public var failedCount: Int { reports.count - passedCount - inputErrorCount }
     /// Scenario files that could not be read; they make the exit code 2.
     public var inputErrorCount: Int { reports.filter(\.isInputError).count }
+    /// Whether any file was wrong (exit 2, not 1: fix the file, not the policy).
     public var hasInputErrors: Bool { reports.contains(where: \.isInputError) }
 
     /// Line coverage per policy file over every scenario that ran it, by file name.
@@ -57,7 +67,12 @@ public struct TestRun: Sendable {
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
-    /// - Parameter delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
+    ///
+    /// - Parameters:
+    ///   - files: the scenario files, as `Discovery` found them.
+    ///   - filter: keeps the files whose path or scenario name contains it; `nil` keeps all.
+    ///   - loader: loads the policy each scenario runs (a pack's, or the one it names).
+    ///   - delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
     public static func run(
         _ files: [ScenarioFile], filter: String?, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
     ) async -> TestRun {

@@ -3,14 +3,18 @@ import PermitCore
 /// `permit test` for people: one line per scenario, the failing steps explained, and the
 /// closing `N passed, N failed` line.
 public struct TextReport: Sendable {
+    /// Show passing steps too.
     public var verbose: Bool
+    /// Colour the verdicts (only on a terminal).
     public var colour: Bool
 
+    /// A text report.
     public init(verbose: Bool = false, colour: Bool = false) {
         self.verbose = verbose
         self.colour = colour
     }
 
+    /// The run for people: each failure with its step, line and what differed, then the counts.
     public func render(_ run: TestRun) -> String {
         var out: [String] = []
         for report in run.reports {

@@ -8,8 +8,10 @@ public struct TimelineFormatter: Sendable {
     /// The time the clock column counts from.
     public var start: Int64
 
+    /// A formatter counting from `start`.
     public init(start: Int64) { self.start = start }
 
+    /// One outcome as one timeline line (with the reason, warnings and errors below it).
     public func line(for outcome: Outcome) -> String {
         var parts = [
             pad(clock(outcome.time), 8),
@@ -63,6 +65,7 @@ public struct TimelineFormatter: Sendable {
         return text
     }
 
+    /// A decision in a few words: the action and its localised texts.
     public func describe(_ decision: Decision) -> String {
         switch decision.action {
         case .none:

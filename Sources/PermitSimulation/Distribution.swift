@@ -8,14 +8,19 @@ import PermitInput
 /// Written in a model file as a whole number (`2`: always two), `{ poisson: 1.5 }` (mean 1.5),
 /// `{ uniform: [1, 3] }` (1, 2 or 3 with equal chance) or `{ choice: { 0: 0.2, 1: 0.5, 2: 0.3 } }`.
 public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
+    /// Always this count.
     case fixed(Int)
+    /// Poisson-distributed around `mean`: most days near it, some busier, some empty.
     case poisson(mean: Double)
+    /// Any count in the range, each equally likely.
     case uniform(ClosedRange<Int>)
+    /// Counts with their shares.
     case choice(Weighted<Int>)
 
     /// The largest count ever drawn, so a typo (`poisson: 1500`) cannot stall a run.
     public static let maximum = 100
 
+    /// Draws a count from `rng` (at most `maximum`).
     public func sample(_ rng: inout SplitMix64) -> Int {
         switch self {
         case .fixed(let count):
@@ -37,6 +42,7 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The expected count, for reports.
     public var mean: Double {
         switch self {
         case .fixed(let count): Double(count)
@@ -46,6 +52,7 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The distribution as a model file writes it.
     public var description: String {
         switch self {
         case .fixed(let count): "\(count)"
@@ -101,16 +108,21 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
 
 /// Values with shares that add up to 1: an OS-version mix, a locale mix.
 public struct Weighted<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// The values and their shares, in the file's order.
     public let items: [Item]
 
+    /// One value and its share.
     public struct Item: Sendable, Hashable {
+        /// The value.
         public let value: Value
+        /// Its share, 0–1.
         public let share: Double
     }
 
     /// Cumulative shares, for drawing.
     private let cumulative: [Double]
 
+    /// Values with shares; the caller makes them add up to 1.
     public init(_ pairs: [(value: Value, share: Double)]) {
         items = pairs.map { Item(value: $0.value, share: $0.share) }
         var total = 0.0
@@ -128,13 +140,16 @@ public struct Weighted<Value: Sendable & Hashable>: Sendable, Hashable {
         self.init(pairs.map { ($0.0, $0.1) })
     }
 
+    /// Draws a value from `rng`, each as often as its share.
     public func pick(_ rng: inout SplitMix64) -> Value {
         let draw = rng.unit() * (cumulative.last ?? 1)
         for (index, bound) in cumulative.enumerated() where draw < bound { return items[index].value }
         return items[items.count - 1].value
     }
 
+    /// Equal when the values and shares are.
     public static func == (lhs: Weighted, rhs: Weighted) -> Bool { lhs.items == rhs.items }
+    /// Hashes the values and shares.
     public func hash(into hasher: inout Hasher) { hasher.combine(items) }
 }
 

@@ -6,6 +6,7 @@ import Foundation
 public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
+    /// The page for `result`; `modelFile` is named in its heading.
     public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
         var html = """

@@ -27,9 +27,13 @@ public struct SimulationPolicy: Sendable {
     }
 }
 
+/// How big a run is, and how it is seeded.
 public struct SimulationOptions: Sendable, Hashable {
+    /// How many users.
     public var users: Int
+    /// How many days.
     public var days: Int
+    /// The seed: the same seed gives the same result, whatever the workers.
     public var seed: UInt64
     /// Concurrent workers, each with its own VM; the result does not depend on it.
     public var workers: Int
@@ -38,6 +42,7 @@ public struct SimulationOptions: Sendable, Hashable {
     /// uses `math.random` sees the same VM seed for the same users whatever the parallelism.
     public static let blockSize = 250
 
+    /// Options; `workers` defaults to the processor count.
     public init(users: Int = 10_000, days: Int = 30, seed: UInt64 = 1, workers: Int? = nil) {
         self.users = users
         self.days = days
@@ -53,7 +58,11 @@ public enum Simulation {
     /// the block) on whichever worker takes it, and block tallies merge in block order, so the
     /// result is the same for a seed whatever the number of workers.
     ///
-    /// - Parameter progress: called with (users done, users in all) as blocks finish.
+    /// - Parameters:
+    ///   - policies: the policies to compare, each run on the same users.
+    ///   - model: who the users are and how they behave (`UserModel`).
+    ///   - options: how many users and days, the seed, the workers.
+    ///   - progress: called with (users done, users in all) as blocks finish.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions,
         progress: (@Sendable (Int, Int) -> Void)? = nil

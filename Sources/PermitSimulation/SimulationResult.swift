@@ -3,43 +3,68 @@ import PermitCore
 
 /// What one policy did to the population.
 public struct PolicyResult: Sendable {
+    /// The policy's name.
     public let name: String
+    /// The policy file.
     public let file: String
+    /// How many users were simulated.
     public let users: Int
+    /// How many days.
     public let days: Int
     /// Share of all users opted in (authorized or provisional, app installed) at the end of each day.
     public let optInByDay: [Double]
     /// Share of all users denied at the end of each day.
     public let deniedByDay: [Double]
+    /// Share of users without the app at the end.
     public let uninstalledAtEnd: Double
+    /// Soft prompts shown, per user.
     public let softPromptsPerUser: Double
+    /// System dialogs shown, per user.
     public let systemDialogsPerUser: Double
+    /// Settings prompts shown, per user.
     public let settingsPromptsPerUser: Double
     /// Median hours from first launch to first opt-in, over the users who opted in.
     public let medianHoursToOptIn: Double?
+    /// Users who opted in at some point.
     public let usersOptedIn: Int
+    /// App deletions.
     public let uninstalls: Int
+    /// Installs after a deletion.
     public let reinstalls: Int
+    /// Events sent to the engine.
     public let events: Int
     /// Policy errors by kind (`runtime`, `invalid_decision`, ...).
     public let errors: [String: Int]
+    /// The first policy error, to start debugging from.
     public let firstError: String?
     /// Guardrail warnings by name (`prompt-cap`, ...).
     public let warnings: [String: Int]
     /// How the users answered: the measured shares, to compare with the model.
     public let answers: Answers
 
+    /// Counts of each prompt and each answer.
     public struct Answers: Sendable {
+        /// Soft prompts shown.
         public let softPrompts: Int
+        /// Soft prompts accepted.
         public let softAccepted: Int
+        /// Soft prompts declined.
         public let softDeclined: Int
+        /// Soft prompts dismissed.
         public let softDismissed: Int
+        /// System dialogs shown without a soft prompt before them.
         public let dialogsCold: Int
+        /// Of those, allowed.
         public let dialogsColdAllowed: Int
+        /// System dialogs right after an accepted soft prompt.
         public let dialogsAfterAccept: Int
+        /// Of those, allowed.
         public let dialogsAfterAcceptAllowed: Int
+        /// Settings prompts shown.
         public let settingsPrompts: Int
+        /// Times the user opened Settings from one.
         public let settingsOpened: Int
+        /// Times the user then switched notifications on.
         public let settingsEnabled: Int
     }
 
@@ -82,15 +107,21 @@ public struct PolicyResult: Sendable {
 
     /// Opt-in at the end of `day` (1-based).
     public func optIn(day: Int) -> Double { optInByDay[day - 1] }
+    /// Share of users denied at the end of the run.
     public var deniedAtEnd: Double { deniedByDay.last ?? 0 }
 }
 
 /// The whole comparison.
 public struct SimulationResult: Sendable {
+    /// The user model's name.
     public let model: String
+    /// How many users.
     public let users: Int
+    /// How many days.
     public let days: Int
+    /// The seed.
     public let seed: UInt64
+    /// One result per policy, in the order given.
     public let policies: [PolicyResult]
     /// Wall-clock time of the run (not in the JSON, which must be identical for a seed).
     public let elapsedSeconds: Double

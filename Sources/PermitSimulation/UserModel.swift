@@ -6,6 +6,7 @@ import PermitInput
 /// often they use the app, how they answer each prompt, how prompts wear them out, and whether
 /// they come back after deleting the app.
 public struct UserModel: Sendable, Hashable {
+    /// The model's name, for reports.
     public var name: String
     /// Share of users per iOS version.
     public var osVersions: Weighted<OSVersion>
@@ -19,12 +20,15 @@ public struct UserModel: Sendable, Hashable {
     public var features: Weighted<String>
     /// Answers to the soft prompt: accept, dismiss; the rest declines.
     public var softAccept: Double
+    /// The share that dismiss the soft prompt without a choice.
     public var softDismiss: Double
     /// The system dialog: allow when it comes cold, and right after the user accepted a soft prompt.
     public var allowCold: Double
+    /// The chance to allow the dialog right after accepting a soft prompt.
     public var allowAfterSoftAccept: Double
     /// The settings prompt: open Settings, then (once there) switch notifications on.
     public var settingsOpen: Double
+    /// The chance to switch notifications on, once in Settings.
     public var settingsEnable: Double
     /// Each prompt a user has seen takes this much off every later "yes" chance.
     public var denyIncreasePerPrompt: Double
@@ -33,13 +37,16 @@ public struct UserModel: Sendable, Hashable {
     /// After deleting the app: the chance to install it again, after how many days, and the
     /// chance that iOS still remembers the old answer.
     public var reinstallChance: Double
+    /// Days until the reinstall.
     public var reinstallAfterDays: CountDistribution
+    /// The chance that iOS still remembers the old answer after a reinstall.
     public var reinstallSystemRemembers: Double
     /// The engine's `max_prompts_per_day`.
     public var maxPromptsPerDay: Int
     /// Midnight (UTC) of day 1.
     public var start: Date
 
+    /// The `start` of a model that names none: a Monday, so weekday effects line up across runs.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05T00:00:00Z
 
     static let topLevelKeys = [
@@ -65,6 +72,7 @@ public struct UserModel: Sendable, Hashable {
         return try parse(text, file: name)
     }
 
+    /// Parses a model from YAML text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(InputError) -> UserModel {
         let root = try YAMLValue.parse(text, file: file, emptyHint: "start from examples/models/default.yaml")
         let fields = try root.fields(allowed: topLevelKeys)

@@ -42,8 +42,7 @@ import Testing
     ])
     func infiniteWorkEndsWithABudgetError(name: String, source: String) {
         let vm = LuaVM(limits: fastLimits)
-        var e: LuaError?
-        e = failure(vm, source, chunk: "loop.lua")
+        let e = failure(vm, source, chunk: "loop.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "loop.lua", "\(name)")
         #expect(e?.line != nil, "\(name)")
@@ -52,8 +51,7 @@ import Testing
 
     @Test func defaultBudgetStopsALoop() {
         let vm = LuaVM()
-        var e: LuaError?
-        e = failure(vm, "local n = 0\nwhile true do n = n + 1 end", chunk: "spin.lua")
+        let e = failure(vm, "local n = 0\nwhile true do n = n + 1 end", chunk: "spin.lua")
         #expect(e?.kind.stoppedForBudget == true)
         #expect(e?.line == 2)
         #expect(e?.message.hasPrefix("spin.lua:2: instruction budget of 20000000 exceeded") == true)
@@ -85,14 +83,11 @@ import Testing
     @Test func timeLimitCatchesWorkNoCounterSees() {
         // Comparing two distinct, equal 4 MB strings costs a memcmp per instruction.
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 1 << 40, timeLimitMilliseconds: 200))
-        var e: LuaError?
-        do {
-            e = failure(vm, """
+        let e = failure(vm, """
                 local s, t = string.rep('x', 4000000), string.rep('x', 3999999) .. 'x'
                 local n = 0
                 while true do if s == t then n = n + 1 end end
                 """, chunk: "cmp.lua")
-        }
         #expect(e?.kind == .timeLimitExceeded, "\(String(describing: e))")
         #expect(e?.message.contains("time limit of 200 ms exceeded") == true)
         expectHealthy(vm)

@@ -16,8 +16,7 @@ import Testing
     ])
     func bombsEndWithATypedError(name: String, source: String, kind: LuaError.Kind) {
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 200_000_000, memoryBytes: 8 << 20))
-        var e: LuaError?
-        e = failure(vm, source, chunk: "bomb.lua")
+        let e = failure(vm, source, chunk: "bomb.lua")
         #expect(e?.kind == kind, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "bomb.lua", "\(name)")
         #expect(vm.peakMemory <= (8 << 20) + (1 << 16), "\(name) peak \(vm.peakMemory)")
@@ -64,10 +63,7 @@ import Testing
 
     @Test func errorObjectsAreNeverStringifiedByTheHost() {
         let vm = LuaVM(limits: fastLimits)
-        var e: LuaError?
-        do {
-            e = failure(vm, "error(setmetatable({}, { __tostring = function() while true do end end }))")
-        }
+        let e = failure(vm, "error(setmetatable({}, { __tostring = function() while true do end end }))")
         #expect(e?.kind == .runtime)
         #expect(e?.message == "(error object is a table value)")
         let e2 = failure(vm, "error(setmetatable({}, { __tostring = function() error('boom') end }))")
