@@ -12,12 +12,22 @@ static int give_fresh_env(lua_State *L) {
     return 1;
 }
 
+/* Argument 1: the chunk name (light userdata); returns the refusal of a binary chunk. */
+static int binary_refusal(lua_State *L) {
+    const char *name = (const char *)lua_touserdata(L, 1);
+    const char *shown = (name[0] == '@' || name[0] == '=') ? name + 1 : name;
+    lua_pushfstring(L, "%s: precompiled (binary) chunks are refused; load the policy as Lua source text", shown);
+    return 1;
+}
+
 int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname) {
     permit_vm *vm = getvm(L);
     if (len > 0 && src[0] == LUA_SIGNATURE[0]) {
-        const char *shown = (chunkname[0] == '@' || chunkname[0] == '=') ? chunkname + 1 : chunkname;
-        lua_pushfstring(L, "%s: precompiled (binary) chunks are refused; load the policy as Lua source text", shown);
-        return PERMIT_E_BINARY;
+        if (!lua_checkstack(L, 3)) return PERMIT_E_RUNTIME;
+        lua_pushcfunction(L, binary_refusal);
+        lua_pushlightuserdata(L, (void *)chunkname);
+        int st = lua_pcall(L, 1, 1, 0); /* on failure, the memory error's message instead */
+        return st == LUA_OK ? PERMIT_E_BINARY : PERMIT_E_MEMORY;
     }
     vm->mem_refused = 0;
     vm->limit_on = 1;
@@ -51,18 +61,32 @@ static int msgh(lua_State *L) {
     return 1;
 }
 
+/* Argument 1: the error object; returns its text. */
+static int error_text_protected(lua_State *L) {
+    int type = lua_type(L, 1);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+        /* Converted in place: numbers read as Lua prints them, and no __tostring runs. */
+        (void)lua_tolstring(L, 1, NULL);
+        lua_settop(L, 1);
+    } else if (type == LUA_TBOOLEAN || type == LUA_TNIL) {
+        lua_pushstring(L, type == LUA_TNIL ? "nil" : (lua_toboolean(L, 1) ? "true" : "false"));
+    } else {
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    return 1;
+}
+
+/* The host asks between calls, where nothing may raise: under lua_pcall. Should memory run
+   out, the result is the memory error's own (preallocated) message. */
 void permit_push_error_text(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    int type = lua_type(L, idx);
-    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
-        /* A copy, converted in place: numbers read as Lua prints them, and no __tostring runs. */
-        lua_pushvalue(L, idx);
-        (void)lua_tolstring(L, -1, NULL);
-    } else if (type == LUA_TBOOLEAN || type == LUA_TNIL) {
-        lua_pushstring(L, type == LUA_TNIL ? "nil" : (lua_toboolean(L, idx) ? "true" : "false"));
-    } else {
-        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING || !lua_checkstack(L, 3)) {
+        lua_pushvalue(L, idx); /* nothing to make */
+        return;
     }
+    lua_pushcfunction(L, error_text_protected);
+    lua_pushvalue(L, idx);
+    (void)lua_pcall(L, 1, 1, 0);
 }
 
 static int classify(lua_State *L, permit_vm *vm, int st) {
@@ -114,12 +138,26 @@ void permit_take_traceback(lua_State *L) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_TRACEBACK);
 }
 
-void permit_push_source(lua_State *L, int idx) {
+/* Argument 1: a value; returns its source name if it is a Lua function, else nil. */
+static int source_protected(lua_State *L) {
     lua_Debug ar;
-    lua_pushvalue(L, idx);
-    if (lua_type(L, -1) == LUA_TFUNCTION && lua_getinfo(L, ">S", &ar))
+    lua_settop(L, 1);
+    if (lua_type(L, 1) == LUA_TFUNCTION && lua_getinfo(L, ">S", &ar))
         lua_pushstring(L, ar.source);
-    else {
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+void permit_push_source(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (!lua_checkstack(L, 3)) {
+        lua_pushnil(L); /* room for one value is always there (LUA_MINSTACK) */
+        return;
+    }
+    lua_pushcfunction(L, source_protected);
+    lua_pushvalue(L, idx);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
         lua_pop(L, 1);
         lua_pushnil(L);
     }

@@ -78,6 +78,37 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
         #expect(try vm.call(f, [.ref(ref)]) == [.integer(400), .integer(7)])
     }
 
+    /// Loading (compiling, the chunk's environment, the ref, a binary chunk's refusal) too.
+    @Test func loadingSurvivesAnAllocationFailureAtEveryStep() throws {
+        let vm = LuaVM()
+        let source = "local t = {} for i = 1, 10 do t[i] = 'line ' .. i end return function() return #t end"
+        var failures = 0
+        for n in 1...10_000 {
+            do {
+                let f = try withAllocationsFailing(from: n, in: vm) { try vm.load(source, chunkName: "a-rather-long-name/for-a-policy-file/policy.lua") }
+                vm.release(f)
+                break
+            } catch {
+                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
+                failures += 1
+            }
+            expectHealthy(vm)
+        }
+        #expect(failures > 5)
+        for n in 1...20 {
+            let e = withAllocationsFailing(from: n, in: vm) { () -> LuaError? in
+                do {
+                    _ = try vm.load("\u{1B}Lua binary", chunkName: "bin.lua")
+                    return nil
+                } catch {
+                    return error as? LuaError
+                }
+            }
+            #expect(e?.kind == .binaryChunkRefused || e?.kind == .memoryExhausted, "step \(n): \(String(describing: e))")
+        }
+        expectHealthy(vm)
+    }
+
     @Test func callArgumentsSurviveAnAllocationFailureAtEveryStep() throws {
         let vm = LuaVM()
         let f = try vm.load("local t = ... return t.key40[1]:len()", chunkName: "read.lua")
