@@ -37,7 +37,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var executableLines: Set<Int>?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
-        /// The locale as a stored string: pushing its text hashed it on every call.
+        /// The locale as a stored string, so a call pushes it without hashing its text again.
         var localeCache: (locale: String, ref: LuaRef)?
         /// The interned key strings of the warm path, stored on the first call.
         var keys: LuaRef?
