@@ -5,9 +5,11 @@ import PermitCore
 /// given status, so the guardrails and localisation apply as in an app. A one-step scenario
 /// without a file.
 public struct SingleDecision: Sendable {
+    /// The simulated device's iOS version, and whether the app is an App Clip.
     public var platform: Platform
     /// The device's status before the event (not `unknown`).
     public var status: PermissionStatus
+    /// The user's language (BCP 47), for the policy's texts.
     public var locale: String
     /// What the app remembers. On iOS 8–9 its legacy registration is made to agree with
     /// `status`, as it would on a real device.
@@ -15,6 +17,7 @@ public struct SingleDecision: Sendable {
     /// Overrides of the policy's params.
     public var params: [String: PolicyValue]
 
+    /// A decision to make; `ledger` and `params` default to a fresh install and the policy's own params.
     public init(
         platform: Platform, status: PermissionStatus, locale: String = "en", ledger: Ledger = Ledger(),
         params: [String: PolicyValue] = [:]
