@@ -38,6 +38,40 @@ static void set_boolean(lua_State *L, const char *key, int value) {
     lua_setfield(L, -2, key);
 }
 
+/* `ctx.history` of a user who launched 3 times and opened reminders once, never asked. */
+static void push_history(lua_State *L, lua_Integer now) {
+    lua_createtable(L, 0, 12);
+    set_integer(L, "launches", 3);
+    set_integer(L, "foregrounds", 5);
+    set_string(L, "last_status", "not_determined");
+    set_boolean(L, "legacy_registered", 0);
+    set_integer(L, "prompts_today", 0);
+    set_integer(L, "first_launch_at", now - 86400);
+    lua_createtable(L, 0, 6);
+    set_integer(L, "shown", 0);
+    set_integer(L, "accepted", 0);
+    set_integer(L, "declined", 0);
+    set_integer(L, "dismissed", 0);
+    lua_setfield(L, -2, "soft_prompt");
+    lua_createtable(L, 0, 4);
+    set_integer(L, "requested", 0);
+    set_integer(L, "shown", 0);
+    lua_setfield(L, -2, "system_prompt");
+    lua_createtable(L, 0, 4);
+    set_integer(L, "shown", 0);
+    set_integer(L, "opened", 0);
+    set_integer(L, "cancelled", 0);
+    lua_setfield(L, -2, "settings_prompt");
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 3);
+    set_integer(L, "opened", 1);
+    set_integer(L, "last_opened_at", now);
+    lua_setfield(L, -2, "reminders");
+    lua_setfield(L, -2, "features");
+    lua_createtable(L, 0, 0);
+    lua_setfield(L, -2, "state");
+}
+
 /* The context of one `feature_opened` event on a not-yet-asked iOS 16.4 device. */
 static void push_context(lua_State *L, lua_Integer now, int params_ref) {
     static const char *settings[] = {"alert", "sound", "badge", "lock_screen", "notification_center", "car_play",
@@ -72,36 +106,7 @@ static void push_context(lua_State *L, lua_Integer now, int params_ref) {
     set_boolean(L, "time_sensitive", 1);
     lua_setfield(L, -2, "capabilities");
 
-    lua_createtable(L, 0, 12);
-    set_integer(L, "launches", 3);
-    set_integer(L, "foregrounds", 5);
-    set_string(L, "last_status", "not_determined");
-    set_boolean(L, "legacy_registered", 0);
-    set_integer(L, "prompts_today", 0);
-    set_integer(L, "first_launch_at", now - 86400);
-    lua_createtable(L, 0, 6);
-    set_integer(L, "shown", 0);
-    set_integer(L, "accepted", 0);
-    set_integer(L, "declined", 0);
-    set_integer(L, "dismissed", 0);
-    lua_setfield(L, -2, "soft_prompt");
-    lua_createtable(L, 0, 4);
-    set_integer(L, "requested", 0);
-    set_integer(L, "shown", 0);
-    lua_setfield(L, -2, "system_prompt");
-    lua_createtable(L, 0, 4);
-    set_integer(L, "shown", 0);
-    set_integer(L, "opened", 0);
-    set_integer(L, "cancelled", 0);
-    lua_setfield(L, -2, "settings_prompt");
-    lua_createtable(L, 0, 1);
-    lua_createtable(L, 0, 3);
-    set_integer(L, "opened", 1);
-    set_integer(L, "last_opened_at", now);
-    lua_setfield(L, -2, "reminders");
-    lua_setfield(L, -2, "features");
-    lua_createtable(L, 0, 0);
-    lua_setfield(L, -2, "state");
+    push_history(L, now);
     lua_setfield(L, -2, "history");
 
     lua_createtable(L, 0, 0);

@@ -39,9 +39,11 @@ public enum AtomicFile {
 
 /// A file `AtomicFile` could not write; the old file, if any, is untouched.
 public struct AtomicFileError: Error, Sendable, CustomStringConvertible {
+    /// The file that was to be written.
     public var path: String
     /// Why, as the system put it (`Permission denied`, `No such file or directory`).
     public var reason: String
 
+    /// `path: reason`, for messages.
     public var description: String { "\(path): \(reason)" }
 }

@@ -17,8 +17,9 @@ public struct Decision: Sendable, Hashable {
     /// Nothing to show: the answer when a policy returns `nil`, or a guardrail voided its decision.
     public static let none = Decision(.none)
 
-    /// The UX to show. The prompts are boxed (`indirect`): most decisions are `none`, and an
-    /// unboxed prompt made every `Decision` and `Outcome` several hundred bytes to copy per event.
+    /// The UX to show. The prompts are boxed (`indirect`): most decisions are `none`, and
+    /// boxing keeps every `Decision` and `Outcome` small to copy on every event (the figures
+    /// are in docs/performance.md).
     public enum Action: Sendable, Hashable {
         /// Show nothing.
         case none

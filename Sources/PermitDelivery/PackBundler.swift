@@ -15,10 +15,12 @@ public struct PackBundler: Sendable {
     public var version: Int64
     /// The oldest engine that may run the bundle.
     public var minimumEngine: EngineVersion
+    /// After this the bundle is refused; nil: it does not expire.
     public var expiresAt: Date?
     /// Signs the bundle; without it the bundle is unsigned, to be signed with `permit sign`.
     public var signingKey: BundleSigningKey?
 
+    /// A bundler for the pack at `pack`; the bundle is unsigned unless `signingKey` is given.
     public init(
         pack: URL, version: Int64, minimumEngine: EngineVersion = .current, expiresAt: Date? = nil,
         signingKey: BundleSigningKey? = nil
@@ -32,11 +34,14 @@ public struct PackBundler: Sendable {
 
     /// How the pack's scenarios went: the gate a bundle must pass.
     public struct TestSummary: Sendable, Hashable {
+        /// Scenarios that passed.
         public var passed: Int
+        /// Scenarios that ran and failed.
         public var failed: Int
         /// Scenario files that could not be read.
         public var unreadable: Int
 
+        /// The counts of one test run.
         public init(passed: Int, failed: Int, unreadable: Int) {
             self.passed = passed
             self.failed = failed
@@ -46,10 +51,13 @@ public struct PackBundler: Sendable {
 
     /// What was written, for the report.
     public struct Report: Sendable {
+        /// The manifest written into the bundle: pack, version, engine, times, file hashes.
         public var manifest: BundleManifest
         /// The name the policy gives itself.
         public var policyName: String
+        /// The key that signed the bundle; nil when it is unsigned.
         public var signer: KeyID?
+        /// Scenarios that passed in the gate.
         public var testsPassed: Int
     }
 
@@ -140,6 +148,7 @@ public struct PackBundler: Sendable {
 
 /// Why `PackBundler` wrote no bundle.
 public struct PackBundleError: Error, Sendable, CustomStringConvertible {
+    /// What kind of refusal: the CLI exits 1 for failed tests and 2 for the rest.
     public enum Kind: Sendable, Hashable {
         /// Not a directory, no policy.lua, or a name a pack cannot have.
         case invalidPack
@@ -156,9 +165,12 @@ public struct PackBundleError: Error, Sendable, CustomStringConvertible {
         case cannotWrite
     }
 
+    /// What kind of refusal.
     public var kind: Kind
+    /// What went wrong and what to do, naming the pack or file.
     public var description: String
 
+    /// A refusal of `kind`, said in `description`.
     public init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description

@@ -37,7 +37,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var executableLines: Set<Int>?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
-        /// The locale as a stored string: pushing its text hashed it on every call.
+        /// The locale as a stored string, so a call pushes it without hashing its text again.
         var localeCache: (locale: String, ref: LuaRef)?
         /// The interned key strings of the warm path, stored on the first call.
         var keys: LuaRef?
@@ -50,11 +50,15 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     /// Loads a policy from source text. `chunkName` names it in every error (`polite/policy.lua:12: ...`).
     ///   - coverage: record which lines run (`permit test --coverage`); costs a hook per line.
-    public init(
+    public convenience init(
         source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
     ) throws(PolicyError) {
-        let compiled = try LuaPolicy.compile(
-            source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage)
+        try self.init(LuaPolicy.compile(
+            source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage), chunkName: chunkName)
+    }
+
+    /// The policy a compiled file describes; its first problem, if it has any, is thrown.
+    private init(_ compiled: Compiled, chunkName: String) throws(PolicyError) {
         let shape = compiled.shape
         guard shape.problems.isEmpty, let name = shape.name, let decide = shape.decide else {
             compiled.release()
@@ -174,18 +178,30 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     }
 
     /// Every problem of a policy file at once (an empty list when it is valid): a reading,
-    /// syntax or load error, or each problem of the table it returns. For `permit check`. The
-    /// file is read and compiled once.
+    /// syntax or load error, or each problem of the table it returns.
     public static func problems(
         contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
     ) -> [PolicyError] {
+        check(contentsOf: url, displayName: displayName, limits: limits).problems
+    }
+
+    /// `permit check`: the loaded policy when the file is valid, else every problem at once
+    /// (`policy` is then nil). The file is read and compiled once.
+    public static func check(
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+    ) -> (policy: LuaPolicy?, problems: [PolicyError]) {
         let name = displayName ?? url.path
+        let compiled: Compiled
         do {
-            let compiled = try compile(try source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
-            compiled.release()
-            return compiled.shape.problems
+            compiled = try compile(try source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
         } catch {
-            return [error]
+            return (nil, [error])
+        }
+        let problems = compiled.shape.problems
+        do {
+            return (try LuaPolicy(compiled, chunkName: name), [])
+        } catch {
+            return (nil, problems.isEmpty ? [error] : problems)
         }
     }
 

@@ -6,6 +6,7 @@ import PermitLua
 /// itself. Each block of users runs it in a fresh VM, so the source is kept, not a loaded policy.
 /// (PermitDelivery's `PolicySource` is something else: the policy an app serves from bundles.)
 public struct SimulationPolicy: Sendable {
+    /// The policy file's text, loaded again in each block's VM.
     public let source: String
     /// The path as the user wrote it (errors and reports name the policy by it).
     public let chunkName: String

@@ -29,8 +29,8 @@ struct CheckCommand: AsyncParsableCommand {
         for path in policies {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
-            let found = LuaPolicy.problems(contentsOf: url, displayName: shown)
-            if found.isEmpty, let policy = try? LuaPolicy.load(contentsOf: url, displayName: shown) {
+            let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown)
+            if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("ok    \(shown)  name \(policy.name)"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")

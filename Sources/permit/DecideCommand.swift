@@ -68,35 +68,20 @@ struct DecideCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let event = try parseEvent()
-        var ledger = try loadHistory()
-        let platform = Platform(version: version, isAppClip: appClip)
-        if platform.usesLegacyRegistration { ledger.legacyRegistered = status == .denied || (ledger.legacyRegistered && status != .notDetermined) }
-        var overrides: [String: PolicyValue] = [:]
-        for param in params {
-            guard let equals = param.firstIndex(of: "="), equals != param.startIndex else {
-                Terminal.printError("--param \(param): write name=value")
-                throw Exit.badInput
-            }
-            overrides[String(param[..<equals])] = ParamParsing.value(String(param[param.index(after: equals)...]))
-        }
+        let decision = SingleDecision(
+            platform: Platform(version: version, isAppClip: appClip), status: status, locale: locale,
+            ledger: try loadHistory(), params: try overrides())
         let policy = try loadPolicy(url)
-        do { try policy.validate(params: overrides) } catch {
-            Terminal.printError("--param: \(error)")
-            throw Exit.badInput
-        }
-        let clock = ManualClock(Date(timeIntervalSince1970: TimeInterval(Int64(Date().timeIntervalSince1970))))
-        let device: SimulatedDevice
-        do {
-            device = try SimulatedDevice(platform: platform, clock: clock, authorization: status)
+        let outcome: Outcome
+        do throws(SingleDecision.Problem) {
+            outcome = try await decision.outcome(of: event, policy: policy)
         } catch {
-            Terminal.printError("--status: \(error)")
+            switch error {
+            case .params(let error): Terminal.printError("--param: \(error)")
+            case .status(let error): Terminal.printError("--status: \(error)")
+            }
             throw Exit.badInput
         }
-        let engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(ledger), clock: clock,
-            configuration: EngineConfiguration(
-                locale: locale, timeZone: .current, params: overrides, foregroundRechecks: []))
-        let outcome = await engine.handle(event)
         let trace = outcome.trace
         if format == .json {
             var fields: [String: PolicyValue] = [
@@ -114,6 +99,19 @@ struct DecideCommand: AsyncParsableCommand {
             print(formatter.line(for: outcome))
             if !trace.isEmpty { print("trace:\n" + trace) }
         }
+    }
+
+    /// `--param name=value`, repeated.
+    func overrides() throws -> [String: PolicyValue] {
+        var overrides: [String: PolicyValue] = [:]
+        for param in params {
+            guard let equals = param.firstIndex(of: "="), equals != param.startIndex else {
+                Terminal.printError("--param \(param): write name=value")
+                throw Exit.badInput
+            }
+            overrides[String(param[..<equals])] = ParamParsing.value(String(param[param.index(after: equals)...]))
+        }
+        return overrides
     }
 
     func parseEvent() throws -> AppEvent {

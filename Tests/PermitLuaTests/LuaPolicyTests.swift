@@ -461,4 +461,17 @@ private enum Fixture {
         try Data("return { name = 'fine', decide = function() end }".utf8).write(to: url)
         #expect(LuaPolicy.problems(contentsOf: url).isEmpty)
     }
+
+    /// `permit check` gets the loaded policy from the same compile that looked for problems.
+    @Test func checkReturnsThePolicyOrEveryProblem() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-check-\(UUID().uuidString).lua")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("return { name = 'fine', params = { days = 3 }, decide = function() end }".utf8).write(to: url)
+        let valid = LuaPolicy.check(contentsOf: url, displayName: "fine.lua")
+        #expect(valid.problems.isEmpty)
+        #expect(valid.policy?.name == "fine" && valid.policy?.defaultParams == ["days": .integer(3)])
+        try Data("return { decide = 3 }".utf8).write(to: url)
+        let broken = LuaPolicy.check(contentsOf: url, displayName: "broken.lua")
+        #expect(broken.policy == nil && broken.problems.count == 2)
+    }
 }

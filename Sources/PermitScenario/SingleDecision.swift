@@ -1,0 +1,57 @@
+import Foundation
+import PermitCore
+
+/// `permit decide` as one call: one event through the real engine on a simulated device in a
+/// given status, so the guardrails and localisation apply as in an app. A one-step scenario
+/// without a file.
+public struct SingleDecision: Sendable {
+    /// The simulated device's iOS version, and whether the app is an App Clip.
+    public var platform: Platform
+    /// The device's status before the event (not `unknown`).
+    public var status: PermissionStatus
+    /// The user's language (BCP 47), for the policy's texts.
+    public var locale: String
+    /// What the app remembers. On iOS 8–9 its legacy registration is made to agree with
+    /// `status`, as it would on a real device.
+    public var ledger: Ledger
+    /// Overrides of the policy's params.
+    public var params: [String: PolicyValue]
+
+    /// A decision to make; `ledger` and `params` default to a fresh install and the policy's own params.
+    public init(
+        platform: Platform, status: PermissionStatus, locale: String = "en", ledger: Ledger = Ledger(),
+        params: [String: PolicyValue] = [:]
+    ) {
+        self.platform = platform
+        self.status = status
+        self.locale = locale
+        self.ledger = ledger
+        self.params = params
+    }
+
+    /// What the caller asked for that cannot be.
+    public enum Problem: Error, Sendable {
+        /// The params do not fit the policy.
+        case params(PolicyError)
+        /// The device cannot be in this status (provisional before iOS 12, say).
+        case status(SimulatedDeviceError)
+    }
+
+    /// Handles `event` with `policy` at `now` (rounded down to whole seconds, as the engine counts).
+    public func outcome(of event: AppEvent, policy: any Policy, now: Date = Date()) async throws(Problem) -> Outcome {
+        do { try policy.validate(params: params) } catch { throw .params(error) }
+        let clock = ManualClock(Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)))
+        let device: SimulatedDevice
+        do { device = try SimulatedDevice(platform: platform, clock: clock, authorization: status) } catch {
+            throw .status(error)
+        }
+        var ledger = ledger
+        if platform.usesLegacyRegistration {
+            ledger.legacyRegistered = status == .denied || (ledger.legacyRegistered && status != .notDetermined)
+        }
+        let engine = PermissionEngine(
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(ledger), clock: clock,
+            configuration: EngineConfiguration(locale: locale, timeZone: .current, params: params, foregroundRechecks: []))
+        return await engine.handle(event)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// No function or initializer under Sources/ is over 60 lines (declaration to closing brace),
+/// so each fits on a screen and reads as one step. Tests are exempt; so is code a tool wrote
+/// (none today). C functions are not measured here.
+@Suite struct FunctionLengthTests {
+    static let limit = 60
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The file's lines with comments and string literals left out, so only code braces count.
+    /// Works on bytes: every delimiter it looks for is ASCII.
+    static func codeLines(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        var lines: [String] = []
+        var line: [UInt8] = []
+        var blockComments = 0
+        var stringQuotes = 0  // 0: code; 1: a "..." string; 3: a """...""" string
+        var index = 0
+        func at(_ pattern: StaticString) -> Bool {
+            let count = pattern.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[index + offset] != pattern.utf8Start[offset] { return false }
+            return true
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") {
+                lines.append(String(decoding: line, as: UTF8.self))
+                line.removeAll(keepingCapacity: true)
+                if stringQuotes == 1 { stringQuotes = 0 }
+                index += 1
+            } else if blockComments > 0 {
+                if at("*/") { blockComments -= 1; index += 2 } else if at("/*") { blockComments += 1; index += 2 } else { index += 1 }
+            } else if stringQuotes > 0 {
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                } else if stringQuotes == 3 ? at("\"\"\"") : byte == UInt8(ascii: "\"") {
+                    index += stringQuotes
+                    stringQuotes = 0
+                } else {
+                    index += 1
+                }
+            } else if at("//") {
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            } else if at("/*") {
+                blockComments = 1
+                index += 2
+            } else if at("\"\"\"") {
+                stringQuotes = 3
+                index += 3
+            } else if byte == UInt8(ascii: "\"") {
+                stringQuotes = 1
+                index += 1
+            } else {
+                line.append(byte)
+                index += 1
+            }
+        }
+        lines.append(String(decoding: line, as: UTF8.self))
+        return lines
+    }
+
+    static var declaration: Regex<Substring> { #/^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|private|package|internal|fileprivate|open|static|class|mutating|nonmutating|override|final|nonisolated|convenience|required|isolated)(?:\([^)]*\))?\s+)*(?:func\s|init[?!]?\s*[(<]|subscript\s*[(<])/# }
+
+    /// Every function at least `limit` + 1 lines long: (file, first line, length).
+    static func longFunctions(in file: String) throws -> [(line: Int, length: Int)] {
+        let lines = codeLines(try String(contentsOfFile: file, encoding: .utf8))
+        var found: [(line: Int, length: Int)] = []
+        let pattern = declaration
+        for (start, text) in lines.enumerated()
+        where (text.contains("func ") || text.contains("init") || text.contains("subscript")) && text.firstMatch(of: pattern) != nil {
+            var depth = 0, parens = 0, opened = false
+            search: for number in start..<lines.count {
+                for character in lines[number] {
+                    switch character {
+                    case "(": parens += 1
+                    case ")": parens -= 1
+                    case "{": depth += 1; opened = true
+                    case "}": depth -= 1
+                    default: break
+                    }
+                    if opened && depth == 0 {
+                        let length = number - start + 1
+                        if length > limit { found.append((start + 1, length)) }
+                        break search
+                    }
+                }
+                // A requirement with no body (in a protocol) ends at its line.
+                if !opened, parens == 0, number + 1 < lines.count {
+                    let next = lines[number + 1].trimmingCharacters(in: .whitespaces)
+                    let continues = next.hasPrefix("throws") || next.hasPrefix("->") || next.hasPrefix("where")
+                        || next.hasPrefix("async") || next.hasPrefix("{") || next.hasPrefix("rethrows")
+                    let open = lines[number].trimmingCharacters(in: .whitespaces)
+                    if !continues, !open.hasSuffix(",") , !open.hasSuffix("("), !open.hasSuffix("->") { break search }
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func noShippingFunctionIsOverSixtyLines() throws {
+        let sources = Self.repository.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        var checked = 0
+        for file in files.sorted() where file.hasSuffix(".swift") {
+            checked += 1
+            for long in try Self.longFunctions(in: sources.appendingPathComponent(file).path) {
+                Issue.record("Sources/\(file):\(long.line): a function of \(long.length) lines; split it (at most \(Self.limit))")
+            }
+        }
+        #expect(checked > 50)
+    }
+
+    /// The measure itself: a long function is found, one at the limit is not, and braces in
+    /// strings and comments do not count.
+    @Test func theMeasureCountsDeclarationToClosingBrace() throws {
+        let body = (0..<(Self.limit - 2)).map { "    let x\($0) = \"}\" // {" }.joined(separator: "\n")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("length-\(UUID().uuidString).swift")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let text = "protocol P {\n    func required()\n}\n\nfunc fits() {\n\(body)\n}\n\nfunc tooLong() {\n\(body)\n    let y = 1\n}\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let long = try Self.longFunctions(in: file.path)
+        #expect(long.count == 1)
+        #expect(long.first?.line == Self.limit + 6 && long.first?.length == Self.limit + 1)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitScenario
+
+/// A policy that declares no params.
+struct NoParams: Policy {
+    var name: String { "no-params" }
+    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? { nil }
+    func validate(params: [String: PolicyValue]) throws(PolicyError) {
+        if let key = params.keys.first { throw PolicyError(kind: .load, field: "params.\(key)", message: "no such param") }
+    }
+}
+
+/// `permit decide`'s library call: one event on a simulated device in a given status.
+@Suite struct SingleDecisionTests {
+    let sixteen = Platform(version: OSVersion(major: 16, minor: 4), isAppClip: false)
+
+    @Test func oneEventGoesThroughTheEngine() async throws {
+        let decision = SingleDecision(platform: sixteen, status: .notDetermined)
+        let outcome = try await decision.outcome(of: .featureOpened("diary"), policy: polite)
+        #expect(outcome.decision.action.name == "soft_prompt")
+        #expect(outcome.statusAfter == .notDetermined)
+    }
+
+    @Test func aStatusTheDeviceCannotHaveIsAProblemOfTheStatus() async {
+        let eleven = Platform(version: OSVersion(major: 11), isAppClip: false)
+        do {
+            _ = try await SingleDecision(platform: eleven, status: .provisional).outcome(of: .appLaunch, policy: polite)
+            Issue.record("expected a problem")
+        } catch {
+            guard case .status = error else { Issue.record("expected .status, got \(error)"); return }
+        }
+    }
+
+    @Test func paramsThePolicyDoesNotTakeAreAProblemOfTheParams() async {
+        do {
+            _ = try await SingleDecision(platform: sixteen, status: .denied, params: ["nope": .integer(1)])
+                .outcome(of: .appLaunch, policy: NoParams())
+            Issue.record("expected a problem")
+        } catch {
+            guard case .params(let error) = error else { Issue.record("expected .params, got \(error)"); return }
+            #expect(error.field == "params.nope")
+        }
+    }
+}
