@@ -51,4 +51,15 @@ import Testing
             #expect(Set(documented) == Set(Self.options(of: verb)), "docs/reference.md <!-- keys: cli.\(verb.commandName) -->")
         }
     }
+
+    /// The exit code the reference gives for a usage error is the one an unknown option gets.
+    @Test func aUsageErrorExitsAsDocumented() throws {
+        let text = reference.text
+        let section = try #require(text.range(of: "<a id=\"exit-codes\"></a>"))
+        let row = try #require(text[section.upperBound...].split(separator: "\n").first { $0.contains("usage error") })
+        let code = try #require(Int32(row.split(separator: "|").first?.trimmingCharacters(in: .whitespaces) ?? ""))
+        let result = try CLITests.permit(["test", "--no-such-option"])
+        #expect(result.status == code, "docs/reference.md#exit-codes says \(code) for a usage error")
+        #expect(result.stderr.contains("--no-such-option"))
+    }
 }

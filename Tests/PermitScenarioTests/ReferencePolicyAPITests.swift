@@ -222,6 +222,23 @@ import PermitScenario
 
     // MARK: Reminders
 
+    /// The documented `plan_reminders` example is read as written.
+    @Test func theReminderExampleIsValid() throws {
+        let text = reference.text
+        let start = try #require(text.range(of: "```lua\nplan_reminders = function(ctx)"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let function = String(text[text.index(start.lowerBound, offsetBy: 7)..<end.lowerBound])
+        let policy = try LuaPolicy(
+            source: "return { name = \"example\", decide = function(ctx) return nil end,\n\(function)}", chunkName: "example.lua")
+        let context = PolicyContext(
+            event: .appLaunch, status: .authorized, previousStatus: .authorized,
+            settings: .typical(for: .authorized, on: OSVersion(major: 16)), platform: Platform(version: OSVersion(major: 16)),
+            history: Ledger(), now: 1_767_600_000, locale: "zh-Hans")
+        let reminders = try policy.planReminders(context)
+        #expect(reminders.map(\.id) == ["checkin-1"])
+        #expect(reminders.first?.body.resolved(for: "zh-Hans") == "今天感觉如何？")
+    }
+
     static let completeReminder: [String: LuaValue] = [
         "day": 1, "hour": 8, "minute": 30, "title": "Morning", "body": "Check in", "action": "open_diary",
         "sound": false, "badge": 1, "id": "checkin-1",

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PermitCore
+import PermitLua
 @testable import PermitScenario
 
 /// docs/reference.md lists exactly the scenario keys the parser accepts, at every level, so a
@@ -47,18 +48,22 @@ import Testing
         #expect(try reference.keys("scenario.expect_reminders") == ScenarioParser.expectedReminderKeys)
     }
 
-    /// The documented example parses, with every top-level key but `trusted_keys` (which needs
-    /// a key file) set as written.
-    @Test func theReferenceExampleParses() throws {
+    /// The documented example is a real test of the polite pack: it parses with every key it
+    /// shows, and passes when it sits in `policies/polite/tests/`.
+    @Test func theReferenceExamplePassesAgainstThePolitePack() async throws {
         let text = reference.text
         let start = try #require(text.range(of: "```yaml\nname: iOS 9"))
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let yaml = String(text[text.index(start.lowerBound, offsetBy: 8)..<end.lowerBound])
-        let scenario = try ScenarioParser.parse(yaml, file: "reference.yaml", directory: URL(fileURLWithPath: "/tmp/pack/tests"))
+        let tests = ReferenceTables.repository.appendingPathComponent("policies/polite/tests")
+        let scenario = try ScenarioParser.parse(yaml, file: "reference.yaml", directory: tests)
         #expect(scenario.userBucket == 0)
         #expect(scenario.maxPromptsPerDay == 3)
         #expect(scenario.initial.ledger.launches == 4)
         #expect(scenario.steps.count == 8)
-        #expect(scenario.policy?.path == "/tmp/pack/policy.lua")
+        let policyURL = try #require(scenario.policy)
+        #expect(policyURL.standardizedFileURL.path.hasSuffix("policies/polite/policy.lua"))
+        let result = try await ScenarioRunner(policy: try LuaPolicy.load(contentsOf: policyURL)).run(scenario)
+        #expect(result.passed, "\(result.steps.flatMap(\.failures))")
     }
 }
