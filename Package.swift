@@ -80,6 +80,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make redteam`: the sandbox's attack battery, run through the real CLI and timed in-process.
+        .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
         // A host configuring budgets, prompt cap and store location; built so it cannot drift.
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         // What the test targets share: a timeout for awaits, a child-process runner.

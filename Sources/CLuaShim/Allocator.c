@@ -56,6 +56,21 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     if (nsize > old && vm->limit_on) {
         size_t grow = nsize - old;
+        /* A table's hash part is a fresh vector of 2^k nodes (NODE_BYTES each: 3 * 2^(k+3)
+           bytes, never a power of two). Re-inserting n colliding integer keys walks one chain
+           per key, O(n^2) in a single C call no hook interrupts; capping the slots bounds that
+           call. A string buffer of exactly such a size is refused too: a rare, typed memory
+           error. */
+        if (ptr == NULL && osize == 0 && vm->max_table_bytes > 0 && nsize > vm->max_table_bytes &&
+            nsize % NODE_BYTES == 0) {
+            size_t slots = nsize / NODE_BYTES;
+            if ((slots & (slots - 1)) == 0) {
+                vm->mem_refused = 1;
+                vm->table_refused = 1;
+                return NULL;
+            }
+        }
+        if (nsize >= BIG_BLOCK) vm->big_blocks = 1;
         if ((vm->used > vm->limit || grow > vm->limit - vm->used) && over_cap(vm, ptr, old, nsize)) {
             vm->mem_refused = 1;
             return NULL;

@@ -1,9 +1,11 @@
-/* The sandbox's base functions that differ from Lua's: xpcall, next, pairs, rawget, rawset,
-   getmetatable, setmetatable and load. Each is Lua's own function (upvalue 1) behind a check
-   or a preparation; none re-implements what Lua already does.
+/* The sandbox's base functions that differ from Lua's: next, pairs, rawget, rawset and load.
+   Each is Lua's own function (upvalue 1) behind a check or a preparation; none re-implements
+   what Lua already does. (xpcall is in Lua544Guards.c; tostring, getmetatable and
+   setmetatable in ChargedLib.c.)
 
-   next, pairs, rawget, rawset, getmetatable and setmetatable see past metamethods: on a ctx
-   whose fields are still to be built (LazyContext.c), they build them first. */
+   next, pairs, rawget and rawset (and ChargedLib.c's getmetatable and setmetatable) see past
+   metamethods: on a ctx whose fields are still to be built (LazyContext.c), they build them
+   first. */
 #include "shim_internal.h"
 #include "lazy_context.h"
 #include <lauxlib.h>
@@ -24,26 +26,6 @@ static int call_original(lua_State *L) {
     lua_insert(L, 1);
     lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, all_results);
     return lua_gettop(L);
-}
-
-/* xpcall's message handler runs before the stack unwinds; when the error was raised by the
-   count hook, Lua runs it with hooks disabled. So once the budget is gone the script's handler
-   is skipped and the error passes unchanged. Upvalue 1: the script's handler. */
-static int guarded_handler(lua_State *L) {
-    if (getvm(L)->budget_exceeded) return 1;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
-}
-
-/* xpcall(f, handler, ...): Lua's, with the script's handler behind the guard. */
-int shim_xpcall(lua_State *L) {
-    luaL_checktype(L, 2, LUA_TFUNCTION);
-    lua_pushvalue(L, 2);
-    lua_pushcclosure(L, guarded_handler, 1);
-    lua_replace(L, 2);
-    return call_original(L);
 }
 
 int shim_next(lua_State *L) {
@@ -88,30 +70,6 @@ int shim_rawset(lua_State *L) {
     return call_original(L);
 }
 
-/* Only tables show a metatable: the string metatable stays hidden. */
-int shim_getmetatable(lua_State *L) {
-    luaL_checkany(L, 1);
-    if (lua_type(L, 1) != LUA_TTABLE) {
-        lua_pushnil(L);
-        return 1;
-    }
-    permit_lazy_settle_in_call(L, 1);
-    return call_original(L);
-}
-
-/* Finalizers would run policy code at arbitrary moments (between calls, while the host reads
-   results): a metatable with __gc is refused. */
-int shim_setmetatable(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        lua_pushliteral(L, "__gc");
-        if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "__gc metamethods are not available in the sandbox");
-        lua_pop(L, 1);
-    }
-    permit_lazy_settle_in_call(L, 1);
-    return call_original(L);
-}
-
 void shim_push_new_env(lua_State *L) {
     lua_createtable(L, 0, 0);
     lua_createtable(L, 0, 2);
@@ -147,6 +105,13 @@ int shim_load(lua_State *L) {
     if (len > 0 && text[0] == LUA_SIGNATURE[0]) {
         luaL_pushfail(L);
         lua_pushliteral(L, "binary chunks are not allowed in the sandbox");
+        return 2;
+    }
+    char refusal[200];
+    int refused_line = permit_source_refusal(text, len, refusal, sizeof refusal);
+    if (refused_line > 0) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "[string \"%s\"]:%d: %s", name, refused_line, refusal);
         return 2;
     }
     int base = lua_gettop(L);

@@ -29,19 +29,23 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
     if (!vm->budget_exceeded) {
         /* Safety net for work neither instructions nor allocations show
            (e.g. comparing two long equal strings): a wall-clock limit. */
-        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_limit_ns) {
+        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_check_ns) {
             vm->time_exceeded = 1;
             vm->budget_exceeded = 1;
             vm->budget_left = 0;
         } else if (vm->budget_left >= step) {
             vm->budget_left -= step;
-            if (step != HOOK_STEP) lua_sethook(L, shim_count_hook, hook_mask(vm), HOOK_STEP);
+            if (step != hook_step(vm)) lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
             return;
         }
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
     }
     if (step != 1) lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    if (vm->sticky_kind != 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        lua_error(L);
+    }
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
     if (vm->time_exceeded) {
@@ -83,3 +87,54 @@ int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
     vm->guard_kind = kind;
     return lua_error(L);
 }
+
+/* ------------------------------------------------- for the guards (sandbox_guards.h) */
+
+permit_guard_state *permit_guards(lua_State *L) { return &getvm(L)->guards; }
+
+int permit_budget_gone(lua_State *L) { return getvm(L)->budget_exceeded; }
+
+/* Also reads the wall clock. A unit is about one VM instruction, 2.5 ns on the reference
+   machine: work that would end past the limit is refused before it starts instead of
+   overshooting it. */
+void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
+    permit_vm *vm = getvm(L);
+    if (vm->sticky_kind != 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        lua_error(L);
+    }
+    int64_t predicted = (int64_t)(units < (1u << 30) ? units : (1u << 30)) * 5 / 2;
+    if (!vm->budget_exceeded && vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns + predicted > vm->time_check_ns) {
+        vm->time_exceeded = 1;
+        vm->budget_exceeded = 1;
+        vm->budget_left = 0;
+        lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+        int saved = vm->limit_on;
+        vm->limit_on = 0;
+        luaL_where(L, 1);
+        lua_pushfstring(L, "time limit of %I ms exceeded (%s)", (LUAI_UACINT)(vm->time_limit_ns / 1000000), where);
+        lua_concat(L, 2);
+        vm->limit_on = saved;
+        lua_error(L);
+    }
+    shim_charge(L, vm, units, where);
+}
+
+int permit_fail_nesting(lua_State *L, const char *what) {
+    permit_vm *vm = getvm(L);
+    vm->sticky_kind = PERMIT_E_NESTING;
+    vm->budget_exceeded = 1; /* every thread's next hook event raises the same error */
+    vm->budget_left = 0;
+    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    int saved = vm->limit_on;
+    vm->limit_on = 0;
+    luaL_where(L, 1);
+    lua_pushfstring(L, "%s nested deeper than %d levels (the sandbox's limit)", what, PERMIT_COROUTINE_DEPTH);
+    lua_concat(L, 2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+    vm->limit_on = saved;
+    return lua_error(L);
+}
+
+int permit_table_cap_hit(lua_State *L) { return getvm(L)->table_refused; }

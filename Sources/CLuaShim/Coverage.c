@@ -39,7 +39,7 @@ void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
 void permit_set_coverage(lua_State *L, int on) {
     permit_vm *vm = getvm(L);
     vm->coverage_on = on != 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), HOOK_STEP);
+    lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
 }
 
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max) {

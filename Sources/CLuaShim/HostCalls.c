@@ -29,7 +29,15 @@ int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname
         int st = lua_pcall(L, 1, 1, 0); /* on failure, the memory error's message instead */
         return st == LUA_OK ? PERMIT_E_BINARY : PERMIT_E_MEMORY;
     }
+    char refusal[200];
+    int refused_line = permit_source_refusal(src, len, refusal, sizeof refusal);
+    if (refused_line > 0) {
+        const char *shown = (chunkname[0] == '@' || chunkname[0] == '=') ? chunkname + 1 : chunkname;
+        lua_pushfstring(L, "%s:%d: %s", shown, refused_line, refusal);
+        return PERMIT_E_SYNTAX;
+    }
     vm->mem_refused = 0;
+    vm->table_refused = 0;
     vm->limit_on = 1;
     int st = luaL_loadbufferx(L, src, len, chunkname, "t");
     vm->limit_on = 0;
@@ -90,6 +98,7 @@ void permit_push_error_text(lua_State *L, int idx) {
 }
 
 static int classify(lua_State *L, permit_vm *vm, int st) {
+    if (vm->sticky_kind != 0) return vm->sticky_kind;
     if (vm->time_exceeded) return PERMIT_E_TIME;
     if (vm->budget_exceeded) return PERMIT_E_BUDGET;
     if (st == LUA_ERRMEM) return PERMIT_E_MEMORY;
@@ -116,15 +125,26 @@ int permit_call(lua_State *L, int nargs) {
     vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
     vm->guard_kind = 0;
     vm->mem_refused = 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), HOOK_STEP);
+    vm->table_refused = 0;
+    vm->sticky_kind = 0;
+    vm->guards.coroutine_depth = 0;
+    vm->guards.handler_depth = 0;
+    lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;
     int st = lua_pcall(L, nargs, LUA_MULTRET, hidx);
     vm->in_call = 0;
     vm->limit_on = 0;
     int kind = st == LUA_OK ? PERMIT_OK : classify(L, vm, st);
+    if (kind == PERMIT_OK && vm->sticky_kind != 0) {
+        /* The error was raised where the script caught it (coroutine.close returns it as a
+           value) and the call ended before any later hook: it fails all the same. */
+        lua_settop(L, hidx);
+        lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
+        kind = vm->sticky_kind;
+    }
     vm->budget_exceeded = 1; /* nothing runs between calls */
-    if (vm->guard_kind != 0) {
+    if (vm->guard_kind != 0 || vm->sticky_kind != 0) {
         lua_pushnil(L);
         lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
     }

@@ -62,10 +62,7 @@ static int setup(lua_State *L) {
     lua_setfield(L, 2, "pairs");
     wrap_base(L, 1, 2, "rawget", shim_rawget);
     wrap_base(L, 1, 2, "rawset", shim_rawset);
-    wrap_base(L, 1, 2, "getmetatable", shim_getmetatable);
-    wrap_base(L, 1, 2, "setmetatable", shim_setmetatable);
     wrap_base(L, 1, 2, "load", shim_load);
-    wrap_base(L, 1, 2, "xpcall", shim_xpcall);
     set_fn(L, 2, "print", shim_print);
 
     /* string: the real table stays the string metatable's __index. */
@@ -101,6 +98,10 @@ static int setup(lua_State *L) {
 
     lua_getfield(L, 1, "utf8");      /* 6 */
     lua_getfield(L, 1, "coroutine"); /* 7 */
+    /* tostring, getmetatable, setmetatable, xpcall and the charged or guarded library
+       functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
+    permit_install_charged_lib(L, 2, 3, 4, 6);
+    permit_install_bug_guards(L, 2, 6, 7);
 
     lua_createtable(L, 0, 12); /* 8: permit */
     set_fn(L, 8, "minutes", shim_minutes);
@@ -141,6 +142,19 @@ static int setup(lua_State *L) {
     return 0;
 }
 
+/* The coarse clock can read up to one tick late at either end of a call, so the checks fire
+   one tick early and a call never runs a tick past its limit (at 50 ms and a 4 ms tick, calls
+   end between 42 and 50 ms plus the hook's granularity). Never more than half the limit. */
+static int64_t coarse_tick_ns(int64_t limit_ns) {
+    if (limit_ns <= 0) return 0;
+    struct timespec tick = {0, 0};
+#ifdef CLOCK_MONOTONIC_COARSE
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) != 0) tick.tv_sec = 0, tick.tv_nsec = 0;
+#endif
+    int64_t early = (int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec;
+    return early * 2 < limit_ns ? early : limit_ns / 2;
+}
+
 lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     permit_vm *vm = (permit_vm *)calloc(1, sizeof(permit_vm));
     if (vm == NULL) return NULL;
@@ -150,6 +164,8 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     vm->budget_exceeded = 1; /* no script code runs outside permit_call */
     vm->max_string = limits->max_string;
     vm->trace_cap = limits->trace_cap;
+    vm->max_table_bytes = limits->max_table_slots * NODE_BYTES;
+    vm->time_check_ns = vm->time_limit_ns - coarse_tick_ns(vm->time_limit_ns);
     vm->trace = (char *)malloc(vm->trace_cap + 1);
     if (vm->trace == NULL) {
         free(vm);

@@ -30,7 +30,8 @@ int shim_print(lua_State *L) {
             vm->trace_dropped += 1;
             continue;
         }
-        const char *s = luaL_tolstring(L, i, &l);
+        permit_push_display_string(L, i); /* never a host address */
+        const char *s = lua_tolstring(L, -1, &l);
         if (i > 1) trace_add(vm, "\t", 1);
         trace_add(vm, s, l);
         total += l;

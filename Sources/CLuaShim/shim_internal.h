@@ -5,12 +5,19 @@
    (charging the budget, raising a guard error, read-only proxies, a fresh environment). */
 #include "CLuaShim.h"
 #include "small_pool.h"
+#include "sandbox_guards.h"
 #include <lua.h>
 #include <stdint.h>
 #include <time.h>
 
 /* Instructions between two count-hook events while the budget holds. */
 #define HOOK_STEP 1000
+/* ... once the VM has held a big block (>= BIG_BLOCK bytes): one instruction can then compare
+   or hash a long string in C, so the wall clock is read far more often. */
+#define BIG_HOOK_STEP 10
+#define BIG_BLOCK (64 << 10)
+/* Bytes of one hash node of a Lua 5.4 table (a node vector is 2^k of them). */
+#define NODE_BYTES 24
 
 /* Registry keys: the addresses of these bytes (light userdata), so reading or clearing an
    entry never makes a string, which could raise a memory error where the host is not in a
@@ -38,6 +45,7 @@ typedef struct permit_vm {
     int time_exceeded;
     int in_call; /* script code may run: allocations are charged */
     int64_t time_limit_ns, call_start_ns;
+    int64_t time_check_ns; /* the limit the coarse clock is compared with (see Sandbox.c) */
     int guard_kind;
     size_t max_string;
     char *trace;
@@ -56,6 +64,11 @@ typedef struct permit_vm {
         int size;
     } cov[16];
     int ncov;
+    permit_guard_state guards; /* sandbox_guards.h */
+    int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
+    int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
+    size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
+    int table_refused;         /* this call's memory error came from that cap */
 } permit_vm;
 
 /* The wall-clock net needs milliseconds, not nanoseconds: the coarse clock (the kernel's tick,
@@ -78,6 +91,9 @@ static inline permit_vm *getvm(lua_State *L) {
 
 /* The count hook always; line events too while coverage is on. */
 static inline int hook_mask(const permit_vm *vm) { return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE : 0); }
+
+/* Instructions between hook events while the budget holds (see BIG_HOOK_STEP). */
+static inline int hook_step(const permit_vm *vm) { return vm->big_blocks ? BIG_HOOK_STEP : HOOK_STEP; }
 
 /* Allocator.c */
 void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
@@ -115,10 +131,7 @@ int shim_next(lua_State *L);
 int shim_pairs(lua_State *L);
 int shim_rawget(lua_State *L);
 int shim_rawset(lua_State *L);
-int shim_getmetatable(lua_State *L);
-int shim_setmetatable(lua_State *L);
 int shim_load(lua_State *L);
-int shim_xpcall(lua_State *L);
 
 /* StringLib.c */
 int shim_find(lua_State *L);

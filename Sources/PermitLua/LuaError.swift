@@ -18,6 +18,9 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
         case stringTooLarge
         /// The error handler itself failed (e.g. an error raised while handling a C stack overflow).
         case errorInErrorHandling
+        /// coroutine.resume / wrap / close nested deeper than the sandbox allows (Lua 5.4.4 could
+        /// crash the process on a deep chain of coroutine.close); the script cannot catch it.
+        case nestingTooDeep
         /// A value could not be converted (cycle, too deep, too many values, unsupported key).
         case unsupportedValue
         /// The host misused the API (foreign or released ref, re-entrant call, ...).

@@ -22,17 +22,23 @@ public struct LuaLimits: Sendable, Equatable {
     public var maxTableDepth: Int
     /// Most values converted from one call's results (guards against shared subtables).
     public var maxConvertedValues: Int
+    /// Most hash slots one Lua table may have (0: no cap). Re-inserting integer keys that
+    /// collide into one chain costs O(n²) inside a single C call that no hook interrupts; at
+    /// 2^14 slots the worst case takes milliseconds (docs/security.md has the measurement).
+    /// Array parts (keys 1...n) are not affected.
+    public var maxTableSlots: Int
 
     /// Limits; the defaults suit a policy the app ships, a host running delivered policies may
     /// tighten them.
     public init(
-        instructionsPerCall: Int = 20_000_000,
-        timeLimitMilliseconds: Int = 2_000,
-        memoryBytes: Int = 32 << 20,
-        maxStringBytes: Int = 4 << 20,
+        instructionsPerCall: Int = 2_000_000,
+        timeLimitMilliseconds: Int = 50,
+        memoryBytes: Int = 4 << 20,
+        maxStringBytes: Int = 1 << 20,
         traceCapBytes: Int = 64 << 10,
         maxTableDepth: Int = 32,
-        maxConvertedValues: Int = 100_000
+        maxConvertedValues: Int = 100_000,
+        maxTableSlots: Int = 1 << 14
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
@@ -41,8 +47,13 @@ public struct LuaLimits: Sendable, Equatable {
         self.traceCapBytes = traceCapBytes
         self.maxTableDepth = maxTableDepth
         self.maxConvertedValues = maxConvertedValues
+        self.maxTableSlots = maxTableSlots
     }
 
-    /// Generous for any sane policy: 20 M instructions and 2 s per call, 32 MiB.
+    /// Sized for an app from the shipped packs (docs/security.md, "Budgets"): they use at most
+    /// about 2,300 instructions, a few milliseconds and 74 KiB per call; the defaults give
+    /// 2 M instructions (about 5-40 ms), 50 ms and 4 MiB, so one bad delivered policy cannot
+    /// stall an event for long. Hosts and the CLI (`--time-limit`, `--instruction-budget`)
+    /// may raise them.
     public static let `default` = LuaLimits()
 }

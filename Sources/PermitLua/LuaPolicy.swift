@@ -342,6 +342,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     /// Bytes the VM holds now.
     public var memoryInUse: Int { runtime.withLock { $0.vm.memoryInUse } }
 
+    /// Most bytes the VM has held, for sizing `LuaLimits.memoryBytes`.
+    public var peakMemory: Int { runtime.withLock { $0.vm.peakMemory } }
+
+    /// Instructions (and charged C work) the last call used, for sizing the budget.
+    public var instructionsUsedByLastCall: Int { runtime.withLock { $0.vm.instructionsUsedByLastCall } }
+
     // MARK: Calls
 
     /// The stored parts of `ctx` (platform, capabilities, merged params, locale) and the

@@ -36,7 +36,8 @@ public final class LuaVM {
             memory_bytes: max(0, limits.memoryBytes),
             max_string: max(0, limits.maxStringBytes),
             trace_cap: max(0, limits.traceCapBytes),
-            time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds))
+            time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds)),
+            max_table_slots: max(0, limits.maxTableSlots)
         )
         guard let state = permit_open(&c, randomSeed) else {
             fatalError("PermitLua: cannot create a Lua state (out of memory)")
@@ -364,10 +365,14 @@ public final class LuaVM {
         case PERMIT_E_BINARY: .binaryChunkRefused
         case PERMIT_E_STRING_SIZE: .stringTooLarge
         case PERMIT_E_TIME: .timeLimitExceeded
+        case PERMIT_E_NESTING: .nestingTooDeep
         default: .runtime
         }
         // When the budget ran out inside an allocation, Lua reports a memory error.
         if message == "not enough memory" {
+            if kind == .memoryExhausted, permit_table_cap_hit(L) != 0 {
+                message = "a table grew past \(limits.maxTableSlots) hash slots (LuaLimits.maxTableSlots)"
+            }
             if kind == .instructionBudgetExceeded {
                 message = "instruction budget of \(limits.instructionsPerCall) exceeded (allocation)"
             } else if kind == .timeLimitExceeded {

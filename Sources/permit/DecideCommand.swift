@@ -52,6 +52,8 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(name: .customLong("param"), help: "Override a policy param: --param renag_after_days=5 (repeatable).")
     var params: [String] = []
 
+    @OptionGroup var limitOptions: LimitOptions
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -71,7 +73,7 @@ struct DecideCommand: AsyncParsableCommand {
         let decision = SingleDecision(
             platform: Platform(version: version, isAppClip: appClip), status: status, locale: locale,
             ledger: try loadHistory(), params: try overrides())
-        let policy = try loadPolicy(url)
+        let policy = try loadPolicy(url, limits: limitOptions.limits)
         let outcome: Outcome
         do throws(SingleDecision.Problem) {
             outcome = try await decision.outcome(of: event, policy: policy)

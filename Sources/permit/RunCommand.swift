@@ -26,6 +26,8 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Scenario files to play.")
     var scenarios: [String]
 
+    @OptionGroup var limitOptions: LimitOptions
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -41,7 +43,7 @@ struct RunCommand: AsyncParsableCommand {
             let scenarioURL = URL(fileURLWithPath: path)
             do {
                 let scenario = try ScenarioParser.parse(contentsOf: scenarioURL, displayName: path)
-                let result = try await ScenarioRunner(policy: try loadPolicy(url), delivery: BundleDelivery()).run(scenario)
+                let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
                 if format == .json {
                     results.append(.table([
                         "file": .string(path), "name": .string(result.name), "policy": .string(result.policyName),

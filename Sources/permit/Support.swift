@@ -46,9 +46,9 @@ func policyURL(_ path: String) throws -> URL {
 }
 
 /// Loads a Lua policy, naming it by the path the user wrote; a failure is bad input (exit 2).
-func loadPolicy(_ url: URL) throws -> LuaPolicy {
+func loadPolicy(_ url: URL, limits: LuaLimits = .default) throws -> LuaPolicy {
     do {
-        return try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url))
+        return try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits)
     } catch {
         Terminal.printError(error.description)
         throw Exit.badInput
@@ -56,9 +56,31 @@ func loadPolicy(_ url: URL) throws -> LuaPolicy {
 }
 
 /// The loader `permit test` uses: one fresh VM per scenario, so scenarios cannot leak state.
-func luaLoader(coverage: Bool) -> PolicyLoader {
+func luaLoader(coverage: Bool, limits: LuaLimits = .default) -> PolicyLoader {
     { url throws(PolicyError) in
-        try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), coverage: coverage)
+        try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, coverage: coverage)
+    }
+}
+
+/// `--time-limit` and `--instruction-budget`: the app's defaults (LuaLimits.default) unless
+/// raised, for experiments with heavier policies or slow machines.
+struct LimitOptions: ParsableArguments {
+    @Option(help: "Wall-clock limit per policy call, in milliseconds (default \(LuaLimits.default.timeLimitMilliseconds)).")
+    var timeLimit: Int?
+
+    @Option(help: "Instruction budget per policy call (default \(LuaLimits.default.instructionsPerCall)).")
+    var instructionBudget: Int?
+
+    func validate() throws {
+        if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
+        if let instructionBudget, instructionBudget <= 0 { throw ValidationError("--instruction-budget must be positive") }
+    }
+
+    var limits: LuaLimits {
+        var limits = LuaLimits.default
+        if let timeLimit { limits.timeLimitMilliseconds = timeLimit }
+        if let instructionBudget { limits.instructionsPerCall = instructionBudget }
+        return limits
     }
 }
 

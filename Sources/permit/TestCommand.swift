@@ -34,6 +34,8 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Report the lines of each policy that ran, and those that never did.")
     var coverage = false
 
+    @OptionGroup var limitOptions: LimitOptions
+
     @Option(help: "Output format: text, json or junit.")
     var format: Format = .text
 
@@ -46,7 +48,7 @@ struct TestCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let run = await TestRun.run(
-            files, filter: filter, loader: luaLoader(coverage: coverage), delivery: BundleDelivery())
+            files, filter: filter, loader: luaLoader(coverage: coverage, limits: limitOptions.limits), delivery: BundleDelivery())
         guard !run.reports.isEmpty else {
             Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
                 + (filter.map { " matching \"\($0)\"" } ?? ""))

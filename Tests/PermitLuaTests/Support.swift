@@ -1,8 +1,9 @@
 import Testing
 @testable import PermitLua
 
-/// Small limits keep budget-exhaustion tests fast in debug builds.
-let fastLimits = LuaLimits(instructionsPerCall: 2_000_000, memoryBytes: 16 << 20)
+/// Small limits keep budget-exhaustion tests fast in debug builds. The wall-clock net is far
+/// away so the instruction budget, which is deterministic, is what ends the loops.
+let fastLimits = LuaLimits(instructionsPerCall: 2_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20)
 
 @discardableResult
 func run(_ vm: LuaVM, _ source: String, _ args: [LuaValue] = [], chunk: String = "test.lua") throws(LuaError) -> [LuaValue] {

@@ -27,7 +27,8 @@ enum {
     PERMIT_E_ERRERR = 5,
     PERMIT_E_BINARY = 6,
     PERMIT_E_STRING_SIZE = 8,
-    PERMIT_E_TIME = 9
+    PERMIT_E_TIME = 9,
+    PERMIT_E_NESTING = 10
 };
 
 typedef struct permit_limits {
@@ -36,6 +37,7 @@ typedef struct permit_limits {
     size_t max_string;
     size_t trace_cap;
     int64_t time_limit_ms; /* 0: none */
+    size_t max_table_slots; /* most hash slots of one table (0: no cap) */
 } permit_limits;
 
 /// Opens a sandboxed state (NULL when the state cannot be created).
@@ -118,6 +120,13 @@ void permit_newtable(lua_State *L, int narr, int nrec);
 const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len); /* strings only */
 int permit_is_integer(lua_State *L, int idx);
 int permit_lua_version_num(void);
+/// LUA_VERSION_RELEASE_NUM of the header compiled against (50404 for 5.4.4).
+int permit_lua_header_release(void);
+/// The linked library's release as a behaviour probe sees it: 50404 when 5.4.4's bugs show
+/// (5.4.4 or older), 50406 when they do not (5.4.6 or newer), 0 when the probe cannot run.
+int permit_lua_runtime_release(void);
+/// Whether the last memory error of a call was a table growing past max_table_slots.
+int permit_table_cap_hit(lua_State *L);
 
 /* Line coverage. With coverage on, the hook also records each line run, per chunk source
    (`@name`). permit_covered_lines writes up to `max` covered lines of `source` to `out`, in

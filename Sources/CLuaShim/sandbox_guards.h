@@ -1,0 +1,56 @@
+#ifndef PERMIT_SANDBOX_GUARDS_H
+#define PERMIT_SANDBOX_GUARDS_H
+/*
+ * The sandbox's guards against the linked Lua's known bugs (lua544_guards.c) and against
+ * single C calls that would run past the time limit (charged_lib.c).
+ *
+ * Both files replace library functions with wrappers while the sandbox is built; they reach
+ * the VM's budget only through the functions below, which the budget code provides.
+ */
+#include <stdint.h>
+#include <lua.h>
+
+/* Deepest nesting of coroutine.resume / wrap / close (together). Lua 5.4.4 does not count the
+   C stack used by coroutine.close, so a chain of __close handlers closing coroutines recursed
+   until the process crashed. Lua's own C-call limit is 200; real policies nest 0 or 1. */
+#define PERMIT_COROUTINE_DEPTH 40
+/* Deepest nesting of xpcall message handlers running script code. */
+#define PERMIT_HANDLER_DEPTH 4
+
+/* Per-VM state of the guards (lives in the VM, reset at every call). */
+typedef struct permit_guard_state {
+    int coroutine_depth;
+    int handler_depth;
+    int64_t next_object_id; /* tostring's counter (per VM, never reset) */
+} permit_guard_state;
+
+/* ---- provided by the budget code ---- */
+permit_guard_state *permit_guards(lua_State *L);
+/* Charges `units` of C work against the instruction budget before it runs; raises the budget
+   (or time) error when they are not left. Also checks the wall clock. */
+void permit_charge_work(lua_State *L, uint64_t units, const char *where);
+/* Whether the budget or the time limit is gone in this call (the error is on its way). */
+int permit_budget_gone(lua_State *L);
+/* Raises a nesting error that the script cannot swallow: every later instruction of the call
+   raises it again, and the call fails with PERMIT_E_NESTING. */
+int permit_fail_nesting(lua_State *L, const char *what);
+
+/* ---- lua544_guards.c ---- */
+/* Replaces coroutine.resume / wrap / close and utf8.codes (tables at the given indices) and
+   sets the base table's xpcall. */
+void permit_install_bug_guards(lua_State *L, int base, int utf8, int coroutine);
+/* Scans Lua source for constructs the linked Lua compiles wrongly. Returns 0 when the source
+   is fine, else the line of the first one and writes a message (without position) to `msg`. */
+int permit_source_refusal(const char *src, size_t len, char *msg, size_t cap);
+/* Whether the linked library (probed at run time) still has 5.4.4's bugs. */
+int permit_lua544_guards_needed(void);
+
+/* ---- charged_lib.c ---- */
+/* Replaces table.sort / unpack / pack, string.byte / format / reverse / upper / lower,
+   utf8.len / codepoint / char / offset, tostring, setmetatable and getmetatable. */
+void permit_install_charged_lib(lua_State *L, int base, int string, int table, int utf8);
+/* Pushes what tostring shows for the value at `idx`: __tostring's result when it has one,
+   else its type and per-VM number (`table: #3`), never a host address. */
+void permit_push_display_string(lua_State *L, int idx);
+
+#endif

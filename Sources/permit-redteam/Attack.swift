@@ -1,0 +1,135 @@
+import Foundation
+
+/// One attack of the red-team battery: a class (what it tries), a name, and what it feeds Permit.
+struct Attack: Sendable {
+    enum Input: Sendable {
+        /// A policy file whose `decide` (or load) attacks; run through `permit decide` and, when
+        /// that ended cleanly, in-process through `LuaPolicy` to time the call itself.
+        case policy(String)
+        /// A scenario played with `permit run` against the polite pack.
+        case scenario(String)
+    }
+
+    var attackClass: String
+    var name: String
+    var input: Input
+    /// Text the CLI's output must contain for the outcome to count as the typed error.
+    var expected: [String]
+}
+
+/// The battery: one case per attack class of issue 17, with the variants that took seconds.
+enum Battery {
+    /// Declares a policy whose decide runs `body`.
+    static func policy(_ body: String, prelude: String = "") -> String {
+        "\(prelude)\nreturn { name = \"redteam\", decide = function(ctx)\n\(body)\nend }\n"
+    }
+
+    static let megabyte = "local s = string.rep('x', 1 << 20)\n"
+
+    static let all: [Attack] = [
+        Attack(attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy("""
+              local co = false
+              for i = 1, 20000 do
+                local prev = co
+                co = coroutine.create(function()
+                  local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
+                  coroutine.yield()
+                end)
+                coroutine.resume(co)
+              end
+              coroutine.close(co)
+            """)), expected: ["nested deeper than", "out of memory"]),
+        Attack(attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy("""
+              local co = false
+              for i = 1, 1000 do
+                local prev = co
+                co = coroutine.create(function()
+                  local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
+                  coroutine.yield()
+                end)
+                coroutine.resume(co)
+              end
+              coroutine.close(co)
+            """)), expected: ["nested deeper than"]),
+        Attack(attackClass: "crash", name: "coroutine.wrap recursion", input: .policy(policy("""
+              local function f() return coroutine.wrap(f)() end
+              return f()
+            """)), expected: ["nested deeper than"]),
+        Attack(attackClass: "crash", name: "xpcall handler overflowing while handling (5.4.4-4)", input: .policy(policy("""
+              local function loop() return 1 + loop() end
+              error(select(2, xpcall(loop, loop)))
+            """)), expected: ["error"]),
+        Attack(attackClass: "crash", name: "_ENV <const> (5.4.4-2)", input: .policy("""
+            local _ENV <const> = { x = 1 }
+            return { name = "e", decide = function() return x end }
+            """), expected: ["_ENV <const>"]),
+        Attack(attackClass: "crash", name: "utf8.codes stray continuation (5.4.4-8)", input: .policy(policy("""
+              for _ in utf8.codes("a\\x80") do end
+            """)), expected: ["invalid UTF-8"]),
+        Attack(attackClass: "long C call", name: "table.sort of 20,000 copies of a 1 MiB string", input: .policy(policy("""
+              local t = {} for i = 1, 20000 do t[i] = s end
+              table.sort(t)
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "table.sort with a comparison on long strings", input: .policy(policy("""
+              local t = {} for i = 1, 20000 do t[i] = s end
+              table.sort(t, function(a, b) return a < b end)
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "integer keys colliding into one chain", input: .policy(policy("""
+              local t, step = {}, (1 << 18) - 1
+              for i = 1, 1 << 18 do t[-i] = true end
+              for i = 1, 1 << 17 do t[i * step] = true end
+              for i = 1, 1 << 18 do t[-i] = nil end
+              for i = (1 << 17) + 1, 1 << 18 do t[i * step] = true end
+            """)), expected: ["hash slots", "out of memory", "budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "weak table (__mode)", input: .policy(policy("""
+              local t = setmetatable({}, { __mode = "k" })
+            """)), expected: ["weak tables"]),
+        Attack(attackClass: "long C call", name: "string.byte over large ranges", input: .policy(policy("""
+              for i = 1, 1e9 do local x = { s:byte(1, 20000) } end
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "table.unpack of many values", input: .policy(policy("""
+              local t = {} for i = 1, 20000 do t[i] = i end
+              for i = 1, 1e9 do local n = select('#', table.unpack(t)) end
+            """)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "table.pack of many values", input: .policy(policy("""
+              local t = {} for i = 1, 20000 do t[i] = i end
+              for i = 1, 1e9 do local p = table.pack(table.unpack(t)) end
+            """)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "long string equality", input: .policy(policy("""
+              local a, b = s .. "", string.rep('x', 1 << 20)
+              local n = 0
+              for i = 1, 1e9 do if a == b then n = n + 1 end end
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "long string comparison (<)", input: .policy(policy("""
+              local a, b = s .. "", string.rep('x', 1 << 20)
+              local n = 0
+              for i = 1, 1e9 do if a < b then n = n + 1 end end
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "utf8.len of a long string", input: .policy(policy("""
+              for i = 1, 1e9 do local n = utf8.len(s) end
+            """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "alias bomb", name: "nine levels of YAML aliases under params:", input: .scenario(aliasBomb),
+               expected: ["alias"]),
+        Attack(attackClass: "clock overflow", name: "after: steps summing past Int64", input: .scenario(clockOverflow),
+               expected: ["years", "clock", "too far"]),
+        Attack(attackClass: "NaN", name: "remember = { x = 0/0 }", input: .policy(policy("""
+              return { action = "none", remember = { x = 0/0 } }
+            """)), expected: ["NaN", "not a number", "finite"]),
+    ]
+
+    static var aliasBomb: String {
+        var lines = ["name: alias bomb", "device: { os: \"16.4\" }", "params:", "  a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+        for level in 1...9 {
+            let refs = Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ")
+            lines.append("  a\(level): &a\(level) [\(refs)]")
+        }
+        lines += ["steps:", "  - event: app_foreground"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static var clockOverflow: String {
+        var text = "name: clock overflow\ndevice: { os: \"16.4\" }\nsteps:\n"
+        for _ in 0..<103_000 { text += "  - after: 999999999d\n    event: app_foreground\n" }
+        return text
+    }
+}

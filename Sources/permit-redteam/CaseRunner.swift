@@ -1,0 +1,123 @@
+import Foundation
+import PermitCore
+import PermitLua
+
+/// What one case did: the CLI's exit (or signal), its error line, and the in-process call time.
+struct Outcome {
+    var passed: Bool
+    var exit: String
+    var processSeconds: Double
+    var callMilliseconds: Double?
+    var error: String
+
+    func line(for attack: Attack) -> String {
+        let call = callMilliseconds.map { String(format: "call %7.1f ms", $0) } ?? "call        -  "
+        return "\(passed ? "PASS" : "FAIL")  \(attack.attackClass.padding(toLength: 14, withPad: " ", startingAt: 0)) "
+            + "\(attack.name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(exit.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+            + String(format: "cli %6.2f s  ", processSeconds) + "\(call)  \(error)"
+    }
+}
+
+enum CaseRunner {
+    /// Longest a case's CLI process may run before it counts as hung and is killed.
+    static let processTimeout: TimeInterval = 30
+
+    static func run(_ attack: Attack, in directory: URL) -> Outcome {
+        let arguments: [String]
+        var policyFile: URL?
+        switch attack.input {
+        case .policy(let source):
+            let file = directory.appendingPathComponent("policy.lua")
+            try? source.write(to: file, atomically: true, encoding: .utf8)
+            policyFile = file
+            arguments = ["decide", file.path, "--status", "not_determined", "--event", "app_foreground"]
+        case .scenario(let yaml):
+            let file = directory.appendingPathComponent("scenario.yaml")
+            try? yaml.write(to: file, atomically: true, encoding: .utf8)
+            arguments = ["run", "policies/polite", file.path]
+        }
+        let (exit, output, seconds) = runProcess(arguments)
+        let errorLine = output.split(separator: "\n").first { line in
+            let lower = line.lowercased()
+            return lower.contains("error") || lower.contains("refused") || lower.contains("excessive")
+        }.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "(no error reported)"
+        let matched = attack.expected.contains { errorLine.lowercased().contains($0.lowercased()) }
+        var outcome = Outcome(
+            passed: exit.hasPrefix("exit") && matched, exit: exit, processSeconds: seconds, callMilliseconds: nil,
+            error: String(errorLine.prefix(150)))
+        if !matched, exit.hasPrefix("exit") { outcome.error = "not the expected error: " + outcome.error }
+        // The CLI did not crash: time the policy call itself in-process.
+        if outcome.passed, let policyFile {
+            let (milliseconds, typed) = timeCall(policyFile)
+            outcome.callMilliseconds = milliseconds
+            if let milliseconds, milliseconds > allowedMilliseconds { outcome.passed = false }
+            if !typed { outcome.passed = false }
+        }
+        return outcome
+    }
+
+    /// Loads the policy with the default limits and times one decide call (nil: it failed to
+    /// load, which is the typed outcome for load-time cases). `typed`: it ended in a PolicyError.
+    static func timeCall(_ file: URL) -> (Double?, Bool) {
+        let policy: LuaPolicy
+        do { policy = try LuaPolicy.load(contentsOf: file, limits: limits) } catch { return (nil, true) }
+        let version = try! OSVersion(parsing: "16.4")
+        let context = PolicyContext(
+            event: .appForeground, status: .notDetermined, previousStatus: .unknown,
+            settings: .typical(for: .notDetermined, on: version), platform: Platform(version: version), history: Ledger(),
+            params: [:], now: 1_767_600_000, locale: "en", userBucket: 1)
+        let clock = ContinuousClock()
+        var typed = false
+        let elapsed = clock.measure {
+            do { _ = try policy.decide(context) } catch { typed = true }
+        }
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return (ms, typed)
+    }
+
+    static func runProcess(_ arguments: [String]) -> (String, String, Double) {
+        let process = Process()
+        process.executableURL = permitBinary
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let start = Date()
+        do { try process.run() } catch { return ("not run", "\(error)", 0) }
+        let collected = OutputCollector(pipe)
+        let deadline = start.addingTimeInterval(processTimeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        var killed = false
+        if process.isRunning {
+            process.terminate()
+            killed = true
+        }
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
+        let output = collected.text()
+        if killed { return ("killed", "hung past \(Int(processTimeout)) s; " + output, seconds) }
+        if process.terminationReason == .uncaughtSignal { return ("signal \(process.terminationStatus)", output, seconds) }
+        return ("exit \(process.terminationStatus)", output, seconds)
+    }
+}
+
+/// Reads a pipe to its end on its own thread (a full pipe would block the child).
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            let all = handle.readDataToEndOfFile()
+            lock.withLock { data = all }
+            done.signal()
+        }
+    }
+
+    func text() -> String {
+        done.wait()
+        return lock.withLock { String(decoding: data, as: UTF8.self) }
+    }
+}
