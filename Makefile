@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test sanitize docs demo clean
+.PHONY: setup build test sanitize docs demo redteam clean
 
 setup:
 	@./scripts/setup.sh
@@ -43,6 +43,14 @@ demo: setup
 	$(SWIFT) build -Xswiftc -warnings-as-errors --product permit
 	$(SWIFT) run --skip-build permit run policies/polite examples/walkthrough.yaml examples/ios9-denied.yaml
 	$(SWIFT) run --skip-build permit test policies
+
+# The sandbox's attack battery (docs/security.md, "Red team"): a release build, then one case
+# per attack class through the real CLI, each policy call timed in-process. Fails unless every
+# case ends in a typed error within the time limit plus 10 %.
+redteam: setup
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit-redteam
+	BIN="$$($(SWIFT) build -c release --show-bin-path)"; "$$BIN/permit-redteam" "$$BIN/permit"
 
 clean:
 	rm -rf .build
