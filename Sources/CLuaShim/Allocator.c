@@ -61,13 +61,25 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
            per key, O(n^2) in a single C call no hook interrupts; capping the slots bounds that
            call. A string buffer of exactly such a size is refused too: a rare, typed memory
            error. */
-        if (ptr == NULL && osize == 0 && vm->max_table_bytes > 0 && nsize > vm->max_table_bytes &&
-            nsize % NODE_BYTES == 0) {
+        if (ptr == NULL && osize == 0 && nsize % NODE_BYTES == 0 && nsize >= NODE_BYTES * 256) {
             size_t slots = nsize / NODE_BYTES;
             if ((slots & (slots - 1)) == 0) {
-                vm->mem_refused = 1;
-                vm->table_refused = 1;
-                return NULL;
+                if (vm->max_table_bytes > 0 && nsize > vm->max_table_bytes) {
+                    vm->mem_refused = 1;
+                    vm->table_refused = 1;
+                    return NULL;
+                }
+                /* Within the cap, the rehash that follows may still take up to slots^2 * 7 ns
+                   (measured: 2^10 slots 5.7 ms, 2^11 17.7 ms): refused when it could end past
+                   the time limit, as the time limit. */
+                if (vm->in_call && vm->time_limit_ns > 0 && !vm->budget_exceeded &&
+                    now_ns() - vm->call_start_ns + (int64_t)(slots * slots) * 7 > vm->time_check_ns) {
+                    vm->time_exceeded = 1;
+                    vm->budget_exceeded = 1;
+                    vm->budget_left = 0;
+                    vm->mem_refused = 1;
+                    return NULL;
+                }
             }
         }
         if (nsize >= BIG_BLOCK) vm->big_blocks = 1;

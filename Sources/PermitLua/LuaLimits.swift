@@ -23,8 +23,9 @@ public struct LuaLimits: Sendable, Equatable {
     /// Most values converted from one call's results (guards against shared subtables).
     public var maxConvertedValues: Int
     /// Most hash slots one Lua table may have (0: no cap). Re-inserting integer keys that
-    /// collide into one chain costs O(n²) inside a single C call that no hook interrupts; at
-    /// 2^14 slots the worst case takes milliseconds (docs/security.md has the measurement).
+    /// collide into one chain costs O(n²) inside a single C call that no hook interrupts (2^12
+    /// slots: 53 ms here; docs/security.md has the measurement). Within the cap, a table grows
+    /// only while its worst-case rehash still fits the time limit, which at 50 ms allows 2^11.
     /// Array parts (keys 1...n) are not affected.
     public var maxTableSlots: Int
 
@@ -38,7 +39,7 @@ public struct LuaLimits: Sendable, Equatable {
         traceCapBytes: Int = 64 << 10,
         maxTableDepth: Int = 32,
         maxConvertedValues: Int = 100_000,
-        maxTableSlots: Int = 1 << 14
+        maxTableSlots: Int = 1 << 12
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds

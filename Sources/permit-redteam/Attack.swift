@@ -38,7 +38,7 @@ enum Battery {
                 coroutine.resume(co)
               end
               coroutine.close(co)
-            """)), expected: ["nested deeper than", "out of memory"]),
+            """)), expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
         Attack(attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy("""
               local co = false
               for i = 1, 1000 do
@@ -81,6 +81,15 @@ enum Battery {
               for i = 1, 1 << 18 do t[-i] = nil end
               for i = (1 << 17) + 1, 1 << 18 do t[i * step] = true end
             """)), expected: ["hash slots", "out of memory", "budget", "time limit"]),
+        Attack(attackClass: "long C call", name: "colliding keys, a table of 2^11 slots", input: .policy(policy("""
+              local step = (1 << 11) - 1
+              local t = {}
+              for i = 1, step do t[i * step] = true end
+              t[step] = nil
+              t[(step + 1) * step] = true
+              t[(step + 2) * step] = true
+              error("the rehash finished within the limits")
+            """)), expected: ["budget", "time limit", "the rehash finished within the limits"]),
         Attack(attackClass: "long C call", name: "weak table (__mode)", input: .policy(policy("""
               local t = setmetatable({}, { __mode = "k" })
             """)), expected: ["weak tables"]),

@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func aTablePastTheSlotCapIsAMemoryError() throws {
-        let vm = LuaVM(limits: LuaLimits(maxTableSlots: 1 << 12))
+        let vm = LuaVM(limits: LuaLimits(timeLimitMilliseconds: 0, maxTableSlots: 1 << 12))
         let e = failure(vm, "local t = {} for i = 1, 10000 do t['k' .. i] = i end")
         #expect(e?.kind == .memoryExhausted, "\(String(describing: e))")
         #expect(e?.message.contains("4096 hash slots") == true, "\(String(describing: e))")
@@ -131,6 +131,17 @@ import Testing
         #expect(try run(vm, "local t = {} for i = 1, 50000 do t[i] = i end return #t") == [.integer(50000)])
         expectHealthy(vm)
     }
+}
+
+/// Below the cap, a table grows only while the worst case of the rehash that follows (all keys
+/// in one chain, slots^2 * 7 ns) still fits the time limit.
+@Test func aTableGrowsOnlyWhileItsWorstRehashFitsTheTimeLimit() throws {
+    let vm = LuaVM(limits: LuaLimits(timeLimitMilliseconds: 50, maxTableSlots: 1 << 14))
+    let e = failure(vm, "local t = {} for i = 1, 5000 do t['k' .. i] = i end")
+    #expect(e?.kind == .timeLimitExceeded, "\(String(describing: e))")
+    // 2^11 slots fit (their worst rehash is about 30 ms); ordinary tables are untouched.
+    #expect(try run(vm, "local t = {} for i = 1, 1500 do t['k' .. i] = i end return #t + 1") == [.integer(1)])
+    expectHealthy(vm)
 }
 
 extension Array {
