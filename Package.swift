@@ -25,6 +25,7 @@ import PackageDescription
 ///   permit-benchmark → PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
 ///   permit → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit-host-example → PermitCore, PermitLua
+///   permit-redteam → PermitCore, PermitLua, PermitScenario
 let package = Package(
     name: "Permit",
     platforms: [.macOS(.v13), .iOS(.v16)],

@@ -284,7 +284,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
             local n = 0
             for name in pairs(ctx.history.features) do n = n + 1 end
             return { action = 'none', reason = tostring(n) }
-            """)
+            """, limits: LuaLimits(timeLimitMilliseconds: 10_000)) // 3,000 features, in a debug build
         let decision = try policy.decide(FastPathTests.context(.appLaunch, history: ledger))
         #expect(decision?.reason == "3000")
         let (fast, general) = try policy.contextsForTesting(FastPathTests.context(.appLaunch, history: ledger))

@@ -105,7 +105,7 @@ import Testing
 
     /// table.insert and table.remove are Lua's own, charged first for the elements they shift.
     @Test func tableInsertAndRemoveAreChargedForWhatTheyShift() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
         let r = try run(vm, """
             local t = {}
             for i = 1, 5 do table.insert(t, i) end

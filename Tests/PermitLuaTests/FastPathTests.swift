@@ -7,7 +7,7 @@ import Testing
 /// general path it replaces (a `LuaValue` tree pushed, every result copied, `DecisionReader`):
 /// the same ctx, the same decisions, the same errors word for word.
 @Suite struct FastPathTests {
-    static func policy(_ body: String) throws -> LuaPolicy {
+    static func policy(_ body: String, limits: LuaLimits = .default) throws -> LuaPolicy {
         try LuaPolicy(source: """
             return {
               name = "fast",
@@ -16,7 +16,7 @@ import Testing
             \(body)
               end,
             }
-            """, chunkName: "fast.lua")
+            """, chunkName: "fast.lua", limits: limits)
     }
 
     static func context(

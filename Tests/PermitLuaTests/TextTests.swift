@@ -119,7 +119,7 @@ import Testing
         ("permit.split(s, 'b')", 4 << 20),
     ])
     func helpersAreChargedBySize(call: String, bytes: Int) throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
         let big = LuaValue.string(String(repeating: "a", count: 4 << 20))
         try run(vm, "local s = ... local _ = \(call)", [big])
         #expect(vm.instructionsUsedByLastCall >= bytes / 64, "\(call): \(vm.instructionsUsedByLastCall)")
