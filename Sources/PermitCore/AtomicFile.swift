@@ -7,6 +7,8 @@ import Foundation
 /// place that knows how.
 public enum AtomicFile {
     /// - Parameters:
+    ///   - data: the whole new content.
+    ///   - url: the file to write; the temporary file goes in the same directory.
     ///   - permissions: POSIX permissions for the new file (`0o600` for a private key); the
     ///     temporary file is created with them, so the target never has wider ones.
     ///   - creatingDirectory: create the directory (and its parents) when it is missing.

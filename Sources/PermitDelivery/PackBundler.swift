@@ -63,8 +63,11 @@ public struct PackBundler: Sendable {
 
     /// Checks the pack, loads its policy, runs its tests, and writes the bundle to `output`.
     ///
-    /// - Parameter runTests: runs the pack's scenarios (given the pack directory); a throw
-    ///   means they could not be found or read.
+    /// - Parameters:
+    ///   - output: where the bundle file goes (written whole or not at all).
+    ///   - now: the bundle's creation time.
+    ///   - runTests: runs the pack's scenarios (given the pack directory); a throw means they
+    ///     could not be found or read.
     public func bundle(
         to output: URL, now: Date = Date(), runTests: @Sendable (URL) async throws -> TestSummary
     ) async throws(PackBundleError) -> Report {
@@ -162,6 +165,7 @@ public struct PackBundleError: Error, Sendable, CustomStringConvertible {
         case testsUnreadable
         /// The bundle could not be made or signed (an expiry before creation, say).
         case packaging
+        /// The bundle file could not be written (the old file, if any, is untouched).
         case cannotWrite
     }
 
