@@ -46,76 +46,68 @@ final class LazyFieldsEncoder {
             throw LuaError(kind: .memoryExhausted, message: "not enough memory (or Lua stack) to attach ctx's fields")
         }
 
-        let header = LazyFieldsEncoder.header(
-            for: context, keysSlot: keysSlot, stateNodes: state.nodes.count, textBytes: textBytes)
-        memory.storeBytes(of: header, as: permit_lazy_header.self)
-        LazyFieldsEncoder.writeFeatures(
-            context.history.features, after: state.text,
-            into: memory.advanced(by: headerBytes), textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
-        state.nodes.withUnsafeBytes { bytes in
-            memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        }
-    }
-
-    /// The fixed part of the snapshot: the keys' slot, the ledger's counts and times, the
-    /// settings, the bucket, and the sizes of what follows it.
-    @inline(__always)
-    private static func header(
-        for context: PolicyContext, keysSlot: Int32, stateNodes: Int, textBytes: Int
-    ) -> permit_lazy_header {
+        // The fixed part: the keys' slot, the ledger's counts and times, the settings, the
+        // bucket, and the sizes of what follows it. The writers read `context` in place.
         var header = permit_lazy_header()
         header.keys_ref = keysSlot
         header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
         header.legacy_registered = context.history.legacyRegistered ? 1 : 0
         header.bucket = Int64(context.userBucket)
         header.feature_count = UInt32(context.history.features.count)
-        header.state_nodes = UInt32(stateNodes)
+        header.state_nodes = UInt32(state.nodes.count)
         header.text_bytes = UInt32(textBytes)
-        writeHistory(context.history, into: &header)
-        writeSettings(context.settings, into: &header)
-        return header
+        LazyFieldsEncoder.writeHistory(of: context, into: &header)
+        LazyFieldsEncoder.writeSettings(of: context, into: &header)
+        memory.storeBytes(of: header, as: permit_lazy_header.self)
+        LazyFieldsEncoder.writeFeatures(
+            of: context, after: state.text,
+            into: memory.advanced(by: headerBytes), textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
+        state.nodes.withUnsafeBytes { bytes in
+            memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
     }
 
     /// The ledger's numbers, by the C side's field index; a missing one sets its `absent` bit.
     @inline(__always)
-    private static func writeHistory(_ ledger: Ledger, into header: inout permit_lazy_header) {
-        var absent: UInt32 = 0
-        withUnsafeMutableBytes(of: &header.history) { raw in
+    private static func writeHistory(of context: PolicyContext, into header: inout permit_lazy_header) {
+        header.absent = withUnsafeMutableBytes(of: &header.history) { raw in
             let history = raw.bindMemory(to: Int64.self)
+            var absent: UInt32 = 0
             func set(_ field: Int, _ value: Int) { history[field] = Int64(value) }
             func set(_ field: Int, _ value: Int64?) {
                 if let value { history[field] = value } else { absent |= 1 << UInt32(field) }
             }
-            set(Int(PERMIT_H_DENIED_AT), ledger.deniedAt)
-            set(Int(PERMIT_H_FIRST_LAUNCH_AT), ledger.firstLaunchAt)
-            set(Int(PERMIT_H_FOREGROUNDS), ledger.foregrounds)
-            set(Int(PERMIT_H_LAUNCHES), ledger.launches)
-            set(Int(PERMIT_H_PROMPTS_TODAY), ledger.promptsToday)
-            set(Int(PERMIT_H_STATUS_CHANGED_AT), ledger.statusChangedAt)
-            let settings = ledger.settingsPrompt
+            set(Int(PERMIT_H_DENIED_AT), context.history.deniedAt)
+            set(Int(PERMIT_H_FIRST_LAUNCH_AT), context.history.firstLaunchAt)
+            set(Int(PERMIT_H_FOREGROUNDS), context.history.foregrounds)
+            set(Int(PERMIT_H_LAUNCHES), context.history.launches)
+            set(Int(PERMIT_H_PROMPTS_TODAY), context.history.promptsToday)
+            set(Int(PERMIT_H_STATUS_CHANGED_AT), context.history.statusChangedAt)
+            let settings = context.history.settingsPrompt
             set(Int(PERMIT_H_SETTINGS_CANCELLED), settings.cancelled)
             set(Int(PERMIT_H_SETTINGS_LAST_SHOWN_AT), settings.lastShownAt)
             set(Int(PERMIT_H_SETTINGS_OPENED), settings.opened)
             set(Int(PERMIT_H_SETTINGS_SHOWN), settings.shown)
-            let soft = ledger.softPrompt
+            let soft = context.history.softPrompt
             set(Int(PERMIT_H_SOFT_ACCEPTED), soft.accepted)
             set(Int(PERMIT_H_SOFT_DECLINED), soft.declined)
             set(Int(PERMIT_H_SOFT_DISMISSED), soft.dismissed)
             set(Int(PERMIT_H_SOFT_LAST_ANSWERED_AT), soft.lastAnsweredAt)
             set(Int(PERMIT_H_SOFT_LAST_SHOWN_AT), soft.lastShownAt)
             set(Int(PERMIT_H_SOFT_SHOWN), soft.shown)
-            let system = ledger.systemPrompt
+            let system = context.history.systemPrompt
             set(Int(PERMIT_H_SYSTEM_ANSWERED_AT), system.answeredAt)
             set(Int(PERMIT_H_SYSTEM_GRANTED), system.granted.map { $0 ? 1 : 0 })
             set(Int(PERMIT_H_SYSTEM_REQUESTED), system.requested)
             set(Int(PERMIT_H_SYSTEM_SHOWN), system.shown)
+            return absent
         }
-        header.absent = absent
     }
 
     /// The settings, as the interned keys of their values.
     @inline(__always)
-    private static func writeSettings(_ values: NotificationSettings, into header: inout permit_lazy_header) {
+    private static func writeSettings(of context: PolicyContext, into header: inout permit_lazy_header) {
+        let values = context.settings
         withUnsafeMutableBytes(of: &header.settings) { raw in
             let settings = raw.bindMemory(to: Int32.self)
             func set(_ index: Int, _ value: SettingValue) { settings[index] = FastPath.Key.of(value).rawValue }
@@ -135,16 +127,16 @@ final class LazyFieldsEncoder {
     /// with the names written into the text area after state's own text.
     @inline(__always)
     private static func writeFeatures(
-        _ features: [String: Ledger.FeatureHistory], after stateText: [UInt8], into records: UnsafeMutableRawPointer,
+        of context: PolicyContext, after stateText: [UInt8], into records: UnsafeMutableRawPointer,
         textAt textArea: UnsafeMutableRawPointer
     ) {
-        let records = records.bindMemory(to: permit_lazy_feature.self, capacity: features.count)
+        let records = records.bindMemory(to: permit_lazy_feature.self, capacity: context.history.features.count)
         let text = textArea.assumingMemoryBound(to: UInt8.self)
         stateText.withUnsafeBufferPointer { bytes in
             if let base = bytes.baseAddress { text.update(from: base, count: bytes.count) }
         }
         var offset = stateText.count
-        for (index, (name, feature)) in features.enumerated() {
+        for (index, (name, feature)) in context.history.features.enumerated() {
             var name = name
             let length = name.withUTF8 { bytes in
                 if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
