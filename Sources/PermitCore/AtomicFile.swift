@@ -6,6 +6,8 @@ import Foundation
 /// source's store and the CLI's outputs (bundles, keys) all write this way; this is the one
 /// place that knows how.
 public enum AtomicFile {
+    /// Puts `data` at `url`, whole or not at all.
+    ///
     /// - Parameters:
     ///   - data: the whole new content.
     ///   - url: the file to write; the temporary file goes in the same directory.
