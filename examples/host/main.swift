@@ -8,11 +8,13 @@ import Foundation
 import PermitCore
 import PermitLua
 
-// 1. Budgets for the policy's VM. The defaults are generous; a host that loads policies from
-//    outside its build may tighten them.
+// 1. Budgets for the policy's VM. The defaults (LuaLimits.default) are sized for an app from
+//    the shipped packs, which use a fraction of a millisecond and under 80 KiB per call; a
+//    host may set its own.
 let limits = LuaLimits(
     instructionsPerCall: 2_000_000,  // an endless loop ends in a typed error after this many
-    memoryBytes: 8 << 20             // the VM's memory cap
+    timeLimitMilliseconds: 50,       // no call stalls an event for longer
+    memoryBytes: 4 << 20             // the VM's memory cap
 )
 
 // 2. The policy: the app's built-in pack (an app would ship it in its bundle).
