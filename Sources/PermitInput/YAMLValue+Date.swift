@@ -5,6 +5,9 @@ extension YAMLValue {
     /// files' `start`. One reader, so both files accept and refuse the same texts.
     package func date() throws(InputError) -> Date {
         let text = try string()
+        if let problem = CalendarText.impossibleDate(text) {
+            throw error("\"\(text)\" is not a date and time: \(problem)", hint: "write ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
+        }
         guard let date = ISO8601DateFormatter().date(from: text) else {
             throw error("\"\(text)\" is not a date and time", hint: "write ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
         }

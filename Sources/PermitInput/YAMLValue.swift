@@ -29,6 +29,7 @@ package struct YAMLValue {
             throw InputError("the file is empty", at: SourceLocation(file: file, line: 1, column: 1),
                              hint: emptyHint)
         }
+        try YAMLDocumentCheck.check(root, file: file)
         return YAMLValue(node: root, path: "", file: file)
     }
 
@@ -60,15 +61,22 @@ package struct YAMLValue {
     }
 
     /// The entries of a table, checking that every key is one of `allowed` (with a
-    /// "did you mean" for near misses) and that no key appears twice.
+    /// "did you mean" for near misses) and that no key appears twice. A merge key
+    /// (`<<: *defaults`, or a list of aliases) brings in the entries of the tables it names
+    /// that the table does not set itself; the first table listed wins.
     package func table(allowed: [String]? = nil) throws(InputError) -> [(key: String, value: YAMLValue)] {
         guard case .mapping(let mapping) = node else { throw error("expected a table, got \(kindName)") }
         var seen = Set<String>()
         var entries: [(key: String, value: YAMLValue)] = []
+        var merged: [(key: String, value: YAMLValue)] = []
         for (keyNode, valueNode) in mapping {
             let keyValue = YAMLValue(node: keyNode, path: path, file: file)
             guard case .scalar(let scalar) = keyNode else { throw keyValue.error("keys must be plain names") }
             let key = scalar.string
+            if key == "<<", scalar.style == .plain {
+                merged += try YAMLValue(node: valueNode, path: path, file: file).mergedEntries(allowed: allowed)
+                continue
+            }
             if let allowed, !allowed.contains(key) {
                 throw InputError(
                     "unknown key \"\(key)\"", at: keyValue.location, field: path.isEmpty ? nil : path,
@@ -79,7 +87,28 @@ package struct YAMLValue {
             }
             entries.append((key, child(key, valueNode)))
         }
+        for entry in merged where seen.insert(entry.key).inserted {
+            entries.append((entry.key, child(entry.key, entry.value.node)))
+        }
         return entries
+    }
+
+    /// What a merge key's value brings in: one table, or a list of tables.
+    private func mergedEntries(allowed: [String]?) throws(InputError) -> [(key: String, value: YAMLValue)] {
+        switch node {
+        case .mapping:
+            return try table(allowed: allowed)
+        case .sequence(let sequence) where sequence.allSatisfy({ if case .mapping = $0 { true } else { false } }):
+            var entries: [(key: String, value: YAMLValue)] = []
+            for item in sequence {
+                entries += try YAMLValue(node: item, path: path, file: file).table(allowed: allowed)
+            }
+            return entries
+        default:
+            throw error(
+                "`<<` merges a table into this one, got \(kindName)",
+                hint: "write `<<: *name` for a table anchored as `&name`, or `<<: [*a, *b]`")
+        }
     }
 
     /// A table as a dictionary.
@@ -135,7 +164,7 @@ package struct YAMLValue {
     package func policyValue() throws(InputError) -> PolicyValue {
         switch node {
         case .alias:
-            throw error("YAML aliases are not supported here; write the value out")
+            throw error("YAML aliases are not supported here; write the value out")  // Yams resolves them
         case .sequence:
             var values: [PolicyValue] = []
             for item in try list() { values.append(try item.policyValue()) }
@@ -170,8 +199,46 @@ extension InputError {
             let where_ = context.map { " \($0.text)" } ?? ""
             return InputError(
                 "YAML error: \(problem)\(where_)", at: SourceLocation(file: file, line: mark.line, column: mark.column))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams reports the first of the two; the second is what the user just wrote.
+            let key = duplicates.first ?? "?"
+            let first = context.mark
+            let second = secondOccurrence(of: key, after: first, in: context.text)
+            return InputError(
+                "\"\(key)\" appears twice in one table" + (second != nil ? " (first at line \(first.line))" : ""),
+                at: SourceLocation(file: file, line: second ?? first.line, column: first.column),
+                hint: "keep one of them")
+        case .reader(let problem, let offset, _, let yaml):
+            let position = offset.map { InputError.position(ofByte: $0, in: yaml) }
+            return InputError(
+                "YAML error: \(problem)" + (offset.map { " at byte \($0)" } ?? ""),
+                at: SourceLocation(file: file, line: position?.line ?? 1, column: position?.column ?? 1))
         default:
             return InputError("YAML error: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
+    }
+
+    /// The line of the next `key:` at `first`'s column after `first` (block style), if any.
+    static func secondOccurrence(of key: String, after first: Mark, in text: String) -> Int? {
+        var line = 0
+        for row in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            line += 1
+            guard line > first.line else { continue }
+            let indent = row.prefix { $0 == " " }.count
+            if indent + 1 < first.column { return nil }  // the table ended
+            guard indent + 1 == first.column else { continue }
+            let rest = row.dropFirst(indent)
+            for form in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(form + ":") { return line }
+        }
+        return nil
+    }
+
+    /// 1-based line and column of byte `offset` in `text`'s UTF-8.
+    static func position(ofByte offset: Int, in text: String) -> (line: Int, column: Int) {
+        var line = 1, column = 1
+        for byte in text.utf8.prefix(offset) {
+            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
     }
 }

@@ -34,12 +34,7 @@ public enum ScenarioParser {
     /// Parses the file at `url`.
     public static func parse(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> Scenario {
         let name = displayName ?? url.path
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw InputError("cannot read the file (\(error.localizedDescription))", at: SourceLocation(file: name, line: 1, column: 1))
-        }
+        let text = try InputText.read(url, name: name)
         return try parse(text, file: name, directory: url.deletingLastPathComponent())
     }
 
@@ -83,8 +78,19 @@ public enum ScenarioParser {
         let stepValues = try stepsValue.list()
         guard !stepValues.isEmpty else { throw stepsValue.error("there are no steps") }
         var steps: [Scenario.Step] = []
+        var elapsed: Int64 = 0
         for (index, value) in stepValues.enumerated() {
-            steps.append(try parseStep(value, number: index + 1, version: device.version, directory: directory))
+            let step = try parseStep(value, number: index + 1, version: device.version, directory: directory)
+            // Each `after` is at most 999,999,999 days, but enough of them would run the clock
+            // past what its seconds can hold.
+            elapsed += step.after
+            guard elapsed <= ScenarioInputChecks.maxSpanSeconds else {
+                let afterValue = (try? value.fields(allowed: stepKeys))?["after"] ?? value
+                throw afterValue.error(
+                    "the scenario would span more than \(ScenarioInputChecks.maxSpanText) by this step",
+                    hint: "a scenario covers at most \(ScenarioInputChecks.maxSpanText) from its start; shorten the `after:` durations")
+            }
+            steps.append(step)
         }
         var trustedKeys: [URL] = []
         if let value = top["trusted_keys"] {
@@ -173,6 +179,7 @@ public enum ScenarioParser {
 
     /// A partial ledger: unknown names are errors (with suggestions), types are checked.
     static func parseLedger(_ value: YAMLValue) throws(InputError) -> Ledger {
+        try ScenarioInputChecks.checkLedger(value)
         var table: [String: PolicyValue] = [:]
         for (key, item) in try value.table(allowed: Ledger.topLevelFields) {
             if let nested = Ledger.nestedFields[key] {

@@ -1,0 +1,72 @@
+import PermitCore
+
+/// Checks on scenario values that parse but cannot be meant: a date that does not exist, a
+/// counter below zero, state a policy could never have remembered, a scenario clock that runs
+/// past what the engine's times can hold.
+enum ScenarioInputChecks {
+    /// The longest time a scenario may span from its start: far more than any test needs, and
+    /// far inside what the clock's seconds (Int64, and Double without losing whole seconds)
+    /// can hold, so no sum of `after:` durations can overflow it.
+    static let maxSpanSeconds: Int64 = 100 * 36_525 * 864  // 100 years of 365.25 days
+    static let maxSpanText = "100 years"
+
+    // MARK: Dates
+
+    /// Why a `YYYY-MM-DD...` text names no real day or time, or `nil` (`CalendarText`).
+    static func impossibleDate(_ text: String) -> String? { CalendarText.impossibleDate(text) }
+
+    // MARK: The initial ledger
+
+    /// The fields of `initial.ledger` that count things: never below zero.
+    private static let counters: Set<String> = [
+        "launches", "foregrounds", "prompts_today", "shown", "accepted", "declined", "dismissed", "requested", "opened",
+        "cancelled",
+    ]
+
+    /// Refuses what the ledger's types accept but a real ledger never holds: negative counters,
+    /// an impossible `prompts_day`, and state a policy could not have remembered (tables,
+    /// lists, or numbers JSON cannot hold).
+    static func checkLedger(_ value: YAMLValue) throws(InputError) {
+        for (key, item) in try value.table() {
+            switch key {
+            case "state":
+                for (name, entry) in try item.table() { try checkRemembered(entry, name: name) }
+            case "features":
+                for (_, feature) in try item.table() {
+                    for (field, number) in try feature.table() { try checkCounter(number, field: field) }
+                }
+            case "prompts_day":
+                let text = try item.string()
+                if let problem = impossibleDate(text) {
+                    throw item.error("\"\(text)\" is not a day: \(problem)", hint: "write the day as YYYY-MM-DD")
+                }
+            default:
+                if case .mapping = item.node {
+                    for (field, number) in try item.table() { try checkCounter(number, field: field) }
+                } else {
+                    try checkCounter(item, field: key)
+                }
+            }
+        }
+    }
+
+    private static func checkCounter(_ value: YAMLValue, field: String) throws(InputError) {
+        guard counters.contains(field), case .integer(let count) = try? value.policyValue(), count < 0 else { return }
+        throw value.error("\(count) is negative; \(field) counts from 0", hint: "give a whole number of 0 or more")
+    }
+
+    private static func checkRemembered(_ value: YAMLValue, name: String) throws(InputError) {
+        let remembered = try value.policyValue()
+        switch remembered {
+        case .list, .table:
+            let kind = if case .list = remembered { "a list" } else { "a table" }
+            throw value.error(
+                "state holds only what `remember` can store (text, numbers, true/false), got \(kind)",
+                hint: "flatten it into keys like \(name)_count")
+        case .number(let number) where !number.isFinite:
+            throw value.error("\(number) cannot be stored: the ledger is saved as JSON, which holds only finite numbers")
+        default:
+            return
+        }
+    }
+}

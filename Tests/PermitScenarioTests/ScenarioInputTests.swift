@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import PermitCore
+@testable import PermitScenario
+
+/// Scenario input that YAML or the ledger's types accept but no one can mean, or that costs
+/// far more than it says: each is refused with its file, line and field.
+@Suite struct ScenarioInputTests {
+    /// Nine levels of nine aliases: 9^9 (387 million) values from about 300 bytes.
+    static var aliasBomb: String {
+        var text = "device: { os: \"16.0\" }\nparams:\n  a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        for (previous, name) in zip(names, names.dropFirst()) {
+            text += "  \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ",") + "]\n"
+        }
+        return text + "steps:\n  - event: app_launch\n"
+    }
+
+    @Test func anAliasBombIsRefusedWithoutExpandingIt() {
+        let error = parseError(Self.aliasBomb)
+        #expect(error.hasPrefix("tests/example.yaml:"))
+        #expect(error.contains("excessive aliasing"))
+        #expect(error.contains("params."))
+        // The line of a node that uses the aliases (one of the lines defining b...i).
+        let line = Int(error.split(separator: ":")[1]) ?? 0
+        #expect((4...11).contains(line), "\(error)")
+    }
+
+    @Test func anchorsAndMergeKeysStillShareAPreamble() throws {
+        let scenario = try parse("""
+            device: { os: "16.0" }
+            params:
+              base: &base { gap: 2, copy: hi }
+              <<: *base
+              extra: 1
+            steps:
+              - &launch { event: app_launch, expect: none }
+              - <<: *launch
+                after: 1d
+              - *launch
+              - { <<: [*launch], event: app_foreground }
+            """)
+        #expect(scenario.params["gap"] == .integer(2))
+        #expect(scenario.params["copy"] == .string("hi"))
+        #expect(scenario.params["base"] == .table(["gap": .integer(2), "copy": .string("hi")]))
+        #expect(scenario.steps.map(\.after) == [0, 86_400, 0, 0])
+        #expect(scenario.steps.map(\.action) == [.event(.appLaunch), .event(.appLaunch), .event(.appLaunch), .event(.appForeground)])
+    }
+
+    @Test func aMergeKeyMustNameATable() {
+        let error = parseError("device: { os: \"16.0\" }\nsteps:\n  - { <<: 5, event: app_launch }\n")
+        #expect(error.hasPrefix("tests/example.yaml:3:"))
+        #expect(error.contains("`<<` merges a table into this one"))
+    }
+
+    @Test func aliasesUsedAFewThousandTimesAreFine() throws {
+        var text = "device: { os: \"16.0\" }\nsteps:\n  - &s { event: app_launch }\n"
+        for _ in 0..<2000 { text += "  - *s\n" }
+        #expect(try parse(text).steps.count == 2001)
+    }
+
+    @Test(arguments: [
+        ("params: { blob: !!binary aGVsbG8= }", "!!binary"),
+        ("params: { run: !!python/object:os.system [ls] }", "!!python/object:os.system"),
+        ("params: { x: !custom 5 }", "!custom"),
+        ("params: { n: !!str 5 }", "!!str"),
+        ("params: !!map { n: 5 }", "!!map"),
+    ])
+    func tagsAreRefused(line: String, shown: String) {
+        let error = parseError("device: { os: \"16.0\" }\n\(line)\nsteps:\n  - event: app_launch\n")
+        #expect(error.hasPrefix("tests/example.yaml:2:"), "\(error)")
+        #expect(error.contains("YAML tags are not accepted (found \(shown))"), "\(error)")
+    }
+
+    @Test(arguments: [
+        ("start: \"2026-02-30T08:00:00Z\"", "February 2026 has 28 days, so there is no day 30"),
+        ("start: \"2028-02-30T08:00:00Z\"", "February 2028 has 29 days, so there is no day 30"),
+        ("start: \"2026-13-01T08:00:00Z\"", "there is no month 13"),
+        ("start: \"2026-04-31T08:00:00Z\"", "April 2026 has 30 days, so there is no day 31"),
+        ("start: \"2026-01-05T24:00:00Z\"", "there is no hour 24"),
+        ("initial: { ledger: { prompts_day: \"2026-02-29\" } }", "February 2026 has 28 days, so there is no day 29"),
+    ])
+    func impossibleDatesAreRefused(line: String, problem: String) {
+        let error = parseError("device: { os: \"16.0\" }\n\(line)\nsteps:\n  - event: app_launch\n")
+        #expect(error.hasPrefix("tests/example.yaml:2:"), "\(error)")
+        #expect(error.contains(problem), "\(error)")
+    }
+
+    @Test func realLeapDaysAreFine() throws {
+        let scenario = try parse("device: { os: \"16.0\" }\nstart: \"2028-02-29T08:00:00Z\"\nsteps:\n  - event: app_launch\n")
+        #expect(scenario.start == Date(timeIntervalSince1970: 1_835_424_000))
+    }
+
+    @Test(arguments: [
+        ("{ launches: -1 }", "initial.ledger.launches", "-1 is negative"),
+        ("{ soft_prompt: { shown: -2 } }", "initial.ledger.soft_prompt.shown", "-2 is negative"),
+        ("{ features: { diary: { opened: -3 } } }", "initial.ledger.features.diary.opened", "-3 is negative"),
+        ("{ state: { a: { b: 1 } } }", "initial.ledger.state.a", "got a table"),
+        ("{ state: { l: [1, 2] } }", "initial.ledger.state.l", "got a list"),
+        ("{ state: { x: 1e999 } }", "initial.ledger.state.x", "cannot be stored"),
+    ])
+    func aLedgerNoEngineCouldWriteIsRefused(ledger: String, field: String, problem: String) {
+        let error = parseError("device: { os: \"16.0\" }\ninitial:\n  ledger: \(ledger)\nsteps:\n  - event: app_launch\n")
+        #expect(error.hasPrefix("tests/example.yaml:3:"), "\(error)")
+        #expect(error.contains("\(field): "), "\(error)")
+        #expect(error.contains(problem), "\(error)")
+    }
+
+    @Test func aDuplicateKeyIsReportedAtItsLine() {
+        let error = parseError("device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\ndevice: { os: \"17.0\" }\n")
+        #expect(error.hasPrefix("tests/example.yaml:4:1: \"device\" appears twice in one table (first at line 1)"), "\(error)")
+    }
+
+    @Test func invalidUTF8NamesTheByteAndLine() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let before = "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch # caf"
+        var bytes = Data(before.utf8)
+        bytes.append(0xE9)  // Latin-1 é
+        bytes.append(contentsOf: Data("\n".utf8))
+        try bytes.write(to: url)
+        do {
+            _ = try ScenarioParser.parse(contentsOf: url, displayName: "latin1.yaml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.hasPrefix("latin1.yaml:3:28: "), "\(error)")
+            #expect(error.message.contains("byte \(before.utf8.count) (0xE9)"), "\(error)")
+        }
+    }
+
+    @Test func theScenarioClockIsBounded() {
+        // One `after:` can be 999,999,999 days; 103,000 such steps overflowed the clock.
+        let huge = parseError("device: { os: \"16.0\" }\nsteps:\n  - { after: 999999999d, event: app_launch }\n")
+        #expect(huge.hasPrefix("tests/example.yaml:3:"), "\(huge)")
+        #expect(huge.contains("steps[1].after: the scenario would span more than 100 years by this step"), "\(huge)")
+        let summed = parseError(
+            "device: { os: \"16.0\" }\nsteps:\n  - { after: 36500d, event: app_launch }\n  - event: app_foreground\n  - { after: 26d, event: app_launch }\n")
+        #expect(summed.hasPrefix("tests/example.yaml:5:"), "\(summed)")
+        #expect(summed.contains("steps[3].after"), "\(summed)")
+    }
+
+    @Test func exactlyAHundredYearsRuns() async throws {
+        let result = try await run(
+            "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n  - { after: 36525d, event: app_foreground }\n")
+        #expect(result.passed)
+        #expect(result.steps.map(\.time) == [1_767_600_000, 1_767_600_000 + ScenarioInputChecks.maxSpanSeconds])
+    }
+}
