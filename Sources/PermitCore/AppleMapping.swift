@@ -1,3 +1,5 @@
+import Foundation
+
 /// The mapping from Apple's raw values to Permit's model, kept here in cross-platform code so
 /// that it is tested on every platform; the `UserNotifications` adapter only passes raw values.
 public enum AppleMapping {
@@ -69,5 +71,18 @@ public enum AppleMapping {
         if options.contains(.sound) { types.insert(.sound) }
         if options.contains(.badge) { types.insert(.badge) }
         return types
+    }
+
+    /// The date components of a `UNCalendarNotificationTrigger` for a planned fire date: the
+    /// year, month, day, hour and minute the wall clock shows at that instant in `timeZone`.
+    ///
+    /// Read from the instant, never rebuilt as "start of day plus hours": on a day without a
+    /// local midnight (America/Santiago 2026-09-06) the day starts at 01:00, and that arithmetic
+    /// fires an hour late. The components carry no time zone, so the trigger keeps the wall
+    /// time when the device changes zone (floating local time, as iOS matches them).
+    public static func triggerComponents(for fireDate: Date, in timeZone: TimeZone) -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.dateComponents([.year, .month, .day, .hour, .minute], from: fireDate)
     }
 }

@@ -72,6 +72,13 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         self.scheduledDelivery = scheduledDelivery
     }
 
+    /// Whether a delivered notification's title and body are seen anywhere: as an alert, on the
+    /// lock screen, or in Notification Center (where provisional notifications arrive quietly,
+    /// with their content).
+    public var showsContent: Bool {
+        alert == .enabled || lockScreen == .enabled || notificationCenter == .enabled
+    }
+
     /// All settings `not_supported`: what an app knows before it has read anything.
     public static let unsupported = NotificationSettings()
 
@@ -105,23 +112,53 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         }
     }
 
-    /// The settings iOS reports for a given authorization on a given version: every setting the
-    /// version supports is enabled when authorized, disabled when denied or not determined;
-    /// provisional delivers quietly (notification centre only). Critical alerts need a special
-    /// entitlement, so they start disabled.
-    public static func typical(for status: PermissionStatus, on version: OSVersion) -> NotificationSettings {
+    /// The settings iOS reports for a given authorization on a given version: the settings the
+    /// version supports are enabled when authorized, disabled when denied or not determined;
+    /// provisional delivers quietly (notification centre only). Critical alerts need their
+    /// entitlement and a request, so they start disabled; time-sensitive needs its entitlement
+    /// (S-03); Scheduled Summary is the user's choice and starts off (S-04).
+    public static func typical(
+        for status: PermissionStatus, on version: OSVersion, entitlements: Set<NotificationEntitlement> = []
+    ) -> NotificationSettings {
         var settings = NotificationSettings()
         for setting in Setting.allCases where version >= setting.introducedIn {
             let value: SettingValue
             switch status {
             case .authorized, .ephemeral:
-                value = setting == .criticalAlert ? .disabled : .enabled
+                switch setting {
+                case .criticalAlert, .scheduledDelivery: value = .disabled
+                case .timeSensitive: value = entitlements.contains(.timeSensitive) ? .enabled : .disabled
+                default: value = .enabled
+                }
             case .provisional:
                 value = setting == .notificationCenter ? .enabled : .disabled
             case .unknown, .notDetermined, .denied:
                 value = .disabled
             }
             settings[setting] = value
+        }
+        return settings
+    }
+
+    /// The settings a grant turns on: alert, sound, badge and CarPlay only when the request asked
+    /// for them (`UNAuthorizationOptions` names what the app may do); critical alerts only when
+    /// asked for *and* entitled (S-02); the lock screen and Notification Center with the alert
+    /// (Permit's assumption, docs/platform.md S-01). Used when the user taps Allow, and when
+    /// "Deliver Prominently" promotes a provisional grant, which turns on what the provisional
+    /// request asked for (docs/platform.md P-02).
+    public static func granted(
+        options: [AuthorizationOption], on version: OSVersion, entitlements: Set<NotificationEntitlement> = []
+    ) -> NotificationSettings {
+        var settings = typical(for: .authorized, on: version, entitlements: entitlements)
+        let requested: [Setting: AuthorizationOption] = [
+            .alert: .alert, .sound: .sound, .badge: .badge, .lockScreen: .alert, .notificationCenter: .alert,
+            .carPlay: .carPlay, .criticalAlert: .criticalAlert,
+        ]
+        for (setting, option) in requested where version >= setting.introducedIn {
+            settings[setting] = options.contains(option) ? .enabled : .disabled
+        }
+        if version >= Setting.criticalAlert.introducedIn, !entitlements.contains(.criticalAlerts) {
+            settings.criticalAlert = .disabled
         }
         return settings
     }

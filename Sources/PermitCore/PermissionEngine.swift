@@ -249,7 +249,7 @@ public actor PermissionEngine {
         let plan = ReminderPlanner.plan(
             requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
             timeZone: configuration.timeZone, locale: configuration.locale,
-            pending: await client.pendingReminders(), alertEnabled: settings.alert == .enabled)
+            pending: await client.pendingReminders(), contentShown: settings.showsContent)
         for problem in plan.problems {
             outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))
         }

@@ -29,21 +29,21 @@ public enum ReminderPlanner {
     }
 
     /// Plans `requests` for `now` in `timeZone` against what is already pending.
+    ///
+    /// `contentShown` says whether a delivered notification is seen anywhere (an alert, the lock
+    /// screen or Notification Center); when it is not, title and body are left out and only
+    /// badge and sound remain.
     public static func plan(
         _ requests: [ReminderRequest],
         now: Date,
         timeZone: TimeZone,
         locale: String,
         pending: [ScheduledReminder],
-        alertEnabled: Bool
+        contentShown: Bool
     ) -> Plan {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let today = calendar.startOfDay(for: now)
-        // Until the zone's next offset change, local times are midnight plus the time of day:
-        // those fire dates are arithmetic. The Calendar (and its shared locks, which two
-        // simulation workers contend for) is asked only for dates past a change.
-        let steadyUntil = timeZone.nextDaylightSavingTimeTransition(after: today) ?? .distantFuture
+        let clock = LocalWallClock(now: now, timeZone: timeZone)
         let chain = LocalizedText.fallbackChain(for: locale)
         let pendingDates = Set(pending.map(\.fireDate))
         var seenDates = Set<Date>()
@@ -61,7 +61,7 @@ public enum ReminderPlanner {
                     message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
                 continue
             }
-            guard let fireDate = fireDate(of: request, today: today, steadyUntil: steadyUntil, calendar: calendar) else {
+            guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: calendar) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
             }
@@ -76,8 +76,8 @@ public enum ReminderPlanner {
             candidates.append(ScheduledReminder(
                 id: request.id ?? "permit.reminder.\(Int64(fireDate.timeIntervalSince1970))",
                 fireDate: fireDate,
-                title: alertEnabled ? title : nil,
-                body: alertEnabled ? body : nil,
+                title: contentShown ? title : nil,
+                body: contentShown ? body : nil,
                 action: request.action,
                 sound: request.sound,
                 badge: request.badge
@@ -98,15 +98,5 @@ public enum ReminderPlanner {
             kept.append(candidate)
         }
         return kept
-    }
-
-    /// The request's local day and time as an instant: arithmetic before the zone's next offset
-    /// change, the Calendar after it (a time a DST change skips or repeats follows its rules).
-    static func fireDate(of request: ReminderRequest, today: Date, steadyUntil: Date, calendar: Calendar) -> Date? {
-        let seconds = request.day * 86_400 + request.hour * 3_600 + request.minute * 60
-        let plain = today.addingTimeInterval(TimeInterval(seconds))
-        if plain < steadyUntil { return plain }
-        guard let day = calendar.date(byAdding: .day, value: request.day, to: today) else { return nil }
-        return calendar.date(bySettingHour: request.hour, minute: request.minute, second: 0, of: day)
     }
 }

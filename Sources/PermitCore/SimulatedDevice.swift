@@ -17,6 +17,8 @@ import Foundation
 public final class SimulatedDevice: NotificationCenterClient {
     /// The iOS version it simulates.
     public let platform: Platform
+    /// The notification entitlements the app is signed with.
+    public let entitlements: Set<NotificationEntitlement>
     private let clock: any PermitClock
     private let state: Locked<State>
 
@@ -27,6 +29,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         var dialogAnswered: Bool
         /// The options (or legacy types) of the request whose dialog is on screen.
         var dialogOnScreen: [AuthorizationOption]?
+        /// The options of the request that granted provisional authorization: what "Deliver
+        /// Prominently" turns on later.
+        var provisionalOptions: [AuthorizationOption] = []
         var legacyTypesRequested: LegacyNotificationTypes = .all
         var inForeground = true
         var staleReadsAfterChange: Int
@@ -54,16 +59,20 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///   - settings: defaults to the settings iOS reports for that authorization on that version.
     ///   - staleReadsAfterChange: how many reads after a change in Settings still report the old
     ///     values (iOS can be late right after the app returns to the foreground).
+    ///   - entitlements: the notification entitlements the app is signed with; critical alerts
+    ///     and time-sensitive notifications are enabled only with theirs.
     public init(
         platform: Platform,
         clock: any PermitClock,
         authorization: PermissionStatus? = nil,
         settings: NotificationSettings? = nil,
-        staleReadsAfterChange: Int = 0
+        staleReadsAfterChange: Int = 0,
+        entitlements: Set<NotificationEntitlement> = []
     ) throws(SimulatedDeviceError) {
         let status = authorization ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
         try SimulatedDevice.check(status, on: platform)
-        let settings = settings ?? .typical(for: status, on: platform.version)
+        let settings = settings ?? .typical(for: status, on: platform.version, entitlements: entitlements)
+        self.entitlements = entitlements
         try SimulatedDevice.check(settings, on: platform.version)
         self.platform = platform
         self.clock = clock
@@ -71,6 +80,9 @@ public final class SimulatedDevice: NotificationCenterClient {
             authorization: status,
             settings: settings,
             dialogAnswered: status == .denied || status == .authorized,
+            // A device that starts provisional was granted by a request the scenario does not
+            // show; assume the common one (alert, sound, badge) for a later "Deliver Prominently".
+            provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
             staleReadsAfterChange: max(0, staleReadsAfterChange)
         ))
     }
@@ -112,7 +124,8 @@ public final class SimulatedDevice: NotificationCenterClient {
             switch current {
             case .notDetermined where silentProvisional:
                 state.authorization = .provisional
-                state.settings = .typical(for: .provisional, on: platform.version)
+                state.settings = typical(.provisional)
+                state.provisionalOptions = options
                 return .answeredWithoutDialog(granted: true)
             case .notDetermined where canShow, .provisional where canShow && !silentProvisional:
                 showDialog(&state, options: options)
@@ -173,16 +186,12 @@ public final class SimulatedDevice: NotificationCenterClient {
             state.dialogAnswered = true
             if allow {
                 state.authorization = .authorized
-                var settings = NotificationSettings.typical(for: .authorized, on: platform.version)
-                if platform.usesLegacyRegistration {
-                    settings = state.legacyTypesRequested.settings
-                } else if options.contains(.criticalAlert) {
-                    settings.criticalAlert = .enabled
-                }
-                state.settings = settings
+                state.settings = platform.usesLegacyRegistration
+                    ? state.legacyTypesRequested.settings
+                    : .granted(options: options, on: platform.version, entitlements: entitlements)
             } else {
                 state.authorization = .denied
-                state.settings = .typical(for: .denied, on: platform.version)
+                state.settings = typical(.denied)
             }
             return allow
         }
@@ -213,8 +222,11 @@ public final class SimulatedDevice: NotificationCenterClient {
                             + (authorization == .provisional
                                 ? " (provisional comes only from a request; \"Deliver Quietly\" turns alert, sound and badge off)" : ""))
                 }
-                if authorization != state.authorization {
-                    newSettings = .typical(for: authorization, on: platform.version)
+                if authorization == .authorized, state.authorization == .provisional {
+                    // "Deliver Prominently": what the provisional request asked for, no more.
+                    newSettings = .granted(options: state.provisionalOptions, on: platform.version, entitlements: entitlements)
+                } else if authorization != state.authorization {
+                    newSettings = typical(authorization)
                 }
                 state.authorization = authorization
                 state.dialogAnswered = true
@@ -249,7 +261,7 @@ public final class SimulatedDevice: NotificationCenterClient {
             if !systemRemembers {
                 let status: PermissionStatus = platform.capabilities.ephemeral ? .ephemeral : .notDetermined
                 state.authorization = status
-                state.settings = .typical(for: status, on: platform.version)
+                state.settings = typical(status)
                 state.dialogAnswered = false
             }
         }
@@ -290,6 +302,11 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     // MARK: Private
+
+    /// What iOS shows for `status` on this device's version, with its entitlements.
+    private func typical(_ status: PermissionStatus) -> NotificationSettings {
+        .typical(for: status, on: platform.version, entitlements: entitlements)
+    }
 
     private func showDialog(_ state: inout State, options: [AuthorizationOption]) {
         state.dialogOnScreen = options

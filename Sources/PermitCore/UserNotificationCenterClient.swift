@@ -81,7 +81,6 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     /// Adds local notification requests.
     public func schedule(_ reminders: [ScheduledReminder]) async {
         let center = UNUserNotificationCenter.current()
-        let calendar = Calendar.current
         for reminder in reminders {
             let content = UNMutableNotificationContent()
             if let title = reminder.title { content.title = title }
@@ -89,7 +88,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             if let action = reminder.action { content.categoryIdentifier = action }
             if reminder.sound { content.sound = .default }
             if let badge = reminder.badge { content.badge = NSNumber(value: badge) }
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: reminder.fireDate)
+            let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)
             let trigger = UNCalendarNotificationTrigger(dateMatching: parts, repeats: false)
             try? await center.add(UNNotificationRequest(identifier: reminder.id, content: content, trigger: trigger))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import PermitCore
 import PermitInput
 
@@ -6,7 +7,9 @@ import PermitInput
 enum ExpectationCheck {
     /// Every expectation of the step, plus the rule that an unexpected warning or policy error
     /// fails it.
-    static func failures(_ expected: Scenario.Expectations, against result: StepResult, ledger: Ledger) -> [String] {
+    static func failures(
+        _ expected: Scenario.Expectations, against result: StepResult, ledger: Ledger, timeZone: TimeZone
+    ) -> [String] {
         let outcome = result.outcome
         var failures: [String] = []
         if let decision = expected.decision, let outcome { failures += self.decision(decision, outcome) }
@@ -22,7 +25,7 @@ enum ExpectationCheck {
         if let pending = expected.pending, result.pendingReminders != pending {
             failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
         }
-        if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? []) }
+        if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone) }
         failures += self.ledger(expected.ledger, ledger)
         return failures
     }
@@ -78,9 +81,19 @@ enum ExpectationCheck {
         }
     }
 
-    /// `expect_reminders`: how many the step scheduled, and whether they show an alert.
-    static func reminders(_ expected: Scenario.ExpectedReminders, _ scheduled: [ScheduledReminder]) -> [String] {
+    /// `expect_reminders`: how many the step scheduled, whether they show an alert, and at
+    /// which local wall-clock times.
+    static func reminders(
+        _ expected: Scenario.ExpectedReminders, _ scheduled: [ScheduledReminder], timeZone: TimeZone
+    ) -> [String] {
         var failures: [String] = []
+        if let times = expected.localTimes {
+            let actual = scheduled.map { localTime(of: $0.fireDate, in: timeZone) }
+            if actual != times {
+                failures.append("expected reminders at \(times.joined(separator: ", ")) (\(timeZone.identifier)), "
+                    + "got \(actual.isEmpty ? "none" : actual.joined(separator: ", "))")
+            }
+        }
         if let count = expected.count, scheduled.count != count {
             failures.append("expected \(count) reminder(s) scheduled, got \(scheduled.count)")
         }
@@ -94,6 +107,15 @@ enum ExpectationCheck {
             }
         }
         return failures
+    }
+
+    /// `expect_settings`: each listed setting has that value on the device.
+    static func settings(
+        _ expected: [NotificationSettings.Setting: SettingValue], _ actual: NotificationSettings
+    ) -> [String] {
+        expected.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { setting, value in
+            actual[setting] == value ? nil : "expected setting \(setting.rawValue) \(value.rawValue), got \(actual[setting].rawValue)"
+        }
     }
 
     /// `expect_ledger`: each dotted path holds the value (numbers by value, nil for missing).
@@ -113,5 +135,14 @@ enum ExpectationCheck {
         let name = outcome.decision.action.name
         guard outcome.decision.action == .none, let proposed = outcome.proposed, proposed.action != .none else { return name }
         return "none (the policy proposed \(proposed.action.name); \(outcome.warnings.map(\.name).joined(separator: ", ")))"
+    }
+
+    /// `yyyy-MM-dd HH:mm` on the wall clock of `timeZone`: how a scenario names a fire date.
+    static func localTime(of date: Date, in timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "??" }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute))"
     }
 }

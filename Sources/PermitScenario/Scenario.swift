@@ -44,6 +44,8 @@ public struct Scenario: Sendable {
         public var isAppClip: Bool
         /// Reads after a change in Settings that still report the old value.
         public var staleReads: Int
+        /// The notification entitlements the app is signed with.
+        public var entitlements: Set<NotificationEntitlement> = []
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
@@ -118,11 +120,13 @@ public struct Scenario: Sendable {
         public var ledger: [(path: String, value: PolicyValue?, location: SourceLocation)]
         /// `expect_update` of a `policy_update` step.
         public var update: ExpectedUpdate? = nil
+        /// `expect_settings`: the device's real settings (not the app's last read) after the step.
+        public var settings: [NotificationSettings.Setting: SettingValue] = [:]
 
         /// Whether the step expects nothing.
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
-                && reminders == nil && ledger.isEmpty && update == nil
+                && reminders == nil && ledger.isEmpty && update == nil && settings.isEmpty
         }
     }
 
@@ -149,6 +153,8 @@ public struct Scenario: Sendable {
         public var count: Int?
         /// Whether they show an alert.
         public var alert: Bool?
+        /// Their fire dates as `yyyy-MM-dd HH:mm` on the device's wall clock, soonest first.
+        public var localTimes: [String]?
     }
 
     /// `expect_error: true` or a piece of the message.

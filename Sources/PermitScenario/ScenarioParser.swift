@@ -6,20 +6,20 @@ import PermitInput
 /// column for every mistake.
 public enum ScenarioParser {
     static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys"]
-    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads"]
+    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads", "entitlements"]
     static let userKeys = ["bucket"]
     static let engineKeys = ["max_prompts_per_day"]
     static let initialKeys = ["authorization", "settings", "ledger"]
     /// A `settings:` step: the authorization and any setting name.
     static let settingsStepKeys = ["authorization"] + NotificationSettings.names
     static let reinstallKeys = ["system_remembers"]
-    static let expectedReminderKeys = ["count", "alert"]
+    static let expectedReminderKeys = ["count", "alert", "local_times"]
     static let stepActionKeys = ["event", "answer", "settings", "reinstall", "policy_update"]
     static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "expect_update"]
         + expectationKeys
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
-        "expect_reminders",
+        "expect_reminders", "expect_settings",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
@@ -133,7 +133,14 @@ public enum ScenarioParser {
         }
         let appClip = try fields["app_clip"]?.bool() ?? false
         let stale = try fields["stale_reads"]?.int(in: 0...10) ?? 0
-        return Scenario.Device(version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale)
+        var entitlements = Set<NotificationEntitlement>()
+        if let list = fields["entitlements"] {
+            for item in try list.list() {
+                entitlements.insert(NotificationEntitlement(rawValue: try item.oneOf(NotificationEntitlement.allCases.map(\.rawValue)))!)
+            }
+        }
+        return Scenario.Device(
+            version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements)
     }
 
     /// `en`, `zh-Hans`, `zh-Hans-CN`, `pt-BR`, `es-419`: a language, an optional script, an optional region.
@@ -279,7 +286,7 @@ public enum ScenarioParser {
                     hint: "put \(key) on an `event` or `answer` step")
             }
         }
-        var expectations = try parseExpectations(fields)
+        var expectations = try parseExpectations(fields, version: version)
         if let update = fields["expect_update"] {
             guard actions.first == "policy_update" else {
                 throw update.error("expect_update belongs to a `policy_update` step")
@@ -320,7 +327,7 @@ public enum ScenarioParser {
         }
     }
 
-    static func parseExpectations(_ fields: [String: YAMLValue]) throws(InputError) -> Scenario.Expectations {
+    static func parseExpectations(_ fields: [String: YAMLValue], version: OSVersion) throws(InputError) -> Scenario.Expectations {
         var expectations = Scenario.Expectations(
             decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
         expectations.decision = try fields["expect"].map(parseExpectedDecision)
@@ -337,10 +344,24 @@ public enum ScenarioParser {
         expectations.error = try fields["expect_error"].map(parseExpectedError)
         expectations.dialog = try fields["expect_dialog"]?.bool()
         expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
+        expectations.settings = try fields["expect_settings"].map { value throws(InputError) in
+            try parseSettings(value, version: version)
+        } ?? [:]
         if let value = fields["expect_reminders"] {
             let table = try value.fields(allowed: expectedReminderKeys)
+            var times: [String]?
+            if let list = table["local_times"] {
+                times = []
+                for item in try list.list() {
+                    let text = try item.string()
+                    guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/) != nil else {
+                        throw item.error("\"\(text)\" is not a local time", hint: "write it as \"2026-09-06 09:00\" (yyyy-MM-dd HH:mm)")
+                    }
+                    times?.append(text)
+                }
+            }
             expectations.reminders = Scenario.ExpectedReminders(
-                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool())
+                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool(), localTimes: times)
         }
         if let value = fields["expect_ledger"] {
             for (path, item) in try value.table() {

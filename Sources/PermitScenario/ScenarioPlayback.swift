@@ -45,13 +45,13 @@ struct ScenarioPlayback {
             if !scenario.initial.settings.isEmpty {
                 let status = scenario.initial.authorization
                     ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
-                var base = NotificationSettings.typical(for: status, on: platform.version)
+                var base = NotificationSettings.typical(for: status, on: platform.version, entitlements: scenario.device.entitlements)
                 for (setting, value) in scenario.initial.settings { base[setting] = value }
                 settings = base
             }
             return try SimulatedDevice(
                 platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
-                staleReadsAfterChange: scenario.device.staleReads)
+                staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
         }
@@ -90,7 +90,9 @@ struct ScenarioPlayback {
         }
         result.status = engine.status
         result.pendingReminders = device.pending.count
-        result.failures += ExpectationCheck.failures(step.expectations, against: result, ledger: await engine.history)
+        result.failures += ExpectationCheck.failures(
+            step.expectations, against: result, ledger: await engine.history, timeZone: scenario.device.timeZone)
+        result.failures += ExpectationCheck.settings(step.expectations.settings, device.settings)
         return (result, false)
     }
 

@@ -129,8 +129,9 @@ import Testing
         #expect(await granted.engine.handle(.appForeground).remindersScheduled.isEmpty)
         #expect(planned.current == 2)
         #expect(granted.device.pending.count == 1)
-        // The alert switched off in Settings: badge and sound only.
-        try granted.device.changeInSettings(settings: [.alert: .disabled])
+        // Alert, lock screen and Notification Center switched off in Settings: nothing would
+        // show title and body, so badge and sound only.
+        try granted.device.changeInSettings(settings: [.alert: .disabled, .lockScreen: .disabled, .notificationCenter: .disabled])
         granted.advance(2 * day)
         let quiet = await granted.engine.handle(.appForeground)
         #expect(quiet.remindersScheduled.count == 1)

@@ -145,9 +145,9 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         #expect(launch.immediateAnswer == true)
         #expect(launch.statusAfter == .provisional)
         #expect(launch.warnings.isEmpty)
-        // Provisional delivers quietly: alerts are off, so only badge and sound are scheduled.
+        // Provisional delivers quietly to Notification Center, with the content (platform P-01).
         #expect(launch.remindersScheduled.count == 1)
-        #expect(launch.remindersScheduled.first?.presentsAlert == false)
+        #expect(launch.remindersScheduled.first?.title == "t" && launch.remindersScheduled.first?.body == "b")
         #expect(await world.engine.history.promptsToday == 0)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PermitCore
 
@@ -42,6 +43,19 @@ import Testing
 }
 
 @Suite struct AppleMappingTests {
+    /// The adapter's trigger for the Santiago reminders shows 09:00, 14:00 and 20:00 on the
+    /// wall clock of 6, 7 and 8 September, the day without a midnight included.
+    @Test func triggerComponentsOnADayWithoutMidnight() throws {
+        let zone = try #require(TimeZone(identifier: "America/Santiago"))
+        let now = try #require(ISO8601DateFormatter().date(from: "2026-09-06T05:00:00Z"))
+        let requests = (0...2).flatMap { day in [9, 14, 20].map { ReminderRequest(day: day, hour: $0, body: "x") } }
+        let plan = ReminderPlanner.plan(requests, now: now, timeZone: zone, locale: "en", pending: [], contentShown: true)
+        let parts = plan.toSchedule.map { AppleMapping.triggerComponents(for: $0.fireDate, in: zone) }
+        #expect(parts.map { [$0.year, $0.month, $0.day, $0.hour, $0.minute] } == (6...8).flatMap { day in
+            [9, 14, 20].map { [2026, 9, day, $0, 0] }
+        })
+    }
+
     @Test func authorizationStatusRawValues() {
         #expect((0...4).map(AppleMapping.status(fromAuthorizationStatus:))
             == [.notDetermined, .denied, .authorized, .provisional, .ephemeral])

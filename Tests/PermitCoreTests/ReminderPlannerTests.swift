@@ -8,7 +8,7 @@ import Testing
         alert: Bool = true, locale: String = "en"
     ) -> ReminderPlanner.Plan {
         ReminderPlanner.plan(
-            requests, now: now, timeZone: TimeZone(identifier: zone)!, locale: locale, pending: pending, alertEnabled: alert)
+            requests, now: now, timeZone: TimeZone(identifier: zone)!, locale: locale, pending: pending, contentShown: alert)
     }
 
     func iso(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
@@ -33,28 +33,93 @@ import Testing
         #expect(result.toSchedule.map(\.fireDate) == [iso("2026-01-05T23:45:00Z"), iso("2026-01-06T00:15:00Z")])
     }
 
-    /// Fire dates are arithmetic until the zone's next offset change: every one must be the
+    /// Fire dates are arithmetic while the zone's offset holds: every one must be the
     /// Calendar's, whatever the zone, the day and the time (DST gaps and repeats included).
     @Test(arguments: ["UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Santiago",
                       "Asia/Kolkata", "Pacific/Chatham"])
     func fireDatesAreTheCalendars(zoneName: String) throws {
         let zone = try #require(TimeZone(identifier: zoneName))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
         var now = iso("2026-01-01T00:00:00Z")
         while now < iso("2027-01-01T00:00:00Z") {
-            let today = calendar.startOfDay(for: now)
-            let steady = zone.nextDaylightSavingTimeTransition(after: today) ?? .distantFuture
             for (day, hour, minute) in [(0, 0, 0), (0, 2, 30), (1, 1, 30), (3, 2, 0), (6, 23, 59), (40, 9, 15)] {
-                let request = ReminderRequest(day: day, hour: hour, minute: minute, body: "x")
-                let expected = calendar.date(byAdding: .day, value: day, to: today).flatMap {
-                    calendar.date(bySettingHour: hour, minute: minute, second: 0, of: $0)
-                }
-                let got = ReminderPlanner.fireDate(of: request, today: today, steadyUntil: steady, calendar: calendar)
-                #expect(got == expected, "\(zoneName) \(now) day \(day) \(hour):\(minute)")
+                expectCalendarsAnswer(now: now, zone: zone, day: day, hour: hour, minute: minute)
             }
             now = now.addingTimeInterval(86_400 * 3 + 3_601)
         }
+    }
+
+    /// The wall time "day N at HH:MM" as the Calendar alone computes it: today's date (taken at
+    /// noon, which every day has), N days on, then that date at HH:MM.
+    static func calendarsAnswer(now: Date, zone: TimeZone, day: Int, hour: Int, minute: Int) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var parts = calendar.dateComponents([.year, .month, .day], from: now)
+        parts.hour = 12
+        guard let noon = calendar.date(from: parts), let target = calendar.date(byAdding: .day, value: day, to: noon) else {
+            return nil
+        }
+        var wanted = calendar.dateComponents([.year, .month, .day], from: target)
+        wanted.hour = hour
+        wanted.minute = minute
+        return calendar.date(from: wanted)
+    }
+
+    func expectCalendarsAnswer(now: Date, zone: TimeZone, day: Int, hour: Int, minute: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let got = LocalWallClock(now: now, timeZone: zone).fireDate(day: day, hour: hour, minute: minute, calendar: calendar)
+        let expected = Self.calendarsAnswer(now: now, zone: zone, day: day, hour: hour, minute: minute)
+        #expect(got == expected, "\(zone.identifier) now \(now) day \(day) \(hour):\(minute)")
+    }
+
+    /// Every offset change in the tz database between 2024 and 2030 that happens at local
+    /// midnight (the clock leaves or reaches 00:00), found from the zones themselves.
+    static let midnightSwitches: [(zone: TimeZone, change: Date)] = {
+        let start = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00Z
+        let end = Date(timeIntervalSince1970: 1_924_992_000)  // 2031-01-01T00:00Z
+        var found: [(zone: TimeZone, change: Date)] = []
+        for identifier in TimeZone.knownTimeZoneIdentifiers {
+            guard let zone = TimeZone(identifier: identifier) else { continue }
+            var after = start
+            while let change = zone.nextDaylightSavingTimeTransition(after: after), change < end {
+                let instant = Int(change.timeIntervalSince1970.rounded())
+                let before = zone.secondsFromGMT(for: change - 1)
+                let later = zone.secondsFromGMT(for: change)
+                if (instant + before) % 86_400 == 0 || (instant + later) % 86_400 == 0 {
+                    found.append((zone, change))
+                }
+                after = change
+            }
+        }
+        return found
+    }()
+
+    /// Issue 13 item 1: on a day whose midnight is skipped (or repeated), "day N at HH:MM" is
+    /// HH:MM on the wall clock, not the day's first instant plus HH hours.
+    @Test func everyMidnightSwitchFrom2024To2030MatchesTheCalendar() {
+        let zones = Set(Self.midnightSwitches.map(\.zone.identifier))
+        // The search must find the zones the issue names, or it found nothing to test.
+        #expect(zones.isSuperset(of: ["America/Santiago", "America/Havana", "Asia/Beirut"]), "\(zones.sorted())")
+        for (zone, change) in Self.midnightSwitches {
+            for offset in [-20.0, -1, 1, 5, 20] {
+                let now = change + offset * 3_600
+                for day in 0...2 {
+                    for (hour, minute) in [(0, 0), (0, 30), (1, 0), (9, 0), (14, 0), (20, 0), (23, 30)] {
+                        expectCalendarsAnswer(now: now, zone: zone, day: day, hour: hour, minute: minute)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func santiagoOnTheDayWithoutMidnightPlansNineTwoAndEightLocal() {
+        // 2026-09-06: Santiago's clocks jump from 00:00 to 01:00; 05:00Z is 02:00 local (UTC−3).
+        let requests = (0...2).flatMap { day in [9, 14, 20].map { ReminderRequest(day: day, hour: $0, body: "mood") } }
+        let result = plan(requests, now: iso("2026-09-06T05:00:00Z"), zone: "America/Santiago")
+        let expected = ["06", "07", "08"].flatMap { day in
+            ["12", "17", "23"].map { iso("2026-09-\(day)T\($0):00:00Z") }
+        }
+        #expect(result.toSchedule.map(\.fireDate) == expected)
     }
 
     @Test func dayZeroIsTheLocalDayNotTheUTCDay() {
@@ -94,6 +159,16 @@ import Testing
         let quiet = plan([request], alert: false).toSchedule[0]
         #expect(quiet.title == nil && quiet.body == nil && !quiet.presentsAlert)
         #expect(quiet.sound && quiet.badge == 1)
+    }
+
+    /// docs/platform.md P-01: provisional notifications arrive quietly in Notification Center
+    /// with their content, so the engine keeps title and body when only Notification Center is on.
+    @Test func contentIsShownWhereverTheNotificationIsSeen() {
+        let provisional = NotificationSettings.typical(for: .provisional, on: OSVersion(major: 16))
+        #expect(provisional.alert == .disabled && provisional.showsContent)
+        let hidden = NotificationSettings(alert: .disabled, sound: .enabled, badge: .enabled,
+                                          lockScreen: .disabled, notificationCenter: .disabled)
+        #expect(!hidden.showsContent)
     }
 
     @Test func textsAreLocalised() {

@@ -13,6 +13,51 @@ import Testing
         return (device, clock)
     }
 
+    /// docs/platform.md P-02: "Deliver Prominently" turns on what the provisional request asked
+    /// for (here alert and badge), not every setting.
+    @Test func deliverProminentlyTurnsOnTheProvisionalRequestsOptions() throws {
+        let (device, _) = device("16.0")
+        #expect(device.request(options: [.provisional, .alert, .badge]) == .answeredWithoutDialog(granted: true))
+        #expect(device.settings.notificationCenter == .enabled && device.settings.alert == .disabled)
+        try device.changeInSettings(authorization: .authorized)
+        let settings = device.settings
+        #expect(device.authorization == .authorized)
+        #expect(settings.alert == .enabled && settings.badge == .enabled)
+        #expect(settings.sound == .disabled && settings.carPlay == .disabled && settings.criticalAlert == .disabled)
+    }
+
+    /// docs/platform.md S-01: Allow grants what the request asked for.
+    @Test func allowGrantsOnlyTheRequestedOptions() throws {
+        let (device, _) = device("16.0")
+        #expect(device.request(options: [.alert]) == .dialogShown)
+        try device.answerDialog(allow: true)
+        let settings = device.settings
+        #expect(settings.alert == .enabled && settings.notificationCenter == .enabled && settings.lockScreen == .enabled)
+        #expect(settings.sound == .disabled && settings.badge == .disabled && settings.carPlay == .disabled)
+    }
+
+    /// docs/platform.md S-02, S-03, S-04: critical alerts only when requested and entitled;
+    /// time-sensitive only with its entitlement, on iOS 15+; Scheduled Summary off after Allow.
+    @Test(arguments: [[], [NotificationEntitlement.criticalAlerts, .timeSensitive]])
+    func entitledSettingsNeedTheirEntitlement(entitlements: [NotificationEntitlement]) throws {
+        let entitled = !entitlements.isEmpty
+        for (os, timeSensitiveExists) in [("14.8", false), ("16.0", true)] {
+            let device = try SimulatedDevice(platform: platform(os), clock: ManualClock(start), entitlements: Set(entitlements))
+            #expect(device.request(options: [.alert, .criticalAlert]) == .dialogShown)
+            try device.answerDialog(allow: true)
+            let settings = device.settings
+            #expect(settings.criticalAlert == (entitled ? .enabled : .disabled), "\(os) \(entitlements)")
+            let timeSensitive: SettingValue = timeSensitiveExists ? (entitled ? .enabled : .disabled) : .notSupported
+            #expect(settings.timeSensitive == timeSensitive, "\(os) \(entitlements)")
+            #expect(settings.scheduledDelivery == (timeSensitiveExists ? .disabled : .notSupported), "\(os)")
+        }
+        // Entitled but not requested: no critical alerts.
+        let device = try SimulatedDevice(platform: platform("16.0"), clock: ManualClock(start), entitlements: Set(entitlements))
+        _ = device.request(options: [.alert])
+        try device.answerDialog(allow: true)
+        #expect(device.settings.criticalAlert == .disabled)
+    }
+
     @Test func dialogAppearsAtMostOncePerInstall() throws {
         let (device, _) = device("16.0")
         #expect(device.request(options: [.alert]) == .dialogShown)

@@ -174,10 +174,34 @@ func failures(_ result: ScenarioResult) -> [String] {
 }
 
 @Suite struct ReminderExpectationTests {
+    /// `local_times` compares wall-clock times in the device's zone; `expect_settings` the
+    /// device's real settings. Both report what they found.
+    @Test func localTimesAndSettingsAreChecked() async throws {
+        let scenario = """
+        device: { os: "16.0", timezone: Asia/Taipei }
+        start: "2026-01-05T08:00:00Z"
+        initial: { authorization: authorized }
+        steps:
+          - event: app_launch
+            expect_reminders: { local_times: ["2026-01-06 09:00", "2026-01-06 14:00"] }
+            expect_settings: { scheduled_delivery: enabled, alert: enabled }
+        """
+        let result = try await run(scenario)
+        #expect(failures(result) == [
+            "step 1: expected reminders at 2026-01-06 09:00, 2026-01-06 14:00 (Asia/Taipei), "
+                + "got 2026-01-06 09:00, 2026-01-06 14:00, 2026-01-06 20:00",
+            "step 1: expected setting scheduled_delivery enabled, got disabled",
+        ])
+        #expect(parseError("device: { os: \"16\" }\nsteps:\n  - { event: app_launch, expect_reminders: { local_times: [\"9:00\"] } }\n")
+            .contains("is not a local time"))
+        #expect(parseError("device: { os: \"14\" }\nsteps:\n  - { event: app_launch, expect_settings: { time_sensitive: enabled } }\n")
+            .contains("time_sensitive does not exist on iOS 14"))
+    }
+
     @Test func alertOrBadgeAndSoundIsChecked() async throws {
         let scenario = """
         device: { os: "16.0" }
-        initial: { authorization: authorized, settings: { alert: disabled } }
+        initial: { authorization: authorized, settings: { alert: disabled, lock_screen: disabled, notification_center: disabled } }
         steps:
           - { event: app_launch, expect_reminders: { count: 3, alert: false } }
           - { after: 1d, event: app_foreground, expect_reminders: { count: 2, alert: true } }

@@ -1,0 +1,17 @@
+-- ask-options: asks for `params.options` at the first launch and does nothing else. The
+-- fidelity scenarios use it to show what iOS grants for a given request, without a pack's
+-- primer in the way.
+return {
+  name = "ask-options",
+  params = { options = { "alert" } },
+
+  decide = function(ctx)
+    if ctx.event.name == "app_launch" and ctx.status == "not_determined" then
+      -- params are read-only; the decision takes a plain list of its own.
+      local options = {}
+      for i, option in ipairs(ctx.params.options) do options[i] = option end
+      return { action = "request_permission", options = options, reason = "fidelity: ask at launch" }
+    end
+    return nil
+  end,
+}
