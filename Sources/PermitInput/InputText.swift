@@ -5,8 +5,8 @@ import Foundation
 /// Foundation's refusal ("The file couldn't be opened because it isn't in the correct
 /// format") names neither the byte nor the line, and a file saved in Latin-1 by one editor
 /// usually has a single stray byte in a comment: the user needs its place.
-enum InputText {
-    static func read(_ url: URL, name: String) throws(InputError) -> String {
+package enum InputText {
+    package static func read(_ url: URL, name: String) throws(InputError) -> String {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -16,7 +16,7 @@ enum InputText {
         return try decode(data, name: name)
     }
 
-    static func decode(_ data: Data, name: String) throws(InputError) -> String {
+    package static func decode(_ data: Data, name: String) throws(InputError) -> String {
         if let text = String(validating: data, as: UTF8.self) { return text }
         var parser = Unicode.UTF8.ForwardParser()
         var bytes = data.makeIterator()
