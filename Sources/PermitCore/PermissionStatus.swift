@@ -24,9 +24,10 @@ public enum PermissionStatus: String, Sendable, Codable, CaseIterable, CustomStr
         }
     }
 
-    /// A permission request can still show the system dialog. While provisional, a request
-    /// without the `.provisional` option shows the real dialog.
-    public var allowsSystemDialog: Bool { self == .notDetermined || self == .provisional }
+    /// A permission request can still show the system dialog. While provisional, or ephemeral
+    /// (an App Clip may ask for full authorization, docs/platform.md A-03), a request without
+    /// the `.provisional` option shows the real dialog.
+    public var allowsSystemDialog: Bool { self == .notDetermined || self == .provisional || self == .ephemeral }
 
     /// Whether a request with these options puts the system dialog on screen (the app being in
     /// the foreground). With the `provisional` option on iOS 12+, a request while not determined

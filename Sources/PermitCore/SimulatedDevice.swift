@@ -19,6 +19,11 @@ public final class SimulatedDevice: NotificationCenterClient {
     public let platform: Platform
     /// The notification entitlements the app is signed with.
     public let entitlements: Set<NotificationEntitlement>
+    /// The App Clip's Info.plist has `NSAppClipRequestEphemeralUserNotification`: on iOS 14+ each
+    /// launch grants ephemeral authorization for 8 hours (docs/platform.md A-01, A-02).
+    public let ephemeralNotifications: Bool
+    /// How long an App Clip's ephemeral authorization lasts after a launch.
+    public static let ephemeralLifetime: TimeInterval = 8 * 3_600
     private let clock: any PermitClock
     private let state: Locked<State>
 
@@ -32,6 +37,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         /// The options of the request that granted provisional authorization: what "Deliver
         /// Prominently" turns on later.
         var provisionalOptions: [AuthorizationOption] = []
+        /// When the App Clip's ephemeral authorization ends (8 hours after its last launch).
+        var ephemeralUntil: Date?
         var legacyTypesRequested: LegacyNotificationTypes = .all
         var inForeground = true
         var staleReadsAfterChange: Int
@@ -61,16 +68,26 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///     values (iOS can be late right after the app returns to the foreground).
     ///   - entitlements: the notification entitlements the app is signed with; critical alerts
     ///     and time-sensitive notifications are enabled only with theirs.
+    ///   - ephemeralNotifications: the App Clip asks for ephemeral notifications
+    ///     (`NSAppClipRequestEphemeralUserNotification`); without it a clip starts `not_determined`.
     public init(
         platform: Platform,
         clock: any PermitClock,
         authorization: PermissionStatus? = nil,
         settings: NotificationSettings? = nil,
         staleReadsAfterChange: Int = 0,
-        entitlements: Set<NotificationEntitlement> = []
+        entitlements: Set<NotificationEntitlement> = [],
+        ephemeralNotifications: Bool = false
     ) throws(SimulatedDeviceError) {
-        let status = authorization ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
+        let ephemeral = platform.capabilities.ephemeral && ephemeralNotifications
+        let status = authorization ?? (ephemeral ? .ephemeral : .notDetermined)
         try SimulatedDevice.check(status, on: platform)
+        if status == .ephemeral, !ephemeralNotifications {
+            throw .invalidAuthorization(
+                "ephemeral authorization needs NSAppClipRequestEphemeralUserNotification in the App Clip's Info.plist "
+                    + "(scenario device key app_clip_ephemeral: true)")
+        }
+        self.ephemeralNotifications = ephemeralNotifications
         let settings = settings ?? .typical(for: status, on: platform.version, entitlements: entitlements)
         self.entitlements = entitlements
         try SimulatedDevice.check(settings, on: platform.version)
@@ -83,6 +100,7 @@ public final class SimulatedDevice: NotificationCenterClient {
             // A device that starts provisional was granted by a request the scenario does not
             // show; assume the common one (alert, sound, badge) for a later "Deliver Prominently".
             provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
+            ephemeralUntil: status == .ephemeral ? clock.now().addingTimeInterval(Self.ephemeralLifetime) : nil,
             staleReadsAfterChange: max(0, staleReadsAfterChange)
         ))
     }
@@ -94,7 +112,9 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// The synchronous form of `readSettings`.
     public func read() -> NotificationSnapshot {
-        state.withLock { state in
+        let now = clock.now()
+        return state.withLock { state in
+            expireEphemeral(&state, now: now)
             if state.staleReadsLeft > 0, let last = state.lastReported {
                 state.staleReadsLeft -= 1
                 return last
@@ -117,7 +137,9 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// The synchronous form of `requestAuthorization` (iOS 10+).
     public func request(options: [AuthorizationOption]) -> AuthorizationRequestResult {
-        state.withLock { state in
+        let now = clock.now()
+        return state.withLock { state in
+            expireEphemeral(&state, now: now)
             let silentProvisional = options.contains(.provisional) && platform.capabilities.provisional
             let current = state.authorization
             let canShow = state.dialogOnScreen == nil && state.inForeground && !state.dialogAnswered
@@ -127,7 +149,8 @@ public final class SimulatedDevice: NotificationCenterClient {
                 state.settings = typical(.provisional)
                 state.provisionalOptions = options
                 return .answeredWithoutDialog(granted: true)
-            case .notDetermined where canShow, .provisional where canShow && !silentProvisional:
+            case .notDetermined where canShow, .provisional where canShow && !silentProvisional,
+                 .ephemeral where canShow && !silentProvisional:
                 showDialog(&state, options: options)
                 return .dialogShown
             default:
@@ -174,6 +197,22 @@ public final class SimulatedDevice: NotificationCenterClient {
     public var isInForeground: Bool {
         get { state.withLock { $0.inForeground } }
         set { state.withLock { $0.inForeground = newValue } }
+    }
+
+    /// The app is launched. An App Clip with `NSAppClipRequestEphemeralUserNotification` on
+    /// iOS 14+ gets (or keeps) ephemeral authorization for 8 hours from now, unless the user
+    /// already answered the real dialog.
+    public func launch() {
+        let now = clock.now()
+        state.withLock { state in
+            guard ephemeralNotifications, platform.capabilities.ephemeral, !state.dialogAnswered,
+                  state.authorization == .ephemeral || state.authorization == .notDetermined else { return }
+            if state.authorization != .ephemeral {
+                state.authorization = .ephemeral
+                state.settings = typical(.ephemeral)
+            }
+            state.ephemeralUntil = now.addingTimeInterval(Self.ephemeralLifetime)
+        }
     }
 
     /// The user taps Allow or Don't Allow. Returns `granted`, which the app then reports as
@@ -259,10 +298,10 @@ public final class SimulatedDevice: NotificationCenterClient {
             state.staleReadsLeft = 0
             state.inForeground = true
             if !systemRemembers {
-                let status: PermissionStatus = platform.capabilities.ephemeral ? .ephemeral : .notDetermined
-                state.authorization = status
-                state.settings = typical(status)
+                state.authorization = .notDetermined
+                state.settings = typical(.notDetermined)
                 state.dialogAnswered = false
+                state.ephemeralUntil = nil
             }
         }
     }
@@ -302,6 +341,17 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     // MARK: Private
+
+    /// Eight hours after the last launch an App Clip's ephemeral authorization ends: it reads
+    /// `not_determined` again (Apple does not document the status after expiry; Permit's
+    /// assumption, docs/platform.md A-02) and its pending notifications are gone.
+    private func expireEphemeral(_ state: inout State, now: Date) {
+        guard state.authorization == .ephemeral, let until = state.ephemeralUntil, now >= until else { return }
+        state.authorization = .notDetermined
+        state.settings = typical(.notDetermined)
+        state.pending = []
+        state.ephemeralUntil = nil
+    }
 
     /// What iOS shows for `status` on this device's version, with its entitlements.
     private func typical(_ status: PermissionStatus) -> NotificationSettings {

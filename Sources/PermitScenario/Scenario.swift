@@ -46,6 +46,8 @@ public struct Scenario: Sendable {
         public var staleReads: Int
         /// The notification entitlements the app is signed with.
         public var entitlements: Set<NotificationEntitlement> = []
+        /// The App Clip asks for ephemeral notifications (`NSAppClipRequestEphemeralUserNotification`).
+        public var appClipEphemeral = false
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }

@@ -6,7 +6,7 @@ import PermitInput
 /// column for every mistake.
 public enum ScenarioParser {
     static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys"]
-    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads", "entitlements"]
+    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements"]
     static let userKeys = ["bucket"]
     static let engineKeys = ["max_prompts_per_day"]
     static let initialKeys = ["authorization", "settings", "ledger"]
@@ -146,8 +146,14 @@ public enum ScenarioParser {
                 entitlements.insert(NotificationEntitlement(rawValue: try item.oneOf(NotificationEntitlement.allCases.map(\.rawValue)))!)
             }
         }
+        let ephemeral = try fields["app_clip_ephemeral"]?.bool() ?? false
+        if ephemeral, !appClip {
+            throw fields["app_clip_ephemeral"]!.error(
+                "app_clip_ephemeral is for App Clips", hint: "add `app_clip: true`, or remove app_clip_ephemeral")
+        }
         return Scenario.Device(
-            version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements)
+            version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements,
+            appClipEphemeral: ephemeral)
     }
 
     /// `en`, `zh-Hans`, `zh-Hans-CN`, `pt-BR`, `es-419`: a language, an optional script, an optional region.

@@ -44,14 +44,15 @@ struct ScenarioPlayback {
             var settings: NotificationSettings?
             if !scenario.initial.settings.isEmpty {
                 let status = scenario.initial.authorization
-                    ?? (platform.capabilities.ephemeral ? .ephemeral : .notDetermined)
+                    ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral ? .ephemeral : .notDetermined)
                 var base = NotificationSettings.typical(for: status, on: platform.version, entitlements: scenario.device.entitlements)
                 for (setting, value) in scenario.initial.settings { base[setting] = value }
                 settings = base
             }
             return try SimulatedDevice(
                 platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
-                staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements)
+                staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements,
+                ephemeralNotifications: scenario.device.appClipEphemeral)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
         }
@@ -100,6 +101,7 @@ struct ScenarioPlayback {
     private mutating func perform(_ step: Scenario.Step, into result: inout StepResult) async -> Bool {
         switch step.action {
         case .event(let event):
+            if case .appLaunch = event { device.launch() }
             await send(event, into: &result)
         case .answer(let answer):
             return await answerScreen(with: answer, into: &result)

@@ -42,7 +42,11 @@ public struct SingleDecision: Sendable {
         do { try policy.validate(params: params) } catch { throw .params(error) }
         let clock = ManualClock(Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)))
         let device: SimulatedDevice
-        do { device = try SimulatedDevice(platform: platform, clock: clock, authorization: status) } catch {
+        // `--status ephemeral` says the App Clip asks for ephemeral notifications.
+        do {
+            device = try SimulatedDevice(
+                platform: platform, clock: clock, authorization: status, ephemeralNotifications: status == .ephemeral)
+        } catch {
             throw .status(error)
         }
         var ledger = ledger

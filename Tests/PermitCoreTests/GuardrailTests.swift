@@ -22,7 +22,14 @@ import Testing
         ])
     }
 
-    @Test(arguments: [PermissionStatus.denied, .authorized, .ephemeral, .unknown])
+    /// docs/platform.md A-03: an App Clip may ask for full authorization while ephemeral.
+    @Test func aFullRequestWhileEphemeralIsKept() {
+        let (action, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.ephemeral))
+        #expect(action == .requestPermission(options: [.alert]))
+        #expect(warnings.isEmpty)
+    }
+
+    @Test(arguments: [PermissionStatus.denied, .authorized, .unknown])
     func systemDialogUnavailable(status: PermissionStatus) {
         let (action, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(status))
         #expect(action == .none)
@@ -52,7 +59,7 @@ import Testing
         #expect(none.isEmpty)
     }
 
-    @Test(arguments: [PermissionStatus.denied, .authorized, .ephemeral])
+    @Test(arguments: [PermissionStatus.denied, .authorized])
     func softPromptPointless(status: PermissionStatus) {
         let (action, warnings) = Guardrail.apply(to: .softPrompt(softPrompt), in: situation(status))
         #expect(action == .none)

@@ -9,7 +9,7 @@ import Testing
         let clock = ManualClock(start)
         let device = try! SimulatedDevice(
             platform: platform(os, appClip: appClip), clock: clock, authorization: authorization,
-            staleReadsAfterChange: stale)
+            staleReadsAfterChange: stale, ephemeralNotifications: appClip)
         return (device, clock)
     }
 
@@ -119,10 +119,33 @@ import Testing
         #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("11.4"), clock: SystemClock(), authorization: .provisional) }
     }
 
-    @Test func appClipsStartEphemeralOn14() throws {
-        let (clip, _) = device("14.2", appClip: true)
+    /// docs/platform.md.
+    @Test func appClipsAreEphemeralOnlyWithTheKeyForEightHoursAfterEachLaunch() throws {
+        // Without NSAppClipRequestEphemeralUserNotification: not determined, the real dialog.
+        let plain = try SimulatedDevice(platform: platform("14.2", appClip: true), clock: ManualClock(start))
+        #expect(plain.authorization == .notDetermined)
+        plain.launch()
+        #expect(plain.authorization == .notDetermined)
+        #expect(plain.request(options: [.alert]) == .dialogShown)
+        #expect(throws: SimulatedDeviceError.self) {
+            try SimulatedDevice(platform: platform("14.2", appClip: true), clock: SystemClock(), authorization: .ephemeral)
+        }
+        // With it: ephemeral for 8 hours after each launch, then not determined.
+        let (clip, clock) = device("14.2", appClip: true)
         #expect(clip.authorization == .ephemeral)
-        #expect(clip.request(options: [.alert]) == .answeredWithoutDialog(granted: true))
+        clock.advance(by: 7 * 3_600)
+        clip.launch()
+        clock.advance(by: 7 * 3_600)
+        #expect(clip.read().status(legacyRegistered: false) == .ephemeral)
+        clock.advance(by: 3_600)
+        #expect(clip.read().status(legacyRegistered: false) == .notDetermined)
+        clip.launch()
+        #expect(clip.read().status(legacyRegistered: false) == .ephemeral)
+        // A full request while ephemeral shows the real dialog; Allow makes it for good.
+        #expect(clip.request(options: [.alert]) == .dialogShown)
+        try clip.answerDialog(allow: true)
+        clock.advance(by: 9 * 3_600)
+        #expect(clip.read().status(legacyRegistered: false) == .authorized)
         #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .ephemeral) }
         #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .unknown) }
     }

@@ -14,7 +14,7 @@ import Testing
         (.denied, false, false, true),
         (.authorized, true, false, false),
         (.provisional, true, true, false),
-        (.ephemeral, true, false, false),
+        (.ephemeral, true, true, false),
     ])
     func derivedChecks(status: PermissionStatus, granted: Bool, dialog: Bool, denied: Bool) {
         #expect(status.isGranted == granted)

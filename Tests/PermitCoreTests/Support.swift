@@ -24,7 +24,8 @@ struct World {
         clock = ManualClock(start)
         let platform = platform(os, appClip: appClip)
         device = try! SimulatedDevice(
-            platform: platform, clock: clock, authorization: authorization, staleReadsAfterChange: staleReads)
+            platform: platform, clock: clock, authorization: authorization, staleReadsAfterChange: staleReads,
+            ephemeralNotifications: appClip)
         store = InMemoryLedgerStore(ledger)
         engine = PermissionEngine(
             policy: policy, client: device, platform: platform, store: store, clock: clock,

@@ -23,6 +23,14 @@ struct NoParams: Policy {
         #expect(outcome.statusAfter == .notDetermined)
     }
 
+    /// `permit decide --app-clip --status ephemeral` is an App Clip that asks for ephemeral
+    /// notifications (docs/platform.md A-01): the status holds.
+    @Test func anEphemeralAppClip() async throws {
+        let clip = Platform(version: OSVersion(major: 16, minor: 4), isAppClip: true)
+        let outcome = try await SingleDecision(platform: clip, status: .ephemeral).outcome(of: .appLaunch, policy: polite)
+        #expect(outcome.statusAfter == .ephemeral)
+    }
+
     @Test func aStatusTheDeviceCannotHaveIsAProblemOfTheStatus() async {
         let eleven = Platform(version: OSVersion(major: 11), isAppClip: false)
         do {
