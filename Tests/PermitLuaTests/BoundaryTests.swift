@@ -59,7 +59,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// allocation error raised outside a protected call would abort the process), and the VM
     /// serves the next call.
     @Test func storingSurvivesAnAllocationFailureAtEveryStep() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         var failures = 0
         for n in 1...10_000 {
             do {
@@ -80,7 +80,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
 
     /// Loading (compiling, the chunk's environment, the ref, a binary chunk's refusal) too.
     @Test func loadingSurvivesAnAllocationFailureAtEveryStep() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let source = "local t = {} for i = 1, 10 do t[i] = 'line ' .. i end return function() return #t end"
         var failures = 0
         for n in 1...10_000 {
@@ -110,7 +110,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     }
 
     @Test func callArgumentsSurviveAnAllocationFailureAtEveryStep() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let f = try vm.load("local t = ... return t.key40[1]:len()", chunkName: "read.lua")
         var failures = 0
         for n in 1...10_000 {
@@ -130,7 +130,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// A host function's results are pushed by the trampoline after the Swift frames are gone,
     /// so a memory error while pushing them unwinds through C only.
     @Test func hostFunctionResultsSurviveAnAllocationFailureAtEveryStep() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let host = try vm.makeHostFunction { _ in [Self.bigValue] }
         let f = try vm.load("local host = ... return host().key40[1]:len()", chunkName: "host.lua")
         var failures = 0
@@ -173,7 +173,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// Read-only tables are made level by level; 60 levels need more stack than a C function
     /// starts with, so each level checks for room.
     @Test func deepTablesAreMadeReadOnly() throws {
-        let vm = LuaVM(limits: LuaLimits(maxTableDepth: 100))
+        let vm = LuaVM(limits: LuaLimits(timeLimitMilliseconds: 60_000, maxTableDepth: 100))
         var value = LuaValue.table(LuaTable(entries: [LuaTable.Entry(key: .string("v"), value: .integer(7))]))
         for _ in 1..<60 { value = .table(LuaTable(entries: [LuaTable.Entry(key: .string("x"), value: value)])) }
         let ref = try vm.store(value)
@@ -189,7 +189,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// The sandbox's base functions are Lua's own behind a check: they keep Lua's behaviour,
     /// including yielding through xpcall and __pairs, and pairs never hands out Lua's raw next.
     @Test func wrappedBaseFunctionsBehaveAsLuas() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local out = {}
             local function add(...) for i = 1, select('#', ...) do out[#out + 1] = tostring((select(i, ...))) end end
@@ -221,7 +221,7 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// read past the userdata itself is what AddressSanitizer reports under `make sanitize`.)
     @Test(arguments: [(1, 100_000, 0), (1_000_000, 0, 0), (1, 0, 1 << 30)])
     func aSnapshotSmallerThanItsCountsIsRefused(nodes: Int, features: Int, text: Int) throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let f = try vm.load("local ctx = ... return ctx.history ~= nil", chunkName: "snapshot.lua")
         var failure: LuaError?
         do {
@@ -255,13 +255,13 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
         ("plain", #"[string "plain"]:1: boom"#),
     ])
     func loadedChunksCannotPoseAsThePolicy(name: String, shown: String) throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, "local f = load(\"error('boom')\", ...) local ok, e = pcall(f) return e", [.string(name)])
         #expect(r == [.string(shown)])
     }
 
     @Test func aLoadedChunkAddsNoCoverageToThePolicy() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         vm.recordCoverage(true)
         try run(vm, """
             local f = load("local a = 1\\nlocal b = 2\\nlocal c = 3\\nreturn a", "@@policy.lua")

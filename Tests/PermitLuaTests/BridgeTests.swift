@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct BridgeTests {
     @Test func valuesRoundTrip() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let arg: LuaValue = .table(LuaTable([
             "name": "open", "n": 3, "x": 1.5, "yes": true,
             "list": .table(LuaTable(array: ["a", "b"])),
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func cyclesDepthAndSharing() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let cyc = failure(vm, "local t = {} t.self = t return t")
         #expect(cyc?.kind == .unsupportedValue)
         #expect(cyc?.message == "cyclic table")
@@ -47,14 +47,14 @@ import Testing
     }
 
     @Test func entryOrderIsDeterministic() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, "return { 'a', 'b', z = 1, y = 2, [10] = 3, [-1] = 4, [true] = 5, [1.5] = 6 }")
         let keys = r[0].tableValue?.entries.map(\.key)
         #expect(keys == [1, 2, -1, 1.5, 10, "y", "z", true])
     }
 
     @Test func functionsAreKeptOnlyOnRequest() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let chunk = try vm.load("return { decide = function(ctx) return ctx.n * 2 end, name = 'p' }", chunkName: "p.lua")
         #expect(try vm.call(chunk) == [.table(LuaTable(["decide": .other("function"), "name": "p"]))])
         let policy = try vm.call(chunk, keepFunctions: true)
@@ -67,7 +67,7 @@ import Testing
         } catch {
             #expect(error.kind == .invalidUse)
         }
-        let other = LuaVM()
+        let other = LuaVM(limits: testLimits)
         do {
             _ = try other.call(chunk)
             Issue.record("foreign ref accepted")
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func storedReadOnlyTablesCannotBeChangedByScripts() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let platform = try vm.store(.table(LuaTable(["version": "17.2", "nested": .table(LuaTable(["a": 1]))])))
         let f = try vm.load("""
             local p = ...
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func hostFunctionsUseATrampoline() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         struct Refused: Error, CustomStringConvertible { var description: String { "refused by host" } }
         let add = try vm.makeHostFunction { args in
             guard let a = args.first?.integerValue, let b = args.dropFirst().first?.integerValue else { throw Refused() }
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func releaseDuringACallIsDeferred() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let f = try vm.load("return 1", chunkName: "one.lua")
         let releaser = try vm.makeHostFunction { _ in
             vm.release(f)
@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test func functionsReadInsideCoroutinesAreUsable() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         var kept: [LuaValue] = []
         let keep = try vm.makeHostFunction { args in
             kept = args
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func permitHelpers() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let ctx: LuaValue = .table(LuaTable(["now": 1_000_000, "platform": .table(LuaTable(["version": "15.4"]))]))
         let r = try run(vm, """
             local ctx = ...

@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func defaultBudgetStopsALoop() {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, "local n = 0\nwhile true do n = n + 1 end", chunk: "spin.lua")
         #expect(e?.kind.stoppedForBudget == true)
         #expect(e?.line == 2)
@@ -154,7 +154,7 @@ import Testing
     /// The search `string.find` does runs inside one C call, out of the count hook's reach: it
     /// is charged up front by the bytes it is given (one unit per 64).
     @Test func plainFindIsChargedByTheBytesItSearches() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let big = LuaValue.string(String(repeating: "a", count: 4 << 20))
         #expect(try run(vm, "local s = ... return s:find('b', 1, true)", [big]) == [.nil])
         #expect(vm.instructionsUsedByLastCall >= (4 << 20) / 64)

@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func sortStillSorts() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local a = { 5, 3, 9, 1 } table.sort(a)
             local b = { "pear", "apple", "fig" } table.sort(b)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func weakTablesAreRefused() {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, "return setmetatable({}, { __mode = 'k' })")
         #expect(e?.kind == .runtime)
         #expect(e?.message.contains("weak tables (__mode) are not available") == true, "\(String(describing: e))")
@@ -61,7 +61,7 @@ import Testing
 
     @Test func addingModeToAMetatableLaterChangesNothing() throws {
         // The metatable in force is a sealed copy: a later __mode does not make the table weak.
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let chunk = try vm.load("""
             local t
             return function(step)
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func metatablesStillBehave() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local Point = {} Point.__index = Point
             function Point.new(x, y) return setmetatable({ x = x, y = y }, Point) end
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func tostringShowsNoHostAddress() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local t, u = {}, {}
             print(t, print)

@@ -7,7 +7,7 @@ import Testing
 /// general path it replaces (a `LuaValue` tree pushed, every result copied, `DecisionReader`):
 /// the same ctx, the same decisions, the same errors word for word.
 @Suite struct FastPathTests {
-    static func policy(_ body: String, limits: LuaLimits = .default) throws -> LuaPolicy {
+    static func policy(_ body: String, limits: LuaLimits = testLimits) throws -> LuaPolicy {
         try LuaPolicy(source: """
             return {
               name = "fast",
@@ -98,7 +98,7 @@ import Testing
     @Test func aContextNestedTooDeeplyFailsAlike() throws {
         let policy = try LuaPolicy(
             source: "return { name = 'deep', decide = function(ctx) return nil end }", chunkName: "deep.lua",
-            limits: LuaLimits(maxTableDepth: 4))
+            limits: LuaLimits(timeLimitMilliseconds: 60_000, maxTableDepth: 4))
         var ledger = Ledger()
         ledger.state = ["deep": .table(["a": .table(["b": .integer(1)])])]
         let context = Self.context(.appLaunch, history: ledger)
@@ -211,7 +211,7 @@ import Testing
             end }
             """
         for limit in [5, 9, 10, 11, 12, 13, 100] {
-            let policy = try LuaPolicy(source: source, chunkName: "few.lua", limits: LuaLimits(maxConvertedValues: limit))
+            let policy = try LuaPolicy(source: source, chunkName: "few.lua", limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
             let context = Self.context(.appLaunch)
             let fast = Result { () throws(PolicyError) -> Decision? in try policy.decide(context) }
             let general = Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) }

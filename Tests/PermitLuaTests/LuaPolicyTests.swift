@@ -374,7 +374,7 @@ private enum Fixture {
                 open = "o", cancel = "c", deep_link = "prefs:root=NOTIFICATIONS_ID" } end
               return { action = "none", reason = "fine" }
             end }
-            """, chunkName: "flaky.lua", limits: LuaLimits(instructionsPerCall: 200_000))
+            """, chunkName: "flaky.lua", limits: LuaLimits(instructionsPerCall: 200_000, timeLimitMilliseconds: 60_000))
         let engine = try Fixture.engine(policy)
         let loop = await engine.handle(.appLaunch)
         #expect(loop.error?.kind == .instructionBudget)

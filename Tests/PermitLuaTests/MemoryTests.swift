@@ -31,7 +31,7 @@ import Testing
         #expect(e?.line == 1)
         expectHealthy(vm)
         // With a smaller cap the same recursion hits memory first: still typed.
-        let small = LuaVM(limits: LuaLimits(instructionsPerCall: 200_000_000, memoryBytes: 4 << 20))
+        let small = LuaVM(limits: LuaLimits(instructionsPerCall: 200_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 4 << 20))
         let e2 = failure(small, "local function f(n) return f(n + 1) + 1 end return f(1)")
         #expect(e2?.kind == .memoryExhausted || e2?.kind == .runtime)
         expectHealthy(small)
@@ -46,7 +46,7 @@ import Testing
         "return load(string.rep('(', 10000) .. '1' .. string.rep(')', 10000))()",
     ])
     func cStackOverflowIsAnError(source: String) {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, source)
         // coroutine.wrap recursion meets the sandbox's coroutine nesting limit first.
         #expect(e?.kind == .runtime || e?.kind == .errorInErrorHandling || e?.kind == .nestingTooDeep, "\(String(describing: e))")
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func recursionUnderPcallCompletes() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, "local function f() return pcall(f) end return f()")
         // The innermost pcall catches the C stack overflow; every outer one succeeds.
         #expect(r.first == true)
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func syntaxAndRuntimeErrorsNameChunkAndLine() {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         do {
             _ = try vm.load("local x = 1\nlocal y = \n\n)", chunkName: "policies/polite.lua")
             Issue.record("compiled")
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func stackBalanceAndFlatMemoryOver100kCalls() throws {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, memoryBytes: 1 << 20))
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, timeLimitMilliseconds: 60_000, memoryBytes: 1 << 20))
         let f = try vm.load("""
             local n, mode = ...
             if mode == 1 then error('planned ' .. n) end

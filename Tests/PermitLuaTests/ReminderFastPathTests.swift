@@ -6,7 +6,7 @@ import Testing
 /// `plan_reminders`' list read in place against the general path (every result copied, then
 /// `DecisionReader.reminders`): the same reminders, the same errors word for word.
 @Suite struct ReminderFastPathTests {
-    static func policy(_ body: String, limits: LuaLimits = .default) throws -> LuaPolicy {
+    static func policy(_ body: String, limits: LuaLimits = testLimits) throws -> LuaPolicy {
         try LuaPolicy(source: """
             return {
               name = "plans",
@@ -89,7 +89,7 @@ import Testing
         var outcomes: [Bool] = []
         for limit in [8, 9, 10, 11, 12, 100] {
             let policy = try Self.policy(
-                "return { { body = { en = 'a', de = 'b' }, hour = 8 } }", limits: LuaLimits(maxConvertedValues: limit))
+                "return { { body = { en = 'a', de = 'b' }, hour = 8 } }", limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
             let context = FastPathTests.context(.appLaunch, status: .authorized)
             let fast = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.planReminders(context) }
             let general = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.generalPlanReminders(context) }

@@ -13,7 +13,7 @@ import Testing
     ]
 
     @Test func everyAllowedGlobalIsPresent() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         for name in Self.allowed {
             let r = try run(vm, "return type(\(name))")
             #expect(r.first == "function" || r.first == "table", "\(name) missing: \(r)")
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func everyRemovedGlobalIsAbsent() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         for name in Self.removed {
             let r = try run(vm, "return \(name) == nil")
             #expect(r == [true], "\(name) should be absent")
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func libraryContentsAreComplete() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local n = {}
             for _, lib in ipairs{ 'string', 'table', 'math', 'utf8', 'coroutine', 'permit' } do
@@ -66,7 +66,7 @@ import Testing
         ("load with function reader", "return load(function() return nil end)"),
     ])
     func escapeAttemptsFail(name: String, source: String) {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, source, chunk: "escape.lua")
         #expect(e?.kind == .runtime, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "escape.lua", "\(name)")
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func binaryChunksAreRefused() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let binary = "\u{1B}Lua\u{54}\u{00}\u{19}\u{93}\r\n\u{1A}\n"
         do {
             _ = try vm.load(binary, chunkName: "compiled.luac")
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func sandboxLoadCompilesTextIntoAFreshSandboxEnvironment() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, """
             local f = assert(load('x = 41; return x + 1, os, string.rep("a", 2)'))
             local a, b, c = f()
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func globalsOfAChunkStayInItsOwnEnvironment() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let a = try vm.load("shared = 'a'; function get() return shared end; return get", chunkName: "a.lua")
         let b = try vm.load("return shared, string ~= nil", chunkName: "b.lua")
         let getter = try vm.call(a, keepFunctions: true)
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func tamperingDoesNotReachTheNextCall() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let attempts = [
             "string.rep = nil", "string.evil = 1", "rawset(string, 'rep', nil)", "table.insert(string, 1)",
             "getmetatable('').__index.rep = nil", "setmetatable(string, {})", "math.floor = nil",
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func finalizersAreRefused() {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, "setmetatable({}, { __gc = function() while true do end end })")
         #expect(e?.kind == .runtime)
         #expect(e?.message.contains("__gc") == true)
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func printAndLogGoToACappedTrace() throws {
-        let vm = LuaVM(limits: LuaLimits(traceCapBytes: 1024))
+        let vm = LuaVM(limits: LuaLimits(timeLimitMilliseconds: 60_000, traceCapBytes: 1024))
         try run(vm, "print('a', 1, nil, true) permit.log('b', 2.5)")
         #expect(vm.drainTrace() == LuaTrace(text: "a\t1\tnil\ttrue\nb\t2.5\n", truncated: false, droppedBytes: 0))
         // A flood ends within the cap (and within the budget).

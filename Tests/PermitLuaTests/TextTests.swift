@@ -16,7 +16,7 @@ import Testing
         ("string.find with a pattern", "return ('aaa'):find(string.rep('a?', 30) .. string.rep('a', 30) .. 'b')"),
     ])
     func patternsAreRefusedWithAdvice(name: String, source: String) {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, source, chunk: "policy.lua")
         #expect(e?.kind == .runtime, "\(String(describing: e))")
         #expect(e?.message.hasPrefix("policy.lua:1: \(name) is not available in Permit policies") == true,
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func plainFindFollowsTheManual() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, #"""
             local out = {}
             local function add(...) for i = 1, select('#', ...) do out[#out + 1] = tostring((select(i, ...))) end end
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func startsAndEndsWith() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, #"""
             return permit.starts_with("hello", "he"), permit.starts_with("hello", ""), permit.starts_with("", ""),
                 permit.starts_with("he", "hello"), permit.starts_with("hello", "lo"), permit.starts_with("a\0b", "a\0"),
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func contains() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, #"""
             return permit.contains("hello", "ll"), permit.contains("hello", ""), permit.contains("", "a"),
                 permit.contains("a.b", "."), permit.contains("abc", "abcd"), permit.contains("abc", "a.c")
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func split() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, #"""
             local out = {}
             for _, case in ipairs({ {"a,b,c", ","}, {"a,,b", ","}, {"", ","}, {"a,", ","}, {",a", ","},
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func trim() throws {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let r = try run(vm, #"""
             return permit.trim("  a b \t\n"), permit.trim(""), permit.trim(" \r\n\t\v\f "), permit.trim("x"),
                 permit.trim("\0 x"), permit.trim(" é ")
@@ -103,7 +103,7 @@ import Testing
         ("return permit.ends_with('a', true)", "bad argument #2 to 'ends_with' (string expected, got boolean)"),
     ])
     func helpersRefuseWhatIsNotText(source: String, message: String) {
-        let vm = LuaVM()
+        let vm = LuaVM(limits: testLimits)
         let e = failure(vm, source, chunk: "policy.lua")
         #expect(e?.kind == .runtime)
         #expect(e?.message == "policy.lua:1: \(message)", "\(String(describing: e?.message))")
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func splitIsChargedPerPiece() throws {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 50_000))
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 50_000, timeLimitMilliseconds: 60_000))
         let commas = LuaValue.string(String(repeating: ",", count: 100_000))
         let e: LuaError?
         do {
@@ -139,7 +139,7 @@ import Testing
         }
         #expect(e?.kind == .instructionBudgetExceeded, "\(String(describing: e))")
         #expect(e?.message.contains("permit.split") == true)
-        let roomy = LuaVM()
+        let roomy = LuaVM(limits: testLimits)
         #expect(try run(roomy, "local s = ... return #permit.split(s, ',')", [commas]) == [.integer(100_001)])
         #expect(roomy.instructionsUsedByLastCall >= 100_001)
         expectHealthy(vm)
