@@ -69,7 +69,7 @@ public enum ReminderPlanner {
                 continue
             }
             guard let body = request.body.resolved(along: chain) else {
-                problems.append(Problem(index: index, message: "body has no text for \(locale) or en"))
+                problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue
             }
             let title = request.title.flatMap { $0.resolved(along: chain) }

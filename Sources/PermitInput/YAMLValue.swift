@@ -194,7 +194,10 @@ extension InputError {
             let where_ = context.map { " \($0.text)" } ?? ""
             return InputError(
                 "YAML syntax error: \(problem)\(where_)", at: SourceLocation(file: file, line: mark.line, column: mark.column),
-                hint: "check the indentation and quoting around this line")
+                hint: problem.contains("mapping values are not allowed")
+                    // `name: ios 9: first launch` — the second `: ` reads as a nested key.
+                    ? "a value that contains \": \" must be quoted: quote the value, e.g. name: \"ios 9: first launch\""
+                    : "check the indentation and quoting around this line")
         case .composer(let context, let problem, let mark, _):
             let where_ = context.map { " \($0.text)" } ?? ""
             return InputError(

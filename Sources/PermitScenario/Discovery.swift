@@ -11,6 +11,8 @@ public struct ScenarioFile: Sendable, Hashable {
     public var pack: String?
     /// The path as the user should see it (relative to the working directory when possible).
     public var displayPath: String
+    /// The line of `file:line` on the command line: it picks the file's scenario, and must lie in the file.
+    public var line: Int?
 }
 
 /// Finds packs (`<pack>/policy.lua` with `<pack>/tests/*.yaml`) and loose scenario files
@@ -20,11 +22,21 @@ public enum Discovery {
     /// reproducible; a path that does not exist is an input error naming it.
     public static func scenarios(under paths: [String], fileManager: FileManager = .default) throws(InputError) -> [ScenarioFile] {
         var found: [ScenarioFile] = []
-        for path in paths {
-            let url = URL(fileURLWithPath: path).standardizedFileURL
+        for argument in paths {
+            var path = argument
+            var line: Int?
+            var url = URL(fileURLWithPath: path).standardizedFileURL
             var isDirectory: ObjCBool = false
+            if !fileManager.fileExists(atPath: url.path), let (file, number) = splitLine(argument) {
+                path = file
+                line = number
+                url = URL(fileURLWithPath: path).standardizedFileURL
+            }
             guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw InputError("\(path): no such file or directory", hint: "give a pack, a directory of packs, or a scenario .yaml file")
+                throw InputError("\(path): no such file or directory", hint: "give a pack, a directory of packs, a scenario .yaml file, or file.yaml:LINE")
+            }
+            if line != nil, isDirectory.boolValue || !isScenarioFile(url) {
+                throw InputError("\(argument): a line picks a scenario in a scenario file", hint: "write e.g. policies/polite/tests/first.yaml:12")
             }
             if isDirectory.boolValue {
                 found += walk(url, fileManager: fileManager)
@@ -32,11 +44,21 @@ public enum Discovery {
                 guard isScenarioFile(url) else {
                     throw InputError("\(path): not a scenario file", hint: "scenario files end in .yaml or .yml")
                 }
-                found.append(file(url, fileManager: fileManager))
+                var scenarioFile = file(url, fileManager: fileManager)
+                scenarioFile.line = line
+                found.append(scenarioFile)
             }
         }
         var seen = Set<URL>()
         return found.filter { seen.insert($0.url).inserted }
+    }
+
+    /// `tests/a.yaml:12` → (`tests/a.yaml`, 12); `nil` when there is no `:LINE` suffix.
+    static func splitLine(_ argument: String) -> (String, Int)? {
+        guard let colon = argument.lastIndex(of: ":"), let number = Int(argument[argument.index(after: colon)...]),
+            number > 0
+        else { return nil }
+        return (String(argument[..<colon]), number)
     }
 
     static func isScenarioFile(_ url: URL) -> Bool { ["yaml", "yml"].contains(url.pathExtension.lowercased()) }

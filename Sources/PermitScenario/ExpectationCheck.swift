@@ -131,10 +131,11 @@ enum ExpectationCheck {
         }
     }
 
-    private static func describeAction(_ outcome: Outcome) -> String {
+    static func describeAction(_ outcome: Outcome) -> String {
         let name = outcome.decision.action.name
         guard outcome.decision.action == .none, let proposed = outcome.proposed, proposed.action != .none else { return name }
-        return "none (the policy proposed \(proposed.action.name); \(outcome.warnings.map(\.name).joined(separator: ", ")))"
+        let warnings = outcome.warnings.map(\.name)
+        return "none (the policy proposed \(proposed.action.name)" + (warnings.isEmpty ? "" : "; " + warnings.joined(separator: ", ")) + ")"
     }
 
     /// `yyyy-MM-dd HH:mm` on the wall clock of `timeZone`: how a scenario names a fire date.

@@ -11,6 +11,8 @@ public enum JSONReport {
             "passed": .integer(Int64(run.passedCount)),
             "failed": .integer(Int64(run.failedCount)),
             "input_errors": .integer(Int64(run.inputErrorCount)),
+            "skipped": .integer(Int64(run.skippedCount)),
+            "not_run": .integer(Int64(run.notRun)),
         ]
         let coverage = run.coverage
         if !coverage.isEmpty {
@@ -37,8 +39,12 @@ public enum JSONReport {
         switch report.verdict {
         case .inputError(let error):
             fields["input_error"] = .string(error.description)
-        case .policyFailed(let error):
+        case .policyFailed(let error, let policy, let count):
             fields["policy_error"] = .string(error.description)
+            fields["policy"] = .string(policy)
+            fields["scenarios_not_run"] = .integer(Int64(count))
+        case .skipped(let reason):
+            fields["skipped"] = .string(reason)
         case .ran(let result):
             fields["policy"] = .string(result.policyName)
             fields["steps"] = .list(result.steps.map(step))

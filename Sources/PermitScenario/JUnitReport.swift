@@ -17,9 +17,11 @@ public enum JUnitReport {
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
         xml.append("<testsuites name=\"permit\" tests=\"\(run.reports.count)\" failures=\"\(run.failedCount)\">")
         for suite in suites {
-            let failures = suite.reports.filter { !$0.passed && !$0.isInputError }.count
+            let failures = suite.reports.filter { !$0.passed && !$0.isInputError && !$0.isSkipped }.count
             let errors = suite.reports.filter(\.isInputError).count
-            xml.append("  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.reports.count)\" failures=\"\(failures)\" errors=\"\(errors)\">")
+            let skipped = suite.reports.filter(\.isSkipped).count
+            xml.append("  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.reports.count)\" failures=\"\(failures)\" "
+                + "errors=\"\(errors)\" skipped=\"\(skipped)\">")
             for report in suite.reports {
                 let open = "    <testcase classname=\"\(escape(suite.name))\" name=\"\(escape(report.name))\" file=\"\(escape(report.file.displayPath))\""
                 switch report.verdict {
@@ -32,9 +34,13 @@ public enum JUnitReport {
                     xml.append(open + ">")
                     xml.append("      <failure message=\"\(escape(details.first ?? "aborted"))\">\(escape(details.joined(separator: "\n")))</failure>")
                     xml.append("    </testcase>")
-                case .policyFailed(let error):
+                case .policyFailed(let error, let policy, let count):
                     xml.append(open + ">")
-                    xml.append("      <failure message=\"\(escape("the policy did not load: \(error)"))\"/>")
+                    xml.append("      <error message=\"\(escape("\(policy) did not load (\(count) scenario(s) did not run): \(error)"))\"/>")
+                    xml.append("    </testcase>")
+                case .skipped(let reason):
+                    xml.append(open + ">")
+                    xml.append("      <skipped message=\"\(escape(reason))\"/>")
                     xml.append("    </testcase>")
                 case .inputError(let error):
                     xml.append(open + ">")

@@ -31,6 +31,14 @@ public struct Scenario: Sendable {
     public var trustedKeys: [URL] = []
     /// Where `trusted_keys` is written, for errors about it.
     public var trustedKeysLocation: SourceLocation?
+    /// `only: true`: while any scenario in a run says so, the others are left out — a focus
+    /// for the author's inner loop that `--ci` refuses, so it cannot slip into a green build.
+    public var only = false
+    /// Where `only` is written, so `--ci` can point at it.
+    public var onlyLocation: SourceLocation?
+    /// `skip: "why"`: the scenario is parsed (so a skipped file still cannot rot into bad
+    /// YAML) but not run, and is counted and shown with its reason.
+    public var skipReason: String?
 
     /// `device:`: what the simulated iPhone is.
     public struct Device: Sendable {

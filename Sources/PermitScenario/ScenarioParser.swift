@@ -5,7 +5,7 @@ import PermitInput
 /// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
 /// column for every mistake.
 public enum ScenarioParser {
-    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys"]
+    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys", "only", "skip"]
     static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements"]
     static let userKeys = ["bucket"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -75,10 +75,27 @@ public enum ScenarioParser {
             if case .sequence = value.node { items = try value.list() } else { items = [value] }
             for item in items { trustedKeys.append(try existingFile(item, directory: directory, what: "public key")) }
         }
-        return Scenario(
+        var scenario = Scenario(
             name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
             paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
             trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
+        try parseSelection(top, into: &scenario)
+        return scenario
+    }
+
+    /// `only: true` and `skip: "why"`: whether `permit test` runs the scenario.
+    static func parseSelection(_ top: [String: YAMLValue], into scenario: inout Scenario) throws(InputError) {
+        if let value = top["only"] {
+            scenario.only = try value.bool()
+            scenario.onlyLocation = value.location
+        }
+        if let value = top["skip"] {
+            let reason = try value.string().trimmingCharacters(in: .whitespaces)
+            guard !reason.isEmpty else {
+                throw value.error("skip needs a reason", hint: "write e.g. `skip: \"waiting for the iOS 18 dialog copy\"`")
+            }
+            scenario.skipReason = reason
+        }
     }
 
     /// `policy:`, relative to the scenario's folder (or the working directory).

@@ -12,10 +12,13 @@ public struct ScenarioReport: Sendable {
     public enum Verdict: Sendable {
         /// It ran; the result says whether it passed.
         case ran(ScenarioResult)
-        /// The policy did not load: every step fails with this error.
-        case policyFailed(PolicyError)
+        /// The policy did not load. One report stands for every scenario of that policy
+        /// (`scenarios` of them), so a syntax error reads once, not once per scenario (exit 2).
+        case policyFailed(PolicyError, policy: String, scenarios: Int)
         /// The scenario file itself is wrong (exit 2).
         case inputError(InputError)
+        /// `skip: "why"`: parsed, not run.
+        case skipped(String)
     }
 
     /// The file.
@@ -33,25 +36,56 @@ public struct ScenarioReport: Sendable {
         return false
     }
 
-    /// Whether the file itself was wrong.
+    /// Whether the file, or the policy it runs, is wrong: fix the input, not the expectations (exit 2).
     public var isInputError: Bool {
-        if case .inputError = verdict { return true }
+        switch verdict {
+        case .inputError, .policyFailed: return true
+        case .ran, .skipped: return false
+        }
+    }
+
+    /// Whether the scenario was skipped on purpose.
+    public var isSkipped: Bool {
+        if case .skipped = verdict { return true }
         return false
     }
 }
 
 /// `permit test`: discovers scenarios, runs each against its policy, collects the reports.
 public struct TestRun: Sendable {
+    /// What to run beyond the files themselves: the knobs of `permit test`.
+    public struct Options: Sendable {
+        /// Keeps the scenarios whose path or name contains it (case-insensitive); `nil` keeps all.
+        public var filter: String?
+        /// Stop at the first scenario that fails or errs; the rest are counted in `notRun`.
+        public var failFast: Bool
+        /// `--ci`: an `only: true` is an input error, so a focused run cannot pass CI.
+        public var refuseOnly: Bool
+
+        /// Options; the defaults run everything.
+        public init(filter: String? = nil, failFast: Bool = false, refuseOnly: Bool = false) {
+            self.filter = filter
+            self.failFast = failFast
+            self.refuseOnly = refuseOnly
+        }
+    }
+
     /// One report per scenario file, in discovery order.
     public var reports: [ScenarioReport]
+    /// Selected scenarios that `--fail-fast` left unrun.
+    public var notRun = 0
+    /// How many scenarios `only: true` left out.
+    public var leftOutByOnly = 0
 
     /// Scenarios that passed.
     public var passedCount: Int { reports.filter(\.passed).count }
-    /// Scenarios that ran (or whose policy failed to load) and did not pass.
-    public var failedCount: Int { reports.count - passedCount - inputErrorCount }
-    /// Scenario files that could not be read; they make the exit code 2.
+    /// Scenarios that ran and did not pass.
+    public var failedCount: Int { reports.count - passedCount - inputErrorCount - skippedCount }
+    /// Scenarios skipped with `skip:`.
+    public var skippedCount: Int { reports.filter(\.isSkipped).count }
+    /// Scenario files that could not be read, and policies that did not load; they make the exit code 2.
     public var inputErrorCount: Int { reports.filter(\.isInputError).count }
-    /// Whether any file was wrong (exit 2, not 1: fix the file, not the policy).
+    /// Whether any input was wrong (exit 2, not 1: fix the file, not the policy).
     public var hasInputErrors: Bool { reports.contains(where: \.isInputError) }
 
     /// Line coverage per policy file over every scenario that ran it, by file name.
@@ -67,31 +101,107 @@ public struct TestRun: Sendable {
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
-    ///
-    /// - Parameters:
-    ///   - files: the scenario files, as `Discovery` found them.
-    ///   - filter: keeps the files whose path or scenario name contains it; `nil` keeps all.
-    ///   - loader: loads the policy each scenario runs (a pack's, or the one it names).
-    ///   - delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
     public static func run(
         _ files: [ScenarioFile], filter: String?, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
     ) async -> TestRun {
-        var reports: [ScenarioReport] = []
+        await run(files, options: Options(filter: filter), loader: loader, delivery: delivery)
+    }
+
+    /// Runs `files` as `options` select them.
+    ///
+    /// Every file is parsed before any runs, because one `only: true` anywhere changes what
+    /// the whole run selects, and `--fail-fast` must say how many did not run.
+    ///
+    /// - Parameters:
+    ///   - files: the scenario files, as `Discovery` found them.
+    ///   - options: filter, `--fail-fast`, `--ci`.
+    ///   - loader: loads the policy each scenario runs (a pack's, or the one it names).
+    ///   - delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
+    public static func run(
+        _ files: [ScenarioFile], options: Options, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
+    ) async -> TestRun {
+        let selected = select(files, options: options)
+        var testRun = TestRun(reports: [], leftOutByOnly: selected.leftOutByOnly)
+        var failedPolicies: [URL: Int] = [:]
+        for (index, item) in selected.items.enumerated() {
+            switch item {
+            case .report(let report):
+                testRun.reports.append(report)
+            case .scenario(let scenario, let file):
+                if let reason = scenario.skipReason {
+                    testRun.reports.append(ScenarioReport(file: file, name: scenario.name, verdict: .skipped(reason)))
+                    continue
+                }
+                if let policyURL = scenario.policy ?? file.packPolicy, let reportIndex = failedPolicies[policyURL],
+                    case .policyFailed(let error, let policy, let count) = testRun.reports[reportIndex].verdict
+                {
+                    testRun.reports[reportIndex].verdict = .policyFailed(error, policy: policy, scenarios: count + 1)
+                    continue
+                }
+                let report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
+                if case .policyFailed = report.verdict, let policyURL = scenario.policy ?? file.packPolicy {
+                    failedPolicies[policyURL] = testRun.reports.count
+                }
+                testRun.reports.append(report)
+            }
+            if options.failFast, let last = testRun.reports.last, !last.passed, !last.isSkipped {
+                testRun.notRun = selected.items.count - index - 1
+                break
+            }
+        }
+        return testRun
+    }
+
+    /// A selected file: parsed, or already a report (it could not be read, or `--ci` refused it).
+    enum Selected {
+        case scenario(Scenario, ScenarioFile)
+        case report(ScenarioReport)
+    }
+
+    /// Applies the filter, `file:line` and `only`, in discovery order.
+    static func select(_ files: [ScenarioFile], options: Options) -> (items: [Selected], leftOutByOnly: Int) {
+        let filter = options.filter?.lowercased()
+        var items: [Selected] = []
         for file in files {
             let scenario: Scenario
             do {
                 scenario = try ScenarioParser.parse(contentsOf: file.url, displayName: file.displayPath)
+                if let line = file.line { try checkLine(line, of: file) }
             } catch {
-                if let filter, !file.displayPath.lowercased().contains(filter.lowercased()) { continue }
-                reports.append(ScenarioReport(file: file, name: file.displayPath, verdict: .inputError(error)))
+                if let filter, !file.displayPath.lowercased().contains(filter) { continue }
+                items.append(.report(ScenarioReport(file: file, name: file.displayPath, verdict: .inputError(error))))
                 continue
             }
-            if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter.lowercased()) {
+            if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter) { continue }
+            if options.refuseOnly, scenario.only, let location = scenario.onlyLocation {
+                items.append(.report(ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
+                    "not allowed with --ci: it runs the focused scenarios and leaves the others out", at: location,
+                    field: "only", hint: "remove `only: true` before committing")))))
                 continue
             }
-            reports.append(await run(scenario, file: file, loader: loader, delivery: delivery))
+            items.append(.scenario(scenario, file))
         }
-        return TestRun(reports: reports)
+        let focused = items.filter { if case .scenario(let scenario, _) = $0 { scenario.only } else { false } }
+        guard !focused.isEmpty else { return (items, 0) }
+        let kept = items.filter {
+            switch $0 {
+            case .scenario(let scenario, _): scenario.only
+            case .report: true
+            }
+        }
+        return (kept, items.count - kept.count)
+    }
+
+    /// `file:line` names the file's scenario when the line lies within the file.
+    static func checkLine(_ line: Int, of file: ScenarioFile) throws(InputError) {
+        let text = (try? String(contentsOf: file.url, encoding: .utf8)) ?? ""
+        var lineCount = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        if text.hasSuffix("\n") { lineCount -= 1 }
+        guard (1...max(lineCount, 1)).contains(line) else {
+            throw InputError(
+                "\(file.displayPath):\(line): no scenario at line \(line); the file has \(lineCount) line\(lineCount == 1 ? "" : "s")",
+                hint: "a file holds one scenario: give a line from 1 to \(lineCount), or the file alone")
+        }
     }
 
     static func run(
@@ -112,7 +222,9 @@ public struct TestRun: Sendable {
         do {
             policy = try loader(policyURL)
         } catch {
-            return ScenarioReport(file: file, name: scenario.name, verdict: .policyFailed(error))
+            // Named after the policy: the report stands for all of its scenarios, not the first.
+            let policyPath = Discovery.displayPath(of: policyURL)
+            return ScenarioReport(file: file, name: policyPath, verdict: .policyFailed(error, policy: policyPath, scenarios: 1))
         }
         do {
             let result = try await ScenarioRunner(policy: policy, delivery: delivery).run(scenario)

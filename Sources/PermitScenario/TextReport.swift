@@ -22,9 +22,12 @@ public struct TextReport: Sendable {
             case .inputError(let error):
                 out.append("\(paint("ERROR", 33)) \(report.file.displayPath)")
                 out.append("      \(error)")
-            case .policyFailed(let error):
-                out.append("\(paint("FAIL", 31))  \(report.file.displayPath)  \(report.name)")
-                out.append("      the policy did not load: \(error)")
+            case .policyFailed(let error, let policy, let scenarios):
+                out.append("\(paint("ERROR", 33)) \(policy)  the policy did not load; "
+                    + "\(scenarios) scenario\(scenarios == 1 ? "" : "s") did not run")
+                out.append("      \(error)")
+            case .skipped(let reason):
+                out.append("\(paint("SKIP", 33))  \(report.file.displayPath)  \(report.name)  (\(reason))")
             case .ran(let result):
                 let label = result.passed ? paint("PASS", 32) : paint("FAIL", 31)
                 out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
@@ -33,7 +36,7 @@ public struct TextReport: Sendable {
                     out.append(contentsOf: describe(step, formatter: formatter))
                 }
                 if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
-                    out.append("      steps \(aborted + 1)–\(result.totalSteps) did not run")
+                    out.append("      " + Self.unrunSteps(from: aborted + 1, to: result.totalSteps))
                 }
             }
         }
@@ -49,22 +52,47 @@ public struct TextReport: Sendable {
             }
         }
         out.append("")
-        if run.inputErrorCount > 0 {
-            out.append("\(run.inputErrorCount) scenario file\(run.inputErrorCount == 1 ? "" : "s") could not be read (exit 2)")
-        }
-        out.append("\(run.passedCount) passed, \(run.failedCount) failed")
+        out += summary(run)
         return out.joined(separator: "\n")
+    }
+
+    /// The closing lines: what could not run and why, then `N passed, N failed, N skipped`,
+    /// always last and always in that form, since CI scripts read it.
+    func summary(_ run: TestRun) -> [String] {
+        var out: [String] = []
+        let unreadable = run.reports.filter { if case .inputError = $0.verdict { true } else { false } }.count
+        if unreadable > 0 {
+            out.append("\(unreadable) scenario file\(unreadable == 1 ? "" : "s") could not be read (exit 2)")
+        }
+        let brokenPolicies = run.inputErrorCount - unreadable
+        if brokenPolicies > 0 {
+            out.append("\(brokenPolicies) polic\(brokenPolicies == 1 ? "y" : "ies") did not load (exit 2)")
+        }
+        if run.leftOutByOnly > 0 {
+            out.append("only: true left out \(run.leftOutByOnly) scenario\(run.leftOutByOnly == 1 ? "" : "s")")
+        }
+        if run.notRun > 0 {
+            out.append("stopped at the first failure (--fail-fast): \(run.notRun) scenario\(run.notRun == 1 ? "" : "s") did not run")
+        }
+        out.append("\(run.passedCount) passed, \(run.failedCount) failed, \(run.skippedCount) skipped")
+        return out
+    }
+
+    /// "step 21 did not run", "steps 19–21 did not run".
+    static func unrunSteps(from first: Int, to last: Int) -> String {
+        first == last ? "step \(first) did not run" : "steps \(first)–\(last) did not run"
     }
 
     func describe(_ step: StepResult, formatter: TimelineFormatter) -> [String] {
         var lines = ["      step \(step.number) (line \(step.location.line)) \(formatter.clock(step.time)) \(step.action)"]
         if let outcome = step.outcome {
-            lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter); decision: \(formatter.describe(outcome.decision))"
-                + (outcome.dialogShown ? " [system dialog shown]" : ""))
+            lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "
+                + "decision: \(formatter.describe(outcome.decision))" + (outcome.dialogShown ? " [system dialog shown]" : ""))
             if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(reason)") }
             for warning in outcome.warnings { lines.append("        warning \(warning)") }
             for error in outcome.errors { lines.append("        error \(error)") }
-            for traceLine in outcome.trace.split(separator: "\n") { lines.append("        trace: \(traceLine)") }
+            if let scheduled = formatter.scheduledReminders(outcome) { lines.append("        " + scheduled) }
+            for traceLine in TimelineFormatter.traceLines(outcome.trace) { lines.append("        trace: \(traceLine)") }
             for followUp in outcome.followUps {
                 lines.append("        ↳ \(followUp.event): \(formatter.describe(followUp.decision))"
                     + (followUp.decision.reason.map { " (reason: \($0))" } ?? ""))
@@ -72,7 +100,7 @@ public struct TextReport: Sendable {
                 for error in followUp.errors { lines.append("          error \(error)") }
             }
         } else {
-            lines.append("        status \(step.status)")
+            lines.append("        status \(step.status), \(step.pendingReminders) pending")
         }
         for note in step.notes { lines.append("        (\(note))") }
         for failure in step.failures { lines.append("        \(paint("✗", 31)) \(failure)") }

@@ -27,20 +27,28 @@ public struct TimelineFormatter: Sendable {
         if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(reason)" }
         for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }
         for error in outcome.errors { line += "\n" + indent + "error \(error)" }
-        if !outcome.remindersScheduled.isEmpty {
-            let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
-            let kind = outcome.remindersScheduled.allSatisfy(\.presentsAlert) ? "" : " (badge and sound only)"
-            line += "\n" + indent + "scheduled \(outcome.remindersScheduled.count) reminder(s)\(kind) at \(dates.joined(separator: ", "))"
-        }
-        for traceLine in outcome.trace.split(separator: "\n", omittingEmptySubsequences: false) where !outcome.trace.isEmpty {
-            line += "\n" + indent + "trace: \(traceLine)"
-        }
+        if let scheduled = scheduledReminders(outcome) { line += "\n" + indent + scheduled }
+        for traceLine in Self.traceLines(outcome.trace) { line += "\n" + indent + "trace: \(traceLine)" }
         if let storage = outcome.storageError { line += "\n" + indent + "storage \(storage)" }
         for followUp in outcome.followUps {
             line += "\n" + indent + "↳ " + self.line(for: followUp).split(separator: "\n").map { String($0.drop { $0 == " " }) }
                 .joined(separator: "\n" + indent + "  ")
         }
         return line
+    }
+
+    /// "scheduled 2 reminder(s) at +1d, +3d", or `nil` when the step scheduled none; shared by
+    /// `permit run` and `permit test --verbose` so both say the same.
+    public func scheduledReminders(_ outcome: Outcome) -> String? {
+        guard !outcome.remindersScheduled.isEmpty else { return nil }
+        let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
+        let kind = outcome.remindersScheduled.allSatisfy(\.presentsAlert) ? "" : " (badge and sound only)"
+        return "scheduled \(outcome.remindersScheduled.count) reminder(s)\(kind) at \(dates.joined(separator: ", "))"
+    }
+
+    /// The lines `permit.log` wrote, without blank ones: an empty `trace:` line says nothing.
+    public static func traceLines(_ trace: String) -> [Substring] {
+        trace.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
     private var indent: String { String(repeating: " ", count: 9) }

@@ -86,7 +86,9 @@ struct BundleCommand: AsyncParsableCommand {
     /// The gate: the pack's scenarios, as `permit test` runs them; a failing run prints its report.
     private static func runTests(of pack: URL) async throws -> PackBundler.TestSummary {
         let files = try Discovery.scenarios(under: [pack.relativePath])
-        let run = await TestRun.run(files, filter: nil, loader: luaLoader(coverage: false), delivery: BundleDelivery())
+        // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all.
+        let run = await TestRun.run(
+            files, options: TestRun.Options(refuseOnly: true), loader: luaLoader(coverage: false), delivery: BundleDelivery())
         if run.exitCode != 0 { print(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `permit` command line: a thin layer over PermitScenario and PermitCore.
 @main
@@ -12,4 +13,21 @@ struct PermitCommand: AsyncParsableCommand {
             SimulateCommand.self, BundleCommand.self, KeygenCommand.self, SignCommand.self, VerifyCommand.self,
         ]
     )
+
+    /// ArgumentParser exits 64 (EX_USAGE) on a usage error; docs/reference.md#exit-codes
+    /// promises 2 for every kind of bad input, so scripts need test for one code only.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }

@@ -40,14 +40,14 @@ import PermitTestSupport
         tree.write("polite/tests/pass.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n")
         let pass = try Self.permit(["test", tree.path()])
         #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
-        #expect(pass.stdout.hasSuffix("1 passed, 0 failed\n"))
+        #expect(pass.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
         #expect(!pass.stdout.contains("\u{1B}["), "no colour when not on a terminal")
 
         tree.write("polite/tests/fail.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n")
         let fail = try Self.permit(["test", tree.path()])
         #expect(fail.status == 1)
         #expect(fail.stdout.contains("✗ expected none, got soft_prompt (reason: a feature that needs notifications opened)"))
-        #expect(fail.stdout.hasSuffix("1 passed, 1 failed\n"))
+        #expect(fail.stdout.hasSuffix("1 passed, 1 failed, 0 skipped\n"))
 
         let empty = Tree()
         empty.write("README.md", "nothing here")

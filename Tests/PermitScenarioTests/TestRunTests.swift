@@ -81,7 +81,7 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         run = try await self.run(tree)
         #expect(run.exitCode == 2)
         let text = TextReport().render(run)
-        #expect(text.hasSuffix("\n1 scenario file could not be read (exit 2)\n1 passed, 1 failed"))
+        #expect(text.hasSuffix("\n1 scenario file could not be read (exit 2)\n1 passed, 1 failed, 0 skipped"))
         #expect(text.contains("bad.yaml:2:1: unknown key \"step\"; did you mean \"steps\"?"))
         #expect(text.contains("FAIL  "))
         #expect(text.contains("step 1 (line 4) +0s feature_opened feature=\"x\""))
@@ -97,13 +97,27 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         #expect(run.reports.map(\.name) == ["passes"])
     }
 
-    @Test func aPolicyThatDoesNotLoadFailsItsScenarios() async throws {
+    /// One error for the pack, not the same FAIL once per scenario; bad input, so exit 2.
+    @Test func aPolicyThatDoesNotLoadIsOneErrorForItsPack() async throws {
         let tree = Tree()
         tree.write("broken/policy.lua", "broken")
-        tree.write("broken/tests/pass.yaml", passing)
+        tree.write("broken/tests/a.yaml", passing)
+        tree.write("broken/tests/b.yaml", failing)
+        tree.write("broken/tests/c.yaml", passing)
+        tree.write("good/policy.lua", "return {}")
+        tree.write("good/tests/pass.yaml", passing)
         let run = try await self.run(tree)
-        #expect(run.exitCode == 1)
-        #expect(TextReport().render(run).contains("the policy did not load: policy.lua:1: unexpected symbol near 'broken'"))
+        #expect(run.exitCode == 2)
+        #expect(run.reports.count == 2 && run.inputErrorCount == 1 && run.passedCount == 1 && run.failedCount == 0)
+        let text = TextReport().render(run)
+        let policy = Discovery.displayPath(of: tree.root.appendingPathComponent("broken/policy.lua"))
+        #expect(text.contains("ERROR \(policy)  the policy did not load; 3 scenarios did not run\n      policy.lua:1: unexpected symbol near 'broken'"))
+        #expect(text.components(separatedBy: "unexpected symbol").count == 2, "the load error is printed once")
+        #expect(text.hasSuffix("\n1 policy did not load (exit 2)\n1 passed, 0 failed, 0 skipped"))
+        let json = try JSONSerialization.jsonObject(with: Data(JSONReport.render(run).utf8)) as! [String: Any]
+        let first = (json["scenarios"] as! [[String: Any]])[0]
+        #expect(first["scenarios_not_run"] as? Int == 3 && first["policy"] as? String == policy)
+        #expect(JUnitReport.render(run).contains("errors=\"1\""))
     }
 
     @Test func aLooseFileWithoutAPolicyIsAnInputError() async throws {

@@ -1,0 +1,170 @@
+import Foundation
+import PermitInput
+import Testing
+@testable import PermitCore
+@testable import PermitScenario
+
+/// Choosing what `permit test` runs: `file:line`, `only`, `skip`, `--ci`, `--fail-fast`.
+@Suite struct TestSelectionTests {
+    func pack(_ files: [String: String]) -> Tree {
+        let tree = Tree()
+        tree.write("p/policy.lua", "return {}")
+        for (name, text) in files { tree.write("p/tests/\(name)", text) }
+        return tree
+    }
+
+    func run(_ paths: [String], _ options: TestRun.Options = .init()) async throws -> TestRun {
+        await TestRun.run(try Discovery.scenarios(under: paths), options: options, loader: swiftLoader)
+    }
+
+    @Test func fileColonLinePicksThatFilesScenario() async throws {
+        let tree = pack(["a.yaml": passing, "b.yaml": failing])
+        let run = try await self.run([tree.path("p/tests/b.yaml") + ":4"])
+        #expect(run.reports.map(\.name) == ["fails"])
+        #expect(run.reports.first?.file.packPolicy != nil, "the file still runs its pack's policy")
+    }
+
+    @Test func aLinePastTheEndIsAnInputErrorNamingTheFile() async throws {
+        let tree = pack(["a.yaml": passing])
+        let run = try await self.run([tree.path("p/tests/a.yaml") + ":99"])
+        #expect(run.exitCode == 2)
+        let text = TextReport().render(run)
+        #expect(text.contains("a.yaml:99: no scenario at line 99; the file has 5 lines"))
+        #expect(throws: InputError.self) { try Discovery.scenarios(under: [tree.path("p/tests") + ":3"]) }
+        #expect(throws: InputError.self) { try Discovery.scenarios(under: [tree.path("p/tests/zzz.yaml") + ":3"]) }
+    }
+
+    @Test func skipIsParsedCountedAndShownButNotRun() async throws {
+        let tree = pack(["a.yaml": passing, "b.yaml": "skip: \"waiting for new copy\"\n" + failing])
+        let run = try await self.run([tree.path()])
+        #expect(run.passedCount == 1 && run.failedCount == 0 && run.skippedCount == 1 && run.exitCode == 0)
+        let text = TextReport().render(run)
+        #expect(text.contains("SKIP  ") && text.contains("fails  (waiting for new copy)"))
+        #expect(text.hasSuffix("\n1 passed, 0 failed, 1 skipped"))
+        let junit = JUnitReport.render(run)
+        #expect(junit.contains("skipped=\"1\"") && junit.contains("<skipped message=\"waiting for new copy\"/>"))
+    }
+
+    @Test func skipNeedsAReasonAndOnlyATruthValue() {
+        #expect(throws: InputError.self) { try ScenarioParser.parse("skip: \"\"\n" + passing, file: "s.yaml") }
+        #expect(throws: InputError.self) { try ScenarioParser.parse("only: maybe\n" + passing, file: "s.yaml") }
+    }
+
+    @Test func onlyRunsTheFocusedScenariosAndSaysHowManyItLeftOut() async throws {
+        let tree = pack(["a.yaml": passing, "b.yaml": failing, "c.yaml": "only: true\n" + passing])
+        let run = try await self.run([tree.path()])
+        #expect(run.reports.count == 1 && run.leftOutByOnly == 2 && run.exitCode == 0)
+        #expect(TextReport().render(run).contains("only: true left out 2 scenarios"))
+    }
+
+    @Test func ciRefusesOnlyNamingFileAndLine() async throws {
+        let tree = pack(["a.yaml": passing, "c.yaml": "name: focused\nonly: true\n" + passing.replacingOccurrences(of: "name: passes\n", with: "")])
+        let run = try await self.run([tree.path()], TestRun.Options(refuseOnly: true))
+        #expect(run.exitCode == 2)
+        #expect(TextReport().render(run).contains("c.yaml:2:7: only: not allowed with --ci"))
+    }
+
+    @Test func failFastStopsAtTheFirstFailureAndCountsTheRest() async throws {
+        let tree = pack(["a.yaml": passing, "b.yaml": failing, "c.yaml": passing, "d.yaml": failing])
+        let run = try await self.run([tree.path()], TestRun.Options(failFast: true))
+        #expect(run.reports.map(\.name) == ["passes", "fails"])
+        #expect(run.notRun == 2 && run.exitCode == 1)
+        #expect(TextReport().render(run).hasSuffix(
+            "\nstopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped"))
+        let whole = try await self.run([tree.path()])
+        #expect(whole.reports.count == 4 && whole.notRun == 0)
+    }
+}
+
+/// The wording defects of issue 15 item 6.
+@Suite struct ReportWordingTests {
+    @Test func oneUnrunStepIsNotARange() {
+        #expect(TextReport.unrunSteps(from: 21, to: 21) == "step 21 did not run")
+        #expect(TextReport.unrunSteps(from: 19, to: 21) == "steps 19–21 did not run")
+    }
+
+    @Test func aBlockedProposalWithoutWarningsHasNoEmptyTrailingPart() {
+        var outcome = Outcome(
+            event: .appLaunch, time: 0, statusBefore: .notDetermined, statusAfter: .notDetermined,
+            proposed: Decision(.softPrompt(SoftPrompt(title: "t", message: "m", accept: "a", decline: "d"))),
+            decision: .none, warnings: [], errors: [], dialogShown: false, immediateAnswer: nil, remindersScheduled: [],
+            storageError: nil, trace: "")
+        #expect(ExpectationCheck.describeAction(outcome) == "none (the policy proposed soft_prompt)")
+        outcome.warnings = [GuardrailWarning(guardrail: .promptCap, message: "x")]
+        #expect(ExpectationCheck.describeAction(outcome) == "none (the policy proposed soft_prompt; prompt-cap)")
+    }
+
+    @Test func blankTraceLinesAreLeftOut() {
+        #expect(TimelineFormatter.traceLines("a\n\n  \nb\n") == ["a", "b"])
+        #expect(TimelineFormatter.traceLines("\n").isEmpty)
+    }
+
+    @Test func anUnquotedColonInAValueSaysQuoteTheValue() {
+        #expect(throws: InputError.self) { try ScenarioParser.parse("name: ios 9: first launch\n" + passing, file: "s.yaml") }
+        do {
+            _ = try ScenarioParser.parse("name: ios 9: first launch\ndevice: { os: \"16.0\" }\nsteps: [{ event: app_launch }]\n", file: "s.yaml")
+        } catch {
+            #expect(error.description.contains("s.yaml:1:") && error.description.contains("quote the value"), "\(error)")
+        }
+    }
+}
+
+/// The same through the built `permit`, as a user types it.
+@Suite struct TestSelectionCLITests {
+    static let policy = CLITests.repository.appendingPathComponent("policies/polite/policy.lua")
+    static let pass = "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n"
+    static let fail = "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n"
+
+    func tree(_ files: [String: String]) throws -> Tree {
+        let tree = Tree()
+        tree.write("polite/policy.lua", try String(contentsOf: Self.policy, encoding: .utf8))
+        for (name, text) in files { tree.write("polite/tests/\(name)", text) }
+        return tree
+    }
+
+    @Test func fileLineSkipAndFailFast() throws {
+        let tree = try tree(["a.yaml": Self.pass, "b.yaml": Self.fail, "c.yaml": "skip: \"not yet\"\n" + Self.pass, "d.yaml": Self.pass])
+        let one = try CLITests.permit(["test", tree.path("polite/tests/b.yaml") + ":3"])
+        #expect(one.status == 1 && one.stdout.hasSuffix("\n0 passed, 1 failed, 0 skipped\n"), "\(one.stdout)\(one.stderr)")
+        let all = try CLITests.permit(["test", tree.path()])
+        #expect(all.status == 1 && all.stdout.hasSuffix("\n2 passed, 1 failed, 1 skipped\n"), "\(all.stdout)")
+        #expect(all.stdout.contains("SKIP  ") && all.stdout.contains("(not yet)"))
+        let fast = try CLITests.permit(["test", "--fail-fast", tree.path()])
+        #expect(fast.status == 1)
+        #expect(fast.stdout.hasSuffix("stopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped\n"))
+        let past = try CLITests.permit(["test", tree.path("polite/tests/a.yaml") + ":40"])
+        #expect(past.status == 2 && past.stdout.contains("no scenario at line 40; the file has 4 lines"))
+    }
+
+    @Test func ciRefusesOnly() throws {
+        let tree = try tree(["a.yaml": Self.pass, "b.yaml": "only: true\n" + Self.pass])
+        let focused = try CLITests.permit(["test", tree.path()])
+        #expect(focused.status == 0 && focused.stdout.contains("only: true left out 1 scenario\n"))
+        let ci = try CLITests.permit(["test", "--ci", tree.path()])
+        #expect(ci.status == 2 && ci.stdout.contains("b.yaml:1:7: only: not allowed with --ci"), "\(ci.stdout)")
+    }
+
+    @Test func aPolicyThatDoesNotLoadIsOneErrorAndExit2() throws {
+        let tree = try tree(["a.yaml": Self.pass, "b.yaml": Self.pass])
+        tree.write("polite/policy.lua", "return {")
+        let result = try CLITests.permit(["test", tree.path()])
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("the policy did not load; 2 scenarios did not run"))
+        #expect(result.stdout.components(separatedBy: "unexpected symbol").count == 2, "\(result.stdout)")
+    }
+
+    @Test func usageErrorsExit2() throws {
+        let result = try CLITests.permit(["test", "--fail-fast=3"])
+        #expect(result.status == 2 && result.stderr.contains("Usage: permit test"), "\(result.stderr)")
+        let missing = try CLITests.permit(["decide", "policies/polite"])
+        #expect(missing.status == 2 && missing.stderr.contains("--status"))
+    }
+
+    /// `--verbose` says what `permit run` says: pending reminders and those scheduled.
+    @Test func verboseShowsPendingAndScheduledReminders() throws {
+        let result = try CLITests.permit(["test", "--verbose", "policies/reminders"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(" pending; decision: "))
+        #expect(result.stdout.contains("        scheduled "))
+    }
+}
