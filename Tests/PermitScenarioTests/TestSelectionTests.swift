@@ -144,6 +144,19 @@ import Testing
         #expect(ci.status == 2 && ci.stdout.contains("b.yaml:1:7: only: not allowed with --ci"), "\(ci.stdout)")
     }
 
+    /// A bundle is made only when every test ran and passed: a focused suite is refused.
+    @Test func bundleRefusesOnly() throws {
+        let tree = try tree(["a.yaml": Self.pass, "b.yaml": "only: true\n" + Self.pass])
+        let out = tree.path("p.permitbundle")
+        let refused = try CLITests.permit(["bundle", tree.path("polite"), "--version", "1", "--out", out])
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("only: not allowed"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        tree.write("polite/tests/b.yaml", Self.pass)
+        let made = try CLITests.permit(["bundle", tree.path("polite"), "--version", "1", "--out", out])
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+    }
+
     @Test func aPolicyThatDoesNotLoadIsOneErrorAndExit2() throws {
         let tree = try tree(["a.yaml": Self.pass, "b.yaml": Self.pass])
         tree.write("polite/policy.lua", "return {")
