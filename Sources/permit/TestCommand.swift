@@ -18,6 +18,7 @@ struct TestCommand: AsyncParsableCommand {
               permit test policies/polite --verbose
               permit test policies/polite/tests/ios9.yaml:12
               permit test --fail-fast
+              permit test policies/polite --watch
               permit test --coverage
               permit test --filter ios9 --format junit > report.xml
             """)
@@ -36,6 +37,13 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Refuse `only: true` in a scenario (exit 2), so a focused run cannot pass CI.")
     var ci = false
 
+    @Flag(help: "After the run, watch the policies and scenario files and re-run the packs a change touches (Ctrl-C stops).")
+    var watch = false
+
+    /// For tests: stop watching after this many re-runs and exit with the last run's code.
+    @Option(help: .hidden)
+    var watchIterations: Int?
+
     @Flag(help: "Show passing steps too.")
     var verbose = false
 
@@ -48,26 +56,60 @@ struct TestCommand: AsyncParsableCommand {
     var format: Format = .text
 
     func run() async throws {
-        let files: [ScenarioFile]
+        var code = try await runOnce(discover(), emptyIsError: true)
+        guard watch else {
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
+        var reruns = 0
+        var snapshot = WatchSnapshot(paths: paths)
+        emit("\nwatching \(paths.joined(separator: ", ")) for changes (Ctrl-C stops)")
+        while watchIterations.map({ reruns < $0 }) ?? true {
+            try await Task.sleep(for: .milliseconds(250))
+            let next = WatchSnapshot(paths: paths)
+            let changes = next.changes(since: snapshot)
+            guard !changes.isEmpty else { continue }
+            snapshot = next
+            reruns += 1
+            let affected = WatchSnapshot.affected((try? discover()) ?? [], by: changes)
+            emit("\n\(changes.map { Discovery.displayPath(of: $0) }.joined(separator: ", ")) changed: "
+                + "re-running \(affected.count) scenario\(affected.count == 1 ? "" : "s")")
+            code = try await runOnce(affected, emptyIsError: false)
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    private func discover() throws -> [ScenarioFile] {
         do {
-            files = try Discovery.scenarios(under: paths)
+            return try Discovery.scenarios(under: paths)
         } catch {
             Terminal.printError(error.description)
             throw Exit.badInput
         }
+    }
+
+    /// One run and its report; the exit code it earns. An empty first run is bad input (exit 2);
+    /// an empty re-run (a deleted file) is not.
+    private func runOnce(_ files: [ScenarioFile], emptyIsError: Bool) async throws -> Int32 {
         let run = await TestRun.run(
             files, options: TestRun.Options(filter: filter, failFast: failFast, refuseOnly: ci),
             loader: luaLoader(coverage: coverage, limits: limitOptions.limits), delivery: BundleDelivery())
-        guard !run.reports.isEmpty else {
+        guard !run.reports.isEmpty || !emptyIsError else {
             Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
                 + (filter.map { " matching \"\($0)\"" } ?? ""))
             throw Exit.badInput
         }
         switch format {
-        case .text: print(TextReport(verbose: verbose, colour: Terminal.wantsColour).render(run))
-        case .json: print(JSONReport.render(run))
-        case .junit: print(JUnitReport.render(run))
+        case .text: emit(TextReport(verbose: verbose, colour: Terminal.wantsColour).render(run))
+        case .json: emit(JSONReport.render(run))
+        case .junit: emit(JUnitReport.render(run))
         }
-        if run.exitCode != 0 { throw ExitCode(run.exitCode) }
+        return run.exitCode
+    }
+
+    /// Writes a line straight to stdout: under `--watch` the report must show as the run ends,
+    /// not when a pipe's buffer fills.
+    private func emit(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }

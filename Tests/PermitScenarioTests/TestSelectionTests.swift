@@ -181,3 +181,74 @@ import Testing
         #expect(result.stdout.contains("        scheduled "))
     }
 }
+
+/// `--watch`: which files a change re-runs, and the loop through the built `permit`.
+@Suite struct WatchTests {
+    @Test func aPolicyChangeRerunsItsPackAndAScenarioChangeItself() throws {
+        let tree = Tree()
+        tree.write("p/policy.lua", "return {}")
+        tree.write("p/tests/a.yaml", passing)
+        tree.write("p/tests/b.yaml", passing)
+        tree.write("q/policy.lua", "return {}")
+        tree.write("q/tests/c.yaml", passing)
+        tree.write("loose/d.yaml", "policy: ../p/policy.lua\n" + passing)
+        let files = try Discovery.scenarios(under: [tree.path()])
+        let names = { (changes: [String]) in
+            WatchSnapshot.affected(files, by: changes.map { tree.root.appendingPathComponent($0).standardizedFileURL })
+                .map(\.url.lastPathComponent)
+        }
+        #expect(names(["p/policy.lua"]) == ["d.yaml", "a.yaml", "b.yaml"])
+        #expect(names(["q/tests/c.yaml"]) == ["c.yaml"])
+        #expect(names(["elsewhere/helper.lua"]) == ["d.yaml"])
+        #expect(names([]).isEmpty)
+    }
+
+    @Test func aSnapshotSeesEditsNewFilesAndDeletions() throws {
+        let tree = Tree()
+        tree.write("p/policy.lua", "return {}")
+        tree.write("p/tests/a.yaml", passing)
+        let before = WatchSnapshot(paths: [tree.path()])
+        #expect(WatchSnapshot(paths: [tree.path()]).changes(since: before).isEmpty)
+        tree.write("p/tests/a.yaml", passing + "# edited\n")
+        tree.write("p/tests/b.yaml", passing)
+        let after = WatchSnapshot(paths: [tree.path()])
+        #expect(after.changes(since: before).map(\.lastPathComponent) == ["a.yaml", "b.yaml"])
+        try FileManager.default.removeItem(atPath: tree.path("p/tests/b.yaml"))
+        #expect(WatchSnapshot(paths: [tree.path()]).changes(since: after).map(\.lastPathComponent) == ["b.yaml"])
+    }
+
+    /// Keeps rewriting a file until told to stop, so one write lands after the watcher's first
+    /// snapshot however long the first run takes.
+    final class Editor: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stopped = false  // guarded by `lock`
+
+        func start(_ write: @escaping @Sendable (Int) -> Void) {
+            Thread { [self] in
+                var count = 0
+                while !lock.withLock({ stopped }) {
+                    count += 1
+                    write(count)
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+            }.start()
+        }
+
+        func stop() { lock.withLock { stopped = true } }
+    }
+
+    @Test func watchRerunsTheChangedScenarioAndExitsWithItsCode() throws {
+        let tree = Tree()
+        tree.write("polite/policy.lua", try String(contentsOf: TestSelectionCLITests.policy, encoding: .utf8))
+        tree.write("polite/tests/a.yaml", TestSelectionCLITests.fail)
+        tree.write("polite/tests/b.yaml", TestSelectionCLITests.pass)
+        let editor = Editor()
+        editor.start { count in tree.write("polite/tests/a.yaml", TestSelectionCLITests.pass + "# edit \(count)\n") }
+        let result = try CLITests.permit(["test", "--watch", "--watch-iterations", "1", tree.path()])
+        editor.stop()
+        #expect(result.status == 0, "the re-run passed: \(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("watching \(tree.path()) for changes"))
+        #expect(result.stdout.contains("a.yaml changed: re-running 1 scenario\nPASS  "), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("\n1 passed, 0 failed, 0 skipped\n"))
+    }
+}
