@@ -87,6 +87,13 @@
 ---@class PermitUser
 ---@field bucket integer # 0–99, stable per install, for A/B splits
 
+---@class PermitLocalTime
+---@field date string # the local calendar day, "2026-09-06"
+---@field hour integer # 0–23, local
+---@field minute integer # 0–59
+---@field weekday integer # ISO: 1 = Monday … 7 = Sunday
+---@field timezone string # the device's IANA zone, e.g. "Europe/Berlin"
+
 ---@class PermitContext
 ---@field event PermitEvent
 ---@field status PermitStatus
@@ -100,6 +107,7 @@
 ---@field now integer # Unix seconds
 ---@field locale string # BCP 47, e.g. "zh-Hans"
 ---@field user PermitUser
+---@field local_time PermitLocalTime # the wall clock in the device's zone, DST included
 
 ---@class PermitDecision
 ---@field action PermitAction
@@ -160,6 +168,16 @@ function permit.since(ctx, t) end
 ---@param version string # "12.0", "15.4"
 ---@return boolean
 function permit.at_least(ctx, version) end
+
+---Whether the local hour (`ctx.local_time.hour`) is in `[from_hour, to_hour)`: from the start
+---of `from_hour` up to, not including, `to_hour`, wrapping past midnight when `from_hour` is the
+---larger (`within_hours(ctx, 22, 8)` is 22:00–07:59). Hours are integers 0–23; equal hours are
+---an error.
+---@param ctx PermitContext
+---@param from_hour integer
+---@param to_hour integer
+---@return boolean
+function permit.within_hours(ctx, from_hour, to_hour) end
 
 ---Whether `s` begins with `prefix`, as plain text (`""` begins every string).
 ---@param s string

@@ -6,7 +6,7 @@
  * was most of what an event cost. So the host pushes ctx with its small fields and attaches
  * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
  * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
- * ctx (history, settings, state, user) and history (features, settings_prompt, soft_prompt,
+ * ctx (history, settings, state, user, local_time) and history (features, settings_prompt, soft_prompt,
  * state, system_prompt; its numbers are set when history is made). A policy that reads
  * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
  *
@@ -38,7 +38,7 @@ static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY -
 
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
-enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_COUNT };
+enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
 enum { H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
@@ -50,7 +50,7 @@ enum {
     N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
-    N_SOUND, N_TIME_SENSITIVE, N_COUNT
+    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -58,7 +58,7 @@ static const char *const names[N_COUNT] = {
     "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive",
+    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday",
 };
 
 /* Bounds the C recursion whatever the host's table depth limit. */
@@ -274,7 +274,24 @@ static void push_settings(lua_State *L, const snapshot *s) {
     }
 }
 
-static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER};
+/* local_time: the wall clock in the device's zone, worked out by the host. */
+static void push_local_time(lua_State *L, const snapshot *s) {
+    const permit_lazy_header *h = s->header;
+    if (h->local_date_length > UINT32_MAX - h->local_text_offset) damaged(L);
+    lua_createtable(L, 0, 5);
+    push_text(L, s, h->local_text_offset, h->local_date_length);
+    set_top(L, s, N_DATE);
+    lua_pushinteger(L, h->local_hour);
+    set_top(L, s, N_HOUR);
+    lua_pushinteger(L, h->local_minute);
+    set_top(L, s, N_MINUTE);
+    push_text(L, s, h->local_text_offset + h->local_date_length, h->local_zone_length);
+    set_top(L, s, N_TIMEZONE);
+    lua_pushinteger(L, h->local_weekday);
+    set_top(L, s, N_WEEKDAY);
+}
+
+static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
 static const int history_names[H_COUNT] = {N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
 
 /* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
@@ -306,6 +323,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case C_HISTORY: push_history(L, s, ud); break;
         case C_SETTINGS: push_settings(L, s); break;
         case C_STATE: push_state(L, s); break;
+        case C_LOCAL_TIME: push_local_time(L, s); break;
         default:
             lua_createtable(L, 0, 1);
             lua_pushinteger(L, s->header->bucket);

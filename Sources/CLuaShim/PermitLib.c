@@ -1,4 +1,4 @@
-/* The `permit` helpers written in C: durations, since, at_least. */
+/* The `permit` helpers written in C: durations, since, at_least, within_hours. */
 #include "shim_internal.h"
 #include <lauxlib.h>
 #include <ctype.h>
@@ -82,5 +82,36 @@ int shim_at_least(lua_State *L) {
     if (lua_getfield(L, -1, "version") != LUA_TSTRING)
         return luaL_error(L, "permit.at_least: ctx.platform.version is not a string");
     lua_pushboolean(L, compare_versions(lua_tostring(L, -1), want) >= 0);
+    return 1;
+}
+
+/* An hour argument of within_hours: an integer 0–23, or an error that says which and why. */
+static lua_Integer hour_argument(lua_State *L, int arg, const char *name) {
+    if (!lua_isinteger(L, arg))
+        return luaL_error(L, "permit.within_hours: %s must be a whole hour 0-23 (got %s)", name, luaL_typename(L, arg));
+    lua_Integer hour = lua_tointeger(L, arg);
+    if (hour < 0 || hour > 23)
+        return luaL_error(L, "permit.within_hours: %s must be a whole hour 0-23 (got %I)", name, (LUAI_UACINT)hour);
+    return hour;
+}
+
+/* permit.within_hours(ctx, from_hour, to_hour): whether ctx.local_time.hour is in
+   [from_hour, to_hour), wrapping past midnight when from_hour > to_hour, so quiet hours
+   "22 to 8" are one call. Equal hours are refused: "from 9 to 9" could mean all day or
+   never, and a policy must say which. */
+int shim_within_hours(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer from = hour_argument(L, 2, "from_hour");
+    lua_Integer to = hour_argument(L, 3, "to_hour");
+    if (from == to)
+        return luaL_error(L, "permit.within_hours: from_hour and to_hour are both %I; the window would be empty "
+                             "(use 0 and 23 with an hour check for a whole day)", (LUAI_UACINT)from);
+    if (lua_getfield(L, 1, "local_time") != LUA_TTABLE)
+        return luaL_error(L, "permit.within_hours: ctx.local_time is not a table (pass ctx itself)");
+    if (lua_getfield(L, -1, "hour") != LUA_TNUMBER || !lua_isinteger(L, -1))
+        return luaL_error(L, "permit.within_hours: ctx.local_time.hour is not an integer");
+    lua_Integer hour = lua_tointeger(L, -1);
+    int inside = from < to ? (hour >= from && hour < to) : (hour >= from || hour < to);
+    lua_pushboolean(L, inside);
     return 1;
 }

@@ -103,12 +103,13 @@ static int setup(lua_State *L) {
     permit_install_charged_lib(L, 2, 3, 4, 6);
     permit_install_bug_guards(L, 2, 6, 7);
 
-    lua_createtable(L, 0, 12); /* 8: permit */
+    lua_createtable(L, 0, 13); /* 8: permit */
     set_fn(L, 8, "minutes", shim_minutes);
     set_fn(L, 8, "hours", shim_hours);
     set_fn(L, 8, "days", shim_days);
     set_fn(L, 8, "since", shim_since);
     set_fn(L, 8, "at_least", shim_at_least);
+    set_fn(L, 8, "within_hours", shim_within_hours);
     set_fn(L, 8, "log", shim_print);
     set_fn(L, 8, "starts_with", shim_starts_with);
     set_fn(L, 8, "ends_with", shim_ends_with);

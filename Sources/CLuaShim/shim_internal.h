@@ -151,6 +151,7 @@ int shim_hours(lua_State *L);
 int shim_days(lua_State *L);
 int shim_since(lua_State *L);
 int shim_at_least(lua_State *L);
+int shim_within_hours(lua_State *L);
 
 /* TextHelpers.c */
 int shim_starts_with(lua_State *L);

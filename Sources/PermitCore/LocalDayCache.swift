@@ -1,7 +1,7 @@
 import Foundation
 
 /// The local calendar day (`yyyy-MM-dd`) of a Unix time in one time zone, the key of
-/// `prompts_today`.
+/// `prompts_today`, and the local wall-clock time of `ctx.local_time`.
 ///
 /// Every event needs it, so it must cost next to nothing: the day is the UTC offset plus
 /// integer arithmetic on days since 1970 (no `Calendar`, no `String(format:)`), and the answer
@@ -11,13 +11,44 @@ import Foundation
 /// time zone is asked again only then (or when the clock goes back): a new day is arithmetic.
 struct LocalDayCache {
     let timeZone: TimeZone
-    private var cached: (start: Int64, end: Int64, day: String)?
+    /// The zone's IANA id, read once (`TimeZone.identifier` builds a new string each time);
+    /// `UTC` for UTC.
+    let timeZoneIdentifier: String
+    /// The day, its number since 1970, and the UTC offset it was worked out with, for `now`
+    /// in `[start, end)`: within that span the offset is constant, so the local time of any
+    /// second of it is arithmetic on the day number and the offset.
+    private var cached: (start: Int64, end: Int64, day: String, dayNumber: Int64, offset: Int64)?
     /// The zone's UTC offset and the span it holds for, `[start, end)`: the zone is asked again
     /// only past its next offset change (never, for a zone without changes like UTC).
     private var offsetSpan: (start: Int64, end: Int64, offset: Int64)?
 
     init(timeZone: TimeZone) {
         self.timeZone = timeZone
+        // Foundation names UTC "GMT" (whatever it was made from); policies and scenarios say
+        // "UTC", so that is the name they read back.
+        self.timeZoneIdentifier = timeZone.identifier == "GMT" ? "UTC" : timeZone.identifier
+    }
+
+    /// The local date, hour, minute and ISO weekday of `now` (whole Unix seconds). Correct
+    /// across DST: the offset is the one in force at `now`, so on a spring-forward day the
+    /// skipped hour never appears and on a fall-back day the repeated hour appears twice.
+    mutating func localTime(of now: Int64) -> LocalTime {
+        let day = day(of: now)
+        // `day(of:)` cached the span holding `now` unless `now` is the last second before an
+        // offset change it could not cover (never for a valid clock): recompute the offset then.
+        let (dayNumber, offset): (Int64, Int64)
+        if let cached, now >= cached.start, now < cached.end {
+            (dayNumber, offset) = (cached.dayNumber, cached.offset)
+        } else {
+            let span = self.offset(at: now)
+            (dayNumber, offset) = (Self.floorDivide(now + span.offset, 86_400), span.offset)
+        }
+        let secondOfDay = now + offset - dayNumber * 86_400
+        // 1970-01-01 was a Thursday (ISO 4): Monday of that week is day -3.
+        let weekday = Int(Self.floorModulo(dayNumber + 3, 7)) + 1
+        return LocalTime(
+            date: day, hour: Int(secondOfDay / 3_600), minute: Int(secondOfDay % 3_600 / 60), weekday: weekday,
+            timeZone: timeZoneIdentifier)
     }
 
     /// The local day of `now` (whole Unix seconds).
@@ -29,7 +60,7 @@ struct LocalDayCache {
         // Valid from `now` (not from midnight: the offset may have been different earlier that
         // day; a clock set back simply asks again) to midnight or the next offset change.
         let end = min((dayNumber + 1) * 86_400 - span.offset, span.end)
-        if now < end { cached = (now, end, day) }
+        if now < end { cached = (now, end, day, dayNumber, span.offset) }
         return day
     }
 
@@ -82,6 +113,10 @@ struct LocalDayCache {
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (year, month, day)
+    }
+
+    private static func floorModulo(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value - floorDivide(value, divisor) * divisor
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {

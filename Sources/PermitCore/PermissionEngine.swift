@@ -27,7 +27,7 @@ public actor PermissionEngine {
     /// What the broadcaster holds: the engine is its only publisher, so it keeps the value
     /// here too and takes the broadcaster's lock only for a change.
     @exclusivity(unchecked) private var published: PermissionStatus = .unknown
-    /// The local day of `prompts_today`, kept between events.
+    /// The local day of `prompts_today` and the local time of `ctx.local_time`, kept between events.
     @exclusivity(unchecked) private var localDays: LocalDayCache
     /// The locale tags a text is looked up by, most specific first (the locale never changes).
     private let localeChain: [String]
@@ -279,7 +279,7 @@ public actor PermissionEngine {
         PolicyContext(
             event: event, status: status, previousStatus: previous, settings: settings, platform: platform,
             history: ledger, params: configuration.params, now: now, locale: configuration.locale,
-            userBucket: configuration.userBucket)
+            userBucket: configuration.userBucket, localTime: localDays.localTime(of: now))
     }
 
     /// Resolves every text of the action for the configured locale.

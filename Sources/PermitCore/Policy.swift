@@ -121,15 +121,19 @@ public struct PolicyContext: Sendable {
     public var locale: String
     /// 0–99, stable per install, for A/B splits.
     public var userBucket: Int
+    /// The wall-clock time of `now` in the device's zone (`ctx.local_time`).
+    public var localTime: LocalTime
 
     /// What the policy remembered (`ctx.state`), the same as `history.state`.
     public var state: [String: PolicyValue] { history.state }
 
-    /// The context of one event; `capabilities` follow from `platform`.
+    /// The context of one event; `capabilities` follow from `platform`; `localTime` defaults to
+    /// `now` in UTC.
     public init(
         event: AppEvent, status: PermissionStatus, previousStatus: PermissionStatus,
         settings: NotificationSettings, platform: Platform, history: Ledger,
-        params: [String: PolicyValue] = [:], now: Int64, locale: String = "en", userBucket: Int = 0
+        params: [String: PolicyValue] = [:], now: Int64, locale: String = "en", userBucket: Int = 0,
+        localTime: LocalTime? = nil
     ) {
         self.event = event
         self.status = status
@@ -142,6 +146,8 @@ public struct PolicyContext: Sendable {
         self.now = now
         self.locale = locale
         self.userBucket = userBucket
+        // Without a device zone, UTC: a context is never without a local time.
+        self.localTime = localTime ?? LocalTime(utcOf: now)
     }
 }
 

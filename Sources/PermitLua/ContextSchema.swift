@@ -134,6 +134,13 @@ public enum ContextSchema {
     /// `ctx.user`.
     public static let user = Record(name: "PermitUser", fields: [Field("bucket", "integer")])
 
+    /// `ctx.local_time`: the wall clock in the device's zone (`local` itself is a Lua keyword,
+    /// so `ctx.local` could not be written).
+    public static let localTime = Record(name: "PermitLocalTime", fields: [
+        Field("date", "string"), Field("hour", "integer"), Field("minute", "integer"), Field("weekday", "integer"),
+        Field("timezone", "string"),
+    ])
+
     /// `ctx` itself.
     public static let context = Record(name: "PermitContext", fields: [
         Field("event", "PermitEvent"), Field("status", "PermitStatus"), Field("previous_status", "PermitStatus"),
@@ -141,11 +148,12 @@ public enum ContextSchema {
         Field("capabilities", "PermitCapabilities"), Field("history", "PermitHistory"),
         Field("state", "table<string, PermitScalar>"), Field("params", "table<string, any>"),
         Field("now", "integer"), Field("locale", "string"), Field("user", "PermitUser"),
+        Field("local_time", "PermitLocalTime"),
     ])
 
     /// The `ctx` fields built on first use from a snapshot (`LazyContext.c`); the others are
     /// set when ctx is pushed.
-    public static let lazyContextFields = ["history", "settings", "state", "user"]
+    public static let lazyContextFields = ["history", "settings", "state", "user", "local_time"]
 
     // MARK: What a policy returns
 
@@ -182,6 +190,6 @@ public enum ContextSchema {
     /// Every record, by class name.
     public static let records: [String: Record] = Dictionary(uniqueKeysWithValues: [
         event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-        featureHistory, history, user, context, decision, reminder,
+        featureHistory, history, user, localTime, context, decision, reminder,
     ].map { ($0.name, $0) })
 }

@@ -2,7 +2,8 @@ import CLua
 import CLuaShim
 import PermitCore
 
-/// Writes the ctx fields a policy rarely reads (`history`, `settings`, `state`, `user`) as the
+/// Writes the ctx fields a policy rarely reads (`history`, `settings`, `state`, `user`,
+/// `local_time`) as the
 /// snapshot `LazyContext.c` builds them from on first use, instead of building a dozen tables
 /// for every event.
 ///
@@ -14,7 +15,7 @@ import PermitCore
 /// used under its lock; its node buffers are reused from call to call.
 final class LazyFieldsEncoder {
     /// The ctx fields built on first use.
-    static let fieldCount = 4
+    static let fieldCount = 5
 
     /// The state buffers between calls. A call moves them into a local `StateNodes` and works
     /// there: a class's stored property would pay a dynamic exclusivity check on every append
@@ -39,6 +40,9 @@ final class LazyFieldsEncoder {
 
         var textBytes = state.text.count
         for name in context.history.features.keys { textBytes += name.utf8.count }
+        let localTextOffset = textBytes
+        let local = context.localTime
+        textBytes += local.date.utf8.count + local.timeZone.utf8.count
         let headerBytes = MemoryLayout<permit_lazy_header>.stride
         let featureBytes = context.history.features.count * MemoryLayout<permit_lazy_feature>.stride
         let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
@@ -53,6 +57,12 @@ final class LazyFieldsEncoder {
         header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
         header.legacy_registered = context.history.legacyRegistered ? 1 : 0
         header.bucket = Int64(context.userBucket)
+        header.local_hour = Int32(clamping: local.hour)
+        header.local_minute = Int32(clamping: local.minute)
+        header.local_weekday = Int32(clamping: local.weekday)
+        header.local_text_offset = UInt32(localTextOffset)
+        header.local_date_length = UInt32(local.date.utf8.count)
+        header.local_zone_length = UInt32(local.timeZone.utf8.count)
         header.feature_count = UInt32(context.history.features.count)
         header.state_nodes = UInt32(state.nodes.count)
         header.text_bytes = UInt32(textBytes)
@@ -62,6 +72,7 @@ final class LazyFieldsEncoder {
         LazyFieldsEncoder.writeFeatures(
             of: context, after: state.text,
             into: memory.advanced(by: headerBytes), textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
+        LazyFieldsEncoder.writeLocalTime(local, into: memory.advanced(by: headerBytes + featureBytes + nodeBytes + localTextOffset))
         state.nodes.withUnsafeBytes { bytes in
             memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         }
@@ -101,6 +112,21 @@ final class LazyFieldsEncoder {
             set(Int(PERMIT_H_SYSTEM_REQUESTED), system.requested)
             set(Int(PERMIT_H_SYSTEM_SHOWN), system.shown)
             return absent
+        }
+    }
+
+    /// `local_time`'s date and zone id, one after the other at `text` (its numbers are in the
+    /// header).
+    @inline(__always)
+    private static func writeLocalTime(_ local: LocalTime, into text: UnsafeMutableRawPointer) {
+        var date = local.date
+        let dateLength = date.withUTF8 { bytes in
+            if let base = bytes.baseAddress { text.copyMemory(from: base, byteCount: bytes.count) }
+            return bytes.count
+        }
+        var zone = local.timeZone
+        zone.withUTF8 { bytes in
+            if let base = bytes.baseAddress { (text + dateLength).copyMemory(from: base, byteCount: bytes.count) }
         }
     }
 

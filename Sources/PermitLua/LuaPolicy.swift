@@ -409,6 +409,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             message = "the policy ran out of its instruction budget (an endless loop?): \(message)"
         case .timeLimitExceeded:
             message = "the policy ran past its time limit: \(message)"
+        case .memoryExhausted where error.line == nil:
+            // Lua reports a memory error without a position (no message handler runs for it),
+            // so the function that was running is the most precise place there is.
+            message = "the policy ran out of memory in \(function(of: result)): \(message) "
+                + "(keep fewer or smaller tables and strings; the limit is LuaLimits.memoryBytes)"
         case .memoryExhausted:
             message = "the policy ran out of memory: \(message)"
         default:
@@ -417,5 +422,14 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         return PolicyError(
             kind: kind, field: error.valuePath.map { (result ?? "result") + $0 }, message: message,
             file: error.chunkName ?? chunkName, line: error.line, traceback: error.traceback)
+    }
+
+    /// The policy function whose call returns `result`, as a policy author names it.
+    private static func function(of result: String?) -> String {
+        switch result {
+        case "decision": "decide"
+        case "reminders": "plan_reminders"
+        default: "the policy file's main chunk"
+        }
     }
 }

@@ -16,17 +16,24 @@ public struct SingleDecision: Sendable {
     public var ledger: Ledger
     /// Overrides of the policy's params.
     public var params: [String: PolicyValue]
+    /// The device's time zone (`ctx.local_time`, the local day of `prompts_today`).
+    public var timeZone: TimeZone
+    /// `ctx.user.bucket`, 0–99.
+    public var userBucket: Int
 
-    /// A decision to make; `ledger` and `params` default to a fresh install and the policy's own params.
+    /// A decision to make; `ledger` and `params` default to a fresh install and the policy's own
+    /// params, the zone to this machine's, the bucket to 0.
     public init(
         platform: Platform, status: PermissionStatus, locale: String = "en", ledger: Ledger = Ledger(),
-        params: [String: PolicyValue] = [:]
+        params: [String: PolicyValue] = [:], timeZone: TimeZone = .current, userBucket: Int = 0
     ) {
         self.platform = platform
         self.status = status
         self.locale = locale
         self.ledger = ledger
         self.params = params
+        self.timeZone = timeZone
+        self.userBucket = userBucket
     }
 
     /// What the caller asked for that cannot be.
@@ -55,7 +62,8 @@ public struct SingleDecision: Sendable {
         }
         let engine = PermissionEngine(
             policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(ledger), clock: clock,
-            configuration: EngineConfiguration(locale: locale, timeZone: .current, params: params, foregroundRechecks: []))
+            configuration: EngineConfiguration(
+                locale: locale, timeZone: timeZone, userBucket: userBucket, params: params, foregroundRechecks: []))
         return await engine.handle(event)
     }
 }

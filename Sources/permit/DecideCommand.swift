@@ -17,6 +17,11 @@ struct DecideCommand: AsyncParsableCommand {
               permit decide policies/polite --status not_determined --event feature_opened --feature diary
               permit decide policies/polite --status denied --event app_foreground --os 15.3 --format json
               permit decide policies/polite --status not_determined --event soft_prompt_answered --answer accept
+              permit decide policies/polite --status not_determined --event feature_opened --feature diary \\
+                --now 2026-09-06T21:30:00Z --timezone Europe/Berlin --bucket 42 --param 'quiet=[22,8]'
+
+            Exits 1 when the policy raised an error (the decision is then none; the error is printed), \
+            2 for bad input.
             """)
 
     @Argument(help: "The policy file, or a pack directory holding policy.lua.")
@@ -49,8 +54,17 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "A ledger JSON file (as the file store writes it, or a bare ledger object).")
     var history: String?
 
-    @Option(name: .customLong("param"), help: "Override a policy param: --param renag_after_days=5 (repeatable).")
+    @Option(name: .customLong("param"), help: "Override a policy param: --param renag_after_days=5 (repeatable); a list or table in JSON: --param 'hours=[22,8]'.")
     var params: [String] = []
+
+    @Option(help: "The clock, ISO 8601: 2026-09-06T21:30:00Z or 2026-09-06T23:30:00+02:00 (default: now).")
+    var now: String?
+
+    @Option(help: "The device's time zone, an IANA id such as Europe/Berlin (default: this machine's).")
+    var timezone: String?
+
+    @Option(help: "ctx.user.bucket, 0-99.")
+    var bucket = 0
 
     @OptionGroup var limitOptions: LimitOptions
 
@@ -70,13 +84,18 @@ struct DecideCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let event = try parseEvent()
+        guard (0...99).contains(bucket) else {
+            Terminal.printError("--bucket: \(bucket) is not a bucket; write a whole number from 0 to 99")
+            throw Exit.badInput
+        }
         let decision = SingleDecision(
             platform: Platform(version: version, isAppClip: appClip), status: status, locale: locale,
-            ledger: try loadHistory(), params: try overrides())
+            ledger: try loadHistory(), params: try overrides(), timeZone: try parseTimeZone(), userBucket: bucket)
+        let clock = try parseNow()
         let policy = try loadPolicy(url, limits: limitOptions.limits)
         let outcome: Outcome
         do throws(SingleDecision.Problem) {
-            outcome = try await decision.outcome(of: event, policy: policy)
+            outcome = try await decision.outcome(of: event, policy: policy, now: clock)
         } catch {
             switch error {
             case .params(let error): Terminal.printError("--param: \(error)")
@@ -101,6 +120,32 @@ struct DecideCommand: AsyncParsableCommand {
             print(formatter.line(for: outcome))
             if !trace.isEmpty { print("trace:\n" + trace) }
         }
+        // A policy error is a failed decision, not a quiet `none`: scripts and CI must see it.
+        let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
+        if !errors.isEmpty {
+            for error in errors { Terminal.printError("the policy raised an error: \(error)") }
+            throw Exit.failure
+        }
+    }
+
+    /// `--now`, or this instant.
+    func parseNow() throws -> Date {
+        guard let now else { return Date() }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: now) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        if let date = formatter.date(from: now) { return date }
+        Terminal.printError("--now: \"\(now)\" is not an ISO 8601 time; write it like 2026-09-06T21:30:00Z or 2026-09-06T23:30:00+02:00")
+        throw Exit.badInput
+    }
+
+    /// `--timezone`, or this machine's zone.
+    func parseTimeZone() throws -> TimeZone {
+        guard let timezone else { return .current }
+        if let zone = TimeZone(identifier: timezone) { return zone }
+        Terminal.printError("--timezone: \"\(timezone)\" is not an IANA time zone; "
+            + Suggestion.hint(for: timezone, in: TimeZone.knownTimeZoneIdentifiers))
+        throw Exit.badInput
     }
 
     /// `--param name=value`, repeated.
@@ -111,7 +156,13 @@ struct DecideCommand: AsyncParsableCommand {
                 Terminal.printError("--param \(param): write name=value")
                 throw Exit.badInput
             }
-            overrides[String(param[..<equals])] = ParamParsing.value(String(param[param.index(after: equals)...]))
+            let name = String(param[..<equals])
+            do {
+                overrides[name] = try ParamParsing.value(String(param[param.index(after: equals)...]))
+            } catch {
+                Terminal.printError("--param \(name): \(error.message)")
+                throw Exit.badInput
+            }
         }
         return overrides
     }
@@ -152,9 +203,23 @@ struct DecideCommand: AsyncParsableCommand {
     }
 }
 
-/// `--param name=value` values: integers, decimals, true/false, otherwise text.
+/// `--param name=value` values: integers, decimals, true/false, a list or table in JSON
+/// (`[22, 8]`, `{"en": "Hi"}`), otherwise text.
 enum ParamParsing {
-    static func value(_ text: String) -> PolicyValue {
+    /// A `--param` value that starts like JSON but is not.
+    struct BadValue: Error {
+        let message: String
+    }
+
+    static func value(_ text: String) throws(BadValue) -> PolicyValue {
+        if text.hasPrefix("[") || text.hasPrefix("{") {
+            do {
+                return try JSONDecoder().decode(PolicyValue.self, from: Data(text.utf8))
+            } catch {
+                throw BadValue(message: "\(text) starts like a JSON list or table but is not valid JSON; "
+                    + "write it like [22, 8] or {\"en\": \"Hello\"}, quoting strings")
+            }
+        }
         if text == "true" { return .bool(true) }
         if text == "false" { return .bool(false) }
         if let integer = Int64(text) { return .integer(integer) }

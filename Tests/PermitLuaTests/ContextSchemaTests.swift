@@ -149,7 +149,8 @@ import Testing
         #expect(Set(names).count == names.count)
         let expected = Self.names(
             ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
-            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.settings, ContextSchema.user
+            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.settings, ContextSchema.user,
+            ContextSchema.localTime
         ).union(ContextSchema.lazyContextFields)
         #expect(Set(names) == expected)
     }

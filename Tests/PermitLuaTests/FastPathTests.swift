@@ -88,7 +88,7 @@ import Testing
                     let context = Self.context(event, status: status, history: ledger, params: ["gap": .number(1)])
                     let (fast, general) = try policy.contextsForTesting(context)
                     #expect(fast == general, "\(event) \(status)")
-                    #expect(fast.tableValue?.entries.count == 12)
+                    #expect(fast.tableValue?.entries.count == ContextSchema.context.fields.count)
                 }
             }
         }

@@ -106,6 +106,12 @@ extension LuaPolicy {
             "now": .integer(context.now),
             "locale": .string(context.locale),
             "user": .table(LuaTable(["bucket": .integer(Int64(context.userBucket))])),
+            "local_time": .table(LuaTable([
+                "date": .string(context.localTime.date), "hour": .integer(Int64(context.localTime.hour)),
+                "minute": .integer(Int64(context.localTime.minute)),
+                "weekday": .integer(Int64(context.localTime.weekday)),
+                "timezone": .string(context.localTime.timeZone),
+            ])),
         ]))
     }
 }

@@ -70,7 +70,7 @@ import Testing
     @Test func theProbesSeeRealValues() throws {
         let policy = try FastPathTests.policy(Self.probes[0])
         let decision = try policy.decide(FastPathTests.context(.appLaunch))
-        #expect(decision?.reason == "capabilities,event,history,locale,now,params,platform,previous_status,settings,state,status,user")
+        #expect(decision?.reason == "capabilities,event,history,local_time,locale,now,params,platform,previous_status,settings,state,status,user")
         let values = try FastPathTests.policy(Self.probes[16]).decide(FastPathTests.context(.featureOpened("diary"), history: Self.ledger))
         #expect(values?.reason == "4 9 denied 1767100000 true 2 false 2 3 nil hi two false disabled 42")
     }

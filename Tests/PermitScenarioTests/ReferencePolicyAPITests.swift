@@ -37,6 +37,7 @@ import PermitScenario
             print("ctx.history.settings_prompt=" .. keys(ctx.history.settings_prompt))
             for _, feature in pairs(ctx.history.features) do print("ctx.history.features=" .. keys(feature)) end
             print("ctx.user=" .. keys(ctx.user))
+            print("ctx.local_time=" .. keys(ctx.local_time))
             print("permit=" .. keys(permit))
           end,
         }
@@ -100,7 +101,7 @@ import PermitScenario
     static let ctxTables = [
         "ctx", "ctx.event", "ctx.settings", "ctx.platform", "ctx.capabilities", "ctx.history",
         "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt",
-        "ctx.history.features", "ctx.user",
+        "ctx.history.features", "ctx.user", "ctx.local_time",
     ]
 
     @Test func everyCtxFieldIsDocumentedAndNoOther() throws {
@@ -117,7 +118,7 @@ import PermitScenario
     @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger)
         for table in ["ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
-                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.user"] {
+                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.user", "ctx.local_time"] {
             let rows = try reference.rows(table)
             let never = rows.filter { $0.count > 2 && $0[2].hasPrefix("never") }.map { $0[0] }
             #expect(Set(never) == seen[table] ?? [], "the \"nil when\" column of <!-- keys: \(table) -->")

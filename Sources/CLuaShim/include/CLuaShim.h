@@ -136,7 +136,8 @@ void permit_set_coverage(lua_State *L, int on);
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max);
 int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max);
 
-/* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`, and
+/* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`,
+   `local_time`, and
    inside history its tables. The host pushes ctx with its other fields and attaches a
    snapshot of these: a header, then
    `feature_count` features, then `state_nodes` nodes describing `state` (a table node and
@@ -166,6 +167,9 @@ typedef struct permit_lazy_header {
     int32_t legacy_registered;       /* 0 or 1 */
     int32_t settings[PERMIT_S_COUNT]; /* interned indices of the values */
     int64_t bucket;
+    int32_t local_hour, local_minute, local_weekday; /* local_time's numbers */
+    uint32_t local_text_offset;                      /* local_time's date, then its zone id, in the text */
+    uint32_t local_date_length, local_zone_length;
     uint32_t feature_count;
     uint32_t state_nodes;
     uint32_t text_bytes;
