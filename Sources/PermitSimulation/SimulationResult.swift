@@ -11,10 +11,8 @@ public struct PolicyResult: Sendable {
     public let users: Int
     /// How many days.
     public let days: Int
-    /// Share of all users opted in (authorized or provisional, app installed) at the end of each day.
-    public let optInByDay: [Double]
-    /// Share of all users denied at the end of each day.
-    public let deniedByDay: [Double]
+    /// Installed users in each `Reach` at the end of each day (index 0 is day 1).
+    public let reachByDay: [ReachCounts]
     /// Share of users without the app at the end.
     public let uninstalledAtEnd: Double
     /// Soft prompts shown, per user.
@@ -23,10 +21,11 @@ public struct PolicyResult: Sendable {
     public let systemDialogsPerUser: Double
     /// Settings prompts shown, per user.
     public let settingsPromptsPerUser: Double
-    /// Median hours from first launch to first opt-in, over the users who opted in.
-    public let medianHoursToOptIn: Double?
-    /// Users who opted in at some point.
-    public let usersOptedIn: Int
+    /// Median hours from first launch to the first time the user could receive alerts, over the
+    /// users who ever could.
+    public let medianHoursToAlerts: Double?
+    /// Users who could receive alerts at some point.
+    public let usersReachedAlerts: Int
     /// App deletions.
     public let uninstalls: Int
     /// Installs after a deletion.
@@ -66,6 +65,12 @@ public struct PolicyResult: Sendable {
         public let settingsOpened: Int
         /// Times the user then switched notifications on.
         public let settingsEnabled: Int
+        /// Quiet (provisional) users who kept quiet delivery when they chose.
+        public let quietKept: Int
+        /// Quiet users who turned notifications off.
+        public let quietTurnedOff: Int
+        /// Quiet users who had them delivered prominently.
+        public let quietMadeProminent: Int
     }
 
     init(name: String, file: String, days: Int, tally: Tally) {
@@ -75,22 +80,21 @@ public struct PolicyResult: Sendable {
         self.file = file
         self.users = tally.users
         self.days = days
-        optInByDay = tally.optedIn.map(share)
-        deniedByDay = tally.denied.map(share)
+        reachByDay = tally.reachByDay
         uninstalledAtEnd = share(tally.uninstalledAtEnd)
         softPromptsPerUser = share(tally.softPrompts)
         systemDialogsPerUser = share(tally.systemDialogs)
         settingsPromptsPerUser = share(tally.settingsPrompts)
-        let sorted = tally.secondsToOptIn.sorted()
+        let sorted = tally.secondsToAlerts.sorted()
         if sorted.isEmpty {
-            medianHoursToOptIn = nil
+            medianHoursToAlerts = nil
         } else {
             let middle = sorted.count / 2
             let seconds = sorted.count % 2 == 1
                 ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
-            medianHoursToOptIn = seconds / 3600
+            medianHoursToAlerts = seconds / 3600
         }
-        usersOptedIn = sorted.count
+        usersReachedAlerts = sorted.count
         uninstalls = tally.uninstalls
         reinstalls = tally.reinstalls
         events = tally.events
@@ -102,13 +106,29 @@ public struct PolicyResult: Sendable {
             softDismissed: tally.softDismissed, dialogsCold: tally.dialogsCold,
             dialogsColdAllowed: tally.dialogsColdAllowed, dialogsAfterAccept: tally.dialogsAfterAccept,
             dialogsAfterAcceptAllowed: tally.dialogsAfterAcceptAllowed, settingsPrompts: tally.settingsPrompts,
-            settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled)
+            settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
+            quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
+            quietMadeProminent: tally.quietMadeProminent)
     }
 
-    /// Opt-in at the end of `day` (1-based).
-    public func optIn(day: Int) -> Double { optInByDay[day - 1] }
+    /// Users in `reach` at the end of `day` (1-based); `nil` counts those without the app.
+    public func count(_ reach: Reach?, day: Int) -> Int {
+        let counts = reachByDay[day - 1]
+        guard let reach else { return users - counts.installed }
+        return counts[reach]
+    }
+
+    /// Share of all users in `reach` at the end of `day` (1-based); `nil`: without the app.
+    public func share(_ reach: Reach?, day: Int) -> Double {
+        Double(count(reach, day: day)) / Double(max(1, users))
+    }
+
+    /// The headline at the end of each day: the share of all users who can receive alerts.
+    public var canReceiveAlertsByDay: [Double] { (0..<days).map { share(.fullAlerts, day: $0 + 1) } }
+    /// The share of all users with quiet delivery at the end of each day.
+    public var quietByDay: [Double] { (0..<days).map { share(.quiet, day: $0 + 1) } }
     /// Share of users denied at the end of the run.
-    public var deniedAtEnd: Double { deniedByDay.last ?? 0 }
+    public var deniedAtEnd: Double { share(.denied, day: days) }
 }
 
 /// The whole comparison.
@@ -142,20 +162,28 @@ public struct SimulationResult: Sendable {
             .table(dictionary.mapValues { .integer(Int64($0)) })
         }
         let policies: [PolicyValue] = policies.map { policy in
-            var optIn: [String: PolicyValue] = [:]
-            for day in reportedDays { optIn["day_\(day)"] = round(policy.optIn(day: day)) }
+            var alerts: [String: PolicyValue] = [:]
+            var reach: [String: PolicyValue] = [:]
+            for day in reportedDays {
+                alerts["day_\(day)"] = round(policy.share(.fullAlerts, day: day))
+                var states: [String: PolicyValue] = ["not_installed": round(policy.share(nil, day: day))]
+                for state in Reach.allCases { states[state.rawValue] = round(policy.share(state, day: day)) }
+                reach["day_\(day)"] = .table(states)
+            }
             let a = policy.answers
             var fields: [String: PolicyValue] = [
                 "name": .string(policy.name),
                 "file": .string(policy.file),
-                "opt_in": .table(optIn),
-                "opt_in_by_day": .list(policy.optInByDay.map(round)),
+                "can_receive_alerts": .table(alerts),
+                "can_receive_alerts_by_day": .list(policy.canReceiveAlertsByDay.map(round)),
+                "quiet_by_day": .list(policy.quietByDay.map(round)),
+                "reach": .table(reach),
                 "denied": round(policy.deniedAtEnd),
                 "prompts_per_user": .table([
                     "soft": round(policy.softPromptsPerUser), "system": round(policy.systemDialogsPerUser),
                     "settings": round(policy.settingsPromptsPerUser),
                 ]),
-                "users_opted_in": .integer(Int64(policy.usersOptedIn)),
+                "users_reached_alerts": .integer(Int64(policy.usersReachedAlerts)),
                 "uninstalls": .integer(Int64(policy.uninstalls)),
                 "uninstalled_at_end": round(policy.uninstalledAtEnd),
                 "reinstalls": .integer(Int64(policy.reinstalls)),
@@ -176,9 +204,13 @@ public struct SimulationResult: Sendable {
                         "shown": .integer(Int64(a.settingsPrompts)), "opened": .integer(Int64(a.settingsOpened)),
                         "enabled": .integer(Int64(a.settingsEnabled)),
                     ]),
+                    "quiet_delivery": .table([
+                        "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
+                        "made_prominent": .integer(Int64(a.quietMadeProminent)),
+                    ]),
                 ]),
             ]
-            if let hours = policy.medianHoursToOptIn { fields["median_hours_to_opt_in"] = round(hours) }
+            if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             return .table(fields)
         }
@@ -199,14 +231,18 @@ public struct SimulationResult: Sendable {
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
         func perUser(_ value: Double) -> String { String(format: "%.2f", value) }
         rows.append(("", policies.map(\.name)))
-        for day in reportedDays {
-            rows.append(("opt-in, day \(day)", policies.map { percent($0.optIn(day: day)) }))
+        for state in Reach.allCases {
+            for day in reportedDays {
+                rows.append(("\(state.label), day \(day)", policies.map { percent($0.share(state, day: day)) }))
+            }
         }
-        rows.append(("denied, day \(days)", policies.map { percent($0.deniedAtEnd) }))
         rows.append(("soft prompts / user", policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", policies.map { perUser($0.settingsPromptsPerUser) }))
-        rows.append(("median time to opt-in", policies.map { $0.medianHoursToOptIn.map { Self.duration(hours: $0) } ?? "—" }))
+        rows.append(("median time to alerts", policies.map { $0.medianHoursToAlerts.map { Self.duration(hours: $0) } ?? "—" }))
+        rows.append(("quiet users: kept / off / prominent", policies.map {
+            "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
+        }))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))
         rows.append(("uninstalled, day \(days)", policies.map { percent($0.uninstalledAtEnd) }))
         rows.append(("policy errors", policies.map { "\($0.errors.values.reduce(0, +))" }))

@@ -45,7 +45,7 @@ struct SimulateCommandTests {
                                       "examples/models/default.yaml", "--users", "100", "--days", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
-        #expect(result.stdout.contains("opt-in, day 2"))
+        #expect(result.stdout.contains("can receive alerts, day 2"))
     }
 
     @Test func badInputExitsTwo() throws {
