@@ -2,7 +2,8 @@ import Foundation
 
 /// `permit simulate --report FILE.html`: one self-contained page (no scripts, no external
 /// files) with an SVG chart over the days of the users who can receive alerts (a solid line per
-/// policy) and of those with quiet delivery only (a dashed line in the same colour), and the summary
+/// policy) and of those with quiet delivery only (a dashed line in the same colour), each over
+/// its 95% band, and the summary
 /// table. The markup is well-formed XML, so tools (and the tests) can parse it.
 public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
@@ -48,7 +49,11 @@ public enum HTMLReport {
         let left = 70.0, right = 170.0, top = 20.0, bottom = 60.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let days = max(1, result.days)
-        let highest = result.policies.flatMap { $0.canReceiveAlertsByDay + $0.quietByDay }.max() ?? 0
+        let highest = result.policies.flatMap { policy in
+            (1...max(1, policy.days)).flatMap { day in
+                policy.days == 0 ? [] : [policy.interval(.fullAlerts, day: day).high, policy.interval(.quiet, day: day).high]
+            }
+        }.max() ?? 0
         // The y axis: 0 to the next 10% above the highest value (at least 10%).
         let yMax = max(0.1, (highest * 10).rounded(.up) / 10)
         let yStep = yMax <= 0.5 ? 0.05 * (yMax > 0.25 ? 2 : 1) : 0.1 * (yMax > 0.6 ? 2 : 1)
@@ -85,6 +90,15 @@ public enum HTMLReport {
         // One line per policy: day 0 (nobody asked yet) then the end of each day.
         for (index, policy) in result.policies.enumerated() {
             let colour = palette[index % palette.count]
+            // The 95% band of each line, under it: upper bounds left to right, lower bounds back.
+            for (series, reach) in [("alerts", Reach.fullAlerts), ("quiet", Reach.quiet)] {
+                let intervals = (0...days).map { day in
+                    day == 0 || day > policy.days ? Interval(low: 0, high: 0) : policy.interval(reach, day: day)
+                }
+                let upper = intervals.enumerated().map { "\(f(x($0.offset))),\(f(y($0.element.high)))" }
+                let lower = intervals.enumerated().reversed().map { "\(f(x($0.offset))),\(f(y($0.element.low)))" }
+                svg += "<polygon class=\"band\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
+            }
             for (series, shares, dash) in [
                 ("alerts", policy.canReceiveAlertsByDay, ""), ("quiet", policy.quietByDay, " stroke-dasharray=\"6 4\""),
             ] {
@@ -106,7 +120,11 @@ public enum HTMLReport {
         var rows: [(String, [String])] = []
         for state in Reach.allCases {
             for day in result.reportedDays {
-                rows.append(("\(state.label), day \(day)", result.policies.map { percent($0.share(state, day: day)) }))
+                rows.append(("\(state.label), day \(day)", result.policies.map { policy in
+                    let interval = policy.interval(state, day: day)
+                    return percent(policy.share(state, day: day))
+                        + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
+                }))
             }
         }
         rows.append(("soft prompts / user", result.policies.map { perUser($0.softPromptsPerUser) }))

@@ -123,6 +123,17 @@ public struct PolicyResult: Sendable {
         Double(count(reach, day: day)) / Double(max(1, users))
     }
 
+    /// The 95% Wilson interval of the share in `reach` (`nil`: without the app) at the end of `day`.
+    public func interval(_ reach: Reach?, day: Int) -> Interval {
+        Confidence.wilson(successes: count(reach, day: day), of: users)
+    }
+
+    /// This policy's share in `reach` at the end of `day` minus `other`'s, with its interval
+    /// (Newcombe's, from the two Wilson intervals; conservative for policies run on the same users).
+    public func difference(_ reach: Reach?, day: Int, from other: PolicyResult) -> Difference {
+        Confidence.difference((count(reach, day: day), users), minus: (other.count(reach, day: day), other.users))
+    }
+
     /// The headline at the end of each day: the share of all users who can receive alerts.
     public var canReceiveAlertsByDay: [Double] { (0..<days).map { share(.fullAlerts, day: $0 + 1) } }
     /// The share of all users with quiet delivery at the end of each day.
@@ -161,14 +172,33 @@ public struct SimulationResult: Sendable {
         func counts(_ dictionary: [String: Int]) -> PolicyValue {
             .table(dictionary.mapValues { .integer(Int64($0)) })
         }
-        let policies: [PolicyValue] = policies.map { policy in
+        let policies: [PolicyValue] = policies.enumerated().map { index, policy in
+            let first = self.policies[0]
+            func rate(_ state: Reach?, _ day: Int) -> PolicyValue {
+                let interval = policy.interval(state, day: day)
+                return .table(["share": round(policy.share(state, day: day)), "ci95": .list([round(interval.low), round(interval.high)])])
+            }
+            func change(_ state: Reach?, _ day: Int) -> PolicyValue {
+                let difference = policy.difference(state, day: day, from: first)
+                return .table([
+                    "difference": round(difference.value),
+                    "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
+                    "verdict": .string(difference.verdict.rawValue),
+                ])
+            }
             var alerts: [String: PolicyValue] = [:]
             var reach: [String: PolicyValue] = [:]
+            var changes: [String: PolicyValue] = [:]
             for day in reportedDays {
-                alerts["day_\(day)"] = round(policy.share(.fullAlerts, day: day))
-                var states: [String: PolicyValue] = ["not_installed": round(policy.share(nil, day: day))]
-                for state in Reach.allCases { states[state.rawValue] = round(policy.share(state, day: day)) }
+                alerts["day_\(day)"] = rate(.fullAlerts, day)
+                var states: [String: PolicyValue] = ["not_installed": rate(nil, day)]
+                var differences: [String: PolicyValue] = ["not_installed": change(nil, day)]
+                for state in Reach.allCases {
+                    states[state.rawValue] = rate(state, day)
+                    differences[state.rawValue] = change(state, day)
+                }
                 reach["day_\(day)"] = .table(states)
+                changes["day_\(day)"] = .table(differences)
             }
             let a = policy.answers
             var fields: [String: PolicyValue] = [
@@ -211,6 +241,7 @@ public struct SimulationResult: Sendable {
                 ]),
             ]
             if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
+            if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": .table(changes)]) }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             return .table(fields)
         }
@@ -231,9 +262,26 @@ public struct SimulationResult: Sendable {
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
         func perUser(_ value: Double) -> String { String(format: "%.2f", value) }
         rows.append(("", policies.map(\.name)))
+        func withInterval(_ policy: PolicyResult, _ state: Reach?, _ day: Int) -> String {
+            let interval = policy.interval(state, day: day)
+            return percent(policy.share(state, day: day)) + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
+        }
+        func versus(_ state: Reach?, _ day: Int) -> [String] {
+            policies.enumerated().map { index, policy in
+                guard index > 0 else { return "—" }
+                let difference = policy.difference(state, day: day, from: policies[0])
+                return String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
+                              difference.interval.high * 100) + difference.verdict.rawValue
+            }
+        }
+        let compares = policies.count > 1
         for state in Reach.allCases {
             for day in reportedDays {
-                rows.append(("\(state.label), day \(day)", policies.map { percent($0.share(state, day: day)) }))
+                rows.append(("\(state.label), day \(day)", policies.map { withInterval($0, state, day) }))
+                // The differences that decide: the headline on every reported day, the rest at the end.
+                if compares, state == .fullAlerts || day == days {
+                    rows.append(("  vs \(policies[0].name)", versus(state, day)))
+                }
             }
         }
         rows.append(("soft prompts / user", policies.map { perUser($0.softPromptsPerUser) }))
@@ -244,7 +292,8 @@ public struct SimulationResult: Sendable {
             "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
         }))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))
-        rows.append(("uninstalled, day \(days)", policies.map { percent($0.uninstalledAtEnd) }))
+        rows.append(("uninstalled, day \(days)", policies.map { withInterval($0, nil, days) }))
+        if compares { rows.append(("  vs \(policies[0].name)", versus(nil, days))) }
         rows.append(("policy errors", policies.map { "\($0.errors.values.reduce(0, +))" }))
         for kind in Set(policies.flatMap(\.errors.keys)).sorted() {
             rows.append(("  \(kind)", policies.map { "\($0.errors[kind] ?? 0)" }))
@@ -257,7 +306,11 @@ public struct SimulationResult: Sendable {
         let columnWidths = policies.indices.map { column in
             max(10, rows.map { $0.1[column].count }.max() ?? 0)
         }
-        var lines = ["\(users) users × \(days) days, model \(model), seed \(seed)", ""]
+        var lines = [
+            "\(users) users × \(days) days, model \(model), seed \(seed)",
+            "shares of all users with a 95% interval [low, high]; \"vs\" rows: the difference from the first policy in",
+            "percentage points, its 95% interval, and whether the interval excludes 0 (\"clear difference\")", "",
+        ]
         for (label, cells) in rows {
             var line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
             for (cell, width) in zip(cells, columnWidths) {

@@ -12,6 +12,8 @@ final class ChartReader: NSObject, XMLParserDelegate {
     var series: [(policy: String, kind: String, points: [(Double, Double)])] = []
     var axisLabels: [String: String] = [:]
     var svgCount = 0
+    /// The 95% bands: policy, series, and the polygon's points (upper bounds, then lower bounds back).
+    var bands: [(policy: String, kind: String, points: [(Double, Double)])] = []
     var scripts = 0
     var externalReferences = 0
     private var currentLabel: String?
@@ -28,6 +30,13 @@ final class ChartReader: NSObject, XMLParserDelegate {
                 return (parts[0], parts[1])
             }
             series.append((attributes["data-policy"] ?? "", attributes["data-series"] ?? "", points))
+        }
+        if element == "polygon", attributes["class"] == "band" {
+            let points = (attributes["points"] ?? "").split(separator: " ").map { pair in
+                let parts = pair.split(separator: ",").compactMap { Double($0) }
+                return (parts[0], parts[1])
+            }
+            bands.append((attributes["data-policy"] ?? "", attributes["data-series"] ?? "", points))
         }
         if element == "text", attributes["class"] == "axis-label" {
             currentLabel = attributes["id"]
@@ -68,6 +77,15 @@ struct HTMLReportTests {
         for series in reader.series {
             #expect(series.points.count == 13)  // day 0, then the end of each of the 12 days
             #expect(series.points.map(\.0) == series.points.map(\.0).sorted())  // left to right
+        }
+        // Each line sits on its 95% band: 13 upper points and 13 lower ones, the upper above (smaller y).
+        #expect(reader.bands.map(\.kind) == ["alerts", "quiet", "alerts", "quiet", "alerts", "quiet"])
+        for (band, line) in zip(reader.bands, reader.series) {
+            #expect(band.points.count == 26)
+            for day in 1...12 {
+                let upper = band.points[day].1, lower = band.points[25 - day].1
+                #expect(upper <= line.points[day].1 && line.points[day].1 <= lower)
+            }
         }
         #expect(reader.axisLabels["x-axis-label"] == "day")
         #expect(reader.axisLabels["y-axis-label"] == "% of users")

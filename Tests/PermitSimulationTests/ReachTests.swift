@@ -29,7 +29,8 @@ struct ReachTests {
         let json = try #require(JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
         let first = try #require((json["policies"] as? [[String: Any]])?.first)
         let reach = try #require((first["reach"] as? [String: Any])?["day_7"] as? [String: Any])
-        #expect(reach["full_alerts"] as? Double == 0 && reach["quiet"] as? Double == 1)
+        func share(_ state: String) -> Double? { (reach[state] as? [String: Any])?["share"] as? Double }
+        #expect(share("full_alerts") == 0 && share("quiet") == 1)
         #expect((first["can_receive_alerts_by_day"] as? [Double]) == Array(repeating: 0, count: 7))
     }
 
