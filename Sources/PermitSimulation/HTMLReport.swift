@@ -40,6 +40,11 @@ public enum HTMLReport {
             """
         html += chart(result)
         html += table(result)
+        if !result.warnings.isEmpty {
+            html += "<ul class=\"warnings\">\n"
+            for warning in result.warnings { html += "<li>warning: \(escape(warning.description))</li>\n" }
+            html += "</ul>\n"
+        }
         html += "</body>\n</html>\n"
         return html
     }

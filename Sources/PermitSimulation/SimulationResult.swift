@@ -154,6 +154,9 @@ public struct SimulationResult: Sendable {
     public let seed: UInt64
     /// One result per policy, in the order given.
     public let policies: [PolicyResult]
+    /// What makes a policy's figures mean less than they seem (a feature the model never
+    /// opens, a policy that prompted nobody): in the report, the JSON, and on stderr.
+    public let warnings: [SimulationWarning]
     /// Wall-clock time of the run (not in the JSON, which must be identical for a seed).
     public let elapsedSeconds: Double
 
@@ -251,6 +254,7 @@ public struct SimulationResult: Sendable {
             "days": .integer(Int64(days)),
             "seed": .string(String(seed)),
             "policies": .list(policies),
+            "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]).prettyJSON
     }
 
@@ -321,6 +325,8 @@ public struct SimulationResult: Sendable {
         for policy in policies {
             if let first = policy.firstError { lines.append("\nfirst policy error of \(policy.name): \(first)") }
         }
+        if !warnings.isEmpty { lines.append("") }
+        for warning in warnings { lines.append("warning: \(warning)") }
         return lines.joined(separator: "\n")
     }
 

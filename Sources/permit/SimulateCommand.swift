@@ -79,6 +79,7 @@ struct SimulateCommand: AsyncParsableCommand {
             bar?.update(done: done, total: total)
         }
         bar?.clear()
+        for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {
         case .json:

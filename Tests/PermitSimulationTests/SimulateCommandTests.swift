@@ -48,6 +48,23 @@ struct SimulateCommandTests {
         #expect(result.stdout.contains("can receive alerts, day 2"))
     }
 
+    @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() throws {
+        let policy = try Self.temporaryFile("camera.lua", """
+            return { name = "camera-only", decide = function(ctx)
+              if ctx.event.feature == "camera" then return { action = "request_permission", options = { "alert" } } end
+            end }
+            """)
+        let report = try Self.temporaryFile("report.html")
+        let result = try Self.permit(["simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
+                                      "--days", "2", "--report", report.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("permit: warning: camera-only: names feature \"camera\" that the model never opens"))
+        #expect(result.stderr.contains("permit: warning: camera-only: prompted nobody"))
+        #expect(result.stdout.contains("warning: camera-only: names feature \"camera\""))
+        let html = try String(contentsOf: report, encoding: .utf8)
+        #expect(html.contains("<li>warning: camera-only: names feature &quot;camera&quot;"))
+    }
+
     @Test func badInputExitsTwo() throws {
         let model = try Self.temporaryFile("bad.yaml", "os_versions: { \"17.5\": 1 }\nsesions_per_day: 1\n")
         let bad = try Self.permit(["simulate", "policies/polite", "--model", model.path])
