@@ -1,4 +1,5 @@
 import PermitCore
+import PermitInput
 
 /// Checks on scenario values that parse but cannot be meant: a date that does not exist, a
 /// counter below zero, state a policy could never have remembered, a scenario clock that runs
