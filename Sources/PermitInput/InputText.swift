@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 
 /// Reads a file a person wrote as UTF-8 text, saying exactly where it is not.
 ///

@@ -1,7 +1,9 @@
 import Foundation
 
 /// `permit simulate --report FILE.html`: one self-contained page (no scripts, no external
-/// files) with an SVG chart of opt-in over the days, one line per policy, and the summary
+/// files) with an SVG chart over the days of the users who can receive alerts (a solid line per
+/// policy) and of those with quiet delivery only (a dashed line in the same colour), each over
+/// its 95% band, and the summary
 /// table. The markup is well-formed XML, so tools (and the tests) can parse it.
 public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
@@ -38,6 +40,11 @@ public enum HTMLReport {
             """
         html += chart(result)
         html += table(result)
+        if !result.warnings.isEmpty {
+            html += "<ul class=\"warnings\">\n"
+            for warning in result.warnings { html += "<li>warning: \(escape(warning.description))</li>\n" }
+            html += "</ul>\n"
+        }
         html += "</body>\n</html>\n"
         return html
     }
@@ -47,7 +54,11 @@ public enum HTMLReport {
         let left = 70.0, right = 170.0, top = 20.0, bottom = 60.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let days = max(1, result.days)
-        let highest = result.policies.flatMap(\.optInByDay).max() ?? 0
+        let highest = result.policies.flatMap { policy in
+            (1...max(1, policy.days)).flatMap { day in
+                policy.days == 0 ? [] : [policy.interval(.fullAlerts, day: day).high, policy.interval(.quiet, day: day).high]
+            }
+        }.max() ?? 0
         // The y axis: 0 to the next 10% above the highest value (at least 10%).
         let yMax = max(0.1, (highest * 10).rounded(.up) / 10)
         let yStep = yMax <= 0.5 ? 0.05 * (yMax > 0.25 ? 2 : 1) : 0.1 * (yMax > 0.6 ? 2 : 1)
@@ -58,8 +69,8 @@ public enum HTMLReport {
 
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
-            viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="Opt-in over the days, one line per policy">
-            <title>Opt-in (authorized + provisional) over the days</title>
+            viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="Users who can receive alerts (solid) and with quiet delivery only (dashed) over the days, per policy">
+            <title>Can receive alerts (full authorization, alerts on; solid) and quiet delivery (provisional; dashed) over the days</title>
 
             """
         // Grid and y ticks.
@@ -71,7 +82,7 @@ public enum HTMLReport {
             tick += yStep
         }
         svg += "<line class=\"axis-line\" x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\"/>\n"
-        svg += "<text class=\"axis-label\" id=\"y-axis-label\" transform=\"translate(\(f(left - 50)),\(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">opt-in (% of users)</text>\n"
+        svg += "<text class=\"axis-label\" id=\"y-axis-label\" transform=\"translate(\(f(left - 50)),\(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">% of users</text>\n"
         svg += "</g>\n<g class=\"axis x-axis\">\n"
         svg += "<line class=\"axis-line\" x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\"/>\n"
         var day = 0
@@ -84,8 +95,22 @@ public enum HTMLReport {
         // One line per policy: day 0 (nobody asked yet) then the end of each day.
         for (index, policy) in result.policies.enumerated() {
             let colour = palette[index % palette.count]
-            let points = ([0.0] + policy.optInByDay).enumerated().map { "\(f(x($0.offset))),\(f(y($0.element)))" }
-            svg += "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\" points=\"\(points.joined(separator: " "))\"><title>\(escape(policy.name))</title></polyline>\n"
+            // The 95% band of each line, under it: upper bounds left to right, lower bounds back.
+            for (series, reach) in [("alerts", Reach.fullAlerts), ("quiet", Reach.quiet)] {
+                let intervals = (0...days).map { day in
+                    day == 0 || day > policy.days ? Interval(low: 0, high: 0) : policy.interval(reach, day: day)
+                }
+                let upper = intervals.enumerated().map { "\(f(x($0.offset))),\(f(y($0.element.high)))" }
+                let lower = intervals.enumerated().reversed().map { "\(f(x($0.offset))),\(f(y($0.element.low)))" }
+                svg += "<polygon class=\"band\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
+            }
+            for (series, shares, dash) in [
+                ("alerts", policy.canReceiveAlertsByDay, ""), ("quiet", policy.quietByDay, " stroke-dasharray=\"6 4\""),
+            ] {
+                let points = ([0.0] + shares).enumerated().map { "\(f(x($0.offset))),\(f(y($0.element)))" }
+                let label = series == "alerts" ? "\(policy.name): can receive alerts" : "\(policy.name): quiet delivery"
+                svg += "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash) points=\"\(points.joined(separator: " "))\"><title>\(escape(label))</title></polyline>\n"
+            }
             let legendY = top + 14 + Double(index) * 22
             svg += "<g class=\"legend\"><line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 40))\" y2=\"\(f(legendY - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
             svg += "<text x=\"\(f(left + plotWidth + 46))\" y=\"\(f(legendY))\">\(escape(policy.name))</text></g>\n"
@@ -98,15 +123,20 @@ public enum HTMLReport {
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
         func perUser(_ value: Double) -> String { String(format: "%.2f", value) }
         var rows: [(String, [String])] = []
-        for day in result.reportedDays {
-            rows.append(("opt-in, day \(day)", result.policies.map { percent($0.optIn(day: day)) }))
+        for state in Reach.allCases {
+            for day in result.reportedDays {
+                rows.append(("\(state.label), day \(day)", result.policies.map { policy in
+                    let interval = policy.interval(state, day: day)
+                    return percent(policy.share(state, day: day))
+                        + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
+                }))
+            }
         }
-        rows.append(("denied, day \(result.days)", result.policies.map { percent($0.deniedAtEnd) }))
         rows.append(("soft prompts / user", result.policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", result.policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", result.policies.map { perUser($0.settingsPromptsPerUser) }))
-        rows.append(("median time to opt-in", result.policies.map {
-            $0.medianHoursToOptIn.map { SimulationResult.duration(hours: $0) } ?? "—"
+        rows.append(("median time to alerts", result.policies.map {
+            $0.medianHoursToAlerts.map { SimulationResult.duration(hours: $0) } ?? "—"
         }))
         rows.append(("uninstalls", result.policies.map { "\($0.uninstalls)" }))
         rows.append(("policy errors", result.policies.map { "\($0.errors.values.reduce(0, +))" }))

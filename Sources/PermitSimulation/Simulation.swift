@@ -12,11 +12,20 @@ public struct SimulationPolicy: Sendable {
     public let chunkName: String
     /// The policy's own `name`, read when the source was checked.
     public let name: String
+    /// The features it names (its `features` param, literals compared with `ctx.event.feature`),
+    /// to warn when the model never opens them.
+    public let namedFeatures: [String]
+    /// The events it names (literals compared with `ctx.event.name`), to warn when the
+    /// simulation never sends them.
+    public let namedEvents: [String]
 
     /// Checks the source in the sandbox (the same errors as every other verb: syntax, shape)
     /// and keeps it. This is the run's one compile besides each block's own VM.
     public init(source: String, chunkName: String) throws(PolicyError) {
-        name = try LuaPolicy(source: source, chunkName: chunkName).name
+        let policy = try LuaPolicy(source: source, chunkName: chunkName)
+        name = policy.name
+        namedFeatures = PolicyNames.features(source: source, defaultParams: policy.defaultParams)
+        namedEvents = PolicyNames.events(source: source)
         self.source = source
         self.chunkName = chunkName
     }
@@ -98,13 +107,14 @@ public enum Simulation {
         }
 
         let tallies = done.current.tallies
-        let results = policies.indices.map { policy in
+        let results: [PolicyResult] = policies.indices.map { policy in
             var tally = Tally(days: options.days)
             for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)]!) }
             return PolicyResult(name: policies[policy].name, file: policies[policy].chunkName, days: options.days, tally: tally)
         }
         return SimulationResult(
             model: model.name, users: options.users, days: options.days, seed: options.seed, policies: results,
+            warnings: SimulationWarning.check(policies: policies, results: results, model: model),
             elapsedSeconds: Date().timeIntervalSince(started))
     }
 

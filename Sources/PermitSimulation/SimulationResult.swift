@@ -11,10 +11,8 @@ public struct PolicyResult: Sendable {
     public let users: Int
     /// How many days.
     public let days: Int
-    /// Share of all users opted in (authorized or provisional, app installed) at the end of each day.
-    public let optInByDay: [Double]
-    /// Share of all users denied at the end of each day.
-    public let deniedByDay: [Double]
+    /// Installed users in each `Reach` at the end of each day (index 0 is day 1).
+    public let reachByDay: [ReachCounts]
     /// Share of users without the app at the end.
     public let uninstalledAtEnd: Double
     /// Soft prompts shown, per user.
@@ -23,10 +21,11 @@ public struct PolicyResult: Sendable {
     public let systemDialogsPerUser: Double
     /// Settings prompts shown, per user.
     public let settingsPromptsPerUser: Double
-    /// Median hours from first launch to first opt-in, over the users who opted in.
-    public let medianHoursToOptIn: Double?
-    /// Users who opted in at some point.
-    public let usersOptedIn: Int
+    /// Median hours from first launch to the first time the user could receive alerts, over the
+    /// users who ever could.
+    public let medianHoursToAlerts: Double?
+    /// Users who could receive alerts at some point.
+    public let usersReachedAlerts: Int
     /// App deletions.
     public let uninstalls: Int
     /// Installs after a deletion.
@@ -66,6 +65,12 @@ public struct PolicyResult: Sendable {
         public let settingsOpened: Int
         /// Times the user then switched notifications on.
         public let settingsEnabled: Int
+        /// Quiet (provisional) users who kept quiet delivery when they chose.
+        public let quietKept: Int
+        /// Quiet users who turned notifications off.
+        public let quietTurnedOff: Int
+        /// Quiet users who had them delivered prominently.
+        public let quietMadeProminent: Int
     }
 
     init(name: String, file: String, days: Int, tally: Tally) {
@@ -75,22 +80,21 @@ public struct PolicyResult: Sendable {
         self.file = file
         self.users = tally.users
         self.days = days
-        optInByDay = tally.optedIn.map(share)
-        deniedByDay = tally.denied.map(share)
+        reachByDay = tally.reachByDay
         uninstalledAtEnd = share(tally.uninstalledAtEnd)
         softPromptsPerUser = share(tally.softPrompts)
         systemDialogsPerUser = share(tally.systemDialogs)
         settingsPromptsPerUser = share(tally.settingsPrompts)
-        let sorted = tally.secondsToOptIn.sorted()
+        let sorted = tally.secondsToAlerts.sorted()
         if sorted.isEmpty {
-            medianHoursToOptIn = nil
+            medianHoursToAlerts = nil
         } else {
             let middle = sorted.count / 2
             let seconds = sorted.count % 2 == 1
                 ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
-            medianHoursToOptIn = seconds / 3600
+            medianHoursToAlerts = seconds / 3600
         }
-        usersOptedIn = sorted.count
+        usersReachedAlerts = sorted.count
         uninstalls = tally.uninstalls
         reinstalls = tally.reinstalls
         events = tally.events
@@ -102,13 +106,40 @@ public struct PolicyResult: Sendable {
             softDismissed: tally.softDismissed, dialogsCold: tally.dialogsCold,
             dialogsColdAllowed: tally.dialogsColdAllowed, dialogsAfterAccept: tally.dialogsAfterAccept,
             dialogsAfterAcceptAllowed: tally.dialogsAfterAcceptAllowed, settingsPrompts: tally.settingsPrompts,
-            settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled)
+            settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
+            quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
+            quietMadeProminent: tally.quietMadeProminent)
     }
 
-    /// Opt-in at the end of `day` (1-based).
-    public func optIn(day: Int) -> Double { optInByDay[day - 1] }
+    /// Users in `reach` at the end of `day` (1-based); `nil` counts those without the app.
+    public func count(_ reach: Reach?, day: Int) -> Int {
+        let counts = reachByDay[day - 1]
+        guard let reach else { return users - counts.installed }
+        return counts[reach]
+    }
+
+    /// Share of all users in `reach` at the end of `day` (1-based); `nil`: without the app.
+    public func share(_ reach: Reach?, day: Int) -> Double {
+        Double(count(reach, day: day)) / Double(max(1, users))
+    }
+
+    /// The 95% Wilson interval of the share in `reach` (`nil`: without the app) at the end of `day`.
+    public func interval(_ reach: Reach?, day: Int) -> Interval {
+        Confidence.wilson(successes: count(reach, day: day), of: users)
+    }
+
+    /// This policy's share in `reach` at the end of `day` minus `other`'s, with its interval
+    /// (Newcombe's, from the two Wilson intervals; conservative for policies run on the same users).
+    public func difference(_ reach: Reach?, day: Int, from other: PolicyResult) -> Difference {
+        Confidence.difference((count(reach, day: day), users), minus: (other.count(reach, day: day), other.users))
+    }
+
+    /// The headline at the end of each day: the share of all users who can receive alerts.
+    public var canReceiveAlertsByDay: [Double] { (0..<days).map { share(.fullAlerts, day: $0 + 1) } }
+    /// The share of all users with quiet delivery at the end of each day.
+    public var quietByDay: [Double] { (0..<days).map { share(.quiet, day: $0 + 1) } }
     /// Share of users denied at the end of the run.
-    public var deniedAtEnd: Double { deniedByDay.last ?? 0 }
+    public var deniedAtEnd: Double { share(.denied, day: days) }
 }
 
 /// The whole comparison.
@@ -123,6 +154,9 @@ public struct SimulationResult: Sendable {
     public let seed: UInt64
     /// One result per policy, in the order given.
     public let policies: [PolicyResult]
+    /// What makes a policy's figures mean less than they seem (a feature the model never
+    /// opens, a policy that prompted nobody): in the report, the JSON, and on stderr.
+    public let warnings: [SimulationWarning]
     /// Wall-clock time of the run (not in the JSON, which must be identical for a seed).
     public let elapsedSeconds: Double
 
@@ -141,21 +175,48 @@ public struct SimulationResult: Sendable {
         func counts(_ dictionary: [String: Int]) -> PolicyValue {
             .table(dictionary.mapValues { .integer(Int64($0)) })
         }
-        let policies: [PolicyValue] = policies.map { policy in
-            var optIn: [String: PolicyValue] = [:]
-            for day in reportedDays { optIn["day_\(day)"] = round(policy.optIn(day: day)) }
+        let policies: [PolicyValue] = policies.enumerated().map { index, policy in
+            let first = self.policies[0]
+            func rate(_ state: Reach?, _ day: Int) -> PolicyValue {
+                let interval = policy.interval(state, day: day)
+                return .table(["share": round(policy.share(state, day: day)), "ci95": .list([round(interval.low), round(interval.high)])])
+            }
+            func change(_ state: Reach?, _ day: Int) -> PolicyValue {
+                let difference = policy.difference(state, day: day, from: first)
+                return .table([
+                    "difference": round(difference.value),
+                    "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
+                    "verdict": .string(difference.verdict.rawValue),
+                ])
+            }
+            var alerts: [String: PolicyValue] = [:]
+            var reach: [String: PolicyValue] = [:]
+            var changes: [String: PolicyValue] = [:]
+            for day in reportedDays {
+                alerts["day_\(day)"] = rate(.fullAlerts, day)
+                var states: [String: PolicyValue] = ["not_installed": rate(nil, day)]
+                var differences: [String: PolicyValue] = ["not_installed": change(nil, day)]
+                for state in Reach.allCases {
+                    states[state.rawValue] = rate(state, day)
+                    differences[state.rawValue] = change(state, day)
+                }
+                reach["day_\(day)"] = .table(states)
+                changes["day_\(day)"] = .table(differences)
+            }
             let a = policy.answers
             var fields: [String: PolicyValue] = [
                 "name": .string(policy.name),
                 "file": .string(policy.file),
-                "opt_in": .table(optIn),
-                "opt_in_by_day": .list(policy.optInByDay.map(round)),
+                "can_receive_alerts": .table(alerts),
+                "can_receive_alerts_by_day": .list(policy.canReceiveAlertsByDay.map(round)),
+                "quiet_by_day": .list(policy.quietByDay.map(round)),
+                "reach": .table(reach),
                 "denied": round(policy.deniedAtEnd),
                 "prompts_per_user": .table([
                     "soft": round(policy.softPromptsPerUser), "system": round(policy.systemDialogsPerUser),
                     "settings": round(policy.settingsPromptsPerUser),
                 ]),
-                "users_opted_in": .integer(Int64(policy.usersOptedIn)),
+                "users_reached_alerts": .integer(Int64(policy.usersReachedAlerts)),
                 "uninstalls": .integer(Int64(policy.uninstalls)),
                 "uninstalled_at_end": round(policy.uninstalledAtEnd),
                 "reinstalls": .integer(Int64(policy.reinstalls)),
@@ -176,9 +237,14 @@ public struct SimulationResult: Sendable {
                         "shown": .integer(Int64(a.settingsPrompts)), "opened": .integer(Int64(a.settingsOpened)),
                         "enabled": .integer(Int64(a.settingsEnabled)),
                     ]),
+                    "quiet_delivery": .table([
+                        "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
+                        "made_prominent": .integer(Int64(a.quietMadeProminent)),
+                    ]),
                 ]),
             ]
-            if let hours = policy.medianHoursToOptIn { fields["median_hours_to_opt_in"] = round(hours) }
+            if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
+            if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": .table(changes)]) }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             return .table(fields)
         }
@@ -188,6 +254,7 @@ public struct SimulationResult: Sendable {
             "days": .integer(Int64(days)),
             "seed": .string(String(seed)),
             "policies": .list(policies),
+            "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]).prettyJSON
     }
 
@@ -199,16 +266,38 @@ public struct SimulationResult: Sendable {
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
         func perUser(_ value: Double) -> String { String(format: "%.2f", value) }
         rows.append(("", policies.map(\.name)))
-        for day in reportedDays {
-            rows.append(("opt-in, day \(day)", policies.map { percent($0.optIn(day: day)) }))
+        func withInterval(_ policy: PolicyResult, _ state: Reach?, _ day: Int) -> String {
+            let interval = policy.interval(state, day: day)
+            return percent(policy.share(state, day: day)) + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
         }
-        rows.append(("denied, day \(days)", policies.map { percent($0.deniedAtEnd) }))
+        func versus(_ state: Reach?, _ day: Int) -> [String] {
+            policies.enumerated().map { index, policy in
+                guard index > 0 else { return "—" }
+                let difference = policy.difference(state, day: day, from: policies[0])
+                return String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
+                              difference.interval.high * 100) + difference.verdict.rawValue
+            }
+        }
+        let compares = policies.count > 1
+        for state in Reach.allCases {
+            for day in reportedDays {
+                rows.append(("\(state.label), day \(day)", policies.map { withInterval($0, state, day) }))
+                // The differences that decide: the headline on every reported day, the rest at the end.
+                if compares, state == .fullAlerts || day == days {
+                    rows.append(("  vs \(policies[0].name)", versus(state, day)))
+                }
+            }
+        }
         rows.append(("soft prompts / user", policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", policies.map { perUser($0.settingsPromptsPerUser) }))
-        rows.append(("median time to opt-in", policies.map { $0.medianHoursToOptIn.map { Self.duration(hours: $0) } ?? "—" }))
+        rows.append(("median time to alerts", policies.map { $0.medianHoursToAlerts.map { Self.duration(hours: $0) } ?? "—" }))
+        rows.append(("quiet users: kept / off / prominent", policies.map {
+            "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
+        }))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))
-        rows.append(("uninstalled, day \(days)", policies.map { percent($0.uninstalledAtEnd) }))
+        rows.append(("uninstalled, day \(days)", policies.map { withInterval($0, nil, days) }))
+        if compares { rows.append(("  vs \(policies[0].name)", versus(nil, days))) }
         rows.append(("policy errors", policies.map { "\($0.errors.values.reduce(0, +))" }))
         for kind in Set(policies.flatMap(\.errors.keys)).sorted() {
             rows.append(("  \(kind)", policies.map { "\($0.errors[kind] ?? 0)" }))
@@ -221,7 +310,11 @@ public struct SimulationResult: Sendable {
         let columnWidths = policies.indices.map { column in
             max(10, rows.map { $0.1[column].count }.max() ?? 0)
         }
-        var lines = ["\(users) users × \(days) days, model \(model), seed \(seed)", ""]
+        var lines = [
+            "\(users) users × \(days) days, model \(model), seed \(seed)",
+            "shares of all users with a 95% interval [low, high]; \"vs\" rows: the difference from the first policy in",
+            "percentage points, its 95% interval, and whether the interval excludes 0 (\"clear difference\")", "",
+        ]
         for (label, cells) in rows {
             var line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
             for (cell, width) in zip(cells, columnWidths) {
@@ -232,6 +325,8 @@ public struct SimulationResult: Sendable {
         for policy in policies {
             if let first = policy.firstError { lines.append("\nfirst policy error of \(policy.name): \(first)") }
         }
+        if !warnings.isEmpty { lines.append("") }
+        for warning in warnings { lines.append("warning: \(warning)") }
         return lines.joined(separator: "\n")
     }
 

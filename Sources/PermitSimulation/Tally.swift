@@ -2,10 +2,9 @@
 /// merge exactly (in block order) into the same result whatever thread ran which block.
 struct Tally: Sendable {
     var users = 0
-    /// Users opted in (authorized or provisional, app installed) at the end of each day.
-    var optedIn: [Int]
-    /// Users denied (app installed) at the end of each day.
-    var denied: [Int]
+    /// Installed users in each `Reach` at the end of each day (counted at the day boundary only,
+    /// so tallying costs nothing per event).
+    var reachByDay: [ReachCounts]
     var uninstalledAtEnd = 0
     var events = 0
     var softPrompts = 0
@@ -22,24 +21,29 @@ struct Tally: Sendable {
     var settingsEnabled = 0
     var uninstalls = 0
     var reinstalls = 0
-    /// Seconds from a user's first launch to their first opt-in, for those who opted in.
-    var secondsToOptIn: [Int32] = []
+    /// Quiet (provisional) users who chose, from a quiet notification, to keep it quiet, turn
+    /// notifications off, or have them delivered prominently.
+    var quietKept = 0
+    var quietTurnedOff = 0
+    var quietMadeProminent = 0
+    /// Seconds from a user's first launch to the first time they could receive alerts (full
+    /// authorization, alerts on), for those who ever could.
+    var secondsToAlerts: [Int32] = []
     var errors: [String: Int] = [:]
     var warnings: [String: Int] = [:]
     /// The first policy error met (in user order), as an example to show.
     var firstError: String?
 
     init(days: Int) {
-        optedIn = Array(repeating: 0, count: days)
-        denied = Array(repeating: 0, count: days)
+        reachByDay = Array(repeating: ReachCounts(), count: days)
     }
 
     mutating func merge(_ other: Tally) {
         users += other.users
-        for day in optedIn.indices {
-            optedIn[day] += other.optedIn[day]
-            denied[day] += other.denied[day]
-        }
+        for day in reachByDay.indices { reachByDay[day].add(other.reachByDay[day]) }
+        quietKept += other.quietKept
+        quietTurnedOff += other.quietTurnedOff
+        quietMadeProminent += other.quietMadeProminent
         uninstalledAtEnd += other.uninstalledAtEnd
         events += other.events
         softPrompts += other.softPrompts
@@ -56,7 +60,7 @@ struct Tally: Sendable {
         settingsEnabled += other.settingsEnabled
         uninstalls += other.uninstalls
         reinstalls += other.reinstalls
-        secondsToOptIn += other.secondsToOptIn
+        secondsToAlerts += other.secondsToAlerts
         errors.merge(other.errors, uniquingKeysWith: +)
         warnings.merge(other.warnings, uniquingKeysWith: +)
         if firstError == nil { firstError = other.firstError }

@@ -30,6 +30,15 @@ public struct UserModel: Sendable, Hashable {
     public var settingsOpen: Double
     /// The chance to switch notifications on, once in Settings.
     public var settingsEnable: Double
+    /// What a user granted quiet (provisional) delivery does with it, from the "Keep" / "Turn
+    /// Off" choice iOS offers on a quiet notification: turn notifications off (denied), or have
+    /// them delivered prominently (authorized, alerts on); the rest keep them quiet.
+    public var quietTurnOff: Double
+    /// The chance to switch a quiet user to prominent delivery.
+    public var quietDeliverProminently: Double
+    /// Days from the end of the day the user became provisional to the end of the day they
+    /// choose (0: that same day), drawn once per install.
+    public var quietDecidesAfterDays: CountDistribution
     /// Each prompt a user has seen takes this much off every later "yes" chance.
     public var denyIncreasePerPrompt: Double
     /// After the n-th prompt, the user deletes the app with chance n × this.
@@ -51,7 +60,7 @@ public struct UserModel: Sendable, Hashable {
 
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
-        "soft_prompt", "system_dialog", "settings_prompt", "annoyance", "reinstall", "max_prompts_per_day", "start",
+        "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -91,6 +100,8 @@ public struct UserModel: Sendable, Hashable {
             node("system_dialog"), ["allow_cold", "allow_after_soft_accept"],
             example: "{ allow_cold: 0.35, allow_after_soft_accept: 0.85 }")
         let settings = try requiredFields(node("settings_prompt"), ["open", "enable"], example: "{ open: 0.25, enable: 0.6 }")
+        let quiet = try fields["provisional"].map(parseProvisional)
+            ?? (turnOff: 0, prominent: 0, after: CountDistribution.fixed(1))
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
         let start = try fields["start"]?.date() ?? defaultStart
@@ -108,6 +119,9 @@ public struct UserModel: Sendable, Hashable {
             allowAfterSoftAccept: try dialog["allow_after_soft_accept"]!.probability(),
             settingsOpen: try settings["open"]!.probability(),
             settingsEnable: try settings["enable"]!.probability(),
+            quietTurnOff: quiet.turnOff,
+            quietDeliverProminently: quiet.prominent,
+            quietDecidesAfterDays: quiet.after,
             denyIncreasePerPrompt: try annoyance["deny_increase_per_prompt"]?.probability() ?? 0,
             uninstallPerPrompt: try annoyance["uninstall_per_prompt"]?.probability() ?? 0,
             reinstallChance: try reinstall["chance"]?.probability() ?? 0,
@@ -164,6 +178,30 @@ public struct UserModel: Sendable, Hashable {
                 hint: "the rest of the users decline; the two must leave room for it")
         }
         return (accept, dismiss)
+    }
+
+    /// `provisional`: keep_quiet, turn_off and deliver_prominently, each required and adding up
+    /// to 1 (every quiet user makes exactly one of the choices), and when (`decide_after_days`).
+    static func parseProvisional(_ node: YAMLValue) throws(InputError)
+        -> (turnOff: Double, prominent: Double, after: CountDistribution)
+    {
+        let example = "{ keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1, decide_after_days: { uniform: [1, 7] } }"
+        let fields = try node.fields(allowed: ["keep_quiet", "turn_off", "deliver_prominently", "decide_after_days"])
+        for key in ["keep_quiet", "turn_off", "deliver_prominently"] where fields[key] == nil {
+            throw node.error("missing \"\(key)\"", hint: "write e.g. \(example)")
+        }
+        let keep = try fields["keep_quiet"]!.probability()
+        let turnOff = try fields["turn_off"]!.probability()
+        let prominent = try fields["deliver_prominently"]!.probability()
+        guard abs(keep + turnOff + prominent - 1) <= 0.001 else {
+            throw node.error(
+                "keep_quiet (\(keep)), turn_off (\(turnOff)) and deliver_prominently (\(prominent)) add up to "
+                    + String(format: "%.3f", keep + turnOff + prominent) + ", not 1",
+                hint: "every quiet user makes exactly one of the three choices; make them add up to 1 (or 100%)")
+        }
+        let after = try fields["decide_after_days"].map { node throws(InputError) in try CountDistribution.parse(node) }
+            ?? .fixed(1)
+        return (turnOff, prominent, after)
     }
 
     /// A table that must have exactly these keys, each of them.

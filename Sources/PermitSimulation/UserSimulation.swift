@@ -25,7 +25,9 @@ struct UserSimulation: Sendable {
     private var promptsSeen = 0
     private var leaving = false
     private var firstLaunchAt: Int64 = 0
-    private var optedInOnce = false
+    private var reachedAlerts = false
+    /// The day a quiet (provisional) user of this install makes their choice; `Int.max` once made.
+    private var quietChoiceDay: Int?
     /// The device's answer may have changed since it was last looked at (a dialog answered,
     /// Settings changed, a reinstall, a request the system answered at once): reading it takes
     /// the device's lock, so it is read only then.
@@ -81,9 +83,12 @@ struct UserSimulation: Sendable {
             launchedToday = false
             await sessions(at: starts, midnight: midnight, day: day, on: engine)
             if installed {
-                let authorization = device.authorization
-                if authorization.isGranted { tally.optedIn[day] += 1 }
-                if authorization == .denied { tally.denied[day] += 1 }
+                var authorization = device.authorization
+                if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverProminently > 0 {
+                    chooseQuietDelivery(day: day, endOfDay: midnight + 86_400)
+                    authorization = device.authorization
+                }
+                tally.reachByDay[day][Reach.of(authorization, alert: device.settings.alert)] += 1
             }
         }
         if !installed { tally.uninstalledAtEnd = 1 }
@@ -208,6 +213,31 @@ struct UserSimulation: Sendable {
         return await handle(.appForeground, on: engine)
     }
 
+    /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
+    /// choice a quiet notification offers: off (denied), prominent delivery (authorized, alerts
+    /// on), or quiet as it is. Happens between days, when the app is closed, as it would on a
+    /// device; the app sees the change on its next read.
+    private mutating func chooseQuietDelivery(day: Int, endOfDay: Double) {
+        if quietChoiceDay == nil { quietChoiceDay = day + max(0, model.quietDecidesAfterDays.sample(&rng)) }
+        guard let choiceDay = quietChoiceDay, choiceDay <= day else { return }
+        quietChoiceDay = Int.max
+        let draw = rng.unit()
+        if draw < model.quietTurnOff {
+            if (try? device.changeInSettings(authorization: .denied)) != nil { tally.quietTurnedOff += 1 }
+        } else if draw < model.quietTurnOff + model.quietDeliverProminently {
+            if (try? device.changeInSettings(authorization: .authorized)) != nil {
+                tally.quietMadeProminent += 1
+                if !reachedAlerts {
+                    reachedAlerts = true
+                    tally.secondsToAlerts.append(Int32(clamping: Int64(endOfDay) - firstLaunchAt))
+                }
+            }
+        } else {
+            tally.quietKept += 1
+        }
+        authorizationMayHaveChanged = true
+    }
+
     private func enableInSettings() throws(SimulatedDeviceError) {
         if device.authorization == .denied {
             try device.changeInSettings(authorization: .authorized)
@@ -226,11 +256,11 @@ struct UserSimulation: Sendable {
         for warning in outcome.warnings { tally.warnings[warning.name, default: 0] += 1 }
         if case .requestPermission = outcome.decision.action { authorizationMayHaveChanged = true }
         if !outcome.followUps.isEmpty { authorizationMayHaveChanged = true }
-        if !optedInOnce, authorizationMayHaveChanged {
+        if !reachedAlerts, authorizationMayHaveChanged {
             authorizationMayHaveChanged = false
-            guard device.authorization.isGranted else { return outcome }
-            optedInOnce = true
-            tally.secondsToOptIn.append(Int32(clamping: now - firstLaunchAt))
+            guard device.authorization == .authorized, device.settings.alert == .enabled else { return outcome }
+            reachedAlerts = true
+            tally.secondsToAlerts.append(Int32(clamping: now - firstLaunchAt))
         }
         return outcome
     }
@@ -261,6 +291,7 @@ struct UserSimulation: Sendable {
         installed = true
         reinstallDay = nil
         tally.reinstalls += 1
+        quietChoiceDay = nil
         device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
         authorizationMayHaveChanged = true
         engine = PermissionEngine(

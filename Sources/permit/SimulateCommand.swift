@@ -39,7 +39,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    @Option(help: "Also write a self-contained HTML page with a chart of opt-in over the days.")
+    @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery.")
     var report: String?
 
     @Option(help: ArgumentHelp("Parallel workers (default: the number of cores); the result does not depend on it.",
@@ -79,6 +79,7 @@ struct SimulateCommand: AsyncParsableCommand {
             bar?.update(done: done, total: total)
         }
         bar?.clear()
+        for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {
         case .json:

@@ -9,9 +9,11 @@ import FoundationXML
 
 /// Collects the chart's series and axis labels from the page, parsed as XML.
 final class ChartReader: NSObject, XMLParserDelegate {
-    var series: [(policy: String, points: [(Double, Double)])] = []
+    var series: [(policy: String, kind: String, points: [(Double, Double)])] = []
     var axisLabels: [String: String] = [:]
     var svgCount = 0
+    /// The 95% bands: policy, series, and the polygon's points (upper bounds, then lower bounds back).
+    var bands: [(policy: String, kind: String, points: [(Double, Double)])] = []
     var scripts = 0
     var externalReferences = 0
     private var currentLabel: String?
@@ -27,7 +29,14 @@ final class ChartReader: NSObject, XMLParserDelegate {
                 let parts = pair.split(separator: ",").compactMap { Double($0) }
                 return (parts[0], parts[1])
             }
-            series.append((attributes["data-policy"] ?? "", points))
+            series.append((attributes["data-policy"] ?? "", attributes["data-series"] ?? "", points))
+        }
+        if element == "polygon", attributes["class"] == "band" {
+            let points = (attributes["points"] ?? "").split(separator: " ").map { pair in
+                let parts = pair.split(separator: ",").compactMap { Double($0) }
+                return (parts[0], parts[1])
+            }
+            bands.append((attributes["data-policy"] ?? "", attributes["data-series"] ?? "", points))
         }
         if element == "text", attributes["class"] == "axis-label" {
             currentLabel = attributes["id"]
@@ -61,19 +70,34 @@ struct HTMLReportTests {
         #expect(parser.parse(), "the page is not well-formed: \(String(describing: parser.parserError))")
         #expect(reader.svgCount == 1)
         #expect(reader.scripts == 0 && reader.externalReferences == 0)  // self-contained
-        #expect(reader.series.map(\.policy) == ["polite", "provisional-first", "q<&>\"uote"])
+        // Two lines per policy: who can receive alerts, and who has quiet delivery only.
+        #expect(reader.series.map(\.policy) == ["polite", "polite", "provisional-first", "provisional-first",
+                                                "q<&>\"uote", "q<&>\"uote"])
+        #expect(reader.series.map(\.kind) == ["alerts", "quiet", "alerts", "quiet", "alerts", "quiet"])
         for series in reader.series {
             #expect(series.points.count == 13)  // day 0, then the end of each of the 12 days
             #expect(series.points.map(\.0) == series.points.map(\.0).sorted())  // left to right
         }
+        // Each line sits on its 95% band: 13 upper points and 13 lower ones, the upper above (smaller y).
+        #expect(reader.bands.map(\.kind) == ["alerts", "quiet", "alerts", "quiet", "alerts", "quiet"])
+        for (band, line) in zip(reader.bands, reader.series) {
+            #expect(band.points.count == 26)
+            for day in 1...12 {
+                let upper = band.points[day].1, lower = band.points[25 - day].1
+                #expect(upper <= line.points[day].1 && line.points[day].1 <= lower)
+            }
+        }
         #expect(reader.axisLabels["x-axis-label"] == "day")
-        #expect(reader.axisLabels["y-axis-label"] == "opt-in (% of users)")
-        // A policy that never asks stays on the x axis; a higher opt-in is drawn higher (smaller y).
-        let flat = reader.series[2].points
+        #expect(reader.axisLabels["y-axis-label"] == "% of users")
+        // A policy that never asks stays on the x axis; a higher share is drawn higher (smaller y).
+        let flat = reader.series[4].points
         #expect(Set(flat.map(\.1)).count == 1)
-        let provisional = reader.series[1].points
-        #expect(result.policies[1].optInByDay.last! > 0)
-        #expect(provisional.last!.1 < flat.last!.1)
+        // provisional-first makes its users quiet on the first launch: on day 1 its quiet line is
+        // above its alerts line, and above the flat line.
+        let provisionalQuiet = reader.series[3].points, provisionalAlerts = reader.series[2].points
+        #expect(result.policies[1].quietByDay[0] > result.policies[1].canReceiveAlertsByDay[0])
+        #expect(provisionalQuiet[1].1 < provisionalAlerts[1].1)
+        #expect(provisionalQuiet[1].1 < flat[1].1)
     }
 
     @Test func tickSteps() {

@@ -45,7 +45,24 @@ struct SimulateCommandTests {
                                       "examples/models/default.yaml", "--users", "100", "--days", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
-        #expect(result.stdout.contains("opt-in, day 2"))
+        #expect(result.stdout.contains("can receive alerts, day 2"))
+    }
+
+    @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() throws {
+        let policy = try Self.temporaryFile("camera.lua", """
+            return { name = "camera-only", decide = function(ctx)
+              if ctx.event.feature == "camera" then return { action = "request_permission", options = { "alert" } } end
+            end }
+            """)
+        let report = try Self.temporaryFile("report.html")
+        let result = try Self.permit(["simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
+                                      "--days", "2", "--report", report.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("permit: warning: camera-only: names feature \"camera\" that the model never opens"))
+        #expect(result.stderr.contains("permit: warning: camera-only: prompted nobody"))
+        #expect(result.stdout.contains("warning: camera-only: names feature \"camera\""))
+        let html = try String(contentsOf: report, encoding: .utf8)
+        #expect(html.contains("<li>warning: camera-only: names feature &quot;camera&quot;"))
     }
 
     @Test func badInputExitsTwo() throws {

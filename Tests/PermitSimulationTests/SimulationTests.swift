@@ -74,7 +74,8 @@ struct SimulationTests {
         #expect(abs(accepted - 0.3) < 0.01, "accept share \(accepted)")
         #expect(abs(dismissed - 0.1) < 0.01, "dismiss share \(dismissed)")
         #expect(answers.softAccepted + answers.softDeclined + answers.softDismissed == answers.softPrompts)
-        #expect(result.policies[0].optInByDay == [0])
+        #expect(result.policies[0].canReceiveAlertsByDay == [0])
+        #expect(result.policies[0].share(.neverAsked, day: 1) == 1)
         #expect(result.policies[0].errors.isEmpty && result.policies[0].warnings.isEmpty)
     }
 
@@ -90,10 +91,11 @@ struct SimulationTests {
         #expect(policyResult.answers.dialogsCold == 6_000)
         let allowed = Double(policyResult.answers.dialogsColdAllowed) / 6_000
         #expect(abs(allowed - 0.35) < 0.02, "allow share \(allowed)")
-        // Opt-in is exactly the users who allowed; the others denied.
-        #expect(policyResult.optInByDay == [allowed])
+        // Alerts reach exactly the users who allowed; the others denied.
+        #expect(policyResult.canReceiveAlertsByDay == [allowed])
         #expect(abs(policyResult.deniedAtEnd - (1 - allowed)) < 1e-9)
-        #expect(policyResult.usersOptedIn == policyResult.answers.dialogsColdAllowed)
+        #expect(policyResult.usersReachedAlerts == policyResult.answers.dialogsColdAllowed)
+        #expect(policyResult.quietByDay == [0])
     }
 
     @Test func policyThatNeverAsksYieldsNoPromptsAndNoOptIn() async throws {
@@ -105,12 +107,14 @@ struct SimulationTests {
         #expect(policy.softPromptsPerUser == 0)
         #expect(policy.systemDialogsPerUser == 0)
         #expect(policy.settingsPromptsPerUser == 0)
-        #expect(policy.optInByDay.allSatisfy { $0 == 0 })
+        #expect(policy.canReceiveAlertsByDay.allSatisfy { $0 == 0 })
+        #expect(policy.quietByDay.allSatisfy { $0 == 0 })
         #expect(policy.deniedAtEnd == 0)
-        #expect(policy.medianHoursToOptIn == nil)
+        #expect(policy.share(.neverAsked, day: 10) == 1)
+        #expect(policy.medianHoursToAlerts == nil)
         #expect(policy.uninstalls == 0)  // uninstalls come only from prompts in this model
         #expect(policy.events > 300 * 10)
-        #expect(!result.json().contains("median_hours_to_opt_in"))
+        #expect(!result.json().contains("median_hours_to_alerts"))
     }
 
     @Test func policyErrorsAndWarningsAreCountedByName() async throws {
@@ -153,8 +157,11 @@ struct SimulationTests {
         let text = result.text()
         let header = try #require(text.split(separator: "\n").first { $0.contains("polite") })
         #expect(header.contains("provisional-first"))
-        for row in ["opt-in, day 1", "opt-in, day 7", "denied, day 7", "soft prompts / user", "system dialogs / user",
-                    "settings prompts / user", "median time to opt-in", "uninstalls", "policy errors", "guardrail warnings"] {
+        for row in ["can receive alerts, day 1", "can receive alerts, day 7", "quiet (provisional), day 1",
+                    "quiet (provisional), day 7", "ephemeral, day 7", "denied, day 1", "denied, day 7",
+                    "never asked, day 1", "never asked, day 7", "soft prompts / user", "system dialogs / user",
+                    "settings prompts / user", "median time to alerts", "quiet users: kept / off / prominent",
+                    "uninstalls", "policy errors", "guardrail warnings"] {
             #expect(text.contains(row), "missing row \(row)")
         }
         #expect(result.reportedDays == [1, 7])

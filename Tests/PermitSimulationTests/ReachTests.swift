@@ -1,0 +1,86 @@
+import Foundation
+import PermitCore
+import Testing
+
+@testable import PermitSimulation
+
+/// Quiet (provisional) delivery is reported apart from full authorization, and what quiet users
+/// do with it (keep, turn off, deliver prominently) follows the model.
+@Suite("Reach")
+struct ReachTests {
+    /// Every user is granted provisional on the first launch, silently (iOS 12+), and never asked more.
+    static let quietOnly = """
+        if ctx.event.name == "app_launch" and ctx.status == "not_determined" then
+          return { action = "request_permission", options = { "alert", "sound", "provisional" } }
+        end
+        """
+
+    @Test func quietDeliveryIsNeverCountedAsFullAuthorization() async throws {
+        let policy = try inline("quiet-only", Self.quietOnly)
+        let keep = try fixedModel("provisional: { keep_quiet: 1, turn_off: 0, deliver_prominently: 0 }")
+        let result = await Simulation.run(
+            policies: [policy], model: keep, options: SimulationOptions(users: 300, days: 7, seed: 4))
+        let quiet = result.policies[0]
+        #expect(quiet.canReceiveAlertsByDay == Array(repeating: 0, count: 7))
+        #expect(quiet.quietByDay == Array(repeating: 1, count: 7))
+        #expect(quiet.usersReachedAlerts == 0 && quiet.medianHoursToAlerts == nil)
+        // Nobody has anything to choose: no draw, no change.
+        #expect(quiet.answers.quietKept + quiet.answers.quietTurnedOff + quiet.answers.quietMadeProminent == 0)
+        let json = try #require(JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
+        let first = try #require((json["policies"] as? [[String: Any]])?.first)
+        let reach = try #require((first["reach"] as? [String: Any])?["day_7"] as? [String: Any])
+        func share(_ state: String) -> Double? { (reach[state] as? [String: Any])?["share"] as? Double }
+        #expect(share("full_alerts") == 0 && share("quiet") == 1)
+        #expect((first["can_receive_alerts_by_day"] as? [Double]) == Array(repeating: 0, count: 7))
+    }
+
+    @Test func quietUsersTurnOffOrGoProminentAsTheModelSays() async throws {
+        let policy = try inline("quiet-only", Self.quietOnly)
+        let model = try fixedModel(
+            "provisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_prominently: 0.2, decide_after_days: 2 }")
+        let result = await Simulation.run(
+            policies: [policy], model: model, options: SimulationOptions(users: 4_000, days: 5, seed: 8))
+        let quiet = result.policies[0]
+        // Granted on day 1, they choose at the end of day 3: quiet until then.
+        for day in 1...2 {
+            #expect(quiet.share(.quiet, day: day) == 1)
+            #expect(quiet.share(.fullAlerts, day: day) == 0)
+        }
+        let answers = quiet.answers
+        #expect(answers.quietKept + answers.quietTurnedOff + answers.quietMadeProminent == 4_000)
+        #expect(quiet.count(.fullAlerts, day: 3) == answers.quietMadeProminent)
+        #expect(quiet.count(.denied, day: 3) == answers.quietTurnedOff)
+        #expect(quiet.count(.quiet, day: 5) == answers.quietKept)
+        #expect(abs(quiet.share(.fullAlerts, day: 5) - 0.2) < 0.03)
+        #expect(abs(quiet.share(.denied, day: 5) - 0.3) < 0.03)
+        // The time to alerts counts from the first launch to the end of day 3.
+        #expect(quiet.usersReachedAlerts == answers.quietMadeProminent)
+        let hours = try #require(quiet.medianHoursToAlerts)
+        #expect(hours > 48 && hours < 72)
+    }
+
+    @Test func everyInstalledUserIsInExactlyOneState() async throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let result = await Simulation.run(
+            policies: [try pack("provisional-first"), try pack("polite")], model: model,
+            options: SimulationOptions(users: 400, days: 10, seed: 6))
+        for policy in result.policies {
+            for day in 1...10 {
+                let total = Reach.allCases.map { policy.count($0, day: day) }.reduce(0, +) + policy.count(nil, day: day)
+                #expect(total == 400)
+            }
+        }
+        // provisional-first's quiet users choose, with the default model's chances.
+        let answers = result.policies[0].answers
+        #expect(answers.quietTurnedOff > 0 && answers.quietMadeProminent > 0 && answers.quietKept > 0)
+    }
+
+    @Test func reachOfEachDeviceState() {
+        #expect(Reach.of(.authorized, alert: .enabled) == .fullAlerts)
+        #expect(Reach.of(.authorized, alert: .disabled) == .quiet)  // "Deliver Quietly" in Settings
+        #expect(Reach.of(.provisional, alert: .enabled) == .quiet)
+        #expect(Reach.of(.ephemeral, alert: .enabled) == .ephemeral)
+        #expect(Reach.of(.denied, alert: .disabled) == .denied)
+        #expect(Reach.of(.notDetermined, alert: .disabled) == .neverAsked)
+    }
+}
