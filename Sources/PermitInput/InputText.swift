@@ -1,5 +1,4 @@
 import Foundation
-import PermitInput
 
 /// Reads a file a person wrote as UTF-8 text, saying exactly where it is not.
 ///
