@@ -75,12 +75,27 @@ public enum ScenarioParser {
         guard let stepsValue = top["steps"] else {
             throw root.error("missing \"steps\"", hint: "a scenario is a list of steps, e.g. `steps: [{ event: app_launch }]`")
         }
+        let steps = try parseSteps(stepsValue, version: device.version, directory: directory)
+        var trustedKeys: [URL] = []
+        if let value = top["trusted_keys"] {
+            let items: [YAMLValue]
+            if case .sequence = value.node { items = try value.list() } else { items = [value] }
+            for item in items { trustedKeys.append(try existingFile(item, directory: directory, what: "public key")) }
+        }
+        return Scenario(
+            name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
+            paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
+            trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
+    }
+
+    /// The `steps` list: each step, with the scenario's clock kept within what it can hold.
+    static func parseSteps(_ stepsValue: YAMLValue, version: OSVersion, directory: URL?) throws(InputError) -> [Scenario.Step] {
         let stepValues = try stepsValue.list()
         guard !stepValues.isEmpty else { throw stepsValue.error("there are no steps") }
         var steps: [Scenario.Step] = []
         var elapsed: Int64 = 0
         for (index, value) in stepValues.enumerated() {
-            let step = try parseStep(value, number: index + 1, version: device.version, directory: directory)
+            let step = try parseStep(value, number: index + 1, version: version, directory: directory)
             // Each `after` is at most 999,999,999 days, but enough of them would run the clock
             // past what its seconds can hold.
             elapsed += step.after
@@ -92,16 +107,7 @@ public enum ScenarioParser {
             }
             steps.append(step)
         }
-        var trustedKeys: [URL] = []
-        if let value = top["trusted_keys"] {
-            let items: [YAMLValue]
-            if case .sequence = value.node { items = try value.list() } else { items = [value] }
-            for item in items { trustedKeys.append(try existingFile(item, directory: directory, what: "public key")) }
-        }
-        return Scenario(
-            name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
-            paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
-            trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
+        return steps
     }
 
     static func parseDevice(_ value: YAMLValue) throws(InputError) -> Scenario.Device {
