@@ -95,27 +95,37 @@ public enum HTMLReport {
         // One line per policy: day 0 (nobody asked yet) then the end of each day.
         for (index, policy) in result.policies.enumerated() {
             let colour = palette[index % palette.count]
-            // The 95% band of each line, under it: upper bounds left to right, lower bounds back.
-            for (series, reach) in [("alerts", Reach.fullAlerts), ("quiet", Reach.quiet)] {
-                let intervals = (0...days).map { day in
-                    day == 0 || day > policy.days ? Interval(low: 0, high: 0) : policy.interval(reach, day: day)
-                }
-                let upper = intervals.enumerated().map { "\(f(x($0.offset))),\(f(y($0.element.high)))" }
-                let lower = intervals.enumerated().reversed().map { "\(f(x($0.offset))),\(f(y($0.element.low)))" }
-                svg += "<polygon class=\"band\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
-            }
-            for (series, shares, dash) in [
-                ("alerts", policy.canReceiveAlertsByDay, ""), ("quiet", policy.quietByDay, " stroke-dasharray=\"6 4\""),
-            ] {
-                let points = ([0.0] + shares).enumerated().map { "\(f(x($0.offset))),\(f(y($0.element)))" }
-                let label = series == "alerts" ? "\(policy.name): can receive alerts" : "\(policy.name): quiet delivery"
-                svg += "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash) points=\"\(points.joined(separator: " "))\"><title>\(escape(label))</title></polyline>\n"
-            }
+            svg += lines(policy, colour: colour, days: days, x: x, y: y)
             let legendY = top + 14 + Double(index) * 22
             svg += "<g class=\"legend\"><line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 40))\" y2=\"\(f(legendY - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
             svg += "<text x=\"\(f(left + plotWidth + 46))\" y=\"\(f(legendY))\">\(escape(policy.name))</text></g>\n"
         }
         svg += "</svg>\n"
+        return svg
+    }
+
+    /// A policy's two lines (can receive alerts, solid; quiet, dashed), each over its 95% band:
+    /// the band's upper bounds left to right, then its lower bounds back.
+    static func lines(
+        _ policy: PolicyResult, colour: String, days: Int, x: (Int) -> Double, y: (Double) -> Double
+    ) -> String {
+        func f(_ value: Double) -> String { String(format: "%.1f", value) }
+        var svg = ""
+        for (series, reach) in [("alerts", Reach.fullAlerts), ("quiet", Reach.quiet)] {
+            let intervals = (0...days).map { day in
+                day == 0 || day > policy.days ? Interval(low: 0, high: 0) : policy.interval(reach, day: day)
+            }
+            let upper = intervals.enumerated().map { "\(f(x($0.offset))),\(f(y($0.element.high)))" }
+            let lower = intervals.enumerated().reversed().map { "\(f(x($0.offset))),\(f(y($0.element.low)))" }
+            svg += "<polygon class=\"band\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
+        }
+        for (series, shares, dash) in [
+            ("alerts", policy.canReceiveAlertsByDay, ""), ("quiet", policy.quietByDay, " stroke-dasharray=\"6 4\""),
+        ] {
+            let points = ([0.0] + shares).enumerated().map { "\(f(x($0.offset))),\(f(y($0.element)))" }
+            let label = series == "alerts" ? "\(policy.name): can receive alerts" : "\(policy.name): quiet delivery"
+            svg += "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash) points=\"\(points.joined(separator: " "))\"><title>\(escape(label))</title></polyline>\n"
+        }
         return svg
     }
 

@@ -171,46 +171,20 @@ public struct SimulationResult: Sendable {
 
     /// A stable shape for machines: snake_case keys, sorted; shares rounded to 6 decimals.
     public func json() -> String {
-        func round(_ value: Double) -> PolicyValue { .number((value * 1_000_000).rounded() / 1_000_000) }
+        let round = Self.rounded
         func counts(_ dictionary: [String: Int]) -> PolicyValue {
             .table(dictionary.mapValues { .integer(Int64($0)) })
         }
         let policies: [PolicyValue] = policies.enumerated().map { index, policy in
             let first = self.policies[0]
-            func rate(_ state: Reach?, _ day: Int) -> PolicyValue {
-                let interval = policy.interval(state, day: day)
-                return .table(["share": round(policy.share(state, day: day)), "ci95": .list([round(interval.low), round(interval.high)])])
-            }
-            func change(_ state: Reach?, _ day: Int) -> PolicyValue {
-                let difference = policy.difference(state, day: day, from: first)
-                return .table([
-                    "difference": round(difference.value),
-                    "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
-                    "verdict": .string(difference.verdict.rawValue),
-                ])
-            }
-            var alerts: [String: PolicyValue] = [:]
-            var reach: [String: PolicyValue] = [:]
-            var changes: [String: PolicyValue] = [:]
-            for day in reportedDays {
-                alerts["day_\(day)"] = rate(.fullAlerts, day)
-                var states: [String: PolicyValue] = ["not_installed": rate(nil, day)]
-                var differences: [String: PolicyValue] = ["not_installed": change(nil, day)]
-                for state in Reach.allCases {
-                    states[state.rawValue] = rate(state, day)
-                    differences[state.rawValue] = change(state, day)
-                }
-                reach["day_\(day)"] = .table(states)
-                changes["day_\(day)"] = .table(differences)
-            }
-            let a = policy.answers
+            let (alerts, reach, changes) = reachJSON(policy, from: first)
             var fields: [String: PolicyValue] = [
                 "name": .string(policy.name),
                 "file": .string(policy.file),
-                "can_receive_alerts": .table(alerts),
+                "can_receive_alerts": alerts,
                 "can_receive_alerts_by_day": .list(policy.canReceiveAlertsByDay.map(round)),
                 "quiet_by_day": .list(policy.quietByDay.map(round)),
-                "reach": .table(reach),
+                "reach": reach,
                 "denied": round(policy.deniedAtEnd),
                 "prompts_per_user": .table([
                     "soft": round(policy.softPromptsPerUser), "system": round(policy.systemDialogsPerUser),
@@ -223,28 +197,10 @@ public struct SimulationResult: Sendable {
                 "events": .integer(Int64(policy.events)),
                 "policy_errors": counts(policy.errors),
                 "guardrail_warnings": counts(policy.warnings),
-                "answers": .table([
-                    "soft_prompt": .table([
-                        "shown": .integer(Int64(a.softPrompts)), "accepted": .integer(Int64(a.softAccepted)),
-                        "declined": .integer(Int64(a.softDeclined)), "dismissed": .integer(Int64(a.softDismissed)),
-                    ]),
-                    "system_dialog": .table([
-                        "cold": .integer(Int64(a.dialogsCold)), "cold_allowed": .integer(Int64(a.dialogsColdAllowed)),
-                        "after_soft_accept": .integer(Int64(a.dialogsAfterAccept)),
-                        "after_soft_accept_allowed": .integer(Int64(a.dialogsAfterAcceptAllowed)),
-                    ]),
-                    "settings_prompt": .table([
-                        "shown": .integer(Int64(a.settingsPrompts)), "opened": .integer(Int64(a.settingsOpened)),
-                        "enabled": .integer(Int64(a.settingsEnabled)),
-                    ]),
-                    "quiet_delivery": .table([
-                        "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
-                        "made_prominent": .integer(Int64(a.quietMadeProminent)),
-                    ]),
-                ]),
+                "answers": Self.answersJSON(policy.answers),
             ]
             if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
-            if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": .table(changes)]) }
+            if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes]) }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             return .table(fields)
         }
@@ -258,6 +214,64 @@ public struct SimulationResult: Sendable {
         ]).prettyJSON
     }
 
+    static func rounded(_ value: Double) -> PolicyValue { .number((value * 1_000_000).rounded() / 1_000_000) }
+
+    /// A policy's reach on each reported day: the headline, every state with its interval, and
+    /// every difference from `first` with its interval and verdict.
+    func reachJSON(_ policy: PolicyResult, from first: PolicyResult) -> (PolicyValue, PolicyValue, PolicyValue) {
+        let round = Self.rounded
+        func rate(_ state: Reach?, _ day: Int) -> PolicyValue {
+            let interval = policy.interval(state, day: day)
+            return .table(["share": round(policy.share(state, day: day)), "ci95": .list([round(interval.low), round(interval.high)])])
+        }
+        func change(_ state: Reach?, _ day: Int) -> PolicyValue {
+            let difference = policy.difference(state, day: day, from: first)
+            return .table([
+                "difference": round(difference.value),
+                "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
+                "verdict": .string(difference.verdict.rawValue),
+            ])
+        }
+        var alerts: [String: PolicyValue] = [:]
+        var reach: [String: PolicyValue] = [:]
+        var changes: [String: PolicyValue] = [:]
+        for day in reportedDays {
+            alerts["day_\(day)"] = rate(.fullAlerts, day)
+            var states: [String: PolicyValue] = ["not_installed": rate(nil, day)]
+            var differences: [String: PolicyValue] = ["not_installed": change(nil, day)]
+            for state in Reach.allCases {
+                states[state.rawValue] = rate(state, day)
+                differences[state.rawValue] = change(state, day)
+            }
+            reach["day_\(day)"] = .table(states)
+            changes["day_\(day)"] = .table(differences)
+        }
+        return (.table(alerts), .table(reach), .table(changes))
+    }
+
+    /// The answers the users gave, as counts.
+    static func answersJSON(_ a: PolicyResult.Answers) -> PolicyValue {
+        .table([
+            "soft_prompt": .table([
+                "shown": .integer(Int64(a.softPrompts)), "accepted": .integer(Int64(a.softAccepted)),
+                "declined": .integer(Int64(a.softDeclined)), "dismissed": .integer(Int64(a.softDismissed)),
+            ]),
+            "system_dialog": .table([
+                "cold": .integer(Int64(a.dialogsCold)), "cold_allowed": .integer(Int64(a.dialogsColdAllowed)),
+                "after_soft_accept": .integer(Int64(a.dialogsAfterAccept)),
+                "after_soft_accept_allowed": .integer(Int64(a.dialogsAfterAcceptAllowed)),
+            ]),
+            "settings_prompt": .table([
+                "shown": .integer(Int64(a.settingsPrompts)), "opened": .integer(Int64(a.settingsOpened)),
+                "enabled": .integer(Int64(a.settingsEnabled)),
+            ]),
+            "quiet_delivery": .table([
+                "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
+                "made_prominent": .integer(Int64(a.quietMadeProminent)),
+            ]),
+        ])
+    }
+
     // MARK: Text
 
     /// The policies side by side, one column each.
@@ -266,28 +280,7 @@ public struct SimulationResult: Sendable {
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
         func perUser(_ value: Double) -> String { String(format: "%.2f", value) }
         rows.append(("", policies.map(\.name)))
-        func withInterval(_ policy: PolicyResult, _ state: Reach?, _ day: Int) -> String {
-            let interval = policy.interval(state, day: day)
-            return percent(policy.share(state, day: day)) + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
-        }
-        func versus(_ state: Reach?, _ day: Int) -> [String] {
-            policies.enumerated().map { index, policy in
-                guard index > 0 else { return "—" }
-                let difference = policy.difference(state, day: day, from: policies[0])
-                return String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
-                              difference.interval.high * 100) + difference.verdict.rawValue
-            }
-        }
-        let compares = policies.count > 1
-        for state in Reach.allCases {
-            for day in reportedDays {
-                rows.append(("\(state.label), day \(day)", policies.map { withInterval($0, state, day) }))
-                // The differences that decide: the headline on every reported day, the rest at the end.
-                if compares, state == .fullAlerts || day == days {
-                    rows.append(("  vs \(policies[0].name)", versus(state, day)))
-                }
-            }
-        }
+        rows += reachRows()
         rows.append(("soft prompts / user", policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", policies.map { perUser($0.settingsPromptsPerUser) }))
@@ -296,8 +289,8 @@ public struct SimulationResult: Sendable {
             "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
         }))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))
-        rows.append(("uninstalled, day \(days)", policies.map { withInterval($0, nil, days) }))
-        if compares { rows.append(("  vs \(policies[0].name)", versus(nil, days))) }
+        rows.append(("uninstalled, day \(days)", policies.map { Self.withInterval($0, nil, days) }))
+        if policies.count > 1 { rows.append(("  vs \(policies[0].name)", versus(nil, days))) }
         rows.append(("policy errors", policies.map { "\($0.errors.values.reduce(0, +))" }))
         for kind in Set(policies.flatMap(\.errors.keys)).sorted() {
             rows.append(("  \(kind)", policies.map { "\($0.errors[kind] ?? 0)" }))
@@ -328,6 +321,37 @@ public struct SimulationResult: Sendable {
         if !warnings.isEmpty { lines.append("") }
         for warning in warnings { lines.append("warning: \(warning)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// `41.2% [40.3, 42.1]`.
+    static func withInterval(_ policy: PolicyResult, _ state: Reach?, _ day: Int) -> String {
+        let interval = policy.interval(state, day: day)
+        return String(format: "%.1f%% [%.1f, %.1f]", policy.share(state, day: day) * 100, interval.low * 100, interval.high * 100)
+    }
+
+    /// Each policy's difference from the first, as a row's cells (`—` for the first).
+    func versus(_ state: Reach?, _ day: Int) -> [String] {
+        policies.enumerated().map { index, policy in
+            guard index > 0 else { return "—" }
+            let difference = policy.difference(state, day: day, from: policies[0])
+            return String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
+                          difference.interval.high * 100) + difference.verdict.rawValue
+        }
+    }
+
+    /// Every reach state on every reported day, with the differences that decide: the headline
+    /// on every reported day, the rest at the end.
+    func reachRows() -> [(String, [String])] {
+        var rows: [(String, [String])] = []
+        for state in Reach.allCases {
+            for day in reportedDays {
+                rows.append(("\(state.label), day \(day)", policies.map { Self.withInterval($0, state, day) }))
+                if policies.count > 1, state == .fullAlerts || day == days {
+                    rows.append(("  vs \(policies[0].name)", versus(state, day)))
+                }
+            }
+        }
+        return rows
     }
 
     /// `45 min`, `5.2 h`, `3.1 d`.

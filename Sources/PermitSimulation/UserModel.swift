@@ -32,7 +32,8 @@ public struct UserModel: Sendable, Hashable {
     public var settingsEnable: Double
     /// What a user granted quiet (provisional) delivery does with it, from the "Keep" / "Turn
     /// Off" choice iOS offers on a quiet notification: turn notifications off (denied), or have
-    /// them delivered prominently (authorized, alerts on); the rest keep them quiet.
+    /// them delivered prominently (authorized, with what the provisional request asked for); the
+    /// rest keep them quiet.
     public var quietTurnOff: Double
     /// The chance to switch a quiet user to prominent delivery.
     public var quietDeliverProminently: Double

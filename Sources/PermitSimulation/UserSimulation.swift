@@ -214,8 +214,8 @@ struct UserSimulation: Sendable {
     }
 
     /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
-    /// choice a quiet notification offers: off (denied), prominent delivery (authorized, alerts
-    /// on), or quiet as it is. Happens between days, when the app is closed, as it would on a
+    /// choice a quiet notification offers: off (denied), prominent delivery (authorized, with
+    /// what the provisional request asked for turned on), or quiet as it is. Happens between days, when the app is closed, as it would on a
     /// device; the app sees the change on its next read.
     private mutating func chooseQuietDelivery(day: Int, endOfDay: Double) {
         if quietChoiceDay == nil { quietChoiceDay = day + max(0, model.quietDecidesAfterDays.sample(&rng)) }
