@@ -33,7 +33,7 @@ enum YAMLDocumentCheck {
     private struct Walker {
         let file: String
         /// The furthest start (line, column) of a value read so far in document order. A node
-        /// that starts at or before it was read already: an alias brought it here (Yams keeps
+        /// that starts before it was read already: an alias brought it here (Yams keeps
         /// the anchored node's place, and not the anchor's name, on every copy).
         var frontier = (line: 0, column: 0)
         /// Values reached through aliases so far.
@@ -46,7 +46,9 @@ enum YAMLDocumentCheck {
         mutating func visit(_ node: Node, isKey: Bool) throws(InputError) {
             var enteredAlias = false
             if alias == nil, let mark = node.mark {
-                if (mark.line, mark.column) <= frontier {
+                // Strictly before: a mapping and its first key start at the same place, and
+                // that key was not brought by an alias.
+                if (mark.line, mark.column) < frontier {
                     alias = (holder, path, mark.line)
                     enteredAlias = true
                 } else {
