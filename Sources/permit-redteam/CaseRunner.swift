@@ -39,7 +39,9 @@ enum CaseRunner {
         let (exit, output, seconds) = runProcess(arguments)
         let errorLine = output.split(separator: "\n").first { line in
             let lower = line.lowercased()
-            return lower.contains("error") || lower.contains("refused") || lower.contains("excessive")
+            // `permit: FILE:LINE: ...` is how the CLI reports bad input, whatever the words.
+            return lower.hasPrefix("permit:") || lower.contains("error") || lower.contains("refused")
+                || lower.contains("excessive")
         }.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "(no error reported)"
         let matched = attack.expected.contains { errorLine.lowercased().contains($0.lowercased()) }
         var outcome = Outcome(
