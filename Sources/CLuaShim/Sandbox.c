@@ -33,9 +33,12 @@ static void wrap_base(lua_State *L, int globals, int base, const char *name, lua
     lua_setfield(L, base, name);
 }
 
-static int setup(lua_State *L) {
-    uint64_t seed = (uint64_t)lua_tointeger(L, 1);
-    lua_settop(L, 0);
+/* The parts of `setup`, in order. They share one stack frame and its absolute slots:
+   1 the real globals, 2 the sandbox base, 3 string, 4 table, 5 math, 6 utf8, 7 coroutine,
+   8 permit. */
+
+/* Opens the libraries a policy may use (never io, os, package or debug). */
+static void open_libraries(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
     luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
     luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
@@ -47,7 +50,11 @@ static int setup(lua_State *L) {
     lua_newtable(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_FROZEN);
     permit_lazy_install(L);
+}
 
+/* Slots 1 and 2: the real globals, and the sandbox base with the allowed functions copied and
+   the ones that see past metamethods wrapped. */
+static void build_base(lua_State *L) {
     lua_pushglobaltable(L); /* 1: the real globals (emptied below) */
     lua_newtable(L);        /* 2: the sandbox base */
     for (const char *const *n = allowed_base; *n != NULL; n++) {
@@ -64,7 +71,10 @@ static int setup(lua_State *L) {
     wrap_base(L, 1, 2, "rawset", shim_rawset);
     wrap_base(L, 1, 2, "load", shim_load);
     set_fn(L, 2, "print", shim_print);
+}
 
+/* Slot 3: string without dump or patterns, its metatable locked. */
+static void sandbox_string(lua_State *L) {
     /* string: the real table stays the string metatable's __index. */
     lua_getfield(L, 1, "string"); /* 3 */
     lua_pushnil(L);
@@ -83,7 +93,10 @@ static int setup(lua_State *L) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+}
 
+/* Slots 4 and 5: table's shifting functions charged; math seeded per VM. */
+static void sandbox_table_and_math(lua_State *L, uint64_t seed) {
     lua_getfield(L, 1, "table"); /* 4 */
     wrap_fn(L, 4, "insert", shim_tinsert);
     wrap_fn(L, 4, "remove", shim_tremove);
@@ -95,14 +108,10 @@ static int setup(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)(seed & 0xffffffffu));
     lua_call(L, 2, 0);
     wrap_fn(L, 5, "randomseed", shim_randomseed);
+}
 
-    lua_getfield(L, 1, "utf8");      /* 6 */
-    lua_getfield(L, 1, "coroutine"); /* 7 */
-    /* tostring, getmetatable, setmetatable, xpcall and the charged or guarded library
-       functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
-    permit_install_charged_lib(L, 2, 3, 4, 6);
-    permit_install_bug_guards(L, 2, 6, 7);
-
+/* Slot 8: the permit helpers. */
+static void push_permit_table(lua_State *L) {
     lua_createtable(L, 0, 13); /* 8: permit */
     set_fn(L, 8, "minutes", shim_minutes);
     set_fn(L, 8, "hours", shim_hours);
@@ -120,7 +129,11 @@ static int setup(lua_State *L) {
        byte keeps the marker out of any real text. */
     lua_pushlstring(L, "\0permit.forget", 14);
     lua_setfield(L, 8, "forget");
+}
 
+/* Publishes the libraries as read-only proxies in the base, keeps the base in the registry,
+   and empties the real globals. */
+static void publish_and_seal(lua_State *L) {
     static const char *const libs[] = {"string", "table", "math", "utf8", "coroutine", "permit"};
     for (int i = 0; i < 6; i++) {
         shim_push_proxy(L, 3 + i);
@@ -139,6 +152,23 @@ static int setup(lua_State *L) {
         lua_pushnil(L);
         lua_rawset(L, 1);
     }
+}
+
+static int setup(lua_State *L) {
+    uint64_t seed = (uint64_t)lua_tointeger(L, 1);
+    lua_settop(L, 0);
+    open_libraries(L);
+    build_base(L);
+    sandbox_string(L);
+    sandbox_table_and_math(L, seed);
+    lua_getfield(L, 1, "utf8");      /* 6 */
+    lua_getfield(L, 1, "coroutine"); /* 7 */
+    /* tostring, getmetatable, setmetatable, xpcall and the charged or guarded library
+       functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
+    permit_install_charged_lib(L, 2, 3, 4, 6);
+    permit_install_bug_guards(L, 2, 6, 7);
+    push_permit_table(L);
+    publish_and_seal(L);
     lua_settop(L, 0);
     return 0;
 }
