@@ -24,33 +24,28 @@ enum Battery {
         "\(prelude)\nreturn { name = \"redteam\", decide = function(ctx)\n\(body)\nend }\n"
     }
 
+    /// Issue 17's crash: `count` coroutines, each closing the one before from a `__close`
+    /// handler, so closing the last recurses through every one in C.
+    static func closeChain(_ count: Int) -> String {
+        """
+        local co = false
+        for i = 1, \(count) do
+          local prev = co
+          co = coroutine.create(function()
+            local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
+            coroutine.yield()
+          end)
+          coroutine.resume(co)
+        end
+        coroutine.close(co)
+        """
+    }
+
     static let megabyte = "local s = string.rep('x', 1 << 20)\n"
 
     static let all: [Attack] = [
-        Attack(attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy("""
-              local co = false
-              for i = 1, 20000 do
-                local prev = co
-                co = coroutine.create(function()
-                  local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
-                  coroutine.yield()
-                end)
-                coroutine.resume(co)
-              end
-              coroutine.close(co)
-            """)), expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
-        Attack(attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy("""
-              local co = false
-              for i = 1, 1000 do
-                local prev = co
-                co = coroutine.create(function()
-                  local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
-                  coroutine.yield()
-                end)
-                coroutine.resume(co)
-              end
-              coroutine.close(co)
-            """)), expected: ["nested deeper than"]),
+        Attack(attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy(closeChain(20_000))), expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
+        Attack(attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy(closeChain(1_000))), expected: ["nested deeper than"]),
         Attack(attackClass: "crash", name: "coroutine.wrap recursion", input: .policy(policy("""
               local function f() return coroutine.wrap(f)() end
               return f()

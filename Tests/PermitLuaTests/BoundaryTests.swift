@@ -45,6 +45,25 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     return try body()
 }
 
+/// Runs `body` with the first, then the second, ... allocation refused, until it succeeds: each
+/// refusal must end as a typed memory error that leaves the VM healthy. Returns how many
+/// refusals there were, so a test can check the steps really were hit.
+private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Void) -> Int {
+    var failures = 0
+    for n in 1...10_000 {
+        do {
+            try withAllocationsFailing(from: n, in: vm, body)
+            return failures
+        } catch {
+            #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
+            failures += 1
+        }
+        expectHealthy(vm)
+    }
+    Issue.record("still failing after 10,000 refused allocations")
+    return failures
+}
+
 /// The C boundary: what the host pushes runs under protection, recursive C routines check
 /// their stack, and a loaded chunk cannot pose as the policy file.
 @Suite(.serialized) struct BoundaryTests {
@@ -60,17 +79,9 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     /// serves the next call.
     @Test func storingSurvivesAnAllocationFailureAtEveryStep() throws {
         let vm = LuaVM(limits: testLimits)
-        var failures = 0
-        for n in 1...10_000 {
-            do {
-                let ref = try withAllocationsFailing(from: n, in: vm) { try vm.store(Self.bigValue) }
-                vm.release(ref)
-                break
-            } catch {
-                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
-                failures += 1
-            }
-            expectHealthy(vm)
+        let failures = refusingEachAllocationInTurn(in: vm) {
+            let ref = try vm.store(Self.bigValue)
+            vm.release(ref)
         }
         #expect(failures > 40)  // one per table at least: the steps really were hit
         let ref = try vm.store(Self.bigValue)
@@ -82,17 +93,9 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     @Test func loadingSurvivesAnAllocationFailureAtEveryStep() throws {
         let vm = LuaVM(limits: testLimits)
         let source = "local t = {} for i = 1, 10 do t[i] = 'line ' .. i end return function() return #t end"
-        var failures = 0
-        for n in 1...10_000 {
-            do {
-                let f = try withAllocationsFailing(from: n, in: vm) { try vm.load(source, chunkName: "a-rather-long-name/for-a-policy-file/policy.lua") }
-                vm.release(f)
-                break
-            } catch {
-                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
-                failures += 1
-            }
-            expectHealthy(vm)
+        let failures = refusingEachAllocationInTurn(in: vm) {
+            let f = try vm.load(source, chunkName: "a-rather-long-name/for-a-policy-file/policy.lua")
+            vm.release(f)
         }
         #expect(failures > 5)
         for n in 1...20 {
@@ -112,17 +115,9 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
     @Test func callArgumentsSurviveAnAllocationFailureAtEveryStep() throws {
         let vm = LuaVM(limits: testLimits)
         let f = try vm.load("local t = ... return t.key40[1]:len()", chunkName: "read.lua")
-        var failures = 0
-        for n in 1...10_000 {
-            do {
-                let r = try withAllocationsFailing(from: n, in: vm) { try vm.call(f, [Self.bigValue]) }
-                #expect(r == [.integer(400)])
-                break
-            } catch {
-                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
-                failures += 1
-            }
-            expectHealthy(vm)
+        let failures = refusingEachAllocationInTurn(in: vm) {
+            let r = try vm.call(f, [Self.bigValue])
+            #expect(r == [.integer(400)])
         }
         #expect(failures > 40)
     }
@@ -133,17 +128,9 @@ private func withAllocationsFailing<R>(from n: Int, in vm: LuaVM, _ body: () thr
         let vm = LuaVM(limits: testLimits)
         let host = try vm.makeHostFunction { _ in [Self.bigValue] }
         let f = try vm.load("local host = ... return host().key40[1]:len()", chunkName: "host.lua")
-        var failures = 0
-        for n in 1...10_000 {
-            do {
-                let r = try withAllocationsFailing(from: n, in: vm) { try vm.call(f, [.ref(host)]) }
-                #expect(r == [.integer(400)])
-                break
-            } catch {
-                #expect((error as? LuaError)?.kind == .memoryExhausted, "step \(n): \(error)")
-                failures += 1
-            }
-            expectHealthy(vm)
+        let failures = refusingEachAllocationInTurn(in: vm) {
+            let r = try vm.call(f, [.ref(host)])
+            #expect(r == [.integer(400)])
         }
         #expect(failures > 40)
     }

@@ -34,21 +34,8 @@ import Testing
     }
 
     @Test func theIssuesCloseChainEndsInATypedErrorThroughLuaPolicy() throws {
-        // The reproducer of issue 17, verbatim, through the path `permit run` takes.
-        let source = """
-            return { name = "c", decide = function(ctx)
-              local co = false
-              for i = 1, 20000 do
-                local prev = co
-                co = coroutine.create(function()
-                  local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
-                  coroutine.yield()
-                end)
-                coroutine.resume(co)
-              end
-              coroutine.close(co)
-            end }
-            """
+        // The reproducer of issue 17 (20,000 links) through the path `permit run` takes.
+        let source = "return { name = \"c\", decide = function(ctx)\n\(Self.closeChain(20_000))\nend }"
         for limits in [LuaLimits.default, Self.roomy] {
             let policy = try LuaPolicy(source: source, chunkName: "crash.lua", limits: limits)
             do {
