@@ -71,14 +71,8 @@ public struct UserModel: Sendable, Hashable {
     /// Reads a model file; every mistake is an `InputError` naming file, line, column and field.
     public static func load(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> UserModel {
         let name = displayName ?? url.path
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw InputError("cannot read the model file (\(error.localizedDescription))", at: nil, field: nil,
-                             hint: "check the path given to --model")
-                .prefixed(name)
-        }
+        // The scenario files' reader: the same errors for a missing file or a stray byte.
+        let text = try InputText.read(url, name: name)
         return try parse(text, file: name)
     }
 

@@ -56,6 +56,20 @@ struct ModelTests {
         #expect(model.features.items.count >= 2)
     }
 
+    /// A model file is read as scenario files are: a stray byte is named with its place.
+    @Test func aModelFileThatIsNotUTF8NamesTheByteAndLine() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID().uuidString).yaml")
+        try Data("users:\n  os: { \"16.4\": 1.0 }\n# caf\u{E9}\n".utf8.map { $0 == 0xC3 ? 0xE9 : $0 }).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: InputError.self) { try UserModel.load(contentsOf: url, displayName: "m.yaml") }
+        do {
+            _ = try UserModel.load(contentsOf: url, displayName: "m.yaml")
+        } catch {
+            #expect(error.description.hasPrefix("m.yaml:3:"), "\(error)")
+            #expect(error.description.contains("not UTF-8"), "\(error)")
+        }
+    }
+
     @Test func unknownKeyNamesLineAndSuggests() throws {
         let text = validModel.replacingOccurrences(of: "sessions_per_day:", with: "sesions_per_day:")
         let error = try #require(modelError(text))
