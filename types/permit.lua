@@ -140,6 +140,12 @@
 ---@field params? table<string, any>
 ---@field decide fun(ctx: PermitContext): PermitDecision|nil
 ---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
+---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)
+
+---What of the ledger outlives deleting and reinstalling the app (docs/reference.md#policy-remember-durable).
+---@class PermitDurable
+---@field history? ("soft_prompt"|"system_prompt"|"settings_prompt")[]
+---@field state? string[] # keys of ctx.state, at most 16
 
 ---The helpers every policy can use.
 ---@class PermitHelpers

@@ -10,6 +10,12 @@ public actor PermissionEngine {
     private let policy: any Policy
     private let client: any NotificationCenterClient
     private let store: any LedgerStore
+    /// Where the part that survives a reinstall lives (`nil`: nothing survives).
+    private let durableStore: (any DurableStore)?
+    /// The durable part as last stored, so an unchanged part is not written again.
+    @exclusivity(unchecked) private var storedDurable: DurableLedger
+    /// When the app was last seen launching, coming to the foreground or leaving it.
+    @exclusivity(unchecked) private var lastSeenAt: Int64?
     private let clock: any PermitClock
     /// The device the engine runs for.
     public let platform: Platform
@@ -39,6 +45,9 @@ public actor PermissionEngine {
 
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
     public nonisolated let storeWarnings: [String]
+    /// Whether this install's fresh ledger took back what an earlier install kept durable
+    /// (`remember_durable`, docs/reference.md#policy-remember-durable).
+    public nonisolated let restoredDurablePart: Bool
 
     /// An engine for one app session. It loads the ledger from `store` at once; one engine per
     /// store (a file store refuses a second).
@@ -48,6 +57,8 @@ public actor PermissionEngine {
     ///   - client: the notification center (`SimulatedDevice` in tests).
     ///   - platform: the iOS version and App Clip flag.
     ///   - store: where the ledger lives between launches.
+    ///   - durableStore: where the part the policy keeps across a reinstall lives (the
+    ///     Keychain on iOS); `nil` keeps nothing beyond `store`.
     ///   - clock: where "now" comes from, and what the foreground re-checks wait on.
     ///   - configuration: the prompt cap, locale, time zone, params, re-check delays.
     public init(
@@ -55,6 +66,7 @@ public actor PermissionEngine {
         client: any NotificationCenterClient,
         platform: Platform,
         store: any LedgerStore = InMemoryLedgerStore(),
+        durableStore: (any DurableStore)? = nil,
         clock: any PermitClock = SystemClock(),
         configuration: EngineConfiguration = EngineConfiguration()
     ) {
@@ -64,9 +76,15 @@ public actor PermissionEngine {
         self.store = store
         self.clock = clock
         self.configuration = configuration
+        self.durableStore = durableStore
         let loaded = store.load()
-        self.ledger = loaded.ledger
-        self.storeWarnings = loaded.warnings
+        let restored = Self.restoringDurablePart(
+            into: loaded, from: durableStore, keeping: policy.durableKeys,
+            now: Int64(clock.now().timeIntervalSince1970.rounded(.down)))
+        self.ledger = restored.ledger
+        self.storeWarnings = restored.warnings
+        self.restoredDurablePart = restored.restored
+        self.storedDurable = restored.stored
         // The status is `unknown` until this session has read it: the ledger's last status
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
@@ -119,9 +137,12 @@ public actor PermissionEngine {
         let statusBefore = published
 
         switch event {
-        case .appLaunch, .appForeground: appIsActive = true
+        case .appLaunch, .appForeground:
+            appIsActive = true
+            lastSeenAt = now
         case .appBackground:
             appIsActive = false
+            lastSeenAt = now
             recheckTask?.cancel()
         default: break
         }
@@ -335,12 +356,42 @@ public actor PermissionEngine {
 
     @discardableResult
     private func saveLedger() -> String? {
+        var failure: String?
         do {
             try store.save(ledger)
-            return nil
         } catch {
-            return error.description
+            failure = error.description
         }
+        guard let durableStore else { return failure }
+        var durable = ledger.durablePart(keeping: policy.durableKeys)
+        durable.lastSeenAt = lastSeenAt ?? storedDurable.lastSeenAt
+        // Nothing worth an item, before or now: no Keychain call at all.
+        guard durable != storedDurable, !(durable.isEmpty && storedDurable.isEmpty) else { return failure }
+        do {
+            try durableStore.saveDurable(durable)
+            storedDurable = durable
+        } catch {
+            // Not marked stored: the next event tries again, as the ledger store does.
+            failure = [failure, error.description].compactMap(\.self).joined(separator: "; ")
+        }
+        return failure
+    }
+
+    /// A fresh install's ledger with the durable part of an earlier install put back; any
+    /// other ledger as loaded (a durable part never overwrites what this install recorded).
+    /// `stored` is what the durable store holds, so the first save writes a part that differs
+    /// from it (an install that had no durable store before gets its item at once).
+    private static func restoringDurablePart(
+        into loaded: LedgerLoadResult, from durableStore: (any DurableStore)?, keeping keys: DurableKeys, now: Int64
+    ) -> (ledger: Ledger, warnings: [String], restored: Bool, stored: DurableLedger) {
+        guard let durableStore else { return (loaded.ledger, loaded.warnings, false, DurableLedger()) }
+        let durable = durableStore.loadDurable()
+        let warnings = loaded.warnings + durable.warnings
+        guard let part = durable.durable else { return (loaded.ledger, warnings, false, DurableLedger()) }
+        guard loaded.ledger.isFreshInstall else { return (loaded.ledger, warnings, false, part) }
+        var ledger = loaded.ledger
+        ledger.restore(part, keeping: keys, now: now)
+        return (ledger, warnings, true, part)
     }
 
     private func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }

@@ -10,6 +10,9 @@ public protocol Policy: Sendable {
     var name: String { get }
     /// Whether `planReminders` does anything; when `false` the engine skips it.
     var plansReminders: Bool { get }
+    /// What of the ledger survives a reinstall (`remember_durable`); read at every save, so
+    /// a delivered policy may change it.
+    var durableKeys: DurableKeys { get }
     /// The decision for one event, or `nil` for none.
     func decide(_ context: PolicyContext) throws(PolicyError) -> Decision?
     /// Reminders to schedule; called after `decide` while the status is granted.
@@ -51,6 +54,8 @@ extension Policy {
 
     /// No reminders unless the policy says so.
     public var plansReminders: Bool { false }
+    /// Nothing but the iOS 8–9 asked-flag survives a reinstall unless the policy says so.
+    public var durableKeys: DurableKeys { .none }
     /// Accepts any params: a policy without declared params has nothing to check.
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
     /// Nothing printed.
@@ -156,16 +161,20 @@ public struct PolicyContext: Sendable {
 public struct ClosurePolicy: Policy {
     /// The name reports show.
     public let name: String
+    /// What the policy keeps across a reinstall.
+    public let durableKeys: DurableKeys
     private let decideBody: @Sendable (PolicyContext) throws(PolicyError) -> Decision?
     private let reminderBody: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])?
 
     /// A policy from closures; without `planReminders` it plans none.
     public init(
         name: String = "closure",
+        durableKeys: DurableKeys = .none,
         decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?,
         planReminders: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])? = nil
     ) {
         self.name = name
+        self.durableKeys = durableKeys
         self.decideBody = decide
         self.reminderBody = planReminders
     }

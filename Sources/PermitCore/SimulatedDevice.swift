@@ -24,6 +24,9 @@ public final class SimulatedDevice: NotificationCenterClient {
     public let ephemeralNotifications: Bool
     /// How long an App Clip's ephemeral authorization lasts after a launch.
     public static let ephemeralLifetime: TimeInterval = 8 * 3_600
+    /// The app's Keychain items: unlike its files they outlive a reinstall (docs/platform.md
+    /// R-02), so the engine's durable part (`remember_durable`) is kept here, on the device.
+    public let keychain = InMemoryDurableStore()
     private let clock: any PermitClock
     private let state: Locked<State>
 
@@ -287,8 +290,10 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// The app is deleted and installed again. Its pending notifications go with it. When
     /// `systemRemembers` is false the device forgets the answer (the dialog can show again);
-    /// when true it keeps it, as iOS sometimes does.
-    public func reinstall(systemRemembers: Bool) {
+    /// when true it keeps it, as iOS sometimes does. The app's Keychain items survive unless
+    /// `keychainSurvives` is false (an erased device, or an iOS that deletes them with the app).
+    public func reinstall(systemRemembers: Bool, keychainSurvives: Bool = true) {
+        if !keychainSurvives { keychain.erase() }
         state.withLock { state in
             state.pending = []
             state.dialogOnScreen = nil

@@ -286,6 +286,9 @@ public final class PolicySource: Policy {
     /// Whether the policy of the event in progress plans reminders.
     public var plansReminders: Bool { pinnedOrCurrent.policy.plansReminders }
 
+    /// The serving policy's durable keys: a delivered version may keep more or less.
+    public var durableKeys: DurableKeys { pinnedOrCurrent.policy.durableKeys }
+
     /// Decides on the serving policy, and pins it for the rest of the event, so an install in
     /// between never mixes two policies in one event.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {

@@ -13,7 +13,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     public static let forgetMarker = "\u{0}permit.forget"
 
     /// The fields a policy table may have.
-    public static let policyFields = ["name", "params", "decide", "plan_reminders"]
+    public static let policyFields = ["name", "params", "decide", "plan_reminders", "remember_durable"]
 
     /// The policy's `name`.
     public let name: String
@@ -23,6 +23,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
     public let defaultParams: [String: PolicyValue]
     /// Whether the script has a `plan_reminders` function.
     public let plansReminders: Bool
+    /// What the script keeps across a reinstall (`remember_durable`).
+    public let durableKeys: DurableKeys
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
@@ -68,6 +70,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         self.chunkName = chunkName
         self.defaultParams = shape.params
         self.plansReminders = shape.planReminders != nil
+        self.durableKeys = shape.durableKeys
         self.runtime = Locked(Runtime(
             vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines))
     }
@@ -116,6 +119,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         var decide: LuaRef?
         var planReminders: LuaRef?
         var params: [String: PolicyValue] = [:]
+        var durableKeys = DurableKeys.none
         var problems: [PolicyError] = []
     }
 
@@ -154,6 +158,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             } else {
                 problem("policy.plan_reminders", "expected a function, got \(DecisionReader.describe(value))")
             }
+        }
+        if let value = table["remember_durable"] {
+            let durable = DurableKeysReader.read(value)
+            shape.durableKeys = durable.keys
+            for (field, message) in durable.problems { problem(field, message) }
         }
         if let value = table["params"] {
             guard case .table(let paramsTable) = value else {

@@ -12,7 +12,7 @@ public enum ScenarioParser {
     static let initialKeys = ["authorization", "settings", "ledger"]
     /// A `settings:` step: the authorization and any setting name.
     static let settingsStepKeys = ["authorization"] + NotificationSettings.names
-    static let reinstallKeys = ["system_remembers"]
+    static let reinstallKeys = ["system_remembers", "keychain_survives"]
     static let expectedReminderKeys = ["count", "alert", "local_times"]
     static let stepActionKeys = ["event", "answer", "settings", "reinstall", "policy_update"]
     static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "expect_update"]
@@ -292,13 +292,15 @@ public enum ScenarioParser {
         case "reinstall":
             let reinstall = fields["reinstall"]!
             if case .mapping = reinstall.node {
-                let remembers = try reinstall.fields(allowed: reinstallKeys)["system_remembers"]?.bool() ?? false
-                action = .reinstall(systemRemembers: remembers)
+                let options = try reinstall.fields(allowed: reinstallKeys)
+                action = .reinstall(
+                    systemRemembers: try options["system_remembers"]?.bool() ?? false,
+                    keychainSurvives: try options["keychain_survives"]?.bool() ?? true)
             } else {
                 guard try reinstall.bool() else {
                     throw reinstall.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
                 }
-                action = .reinstall(systemRemembers: false)
+                action = .reinstall(systemRemembers: false, keychainSurvives: true)
             }
         default:
             guard fields["after"] != nil else {

@@ -63,7 +63,8 @@ struct ScenarioPlayback {
         configuration: EngineConfiguration
     ) -> PermissionEngine {
         PermissionEngine(
-            policy: policy, client: device, platform: device.platform, store: InMemoryLedgerStore(ledger), clock: clock,
+            policy: policy, client: device, platform: device.platform, store: InMemoryLedgerStore(ledger),
+            durableStore: device.keychain, clock: clock,
             configuration: configuration)
     }
 
@@ -107,8 +108,8 @@ struct ScenarioPlayback {
             return await answerScreen(with: answer, into: &result)
         case .settings(let authorization, let settings):
             return changeSettings(authorization: authorization, settings: settings, into: &result)
-        case .reinstall(let remembers):
-            reinstall(systemRemembers: remembers, into: &result)
+        case .reinstall(let remembers, let keychainSurvives):
+            reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
         case .policyUpdate(let url):
             installUpdate(url, expected: step.expectations.update, into: &result)
         case .wait:
@@ -159,12 +160,19 @@ struct ScenarioPlayback {
         }
     }
 
-    /// `reinstall:` wipes the app's storage (and its updatable policy); the system may remember.
-    private mutating func reinstall(systemRemembers remembers: Bool, into result: inout StepResult) {
-        device.reinstall(systemRemembers: remembers)
+    /// `reinstall:` wipes the app's storage (and its updatable policy); the system may remember,
+    /// and the Keychain (the durable part of the ledger) survives unless the step says otherwise.
+    private mutating func reinstall(systemRemembers remembers: Bool, keychainSurvives: Bool, into result: inout StepResult) {
+        device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
         engine = Self.engine(
             ledger: Ledger(), policy: updates?.reset() ?? policy, device: device, clock: clock, configuration: configuration)
-        result.notes.append("reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer")
+        var note = "reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer"
+        if !keychainSurvives {
+            note += "; the Keychain is wiped too"
+        } else if engine.restoredDurablePart {
+            note += "; the ledger's durable part came back from the Keychain"
+        }
+        result.notes.append(note)
     }
 
     /// `policy_update:` installs a bundle between events, checked against `expect_update`.
@@ -186,7 +194,8 @@ extension Scenario.Action {
             "settings " + ((authorization.map { ["authorization=\($0)"] } ?? [])
                 + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
                 .joined(separator: " ")
-        case .reinstall(let remembers): remembers ? "reinstall (system remembers)" : "reinstall"
+        case .reinstall(let remembers, let keychainSurvives):
+            "reinstall" + (remembers ? " (system remembers)" : "") + (keychainSurvives ? "" : " (Keychain wiped)")
         case .wait: "wait"
         case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
         }

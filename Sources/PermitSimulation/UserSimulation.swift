@@ -55,7 +55,8 @@ struct UserSimulation: Sendable {
             preconditionFailure("a fresh device of a phone always starts not determined: \(error)")
         }
         engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(),
+            durableStore: device.keychain, clock: clock,
             configuration: configuration)
     }
 
@@ -295,7 +296,8 @@ struct UserSimulation: Sendable {
         device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
         authorizationMayHaveChanged = true
         engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(),
+            durableStore: device.keychain, clock: clock,
             configuration: configuration)
     }
 }

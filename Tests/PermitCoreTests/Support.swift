@@ -19,7 +19,7 @@ struct World {
         os: String = "16.0", appClip: Bool = false, authorization: PermissionStatus? = nil,
         timeZone: String = "UTC", maxPromptsPerDay: Int = 3, locale: String = "en",
         ledger: Ledger = Ledger(), staleReads: Int = 0, rechecks: [Duration] = [],
-        policy: any Policy
+        policy: any Policy, durableStore: (any DurableStore)? = nil
     ) {
         clock = ManualClock(start)
         let platform = platform(os, appClip: appClip)
@@ -28,7 +28,7 @@ struct World {
             ephemeralNotifications: appClip)
         store = InMemoryLedgerStore(ledger)
         engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: store, clock: clock,
+            policy: policy, client: device, platform: platform, store: store, durableStore: durableStore, clock: clock,
             configuration: EngineConfiguration(
                 maxPromptsPerDay: maxPromptsPerDay, locale: locale, timeZone: TimeZone(identifier: timeZone)!,
                 foregroundRechecks: rechecks))

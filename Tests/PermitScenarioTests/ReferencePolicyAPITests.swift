@@ -142,6 +142,7 @@ import PermitScenario
         #expect(try reference.keys("action") == Decision.Action.names)
         #expect(try reference.keys("guardrail") == Guardrail.allCases.map(\.rawValue))
         #expect(try reference.keys("policy").sorted() == LuaPolicy.policyFields.sorted())
+        #expect(try reference.keys("policy.remember_durable") == DurableKeysReader.fields)
     }
 
     @Test func theHelperTableIsDocumented() throws {

@@ -113,11 +113,11 @@ func failures(_ result: ScenarioResult) -> [String] {
           - { event: feature_opened, feature: diary }
           - { answer: accept }
           - { answer: deny, expect_status: denied, expect_ledger: { legacy_registered: true } }
-          - { reinstall: { system_remembers: true } }
+          - { reinstall: { system_remembers: true, keychain_survives: false } }
           - { event: app_launch, expect_status: not_determined, expect_ledger: { legacy_registered: false, launches: 1 } }
           - { event: feature_opened, feature: diary, expect: soft_prompt }
           - { answer: accept, expect_dialog: false, expect_status: denied }
-          - { reinstall: true }
+          - { after: 2d, reinstall: true }
           - { event: app_launch, expect_status: not_determined }
           - { event: feature_opened, feature: diary }
           - { answer: accept, expect_dialog: true }

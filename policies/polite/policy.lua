@@ -88,6 +88,10 @@ return {
     settings_backoff_days = { 3, 7, 30 },
   },
 
+  -- The settings-prompt history lives in the Keychain too: deleting and reinstalling the app
+  -- must not restart the cap and the back-off of a user who already said no three times.
+  remember_durable = { history = { "settings_prompt" } },
+
   decide = function(ctx)
     local event = ctx.event.name
     if event == "soft_prompt_answered" and ctx.event.answer == "accept" then

@@ -33,6 +33,8 @@ final class PermissionCoordinator: ObservableObject {
             // One engine per ledger file; should the file be locked, keep the session in memory.
             store: (try? JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")))
                 ?? InMemoryLedgerStore(),
+            // What the policy keeps across a reinstall (`remember_durable`) lives in the Keychain.
+            durableStore: KeychainDurableStore(service: (Bundle.main.bundleIdentifier ?? "app") + ".permit"),
             configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
         self.engine = engine
         Task { @MainActor in
