@@ -123,6 +123,7 @@
 ---@field variant? string # soft_prompt copy id for A/B tests
 ---@field options? PermitOption[] # request_permission; default { "alert", "sound", "badge" }
 ---@field deep_link? PermitDeepLink # settings_prompt; default "app_settings"
+---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

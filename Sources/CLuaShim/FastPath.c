@@ -81,11 +81,11 @@ int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
 /* The names DecisionReader accepts, in PERMIT_D_* order. */
 static const char *const decision_names[PERMIT_D_COUNT] = {
     "action", "reason", "remember", "title", "message", "accept", "decline",
-    "presentation", "variant", "options", "open", "cancel", "deep_link",
+    "presentation", "variant", "options", "open", "cancel", "deep_link", "cancel_reminders",
 };
 
 #define BIT(f) (1u << (f))
-#define COMMON (BIT(PERMIT_D_ACTION) | BIT(PERMIT_D_REASON) | BIT(PERMIT_D_REMEMBER))
+#define COMMON (BIT(PERMIT_D_ACTION) | BIT(PERMIT_D_REASON) | BIT(PERMIT_D_REMEMBER) | BIT(PERMIT_D_CANCEL_REMINDERS))
 
 static const char *const action_names[4] = {"none", "soft_prompt", "request_permission", "settings_prompt"};
 static const unsigned allowed_fields[4] = {

@@ -6,6 +6,9 @@ public struct Decision: Sendable, Hashable {
     public var reason: String?
     /// Keys to store in `ctx.state` (a `nil` value deletes the key). Scalars only, 4 KiB in all.
     public var remember: [String: PolicyValue?]
+    /// `cancel_reminders = true`: remove every pending reminder of the policy (for example on
+    /// a denial), and plan none for this event.
+    public var cancelReminders = false
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {

@@ -57,4 +57,7 @@ public protocol NotificationCenterClient: Sendable {
     nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder]
     /// Adds local notifications. The system keeps at most 64, the soonest.
     nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async
+    /// Removes pending local notifications by identifier (`removePendingNotificationRequests`);
+    /// unknown identifiers are ignored, as iOS ignores them.
+    nonisolated(nonsending) func removePendingReminders(ids: [String]) async
 }

@@ -23,8 +23,12 @@ public struct Outcome: Sendable, Hashable {
     public var dialogShown: Bool
     /// When a request showed no dialog, the answer the system gave at once.
     public var immediateAnswer: Bool?
-    /// Reminders handed to the system for this event.
+    /// Reminders handed to the system for this event: new ones, and changed ones replacing
+    /// the pending notification with their identifier.
     public var remindersScheduled: [ScheduledReminder]
+    /// Identifiers of the policy's pending reminders removed for this event: no longer in
+    /// what `plan_reminders` returned, or all of them for `cancel_reminders`.
+    public var remindersRemoved: [String] = []
     /// Set when the ledger could not be saved; it is kept in memory and saved with the next event.
     public var storageError: String?
     /// What the policy printed (`print`, `permit.log`) while handling the event.

@@ -163,7 +163,9 @@ public actor PermissionEngine {
 
         if let granted = outcome.immediateAnswer { await followUp(&outcome, granted: granted, status: status, now: now) }
 
-        if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
+        if outcome.decision.cancelReminders || outcome.followUps.contains(where: \.decision.cancelReminders) {
+            await cancelReminders(&outcome)
+        } else if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
            policy.plansReminders {
             let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
             await planReminders(&outcome, context: context)
@@ -217,7 +219,7 @@ public actor PermissionEngine {
                 // Nothing of a decision a guardrail voided takes effect, its `remember` included:
                 // a policy that stores "asked_at" must not believe it asked.
                 let voided = decision.action == .none && proposed.action != .none
-                if !voided { try ledger.apply(remember: proposed.remember) }
+                if voided { decision.cancelReminders = false } else { try ledger.apply(remember: proposed.remember) }
                 outcome.decision = decision
             }
         } catch {
@@ -259,6 +261,13 @@ public actor PermissionEngine {
         }
     }
 
+    /// `cancel_reminders`: every pending reminder of the policy goes; the app's own stay.
+    private func cancelReminders(_ outcome: inout Outcome) async {
+        let owned = await client.pendingReminders().map(\.id).filter { $0.hasPrefix(ReminderPlanner.ownedPrefix) }
+        if !owned.isEmpty { await client.removePendingReminders(ids: owned) }
+        outcome.remindersRemoved = owned
+    }
+
     private func planReminders(_ outcome: inout Outcome, context: PolicyContext) async {
         let requests: [ReminderRequest]
         do {
@@ -274,10 +283,14 @@ public actor PermissionEngine {
         for problem in plan.problems {
             outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))
         }
+        if !plan.toRemove.isEmpty {
+            await client.removePendingReminders(ids: plan.toRemove)
+        }
         if !plan.toSchedule.isEmpty {
             await client.schedule(plan.toSchedule)
         }
         outcome.remindersScheduled = plan.toSchedule
+        outcome.remindersRemoved = plan.toRemove
     }
 
     // MARK: Helpers

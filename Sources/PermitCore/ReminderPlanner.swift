@@ -3,9 +3,11 @@ import Foundation
 /// Turns a policy's reminder requests into notifications to schedule (docs/reference.md#plan-reminders).
 ///
 /// A pure function of its inputs, so every rule is tested without a device: fire dates in the
-/// device's time zone, past ones dropped, ones already pending dropped, the system's 64 cap
-/// applied to pending and new together (iOS keeps the soonest), badge and sound only when the
-/// alert setting is disabled.
+/// device's time zone, past ones dropped, badge and sound only when nothing would show the
+/// content. The list is the whole set the policy wants: it is reconciled with the policy's
+/// pending notifications (those whose identifier starts with `permit.`), adding what is
+/// missing, replacing what changed and removing what the policy no longer wants, within the
+/// system's 64 alongside the app's own notifications.
 public enum ReminderPlanner {
     /// iOS keeps at most this many pending local notifications.
     public static let systemPendingLimit = 64
@@ -20,12 +22,26 @@ public enum ReminderPlanner {
         public var description: String { "reminders[\(index + 1)]: \(message)" }
     }
 
-    /// What to schedule and what was left out.
+    /// What to schedule, what to remove, and what was left out.
     public struct Plan: Sendable, Hashable {
-        /// New notifications to schedule, soonest first.
+        /// Notifications to schedule, soonest first: new ones, and changed ones (same
+        /// identifier, so scheduling replaces the pending one).
         public var toSchedule: [ScheduledReminder]
+        /// Identifiers of the policy's pending notifications it no longer wants, in order.
+        public var toRemove: [String] = []
         /// Requests that were invalid (bad hour, text missing for the locale, ...).
         public var problems: [Problem]
+    }
+
+    /// The prefix of every identifier the policy's reminders get, so the planner knows which
+    /// pending notifications are the policy's to change and leaves the app's own alone.
+    public static let ownedPrefix = "permit."
+
+    /// The system identifier of a reminder: `permit.<id>` for a policy's own id, or
+    /// `permit.reminder.<fire time>` without one.
+    public static func identifier(for id: String?, fireDate: Date) -> String {
+        if let id { return ownedPrefix + id }
+        return ownedPrefix + "reminder.\(Int64(fireDate.timeIntervalSince1970))"
     }
 
     /// Plans `requests` for `now` in `timeZone` against what is already pending.
@@ -45,8 +61,7 @@ public enum ReminderPlanner {
         calendar.timeZone = timeZone
         let clock = LocalWallClock(now: now, timeZone: timeZone)
         let chain = LocalizedText.fallbackChain(for: locale)
-        let pendingDates = Set(pending.map(\.fireDate))
-        var seenDates = Set<Date>()
+        var seenIds = Set<String>()
         var candidates: [ScheduledReminder] = []
         var problems: [Problem] = []
 
@@ -65,16 +80,16 @@ public enum ReminderPlanner {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
             }
-            guard fireDate > now, !pendingDates.contains(fireDate), seenDates.insert(fireDate).inserted else {
-                continue
-            }
+            // Two reminders without an id at the same time would be one notification.
+            let id = identifier(for: request.id, fireDate: fireDate)
+            guard fireDate > now, seenIds.insert(id).inserted else { continue }
             guard let body = request.body.resolved(along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue
             }
             let title = request.title.flatMap { $0.resolved(along: chain) }
             candidates.append(ScheduledReminder(
-                id: request.id ?? "permit.reminder.\(Int64(fireDate.timeIntervalSince1970))",
+                id: id,
                 fireDate: fireDate,
                 title: contentShown ? title : nil,
                 body: contentShown ? body : nil,
@@ -84,13 +99,30 @@ public enum ReminderPlanner {
             ))
         }
 
-        return Plan(toSchedule: fitting(candidates, besides: pending, now: now), problems: problems)
+        return reconcile(candidates, with: pending, now: now, problems: problems)
     }
 
-    /// iOS keeps the 64 soonest of everything pending: a new reminder later than that would
-    /// be dropped by the system at once, so it is not scheduled at all. Soonest first.
-    static func fitting(_ candidates: [ScheduledReminder], besides pending: [ScheduledReminder], now: Date) -> [ScheduledReminder] {
-        let pendingSorted = pending.filter { $0.fireDate > now }.map(\.fireDate).sorted()
+    /// The wanted set against what is pending: the policy's notifications that are not wanted
+    /// any more go, wanted ones that are missing or differ are scheduled, identical ones stay
+    /// untouched (no needless replace, which on iOS would reset nothing but costs a call).
+    static func reconcile(
+        _ wanted: [ScheduledReminder], with pending: [ScheduledReminder], now: Date, problems: [Problem]
+    ) -> Plan {
+        let (owned, foreign) = pending.filter { $0.fireDate > now }.partitioned { $0.id.hasPrefix(ownedPrefix) }
+        let kept = fitting(wanted, besides: foreign)
+        let pendingById = Dictionary(owned.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let keptIds = Set(kept.map(\.id))
+        return Plan(
+            toSchedule: kept.filter { pendingById[$0.id] != $0 },
+            toRemove: owned.map(\.id).filter { !keptIds.contains($0) },
+            problems: problems)
+    }
+
+    /// iOS keeps at most 64 pending notifications: the policy's share is what the app's own
+    /// pending ones leave, soonest first (a reminder past that would be dropped by the system
+    /// at once, so it is not scheduled at all).
+    static func fitting(_ candidates: [ScheduledReminder], besides pending: [ScheduledReminder]) -> [ScheduledReminder] {
+        let pendingSorted = pending.map(\.fireDate).sorted()
         var kept: [ScheduledReminder] = []
         for candidate in candidates.sorted(by: { $0.fireDate < $1.fireDate }) {
             let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count

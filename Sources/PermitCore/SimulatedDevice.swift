@@ -181,6 +181,9 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// Adds reminders; like iOS, keeps the 64 soonest.
     public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
 
+    /// Removes pending notifications by identifier; unknown ones are ignored.
+    public nonisolated(nonsending) func removePendingReminders(ids: [String]) async { remove(ids: ids) }
+
     // MARK: The user and the world
 
     /// Whether the system dialog is on screen, waiting for `answerDialog`.
@@ -343,6 +346,13 @@ public final class SimulatedDevice: NotificationCenterClient {
                 state.pending.removeLast(state.pending.count - ReminderPlanner.systemPendingLimit)
             }
         }
+    }
+
+    /// Removes pending notifications by identifier, as `removePendingNotificationRequests`
+    /// does; unknown identifiers are ignored.
+    public func remove(ids: [String]) {
+        let doomed = Set(ids)
+        state.withLock { $0.pending.removeAll { doomed.contains($0.id) } }
     }
 
     // MARK: Private

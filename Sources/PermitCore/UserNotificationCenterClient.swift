@@ -93,5 +93,10 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             try? await center.add(UNNotificationRequest(identifier: reminder.id, content: content, trigger: trigger))
         }
     }
+
+    /// Removes pending requests the policy no longer wants.
+    public func removePendingReminders(ids: [String]) async {
+        UNUserNotificationCenter.current().removePendingNotificationRequests(withIdentifiers: ids)
+    }
 }
 #endif

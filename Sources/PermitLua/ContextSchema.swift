@@ -166,10 +166,11 @@ public enum ContextSchema {
         Field("open", "PermitText", optional: true), Field("cancel", "PermitText", optional: true),
         Field("presentation", "PermitPresentation", optional: true), Field("variant", "string", optional: true),
         Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
+        Field("cancel_reminders", "boolean", optional: true),
     ])
 
     /// The decision fields every action takes.
-    public static let commonDecisionFields = ["action", "reason", "remember"]
+    public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders"]
 
     /// The further fields each action takes.
     public static let decisionFieldsByAction: [String: [String]] = [

@@ -32,6 +32,13 @@ enum DecisionReader {
         var reason: String?
         if let value = table["reason"] { reason = try text(value, at: "decision.reason") }
         let remember = try table["remember"].map { value throws(PolicyError) in try rememberUpdates(value) } ?? [:]
+        var cancelReminders = false
+        if let value = table["cancel_reminders"] {
+            guard case .boolean(let flag) = value else {
+                throw invalid("decision.cancel_reminders", "expected true or false, got \(describe(value))")
+            }
+            cancelReminders = flag
+        }
 
         let result: Decision.Action
         switch action {
@@ -51,7 +58,9 @@ enum DecisionReader {
         default:
             result = .none
         }
-        return Decision(result, reason: reason, remember: remember)
+        var decision = Decision(result, reason: reason, remember: remember)
+        decision.cancelReminders = cancelReminders
+        return decision
     }
 
     static func reminders(from value: LuaValue) throws(PolicyError) -> [ReminderRequest] {

@@ -267,44 +267,15 @@ extension FastPath {
                 remember = updates
             }
 
-            let action: Decision.Action
-            switch Int(bits) >> 16 {
-            case 0:
-                action = .none
-            case 1:
-                guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
-                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
-                      let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
-                      let decline = localized(slot(Int32(PERMIT_D_DECLINE))),
-                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
-                else { return nil }
-                var variant: String?
-                if has(Int32(PERMIT_D_VARIANT)) {
-                    guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
-                    variant = text
-                }
-                action = .softPrompt(SoftPrompt(
-                    title: title, message: message, accept: accept, decline: decline, presentation: presentation,
-                    variant: variant))
-            case 2:
-                guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
-                action = .requestPermission(options: options)
-            case 3:
-                guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
-                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
-                      let open = localized(slot(Int32(PERMIT_D_OPEN))),
-                      let cancel = localized(slot(Int32(PERMIT_D_CANCEL))),
-                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION))),
-                      let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
-                else { return nil }
-                action = .settingsPrompt(SettingsPrompt(
-                    title: title, message: message, open: open, cancel: cancel, presentation: presentation,
-                    deepLink: deepLink))
-            default:
-                return nil
-            }
+            guard let action = action(kind: Int(bits) >> 16, present: present, at: index) else { return nil }
             guard values <= maxValues else { return nil }
-            return Decision(action, reason: reason, remember: remember)
+            var decision = Decision(action, reason: reason, remember: remember)
+            if has(Int32(PERMIT_D_CANCEL_REMINDERS)) {
+                // Anything but a boolean is left to DecisionReader, which names the field.
+                guard let flag = boolean(at: slot(Int32(PERMIT_D_CANCEL_REMINDERS))) else { return nil }
+                decision.cancelReminders = flag
+            }
+            return decision
         }
 
         /// A list of reminders (DecisionReader.reminders) when every item is plainly valid;
@@ -402,6 +373,53 @@ extension FastPath {
             var length = 0
             let pointer = permit_tolstring_raw(L, index, &length)
             return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        }
+
+        /// The action of kind `kind` (its position in the C reader's action names), with the
+        /// fields it requires; `nil` when any is not plainly valid.
+        mutating func action(kind: Int, present: Int, at index: Int32) -> Decision.Action? {
+            func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
+            func slot(_ field: Int32) -> Int32 { index + 1 + field }
+            switch kind {
+            case 0:
+                return Decision.Action.none
+            case 1:
+                guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
+                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
+                      let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
+                      let decline = localized(slot(Int32(PERMIT_D_DECLINE))),
+                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
+                else { return nil }
+                var variant: String?
+                if has(Int32(PERMIT_D_VARIANT)) {
+                    guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
+                    variant = text
+                }
+                return .softPrompt(SoftPrompt(
+                    title: title, message: message, accept: accept, decline: decline, presentation: presentation,
+                    variant: variant))
+            case 2:
+                guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
+                return .requestPermission(options: options)
+            case 3:
+                guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
+                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
+                      let open = localized(slot(Int32(PERMIT_D_OPEN))),
+                      let cancel = localized(slot(Int32(PERMIT_D_CANCEL))),
+                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION))),
+                      let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
+                else { return nil }
+                return .settingsPrompt(SettingsPrompt(
+                    title: title, message: message, open: open, cancel: cancel, presentation: presentation,
+                    deepLink: deepLink))
+            default:
+                return nil
+            }
+        }
+
+        /// A boolean, or `nil` for any other type.
+        func boolean(at index: Int32) -> Bool? {
+            lua_type(L, index) == LUA_TBOOLEAN ? lua_toboolean(L, index) != 0 : nil
         }
 
         /// DecisionReader.text: a string of at most `maxTextBytes`.

@@ -81,6 +81,7 @@ public enum JSONReport {
                 if let badge = reminder.badge { entry["badge"] = .integer(Int64(badge)) }
                 return .table(entry)
             })
+            fields["reminders_removed"] = .list(outcome.remindersRemoved.map(PolicyValue.string))
             if !outcome.trace.isEmpty { fields["trace"] = .string(outcome.trace) }
             if let followUp = outcome.followUps.first {
                 fields["follow_up"] = .table([

@@ -37,13 +37,19 @@ public struct TimelineFormatter: Sendable {
         return line
     }
 
-    /// "scheduled 2 reminder(s) at +1d, +3d", or `nil` when the step scheduled none; shared by
-    /// `permit run` and `permit test --verbose` so both say the same.
+    /// "scheduled 2 reminder(s) at +1d, +3d; removed 1 (permit.x)", or `nil` when the step
+    /// changed none; shared by `permit run` and `permit test --verbose` so both say the same.
     public func scheduledReminders(_ outcome: Outcome) -> String? {
-        guard !outcome.remindersScheduled.isEmpty else { return nil }
-        let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
-        let kind = outcome.remindersScheduled.allSatisfy(\.presentsAlert) ? "" : " (badge and sound only)"
-        return "scheduled \(outcome.remindersScheduled.count) reminder(s)\(kind) at \(dates.joined(separator: ", "))"
+        var parts: [String] = []
+        if !outcome.remindersScheduled.isEmpty {
+            let dates = outcome.remindersScheduled.map { clock(Int64($0.fireDate.timeIntervalSince1970)) }
+            let kind = outcome.remindersScheduled.allSatisfy(\.presentsAlert) ? "" : " (badge and sound only)"
+            parts.append("scheduled \(outcome.remindersScheduled.count) reminder(s)\(kind) at \(dates.joined(separator: ", "))")
+        }
+        if !outcome.remindersRemoved.isEmpty {
+            parts.append("removed \(outcome.remindersRemoved.count) reminder(s) (\(outcome.remindersRemoved.joined(separator: ", ")))")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// The lines `permit.log` wrote, without blank ones: an empty `trace:` line says nothing.

@@ -15,6 +15,7 @@ final class PlainAsyncClient: NotificationCenterClient {
     }
     func pendingReminders() async -> [ScheduledReminder] { await device.pendingReminders() }
     func schedule(_ reminders: [ScheduledReminder]) async { await device.schedule(reminders) }
+    func removePendingReminders(ids: [String]) async { await device.removePendingReminders(ids: ids) }
 }
 
 @Suite struct PlainAsyncClientTests {

@@ -128,14 +128,48 @@ import Testing
         #expect(result.toSchedule.map(\.fireDate) == [iso("2026-01-06T01:00:00Z")])
     }
 
-    @Test func duplicatesAndAlreadyPendingAreDropped() {
-        let pending = [ScheduledReminder(id: "old", fireDate: iso("2026-01-05T20:00:00Z"), body: "old")]
+    @Test func twoRemindersWithoutAnIdAtOneTimeAreOne() {
         let result = plan([
-            ReminderRequest(hour: 20, body: "again"),
             ReminderRequest(hour: 21, body: "new"),
             ReminderRequest(hour: 21, body: "twice"),
-        ], pending: pending)
+        ])
         #expect(result.toSchedule.map(\.body) == ["new"])
+    }
+
+    /// The list is the whole set the policy wants (docs/reference.md#plan-reminders): what is
+    /// missing is added, what changed replaced, what is gone removed, the same left alone.
+    @Test func theListIsReconciledWithThePoliciesPendingReminders() {
+        let same = ScheduledReminder(id: "permit.same", fireDate: iso("2026-01-05T20:00:00Z"), body: "same")
+        let changed = ScheduledReminder(id: "permit.changed", fireDate: iso("2026-01-05T21:00:00Z"), body: "quiet")
+        let gone = ScheduledReminder(id: "permit.gone", fireDate: iso("2026-01-06T09:00:00Z"), body: "gone")
+        let apps = ScheduledReminder(id: "app.own", fireDate: iso("2026-01-06T10:00:00Z"), body: "the app's")
+        let result = plan([
+            ReminderRequest(hour: 20, body: "same", id: "same"),
+            ReminderRequest(hour: 21, body: "now with words", id: "changed"),
+            ReminderRequest(day: 1, hour: 8, body: "new", id: "new"),
+        ], pending: [same, changed, gone, apps])
+        #expect(result.toSchedule.map(\.id) == ["permit.changed", "permit.new"])
+        #expect(result.toSchedule.first?.body == "now with words")
+        #expect(result.toRemove == ["permit.gone"])  // the app's own notification stays
+    }
+
+    @Test func anEmptyListRemovesEveryPendingReminderOfThePolicy() {
+        let pending = [
+            ScheduledReminder(id: "permit.reminder.1767643200", fireDate: iso("2026-01-05T20:00:00Z"), body: "a"),
+            ScheduledReminder(id: "permit.b", fireDate: iso("2026-01-05T21:00:00Z"), body: "b"),
+            ScheduledReminder(id: "mine", fireDate: iso("2026-01-05T22:00:00Z"), body: "c"),
+        ]
+        let result = plan([], pending: pending)
+        #expect(result.toSchedule.isEmpty)
+        #expect(result.toRemove == ["permit.reminder.1767643200", "permit.b"])
+    }
+
+    @Test func theAppsOwnPendingNotificationsLeaveThePolicyTheRestOfSixtyFour() {
+        let apps = (0..<60).map {
+            ScheduledReminder(id: "app.\($0)", fireDate: start.addingTimeInterval(3_600 * Double($0 + 1)), body: "x")
+        }
+        let requests = (1...10).map { ReminderRequest(day: $0, hour: 9, body: .plain("day \($0)")) }
+        #expect(plan(requests, pending: apps).toSchedule.count == 4)
     }
 
     @Test func keepsThe64SoonestCountingPending() {
@@ -195,7 +229,7 @@ import Testing
 
     @Test func defaultIdentifiersFollowTheFireDate() {
         let result = plan([ReminderRequest(hour: 20, body: "x"), ReminderRequest(hour: 21, body: "y", id: "custom")])
-        #expect(result.toSchedule.map(\.id) == ["permit.reminder.1767643200", "custom"])
+        #expect(result.toSchedule.map(\.id) == ["permit.reminder.1767643200", "permit.custom"])
     }
 }
 

@@ -158,6 +158,7 @@ import PermitScenario
     static func completeDecision(_ action: String) -> [String: LuaValue] {
         var fields: [String: LuaValue] = [
             "action": .string(action), "reason": "because", "remember": .table(LuaTable(["seen": true])),
+            "cancel_reminders": true,
         ]
         switch action {
         case "soft_prompt":

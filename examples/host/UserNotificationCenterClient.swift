@@ -40,5 +40,7 @@ final class UserNotificationCenterClient: NotificationCenterClient {
     nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] { await device.pendingReminders() }
 
     nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { await device.schedule(reminders) }
+
+    nonisolated(nonsending) func removePendingReminders(ids: [String]) async { await device.removePendingReminders(ids: ids) }
 }
 #endif

@@ -24,6 +24,9 @@ local copy = {
   },
 }
 
+-- The statuses in which reminders are delivered.
+local granted = { authorized = true, provisional = true, ephemeral = true }
+
 return {
   name = "reminders",
   params = {
@@ -38,6 +41,11 @@ return {
     if event == "soft_prompt_answered" and ctx.event.answer == "accept" then
       return { action = "request_permission", options = { "alert", "sound", "badge" },
                reason = "the user accepted the primer" }
+    end
+    -- Turned off in Settings: clear what is pending, so nothing stale fires the moment the
+    -- user switches notifications back on (plan_reminders fills the window again then).
+    if ctx.status == "denied" and granted[ctx.previous_status] then
+      return { action = "none", cancel_reminders = true, reason = "turned off in Settings: reminders cleared" }
     end
     if event ~= "app_launch" or ctx.status ~= "not_determined" then
       return nil
@@ -54,8 +62,9 @@ return {
              decline = c.decline, reason = "launch: not asked yet" }
   end,
 
-  -- Called by the core only while notifications are granted. Past times and ones already
-  -- pending are dropped by the core, so returning the whole window each time is what tops it up.
+  -- Called by the core only while notifications are granted. The list is the whole window the
+  -- policy wants: the core adds what is missing, rewords what changed (alerts switched off) and
+  -- leaves the rest pending, so returning the whole window each time is what tops it up.
   plan_reminders = function(ctx)
     -- An App Clip's permission is ephemeral (hours, not days): today's reminders only.
     local days = ctx.status == "ephemeral" and 1 or ctx.params.days

@@ -229,7 +229,7 @@ int permit_push_context(lua_State *L, const permit_ctx_fields *f);
 enum {
     PERMIT_D_ACTION, PERMIT_D_REASON, PERMIT_D_REMEMBER, PERMIT_D_TITLE, PERMIT_D_MESSAGE, PERMIT_D_ACCEPT,
     PERMIT_D_DECLINE, PERMIT_D_PRESENTATION, PERMIT_D_VARIANT, PERMIT_D_OPTIONS, PERMIT_D_OPEN, PERMIT_D_CANCEL,
-    PERMIT_D_DEEP_LINK, PERMIT_D_COUNT
+    PERMIT_D_DEEP_LINK, PERMIT_D_CANCEL_REMINDERS, PERMIT_D_COUNT
 };
 /// For a plain decision table at `idx` (no metatable, only string keys among the names above,
 /// `action` one of none / soft_prompt / request_permission / settings_prompt with only the
