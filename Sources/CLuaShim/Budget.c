@@ -4,6 +4,12 @@
 #include <lauxlib.h>
 #include <stdarg.h>
 
+/* Grows the stack, while the allocator is told not to refuse, by what raising needs: the
+   message handler runs on top of the error, and with the budget gone a stack that had to grow
+   for it would be refused, turning the error into a bare "not enough memory" (the handler
+   never runs, so the message loses what ran out and where). */
+static void reserve_handler_stack(lua_State *L) { (void)lua_checkstack(L, LUA_MINSTACK + 8); }
+
 int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     vm->budget_exceeded = 1;
     vm->budget_left = 0;
@@ -12,6 +18,7 @@ int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
+    reserve_handler_stack(L);
     luaL_where(L, 1);
     lua_pushfstring(L, "instruction budget of %I exceeded (%s)", (LUAI_UACINT)vm->budget_limit, where);
     lua_concat(L, 2);
@@ -94,6 +101,8 @@ permit_guard_state *permit_guards(lua_State *L) { return &getvm(L)->guards; }
 
 int permit_budget_gone(lua_State *L) { return getvm(L)->budget_exceeded; }
 
+int permit_in_call(lua_State *L) { return getvm(L)->in_call; }
+
 /* Also reads the wall clock. A unit is about one VM instruction, 2.5 ns on the reference
    machine: work that would end past the limit is refused before it starts instead of
    overshooting it. */
@@ -111,6 +120,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
         int saved = vm->limit_on;
         vm->limit_on = 0;
+        reserve_handler_stack(L);
         luaL_where(L, 1);
         lua_pushfstring(L, "time limit of %I ms exceeded (%s)", (LUAI_UACINT)(vm->time_limit_ns / 1000000), where);
         lua_concat(L, 2);

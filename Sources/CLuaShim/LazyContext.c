@@ -28,6 +28,7 @@
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
+#include "sandbox_guards.h"
 #include <lauxlib.h>
 #include <string.h>
 
@@ -146,31 +147,48 @@ static void push_state(lua_State *L, const snapshot *s) {
     if (at != s->header->state_nodes) damaged(L);
 }
 
-static int name_before(const snapshot *s, const permit_lazy_feature *a, const permit_lazy_feature *b) {
+/* Whether feature `a`'s name sorts strictly before `b`'s (bytewise, a prefix first). Adds the
+   comparison's charge to `*units`: one unit plus the shorter length / 32, as table.sort's
+   comparisons are charged (ChargedLib.c). */
+static int name_before(const snapshot *s, const permit_lazy_feature *a, const permit_lazy_feature *b,
+                       uint64_t *units) {
     uint32_t n = a->name_length < b->name_length ? a->name_length : b->name_length;
+    *units += 1 + n / 32;
     int order = memcmp(s->text + a->name_offset, s->text + b->name_offset, n);
     return order < 0 || (order == 0 && a->name_length < b->name_length);
 }
 
+/* One pass of the merge sort: merges each pair of sorted runs of `width` in `from` into `to`;
+   returns the pass's charge. The right run's head goes first only when strictly before: equal
+   names keep their order. */
+static uint64_t merge_pass(const snapshot *s, const uint32_t *from, uint32_t *to, uint32_t count, uint64_t width) {
+    uint64_t units = 0;
+    for (uint64_t lo = 0; lo < count; lo += 2 * width) {
+        uint64_t mid = lo + width < count ? lo + width : count;
+        uint64_t hi = lo + 2 * width < count ? lo + 2 * width : count;
+        uint64_t a = lo, b = mid, k = lo;
+        while (a < mid && b < hi) {
+            if (name_before(s, &s->features[from[b]], &s->features[from[a]], &units)) to[k++] = from[b++];
+            else to[k++] = from[a++];
+        }
+        while (a < mid) to[k++] = from[a++];
+        while (b < hi) to[k++] = from[b++];
+    }
+    return units;
+}
+
 /* Sorts `order` (feature indices) by name with a bottom-up merge sort: n log n comparisons,
    so a ledger with many features costs what its size warrants (an insertion sort here was
-   quadratic, in one C call the budget never saw). Stable; `spare` holds `count` slots. */
-static void sort_by_name(const snapshot *s, uint32_t *order, uint32_t *spare, uint32_t count) {
+   quadratic, in one C call the budget never saw). Stable; `spare` holds `count` slots. Inside
+   a call each pass's comparisons are charged to the budget as they are made
+   (BoundaryTests.manyFeaturesAreChargedAsAMergeSort holds the total within n log n); the host
+   settling a ctx it reads back after the call is not charged, as its allocations are not. */
+static void sort_by_name(lua_State *L, const snapshot *s, uint32_t *order, uint32_t *spare, uint32_t count) {
     uint32_t *from = order, *to = spare;
+    int charged = permit_in_call(L);
     for (uint64_t width = 1; width < count; width *= 2) {
-        for (uint64_t lo = 0; lo < count; lo += 2 * width) {
-            uint64_t mid = lo + width < count ? lo + width : count;
-            uint64_t hi = lo + 2 * width < count ? lo + 2 * width : count;
-            uint64_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) {
-                /* The right run's head goes first only when strictly before: equal names keep
-                   their order. */
-                if (name_before(s, &s->features[from[b]], &s->features[from[a]])) to[k++] = from[b++];
-                else to[k++] = from[a++];
-            }
-            while (a < mid) to[k++] = from[a++];
-            while (b < hi) to[k++] = from[b++];
-        }
+        uint64_t units = merge_pass(s, from, to, count, width);
+        if (charged) permit_charge_work(L, units, "building ctx.history.features");
         uint32_t *swap = from;
         from = to;
         to = swap;
@@ -192,7 +210,7 @@ static void push_features(lua_State *L, const snapshot *s) {
         if (f->name_offset > s->header->text_bytes || f->name_length > s->header->text_bytes - f->name_offset) damaged(L);
         order[i] = i;
     }
-    sort_by_name(s, order, order + count, count);
+    sort_by_name(L, s, order, order + count, count);
     for (uint32_t i = 0; i < count; i++) {
         const permit_lazy_feature *f = &s->features[order[i]];
         push_text(L, s, f->name_offset, f->name_length);

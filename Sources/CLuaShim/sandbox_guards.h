@@ -29,6 +29,9 @@ permit_guard_state *permit_guards(lua_State *L);
 /* Charges `units` of C work against the instruction budget before it runs; raises the budget
    (or time) error when they are not left. Also checks the wall clock. */
 void permit_charge_work(lua_State *L, uint64_t units, const char *where);
+/* Whether script code may run now (inside permit_call): C work done for the host between calls
+   (building a ctx field the host reads back) is not charged, as its allocations are not. */
+int permit_in_call(lua_State *L);
 /* Whether the budget or the time limit is gone in this call (the error is on its way). */
 int permit_budget_gone(lua_State *L);
 /* Raises a nesting error that the script cannot swallow: every later instruction of the call

@@ -231,6 +231,43 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         expectHealthy(vm)
     }
 
+    /// A truncated snapshot whose every byte present is valid: one state node (an empty table)
+    /// and a header that also claims text the userdata does not hold (its strings cut off).
+    /// Building `ctx.state` needs none of the missing bytes, so only the size check at opening
+    /// refuses it; without that check the call returns true, and the next field that reads the
+    /// text reads past the userdata.
+    @Test(arguments: [1, 64, 1 << 20])
+    func aTruncatedSnapshotIsRefusedBeforeAnyFieldIsBuilt(text: Int) throws {
+        let vm = LuaVM(limits: testLimits)
+        let f = try vm.load("local ctx = ... return type(ctx.state) == 'table'", chunkName: "snapshot.lua")
+        let keys = try vm.store(.table(LuaTable(entries: [])), readOnly: false)
+        defer { vm.release(keys) }
+        let keysSlot = try vm.slot(of: keys)
+        var failure: LuaError?
+        do {
+            let result = try vm.callDirect(f, pushArgument: { stack throws(LuaError) in
+                lua_createtable(stack.L, 0, 8)
+                let headerSize = MemoryLayout<permit_lazy_header>.size
+                guard let memory = permit_lazy_attach(stack.L, -1, headerSize + MemoryLayout<permit_lazy_node>.size) else {
+                    throw LuaError(kind: .memoryExhausted, message: "attach")
+                }
+                var header = permit_lazy_header()
+                header.keys_ref = keysSlot
+                header.state_nodes = 1
+                header.text_bytes = UInt32(text)
+                memory.storeBytes(of: header, as: permit_lazy_header.self)
+                var node = permit_lazy_node()
+                node.type = Int32(PERMIT_LAZY_TABLE)
+                memory.storeBytes(of: node, toByteOffset: headerSize, as: permit_lazy_node.self)
+            }, readResults: { stack, base throws(LuaError) in lua_toboolean(stack.L, base + 1) != 0 ? 1 : 0 })
+            Issue.record("a truncated snapshot was read: \(result)")
+        } catch {
+            failure = error
+        }
+        #expect(failure?.message.contains("damaged ctx snapshot") == true, "\(String(describing: failure))")
+        expectHealthy(vm)
+    }
+
     /// A chunk name a script gives `load` loses every leading '@' and '=': it shows as
     /// [string "..."], never as a file, so it cannot pose as the policy in errors or coverage.
     @Test(arguments: [
@@ -276,6 +313,52 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         #expect(decision?.reason == "3000")
         let (fast, general) = try policy.contextsForTesting(FastPathTests.context(.appLaunch, history: ledger))
         #expect(fast == general)
+    }
+
+    /// Building `ctx.history.features` sorts the ledger's features by name inside one C call; its
+    /// comparisons are charged to the budget. A merge sort of n names makes at least n/2 and at
+    /// most n comparisons per pass, log2 n passes: the charge (what reading the field adds to
+    /// the call) stays within those bounds. Uncharged, only the field's allocations would show
+    /// (about 1.5 units per feature, under the lower bound); quadratic, the charge would pass
+    /// n²/4, far over the upper one.
+    @Test func manyFeaturesAreChargedAsAMergeSort() throws {
+        let count = 4096  // the default cap on one table's hash slots
+        var ledger = Ledger()
+        var generator = SplitMix64(seed: 11)
+        for i in 0..<count {
+            ledger.features["f\(generator.next() % 1_000_000)-\(i)"] = Ledger.FeatureHistory()
+        }
+        let context = FastPathTests.context(.appLaunch, history: ledger)
+        func instructions(_ read: String) throws -> Int {
+            let policy = try FastPathTests.policy("local v = \(read) return { action = 'none' }")
+            _ = try policy.decide(context)
+            return policy.instructionsUsedByLastCall
+        }
+        let charge = try instructions("ctx.history.features") - instructions("ctx.history")
+        let passes = Int.bitWidth - 1 - count.leadingZeroBitCount  // log2 of a power of two
+        #expect(charge >= count / 2 * passes, "\(charge)")
+        #expect(charge <= 2 * count * passes, "\(charge)")
+    }
+
+    /// The same sort under a budget that cannot pay for it ends with the budget error, naming
+    /// what it was building, and leaves the VM usable. (The error is raised from C with the
+    /// budget gone: the stack the message handler needs is reserved first, or growing it would
+    /// be refused and the error would read as a bare allocation failure.)
+    @Test func aBudgetTooSmallForTheFeaturesSortIsTheBudgetError() throws {
+        var ledger = Ledger()
+        for i in 0..<4096 { ledger.features["feature-\(4096 - i)"] = Ledger.FeatureHistory() }
+        var limits = testLimits
+        limits.instructionsPerCall = 20_000
+        let policy = try FastPathTests.policy("local n = 0 for _ in pairs(ctx.history.features) do n = n + 1 end "
+            + "return { action = 'none', reason = tostring(n) }", limits: limits)
+        #expect(throws: PolicyError.self) { try policy.decide(FastPathTests.context(.appLaunch, history: ledger)) }
+        do {
+            _ = try policy.decide(FastPathTests.context(.appLaunch, history: ledger))
+        } catch {
+            #expect(error.kind == .instructionBudget)
+            #expect(error.message.contains("instruction budget of 20000 exceeded (building ctx.history.features)"), "\(error)")
+        }
+        #expect(try policy.decide(FastPathTests.context(.appLaunch))?.reason == "0")
     }
 }
 
