@@ -169,6 +169,16 @@ static int source_protected(lua_State *L) {
     return 1;
 }
 
+int permit_line_defined(lua_State *L, int idx) {
+    lua_Debug ar;
+    if (lua_type(L, idx) != LUA_TFUNCTION || !lua_checkstack(L, 1)) return -1;
+    lua_pushvalue(L, idx);
+    /* ">S" only reads the function's prototype (its source is already a string): nothing is
+       allocated, so nothing can raise. */
+    if (!lua_getinfo(L, ">S", &ar)) return -1;
+    return ar.linedefined;
+}
+
 void permit_push_source(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (!lua_checkstack(L, 3)) {

@@ -80,6 +80,16 @@ extension LuaError {
 }
 
 extension LuaError {
+    /// The same error at `place` when it has no line of its own (an error about a value copied
+    /// out after the call, placed at the function that returned it).
+    func placed(at place: (chunk: String, line: Int)?) -> LuaError {
+        guard line == nil, let place else { return self }
+        var error = self
+        error.chunkName = place.chunk
+        error.line = place.line
+        return error
+    }
+
     /// The same error, located one level further out: inside the value stored under `key`.
     func within(_ key: LuaValue) -> LuaError {
         var error = self

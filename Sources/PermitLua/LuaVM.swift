@@ -146,7 +146,29 @@ public final class LuaVM {
         let count = try pushArguments()
         let status = Int(permit_call(L, count))
         if status != PERMIT_OK { throw callError(status, function: function) }
-        return try readResults(base)
+        do {
+            return try readResults(base)
+        } catch where error.kind == .unsupportedValue {
+            throw error.placed(at: definition(of: function))
+        }
+    }
+
+    /// Where a script function starts: its chunk and the line of its `function` keyword. A value
+    /// a function returned that cannot be copied out (too deep, cyclic) has no line of its own
+    /// once the call is over; the function that returned it is the nearest place to name.
+    private func definition(of function: LuaRef) -> (chunk: String, line: Int)? {
+        guard lua_checkstack(L, 2) != 0 else { return nil }
+        _ = permit_push_ref(L, function.slot)
+        defer { permit_pop(L, 1) }
+        let line = Int(permit_line_defined(L, -1))
+        guard line > 0 else { return nil }
+        permit_push_source(L, -1)
+        defer { permit_pop(L, 1) }
+        var n = 0
+        guard let p = permit_tolstring_raw(L, -1, &n) else { return nil }
+        var chunk = String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
+        if chunk.hasPrefix("@") || chunk.hasPrefix("=") { chunk.removeFirst() }
+        return (chunk, line)
     }
 
     /// Copies every value above `base` (results of a call), as `call` returns them.

@@ -99,7 +99,18 @@ import Testing
             let error = try #require(Self.error(result))
             #expect(error.message == "table nested deeper than 32 levels")
             #expect(error.field?.hasPrefix("decision.remember.deep.a.a.a") == true)
-            #expect(error.description.hasPrefix("fast.lua: decision.remember.deep.a.a"))
+            // Placed at the function that returned it: decide starts on line 4 of fast.lua.
+            #expect(error.description.hasPrefix("fast.lua:4: decision.remember.deep.a.a"), "\(error)")
+        }
+    }
+
+    /// plan_reminders' results are placed the same way: at the line where it starts (4).
+    @Test func aCyclicReminderNamesTheLineOfPlanReminders() throws {
+        let results = try Self.plan("local r = { body = 'x' } r.again = r return { r }")
+        for result in [results.fast, results.general] {
+            let error = try #require(Self.error(result))
+            #expect(error.message == "cyclic table")
+            #expect(error.description == "plans.lua:4: reminders[1].again: cyclic table", "\(error)")
         }
     }
 
@@ -112,6 +123,7 @@ import Testing
             let error = try #require(Self.error(result))
             #expect(error.message == "cyclic table")
             #expect(error.field == "decision.remember[\"odd key\"].list[3]")
+            #expect(error.file == "fast.lua" && error.line == 4, "\(error)")
         }
     }
 }

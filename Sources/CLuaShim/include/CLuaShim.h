@@ -56,6 +56,9 @@ int permit_call(lua_State *L, int nargs);
 void permit_take_traceback(lua_State *L);
 /// Pushes the source name of the function at `idx` (e.g. "@policy.lua").
 void permit_push_source(lua_State *L, int idx);
+/// The line where the Lua function at `idx` starts (0 for a main chunk), -1 for a C function or
+/// any other value. Never raises.
+int permit_line_defined(lua_State *L, int idx);
 
 int permit_ref(lua_State *L);               /* pops the top value; LUA_NOREF (-2) when memory ran out */
 void permit_unref(lua_State *L, int ref);
