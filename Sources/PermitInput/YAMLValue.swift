@@ -17,6 +17,8 @@ package struct YAMLValue {
     package static func parse(
         _ text: String, file: String, emptyHint: String = "a scenario needs at least `steps:`"
     ) throws(InputError) -> YAMLValue {
+        // Before Yams composes: keys that would make it expand aliases, duplicate keys at their line.
+        try YAMLEventCheck.check(text, file: file)
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -114,6 +114,8 @@ enum Battery {
             """, prelude: megabyte)), expected: ["budget", "time limit"]),
         Attack(attackClass: "alias bomb", name: "nine levels of YAML aliases under params:", input: .scenario(aliasBomb),
                expected: ["alias"]),
+        Attack(attackClass: "alias bomb", name: "the same aliases used as a mapping key (? *a9 : 1)",
+               input: .scenario(aliasBombAsKey), expected: ["alias"]),
         Attack(attackClass: "clock overflow", name: "after: steps summing past Int64", input: .scenario(clockOverflow),
                expected: ["years", "clock", "too far"]),
         Attack(attackClass: "NaN", name: "remember = { x = 0/0 }", input: .policy(policy("""
@@ -129,6 +131,12 @@ enum Battery {
         }
         lines += ["steps:", "  - event: app_foreground"]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Yams hashes a mapping's keys to find duplicates while it composes, so a key that is an
+    /// alias is expanded there, before any check of ours on the composed tree could run.
+    static var aliasBombAsKey: String {
+        aliasBomb.replacingOccurrences(of: "steps:", with: "? *a9\n: 1\nsteps:")
     }
 
     static var clockOverflow: String {

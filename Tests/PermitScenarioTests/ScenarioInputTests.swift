@@ -26,6 +26,36 @@ import Testing
         #expect((4...11).contains(line), "\(error)")
     }
 
+    /// Yams hashes every mapping key while composing (to find duplicates), expanding any alias
+    /// in it. Keys are checked on the parser's events first, so the aliases in a key are
+    /// counted, not expanded, and refused at the alias's own line. 9^5 values twice in one key:
+    /// just over the limit (the nine-level bomb as a key is in `make redteam`).
+    @Test(arguments: [("? [*e, *e]\n: 1", 8), ("? { k: *e, l: [*e] }\n: 1", 8), ("[*e, *e]: 1", 8), ("{ z: *e }: 1\n? *e\n: 2", 9)])
+    func aliasesInKeysAreCountedBeforeYamsExpandsThem(key: String, aliasLine: Int) {
+        var text = "device: { os: \"16.0\" }\nparams:\n  a: &a [x, x, x, x, x, x, x, x, x]\n"
+        for (previous, name) in zip(["a", "b", "c", "d"], ["b", "c", "d", "e"]) {
+            text += "  \(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        text += key + "\nsteps:\n  - event: app_launch\n"
+        let error = parseError(text)
+        #expect(error.hasPrefix("tests/example.yaml:\(aliasLine):"), "\(error)")
+        #expect(error.contains("excessive aliasing: aliases used in keys here expand to more than 100000 values"), "\(error)")
+    }
+
+    /// An anchored scalar used again as a key costs nothing to expand: still accepted (and read
+    /// as the name it is).
+    @Test func aScalarAliasAsAKeyIsFine() throws {
+        let scenario = try parse("""
+            device: { os: "16.0" }
+            params:
+              first: { &name gap: 1 }
+              second: { *name : 2 }
+            steps:
+              - event: app_launch
+            """)
+        #expect(scenario.params["second"] == .table(["gap": .integer(2)]))
+    }
+
     @Test func anchorsAndMergeKeysStillShareAPreamble() throws {
         let scenario = try parse("""
             device: { os: "16.0" }
@@ -109,6 +139,19 @@ import Testing
     @Test func aDuplicateKeyIsReportedAtItsLine() {
         let error = parseError("device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\ndevice: { os: \"17.0\" }\n")
         #expect(error.hasPrefix("tests/example.yaml:4:1: \"device\" appears twice in one table (first at line 1)"), "\(error)")
+    }
+
+    /// A flow table (`{ a: 1, a: 2 }`) has its duplicate key reported where the second one is:
+    /// line and column, with the table's field.
+    @Test(arguments: [
+        ("device: { os: \"16.0\", os: \"17.0\" }\nsteps:\n  - event: app_launch\n", "1:23: device: \"os\" appears twice in one table (first at line 1)"),
+        ("device: { os: \"16.0\" }\nparams: { a: 1,\n  b: 2, a: 3 }\nsteps:\n  - event: app_launch\n", "3:9: params: \"a\" appears twice in one table (first at line 2)"),
+        ("device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none, event: app_foreground }\n", "3:40: steps[1]: \"event\" appears twice in one table (first at line 3)"),
+        ("device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n    after: 1d\n    event: app_foreground\n", "5:5: steps[1]: \"event\" appears twice in one table (first at line 3)"),
+    ])
+    func aDuplicateKeyInAFlowTableIsReportedAtItsLine(text: String, expected: String) {
+        let error = parseError(text)
+        #expect(error.hasPrefix("tests/example.yaml:\(expected)"), "\(error)")
     }
 
     @Test func invalidUTF8NamesTheByteAndLine() throws {
