@@ -77,11 +77,13 @@ public enum Bench {
     }
 
     /// Cold start: a sandboxed VM, loading the policy and validating it.
-    public static func coldStarts(source: String, chunkName: String, iterations: Int) throws -> LatencyStats {
+    public static func coldStarts(
+        source: String, chunkName: String, limits: LuaLimits = .default, iterations: Int
+    ) throws -> LatencyStats {
         var samples: [Double] = []
         for _ in 0..<iterations {
             let start = now()
-            _ = try LuaPolicy(source: source, chunkName: chunkName)
+            _ = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
             samples.append(now() - start)
         }
         return LatencyStats(samples: samples)

@@ -18,22 +18,28 @@ public struct SimulationPolicy: Sendable {
     /// The events it names (literals compared with `ctx.event.name`), to warn when the
     /// simulation never sends them.
     public let namedEvents: [String]
+    /// The budgets each of its calls runs under, in every block's VM.
+    public let limits: LuaLimits
 
     /// Checks the source in the sandbox (the same errors as every other verb: syntax, shape)
     /// and keeps it. This is the run's one compile besides each block's own VM.
-    public init(source: String, chunkName: String) throws(PolicyError) {
-        let policy = try LuaPolicy(source: source, chunkName: chunkName)
+    public init(source: String, chunkName: String, limits: LuaLimits = .default) throws(PolicyError) {
+        let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
         name = policy.name
         namedFeatures = PolicyNames.features(source: source, defaultParams: policy.defaultParams)
         namedEvents = PolicyNames.events(source: source)
         self.source = source
         self.chunkName = chunkName
+        self.limits = limits
     }
 
     /// Reads the file once (refusing bytecode and non-UTF-8 text) and checks it.
-    public static func load(contentsOf url: URL, displayName: String? = nil) throws(PolicyError) -> SimulationPolicy {
+    public static func load(
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+    ) throws(PolicyError) -> SimulationPolicy {
         let name = displayName ?? url.path
-        return try SimulationPolicy(source: try LuaPolicy.source(contentsOf: url, displayName: name), chunkName: name)
+        return try SimulationPolicy(
+            source: try LuaPolicy.source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
     }
 }
 
@@ -132,7 +138,8 @@ public enum Simulation {
         var seeder = SplitMix64.stream(seed: options.seed ^ 0x5EED_B10C, index: UInt64(job.block))
         let vm: LuaPolicy
         do {
-            vm = try LuaPolicy(source: policy.source, chunkName: policy.chunkName, randomSeed: seeder.next())
+            vm = try LuaPolicy(
+                source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next())
         } catch {
             // It loaded before the run; only a resource failure can get here. Count it, do not crash.
             tally.users = last - first

@@ -31,13 +31,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var limitOptions: LimitOptions
+
     func validate() throws {
         guard iterations > 0 else { throw ValidationError("--iterations must be positive") }
     }
 
     func run() async throws {
         let url = try policyURL(policy)
-        let loaded = try loadPolicy(url)
+        let loaded = try loadPolicy(url, limits: limitOptions.limits)
         let source = try String(contentsOf: url, encoding: .utf8)
         var events = Bench.defaultEvents
         if let scenario {
@@ -58,7 +60,8 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let (decisions, errors) = try await Bench.decisions(policy: loaded, events: events, iterations: iterations)
         let coldIterations = max(50, min(2000, iterations / 50))
-        let cold = try Bench.coldStarts(source: source, chunkName: loaded.chunkName, iterations: coldIterations)
+        let cold = try Bench.coldStarts(
+            source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, iterations: coldIterations)
         let reference = try Bench.referenceDecisions(source: source, iterations: iterations)
         let referenceCold = try Bench.referenceColdStarts(source: source, iterations: coldIterations)
         let vmKiB = loaded.memoryInUse / 1024

@@ -20,6 +20,8 @@ struct CheckCommand: AsyncParsableCommand {
     @Argument(help: "Policy files or pack directories.")
     var policies: [String]
 
+    @OptionGroup var limitOptions: LimitOptions
+
     func validate() throws {
         guard !policies.isEmpty else { throw ValidationError("give at least one policy file") }
     }
@@ -29,7 +31,7 @@ struct CheckCommand: AsyncParsableCommand {
         for path in policies {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
-            let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown)
+            let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("ok    \(shown)  name \(policy.name)"

@@ -42,6 +42,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery.")
     var report: String?
 
+    @OptionGroup var limitOptions: LimitOptions
+
     @Option(help: ArgumentHelp("Parallel workers (default: the number of cores); the result does not depend on it.",
                                visibility: .hidden))
     var workers: Int?
@@ -67,7 +69,8 @@ struct SimulateCommand: AsyncParsableCommand {
         for path in policies {
             let url = try policyURL(path)
             do {
-                sources.append(try SimulationPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url)))
+                sources.append(try SimulationPolicy.load(
+                    contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limitOptions.limits))
             } catch {
                 Terminal.printError(error.description)
                 throw Exit.badInput
