@@ -46,6 +46,66 @@ uint64_t permit_fail_allocation_pending(lua_State *L) {
     return vm->fail_retry ? 0 : vm->fail_countdown;
 }
 
+/* Whether a fresh table node vector of `nsize` bytes must be refused. A table's hash part is
+   a fresh vector of 2^k nodes (NODE_BYTES each: 3 * 2^(k+3) bytes, never a power of two).
+   Re-inserting n colliding integer keys walks one chain per key, O(n^2) in a single C call no
+   hook interrupts; capping the slots bounds that call. A string buffer of exactly such a size
+   is refused too: a rare, typed memory error. Inline: on the hot path, most requests leave at
+   the first test. */
+static inline int refuse_table_growth(permit_vm *vm, const void *ptr, size_t osize, size_t nsize) {
+    if (ptr != NULL || osize != 0 || nsize % NODE_BYTES != 0 || nsize < NODE_BYTES * 256) return 0;
+    size_t slots = nsize / NODE_BYTES;
+    if ((slots & (slots - 1)) != 0) return 0;
+    if (vm->max_table_bytes > 0 && nsize > vm->max_table_bytes) {
+        vm->mem_refused = 1;
+        vm->table_refused = 1;
+        return 1;
+    }
+    /* Within the cap, the rehash that follows may still take up to slots^2 * 7 ns (measured:
+       2^10 slots 5.7 ms, 2^11 17.7 ms): refused when it could end past the time limit, as the
+       time limit. */
+    if (vm->in_call && vm->time_limit_ns > 0 && !vm->budget_exceeded &&
+        now_ns() - vm->call_start_ns + (int64_t)(slots * slots) * 7 > vm->time_check_ns) {
+        vm->time_exceeded = 1;
+        vm->budget_exceeded = 1;
+        vm->budget_left = 0;
+        vm->mem_refused = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Charges a growth of `grow` bytes; 0 when it must be refused. Work on big strings
+   (concatenation, upper, sub, format, ...) is proportional to what it allocates: one unit per
+   64 bytes. The allocation that exhausts the budget still succeeds (the count hook raises the
+   budget error, with its position, at most 1000 instructions later); until then allocations of
+   1 KiB or more fail, so those instructions cannot do much work. */
+static inline int charge_growth(permit_vm *vm, size_t grow) {
+    uint64_t units = (uint64_t)(grow >> 6);
+    if (units == 0 || !vm->in_call) return 1;
+    if (vm->budget_exceeded) return grow < 1024;
+    if (units > (uint64_t)vm->budget_left) {
+        vm->budget_exceeded = 1;
+        vm->budget_left = 0;
+    } else {
+        vm->budget_left -= (int64_t)units;
+    }
+    return 1;
+}
+
+/* Whether a growth from `old` to `nsize` bytes (script code able to run) is allowed: the table
+   slot cap, the memory cap and the budget's charge. */
+static inline int allow_growth(permit_vm *vm, void *ptr, size_t osize, size_t old, size_t nsize) {
+    if (refuse_table_growth(vm, ptr, osize, nsize)) return 0;
+    if (nsize >= BIG_BLOCK) vm->big_blocks = 1;
+    size_t grow = nsize - old;
+    if ((vm->used > vm->limit || grow > vm->limit - vm->used) && over_cap(vm, ptr, old, nsize)) {
+        vm->mem_refused = 1;
+        return 0;
+    }
+    return charge_growth(vm, grow);
+}
+
 void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
@@ -54,57 +114,7 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         vm->used -= old;
         return NULL;
     }
-    if (nsize > old && vm->limit_on) {
-        size_t grow = nsize - old;
-        /* A table's hash part is a fresh vector of 2^k nodes (NODE_BYTES each: 3 * 2^(k+3)
-           bytes, never a power of two). Re-inserting n colliding integer keys walks one chain
-           per key, O(n^2) in a single C call no hook interrupts; capping the slots bounds that
-           call. A string buffer of exactly such a size is refused too: a rare, typed memory
-           error. */
-        if (ptr == NULL && osize == 0 && nsize % NODE_BYTES == 0 && nsize >= NODE_BYTES * 256) {
-            size_t slots = nsize / NODE_BYTES;
-            if ((slots & (slots - 1)) == 0) {
-                if (vm->max_table_bytes > 0 && nsize > vm->max_table_bytes) {
-                    vm->mem_refused = 1;
-                    vm->table_refused = 1;
-                    return NULL;
-                }
-                /* Within the cap, the rehash that follows may still take up to slots^2 * 7 ns
-                   (measured: 2^10 slots 5.7 ms, 2^11 17.7 ms): refused when it could end past
-                   the time limit, as the time limit. */
-                if (vm->in_call && vm->time_limit_ns > 0 && !vm->budget_exceeded &&
-                    now_ns() - vm->call_start_ns + (int64_t)(slots * slots) * 7 > vm->time_check_ns) {
-                    vm->time_exceeded = 1;
-                    vm->budget_exceeded = 1;
-                    vm->budget_left = 0;
-                    vm->mem_refused = 1;
-                    return NULL;
-                }
-            }
-        }
-        if (nsize >= BIG_BLOCK) vm->big_blocks = 1;
-        if ((vm->used > vm->limit || grow > vm->limit - vm->used) && over_cap(vm, ptr, old, nsize)) {
-            vm->mem_refused = 1;
-            return NULL;
-        }
-        /* Work on big strings (concatenation, upper, sub, format, ...) is
-           proportional to what it allocates: shim_charge one unit per 64 bytes.
-           The allocation that exhausts the budget still succeeds (the count
-           hook raises the budget error, with its position, at most 1000
-           instructions later); until then allocations of 1 KiB or more fail,
-           so those instructions cannot do much work. */
-        uint64_t units = (uint64_t)(grow >> 6);
-        if (units > 0 && vm->in_call) {
-            if (vm->budget_exceeded) {
-                if (grow >= 1024) return NULL;
-            } else if (units > (uint64_t)vm->budget_left) {
-                vm->budget_exceeded = 1;
-                vm->budget_left = 0;
-            } else {
-                vm->budget_left -= (int64_t)units;
-            }
-        }
-    }
+    if (nsize > old && vm->limit_on && !allow_growth(vm, ptr, osize, old, nsize)) return NULL;
     void *p = ptr == NULL ? small_pool_take_listed(&vm->pool, nsize) : NULL;
     if (p == NULL) p = small_pool_realloc(&vm->pool, ptr, old, nsize);
     if (p == NULL) { /* only a growth can fail: the pool never fails a shrink */
