@@ -7,7 +7,8 @@ import PackageDescription
 /// Layering: each line is a target and the targets it depends on. PermitCore (status model,
 /// ledger, engine) knows nothing of Lua or of files people write; PermitLua is the sandbox over
 /// the C shim; PermitInput reads YAML, durations, dates and events with file, line and field
-/// in every error. The scenario player, bundle delivery and simulation sit side by side and
+/// in every error (it also reads libyaml's parser events through CYaml, the C module Yams is
+/// built on and brings with it, to check keys before Yams composes). The scenario player, bundle delivery and simulation sit side by side and
 /// never import one another: the player installs `policy_update` bundles through Core's
 /// `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only the executables join the
 /// layers. Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets
