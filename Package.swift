@@ -29,7 +29,10 @@ import PackageDescription
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario
 let package = Package(
     name: "Permit",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
+    // device (docs/platform.md, "Runs on"); the adapter puts newer APIs behind #available.
+    // macOS 13: the tools (permit, the scenario reader) use Swift Regex, which needs it.
+    platforms: [.macOS(.v13), .iOS(.v13)],
     products: [
         .library(name: "PermitCore", targets: ["PermitCore"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),

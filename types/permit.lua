@@ -5,11 +5,12 @@
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"
----@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"
 ---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"
 ---@alias PermitPresentation "alert"|"banner"|"sheet"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"
 ---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
+---@alias PermitInterruptionLevel "passive"|"active"|"time_sensitive"|"critical"
 ---@alias PermitText string|table<string, string> # a string, or translations keyed by locale; include `en`
 ---@alias PermitScalar string|number|boolean
 
@@ -18,6 +19,7 @@
 ---@field feature? string # feature_opened
 ---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel" # soft_prompt_answered, settings_prompt_answered
 ---@field granted? boolean # system_prompt_answered
+---@field time_zone? string # significant_time_change: the device's new IANA zone
 
 ---@class PermitSettings
 ---@field alert PermitSettingValue
@@ -135,6 +137,7 @@
 ---@field sound? boolean # default true
 ---@field badge? integer
 ---@field id? string
+---@field interruption_level? PermitInterruptionLevel # iOS 15+; time_sensitive and critical need their entitlement
 
 ---@class PermitPolicy
 ---@field name string

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something that happened in the app, handed to the engine and then to the policy
 /// (`ctx.event`).
 public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
@@ -16,6 +18,16 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     case systemPromptAnswered(granted: Bool)
     /// The user answered the app's "open Settings?" prompt.
     case settingsPromptAnswered(SettingsPromptAnswer)
+    /// The system posted its significant-time-change notification
+    /// (`UIApplication.significantTimeChangeNotification`): the device changed time zone (or
+    /// the clock jumped). It carries the zone now in force (`TimeZone.current` after the
+    /// change); from it on, the engine's local day, `prompts_today` and reminder planning follow
+    /// that zone (docs/platform.md Z-01).
+    case significantTimeChange(timeZone: TimeZone)
+    /// The user tapped the link to the app's own notification settings that iOS 12+ shows in
+    /// Settings › Notifications once the app asked with `provides_app_settings`
+    /// (`userNotificationCenter(_:openSettingsFor:)`); the app opens (docs/platform.md N-01).
+    case notificationSettingsOpened
 
     /// The event's name as policies see it (`ctx.event.name`).
     public var name: String {
@@ -27,13 +39,16 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .softPromptAnswered: "soft_prompt_answered"
         case .systemPromptAnswered: "system_prompt_answered"
         case .settingsPromptAnswered: "settings_prompt_answered"
+        case .significantTimeChange: "significant_time_change"
+        case .notificationSettingsOpened: "notification_settings_opened"
         }
     }
 
     /// Every event name, for validation and help texts.
     public static let names = [
         "app_launch", "app_foreground", "app_background", "feature_opened",
-        "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered",
+        "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "significant_time_change",
+        "notification_settings_opened",
     ]
 
     /// The feature, for `feature_opened`.
@@ -45,7 +60,8 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// The event's own fields besides `name`, as policies see them.
     public var fields: [(name: String, value: PolicyValue)] {
         switch self {
-        case .appLaunch, .appForeground, .appBackground: []
+        case .appLaunch, .appForeground, .appBackground, .notificationSettingsOpened: []
+        case .significantTimeChange(let zone): [("time_zone", .string(zone.permitIdentifier))]
         case .featureOpened(let feature): [("feature", .string(feature))]
         case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
         case .systemPromptAnswered(let granted): [("granted", .bool(granted))]
@@ -54,10 +70,11 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Events after which the core re-reads the status before the policy runs. The answer to
-    /// the system dialog changes the status too, so it is re-read then as well.
+    /// the system dialog changes the status too, so it is re-read then as well; and the user
+    /// arrives from Settings through its link to the app's notification settings.
     var rereadsStatus: Bool {
         switch self {
-        case .appLaunch, .appForeground, .systemPromptAnswered: true
+        case .appLaunch, .appForeground, .systemPromptAnswered, .notificationSettingsOpened: true
         default: false
         }
     }
@@ -82,4 +99,9 @@ public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
 public enum SettingsPromptAnswer: String, Sendable, Codable, CaseIterable {
     /// Opened Settings, cancelled, or dismissed without a choice.
     case open, cancel, dismiss
+}
+
+extension TimeZone {
+    /// The zone's IANA name as policies and scenarios write it: Foundation names UTC "GMT".
+    public var permitIdentifier: String { identifier == "GMT" ? "UTC" : identifier }
 }

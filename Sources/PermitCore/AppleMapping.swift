@@ -85,4 +85,26 @@ public enum AppleMapping {
         calendar.timeZone = timeZone
         return calendar.dateComponents([.year, .month, .day, .hour, .minute], from: fireDate)
     }
+
+    /// When a notification scheduled for `fireDate` in `old` fires once the device is in `new`:
+    /// the trigger's components carry no time zone, so it fires at the same wall-clock time in
+    /// the new zone (floating local time). A wall time the new zone skips (a spring-forward
+    /// gap) fires at the first valid time after it, as `Calendar` resolves it.
+    public static func floatingFireDate(_ fireDate: Date, scheduledIn old: TimeZone, firingIn new: TimeZone) -> Date {
+        guard old != new else { return fireDate }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = new
+        return calendar.date(from: triggerComponents(for: fireDate, in: old)) ?? fireDate
+    }
+
+    /// The `UNNotificationInterruptionLevel` raw value of a reminder's level (passive 0,
+    /// active 1, timeSensitive 2, critical 3); the adapter sets it on iOS 15+ only.
+    public static func interruptionLevelRawValue(_ level: InterruptionLevel) -> UInt {
+        switch level {
+        case .passive: 0
+        case .active: 1
+        case .timeSensitive: 2
+        case .critical: 3
+        }
+    }
 }

@@ -6,18 +6,27 @@ public protocol PermitClock: Sendable {
     /// The current time.
     func now() -> Date
 
-    /// Suspends for `duration` of this clock's time. The engine waits through its clock (for
+    /// Suspends for `seconds` of this clock's time. The engine waits through its clock (for
     /// example before re-reading the status after a foreground) so that a test with a manual
     /// clock decides when the wait ends instead of sleeping for real.
     ///
+    /// Seconds rather than `Duration`: `Duration` exists from iOS 16, and the library runs on
+    /// iOS 13 (docs/platform.md, "Runs on").
+    ///
     /// Throws `CancellationError` when the task is cancelled before the time is up.
-    func sleep(for duration: Duration) async throws
+    func sleep(seconds: TimeInterval) async throws
 }
 
 extension PermitClock {
     /// Sleeps in real time: right for any clock that follows the wall clock.
+    public func sleep(seconds: TimeInterval) async throws {
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+    }
+
+    /// `sleep(seconds:)` for a `Duration` (iOS 16+).
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     public func sleep(for duration: Duration) async throws {
-        try await Task.sleep(for: duration)
+        try await sleep(seconds: duration.timeInterval)
     }
 }
 
@@ -71,9 +80,9 @@ public final class ManualClock: PermitClock {
     /// start its wait before it advances the clock past it.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Waits until the clock is moved to `duration` past the time of this call (at once for a
+    /// Waits until the clock is moved to `seconds` past the time of this call (at once for a
     /// zero duration); throws `CancellationError` when the task is cancelled first.
-    public func sleep(for duration: Duration) async throws {
+    public func sleep(seconds: TimeInterval) async throws {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }
             return state.nextID
@@ -82,7 +91,7 @@ public final class ManualClock: PermitClock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> Result<Void, any Error>? in
                     if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
-                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
+                    let deadline = state.now.addingTimeInterval(seconds)
                     if deadline <= state.now { return .success(()) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return nil
@@ -113,6 +122,7 @@ public final class ManualClock: PermitClock {
     }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Duration {
     /// The duration in seconds, as `Date` arithmetic takes it.
     var timeInterval: TimeInterval {

@@ -14,24 +14,47 @@ public struct EngineConfiguration: Sendable {
     public var params: [String: PolicyValue]
     /// After `app_foreground`, re-read the status again after these delays while it has not
     /// changed: iOS can report the old status on the first read after a return from Settings.
-    /// Empty disables the re-checks (scenarios drive reads explicitly).
-    public var foregroundRechecks: [Duration]
+    /// Empty disables the re-checks (scenarios drive reads explicitly). In seconds, which
+    /// every iOS the library runs on has (`Duration` needs iOS 16).
+    public var foregroundRecheckDelays: [TimeInterval]
+
+    /// `foregroundRecheckDelays` as `Duration`s (iOS 16+).
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public var foregroundRechecks: [Duration] {
+        get { foregroundRecheckDelays.map { .milliseconds(Int64(($0 * 1_000).rounded())) } }
+        set { foregroundRecheckDelays = newValue.map(\.timeInterval) }
+    }
 
     /// The host's settings; the defaults suit an app that sends every event and re-checks after
-    /// a return from Settings.
+    /// a return from Settings (after half a second, and after 2 seconds).
     public init(
         maxPromptsPerDay: Int = 3,
         locale: String = "en",
         timeZone: TimeZone = .current,
         userBucket: Int = 0,
         params: [String: PolicyValue] = [:],
-        foregroundRechecks: [Duration] = [.milliseconds(500), .seconds(2)]
+        foregroundRecheckDelays: [TimeInterval] = [0.5, 2]
     ) {
         self.maxPromptsPerDay = maxPromptsPerDay
         self.locale = locale
         self.timeZone = timeZone
         self.userBucket = min(99, max(0, userBucket))
         self.params = params
-        self.foregroundRechecks = foregroundRechecks
+        self.foregroundRecheckDelays = foregroundRecheckDelays.map { max(0, $0) }
+    }
+
+    /// The same settings with the re-check delays as `Duration`s (iOS 16+).
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public init(
+        maxPromptsPerDay: Int = 3,
+        locale: String = "en",
+        timeZone: TimeZone = .current,
+        userBucket: Int = 0,
+        params: [String: PolicyValue] = [:],
+        foregroundRechecks: [Duration]
+    ) {
+        self.init(
+            maxPromptsPerDay: maxPromptsPerDay, locale: locale, timeZone: timeZone, userBucket: userBucket, params: params,
+            foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval))
     }
 }

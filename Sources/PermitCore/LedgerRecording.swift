@@ -9,7 +9,7 @@ extension Ledger {
             if firstLaunchAt == nil { firstLaunchAt = now }
         case .appForeground:
             foregrounds += 1
-        case .appBackground:
+        case .appBackground, .significantTimeChange, .notificationSettingsOpened:
             break
         case .featureOpened(let name):
             features[name, default: FeatureHistory()].opened += 1

@@ -36,10 +36,25 @@ public struct Outcome: Sendable, Hashable {
     /// When a request was answered at once without a dialog, the policy's reaction to that
     /// answer (`system_prompt_answered`); empty otherwise. The app presents its decision too.
     public var followUps: [Outcome] = []
+    /// The host should call `UIApplication.registerForRemoteNotifications()` now: the status
+    /// became granted (from the dialog, an answer iOS gave at once, or a change in Settings the
+    /// engine read), or the app launched while granted, as Apple asks apps to register at every
+    /// launch (docs/platform.md N-02).
+    public var registerForRemoteNotifications = false
 
     /// The decision the app should have on screen after the event: the follow-up's when there
     /// is one, else the event's own.
     public var finalDecision: Decision { followUps.last?.decision ?? decision }
+
+    /// Whether a host registers for remote notifications after an event that moved the status
+    /// from `before` to `after`: at every launch while granted, and whenever it becomes granted.
+    public static func registersForRemoteNotifications(
+        event: AppEvent, before: PermissionStatus, after: PermissionStatus
+    ) -> Bool {
+        guard after.isGranted else { return false }
+        if case .appLaunch = event { return true }
+        return !before.isGranted
+    }
 
     /// The first policy error, if any.
     public var error: PolicyError? { errors.first }

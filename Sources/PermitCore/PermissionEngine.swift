@@ -35,6 +35,8 @@ public actor PermissionEngine {
     @exclusivity(unchecked) private var published: PermissionStatus = .unknown
     /// The local day of `prompts_today` and the local time of `ctx.local_time`, kept between events.
     @exclusivity(unchecked) private var localDays: LocalDayCache
+    /// The device's time zone: the configuration's, until a `significant_time_change` names another.
+    @exclusivity(unchecked) private var timeZone: TimeZone
     /// The locale tags a text is looked up by, most specific first (the locale never changes).
     private let localeChain: [String]
     private var recheckTask: Task<Void, Never>?
@@ -89,6 +91,7 @@ public actor PermissionEngine {
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
         self.localDays = LocalDayCache(timeZone: configuration.timeZone)
+        self.timeZone = configuration.timeZone
         self.localeChain = LocalizedText.fallbackChain(for: configuration.locale)
     }
 
@@ -133,6 +136,11 @@ public actor PermissionEngine {
         defer { leaveGate() }
 
         let now = unixNow()
+        if case .significantTimeChange(let zone) = event, zone != timeZone {
+            // The device travelled: local days, `prompts_today` and reminder times follow the new zone.
+            timeZone = zone
+            localDays = LocalDayCache(timeZone: zone)
+        }
         ledger.roll(toDay: localDays.day(of: now))
         let statusBefore = published
 
@@ -172,10 +180,12 @@ public actor PermissionEngine {
             outcome.trace += policy.takeTrace()
         }
 
-        if case .appForeground = event, status == statusBefore, !configuration.foregroundRechecks.isEmpty {
+        if case .appForeground = event, status == statusBefore, !configuration.foregroundRecheckDelays.isEmpty {
             scheduleForegroundRechecks()
         }
 
+        outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
+            event: event, before: statusBefore, after: outcome.statusAfter)
         outcome.storageError = saveLedger()
         // Only events with errors are reported: the common case builds no array.
         if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
@@ -278,18 +288,26 @@ public actor PermissionEngine {
         }
         let plan = ReminderPlanner.plan(
             requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
-            timeZone: configuration.timeZone, locale: configuration.locale,
+            timeZone: timeZone, locale: configuration.locale,
             pending: await client.pendingReminders(), contentShown: settings.showsContent)
+        // What iOS will deliver each with: no level before iOS 15, time-sensitive and critical
+        // only with their entitlement and switch.
+        let toSchedule = plan.toSchedule.map { reminder in
+            var reminder = reminder
+            reminder.interruptionLevel = InterruptionLevel.delivered(
+                reminder.interruptionLevel, on: platform.version, settings: settings)
+            return reminder
+        }
         for problem in plan.problems {
             outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))
         }
         if !plan.toRemove.isEmpty {
             await client.removePendingReminders(ids: plan.toRemove)
         }
-        if !plan.toSchedule.isEmpty {
-            await client.schedule(plan.toSchedule)
+        if !toSchedule.isEmpty {
+            await client.schedule(toSchedule)
         }
-        outcome.remindersScheduled = plan.toSchedule
+        outcome.remindersScheduled = toSchedule
         outcome.remindersRemoved = plan.toRemove
     }
 
@@ -347,13 +365,13 @@ public actor PermissionEngine {
 
     private func scheduleForegroundRechecks() {
         recheckTask?.cancel()
-        let delays = configuration.foregroundRechecks
+        let delays = configuration.foregroundRecheckDelays
         // The wait goes through the injected clock: real time in an app, a test's hand on a
         // manual clock.
         let clock = self.clock
         recheckTask = Task { [weak self] in
             for delay in delays {
-                do { try await clock.sleep(for: delay) } catch { return }
+                do { try await clock.sleep(seconds: delay) } catch { return }
                 guard let self else { return }
                 if await self.recheckFoundChange() { return }
             }

@@ -20,12 +20,16 @@ public struct ReminderRequest: Sendable, Hashable {
     public var badge: Int?
     /// Stable identifier; defaults to one derived from the fire date.
     public var id: String?
+    /// The interruption level asked for (iOS 15+); `nil`: the system's default (active).
+    public var interruptionLevel: InterruptionLevel?
 
     /// A reminder; the defaults are today, on the hour, with a sound.
     public init(
         day: Int = 0, hour: Int, minute: Int = 0, title: LocalizedText? = nil, body: LocalizedText,
-        action: String? = nil, sound: Bool = true, badge: Int? = nil, id: String? = nil
+        action: String? = nil, sound: Bool = true, badge: Int? = nil, id: String? = nil,
+        interruptionLevel: InterruptionLevel? = nil
     ) {
+        self.interruptionLevel = interruptionLevel
         self.day = day
         self.hour = hour
         self.minute = minute
@@ -54,12 +58,15 @@ public struct ScheduledReminder: Sendable, Hashable, Codable {
     public var sound: Bool
     /// The badge number to set.
     public var badge: Int?
+    /// The interruption level it is delivered with (iOS 15+; `nil`: none set).
+    public var interruptionLevel: InterruptionLevel?
 
     /// A notification ready for the system.
     public init(
         id: String, fireDate: Date, title: String? = nil, body: String? = nil, action: String? = nil,
-        sound: Bool = true, badge: Int? = nil
+        sound: Bool = true, badge: Int? = nil, interruptionLevel: InterruptionLevel? = nil
     ) {
+        self.interruptionLevel = interruptionLevel
         self.id = id
         self.fireDate = fireDate
         self.title = title

@@ -95,7 +95,8 @@ public enum ReminderPlanner {
                 body: contentShown ? body : nil,
                 action: request.action,
                 sound: request.sound,
-                badge: request.badge
+                badge: request.badge,
+                interruptionLevel: request.interruptionLevel
             ))
         }
 

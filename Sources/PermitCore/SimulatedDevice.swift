@@ -25,10 +25,15 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// How long an App Clip's ephemeral authorization lasts after a launch.
     public static let ephemeralLifetime: TimeInterval = 8 * 3_600
     /// The app's Keychain items: unlike its files they outlive a reinstall (docs/platform.md
-    /// R-02), so the engine's durable part (`remember_durable`) is kept here, on the device.
+    /// K-01), so the engine's durable part (`remember_durable`) is kept here, on the device.
     public let keychain = InMemoryDurableStore()
-    private let clock: any PermitClock
-    private let state: Locked<State>
+    /// Which notifications are kept past the 64 pending (docs/platform.md Q-01).
+    public let pendingOverflow: PendingOverflow
+    /// What pressing Home (or locking) does to the system dialog on screen (docs/platform.md D-02).
+    public let dialogOnBackground: DialogOnBackground
+    let clock: any PermitClock
+    /// Internal so that the device's other files (`SimulatedDevice+World`) share the one lock.
+    let state: Locked<State>
 
     struct State {
         var authorization: PermissionStatus
@@ -47,7 +52,13 @@ public final class SimulatedDevice: NotificationCenterClient {
         var staleReadsAfterChange: Int
         var staleReadsLeft = 0
         var lastReported: NotificationSnapshot?
+        /// In the order they were added (a replacement counts as added when replaced).
         var pending: [ScheduledReminder] = []
+        /// The device's time zone: pending notifications keep their wall-clock time across a change.
+        var timeZone: TimeZone
+        /// A request asked for `provides_app_settings` (iOS 12+): Settings shows the link to
+        /// the app's own notification settings.
+        var showsAppSettingsLink = false
         var delivered: [ScheduledReminder] = []
         var dialogsShownThisInstall = 0
         var dialogsShownInAll = 0
@@ -80,7 +91,10 @@ public final class SimulatedDevice: NotificationCenterClient {
         settings: NotificationSettings? = nil,
         staleReadsAfterChange: Int = 0,
         entitlements: Set<NotificationEntitlement> = [],
-        ephemeralNotifications: Bool = false
+        ephemeralNotifications: Bool = false,
+        pendingOverflow: PendingOverflow? = nil,
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        dialogOnBackground: DialogOnBackground = .denies
     ) throws(SimulatedDeviceError) {
         let ephemeral = platform.capabilities.ephemeral && ephemeralNotifications
         let status = authorization ?? (ephemeral ? .ephemeral : .notDetermined)
@@ -96,6 +110,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         try SimulatedDevice.check(settings, on: platform.version)
         self.platform = platform
         self.clock = clock
+        self.pendingOverflow = pendingOverflow ?? .observed(on: platform.version)
+        self.dialogOnBackground = dialogOnBackground
         self.state = Locked(State(
             authorization: status,
             settings: settings,
@@ -104,7 +120,8 @@ public final class SimulatedDevice: NotificationCenterClient {
             // show; assume the common one (alert, sound, badge) for a later "Deliver Prominently".
             provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
             ephemeralUntil: status == .ephemeral ? clock.now().addingTimeInterval(Self.ephemeralLifetime) : nil,
-            staleReadsAfterChange: max(0, staleReadsAfterChange)
+            staleReadsAfterChange: max(0, staleReadsAfterChange),
+            timeZone: timeZone
         ))
     }
 
@@ -144,6 +161,11 @@ public final class SimulatedDevice: NotificationCenterClient {
         return state.withLock { state in
             expireEphemeral(&state, now: now)
             let silentProvisional = options.contains(.provisional) && platform.capabilities.provisional
+            // Any request with the option shows the link, whatever the answer (an assumption:
+            // Apple documents the link, not when it appears; docs/platform.md N-01).
+            if options.contains(.providesAppSettings), platform.capabilities.provisional {
+                state.showsAppSettingsLink = true
+            }
             let current = state.authorization
             let canShow = state.dialogOnScreen == nil && state.inForeground && !state.dialogAnswered
             switch current {
@@ -178,7 +200,7 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// Reminders waiting to fire, soonest first.
     public nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] { pending }
 
-    /// Adds reminders; like iOS, keeps the 64 soonest.
+    /// Adds reminders; like iOS, keeps 64 (which ones: `pendingOverflow`).
     public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
 
     /// Removes pending notifications by identifier; unknown ones are ignored.
@@ -226,19 +248,25 @@ public final class SimulatedDevice: NotificationCenterClient {
     @discardableResult
     public func answerDialog(allow: Bool) throws(SimulatedDeviceError) -> Bool {
         try state.withLock { (state: inout State) throws(SimulatedDeviceError) -> Bool in
-            guard let options = state.dialogOnScreen else { throw .noDialogOnScreen }
-            state.dialogOnScreen = nil
-            state.dialogAnswered = true
-            if allow {
-                state.authorization = .authorized
-                state.settings = platform.usesLegacyRegistration
-                    ? state.legacyTypesRequested.settings
-                    : .granted(options: options, on: platform.version, entitlements: entitlements)
-            } else {
-                state.authorization = .denied
-                state.settings = typical(.denied)
-            }
+            guard state.dialogOnScreen != nil else { throw .noDialogOnScreen }
+            answer(&state, allow: allow)
             return allow
+        }
+    }
+
+    /// Takes the dialog on screen off it with the user's answer.
+    func answer(_ state: inout State, allow: Bool) {
+        guard let options = state.dialogOnScreen else { return }
+        state.dialogOnScreen = nil
+        state.dialogAnswered = true
+        if allow {
+            state.authorization = .authorized
+            state.settings = platform.usesLegacyRegistration
+                ? state.legacyTypesRequested.settings
+                : .granted(options: options, on: platform.version, entitlements: entitlements)
+        } else {
+            state.authorization = .denied
+            state.settings = typical(.denied)
         }
     }
 
@@ -320,9 +348,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         let now = clock.now()
         return state.withLock { state in
             let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
-            state.delivered.append(contentsOf: due)
+            state.delivered.append(contentsOf: due.sorted { $0.fireDate < $1.fireDate })
             state.pending = waiting
-            return waiting
+            return waiting.sorted { $0.fireDate < $1.fireDate }
         }
     }
 
@@ -333,7 +361,7 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     /// Adds notifications the way iOS does: one with an existing identifier replaces it, and
-    /// only the 64 soonest are kept.
+    /// only 64 are kept: the soonest or the newest (`pendingOverflow`).
     public func add(_ reminders: [ScheduledReminder]) {
         _ = pending
         state.withLock { state in
@@ -341,10 +369,7 @@ public final class SimulatedDevice: NotificationCenterClient {
                 state.pending.removeAll { $0.id == reminder.id }
                 state.pending.append(reminder)
             }
-            state.pending.sort { $0.fireDate < $1.fireDate }
-            if state.pending.count > ReminderPlanner.systemPendingLimit {
-                state.pending.removeLast(state.pending.count - ReminderPlanner.systemPendingLimit)
-            }
+            state.pending = pendingOverflow.kept(state.pending, limit: ReminderPlanner.systemPendingLimit)
         }
     }
 
@@ -360,7 +385,7 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// Eight hours after the last launch an App Clip's ephemeral authorization ends: it reads
     /// `not_determined` again (Apple does not document the status after expiry; Permit's
     /// assumption, docs/platform.md A-02) and its pending notifications are gone.
-    private func expireEphemeral(_ state: inout State, now: Date) {
+    func expireEphemeral(_ state: inout State, now: Date) {
         guard state.authorization == .ephemeral, let until = state.ephemeralUntil, now >= until else { return }
         state.authorization = .notDetermined
         state.settings = typical(.notDetermined)
@@ -369,11 +394,11 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     /// What iOS shows for `status` on this device's version, with its entitlements.
-    private func typical(_ status: PermissionStatus) -> NotificationSettings {
+    func typical(_ status: PermissionStatus) -> NotificationSettings {
         .typical(for: status, on: platform.version, entitlements: entitlements)
     }
 
-    private func showDialog(_ state: inout State, options: [AuthorizationOption]) {
+    func showDialog(_ state: inout State, options: [AuthorizationOption]) {
         state.dialogOnScreen = options
         state.dialogsShownThisInstall += 1
         state.dialogsShownInAll += 1
@@ -419,6 +444,8 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
     case invalidAuthorization(String)
     /// A change in Settings the platform does not offer.
     case invalidSettingsChange(String)
+    /// The user taps the link to the app's notification settings, which Settings does not show.
+    case noAppSettingsLink
 
     /// What was wrong, in a scenario author's words.
     public var description: String {
@@ -427,6 +454,9 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
             "there is no system dialog on screen to answer"
         case .notListedInSettings:
             "the app is not listed in Settings › Notifications until it has asked for permission"
+        case .noAppSettingsLink:
+            "Settings shows no link to the app's notification settings: it appears on iOS 12+ once the app "
+                + "requested provides_app_settings"
         case .invalidAuthorization(let reason), .invalidSettingsChange(let reason):
             reason
         }

@@ -2,7 +2,8 @@
 import UIKit
 import UserNotifications
 
-/// The engine's window on the real `UNUserNotificationCenter` (iOS 16+, the package's floor).
+/// The engine's window on the real `UNUserNotificationCenter` (iOS 13+, the package's floor;
+/// newer settings are read behind `#available`).
 ///
 /// A thin shim: every mapping decision lives in cross-platform code (`AppleMapping`,
 /// `PermissionStatus.requestShowsDialog`) that is tested on Linux. This file only moves raw
@@ -27,9 +28,33 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             alert: raw.alertSetting.rawValue, sound: raw.soundSetting.rawValue,
             badge: raw.badgeSetting.rawValue, lockScreen: raw.lockScreenSetting.rawValue,
             notificationCenter: raw.notificationCenterSetting.rawValue, carPlay: raw.carPlaySetting.rawValue,
-            criticalAlert: raw.criticalAlertSetting.rawValue, timeSensitive: raw.timeSensitiveSetting.rawValue,
-            scheduledDelivery: raw.scheduledDeliverySetting.rawValue)
+            criticalAlert: raw.criticalAlertSetting.rawValue, timeSensitive: Self.timeSensitive(of: raw),
+            scheduledDelivery: Self.scheduledDelivery(of: raw))
         return NotificationSnapshot(authorization: .status(status), settings: settings)
+    }
+
+    /// `timeSensitiveSetting` exists from iOS 15; `nil` (not supported) before.
+    private static func timeSensitive(of raw: UNNotificationSettings) -> Int? {
+        if #available(iOS 15.0, *) { return raw.timeSensitiveSetting.rawValue }
+        return nil
+    }
+
+    /// `scheduledDeliverySetting` exists from iOS 15; `nil` (not supported) before.
+    private static func scheduledDelivery(of raw: UNNotificationSettings) -> Int? {
+        if #available(iOS 15.0, *) { return raw.scheduledDeliverySetting.rawValue }
+        return nil
+    }
+
+    /// The URL string a settings prompt's deep link opens. The engine's `deep-link-fallback`
+    /// guardrail already turned a notification-settings link into the app's Settings page below
+    /// iOS 15.4 (docs/platform.md D-01); here only the API that names it differs: the Swift
+    /// property from iOS 16, the constant from 15.4.
+    @MainActor
+    public static func settingsURLString(for link: DeepLink) -> String {
+        guard link == .notificationSettings else { return UIApplication.openSettingsURLString }
+        if #available(iOS 16.0, *) { return UIApplication.openNotificationSettingsURLString }
+        if #available(iOS 15.4, *) { return UIApplicationOpenNotificationSettingsURLString }
+        return UIApplication.openSettingsURLString
     }
 
     /// Asks iOS; when no dialog can appear (in the background, or after an answer), returns
@@ -52,7 +77,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         return .dialogShown
     }
 
-    /// iOS 8–9 registration cannot run on this package's iOS 16 floor; the legacy flow is
+    /// iOS 8–9 registration cannot run on this package's iOS 13 floor; the legacy flow is
     /// modelled by `SimulatedDevice` and the core. Here it forwards to the modern request.
     public func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
         var options: [AuthorizationOption] = []
@@ -88,6 +113,10 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             if let action = reminder.action { content.categoryIdentifier = action }
             if reminder.sound { content.sound = .default }
             if let badge = reminder.badge { content.badge = NSNumber(value: badge) }
+            if #available(iOS 15.0, *), let level = reminder.interruptionLevel,
+               let unLevel = UNNotificationInterruptionLevel(rawValue: AppleMapping.interruptionLevelRawValue(level)) {
+                content.interruptionLevel = unLevel
+            }
             let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)
             let trigger = UNCalendarNotificationTrigger(dateMatching: parts, repeats: false)
             try? await center.add(UNNotificationRequest(identifier: reminder.id, content: content, trigger: trigger))

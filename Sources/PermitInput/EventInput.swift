@@ -1,3 +1,4 @@
+import Foundation
 import PermitCore
 
 /// Events as people write them: a name and the fields it takes. Scenario steps and
@@ -19,8 +20,13 @@ package enum EventInput {
 
     /// The event named `name` with its fields; a field the event does not take is a mistake,
     /// not something to ignore.
+    ///
+    /// `significant_time_change` carries the device's zone after the change: `timeZone`, which a
+    /// caller takes from where it names the device's zone (a scenario's `timezone:` step,
+    /// `permit decide --timezone`), so it is not a field the event is written with.
     package static func event(
-        named name: String, feature: String? = nil, answer: String? = nil, granted: Bool? = nil
+        named name: String, feature: String? = nil, answer: String? = nil, granted: Bool? = nil,
+        timeZone: TimeZone? = nil
     ) throws(Problem) -> AppEvent {
         let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
         let takes: String? = switch name {
@@ -35,6 +41,10 @@ package enum EventInput {
         case "app_launch": return .appLaunch
         case "app_foreground": return .appForeground
         case "app_background": return .appBackground
+        case "notification_settings_opened": return .notificationSettingsOpened
+        case "significant_time_change":
+            guard let timeZone else { throw .missing(field: "timezone") }
+            return .significantTimeChange(timeZone: timeZone)
         case "feature_opened":
             guard let feature else { throw .missing(field: "feature") }
             guard !feature.isEmpty else { throw .emptyFeature }

@@ -52,7 +52,7 @@ public enum ContextSchema {
     /// `ctx.event.name`.
     public static let eventNames = [
         "app_launch", "app_foreground", "app_background", "feature_opened", "soft_prompt_answered",
-        "system_prompt_answered", "settings_prompt_answered",
+        "system_prompt_answered", "settings_prompt_answered", "significant_time_change", "notification_settings_opened",
     ]
     /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`) or a settings
     /// prompt's (`open`, `cancel`, `dismiss`).
@@ -66,6 +66,7 @@ public enum ContextSchema {
         "PermitStatus": statuses, "PermitSettingValue": settingValues, "PermitEventName": eventNames,
         "PermitAction": actions, "PermitPresentation": Presentation.allCases.map(\.rawValue),
         "PermitDeepLink": DeepLink.allCases.map(\.rawValue), "PermitOption": AuthorizationOption.allCases.map(\.rawValue),
+        "PermitInterruptionLevel": InterruptionLevel.allCases.map(\.rawValue),
     ]
 
     // MARK: ctx
@@ -76,6 +77,7 @@ public enum ContextSchema {
         Field("feature", "string", optional: true),
         Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
         Field("granted", "boolean", optional: true),
+        Field("time_zone", "string", optional: true),
     ])
 
     /// `ctx.settings`: each iOS notification setting.
@@ -186,6 +188,7 @@ public enum ContextSchema {
         Field("title", "PermitText", optional: true), Field("body", "PermitText"),
         Field("action", "string", optional: true), Field("sound", "boolean", optional: true),
         Field("badge", "integer", optional: true), Field("id", "string", optional: true),
+        Field("interruption_level", "PermitInterruptionLevel", optional: true),
     ])
 
     /// Every record, by class name.

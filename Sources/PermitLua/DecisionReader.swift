@@ -91,7 +91,10 @@ enum DecisionReader {
                 action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
                 sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
                 badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
-                id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") }))
+                id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") },
+                interruptionLevel: try entry["interruption_level"].map { value throws(PolicyError) in
+                    try interruptionLevel(value, at: "\(path).interruption_level")
+                }))
             if let id = result.last?.id {
                 if let first = positionOfID[id] {
                     throw invalid(
@@ -164,6 +167,13 @@ enum DecisionReader {
             throw invalid("decision.presentation", "expected \(names.joined(separator: ", ")), got \(describe(value))")
         }
         return presentation
+    }
+
+    /// A reminder's `interruption_level`: passive, active, time_sensitive or critical.
+    static func interruptionLevel(_ value: LuaValue, at path: String) throws(PolicyError) -> InterruptionLevel {
+        if case .string(let name) = value, let level = InterruptionLevel(rawValue: name) { return level }
+        let names = InterruptionLevel.allCases.map(\.rawValue)
+        throw invalid(path, "expected \(names.joined(separator: ", ")), got \(describe(value))")
     }
 
     static func deepLink(_ value: LuaValue?) throws(PolicyError) -> DeepLink {

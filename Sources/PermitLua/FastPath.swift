@@ -20,9 +20,9 @@ enum FastPath {
         // ctx's eager keys (the lazy fields' names are LazyContext.c's own)
         case capabilities = 1, event, locale, now, params, platform, previousStatus, status
         // event
-        case name, feature, answer, granted
+        case name, feature, answer, granted, timeZone
         case appLaunch, appForeground, appBackground, featureOpened, softPromptAnswered, systemPromptAnswered,
-            settingsPromptAnswered
+            settingsPromptAnswered, significantTimeChange, notificationSettingsOpened
         case accept, decline, dismiss, open, cancel
         // statuses
         case unknown, notDetermined, denied, authorized, provisional, ephemeral
@@ -39,6 +39,9 @@ enum FastPath {
             case .softPromptAnswered: "soft_prompt_answered"
             case .systemPromptAnswered: "system_prompt_answered"
             case .settingsPromptAnswered: "settings_prompt_answered"
+            case .timeZone: "time_zone"
+            case .significantTimeChange: "significant_time_change"
+            case .notificationSettingsOpened: "notification_settings_opened"
             case .notDetermined: "not_determined"
             case .notSupported: "not_supported"
             default: String(describing: self)
@@ -129,16 +132,11 @@ enum FastPath {
         case .appForeground: ctx = push(&fields, name: .appForeground, on: L)
         case .appBackground: ctx = push(&fields, name: .appBackground, on: L)
         case .featureOpened(let feature):
-            fields.event_key = Key.feature.rawValue
-            fields.event_kind = 2
-            var feature = feature
-            ctx = feature.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    fields.event_text = chars.baseAddress
-                    fields.event_text_length = chars.count
-                    return push(&fields, name: .featureOpened, on: L)
-                }
-            }
+            ctx = push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
+        case .significantTimeChange(let zone):
+            ctx = push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
+        case .notificationSettingsOpened:
+            ctx = push(&fields, name: .notificationSettingsOpened, on: L)
         case .softPromptAnswered(let answer):
             ctx = push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
         case .systemPromptAnswered(let granted):
@@ -155,6 +153,22 @@ enum FastPath {
                 : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
         try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
+    }
+
+    /// An event whose extra field is a text (`feature`, `time_zone`).
+    private static func push(
+        _ fields: inout permit_ctx_fields, name: Key, text: String, as key: Key, on L: OpaquePointer
+    ) -> Int32 {
+        fields.event_key = key.rawValue
+        fields.event_kind = 2
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                fields.event_text = chars.baseAddress
+                fields.event_text_length = chars.count
+                return push(&fields, name: name, on: L)
+            }
+        }
     }
 
     /// An event whose extra field is `answer`.
@@ -322,7 +336,7 @@ extension FastPath {
             values += 2
             var day = 0, hour = 9, minute = 0
             var title: LocalizedText?, body: LocalizedText?, action: String?, badge: Int?, id: String?
-            var sound = true
+            var sound = true, level: InterruptionLevel?
             lua_pushnil(L)
             while lua_next(L, item) != 0 {
                 values += 2
@@ -343,6 +357,9 @@ extension FastPath {
                 case "body": body = localized(value); valid = body != nil
                 case "action": action = text(at: value); valid = action != nil
                 case "id": id = text(at: value); valid = id != nil
+                case "interruption_level":
+                    level = lua_type(L, value) == LUA_TSTRING ? InterruptionLevel(rawValue: decoded(at: value)) : nil
+                    valid = level != nil
                 case "sound":
                     valid = lua_type(L, value) == LUA_TBOOLEAN
                     sound = lua_toboolean(L, value) != 0
@@ -357,7 +374,7 @@ extension FastPath {
             guard let body else { return nil }
             return ReminderRequest(
                 day: day, hour: hour, minute: minute, title: title, body: body, action: action, sound: sound,
-                badge: badge, id: id)
+                badge: badge, id: id, interruptionLevel: level)
         }
 
         /// The string at `index` as `LuaVM.read` decodes it (invalid UTF-8 becomes U+FFFD).

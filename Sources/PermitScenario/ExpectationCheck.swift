@@ -19,11 +19,21 @@ enum ExpectationCheck {
         failures += warnings(expected.warnings, outcome?.warnings ?? [])
         failures += errors(expected.error, outcome?.errors ?? [])
         failures += followUps(outcome?.followUps ?? [])
-        if let dialog = expected.dialog, (outcome?.dialogShown ?? false) != dialog {
+        if let dialog = expected.dialog, (result.externalDialogShown ?? outcome?.dialogShown ?? false) != dialog {
             failures.append(dialog ? "expected the system dialog to appear, it did not" : "expected no system dialog, but it appeared")
         }
-        if let pending = expected.pending, result.pendingReminders != pending {
+        if let times = expected.pendingLocalTimes {
+            if result.pendingLocalTimes != times {
+                failures.append("expected pending reminders at \(times.isEmpty ? "none" : times.joined(separator: ", ")) "
+                    + "(\(timeZone.permitIdentifier)), got \(result.pendingLocalTimes.isEmpty ? "none" : result.pendingLocalTimes.joined(separator: ", "))")
+            }
+        } else if let pending = expected.pending, result.pendingReminders != pending {
             failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
+        }
+        if let register = expected.remoteRegistration, (outcome?.registerForRemoteNotifications ?? false) != register {
+            failures.append(register
+                ? "expected the host to be told to register for remote notifications, it was not"
+                : "expected no remote-notification registration, but the host was told to register")
         }
         if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone) }
         failures += self.ledger(expected.ledger, ledger)
@@ -92,6 +102,15 @@ enum ExpectationCheck {
             if actual != times {
                 failures.append("expected reminders at \(times.joined(separator: ", ")) (\(timeZone.identifier)), "
                     + "got \(actual.isEmpty ? "none" : actual.joined(separator: ", "))")
+            }
+        }
+        if let level = expected.interruptionLevel {
+            let name = level?.rawValue ?? "none"
+            if scheduled.isEmpty {
+                failures.append("expected reminders with interruption level \(name), but none were scheduled")
+            } else if let wrong = scheduled.first(where: { $0.interruptionLevel != level }) {
+                failures.append("expected reminders with interruption level \(name), "
+                    + "but \(wrong.id) has \(wrong.interruptionLevel?.rawValue ?? "none")")
             }
         }
         if let count = expected.count, scheduled.count != count {

@@ -56,6 +56,10 @@ public struct Scenario: Sendable {
         public var entitlements: Set<NotificationEntitlement> = []
         /// The App Clip asks for ephemeral notifications (`NSAppClipRequestEphemeralUserNotification`).
         public var appClipEphemeral = false
+        /// Which notifications iOS keeps past 64 pending; `nil`: what the evidence says for the version.
+        public var pendingOverflow: PendingOverflow?
+        /// What leaving the app does to the system dialog on screen.
+        public var dialogOnBackground: DialogOnBackground = .denies
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
@@ -102,6 +106,14 @@ public struct Scenario: Sendable {
         case wait
         /// A policy bundle arrives and is installed between events, as in a rollout.
         case policyUpdate(URL)
+        /// Another SDK (or the app outside Permit) calls `requestAuthorization`; when the dialog
+        /// can show, the user answers it so.
+        case externalRequest(allow: Bool)
+        /// The device changes time zone; the app hears `significant_time_change`.
+        case timeZone(TimeZone)
+        /// The user taps the app's link in Settings › Notifications; the app hears
+        /// `notification_settings_opened`.
+        case openSettingsLink
     }
 
     /// An answer to whatever is on screen.
@@ -125,6 +137,10 @@ public struct Scenario: Sendable {
         public var dialog: Bool?
         /// `expect_pending`: reminders waiting.
         public var pending: Int?
+        /// `expect_pending` as a list: their fire dates on the device's wall clock, soonest first.
+        public var pendingLocalTimes: [String]? = nil
+        /// `expect_remote_registration`: whether the host is told to register for remote notifications.
+        public var remoteRegistration: Bool? = nil
         /// About the reminders this step scheduled.
         public var reminders: ExpectedReminders?
         /// `expect_ledger`: dotted paths and their values (`nil`: absent).
@@ -137,7 +153,8 @@ public struct Scenario: Sendable {
         /// Whether the step expects nothing.
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
-                && reminders == nil && ledger.isEmpty && update == nil && settings.isEmpty
+                && reminders == nil && ledger.isEmpty && update == nil && settings.isEmpty && pendingLocalTimes == nil
+                && remoteRegistration == nil
         }
     }
 
@@ -166,6 +183,8 @@ public struct Scenario: Sendable {
         public var alert: Bool?
         /// Their fire dates as `yyyy-MM-dd HH:mm` on the device's wall clock, soonest first.
         public var localTimes: [String]?
+        /// The interruption level every one carries; `.some(nil)` (`none`): no level set.
+        public var interruptionLevel: InterruptionLevel?? = nil
     }
 
     /// `expect_error: true` or a piece of the message.

@@ -6,20 +6,29 @@ import PermitInput
 /// column for every mistake.
 public enum ScenarioParser {
     static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys", "only", "skip"]
-    static let deviceKeys = ["os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements"]
+    static let deviceKeys = [
+        "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
+        "dialog_on_background",
+    ]
     static let userKeys = ["bucket"]
     static let engineKeys = ["max_prompts_per_day"]
     static let initialKeys = ["authorization", "settings", "ledger"]
     /// A `settings:` step: the authorization and any setting name.
     static let settingsStepKeys = ["authorization"] + NotificationSettings.names
     static let reinstallKeys = ["system_remembers", "keychain_survives"]
-    static let expectedReminderKeys = ["count", "alert", "local_times"]
-    static let stepActionKeys = ["event", "answer", "settings", "reinstall", "policy_update"]
-    static let stepKeys = ["after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "expect_update"]
-        + expectationKeys
+    static let expectedReminderKeys = ["count", "alert", "local_times", "interruption_level"]
+    static let stepActionKeys = [
+        "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
+    ]
+    static let stepKeys = [
+        "after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone",
+        "open_settings_link", "expect_update",
+    ] + expectationKeys
+    /// Steps that send the policy an event of their own, so the decision's expectations apply.
+    static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
-        "expect_reminders", "expect_settings",
+        "expect_reminders", "expect_settings", "expect_remote_registration",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
@@ -147,14 +156,7 @@ public enum ScenarioParser {
         guard isLocale(locale) else {
             throw fields["locale"]!.error("\"\(locale)\" is not a BCP 47 locale", hint: "e.g. en, en-GB, zh-Hans, pt-BR")
         }
-        var timeZone = TimeZone(identifier: "UTC")!
-        if let zoneValue = fields["timezone"] {
-            let identifier = try zoneValue.string()
-            guard let zone = TimeZone(identifier: identifier) else {
-                throw zoneValue.error("unknown time zone \"\(identifier)\"", hint: "use an IANA name such as UTC, Asia/Taipei, America/New_York")
-            }
-            timeZone = zone
-        }
+        let timeZone = try fields["timezone"].map(parseTimeZone) ?? TimeZone(identifier: "UTC")!
         let appClip = try fields["app_clip"]?.bool() ?? false
         let stale = try fields["stale_reads"]?.int(in: 0...10) ?? 0
         var entitlements = Set<NotificationEntitlement>()
@@ -163,6 +165,12 @@ public enum ScenarioParser {
                 entitlements.insert(NotificationEntitlement(rawValue: try item.oneOf(NotificationEntitlement.allCases.map(\.rawValue)))!)
             }
         }
+        let overflow = try fields["pending_overflow"].map { value throws(InputError) in
+            PendingOverflow(rawValue: try value.oneOf(PendingOverflow.allCases.map(\.rawValue)))!
+        }
+        let onBackground = try fields["dialog_on_background"].map { value throws(InputError) in
+            DialogOnBackground(rawValue: try value.oneOf(DialogOnBackground.allCases.map(\.rawValue)))!
+        } ?? .denies
         let ephemeral = try fields["app_clip_ephemeral"]?.bool() ?? false
         if ephemeral, !appClip {
             throw fields["app_clip_ephemeral"]!.error(
@@ -170,7 +178,16 @@ public enum ScenarioParser {
         }
         return Scenario.Device(
             version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements,
-            appClipEphemeral: ephemeral)
+            appClipEphemeral: ephemeral, pendingOverflow: overflow, dialogOnBackground: onBackground)
+    }
+
+    /// An IANA time zone name (`device.timezone`, a `timezone:` step).
+    static func parseTimeZone(_ value: YAMLValue) throws(InputError) -> TimeZone {
+        let identifier = try value.string()
+        guard let zone = TimeZone(identifier: identifier) else {
+            throw value.error("unknown time zone \"\(identifier)\"", hint: "use an IANA name such as UTC, Asia/Taipei, America/New_York")
+        }
+        return zone
     }
 
     /// `en`, `zh-Hans`, `zh-Hans-CN`, `pt-BR`, `es-419`: a language, an optional script, an optional region.
@@ -289,6 +306,8 @@ public enum ScenarioParser {
             action = .settings(authorization: authorization, settings: settingsOnly)
         case "policy_update":
             action = .policyUpdate(try existingFile(fields["policy_update"]!, directory: directory, what: "bundle"))
+        case "external_request", "timezone", "open_settings_link":
+            action = try parseWorldAction(actions[0], fields[actions[0]]!)
         case "reinstall":
             let reinstall = fields["reinstall"]!
             if case .mapping = reinstall.node {
@@ -304,20 +323,16 @@ public enum ScenarioParser {
             }
         default:
             guard fields["after"] != nil else {
-                throw value.error("the step does nothing", hint: "give it one of: event, answer, settings, reinstall, policy_update (or `after` to let time pass)")
+                throw value.error(
+                "the step does nothing",
+                hint: "give it one of: \(stepActionKeys.joined(separator: ", ")) (or `after` to let time pass)")
             }
             action = .wait
         }
         if fields["feature"] != nil, actions.first != "event" {
             throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened`")
         }
-        if actions.first != "event", actions.first != "answer" {
-            for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders"] where fields[key] != nil {
-                throw fields[key]!.error(
-                    "this step sends no event to the policy, so there is no decision to check",
-                    hint: "put \(key) on an `event` or `answer` step")
-            }
-        }
+        try checkDecisionExpectations(fields, action: actions.first)
         var expectations = try parseExpectations(fields, version: version)
         if let update = fields["expect_update"] {
             guard actions.first == "policy_update" else {
@@ -336,11 +351,43 @@ public enum ScenarioParser {
             number: number, location: value.location, after: after, action: action, expectations: expectations)
     }
 
+    /// Expectations about the step's own decision need a step that sends an event; an
+    /// `external_request` step may say whether the other SDK's dialog appeared.
+    static func checkDecisionExpectations(_ fields: [String: YAMLValue], action: String?) throws(InputError) {
+        guard !decidingActions.contains(action ?? "") else { return }
+        for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration"]
+        where fields[key] != nil && !(key == "expect_dialog" && action == "external_request") {
+            throw fields[key]!.error(
+                "this step sends no event to the policy, so there is no decision to check",
+                hint: "put \(key) on an `event` or `answer` step")
+        }
+    }
+
+    /// `external_request: allow | deny`, `timezone: Europe/Berlin`, `open_settings_link: true`:
+    /// what the world does to the device outside Permit.
+    static func parseWorldAction(_ key: String, _ value: YAMLValue) throws(InputError) -> Scenario.Action {
+        switch key {
+        case "external_request":
+            return .externalRequest(allow: try value.oneOf(["allow", "deny"]) == "allow")
+        case "timezone":
+            return .timeZone(try parseTimeZone(value))
+        default:
+            guard try value.bool() else {
+                throw value.error("open_settings_link: false does nothing", hint: "remove the step, or write `open_settings_link: true`")
+            }
+            return .openSettingsLink
+        }
+    }
+
     static func parseEvent(_ value: YAMLValue, feature: YAMLValue?) throws(InputError) -> AppEvent {
         let name = try value.string()
         switch name {
         case "soft_prompt_answered", "settings_prompt_answered", "system_prompt_answered":
             throw value.error("\(name) is sent by answering what is on screen", hint: "write `answer: accept` (or decline, dismiss, open, cancel, allow, deny)")
+        case "significant_time_change":
+            throw value.error("\(name) is sent by changing the device's time zone", hint: "write `timezone: Europe/Berlin`")
+        case "notification_settings_opened":
+            throw value.error("\(name) is sent by tapping the app's link in Settings", hint: "write `open_settings_link: true`")
         default:
             break
         }
@@ -375,25 +422,27 @@ public enum ScenarioParser {
         }
         expectations.error = try fields["expect_error"].map(parseExpectedError)
         expectations.dialog = try fields["expect_dialog"]?.bool()
-        expectations.pending = try fields["expect_pending"]?.int(in: 0...64)
+        if let value = fields["expect_pending"] {
+            if case .sequence = value.node {
+                let times = try parseLocalTimes(value)
+                expectations.pendingLocalTimes = times
+                expectations.pending = times.count
+            } else {
+                expectations.pending = try value.int(in: 0...64)
+            }
+        }
+        expectations.remoteRegistration = try fields["expect_remote_registration"]?.bool()
         expectations.settings = try fields["expect_settings"].map { value throws(InputError) in
             try parseSettings(value, version: version)
         } ?? [:]
         if let value = fields["expect_reminders"] {
             let table = try value.fields(allowed: expectedReminderKeys)
-            var times: [String]?
-            if let list = table["local_times"] {
-                times = []
-                for item in try list.list() {
-                    let text = try item.string()
-                    guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/) != nil else {
-                        throw item.error("\"\(text)\" is not a local time", hint: "write it as \"2026-09-06 09:00\" (yyyy-MM-dd HH:mm)")
-                    }
-                    times?.append(text)
-                }
-            }
+            let times = try table["local_times"].map(parseLocalTimes)
             expectations.reminders = Scenario.ExpectedReminders(
-                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool(), localTimes: times)
+                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool(), localTimes: times,
+                interruptionLevel: try table["interruption_level"].map { value throws(InputError) in
+                    InterruptionLevel(rawValue: try value.oneOf(["none"] + InterruptionLevel.allCases.map(\.rawValue)))
+                })
         }
         if let value = fields["expect_ledger"] {
             for (path, item) in try value.table() {
@@ -402,6 +451,19 @@ public enum ScenarioParser {
             }
         }
         return expectations
+    }
+
+    /// A list of `"yyyy-MM-dd HH:mm"` wall-clock times (`local_times`, `expect_pending`).
+    static func parseLocalTimes(_ list: YAMLValue) throws(InputError) -> [String] {
+        var times: [String] = []
+        for item in try list.list() {
+            let text = try item.string()
+            guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/) != nil else {
+                throw item.error("\"\(text)\" is not a local time", hint: "write it as \"2026-09-06 09:00\" (yyyy-MM-dd HH:mm)")
+            }
+            times.append(text)
+        }
+        return times
     }
 
     /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be.

@@ -52,7 +52,8 @@ struct ScenarioPlayback {
             return try SimulatedDevice(
                 platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
                 staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements,
-                ephemeralNotifications: scenario.device.appClipEphemeral)
+                ephemeralNotifications: scenario.device.appClipEphemeral, pendingOverflow: scenario.device.pendingOverflow,
+                timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
         }
@@ -76,7 +77,7 @@ struct ScenarioPlayback {
             number: step.number, location: step.location, action: step.action.summary,
             time: Int64(clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
             failures: [], notes: [])
-        if let blocked = screen.refusal(of: step.action) {
+        if let blocked = screen.refusal(of: step.action, appInForeground: device.isInForeground) {
             result.failures.append(blocked)
             result.status = engine.status
             return (result, true)
@@ -84,16 +85,20 @@ struct ScenarioPlayback {
         guard await perform(step, into: &result) else { return (result, true) }
         // What the updatable policy did on its own (the circuit breaker) shows as notes.
         if let updates { result.notes += updates.takeNewEvents() }
-        if let outcome = result.outcome {
+        // A dialog kept while the app was away is on screen again when it returns.
+        let dialogKept = screen == .systemDialog && device.isDialogOnScreen
+        if let outcome = result.outcome, !dialogKept {
             screen = Screen(after: outcome)
             if let granted = outcome.immediateAnswer {
                 result.notes.append("no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)")
             }
         }
         result.status = engine.status
-        result.pendingReminders = device.pending.count
+        let pending = device.pending
+        result.pendingReminders = pending.count
+        result.pendingLocalTimes = pending.map { ExpectationCheck.localTime(of: $0.fireDate, in: device.timeZone) }
         result.failures += ExpectationCheck.failures(
-            step.expectations, against: result, ledger: await engine.history, timeZone: scenario.device.timeZone)
+            step.expectations, against: result, ledger: await engine.history, timeZone: device.timeZone)
         result.failures += ExpectationCheck.settings(step.expectations.settings, device.settings)
         return (result, false)
     }
@@ -112,17 +117,60 @@ struct ScenarioPlayback {
             reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
         case .policyUpdate(let url):
             installUpdate(url, expected: step.expectations.update, into: &result)
+        case .externalRequest(let allow):
+            externalRequest(allow: allow, into: &result)
+        case .timeZone(let zone):
+            device.changeTimeZone(to: zone)
+            result.notes.append("the device is now in \(zone.permitIdentifier); pending reminders keep their wall-clock times")
+            result.outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+        case .openSettingsLink:
+            return await openSettingsLink(into: &result)
         case .wait:
             break
         }
         return true
     }
 
+    /// `external_request:` another SDK asks; Permit hears nothing and learns at its next read.
+    private func externalRequest(allow: Bool, into result: inout StepResult) {
+        switch device.externalRequest(allow: allow) {
+        case .dialogAnswered(let granted):
+            result.externalDialogShown = true
+            result.notes.append("another SDK's request showed the system dialog; the user tapped \(granted ? "Allow" : "Don't Allow")"
+                + " (the app learns it at its next read)")
+        case .noDialog:
+            result.externalDialogShown = false
+            result.notes.append("another SDK's request showed no dialog: iOS answered it at once, nothing changed")
+        }
+    }
+
+    /// `open_settings_link:` the user taps the app's link in Settings; the app opens to it.
+    private func openSettingsLink(into result: inout StepResult) async -> Bool {
+        do {
+            try device.openAppSettingsLink()
+        } catch {
+            result.failures.append("cannot open the app's notification settings: \(error.description)")
+            result.status = engine.status
+            return false
+        }
+        result.outcome = await engine.handle(.notificationSettingsOpened)
+        return true
+    }
+
     /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
+    /// Leaving with the system dialog up dismisses it as Don't Allow, or keeps it for the
+    /// return (`device.dialog_on_background`).
     private func send(_ event: AppEvent, into result: inout StepResult) async {
         switch event {
         case .appLaunch, .appForeground: device.isInForeground = true
-        case .appBackground: device.isInForeground = false
+        case .appBackground:
+            if device.moveToBackground() == .dialogDenied {
+                _ = await engine.handle(event)
+                result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
+                result.outcome = await engine.handle(.systemPromptAnswered(granted: false))
+                return
+            }
+            if device.isDialogOnScreen { result.notes.append("the system dialog stays, unanswered, for the user's return") }
         default: break
         }
         result.outcome = await engine.handle(event)
@@ -198,6 +246,9 @@ extension Scenario.Action {
             "reinstall" + (remembers ? " (system remembers)" : "") + (keychainSurvives ? "" : " (Keychain wiped)")
         case .wait: "wait"
         case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
+        case .externalRequest(let allow): "external_request \(allow ? "allow" : "deny")"
+        case .timeZone(let zone): "timezone \(zone.permitIdentifier)"
+        case .openSettingsLink: "open_settings_link"
         }
     }
 }

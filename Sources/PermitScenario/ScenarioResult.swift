@@ -17,6 +17,10 @@ public struct StepResult: Sendable {
     public var status: PermissionStatus
     /// Reminders waiting after the step.
     public var pendingReminders: Int
+    /// Their fire dates on the device's wall clock (`yyyy-MM-dd HH:mm`), soonest first.
+    public var pendingLocalTimes: [String] = []
+    /// For an `external_request` step: whether the system dialog appeared for the other SDK.
+    public var externalDialogShown: Bool?
     /// Why the step failed; empty when it passed.
     public var failures: [String]
     /// Lines for the trace: what followed at once, what the world did.

@@ -35,8 +35,17 @@ enum Screen: Equatable {
         }
     }
 
-    /// Why `action` cannot happen with this on screen, or nil when it can.
-    func refusal(of action: Scenario.Action) -> String? {
+    /// Why `action` cannot happen with this on screen, or nil when it can. With the system
+    /// dialog up the user may still leave the app (`app_background`); while the app is away
+    /// with the dialog kept, time may pass and the user may return (`app_foreground`).
+    func refusal(of action: Scenario.Action, appInForeground: Bool = true) -> String? {
+        if self == .systemDialog {
+            switch action {
+            case .event(.appBackground) where appInForeground: return nil
+            case .event(.appForeground) where !appInForeground, .wait where !appInForeground: return nil
+            default: break
+            }
+        }
         if case .answer(let answer) = action {
             if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
             if !answers.contains(answer) {

@@ -23,6 +23,7 @@ public struct TimelineFormatter: Sendable {
         if let granted = outcome.immediateAnswer {
             parts.append("[answered at once without a dialog: \(granted ? "granted" : "not granted")]")
         }
+        if outcome.registerForRemoteNotifications { parts.append("[register for remote notifications]") }
         var line = parts.joined(separator: " ")
         if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(reason)" }
         for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }

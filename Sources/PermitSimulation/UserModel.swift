@@ -55,6 +55,19 @@ public struct UserModel: Sendable, Hashable {
     public var maxPromptsPerDay: Int
     /// Midnight (UTC) of day 1.
     public var start: Date
+    /// `app`: what every simulated user's app is, as a scenario's `device` says it (an App
+    /// Clip, its ephemeral key, the notification entitlements it is signed with).
+    public var app = App()
+
+    /// The app the population runs.
+    public struct App: Sendable, Hashable {
+        /// The app is an App Clip.
+        public var isAppClip = false
+        /// The App Clip's Info.plist has `NSAppClipRequestEphemeralUserNotification`.
+        public var ephemeralNotifications = false
+        /// The notification entitlements the app is signed with.
+        public var entitlements: Set<NotificationEntitlement> = []
+    }
 
     /// The `start` of a model that names none: a Monday, so weekday effects line up across runs.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05T00:00:00Z
@@ -62,6 +75,7 @@ public struct UserModel: Sendable, Hashable {
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
+        "app",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -100,6 +114,7 @@ public struct UserModel: Sendable, Hashable {
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
         let start = try fields["start"]?.date() ?? defaultStart
+        let app = try fields["app"].map(parseApp) ?? App()
 
         return UserModel(
             name: try fields["name"]?.string() ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
@@ -125,7 +140,24 @@ public struct UserModel: Sendable, Hashable {
             } ?? .fixed(1),
             reinstallSystemRemembers: try reinstall["system_remembers"]?.probability() ?? 0,
             maxPromptsPerDay: try fields["max_prompts_per_day"]?.int(in: 1...100) ?? 3,
-            start: start)
+            start: start,
+            app: app)
+    }
+
+    /// `app: { app_clip: true, app_clip_ephemeral: true, entitlements: [time_sensitive] }`.
+    static func parseApp(_ node: YAMLValue) throws(InputError) -> App {
+        let fields = try node.fields(allowed: ["app_clip", "app_clip_ephemeral", "entitlements"])
+        var app = App()
+        app.isAppClip = try fields["app_clip"]?.bool() ?? false
+        app.ephemeralNotifications = try fields["app_clip_ephemeral"]?.bool() ?? false
+        if app.ephemeralNotifications, !app.isAppClip {
+            throw fields["app_clip_ephemeral"]!.error(
+                "app_clip_ephemeral is for App Clips", hint: "add `app_clip: true`, or remove app_clip_ephemeral")
+        }
+        for item in try fields["entitlements"]?.list() ?? [] {
+            app.entitlements.insert(NotificationEntitlement(rawValue: try item.oneOf(NotificationEntitlement.allCases.map(\.rawValue)))!)
+        }
+        return app
     }
 
     /// `os_versions`: a share per iOS version.

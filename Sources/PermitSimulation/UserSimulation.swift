@@ -42,7 +42,7 @@ struct UserSimulation: Sendable {
         self.tally = Tally(days: days)
         var traits = SplitMix64.stream(seed: seed, index: UInt64(index) &* 2)
         rng = SplitMix64.stream(seed: seed, index: UInt64(index) &* 2 &+ 1)
-        platform = Platform(version: model.osVersions.pick(&traits))
+        platform = Platform(version: model.osVersions.pick(&traits), isAppClip: model.app.isAppClip)
         let locale = model.locales.pick(&traits)
         let bucket = Int(traits.next() % 100)
         configuration = EngineConfiguration(
@@ -50,9 +50,11 @@ struct UserSimulation: Sendable {
             userBucket: bucket, foregroundRechecks: [])
         clock = ManualClock(model.start)
         do {
-            device = try SimulatedDevice(platform: platform, clock: clock)
+            device = try SimulatedDevice(
+                platform: platform, clock: clock, entitlements: model.app.entitlements,
+                ephemeralNotifications: model.app.ephemeralNotifications)
         } catch {
-            preconditionFailure("a fresh device of a phone always starts not determined: \(error)")
+            preconditionFailure("a fresh device starts with the authorization its platform allows: \(error)")
         }
         engine = PermissionEngine(
             policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(),
@@ -109,6 +111,8 @@ struct UserSimulation: Sendable {
     private mutating func session(day: Int, on engine: isolated PermissionEngine) async {
         device.isInForeground = true
         let opening: AppEvent = launchedToday ? .appForeground : .appLaunch
+        // A launch renews an App Clip's ephemeral authorization, as in a scenario.
+        if case .appLaunch = opening { device.launch() }
         if firstLaunchAt == 0 { firstLaunchAt = now }
         launchedToday = true
         await interact(opening, on: engine)

@@ -168,8 +168,10 @@ struct DecideCommand: AsyncParsableCommand {
     }
 
     func parseEvent() throws -> AppEvent {
-        do {
-            return try EventInput.event(named: event, feature: feature, answer: answer, granted: granted)
+        // significant_time_change names the device's zone, the one --timezone sets.
+        let zone = timezone.flatMap { TimeZone(identifier: $0) } ?? .current
+        do throws(EventInput.Problem) {
+            return try EventInput.event(named: event, feature: feature, answer: answer, granted: granted, timeZone: zone)
         } catch {
             switch error {
             case .unknownName:

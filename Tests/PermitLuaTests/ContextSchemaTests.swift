@@ -42,6 +42,7 @@ import Testing
         let events: [AppEvent] = [
             .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .softPromptAnswered(.accept),
             .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+            .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
         ]
         #expect(ContextSchema.eventNames == events.map(\.name))
         #expect(Set(ContextSchema.decisionFieldsByAction.keys) == Set(ContextSchema.actions))

@@ -46,6 +46,7 @@ import PermitScenario
     static let events: [AppEvent] = [
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
         .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+        .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
     ]
 
     /// A ledger with every optional field set.
@@ -240,7 +241,7 @@ import PermitScenario
 
     static let completeReminder: [String: LuaValue] = [
         "day": 1, "hour": 8, "minute": 30, "title": "Morning", "body": "Check in", "action": "open_diary",
-        "sound": false, "badge": 1, "id": "checkin-1",
+        "sound": false, "badge": 1, "id": "checkin-1", "interruption_level": "time_sensitive",
     ]
 
     @Test func reminderFieldsRequiredAndDefaults() throws {

@@ -26,6 +26,9 @@ import PermitLua
     /// Sends one app event; shows what the policy decided (localised already).
     func handle(_ event: AppEvent) async {
         guard let outcome = await engine?.handle(event) else { return }
+        if outcome.registerForRemoteNotifications {       // granted now, or a launch while granted:
+            registerForRemoteNotifications()              // APNs wants it at every launch
+        }
         switch outcome.finalDecision.action {             // the event's decision, or the reaction
         case .softPrompt(let prompt): present(prompt)     // to an answer iOS gave at once
         case .settingsPrompt(let prompt): offerSettings(prompt.deepLink)
@@ -43,8 +46,22 @@ import PermitLua
 }
 // snippet: end
 
+#if canImport(UIKit)
+import UIKit
+#endif
+
 /// The app's own views (its soft prompt, its Settings offer); here they print.
 extension AppPermissions {
+    /// On iOS: `UIApplication.shared.registerForRemoteNotifications()`, whose token the app
+    /// sends to its push server.
+    func registerForRemoteNotifications() {
+        #if canImport(UIKit)
+        UIApplication.shared.registerForRemoteNotifications()
+        #else
+        print("app registers for remote notifications")
+        #endif
+    }
+
     func present(_ prompt: SoftPrompt) { print("app shows: \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]") }
     func offerSettings(_ link: DeepLink) { print("app offers Settings → \(link.rawValue)") }
 }
