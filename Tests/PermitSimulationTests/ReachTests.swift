@@ -84,3 +84,25 @@ struct ReachTests {
         #expect(Reach.of(.notDetermined, alert: .disabled) == .neverAsked)
     }
 }
+
+/// The model's `app` reaches every simulated device, as a scenario's `device` keys do.
+@Suite struct ModelAppTests {
+    @Test func anAppClipWithTheEphemeralKeyStartsEphemeralOnEveryDevice() async throws {
+        let never = try inline("never-asks", "return nil")
+        let clip = try fixedModel("app: { app_clip: true, app_clip_ephemeral: true }")
+        let result = await Simulation.run(policies: [never], model: clip, options: SimulationOptions(users: 50, days: 2, seed: 3))
+        #expect(result.policies[0].share(.ephemeral, day: 1) == 1)
+        let plain = try fixedModel("app: { app_clip: true }")
+        let without = await Simulation.run(policies: [never], model: plain, options: SimulationOptions(users: 50, days: 2, seed: 3))
+        #expect(without.policies[0].share(.ephemeral, day: 1) == 0, "without the Info.plist key a clip starts not determined")
+    }
+
+    @Test func theAppKeyIsCheckedLikeAScenariosDevice() throws {
+        let model = try fixedModel("app: { entitlements: [time_sensitive, critical_alerts] }")
+        #expect(model.app.entitlements == [.timeSensitive, .criticalAlerts])
+        let notAClip = try #require(modelError(validModel + "\napp: { app_clip_ephemeral: true }"))
+        #expect(notAClip.description.contains("app_clip_ephemeral is for App Clips"), "\(notAClip)")
+        let unknown = try #require(modelError(validModel + "\napp: { entitlements: [push] }"))
+        #expect(unknown.description.contains("time_sensitive"), "\(unknown)")
+    }
+}
