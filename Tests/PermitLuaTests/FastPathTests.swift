@@ -71,7 +71,8 @@ import Testing
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
         .softPromptAnswered(.decline), .softPromptAnswered(.dismiss), .systemPromptAnswered(granted: true),
         .systemPromptAnswered(granted: false), .settingsPromptAnswered(.open), .settingsPromptAnswered(.cancel),
-        .settingsPromptAnswered(.dismiss),
+        .settingsPromptAnswered(.dismiss), .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
+        .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened,
     ]
 
     @Test func theContextIsTheOneTheGeneralPathBuilds() throws {
