@@ -55,9 +55,18 @@ public protocol NotificationCenterClient: Sendable {
     nonisolated(nonsending) func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult
     /// The local notifications waiting to fire, soonest first.
     nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder]
-    /// Adds local notifications. The system keeps at most 64, the soonest.
+    /// Adds local notifications. The system keeps at most 64 (`pendingOverflow` says which).
     nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async
     /// Removes pending local notifications by identifier (`removePendingNotificationRequests`);
     /// unknown identifiers are ignored, as iOS ignores them.
     nonisolated(nonsending) func removePendingReminders(ids: [String]) async
+    /// Which notifications this system keeps past 64 pending; `nil` (the default): what iOS
+    /// does on the engine's platform, `PendingOverflow.observed(on:)`. The simulated device
+    /// says its own, so the planner and the device agree in a scenario.
+    var pendingOverflowRule: PendingOverflow? { get }
+}
+
+extension NotificationCenterClient {
+    /// What iOS does on the engine's platform.
+    public var pendingOverflowRule: PendingOverflow? { nil }
 }

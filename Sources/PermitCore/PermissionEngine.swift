@@ -289,7 +289,8 @@ public actor PermissionEngine {
         let plan = ReminderPlanner.plan(
             requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
             timeZone: timeZone, locale: configuration.locale,
-            pending: await client.pendingReminders(), contentShown: settings.showsContent)
+            pending: await client.pendingReminders(), contentShown: settings.showsContent,
+            overflow: client.pendingOverflowRule ?? .observed(on: platform.version))
         // What iOS will deliver each with: no level before iOS 15, time-sensitive and critical
         // only with their entitlement and switch.
         let toSchedule = plan.toSchedule.map { reminder in

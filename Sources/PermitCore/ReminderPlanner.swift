@@ -48,14 +48,18 @@ public enum ReminderPlanner {
     ///
     /// `contentShown` says whether a delivered notification is seen anywhere (an alert, the lock
     /// screen or Notification Center); when it is not, title and body are left out and only
-    /// badge and sound remain.
+    /// badge and sound remain. `overflow` is which notifications the system keeps past 64
+    /// (docs/platform.md ); `deliveredLevel` turns a requested interruption level into
+    /// the one iOS delivers (S-05), before the comparison with what is pending.
     public static func plan(
         _ requests: [ReminderRequest],
         now: Date,
         timeZone: TimeZone,
         locale: String,
         pending: [ScheduledReminder],
-        contentShown: Bool
+        contentShown: Bool,
+        overflow: PendingOverflow = .soonest,
+        deliveredLevel: (InterruptionLevel?) -> InterruptionLevel? = { $0 }
     ) -> Plan {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -96,21 +100,22 @@ public enum ReminderPlanner {
                 action: request.action,
                 sound: request.sound,
                 badge: request.badge,
-                interruptionLevel: request.interruptionLevel
+                interruptionLevel: deliveredLevel(request.interruptionLevel)
             ))
         }
 
-        return reconcile(candidates, with: pending, now: now, problems: problems)
+        return reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems)
     }
 
     /// The wanted set against what is pending: the policy's notifications that are not wanted
     /// any more go, wanted ones that are missing or differ are scheduled, identical ones stay
     /// untouched (no needless replace, which on iOS would reset nothing but costs a call).
     static func reconcile(
-        _ wanted: [ScheduledReminder], with pending: [ScheduledReminder], now: Date, problems: [Problem]
+        _ wanted: [ScheduledReminder], with pending: [ScheduledReminder], now: Date, overflow: PendingOverflow = .soonest,
+        problems: [Problem]
     ) -> Plan {
         let (owned, foreign) = pending.filter { $0.fireDate > now }.partitioned { $0.id.hasPrefix(ownedPrefix) }
-        let kept = fitting(wanted, besides: foreign)
+        let kept = fitting(wanted, besides: foreign, overflow: overflow)
         let pendingById = Dictionary(owned.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let keptIds = Set(kept.map(\.id))
         return Plan(
@@ -120,10 +125,19 @@ public enum ReminderPlanner {
     }
 
     /// iOS keeps at most 64 pending notifications: the policy's share is what the app's own
-    /// pending ones leave, soonest first (a reminder past that would be dropped by the system
-    /// at once, so it is not scheduled at all).
-    static func fitting(_ candidates: [ScheduledReminder], besides pending: [ScheduledReminder]) -> [ScheduledReminder] {
+    /// pending ones leave, soonest first. Where iOS keeps the 64 soonest, a reminder past that
+    /// would be dropped by the system at once, so it is not scheduled at all, and a sooner one
+    /// may push a later one of the app's out. Where it keeps the 64 added last (iOS 11+,
+    /// docs/platform.md Q-01), one more would evict the first added, the app's own included, so
+    /// the policy's reminders take only the places the app's own leave free.
+    static func fitting(
+        _ candidates: [ScheduledReminder], besides pending: [ScheduledReminder], overflow: PendingOverflow = .soonest
+    ) -> [ScheduledReminder] {
         let pendingSorted = pending.map(\.fireDate).sorted()
+        if overflow == .newest {
+            let room = max(0, systemPendingLimit - pendingSorted.count)
+            return Array(candidates.sorted(by: { $0.fireDate < $1.fireDate }).prefix(room))
+        }
         var kept: [ScheduledReminder] = []
         for candidate in candidates.sorted(by: { $0.fireDate < $1.fireDate }) {
             let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count

@@ -29,6 +29,8 @@ public final class SimulatedDevice: NotificationCenterClient {
     public let keychain = InMemoryDurableStore()
     /// Which notifications are kept past the 64 pending (docs/platform.md Q-01).
     public let pendingOverflow: PendingOverflow
+    /// The planner follows the device's rule.
+    public var pendingOverflowRule: PendingOverflow? { pendingOverflow }
     /// What pressing Home (or locking) does to the system dialog on screen (docs/platform.md D-02).
     public let dialogOnBackground: DialogOnBackground
     let clock: any PermitClock

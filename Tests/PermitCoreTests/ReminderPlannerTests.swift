@@ -186,6 +186,27 @@ import Testing
         #expect(plan(requests, pending: soon).toSchedule.count == 54)
     }
 
+    /// docs/platform.md Q-01: where iOS keeps the 64 added last, a reminder past 64 would evict
+    /// the first added (usually the soonest), so new ones take only free places, soonest first.
+    @Test func whereTheNewestAreKeptOnlyFreePlacesAreFilled() {
+        let requests = (0..<30).flatMap { day in [9, 14, 20].map { ReminderRequest(day: day, hour: $0, body: .plain("d\(day)h\($0)")) } }
+        let late = (0..<10).map { ScheduledReminder(id: "late\($0)", fireDate: start + Double(400 + $0) * day, body: "late") }
+        func newest(_ pending: [ScheduledReminder]) -> [ScheduledReminder] {
+            ReminderPlanner.plan(
+                requests, now: start, timeZone: TimeZone(identifier: "UTC")!, locale: "en", pending: pending, contentShown: true,
+                overflow: .newest
+            ).toSchedule
+        }
+        #expect(newest([]).count == 64)
+        let besideLate = newest(late)
+        #expect(besideLate.count == 54, "ten places are taken, even by later reminders")
+        #expect(besideLate.first?.body == "d0h9" && besideLate == besideLate.sorted { $0.fireDate < $1.fireDate })
+        let full = (0..<64).map { ScheduledReminder(id: "p\($0)", fireDate: start + Double(500 + $0) * day, body: "p") }
+        #expect(newest(full).isEmpty)
+        let past = (0..<64).map { ScheduledReminder(id: "gone\($0)", fireDate: start - Double($0 + 1) * 60, body: "gone") }
+        #expect(newest(past).count == 64, "delivered ones hold no place")
+    }
+
     @Test func badgeAndSoundOnlyWhenAlertsAreOff() {
         let request = ReminderRequest(hour: 20, title: "Mood", body: "How do you feel?", sound: true, badge: 1)
         let shown = plan([request]).toSchedule[0]
