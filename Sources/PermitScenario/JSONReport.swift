@@ -71,6 +71,7 @@ public enum JSONReport {
             fields["warnings"] = .list(outcome.warnings.map { .table(["name": .string($0.name), "message": .string($0.message)]) })
             fields["errors"] = .list(outcome.errors.map { .string($0.description) })
             fields["dialog_shown"] = .bool(outcome.dialogShown)
+            fields["register_for_remote_notifications"] = .bool(outcome.registerForRemoteNotifications)
             fields["reminders_scheduled"] = .list(outcome.remindersScheduled.map { reminder in
                 var entry: [String: PolicyValue] = [
                     "id": .string(reminder.id), "fire_at": .integer(Int64(reminder.fireDate.timeIntervalSince1970)),
@@ -79,6 +80,7 @@ public enum JSONReport {
                 if let title = reminder.title { entry["title"] = .string(title) }
                 if let body = reminder.body { entry["body"] = .string(body) }
                 if let badge = reminder.badge { entry["badge"] = .integer(Int64(badge)) }
+                if let level = reminder.interruptionLevel { entry["interruption_level"] = .string(level.rawValue) }
                 return .table(entry)
             })
             fields["reminders_removed"] = .list(outcome.remindersRemoved.map(PolicyValue.string))

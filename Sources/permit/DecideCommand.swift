@@ -111,6 +111,7 @@ struct DecideCommand: AsyncParsableCommand {
                 "warnings": .list(outcome.warnings.map { .table(["name": .string($0.name), "message": .string($0.message)]) }),
                 "errors": .list(outcome.errors.map { .string($0.description) }),
                 "dialog_shown": .bool(outcome.dialogShown),
+                "register_for_remote_notifications": .bool(outcome.registerForRemoteNotifications),
             ]
             if let proposed = outcome.proposed { fields["proposed"] = .table(DecisionFields.of(proposed)) }
             if !trace.isEmpty { fields["trace"] = .string(trace) }

@@ -100,6 +100,24 @@ import PermitTestSupport
         #expect((sent.stdout + sent.stderr).contains("write `timezone: Europe/Berlin`"), "\(sent.stdout)")
     }
 
+    /// `permit run --format json` says when the host registers for remote notifications, and
+    /// each reminder's interruption level as iOS delivers it.
+    @Test func theJSONTimelineCarriesRegistrationAndLevels() throws {
+        let tree = Tree()
+        tree.write("levels.lua", """
+            return { name = "levels", decide = function(ctx) return nil end,
+              plan_reminders = function(ctx) return { { day = 1, body = "x", interruption_level = "time_sensitive" } } end }
+            """)
+        tree.write("story.yaml", "device: { os: \"16.4\", entitlements: [time_sensitive] }\ninitial: { authorization: authorized }\nsteps:\n  - event: app_launch\n  - { event: feature_opened, feature: x }\n")
+        let run = try CLITests.permit(["run", tree.path("levels.lua"), tree.path("story.yaml"), "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let scenarios = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        let steps = try #require(scenarios.first?["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["register_for_remote_notifications"] as? Bool } == [true, false])
+        let reminder = try #require((steps[0]["reminders_scheduled"] as? [[String: Any]])?.first)
+        #expect(reminder["interruption_level"] as? String == "time_sensitive")
+    }
+
     @Test func decideTakesTheNewEventsZoneFromTimezone() throws {
         let tree = Tree()
         tree.write("ask/policy.lua", Self.askAtLaunch)
