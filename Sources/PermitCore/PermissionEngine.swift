@@ -136,24 +136,9 @@ public actor PermissionEngine {
         defer { leaveGate() }
 
         let now = unixNow()
-        if case .significantTimeChange(let zone) = event, zone != timeZone {
-            // The device travelled: local days, `prompts_today` and reminder times follow the new zone.
-            timeZone = zone
-            localDays = LocalDayCache(timeZone: zone)
-        }
+        note(event, at: now)
         ledger.roll(toDay: localDays.day(of: now))
         let statusBefore = published
-
-        switch event {
-        case .appLaunch, .appForeground:
-            appIsActive = true
-            lastSeenAt = now
-        case .appBackground:
-            appIsActive = false
-            lastSeenAt = now
-            recheckTask?.cancel()
-        default: break
-        }
         ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
 
         var status = statusBefore
@@ -192,6 +177,25 @@ public actor PermissionEngine {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         }
         return outcome
+    }
+
+    /// What an event says before anything is read: whether the app is in the foreground, and
+    /// the device's zone after a significant time change (local days, `prompts_today` and
+    /// reminder times follow it from this event on).
+    private func note(_ event: AppEvent, at now: Int64) {
+        switch event {
+        case .appLaunch, .appForeground:
+            appIsActive = true
+            lastSeenAt = now
+        case .appBackground:
+            appIsActive = false
+            lastSeenAt = now
+            recheckTask?.cancel()
+        case .significantTimeChange(let zone) where zone != timeZone:
+            timeZone = zone
+            localDays = LocalDayCache(timeZone: zone)
+        default: break
+        }
     }
 
     /// A request that showed no dialog was answered at once: a real app gets that answer as
