@@ -39,7 +39,8 @@ public struct Outcome: Sendable, Hashable {
     /// The host should call `UIApplication.registerForRemoteNotifications()` now: the status
     /// became granted (from the dialog, an answer iOS gave at once, or a change in Settings the
     /// engine read), or the app launched while granted, as Apple asks apps to register at every
-    /// launch (docs/platform.md N-02).
+    /// launch (docs/platform.md N-02). A grant found only by the delayed foreground re-check
+    /// has no outcome: it arrives on `PermissionEngine.statusStream`.
     public var registerForRemoteNotifications = false
 
     /// The decision the app should have on screen after the event: the follow-up's when there
