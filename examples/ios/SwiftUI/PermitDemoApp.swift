@@ -45,6 +45,8 @@ final class PermissionCoordinator: ObservableObject {
     func send(_ event: AppEvent) async {
         guard let engine else { return }
         let outcome = await engine.handle(event)
+        // Granted now, or a launch while granted: APNs wants the registration at every launch.
+        if outcome.registerForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt): softPrompt = prompt
         case .settingsPrompt(let prompt): settingsPrompt = prompt
@@ -60,9 +62,8 @@ final class PermissionCoordinator: ObservableObject {
     func answerSettingsPrompt(_ answer: SettingsPromptAnswer, link: DeepLink) {
         settingsPrompt = nil
         if answer == .open {
-            let url = link == .notificationSettings
-                ? UIApplication.openNotificationSettingsURLString : UIApplication.openSettingsURLString
-            if let url = URL(string: url) { UIApplication.shared.open(url) }
+            // The iOS 16 property, the iOS 15.4 constant, or the app's Settings page before.
+            if let url = URL(string: UserNotificationCenterClient.settingsURLString(for: link)) { UIApplication.shared.open(url) }
         }
         Task { await send(.settingsPromptAnswered(answer)) }
     }

@@ -9,6 +9,9 @@ import UIKit
 final class AppDelegate: UIResponder, UIApplicationDelegate {
     var window: UIWindow?
     private var engine: PermissionEngine!
+    /// Hears the tap on the app's link in Settings › Notifications (iOS 12+, after a request
+    /// with `provides_app_settings`); the notification center holds it weakly.
+    private var settingsLink: NotificationSettingsLinkDelegate?
 
     func application(
         _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
@@ -29,6 +32,16 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
             // What the policy keeps across a reinstall (`remember_durable`) lives in the Keychain.
             durableStore: KeychainDurableStore(service: (Bundle.main.bundleIdentifier ?? "app") + ".permit"),
             configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
+        settingsLink = NotificationSettingsLinkDelegate { [weak self] in
+            Task { @MainActor in await self?.send(.notificationSettingsOpened) }
+        }
+        settingsLink?.install()
+        // A new time zone: local days, prompts_today and reminder planning follow it.
+        NotificationCenter.default.addObserver(
+            forName: UIApplication.significantTimeChangeNotification, object: nil, queue: .main
+        ) { [weak self] _ in
+            Task { @MainActor in await self?.send(.significantTimeChange(timeZone: .current)) }
+        }
         Task { await send(.appLaunch) }
         return true
     }
@@ -44,6 +57,8 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     @MainActor
     func send(_ event: AppEvent) async {
         let outcome = await engine.handle(event)
+        // Granted now, or a launch while granted: APNs wants the registration at every launch.
+        if outcome.registerForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt):
             present(title: prompt.title, message: prompt.message, actions: [
@@ -51,8 +66,7 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
                 (prompt.accept.description, .default, { Task { await self.send(.softPromptAnswered(.accept)) } }),
             ])
         case .settingsPrompt(let prompt):
-            let link = prompt.deepLink == .notificationSettings
-                ? UIApplication.openNotificationSettingsURLString : UIApplication.openSettingsURLString
+            let link = UserNotificationCenterClient.settingsURLString(for: prompt.deepLink)
             present(title: prompt.title, message: prompt.message, actions: [
                 (prompt.cancel.description, .cancel, { Task { await self.send(.settingsPromptAnswered(.cancel)) } }),
                 (prompt.open.description, .default, {
