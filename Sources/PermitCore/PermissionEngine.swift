@@ -294,15 +294,13 @@ public actor PermissionEngine {
             requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
             timeZone: timeZone, locale: configuration.locale,
             pending: await client.pendingReminders(), contentShown: settings.showsContent,
-            overflow: client.pendingOverflowRule ?? .observed(on: platform.version))
-        // What iOS will deliver each with: no level before iOS 15, time-sensitive and critical
-        // only with their entitlement and switch.
-        let toSchedule = plan.toSchedule.map { reminder in
-            var reminder = reminder
-            reminder.interruptionLevel = InterruptionLevel.delivered(
-                reminder.interruptionLevel, on: platform.version, settings: settings)
-            return reminder
-        }
+            overflow: client.pendingOverflowRule ?? .observed(on: platform.version),
+            // What iOS delivers each with: no level before iOS 15, time-sensitive and critical
+            // only with their entitlement and switch.
+            deliveredLevel: { [version = platform.version, settings] level in
+                InterruptionLevel.delivered(level, on: version, settings: settings)
+            })
+        let toSchedule = plan.toSchedule
         for problem in plan.problems {
             outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))
         }
