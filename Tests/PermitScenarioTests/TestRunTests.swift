@@ -19,7 +19,9 @@ struct Tree {
     func write(_ path: String, _ text: String) {
         let url = root.appendingPathComponent(path)
         try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try! Data(text.utf8).write(to: url)
+        // Atomically, as editors save: a watcher polling while a test rewrites a file (WatchTests'
+        // editor thread) must never read it half-written (it failed "the file is empty" under load).
+        try! Data(text.utf8).write(to: url, options: .atomic)
     }
 
     func path(_ relative: String = "") -> String { root.appendingPathComponent(relative).path }
