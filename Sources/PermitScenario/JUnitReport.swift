@@ -1,7 +1,10 @@
+import Foundation
 import PermitInput
 
 /// `--format junit`: the JUnit XML that CI systems read. One test suite per pack (loose files
 /// form the suite "scenarios"), one test case per scenario, its failing steps in `<failure>`.
+/// `<failure>` is a missed expectation (or snapshot); `<error>` is a scenario that could not
+/// run: its file is wrong or its policy did not load. `time` is seconds, per case and summed.
 public enum JUnitReport {
     /// The run as JUnit XML, which CI systems show as test results.
     public static func render(_ run: TestRun) -> String {
@@ -15,21 +18,27 @@ public enum JUnitReport {
             }
         }
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
-        xml.append("<testsuites name=\"permit\" tests=\"\(run.reports.count)\" failures=\"\(run.failedCount)\">")
+        xml.append("<testsuites name=\"permit\" tests=\"\(run.reports.count)\" failures=\"\(run.failedCount)\" "
+            + "errors=\"\(run.inputErrorCount)\" skipped=\"\(run.skippedCount)\" time=\"\(seconds(run.reports))\">")
         for suite in suites {
             let failures = suite.reports.filter { !$0.passed && !$0.isInputError && !$0.isSkipped }.count
             let errors = suite.reports.filter(\.isInputError).count
             let skipped = suite.reports.filter(\.isSkipped).count
             xml.append("  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.reports.count)\" failures=\"\(failures)\" "
-                + "errors=\"\(errors)\" skipped=\"\(skipped)\">")
+                + "errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(suite.reports))\">")
             for report in suite.reports {
-                let open = "    <testcase classname=\"\(escape(suite.name))\" name=\"\(escape(report.name))\" file=\"\(escape(report.file.displayPath))\""
+                let open = "    <testcase classname=\"\(escape(suite.name))\" name=\"\(escape(report.name))\" "
+                    + "file=\"\(escape(report.file.displayPath))\" time=\"\(seconds([report]))\""
                 switch report.verdict {
-                case .ran(let result) where result.passed:
+                case .ran where report.passed:
                     xml.append(open + "/>")
                 case .ran(let result):
-                    let details = result.failedSteps.flatMap { step in
+                    var details = result.failedSteps.flatMap { step in
                         step.failures.map { "step \(step.number) (line \(step.location.line)): \($0)" }
+                    }
+                    if let snapshot = report.snapshot, snapshot.failed {
+                        details.append(snapshot.summary)
+                        if case .differs(_, let diff) = snapshot { details.append(diff) }
                     }
                     xml.append(open + ">")
                     xml.append("      <failure message=\"\(escape(details.first ?? "aborted"))\">\(escape(details.joined(separator: "\n")))</failure>")
@@ -52,6 +61,13 @@ public enum JUnitReport {
         }
         xml.append("</testsuites>")
         return xml.joined(separator: "\n")
+    }
+
+    /// The reports' summed durations in seconds, to the millisecond, as JUnit's `time` reads.
+    static func seconds(_ reports: [ScenarioReport]) -> String {
+        let total = reports.compactMap(\.duration).reduce(Duration.zero, +)
+        let (whole, fraction) = total.components
+        return String(format: "%.3f", Double(whole) + Double(fraction) / 1e18)
     }
 
     /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold.
