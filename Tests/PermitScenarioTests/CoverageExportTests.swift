@@ -64,6 +64,37 @@ import PermitTestSupport
             """), "\(result.stdout)")
     }
 
+    /// A coroutine's body also has no Lua frame below it: its lines and its `return` are not
+    /// decide's, even after decide tail-called the helper that runs it.
+    @Test func aCoroutineInsideATailCallDoesNotMoveTheAnswer() throws {
+        let tree = Tree()
+        tree.write("co/policy.lua", """
+            local function finish(ctx)
+              local co = coroutine.wrap(function()
+                return "from the coroutine"
+              end)
+              return { action = "none", reason = co() }
+            end
+            return {
+              name = "co",
+              decide = function(ctx)
+                return finish(ctx)
+              end,
+            }
+            """)
+        tree.write("co/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none }\n")
+        let result = try CLITests.permit(["test", "--coverage", "--format", "json", "co"], in: tree.root)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let decisions = try #require((object?["decisions"] as? [[String: Any]])?.first)
+        #expect(decisions["returns"] as? [Int] == [10])
+        #expect(decisions["never_reached"] as? [Int] == [])
+        let answers = try #require(decisions["answers"] as? [[String: Any]])
+        #expect(answers.count == 1)
+        #expect(answers.first?["line"] as? Int == 10 && answers.first?["reason"] as? String == "from the coroutine")
+        #expect(answers.first?["count"] as? Int == 1 && answers.first?["action"] as? String == "none")
+    }
+
     @Test func lcovRecordsAreCompleteAndRelative() throws {
         let tree = tree()
         let result = try CLITests.permit(["test", "--coverage-format", "lcov", "tiny"], in: tree.root)

@@ -41,6 +41,10 @@ import PermitTestSupport
         let matched = try permit(["test", "--snapshot", "--ci", "polite"], in: tree)
         #expect(matched.status == 0, "\(matched.stdout)")
         #expect(!matched.stdout.contains("snapshot"), "a match says nothing")
+        let json = try permit(["test", "--snapshot", "--format", "json", "polite"], in: tree)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let scenario = (object?["scenarios"] as? [[String: Any]])?.first
+        #expect((scenario?["snapshot"] as? [String: Any])?["status"] as? String == "matched")
 
         // A changed timeline (here: the stored one edited) fails with a unified diff.
         let lines = stored.split(separator: "\n", omittingEmptySubsequences: false)
