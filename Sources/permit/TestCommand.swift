@@ -11,7 +11,12 @@ struct TestCommand: AsyncParsableCommand {
             Finds packs (<pack>/policy.lua with <pack>/tests/*.yaml) and loose scenario files under \
             the paths (default: policies), runs each scenario against its policy and checks every \
             expectation. Ends with `N passed, N failed, N skipped`. Exit 0 when all pass, 1 when one \
-            fails, 2 on bad input, a policy that does not load, or when no scenario is found.
+            fails (an expectation, or its snapshot under --snapshot), 2 on bad input, a policy that \
+            does not load, or when no scenario is found.
+
+            --snapshot compares each scenario's timeline (the `permit run` text) with \
+            __snapshots__/FILE.yaml.snap next to it and shows a diff; --update writes them. \
+            --coverage-format lcov|cobertura writes lcov.info or coverage.xml for CI services.
 
             Examples:
               permit test
