@@ -276,9 +276,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Counts `decision` against the `return` that gave it, when coverage is recorded.
     private func counted(_ decision: Decision?, returnedAt line: Int?) -> Decision? {
         guard let line else { return decision }
-        runtime.withLock { runtime in
-            runtime.decisions?.record(line: line, action: (decision?.action ?? Decision.Action.none).name, reason: decision?.reason)
-        }
+        let action = (decision?.action ?? Decision.Action.none).name
+        runtime.withLock { runtime in runtime.decisions?.record(line: line, action: action, reason: decision?.reason) }
         return decision
     }
 
