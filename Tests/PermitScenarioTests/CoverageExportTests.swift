@@ -112,6 +112,9 @@ import PermitTestSupport
         // Each return of decide is a branch: taken as often as a call returned there.
         #expect(lines.filter { $0.hasPrefix("BRDA:") } == ["BRDA:8,0,0,3", "BRDA:11,0,1,1", "BRDA:14,0,2,1", "BRDA:19,0,3,-"], "\(lines)")
         #expect(lines.contains("BRF:4") && lines.contains("BRH:3"))
+
+        let noFormat = try CLITests.permit(["test", "--coverage-output", "x.info", "tiny"], in: tree.root)
+        #expect(noFormat.status == 2 && noFormat.stderr.contains("--coverage-output needs --coverage-format lcov or cobertura"))
     }
 
     @Test func coberturaIsWellFormedXMLWithRelativeFileNames() throws {
