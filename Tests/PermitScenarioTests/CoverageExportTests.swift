@@ -147,16 +147,22 @@ import PermitTestSupport
         let tree = tree()
         tree.write("tiny/tests/c.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: soft_prompt }\n")
         tree.write("tiny/tests/d.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expct: none }\n")
-        let result = try CLITests.permit(["test", "--format", "junit", "tiny"], in: tree.root)
+        // A policy that raises where the scenario expected a prompt: an error, not a failure.
+        tree.write("boom/policy.lua", "return { name = \"boom\", decide = function(ctx) error(\"boom\") end }\n")
+        tree.write("boom/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: soft_prompt }\n")
+        let result = try CLITests.permit(["test", "--format", "junit", "tiny", "boom"], in: tree.root)
         #expect(result.status == 2)
         let collector = ElementCollector()
         let parser = XMLParser(data: Data(result.stdout.utf8))
         parser.delegate = collector
         #expect(parser.parse())
         let root = try #require(collector.elements.first { $0.name == "testsuites" })
-        #expect(root.attributes["tests"] == "4" && root.attributes["failures"] == "1" && root.attributes["errors"] == "1")
+        #expect(root.attributes["tests"] == "5" && root.attributes["failures"] == "1" && root.attributes["errors"] == "2", "\(result.stdout)")
         let cases = collector.elements.filter { $0.name == "testcase" }
-        #expect(cases.count == 4)
+        #expect(cases.count == 5)
+        let boom = try #require(collector.elements.first { $0.name == "testsuite" && $0.attributes["name"] == "boom" })
+        #expect(boom.attributes["errors"] == "1" && boom.attributes["failures"] == "0")
+        #expect(result.stdout.contains("<error message=\"step 1 (line 3): the policy raised an error: boom/policy.lua:1: boom"), "\(result.stdout)")
         for testCase in cases + [root] {
             let time = try #require(Double(testCase.attributes["time"] ?? ""), "every case has a time in seconds")
             #expect(time >= 0)
