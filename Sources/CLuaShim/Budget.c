@@ -32,6 +32,10 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
         shim_cov_record(L, vm, ar);
         return;
     }
+    if (ar->event == LUA_HOOKRET) {
+        shim_cov_return(L, vm, ar);
+        return;
+    }
     int step = lua_gethookcount(L);
     if (!vm->budget_exceeded) {
         /* Safety net for work neither instructions nor allocations show

@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the hook runs in the VM's main thread: a coroutine's body also has no Lua frame
+   below it, but its `return` is not the host call's. Pushing a thread allocates nothing. */
+static int on_main_thread(lua_State *L) {
+    int main = lua_pushthread(L);
+    lua_pop(L, 1);
+    return main;
+}
+
 /* Notes that `line` of the running chunk ran. Uses malloc, not Lua's allocator, so coverage
    never changes what the memory cap sees. */
 void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
@@ -34,6 +42,35 @@ void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
         chunk->size = size;
     }
     chunk->lines[line] = 1;
+    /* The outermost frame's last line before a tail call replaces it: that `return f(...)` is
+       the statement that decided, though the frame that returns is f's. */
+    lua_Debug caller;
+    if (!lua_getstack(L, 1, &caller) && on_main_thread(L) && lua_getinfo(L, "t", ar) && !ar->istailcall)
+        vm->cov_base_line = line;
+}
+
+/* Only the host's outermost call counts (no Lua frame below it): a helper's `return` is not
+   the policy's answer. Reads no memory Lua could refuse. */
+void shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar) {
+    lua_Debug caller;
+    if (lua_getstack(L, 1, &caller) || !on_main_thread(L)) return;
+    if (!lua_getinfo(L, "Slt", ar) || ar->source == NULL || ar->source[0] != '@') return;
+    vm->cov_return_line = ar->istailcall ? vm->cov_base_line : ar->currentline;
+}
+
+int permit_cov_return_line(lua_State *L) { return getvm(L)->cov_return_line; }
+
+int permit_function_span(lua_State *L, int ref, int *first, int *last) {
+    lua_Debug ar;
+    if (!lua_checkstack(L, 2)) return 0;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, ref) != LUA_TFUNCTION || lua_iscfunction(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (!lua_getinfo(L, ">S", &ar)) return 0;
+    *first = ar.linedefined;
+    *last = ar.lastlinedefined;
+    return 1;
 }
 
 void permit_set_coverage(lua_State *L, int on) {

@@ -127,6 +127,8 @@ int permit_call(lua_State *L, int nargs) {
     vm->mem_refused = 0;
     vm->table_refused = 0;
     vm->sticky_kind = 0;
+    vm->cov_return_line = 0;
+    vm->cov_base_line = 0;
     vm->guards.coroutine_depth = 0;
     vm->guards.handler_depth = 0;
     lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));

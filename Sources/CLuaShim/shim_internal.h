@@ -64,6 +64,10 @@ typedef struct permit_vm {
         int size;
     } cov[16];
     int ncov;
+    /* Decision coverage: the line of the `return` that ended the host's outermost call (0:
+       none yet), and the last line that outermost frame ran before a tail call replaced it. */
+    int cov_return_line;
+    int cov_base_line;
     permit_guard_state guards; /* sandbox_guards.h */
     int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
     int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
@@ -89,8 +93,10 @@ static inline permit_vm *getvm(lua_State *L) {
     return (permit_vm *)ud;
 }
 
-/* The count hook always; line events too while coverage is on. */
-static inline int hook_mask(const permit_vm *vm) { return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE : 0); }
+/* The count hook always; line and return events too while coverage is on. */
+static inline int hook_mask(const permit_vm *vm) {
+    return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE | LUA_MASKRET : 0);
+}
 
 /* Instructions between hook events while the budget holds (see BIG_HOOK_STEP). */
 static inline int hook_step(const permit_vm *vm) { return vm->big_blocks ? BIG_HOOK_STEP : HOOK_STEP; }
@@ -109,6 +115,8 @@ int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
 
 /* Coverage.c */
 void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
+/* Notes the line of the `return` that ends the host's outermost call. */
+void shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar);
 
 /* HostValues.c */
 /* Pushes the `n` staged results under protection and drops them: LUA_OK, or the status with

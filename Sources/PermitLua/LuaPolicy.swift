@@ -7,7 +7,7 @@ import PermitCore
 /// `lua_State` is only ever entered by one of them at a time. Everything that does not change
 /// between calls (the compiled functions, the platform and capability tables, the merged
 /// params) is kept in the VM's registry instead of being rebuilt for every event.
-public final class LuaPolicy: Policy, LineCoverageReporting {
+public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageReporting {
     /// What `remember = { key = permit.forget }` stores to delete a key: Lua tables cannot
     /// hold `nil`, so deletion needs a marker. A NUL byte keeps it out of real text.
     public static let forgetMarker = "\u{0}permit.forget"
@@ -37,6 +37,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         let planReminders: LuaRef?
         /// Lines with code, when coverage is recorded.
         var executableLines: Set<Int>?
+        /// Which `return` of `decide` answered what, when coverage is recorded.
+        var decisions: DecisionCoverage?
+        /// Where the last `decide` call returned, until its decision is read and counted.
+        var lastReturnLine: Int?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         /// The locale as a stored string, so a call pushes it without hashing its text again.
@@ -72,7 +76,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         self.plansReminders = shape.planReminders != nil
         self.durableKeys = shape.durableKeys
         self.runtime = Locked(Runtime(
-            vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines))
+            vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
+            decisions: compiled.decisions))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
@@ -81,6 +86,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         let results: [LuaValue]
         let shape: Shape
         let executableLines: Set<Int>?
+        let decisions: DecisionCoverage?
 
         /// Lets go of everything the file returned (when no `LuaPolicy` keeps the VM).
         func release() {
@@ -104,13 +110,18 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true, result: "policy")
         }
         var executable: Set<Int>?
+        let policyShape = shape(of: results.first, chunkName: chunkName)
+        var decisions: DecisionCoverage?
         if coverage {
             let functions = [chunk] + (results.first?.tableValue?.entries.compactMap(\.value.refValue) ?? [])
             executable = Set(vm.executableLines(of: functions, chunkName: chunkName))
+            let span = policyShape.decide.flatMap(vm.lineSpan(of:))
+            decisions = DecisionCoverage(
+                file: chunkName,
+                returnLines: span.map { DecisionCoverage.returnLines(in: source, from: $0.lowerBound, to: $0.upperBound) } ?? [])
         }
         vm.release(chunk)
-        return Compiled(
-            vm: vm, results: results, shape: shape(of: results.first, chunkName: chunkName), executableLines: executable)
+        return Compiled(vm: vm, results: results, shape: policyShape, executableLines: executable, decisions: decisions)
     }
 
     /// What a policy table holds, and everything wrong with it.
@@ -248,16 +259,26 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
 
     /// Runs `decide(ctx)` under the VM's lock and reads the decision.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let result = runtime.withLock { runtime in call(context, runtime: &runtime) }
-        return try decision(from: result)
+        let (result, line) = runtime.withLock { runtime in (call(context, runtime: &runtime), runtime.lastReturnLine) }
+        return try counted(decision(from: result), returnedAt: line)
     }
 
     /// `decide` and the trace under one lock: the engine's call for every event.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
-        let (result, trace) = runtime.withLock { runtime in
-            (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm))
+        let (result, trace, line) = runtime.withLock { runtime in
+            (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
         }
-        return PolicyAnswer(decision: Result { () throws(PolicyError) -> Decision? in try decision(from: result) }, trace: trace)
+        return PolicyAnswer(
+            decision: Result { () throws(PolicyError) -> Decision? in try counted(decision(from: result), returnedAt: line) },
+            trace: trace)
+    }
+
+    /// Counts `decision` against the `return` that gave it, when coverage is recorded.
+    private func counted(_ decision: Decision?, returnedAt line: Int?) -> Decision? {
+        guard let line else { return decision }
+        let action = (decision?.action ?? Decision.Action.none).name
+        runtime.withLock { runtime in runtime.decisions?.record(line: line, action: action, reason: decision?.reason) }
+        return decision
     }
 
     /// `decide` in the VM: the warm path, its result read in place when it can be.
@@ -265,6 +286,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
         do throws(LuaError) {
             let cached = try cachedParts(context, runtime: &runtime)
             let lazyFields = runtime.lazyFields
+            defer { if runtime.decisions != nil { runtime.lastReturnLine = runtime.vm.lastReturnLine } }
             return .success(try runtime.vm.callDirect(
                 runtime.decide,
                 pushArgument: { stack throws(LuaError) in
@@ -346,6 +368,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting {
             // as executable once they have run.
             return LineCoverage(file: chunkName, executable: executable.union(covered), covered: covered)
         }
+    }
+
+    /// Which `return` of `decide` answered what so far, when the policy was loaded with `coverage: true`.
+    public var decisionCoverage: DecisionCoverage? {
+        runtime.withLock { $0.decisions }
     }
 
     /// Bytes the VM holds now.

@@ -312,6 +312,21 @@ public final class LuaVM {
         return lines.prefix(Int(count)).map(Int.init)
     }
 
+    /// The line of the `return` that ended the last call (for `return f(x)`, that line), or
+    /// `nil` when it raised or coverage is off: which answer of `decide` was given.
+    public var lastReturnLine: Int? {
+        let line = Int(permit_cov_return_line(L))
+        return line > 0 ? line : nil
+    }
+
+    /// The first and last line of a Lua function, or `nil` for anything else.
+    public func lineSpan(of function: LuaRef) -> ClosedRange<Int>? {
+        guard (try? validate(function)) != nil else { return nil }
+        var first: Int32 = 0, last: Int32 = 0
+        guard permit_function_span(L, function.slot, &first, &last) != 0, first > 0, last >= first else { return nil }
+        return Int(first)...Int(last)
+    }
+
     /// The lines with code in the given functions and in every function of the same chunk
     /// reachable from their upvalues (local helpers, tables of helpers). Functions created
     /// only while a call runs (closures inside a function) are not reachable; their lines

@@ -26,7 +26,40 @@ public enum JSONReport {
                 ])
             })
         }
+        let decisions = run.decisionCoverage
+        if !decisions.isEmpty { fields["decisions"] = .list(decisions.map(decisionCoverage)) }
+        if run.snapshotsWritten > 0 { fields["snapshots_written"] = .integer(Int64(run.snapshotsWritten)) }
         return PolicyValue.table(fields).prettyJSON
+    }
+
+    /// Which `return` of `decide` answered what: `returns` (lines), `never_reached`, and one
+    /// entry per answer with its line, action, reason and count.
+    static func decisionCoverage(_ file: DecisionCoverage) -> PolicyValue {
+        .table([
+            "file": .string(file.file),
+            "returns": .list(file.returnLines.map { .integer(Int64($0)) }),
+            "never_reached": .list(file.neverReached.map { .integer(Int64($0)) }),
+            "answers": .list(file.counts.sorted { $0.key < $1.key }.map { answer, count in
+                var fields: [String: PolicyValue] = [
+                    "line": .integer(Int64(answer.line)), "action": .string(answer.action), "count": .integer(Int64(count)),
+                ]
+                if let reason = answer.reason { fields["reason"] = .string(reason) }
+                return .table(fields)
+            }),
+        ])
+    }
+
+    /// A scenario's snapshot under `--snapshot`: `status` (`matched`, `written`, `missing`,
+    /// `differs`, `unusable`), `path`, and the `diff` or `reason` when there is one.
+    static func snapshot(_ outcome: GoldenTimeline.Outcome) -> PolicyValue {
+        switch outcome {
+        case .matched(let path): .table(["status": .string("matched"), "path": .string(path)])
+        case .written(let path, let created):
+            .table(["status": .string("written"), "path": .string(path), "created": .bool(created)])
+        case .missing(let path): .table(["status": .string("missing"), "path": .string(path)])
+        case .differs(let path, let diff): .table(["status": .string("differs"), "path": .string(path), "diff": .string(diff)])
+        case .unusable(let path, let reason): .table(["status": .string("unusable"), "path": .string(path), "reason": .string(reason)])
+        }
     }
 
     static func scenario(_ report: ScenarioReport) -> PolicyValue {
@@ -49,6 +82,7 @@ public enum JSONReport {
             fields["policy"] = .string(result.policyName)
             fields["steps"] = .list(result.steps.map(step))
             if let aborted = result.abortedAfterStep { fields["aborted_after_step"] = .integer(Int64(aborted)) }
+            if let outcome = report.snapshot { fields["snapshot"] = snapshot(outcome) }
         }
         return .table(fields)
     }

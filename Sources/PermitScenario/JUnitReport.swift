@@ -1,7 +1,11 @@
+import Foundation
 import PermitInput
 
 /// `--format junit`: the JUnit XML that CI systems read. One test suite per pack (loose files
 /// form the suite "scenarios"), one test case per scenario, its failing steps in `<failure>`.
+/// `<failure>` is a missed expectation (or snapshot); `<error>` is a scenario that could not
+/// run (its file is wrong, its policy did not load) or one that failed where its policy raised
+/// an error. `time` is seconds, per case and summed.
 public enum JUnitReport {
     /// The run as JUnit XML, which CI systems show as test results.
     public static func render(_ run: TestRun) -> String {
@@ -15,43 +19,76 @@ public enum JUnitReport {
             }
         }
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
-        xml.append("<testsuites name=\"permit\" tests=\"\(run.reports.count)\" failures=\"\(run.failedCount)\">")
+        xml.append("<testsuites name=\"permit\" " + counts(run.reports) + " time=\"\(seconds(run.reports))\">")
         for suite in suites {
-            let failures = suite.reports.filter { !$0.passed && !$0.isInputError && !$0.isSkipped }.count
-            let errors = suite.reports.filter(\.isInputError).count
-            let skipped = suite.reports.filter(\.isSkipped).count
-            xml.append("  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.reports.count)\" failures=\"\(failures)\" "
-                + "errors=\"\(errors)\" skipped=\"\(skipped)\">")
-            for report in suite.reports {
-                let open = "    <testcase classname=\"\(escape(suite.name))\" name=\"\(escape(report.name))\" file=\"\(escape(report.file.displayPath))\""
-                switch report.verdict {
-                case .ran(let result) where result.passed:
-                    xml.append(open + "/>")
-                case .ran(let result):
-                    let details = result.failedSteps.flatMap { step in
-                        step.failures.map { "step \(step.number) (line \(step.location.line)): \($0)" }
-                    }
-                    xml.append(open + ">")
-                    xml.append("      <failure message=\"\(escape(details.first ?? "aborted"))\">\(escape(details.joined(separator: "\n")))</failure>")
-                    xml.append("    </testcase>")
-                case .policyFailed(let error, let policy, let count):
-                    xml.append(open + ">")
-                    xml.append("      <error message=\"\(escape("\(policy) did not load (\(count) scenario(s) did not run): \(error)"))\"/>")
-                    xml.append("    </testcase>")
-                case .skipped(let reason):
-                    xml.append(open + ">")
-                    xml.append("      <skipped message=\"\(escape(reason))\"/>")
-                    xml.append("    </testcase>")
-                case .inputError(let error):
-                    xml.append(open + ">")
-                    xml.append("      <error message=\"\(escape(error.description))\"/>")
-                    xml.append("    </testcase>")
-                }
-            }
+            xml.append("  <testsuite name=\"\(escape(suite.name))\" " + counts(suite.reports)
+                + " time=\"\(seconds(suite.reports))\">")
+            for report in suite.reports { xml += testCase(report, suite: suite.name) }
             xml.append("  </testsuite>")
         }
         xml.append("</testsuites>")
         return xml.joined(separator: "\n")
+    }
+
+    /// `tests`, `failures`, `errors` and `skipped` of some reports.
+    static func counts(_ reports: [ScenarioReport]) -> String {
+        let errors = reports.filter(isError).count
+        let failures = reports.filter { !$0.passed && !$0.isSkipped && !isError($0) }.count
+        let skipped = reports.filter(\.isSkipped).count
+        return "tests=\"\(reports.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
+    }
+
+    /// An error, not a failure: the scenario could not run, or it failed where its policy raised
+    /// (as JUnit tells an unexpected exception from a missed assertion).
+    static func isError(_ report: ScenarioReport) -> Bool {
+        report.isInputError || !policyErrors(report).isEmpty
+    }
+
+    /// The policy errors raised at the steps that failed, with their step.
+    static func policyErrors(_ report: ScenarioReport) -> [String] {
+        guard case .ran(let result) = report.verdict, !report.passed else { return [] }
+        return result.failedSteps.flatMap { step -> [String] in
+            guard let outcome = step.outcome else { return [] }
+            let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
+            return errors.map { "step \(step.number) (line \(step.location.line)): the policy raised an error: \($0)" }
+        }
+    }
+
+    /// One `<testcase>` and what became of it.
+    static func testCase(_ report: ScenarioReport, suite: String) -> [String] {
+        let open = "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(report.name))\" "
+            + "file=\"\(escape(report.file.displayPath))\" time=\"\(seconds([report]))\""
+        let body: String
+        switch report.verdict {
+        case .ran where report.passed:
+            return [open + "/>"]
+        case .ran(let result):
+            var details = result.failedSteps.flatMap { step in
+                step.failures.map { "step \(step.number) (line \(step.location.line)): \($0)" }
+            }
+            if let snapshot = report.snapshot, snapshot.failed {
+                details.append(snapshot.summary)
+                if case .differs(_, let diff) = snapshot { details.append(diff) }
+            }
+            let raised = policyErrors(report)
+            let element = raised.isEmpty ? "failure" : "error"
+            let message = raised.first ?? details.first ?? "aborted"
+            body = "      <\(element) message=\"\(escape(message))\">\(escape((raised + details).joined(separator: "\n")))</\(element)>"
+        case .policyFailed(let error, let policy, let count):
+            body = "      <error message=\"\(escape("\(policy) did not load (\(count) scenario(s) did not run): \(error)"))\"/>"
+        case .skipped(let reason):
+            body = "      <skipped message=\"\(escape(reason))\"/>"
+        case .inputError(let error):
+            body = "      <error message=\"\(escape(error.description))\"/>"
+        }
+        return [open + ">", body, "    </testcase>"]
+    }
+
+    /// The reports' summed durations in seconds, to the millisecond, as JUnit's `time` reads.
+    static func seconds(_ reports: [ScenarioReport]) -> String {
+        let total = reports.compactMap(\.duration).reduce(Duration.zero, +)
+        let (whole, fraction) = total.components
+        return String(format: "%.3f", Double(whole) + Double(fraction) / 1e18)
     }
 
     /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold.

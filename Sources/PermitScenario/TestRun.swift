@@ -29,10 +29,16 @@ public struct ScenarioReport: Sendable {
     public var verdict: Verdict
     /// The policy's line coverage after this scenario, when it was recorded.
     public var coverage: LineCoverage?
+    /// Which `return`s of `decide` answered in this scenario, when coverage was recorded.
+    public var decisions: DecisionCoverage?
+    /// How long the scenario took to load its policy and run (JUnit's `time`), when it ran.
+    public var duration: Duration?
+    /// Its golden timeline under `--snapshot`.
+    public var snapshot: GoldenTimeline.Outcome?
 
-    /// Whether it ran and passed.
+    /// Whether it ran and passed, its snapshot included.
     public var passed: Bool {
-        if case .ran(let result) = verdict { return result.passed }
+        if case .ran(let result) = verdict { return result.passed && !(snapshot?.failed ?? false) }
         return false
     }
 
@@ -61,12 +67,17 @@ public struct TestRun: Sendable {
         public var failFast: Bool
         /// `--ci`: an `only: true` is an input error, so a focused run cannot pass CI.
         public var refuseOnly: Bool
+        /// `--snapshot`: compare each timeline with its golden file, or rewrite them; `nil` leaves them alone.
+        public var snapshots: GoldenTimeline.Mode?
 
         /// Options; the defaults run everything.
-        public init(filter: String? = nil, failFast: Bool = false, refuseOnly: Bool = false) {
+        public init(
+            filter: String? = nil, failFast: Bool = false, refuseOnly: Bool = false, snapshots: GoldenTimeline.Mode? = nil
+        ) {
             self.filter = filter
             self.failFast = failFast
             self.refuseOnly = refuseOnly
+            self.snapshots = snapshots
         }
     }
 
@@ -95,6 +106,20 @@ public struct TestRun: Sendable {
             byFile[coverage.file] = byFile[coverage.file].map { $0.merged(with: coverage) } ?? coverage
         }
         return byFile.values.sorted { $0.file < $1.file }
+    }
+
+    /// Which `return`s of `decide` answered, per policy file over every scenario that ran it.
+    public var decisionCoverage: [DecisionCoverage] {
+        var byFile: [String: DecisionCoverage] = [:]
+        for case let decisions? in reports.map(\.decisions) {
+            byFile[decisions.file] = byFile[decisions.file].map { $0.merged(with: decisions) } ?? decisions
+        }
+        return byFile.values.sorted { $0.file < $1.file }
+    }
+
+    /// Snapshots `--snapshot --update` wrote.
+    public var snapshotsWritten: Int {
+        reports.filter { if case .written? = $0.snapshot { true } else { false } }.count
     }
 
     /// docs/reference.md#exit-codes: 0 all pass, 1 a failure, 2 bad input.
@@ -138,7 +163,13 @@ public struct TestRun: Sendable {
                     testRun.reports[reportIndex].verdict = .policyFailed(error, policy: policy, scenarios: count + 1)
                     continue
                 }
-                let report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
+                let clock = ContinuousClock()
+                let started = clock.now
+                var report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
+                report.duration = clock.now - started
+                if let mode = options.snapshots, case .ran(let result) = report.verdict {
+                    report.snapshot = GoldenTimeline.apply(mode, to: result, file: file)
+                }
                 if case .policyFailed = report.verdict, let policyURL = scenario.policy ?? file.packPolicy {
                     failedPolicies[policyURL] = testRun.reports.count
                 }
@@ -230,7 +261,8 @@ public struct TestRun: Sendable {
             let result = try await ScenarioRunner(policy: policy, delivery: delivery).run(scenario)
             return ScenarioReport(
                 file: file, name: scenario.name, verdict: .ran(result),
-                coverage: (policy as? any LineCoverageReporting)?.lineCoverage)
+                coverage: (policy as? any LineCoverageReporting)?.lineCoverage,
+                decisions: (policy as? any DecisionCoverageReporting)?.decisionCoverage)
         } catch {
             return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(error))
         }

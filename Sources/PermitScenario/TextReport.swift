@@ -29,7 +29,7 @@ public struct TextReport: Sendable {
             case .skipped(let reason):
                 out.append("\(paint("SKIP", 33))  \(report.file.displayPath)  \(report.name)  (\(reason))")
             case .ran(let result):
-                let label = result.passed ? paint("PASS", 32) : paint("FAIL", 31)
+                let label = report.passed ? paint("PASS", 32) : paint("FAIL", 31)
                 out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
                 let formatter = TimelineFormatter(start: result.start)
                 for step in result.steps where verbose || !step.passed {
@@ -38,6 +38,7 @@ public struct TextReport: Sendable {
                 if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
                     out.append("      " + Self.unrunSteps(from: aborted + 1, to: result.totalSteps))
                 }
+                if let snapshot = report.snapshot { out += describe(snapshot) }
             }
         }
         let coverage = run.coverage
@@ -50,6 +51,7 @@ public struct TextReport: Sendable {
                     + "  (\(file.executable.count - missed.count) of \(file.executable.count) lines)"
                     + (missed.isEmpty ? "" : "  not run: " + LineRanges.describe(missed)))
             }
+            out += Self.describe(run.decisionCoverage)
         }
         out.append("")
         out += summary(run)
@@ -74,7 +76,37 @@ public struct TextReport: Sendable {
         if run.notRun > 0 {
             out.append("stopped at the first failure (--fail-fast): \(run.notRun) scenario\(run.notRun == 1 ? "" : "s") did not run")
         }
+        if run.snapshotsWritten > 0 {
+            out.append("\(run.snapshotsWritten) snapshot\(run.snapshotsWritten == 1 ? "" : "s") written")
+        }
         out.append("\(run.passedCount) passed, \(run.failedCount) failed, \(run.skippedCount) skipped")
+        return out
+    }
+
+    /// A snapshot that failed, or was written, under the scenario's line; a match says nothing.
+    func describe(_ snapshot: GoldenTimeline.Outcome) -> [String] {
+        guard case .matched = snapshot else {
+            var lines = ["      " + (snapshot.failed ? paint("✗", 31) + " " : "") + snapshot.summary]
+            if case .differs(_, let diff) = snapshot {
+                lines += diff.split(separator: "\n", omittingEmptySubsequences: false).map { "        " + $0 }
+            }
+            return lines
+        }
+        return []
+    }
+
+    /// `decisions`: per policy, each `return` of `decide` with the answers it gave and how often,
+    /// then the `return`s no scenario reached.
+    static func describe(_ files: [DecisionCoverage]) -> [String] {
+        guard !files.isEmpty else { return [] }
+        var out = ["", "decisions (which return of decide answered)"]
+        for file in files {
+            out.append("  \(file.file)  \(file.reachedReturnCount) of \(file.returnLines.count) returns reached"
+                + (file.neverReached.isEmpty ? "" : "  never reached: line " + file.neverReached.map(String.init).joined(separator: ", ")))
+            for (answer, count) in file.counts.sorted(by: { $0.key < $1.key }) {
+                out.append("    line \(answer.line)  \(answer.action)" + (answer.reason.map { " (\($0))" } ?? "") + "  ×\(count)")
+            }
+        }
         return out
     }
 

@@ -13,8 +13,15 @@ struct CheckCommand: AsyncParsableCommand {
             and line, a missing name or decide, unknown fields, params that are not plain data. \
             Exit 0 when all are valid, 2 otherwise.
 
-            Example:
+            --review adds App Store and Human Interface Guidelines risks (docs/review.md): a \
+            pre-prompt button that says "Allow" or copies the system alert, asking on app_launch, \
+            private Settings URLs (App-Prefs:, prefs:root). They are warnings: exit 0, or 1 with \
+            --strict.
+
+            Examples:
               permit check policies/*/policy.lua
+              permit check --review policies/polite
+              permit check --review --strict policies/*
             """)
 
     @Argument(help: "Policy files or pack directories.")
@@ -22,12 +29,20 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
+    @Flag(help: "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs.")
+    var review = false
+
+    @Flag(help: "With --review: exit 1 when there is a warning.")
+    var strict = false
+
     func validate() throws {
+        if strict, !review { throw ValidationError("--strict applies to --review's warnings: add --review") }
         guard !policies.isEmpty else { throw ValidationError("give at least one policy file") }
     }
 
     func run() async throws {
         var problems = 0
+        var warnings = 0
         for path in policies {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
@@ -37,11 +52,33 @@ struct CheckCommand: AsyncParsableCommand {
                 print("ok    \(shown)  name \(policy.name)"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                     + (policy.plansReminders ? ", plans reminders" : ""))
+                if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
                 for problem in found { print("error \(problem)") }
                 problems += 1
             }
         }
         if problems > 0 { throw Exit.badInput }
+        if review {
+            print(warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
+        }
+        if strict, warnings > 0 { throw Exit.failure }
+    }
+
+    /// Prints the review's findings for one policy (static scan, then probes); their count.
+    private func reviewFindings(_ policy: LuaPolicy, url: URL, shown: String) async -> Int {
+        let source = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        let scanned = PolicyReview.scan(source: source, file: shown)
+        let probed = await PolicyReview.probe(policy, file: shown, features: PolicyReview.features(inScenariosOf: url))
+        // A probe seeing a text the scan already placed on its line says nothing new, nor does
+        // a second probe seeing the same text.
+        var seen = Set(scanned.map { "\($0.rule)|\($0.message)" })
+        var findings = scanned
+        for finding in probed where seen.insert("\(finding.rule)|\(finding.message)").inserted { findings.append(finding) }
+        for finding in findings {
+            print("warn  \(finding.location): \(finding.rule.rawValue): \(finding.message)")
+            print("      \(finding.rule.guideline); see \(finding.rule.documentation)")
+        }
+        return findings.count
     }
 }

@@ -50,7 +50,7 @@ struct RunCommand: AsyncParsableCommand {
                         "steps": .list(result.steps.map(JSONReport.step)),
                     ]))
                 } else {
-                    print(render(result))
+                    print(ScenarioTimeline.render(result, file: result.file))
                 }
             } catch let error as InputError {
                 Terminal.printError(error.description)
@@ -59,24 +59,5 @@ struct RunCommand: AsyncParsableCommand {
         }
         if format == .json { print(PolicyValue.list(results).prettyJSON) }
         if sawInputError { throw Exit.badInput }
-    }
-
-    func render(_ result: ScenarioResult) -> String {
-        let formatter = TimelineFormatter(start: result.start)
-        var lines = ["== \(result.name)  (\(result.file), policy \(result.policyName))"]
-        for step in result.steps {
-            if let outcome = step.outcome {
-                lines.append(formatter.line(for: outcome))
-            } else {
-                lines.append(formatter.clock(step.time).padding(toLength: 9, withPad: " ", startingAt: 0)
-                    + "\(step.action)  (status \(step.status), \(step.pendingReminders) pending)")
-            }
-            for note in step.notes { lines.append("         (\(note))") }
-            for failure in step.failures { lines.append("         ✗ step \(step.number) (line \(step.location.line)): \(failure)") }
-        }
-        if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
-            lines.append("         stopped after step \(aborted) of \(result.totalSteps)")
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 }

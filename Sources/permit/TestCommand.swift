@@ -11,7 +11,12 @@ struct TestCommand: AsyncParsableCommand {
             Finds packs (<pack>/policy.lua with <pack>/tests/*.yaml) and loose scenario files under \
             the paths (default: policies), runs each scenario against its policy and checks every \
             expectation. Ends with `N passed, N failed, N skipped`. Exit 0 when all pass, 1 when one \
-            fails, 2 on bad input, a policy that does not load, or when no scenario is found.
+            fails (an expectation, or its snapshot under --snapshot), 2 on bad input, a policy that \
+            does not load, or when no scenario is found.
+
+            --snapshot compares each scenario's timeline (the `permit run` text) with \
+            __snapshots__/FILE.yaml.snap next to it and shows a diff; --update writes them. \
+            --coverage-format lcov|cobertura writes lcov.info or coverage.xml for CI services.
 
             Examples:
               permit test
@@ -20,6 +25,9 @@ struct TestCommand: AsyncParsableCommand {
               permit test --fail-fast
               permit test policies/polite --watch
               permit test --coverage
+              permit test --snapshot
+              permit test --snapshot --update
+              permit test --coverage-format lcov --coverage-output lcov.info
               permit test --filter ios9 --format junit > report.xml
             """)
 
@@ -47,13 +55,32 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Show passing steps too.")
     var verbose = false
 
-    @Flag(help: "Report the lines of each policy that ran, and those that never did.")
+    @Flag(help: "Report the lines of each policy that ran, and those that never did, and which return of decide answered.")
     var coverage = false
+
+    @Option(help: "Also write coverage for CI services: lcov (lcov.info) or cobertura (coverage.xml); implies --coverage.")
+    var coverageFormat: CoverageExport.Format = .text
+
+    @Option(help: "Where --coverage-format writes (default lcov.info or coverage.xml in the working directory).")
+    var coverageOutput: String?
+
+    @Flag(help: "Compare each scenario's timeline with its snapshot in __snapshots__/FILE.snap; a missing or different one fails.")
+    var snapshot = false
+
+    @Flag(help: "Write the snapshots of the scenarios that run, creating missing ones; implies --snapshot. Not with --ci.")
+    var update = false
 
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(help: "Output format: text, json or junit.")
     var format: Format = .text
+
+    func validate() throws {
+        if update, ci { throw ValidationError("--update writes snapshots, and --ci never writes: drop one of them") }
+        if coverageOutput != nil, coverageFormat == .text {
+            throw ValidationError("--coverage-output needs --coverage-format lcov or cobertura")
+        }
+    }
 
     func run() async throws {
         var code = try await runOnce(discover(), emptyIsError: true)
@@ -92,8 +119,12 @@ struct TestCommand: AsyncParsableCommand {
     /// an empty re-run (a deleted file) is not.
     private func runOnce(_ files: [ScenarioFile], emptyIsError: Bool) async throws -> Int32 {
         let run = await TestRun.run(
-            files, options: TestRun.Options(filter: filter, failFast: failFast, refuseOnly: ci),
-            loader: luaLoader(coverage: coverage, limits: limitOptions.limits), delivery: BundleDelivery())
+            files,
+            options: TestRun.Options(
+                filter: filter, failFast: failFast, refuseOnly: ci,
+                snapshots: update ? .update : snapshot ? .check : nil),
+            loader: luaLoader(coverage: coverage || coverageFormat != .text, limits: limitOptions.limits),
+            delivery: BundleDelivery())
         guard !run.reports.isEmpty || !emptyIsError else {
             Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
                 + (filter.map { " matching \"\($0)\"" } ?? ""))
@@ -104,7 +135,24 @@ struct TestCommand: AsyncParsableCommand {
         case .json: emit(JSONReport.render(run))
         case .junit: emit(JUnitReport.render(run))
         }
+        try writeCoverage(run)
         return run.exitCode
+    }
+
+    /// `--coverage-format lcov|cobertura`: the file CI services read; named on stderr so the
+    /// report on stdout stays what `--format` promises.
+    private func writeCoverage(_ run: TestRun) throws {
+        guard let path = coverageOutput ?? coverageFormat.defaultOutput else { return }
+        let text: String
+        switch coverageFormat {
+        case .text: return
+        case .lcov: text = CoverageExport.lcov(run)
+        case .cobertura:
+            let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+            text = CoverageExport.cobertura(run, sourceRoot: root, timestamp: Int64(Date().timeIntervalSince1970 * 1000))
+        }
+        try writeAtomically(Data(text.utf8), to: path)
+        FileHandle.standardError.write(Data("permit: \(coverageFormat.rawValue) coverage written to \(path)\n".utf8))
     }
 
     /// Writes a line straight to stdout: under `--watch` the report must show as the run ends,
@@ -113,3 +161,5 @@ struct TestCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }
+
+extension CoverageExport.Format: ExpressibleByArgument {}

@@ -10,7 +10,7 @@ local copy = {
     title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒", ["zh-Hant"] = "不錯過任何提醒" },
     message = { en = "Allow notifications and we will remind you at the times you choose.",
                 ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。", ["zh-Hant"] = "允許通知後，我們會在你選擇的時間提醒你。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
+    accept  = { en = "Continue", ["zh-Hans"] = "继续", ["zh-Hant"] = "繼續" },
     decline = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   settings = {

@@ -12,7 +12,7 @@ local copy = {
     title   = { en = "Never miss a reminder", ["zh-Hans"] = "不错过任何提醒", ["zh-Hant"] = "不錯過任何提醒" },
     message = { en = "Allow notifications and we will remind you at the times you choose.",
                 ["zh-Hans"] = "允许通知后，我们会在你选择的时间提醒你。", ["zh-Hant"] = "允許通知後，我們會在你選擇的時間提醒你。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
+    accept  = { en = "Continue", ["zh-Hans"] = "继续", ["zh-Hant"] = "繼續" },
     decline = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   -- While provisional the user already gets our notifications, quietly: the ask is an upgrade.
@@ -22,7 +22,7 @@ local copy = {
     message = { en = "Right now our reminders arrive quietly in Notification Center. Allow alerts so you see them in time.",
                 ["zh-Hans"] = "目前我们的提醒会静默送达通知中心。允许提醒横幅，就能及时看到它们。",
                 ["zh-Hant"] = "目前我們的提醒會靜默送達通知中心。允許提醒橫幅，就能及時看到它們。" },
-    accept  = { en = "Allow alerts", ["zh-Hans"] = "允许提醒", ["zh-Hant"] = "允許提醒" },
+    accept  = { en = "Continue", ["zh-Hans"] = "继续", ["zh-Hant"] = "繼續" },
     decline = { en = "Keep quiet", ["zh-Hans"] = "保持静默", ["zh-Hant"] = "保持靜默" },
   },
   settings = {

@@ -1,8 +1,8 @@
 -- reminders: the mood-tracker pattern.
 --
--- On launch, a primer (soft prompt) says why the app wants notifications; only an "Allow" there
+-- On launch, a primer (soft prompt) says why the app wants notifications; only a "Continue" there
 -- brings up the system dialog, so the one real dialog is never spent on a user who would refuse.
--- A "Don't allow" is asked again on a later launch, a day apart at least, up to a cap. Once
+-- A "Not now" is asked again on a later launch, a day apart at least, up to a cap. Once
 -- granted, three reminders a day (9:00, 14:00, 20:00) for the next three days, topped up on
 -- every launch and return to the foreground, as alerts when alerts are on, as badge and sound
 -- when they are not. A denial is final here: the primer exists to avoid it, and nagging would
@@ -14,8 +14,8 @@ local copy = {
     message = { en = "We would like to remind you to track your mood. To do it, we need your permission to send you notifications.",
                 ["zh-Hans"] = "我们想提醒你记录心情。为此，我们需要你允许我们发送通知。",
                 ["zh-Hant"] = "我們想提醒你記錄心情。為此，我們需要你允許我們傳送通知。" },
-    accept  = { en = "Allow", ["zh-Hans"] = "允许", ["zh-Hant"] = "允許" },
-    decline = { en = "Don't allow", ["zh-Hans"] = "不允许", ["zh-Hant"] = "不允許" },
+    accept  = { en = "Continue", ["zh-Hans"] = "继续", ["zh-Hant"] = "繼續" },
+    decline = { en = "Not now", ["zh-Hans"] = "以后再说", ["zh-Hant"] = "以後再說" },
   },
   reminder = {
     title = { en = "How are you feeling?", ["zh-Hans"] = "你现在感觉怎么样？", ["zh-Hant"] = "你現在感覺怎麼樣？" },
@@ -33,7 +33,7 @@ return {
     hours = { 9, 14, 20 },   -- local times of the reminders (whole hours)
     days = 3,                -- today and the next days-1 days
     max_primers = 3,         -- the primer is shown at most this many times
-    primer_gap_days = 1,     -- and not again within this many days of a "Don't allow"
+    primer_gap_days = 1,     -- and not again within this many days of a "Not now"
   },
 
   decide = function(ctx)

@@ -138,6 +138,11 @@ int permit_table_cap_hit(lua_State *L);
 void permit_set_coverage(lua_State *L, int on);
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max);
 int permit_active_lines(lua_State *L, const int *refs, int nrefs, const char *source, int *out, int max);
+/* Decision coverage: the line of the `return` that ended the last call's outermost function
+   (for `return f(x)`, that line, not f's), 0 when it raised or coverage is off. */
+int permit_cov_return_line(lua_State *L);
+/* The first and last line of the Lua function behind `ref`; 0 when it is not one. */
+int permit_function_span(lua_State *L, int ref, int *first, int *last);
 
 /* ctx fields built on first use (LazyContext.c): `history`, `settings`, `state`, `user`,
    `local_time`, and

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The `permit run` text of one scenario: a header, one line per step (with its reason,
+/// warnings, errors, reminders and trace below it), what followed, and any missed expectation.
+/// `permit test --snapshot` stores the same text, so a snapshot reads as `permit run` prints.
+public enum ScenarioTimeline {
+    /// The timeline of `result`, its header naming the scenario file as `file`.
+    public static func render(_ result: ScenarioResult, file: String) -> String {
+        let formatter = TimelineFormatter(start: result.start)
+        var lines = ["== \(result.name)  (\(file), policy \(result.policyName))"]
+        for step in result.steps {
+            if let outcome = step.outcome {
+                lines.append(formatter.line(for: outcome))
+            } else {
+                lines.append(formatter.clock(step.time).padding(toLength: 9, withPad: " ", startingAt: 0)
+                    + "\(step.action)  (status \(step.status), \(step.pendingReminders) pending)")
+            }
+            for note in step.notes { lines.append("         (\(note))") }
+            for failure in step.failures { lines.append("         ✗ step \(step.number) (line \(step.location.line)): \(failure)") }
+        }
+        if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
+            lines.append("         stopped after step \(aborted) of \(result.totalSteps)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
