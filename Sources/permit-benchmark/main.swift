@@ -1,8 +1,8 @@
 // permit-benchmark: Permit against a C reference of its own, measured in the same run.
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
-//                                         [--users N] [--days N] [--workers N]
-//                                         [--only engine|policy|reference|warm|cold|test|memory|simulate]
+//                                         [--users N] [--days N] [--workers N] [--pack-users N]
+//                                         [--only engine|policy|reference|warm|minimal|cold|test|memory|simulate|packs]
 //
 // `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
 // alone, without the engine) and `reference` run N warm decisions of one side only (one round,
@@ -13,6 +13,10 @@
 // of `permit test` over all packs, resident memory over many decisions, and `permit simulate`
 // (default 100,000 users × 30 days of examples/models/default.yaml on every core) with its cost
 // per event against the C reference's decision measured in the same run.
+//
+// `minimal` and `packs` compare with the minimal C + Lua host (MinimalReference.c: only the ctx
+// fields the policy reads, built by a C host over plain Lua): `minimal` for the warm decision,
+// `packs` for `permit simulate` of every pack in policies/ (`--pack-users`, default 20,000).
 import Foundation
 import PermitBench
 import PermitCore
@@ -29,6 +33,7 @@ struct Options {
     var users = 100_000
     var days = 30
     var workers: Int?
+    var packUsers = 20_000
 
     init(_ arguments: [String]) {
         var index = 0
@@ -43,6 +48,7 @@ struct Options {
                 if argument == "--users" { users = number }
                 if argument == "--days" { days = number }
                 if argument == "--workers" { workers = number }
+                if argument == "--pack-users" { packUsers = number }
                 index += 2
             } else {
                 policyPath = argument
@@ -81,6 +87,7 @@ func run(_ options: Options) async {
         // `--only` picks one section; without it, every section that runs by default.
         for section in BenchmarkRun.sections where options.only.map({ $0 == section.name }) ?? section.runsByDefault {
             try await section.run(benchmark)
+            fflush(nil)  // each section's lines as soon as it is measured, also into a pipe
         }
     } catch {
         fail("\(error)")
@@ -100,10 +107,12 @@ struct BenchmarkRun: Sendable {
         ("policy", false, { try $0.policyOnly() }),
         ("reference", false, { try $0.referenceOnly() }),
         ("warm", true, { try await $0.warm() }),
+        ("minimal", true, { try await $0.minimal() }),
         ("cold", true, { try $0.cold() }),
         ("test", true, { try await $0.packTests() }),
         ("memory", true, { try await $0.memory() }),
         ("simulate", true, { try await $0.simulate() }),
+        ("packs", true, { try await $0.packs() }),
     ]
 
     var decisionCount: Int { options.decisions }
@@ -139,6 +148,46 @@ struct BenchmarkRun: Sendable {
         print("  permit engine   \(format(our))")
         print("  C reference     \(format(their))")
         print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
+    }
+
+    /// The warm decision in CPU per event against the minimal host replaying the same calls.
+    func minimal() async throws {
+        let comparison = try await Bench.minimalComparison(
+            policy: policy, source: source, events: Bench.defaultEvents, iterations: decisionCount / 4)
+        print("\nwarm decision against the minimal C + Lua host (CPU per event, \(decisionCount / 4) events)")
+        print("  ctx read        \(comparison.reads.joined(separator: " "))")
+        print(String(format: "  permit engine   %6.0f ns", comparison.permitNanoseconds))
+        print(String(format: "  minimal host    %6.0f ns", comparison.minimalNanoseconds))
+        print(String(format: "  ratio           %.2f× (goal ≤ 1.5×)", comparison.ratio))
+    }
+
+    /// `permit simulate` of each pack in policies/ against the minimal host replaying the calls
+    /// of the first users of the same run (same seed, same model).
+    func packs() async throws {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "policies") else { return }
+        let modelPath = "examples/models/default.yaml"
+        let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
+        let users = options.packUsers
+        print("\npermit simulate per pack: \(users) users × \(options.days) days of \(modelPath), CPU per event")
+        print("  pack                 permit ns   minimal ns   ratio (goal ≤ 1.5×)   wall s")
+        for name in names.sorted() where FileManager.default.fileExists(atPath: "policies/\(name)/policy.lua") {
+            let path = "policies/\(name)/policy.lua"
+            let pack = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
+            let options = SimulationOptions(users: users, days: self.options.days, seed: 1, workers: self.options.workers)
+            let cpuBefore = Bench.cpuSeconds()
+            let result = await Simulation.run(policies: [pack], model: model, options: options)
+            let permit = (Bench.cpuSeconds() - cpuBefore) * 1e9 / Double(result.policies[0].events)
+            let sample = SimulationOptions(users: 1_000, days: self.options.days, seed: 1, workers: 1)
+            let recorded = try await Simulation.recordCalls(policy: pack, model: model, options: sample)
+            let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
+            let measured = try MinimalReference.measure(source: pack.source, calls: calls)
+            let minimal = measured.cpuNanoseconds / Double(recorded.events)
+            let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
+            print("  " + label + String(format: " %9.0f   %10.0f   %5.2f×                %6.2f", permit, minimal, permit / minimal,
+                                          result.elapsedSeconds))
+            print("    ctx read: \(measured.reads.joined(separator: " "))")
+            fflush(nil)
+        }
     }
 
     func cold() throws {

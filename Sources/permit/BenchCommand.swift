@@ -63,6 +63,8 @@ struct BenchCommand: AsyncParsableCommand {
         let cold = try Bench.coldStarts(
             source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, iterations: coldIterations)
         let reference = try Bench.referenceDecisions(source: source, iterations: iterations)
+        let minimal = try await Bench.minimalComparison(
+            policy: loaded, source: source, events: events, iterations: max(events.count, min(iterations, 20_000)))
         let referenceCold = try Bench.referenceColdStarts(source: source, iterations: coldIterations)
         let vmKiB = loaded.memoryInUse / 1024
         if format == .json {
@@ -75,6 +77,10 @@ struct BenchCommand: AsyncParsableCommand {
                 "reference_cold_start_us": .number(referenceCold.medianNanoseconds / 1000),
                 "decision_ratio": .number(decisions.medianNanoseconds / max(1, reference.medianNanoseconds)),
                 "cold_start_ratio": .number(cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)),
+                "cpu_per_event_ns": .number(minimal.permitNanoseconds.rounded()),
+                "minimal_cpu_per_event_ns": .number(minimal.minimalNanoseconds.rounded()),
+                "minimal_ratio": .number(minimal.ratio),
+                "minimal_ctx_reads": .list(minimal.reads.map(PolicyValue.string)),
             ])
             print(value.prettyJSON)
         } else {
@@ -82,6 +88,7 @@ struct BenchCommand: AsyncParsableCommand {
             print("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")
             print("decision   min \(ns(decisions.minNanoseconds))  median \(ns(decisions.medianNanoseconds))  p99 \(ns(decisions.p99Nanoseconds))  \(String(format: "%.0f", decisions.perSecond))/s")
             print("reference  median \(ns(reference.medianNanoseconds)) (C + Lua, no Swift): ratio \(String(format: "%.2f", decisions.medianNanoseconds / max(1, reference.medianNanoseconds)))×")
+            print("minimal    \(ns(minimal.permitNanoseconds)) of CPU per event against \(ns(minimal.minimalNanoseconds)) for a C host building only the ctx read: ratio \(String(format: "%.2f", minimal.ratio))× (goal ≤ 1.5×)")
             print("cold start \(String(format: "%.1f µs", cold.medianNanoseconds / 1000)) (reference \(String(format: "%.1f µs", referenceCold.medianNanoseconds / 1000)): ratio \(String(format: "%.2f", cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)))×)")
             print("vm memory  \(vmKiB) KiB")
             if errors > 0 { print("policy errors during the run: \(errors)") }

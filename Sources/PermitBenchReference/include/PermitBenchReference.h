@@ -1,6 +1,7 @@
 #ifndef PERMIT_BENCH_REFERENCE_H
 #define PERMIT_BENCH_REFERENCE_H
 #include <stddef.h>
+#include "MinimalReference.h"
 
 /// The C reference of `permit-benchmark`: the same policy driven straight through the Lua C
 /// API, with no Swift in between. Each function returns 0 on success, or -1 and writes a

@@ -1,0 +1,66 @@
+import Foundation
+import PermitCore
+import PermitLua
+
+/// Permit's CPU per event against the minimal C + Lua host's for the same calls.
+public struct MinimalComparison: Sendable {
+    /// Permit's CPU time per event, in nanoseconds.
+    public let permitNanoseconds: Double
+    /// The minimal host's CPU time per event for the same policy calls, in nanoseconds.
+    public let minimalNanoseconds: Double
+    /// The ctx paths the policy read (what the minimal host builds).
+    public let reads: [String]
+
+    /// How many times the minimal host's cost Permit's is (the goal is ≤ 1.5).
+    public var ratio: Double { permitNanoseconds / max(1, minimalNanoseconds) }
+
+    public init(permitNanoseconds: Double, minimalNanoseconds: Double, reads: [String]) {
+        self.permitNanoseconds = permitNanoseconds
+        self.minimalNanoseconds = minimalNanoseconds
+        self.reads = reads
+    }
+}
+
+extension Bench {
+    /// Warm decisions through the engine (as `decisions`) measured in CPU time per event, against
+    /// the minimal C host replaying the very calls the engine made to the policy for the same
+    /// events. The Permit side runs first, then the host, then Permit again; the better of each.
+    public static func minimalComparison(
+        policy: LuaPolicy, source: String, events: [AppEvent], iterations: Int, os: OSVersion = OSVersion(major: 16, minor: 4)
+    ) async throws -> MinimalComparison {
+        let recorder = RecordingPolicy(inner: policy)
+        let recording = makeEngine(policy: recorder, os: os)
+        for index in 0..<iterations { _ = await recording.handle(events[index % events.count]) }
+        let calls = recorder.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
+        var permit = Double.infinity
+        var minimal = Double.infinity
+        var reads: [String] = []
+        for _ in 0..<2 {
+            let engine = makeEngine(policy: policy, os: os)
+            let before = cpuSeconds()
+            for index in 0..<iterations { _ = await engine.handle(events[index % events.count]) }
+            permit = min(permit, (cpuSeconds() - before) * 1e9 / Double(iterations))
+            if minimal.isInfinite {
+                let measured = try MinimalReference.measure(source: source, calls: calls)
+                minimal = measured.cpuNanoseconds / Double(iterations)
+                reads = measured.reads
+            }
+        }
+        return MinimalComparison(permitNanoseconds: permit, minimalNanoseconds: minimal, reads: reads)
+    }
+
+    /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.
+    static func makeEngine(policy: any Policy, os: OSVersion) -> PermissionEngine {
+        let platform = Platform(version: os)
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let device: SimulatedDevice
+        do {
+            device = try SimulatedDevice(platform: platform, clock: clock)
+        } catch {
+            preconditionFailure("a fresh simulated phone starts not determined: \(error)")
+        }
+        return PermissionEngine(
+            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(), clock: clock,
+            configuration: EngineConfiguration(timeZone: TimeZone(identifier: "UTC")!, foregroundRechecks: []))
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+/// `permit bench` compares with a minimal C host that builds only the ctx fields the policy
+/// reads: the reads it reports are the policy's, and the host gives the policy's decisions.
+@Suite struct BenchMinimalTests {
+    @Test func theMinimalHostBuildsWhatThePolicyReads() throws {
+        let result = try CLITests.permit(["bench", "policies/polite", "--iterations", "400", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let reads = try #require(json["minimal_ctx_reads"] as? [String])
+        // polite on feature_opened while not asked: the event, the status, its params, the soft-prompt history.
+        for path in ["event.name", "event.feature", "status", "params", "history.soft_prompt.shown"] {
+            #expect(reads.contains(path), "\(path) in \(reads)")
+        }
+        // Never read on these events, so never built: settings, platform, capabilities, locale.
+        for path in ["settings", "platform", "capabilities", "locale", "history.launches"] {
+            #expect(!reads.contains(path), "\(path) in \(reads)")
+        }
+        #expect((json["minimal_cpu_per_event_ns"] as? Double ?? 0) > 0)
+        #expect((json["minimal_ratio"] as? Double ?? 0) > 0)
+    }
+}

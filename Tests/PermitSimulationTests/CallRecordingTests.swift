@@ -1,0 +1,23 @@
+import Foundation
+import PermitCore
+import Testing
+
+@testable import PermitSimulation
+
+/// The calls `permit-benchmark` replays through its minimal C host are those of a real run.
+@Suite struct CallRecordingTests {
+    @Test func theRecordedUsersAreTheRunsUsers() async throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let options = SimulationOptions(users: 30, days: 5, seed: 3, workers: 1)
+        for name in ["polite", "reminders"] {
+            let policy = try pack(name)
+            let run = await Simulation.run(policies: [policy], model: model, options: options)
+            let recorded = try await Simulation.recordCalls(policy: policy, model: model, options: options)
+            #expect(recorded.events == run.policies[0].events, "\(name)")
+            let decides = recorded.calls.filter { $0.function == .decide }.count
+            #expect(decides == recorded.events, "\(name): one decide per event")
+            let plans = recorded.calls.count - decides
+            #expect(name == "reminders" ? plans > 0 : plans == 0, "\(name): plan_reminders only where the policy has it")
+        }
+    }
+}
