@@ -27,8 +27,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "The user-model file (YAML; see docs/simulate.md).")
     var model: String
 
-    @Option(help: "Simulated users per policy.")
-    var users = 10_000
+    @Option(help: "Simulated users per policy (default 10000).")
+    var users: Int?
+
+    @Option(help: "Pick the users for this 95% interval half-width on every share, e.g. 0.5pp (instead of --users).")
+    var precision: String?
 
     @Option(help: "Days each user is simulated for.")
     var days = 30
@@ -52,10 +55,19 @@ struct SimulateCommand: AsyncParsableCommand {
         guard !policies.isEmpty else {
             throw ValidationError("give at least one policy, e.g. permit simulate policies/polite --model examples/models/default.yaml")
         }
-        guard (1...10_000_000).contains(users) else { throw ValidationError("--users must be from 1 to 10000000") }
+        if let users, !(1...10_000_000).contains(users) { throw ValidationError("--users must be from 1 to 10000000") }
+        if let precision {
+            guard users == nil else { throw ValidationError("give --users or --precision, not both") }
+            guard Precision(precision) != nil else {
+                throw ValidationError("--precision takes percentage points from 0.01pp to 50pp, e.g. --precision 0.5pp; got '\(precision)'")
+            }
+        }
         guard (1...3650).contains(days) else { throw ValidationError("--days must be from 1 to 3650") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
     }
+
+    /// `--users`, or the count `--precision` needs, or 10,000.
+    var userCount: Int { precision.flatMap(Precision.init)?.users ?? users ?? 10_000 }
 
     func run() async throws {
         let userModel: UserModel
@@ -76,7 +88,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw Exit.badInput
             }
         }
-        let options = SimulationOptions(users: users, days: days, seed: seed, workers: workers)
+        let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
             bar?.update(done: done, total: total)
@@ -89,7 +101,10 @@ struct SimulateCommand: AsyncParsableCommand {
             print(result.json())
         case .text:
             print(result.text())
-            print(String(format: "\n%d simulated users in %.1f s", users * sources.count, result.elapsedSeconds)
+            if let target = precision.flatMap(Precision.init) {
+                print("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
+            }
+            print(String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
                 + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
