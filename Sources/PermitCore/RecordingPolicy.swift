@@ -15,6 +15,7 @@ public struct RecordingPolicy: Policy {
 
     public var name: String { inner.name }
     public var plansReminders: Bool { inner.plansReminders }
+    public var durableKeys: DurableKeys { inner.durableKeys }
 
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         recorded.withLock { $0.append((.decide, context)) }
