@@ -88,6 +88,7 @@
 
 ---@class PermitUser
 ---@field bucket integer # 0–99, stable per install, for A/B splits
+---@field arms table<string, string> # the install's arm of each experiment the policy declares: ctx.user.arms.first_ask == "quiet"
 
 ---@class PermitLocalTime
 ---@field date string # the local calendar day, "2026-09-06"
@@ -145,6 +146,7 @@
 ---@field decide fun(ctx: PermitContext): PermitDecision|nil
 ---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
 ---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)
+---@field experiments? table<string, table<string, integer>> # { first_ask = { quiet = 50, soft = 50 } }: arms and their weights; read the install's arm as ctx.user.arms.first_ask
 
 ---What of the ledger outlives deleting and reinstalling the app (docs/reference.md#policy-remember-durable).
 ---@class PermitDurable

@@ -51,7 +51,7 @@ enum {
     N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
-    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_COUNT
+    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -59,7 +59,7 @@ static const char *const names[N_COUNT] = {
     "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday",
+    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms",
 };
 
 /* Bounds the C recursion whatever the host's table depth limit. */
@@ -144,7 +144,19 @@ static void push_node(lua_State *L, const snapshot *s, uint32_t *at, int depth) 
 static void push_state(lua_State *L, const snapshot *s) {
     uint32_t at = 0;
     push_node(L, s, &at, 1);
+    if (at != s->header->arms_node) damaged(L);
+}
+
+/* user: the bucket, and the arms (a table of strings) from the nodes after state's. */
+static void push_user(lua_State *L, const snapshot *s) {
+    luaL_checkstack(L, 4, "ctx");
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, s->header->bucket);
+    set_top(L, s, N_BUCKET);
+    uint32_t at = s->header->arms_node;
+    push_node(L, s, &at, 2);
     if (at != s->header->state_nodes) damaged(L);
+    set_top(L, s, N_ARMS);
 }
 
 /* Whether feature `a`'s name sorts strictly before `b`'s (bytewise, a prefix first). Adds the
@@ -318,7 +330,9 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     luaL_checkstack(L, 8, "ctx");
     lua_rawgetp(L, idx, &snapshot_key);
     s->header = (permit_lazy_header *)lua_touserdata(L, -1);
-    if (s->header == NULL || lua_rawlen(L, -1) < sizeof(permit_lazy_header) || s->header->state_nodes == 0) damaged(L);
+    if (s->header == NULL || lua_rawlen(L, -1) < sizeof(permit_lazy_header) || s->header->arms_node == 0 ||
+        s->header->arms_node >= s->header->state_nodes)
+        damaged(L);
     /* The counts come from the host: the userdata must hold what they say (in 64 bits, which
        32-bit counts times the record sizes cannot overflow). */
     uint64_t needed = (uint64_t)sizeof(permit_lazy_header) +
@@ -342,10 +356,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case C_SETTINGS: push_settings(L, s); break;
         case C_STATE: push_state(L, s); break;
         case C_LOCAL_TIME: push_local_time(L, s); break;
-        default:
-            lua_createtable(L, 0, 1);
-            lua_pushinteger(L, s->header->bucket);
-            set_top(L, s, N_BUCKET);
+        default: push_user(L, s);
         }
     } else {
         switch (key) {

@@ -24,6 +24,13 @@ public struct EngineConfiguration: Sendable {
         get { foregroundRecheckDelays.map { .milliseconds(Int64(($0 * 1_000).rounded())) } }
         set { foregroundRecheckDelays = newValue.map(\.timeInterval) }
     }
+    /// The install's id, from which its experiment arms are drawn (docs/reference.md#experiments).
+    /// Pass your analytics' install id so a backend can recompute the arms; `nil` keeps the one
+    /// in the ledger, or draws a random one at the first event and keeps it there.
+    public var installID: String?
+    /// Pinned arms, by experiment (`first_ask: quiet`): QA builds and tests put a device in an
+    /// arm. A pin the policy's experiments do not have is ignored.
+    public var arms: [String: String]
 
     /// The host's settings; the defaults suit an app that sends every event and re-checks after
     /// a return from Settings (after half a second, and after 2 seconds).
@@ -33,7 +40,9 @@ public struct EngineConfiguration: Sendable {
         timeZone: TimeZone = .current,
         userBucket: Int = 0,
         params: [String: PolicyValue] = [:],
-        foregroundRecheckDelays: [TimeInterval] = [0.5, 2]
+        foregroundRecheckDelays: [TimeInterval] = [0.5, 2],
+        installID: String? = nil,
+        arms: [String: String] = [:]
     ) {
         self.maxPromptsPerDay = maxPromptsPerDay
         self.locale = locale
@@ -41,6 +50,8 @@ public struct EngineConfiguration: Sendable {
         self.userBucket = min(99, max(0, userBucket))
         self.params = params
         self.foregroundRecheckDelays = foregroundRecheckDelays.map { max(0, $0) }
+        self.installID = installID
+        self.arms = arms
     }
 
     /// The same settings with the re-check delays as `Duration`s (iOS 16+).
@@ -51,10 +62,12 @@ public struct EngineConfiguration: Sendable {
         timeZone: TimeZone = .current,
         userBucket: Int = 0,
         params: [String: PolicyValue] = [:],
-        foregroundRechecks: [Duration]
+        foregroundRechecks: [Duration],
+        installID: String? = nil,
+        arms: [String: String] = [:]
     ) {
         self.init(
             maxPromptsPerDay: maxPromptsPerDay, locale: locale, timeZone: timeZone, userBucket: userBucket, params: params,
-            foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval))
+            foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval), installID: installID, arms: arms)
     }
 }

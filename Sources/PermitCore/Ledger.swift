@@ -33,6 +33,12 @@ public struct Ledger: Sendable, Hashable, Codable {
     public var features: [String: FeatureHistory]
     /// What the policy remembered (`remember`), given back as `ctx.state`.
     public var state: [String: PolicyValue]
+    /// The install's id, the seed of its experiment arms: the host's
+    /// (`EngineConfiguration.installID`) or one the engine drew at the first event and keeps.
+    public var installID: String?
+    /// The arm of each experiment the policy declares (`ctx.user.arms`), kept across launches
+    /// and policy versions by the rule of `ArmAssignment.reconcile`.
+    public var arms: [String: String]
 
     /// The most `state` may hold, counting key and value bytes.
     public static let stateByteLimit = 4096
@@ -53,6 +59,8 @@ public struct Ledger: Sendable, Hashable, Codable {
         settingsPrompt = SettingsPromptHistory()
         features = [:]
         state = [:]
+        installID = nil
+        arms = [:]
     }
 
     /// `ctx.history.soft_prompt`.
@@ -189,6 +197,8 @@ public struct Ledger: Sendable, Hashable, Codable {
         case systemPrompt = "system_prompt"
         case settingsPrompt = "settings_prompt"
         case features, state
+        case installID = "install_id"
+        case arms
     }
 
     /// Decodes leniently about missing keys (a partial ledger is a valid start), strictly about
@@ -210,5 +220,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             ?? SettingsPromptHistory()
         features = try c.decodeIfPresent([String: FeatureHistory].self, forKey: .features) ?? [:]
         state = try c.decodeIfPresent([String: PolicyValue].self, forKey: .state) ?? [:]
+        installID = try c.decodeIfPresent(String.self, forKey: .installID)
+        arms = try c.decodeIfPresent([String: String].self, forKey: .arms) ?? [:]
     }
 }

@@ -42,6 +42,12 @@ public struct Outcome: Sendable, Hashable {
     /// launch (docs/platform.md N-02). A grant found only by the delayed foreground re-check
     /// has no outcome: it arrives on `PermissionEngine.statusStream`.
     public var registerForRemoteNotifications = false
+    /// The install's arm of each experiment the policy declares, for the app's analytics.
+    public var arms: [String: String] = [:]
+    /// The name of the policy that decided.
+    public var policyName = ""
+    /// Its version (a bundle's), `nil` for a policy from a file or built in.
+    public var policyVersion: Int64?
 
     /// The decision the app should have on screen after the event: the follow-up's when there
     /// is one, else the event's own.

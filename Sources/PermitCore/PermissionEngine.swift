@@ -30,6 +30,10 @@ public actor PermissionEngine {
     @exclusivity(unchecked) private var settings: NotificationSettings = .unsupported
     @exclusivity(unchecked) private var appIsActive = true
     private let broadcaster: StatusBroadcaster
+    /// Where decision records go (`decisionRecords`, `onDecisionRecord`).
+    private let records = RecordBroadcaster()
+    /// The experiments the ledger's arms were last reconciled with (`nil` before the first event).
+    @exclusivity(unchecked) private var armsReconciledFor: [Experiment]?
     /// What the broadcaster holds: the engine is its only publisher, so it keeps the value
     /// here too and takes the broadcaster's lock only for a change.
     @exclusivity(unchecked) private var published: PermissionStatus = .unknown
@@ -104,6 +108,17 @@ public actor PermissionEngine {
     /// cancelling the iterating task releases the subscription.
     public nonisolated var statusStream: AsyncStream<PermissionStatus> { broadcaster.subscribe() }
 
+    /// Every event's decision record (docs/reference.md#decision-records), from the next event
+    /// on, for the app's analytics. Many subscribers may listen; cancelling the iterating task
+    /// releases the subscription. Records are built only while someone listens.
+    public nonisolated var decisionRecords: AsyncStream<DecisionRecord> { records.subscribe() }
+
+    /// Calls `body` with every event's decision record, on the engine's executor, before
+    /// `handle` returns; for hosts that log synchronously. Keep it short.
+    public nonisolated func onDecisionRecord(_ body: @escaping @Sendable (DecisionRecord) -> Void) {
+        records.add(body)
+    }
+
     /// How many status-stream subscribers are live (for tests of their release).
     nonisolated var statusSubscriberCount: Int { broadcaster.subscriberCount }
 
@@ -138,6 +153,8 @@ public actor PermissionEngine {
         let now = unixNow()
         note(event, at: now)
         ledger.roll(toDay: localDays.day(of: now))
+        let experiments = policy.experiments
+        if armsReconciledFor != experiments { reconcileArms(with: experiments) }
         let statusBefore = published
         ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
 
@@ -150,6 +167,7 @@ public actor PermissionEngine {
             event: event, time: now, statusBefore: statusBefore, statusAfter: status,
             proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
             immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+        outcome.arms = ledger.arms
 
         decide(&outcome, status: status, previous: statusBefore, now: now)
         if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
@@ -176,6 +194,9 @@ public actor PermissionEngine {
         if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         }
+        outcome.policyName = policy.name
+        outcome.policyVersion = policy.version
+        if records.isListened { records.publish(DecisionRecord(outcome)) }
         return outcome
     }
 
@@ -198,6 +219,20 @@ public actor PermissionEngine {
         }
     }
 
+    /// Brings the ledger's arms in line with the policy's experiments (the rule of
+    /// `ArmAssignment.reconcile`), drawing and keeping an install id the first time one is needed.
+    private func reconcileArms(with experiments: [Experiment]) {
+        armsReconciledFor = experiments
+        if experiments.isEmpty {
+            ledger.arms = [:]
+            return
+        }
+        if let host = configuration.installID { ledger.installID = host }
+        if ledger.installID == nil { ledger.installID = UUID().uuidString.lowercased() }
+        ledger.arms = ArmAssignment.reconcile(
+            ledger.arms, experiments: experiments, installID: ledger.installID!, pins: configuration.arms)
+    }
+
     /// A request that showed no dialog was answered at once: a real app gets that answer as
     /// the completion of its request, so the policy hears it too, as `system_prompt_answered`
     /// (it may, say, offer Settings right away instead of leaving a tap on "Allow" unanswered).
@@ -207,6 +242,9 @@ public actor PermissionEngine {
             event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
             statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
             dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+        followUp.arms = outcome.arms
+        followUp.policyName = policy.name
+        followUp.policyVersion = policy.version
         decide(&followUp, status: outcome.statusAfter, previous: status, now: now)
         if case .requestPermission = followUp.decision.action { await carryOutRequest(&followUp, now: now) }
         outcome.statusAfter = followUp.statusAfter

@@ -13,6 +13,12 @@ public protocol Policy: Sendable {
     /// What of the ledger survives a reinstall (`remember_durable`); read at every save, so
     /// a delivered policy may change it.
     var durableKeys: DurableKeys { get }
+    /// The experiments the policy declares; the engine assigns each install an arm of each.
+    /// Return the same array every time (a stored property): the engine compares it per event.
+    var experiments: [Experiment] { get }
+    /// The policy's version for decision records: a bundle's version; `nil` for a policy from
+    /// a file or built in.
+    var version: Int64? { get }
     /// The decision for one event, or `nil` for none.
     func decide(_ context: PolicyContext) throws(PolicyError) -> Decision?
     /// Reminders to schedule; called after `decide` while the status is granted.
@@ -56,6 +62,10 @@ extension Policy {
     public var plansReminders: Bool { false }
     /// Nothing but the iOS 8–9 asked-flag survives a reinstall unless the policy says so.
     public var durableKeys: DurableKeys { .none }
+    /// No experiments.
+    public var experiments: [Experiment] { [] }
+    /// No version.
+    public var version: Int64? { nil }
     /// Accepts any params: a policy without declared params has nothing to check.
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
     /// Nothing printed.
@@ -131,6 +141,8 @@ public struct PolicyContext: Sendable {
 
     /// What the policy remembered (`ctx.state`), the same as `history.state`.
     public var state: [String: PolicyValue] { history.state }
+    /// The install's arm of each experiment (`ctx.user.arms`), the same as `history.arms`.
+    public var arms: [String: String] { history.arms }
 
     /// The context of one event; `capabilities` follow from `platform`; `localTime` defaults to
     /// `now` in UTC.
@@ -163,6 +175,8 @@ public struct ClosurePolicy: Policy {
     public let name: String
     /// What the policy keeps across a reinstall.
     public let durableKeys: DurableKeys
+    /// The experiments it declares.
+    public let experiments: [Experiment]
     private let decideBody: @Sendable (PolicyContext) throws(PolicyError) -> Decision?
     private let reminderBody: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])?
 
@@ -170,11 +184,13 @@ public struct ClosurePolicy: Policy {
     public init(
         name: String = "closure",
         durableKeys: DurableKeys = .none,
+        experiments: [Experiment] = [],
         decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?,
         planReminders: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])? = nil
     ) {
         self.name = name
         self.durableKeys = durableKeys
+        self.experiments = experiments
         self.decideBody = decide
         self.reminderBody = planReminders
     }

@@ -134,7 +134,9 @@ public enum ContextSchema {
     ])
 
     /// `ctx.user`.
-    public static let user = Record(name: "PermitUser", fields: [Field("bucket", "integer")])
+    public static let user = Record(name: "PermitUser", fields: [
+        Field("bucket", "integer"), Field("arms", "table<string, string>"),
+    ])
 
     /// `ctx.local_time`: the wall clock in the device's zone (`local` itself is a Lua keyword,
     /// so `ctx.local` could not be written).

@@ -37,6 +37,8 @@ final class LazyFieldsEncoder {
         spare = StateNodes()  // `state` now holds the only reference to the buffers: no copy on write
         defer { spare = state }
         try state.encode(context.history.state, depth: 2, maxDepth: maxDepth)
+        let armsNode = state.nodes.count
+        try state.append(context.history.arms, depth: 2)
 
         var textBytes = state.text.count
         for name in context.history.features.keys { textBytes += name.utf8.count }
@@ -65,6 +67,7 @@ final class LazyFieldsEncoder {
         header.local_zone_length = UInt32(local.timeZone.utf8.count)
         header.feature_count = UInt32(context.history.features.count)
         header.state_nodes = UInt32(state.nodes.count)
+        header.arms_node = UInt32(armsNode)
         header.text_bytes = UInt32(textBytes)
         LazyFieldsEncoder.writeHistory(of: context, into: &header)
         LazyFieldsEncoder.writeSettings(of: context, into: &header)
@@ -201,6 +204,11 @@ extension LazyFieldsEncoder {
             open.removeAll(keepingCapacity: true)
             self.maxDepth = maxDepth
             try fields(state, named: .root, depth: depth)
+        }
+
+        /// Appends a second root after `encode`'s: a table of strings (`user.arms`) at `depth`.
+        mutating func append(_ strings: [String: String], depth: Int) throws(LuaError) {
+            try fields(strings.mapValues(PolicyValue.string), named: .root, depth: depth)
         }
 
         /// A record of core values, keys sorted.

@@ -13,7 +13,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public static let forgetMarker = "\u{0}permit.forget"
 
     /// The fields a policy table may have.
-    public static let policyFields = ["name", "params", "decide", "plan_reminders", "remember_durable"]
+    public static let policyFields = ["name", "params", "decide", "plan_reminders", "remember_durable", "experiments"]
 
     /// The policy's `name`.
     public let name: String
@@ -25,6 +25,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public let plansReminders: Bool
     /// What the script keeps across a reinstall (`remember_durable`).
     public let durableKeys: DurableKeys
+    /// The experiments the script declares (`experiments`), sorted by name.
+    public let experiments: [Experiment]
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
@@ -75,6 +77,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.defaultParams = shape.params
         self.plansReminders = shape.planReminders != nil
         self.durableKeys = shape.durableKeys
+        self.experiments = shape.experiments
         self.runtime = Locked(Runtime(
             vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
             decisions: compiled.decisions))
@@ -110,7 +113,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true, result: "policy")
         }
         var executable: Set<Int>?
-        let policyShape = shape(of: results.first, chunkName: chunkName)
+        let policyShape = shape(of: results.first, source: source, chunkName: chunkName)
         var decisions: DecisionCoverage?
         if coverage {
             let functions = [chunk] + (results.first?.tableValue?.entries.compactMap(\.value.refValue) ?? [])
@@ -131,12 +134,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var planReminders: LuaRef?
         var params: [String: PolicyValue] = [:]
         var durableKeys = DurableKeys.none
+        var experiments: [Experiment] = []
         var problems: [PolicyError] = []
     }
 
     /// Validates the value a policy file returned, collecting every problem rather than the
     /// first, so `permit check` can report them all at once.
-    private static func shape(of value: LuaValue?, chunkName: String) -> Shape {
+    private static func shape(of value: LuaValue?, source: String, chunkName: String) -> Shape {
         var shape = Shape()
         func problem(_ field: String?, _ message: String) {
             shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
@@ -175,26 +179,38 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.durableKeys = durable.keys
             for (field, message) in durable.problems { problem(field, message) }
         }
-        if let value = table["params"] {
-            guard case .table(let paramsTable) = value else {
-                problem("policy.params", "expected a table of defaults, got \(DecisionReader.describe(value))")
-                return shape
+        if let value = table["experiments"] {
+            let read = ExperimentsReader.read(value, source: source, chunkName: chunkName)
+            shape.experiments = read.experiments
+            shape.problems += read.problems
+        }
+        if let value = table["params"] { readParams(value, into: &shape, chunkName: chunkName) }
+        return shape
+    }
+
+    /// The `params` table's defaults, each checked to be plain data.
+    private static func readParams(_ value: LuaValue, into shape: inout Shape, chunkName: String) {
+        guard case .table(let paramsTable) = value else {
+            shape.problems.append(PolicyError(
+                kind: .load, field: "policy.params", message: "expected a table of defaults, got \(DecisionReader.describe(value))",
+                file: chunkName))
+            return
+        }
+        for entry in paramsTable.entries {
+            guard case .string(let key) = entry.key else {
+                shape.problems.append(PolicyError(
+                    kind: .load, field: "policy.params",
+                    message: "param names must be strings, got \(DecisionReader.describe(entry.key))", file: chunkName))
+                continue
             }
-            for entry in paramsTable.entries {
-                guard case .string(let key) = entry.key else {
-                    problem("policy.params", "param names must be strings, got \(DecisionReader.describe(entry.key))")
-                    continue
-                }
-                do {
-                    shape.params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
-                } catch {
-                    var error = error
-                    error.file = chunkName
-                    shape.problems.append(error)
-                }
+            do {
+                shape.params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
+            } catch {
+                var error = error
+                error.file = chunkName
+                shape.problems.append(error)
             }
         }
-        return shape
     }
 
     /// Every problem of a policy file at once (an empty list when it is valid): a reading,

@@ -14,6 +14,10 @@ public struct Scenario: Sendable {
     public var device: Device
     /// `ctx.user.bucket` (`user.bucket`).
     public var userBucket: Int
+    /// Pinned experiment arms (`user.arms`), checked against the policy when the scenario runs.
+    public var arms: [String: String] = [:]
+    /// Where each pinned arm is written, for errors about it.
+    public var armLocations: [String: SourceLocation] = [:]
     /// Overrides of the policy's params, as a host would set them.
     public var params: [String: PolicyValue]
     /// Where `params` is written, for errors about them.

@@ -10,7 +10,7 @@ public enum ScenarioParser {
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
         "dialog_on_background",
     ]
-    static let userKeys = ["bucket"]
+    static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
     static let initialKeys = ["authorization", "settings", "ledger"]
     /// A `settings:` step: the authorization and any setting name.
@@ -60,8 +60,13 @@ public enum ScenarioParser {
         }
         let device = try parseDevice(deviceValue)
         var bucket = 0
+        var arms: [(experiment: String, arm: String, location: SourceLocation)] = []
         if let user = top["user"] {
-            bucket = try user.fields(allowed: userKeys)["bucket"]?.int(in: 0...99) ?? 0
+            let fields = try user.fields(allowed: userKeys)
+            bucket = try fields["bucket"]?.int(in: 0...99) ?? 0
+            for (experiment, value) in try fields["arms"]?.table() ?? [] {
+                arms.append((experiment, try value.string(), value.location))
+            }
         }
         var params: [String: PolicyValue] = [:]
         if let value = top["params"] {
@@ -88,6 +93,10 @@ public enum ScenarioParser {
             name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
             paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
             trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
+        for pin in arms {
+            scenario.arms[pin.experiment] = pin.arm
+            scenario.armLocations[pin.experiment] = pin.location
+        }
         try parseSelection(top, into: &scenario)
         return scenario
     }

@@ -24,6 +24,11 @@ struct ScenarioPlayback {
         } catch {
             throw InputError(error.message, at: scenario.paramsLocation, field: error.field ?? "params")
         }
+        for (experiment, arm) in scenario.arms.sorted(by: { $0.key < $1.key }) {
+            if let problem = ArmAssignment.problem(withPin: experiment, arm: arm, in: policy.experiments) {
+                throw InputError(problem, at: scenario.armLocations[experiment], field: "user.arms.\(experiment)")
+            }
+        }
         self.scenario = scenario
         self.policy = policy
         clock = ManualClock(scenario.start)
@@ -31,12 +36,16 @@ struct ScenarioPlayback {
         configuration = EngineConfiguration(
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
-            foregroundRechecks: [])
+            foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms)
         updates = try PolicyUpdates(scenario, builtIn: policy, clock: clock, delivery: delivery)
         engine = Self.engine(
             ledger: scenario.initial.ledger, policy: updates?.reset() ?? policy, device: device, clock: clock,
             configuration: configuration)
     }
+
+    /// The install id of a scenario whose `initial.ledger` sets none, so its unpinned arms are
+    /// the same on every run (docs/reference.md#scenario-user).
+    static let installID = "scenario"
 
     private static func device(for scenario: Scenario, clock: ManualClock) throws(InputError) -> SimulatedDevice {
         let platform = scenario.device.platform

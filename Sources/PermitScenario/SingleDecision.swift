@@ -20,6 +20,8 @@ public struct SingleDecision: Sendable {
     public var timeZone: TimeZone
     /// `ctx.user.bucket`, 0–99.
     public var userBucket: Int
+    /// Pinned experiment arms (`--arm first_ask=quiet`).
+    public var arms: [String: String] = [:]
 
     /// A decision to make; `ledger` and `params` default to a fresh install and the policy's own
     /// params, the zone to this machine's, the bucket to 0.
@@ -42,11 +44,18 @@ public struct SingleDecision: Sendable {
         case params(PolicyError)
         /// The device cannot be in this status (provisional before iOS 12, say).
         case status(SimulatedDeviceError)
+        /// A pinned arm the policy's experiments do not have, worded with a suggestion.
+        case arm(String)
     }
 
     /// Handles `event` with `policy` at `now` (rounded down to whole seconds, as the engine counts).
     public func outcome(of event: AppEvent, policy: any Policy, now: Date = Date()) async throws(Problem) -> Outcome {
         do { try policy.validate(params: params) } catch { throw .params(error) }
+        for (experiment, arm) in arms.sorted(by: { $0.key < $1.key }) {
+            if let problem = ArmAssignment.problem(withPin: experiment, arm: arm, in: policy.experiments) {
+                throw .arm("\(experiment)=\(arm): \(problem)")
+            }
+        }
         let clock = ManualClock(Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)))
         let device: SimulatedDevice
         // `--status ephemeral` says the App Clip asks for ephemeral notifications.
@@ -63,7 +72,8 @@ public struct SingleDecision: Sendable {
         let engine = PermissionEngine(
             policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(ledger), clock: clock,
             configuration: EngineConfiguration(
-                locale: locale, timeZone: timeZone, userBucket: userBucket, params: params, foregroundRechecks: []))
+                locale: locale, timeZone: timeZone, userBucket: userBucket, params: params, foregroundRechecks: [],
+                installID: ledger.installID ?? "decide", arms: arms))
         return await engine.handle(event)
     }
 }

@@ -20,6 +20,12 @@ public struct SimulationPolicy: Sendable {
     public let namedEvents: [String]
     /// The budgets each of its calls runs under, in every block's VM.
     public let limits: LuaLimits
+    /// The experiments it declares, for the per-arm breakdown.
+    public let experiments: [Experiment]
+    /// The params it declares, with their defaults.
+    public let defaultParams: [String: PolicyValue]
+    /// Overrides of its params for this run (`--param`), checked by `with(params:)`.
+    public private(set) var params: [String: PolicyValue] = [:]
 
     /// Checks the source in the sandbox (the same errors as every other verb: syntax, shape)
     /// and keeps it. This is the run's one compile besides each block's own VM.
@@ -28,9 +34,24 @@ public struct SimulationPolicy: Sendable {
         name = policy.name
         namedFeatures = PolicyNames.features(source: source, defaultParams: policy.defaultParams)
         namedEvents = PolicyNames.events(source: source)
+        experiments = policy.experiments
+        defaultParams = policy.defaultParams
+        checker = policy
         self.source = source
         self.chunkName = chunkName
         self.limits = limits
+    }
+
+    /// The loaded policy, kept only to check params against (each block loads its own VM).
+    private let checker: LuaPolicy
+
+    /// The policy run with `params` over its defaults; an unknown name or another type is an
+    /// error with a suggestion, as for every other verb.
+    public func with(params: [String: PolicyValue]) throws(PolicyError) -> SimulationPolicy {
+        try checker.validate(params: params)
+        var copy = self
+        copy.params = params
+        return copy
     }
 
     /// Reads the file once (refusing bytecode and non-UTF-8 text) and checks it.
@@ -148,9 +169,10 @@ public enum Simulation {
             return tally
         }
         for index in first..<last {
-            var user = UserSimulation(index: index, seed: options.seed, model: model, policy: vm, days: options.days)
+            var user = UserSimulation(
+                index: index, seed: options.seed, model: model, policy: vm, days: options.days, params: policy.params)
             await user.run()
-            tally.merge(user.tally)
+            tally.add(user: user.tally, arms: user.arms)
         }
         return tally
     }

@@ -40,6 +40,19 @@ public struct PolicyResult: Sendable {
     public let warnings: [String: Int]
     /// How the users answered: the measured shares, to compare with the model.
     public let answers: Answers
+    /// The same figures for the users of each arm of each experiment the policy declares,
+    /// sorted by experiment and arm; empty without experiments (and inside an arm's result).
+    public let arms: [ArmResult]
+
+    /// One experiment arm's users and what the policy did to them.
+    public struct ArmResult: Sendable {
+        /// The experiment's name.
+        public let experiment: String
+        /// The arm's name.
+        public let arm: String
+        /// The arm's users' figures (`users` is how many were in the arm).
+        public let result: PolicyResult
+    }
 
     /// Counts of each prompt and each answer.
     public struct Answers: Sendable {
@@ -109,6 +122,11 @@ public struct PolicyResult: Sendable {
             settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
             quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
             quietMadeProminent: tally.quietMadeProminent)
+        arms = tally.arms.sorted { ($0.key.experiment, $0.key.arm) < ($1.key.experiment, $1.key.arm) }.map { key, armTally in
+            ArmResult(
+                experiment: key.experiment, arm: key.arm,
+                result: PolicyResult(name: "\(name) \(key.experiment)=\(key.arm)", file: file, days: days, tally: armTally))
+        }
     }
 
     /// Users in `reach` at the end of `day` (1-based); `nil` counts those without the app.
@@ -202,6 +220,7 @@ public struct SimulationResult: Sendable {
             if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
             if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes]) }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
+            if !policy.arms.isEmpty { fields["arms"] = armsJSON(policy) }
             return .table(fields)
         }
         return PolicyValue.table([
@@ -212,6 +231,26 @@ public struct SimulationResult: Sendable {
             "policies": .list(policies),
             "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]).prettyJSON
+    }
+
+    /// Each arm's users, reach and headline with intervals, and, for every arm after an
+    /// experiment's first, its difference from that first arm.
+    func armsJSON(_ policy: PolicyResult) -> PolicyValue {
+        .list(policy.arms.map { arm in
+            let first = policy.arms.first { $0.experiment == arm.experiment }!
+            let (alerts, reach, changes) = reachJSON(arm.result, from: first.result)
+            var fields: [String: PolicyValue] = [
+                "experiment": .string(arm.experiment), "arm": .string(arm.arm),
+                "users": .integer(Int64(arm.result.users)), "can_receive_alerts": alerts, "reach": reach,
+                "uninstalled_at_end": Self.rounded(arm.result.uninstalledAtEnd),
+                "prompts_per_user": .table([
+                    "soft": Self.rounded(arm.result.softPromptsPerUser), "system": Self.rounded(arm.result.systemDialogsPerUser),
+                    "settings": Self.rounded(arm.result.settingsPromptsPerUser),
+                ]),
+            ]
+            if first.arm != arm.arm { fields["vs_first_arm"] = .table(["arm": .string(first.arm), "reach": changes]) }
+            return .table(fields)
+        })
     }
 
     static func rounded(_ value: Double) -> PolicyValue { .number((value * 1_000_000).rounded() / 1_000_000) }
@@ -315,12 +354,45 @@ public struct SimulationResult: Sendable {
             }
             lines.append(line)
         }
+        for policy in policies where !policy.arms.isEmpty { lines += armLines(policy) }
         for policy in policies {
             if let first = policy.firstError { lines.append("\nfirst policy error of \(policy.name): \(first)") }
         }
         if !warnings.isEmpty { lines.append("") }
         for warning in warnings { lines.append("warning: \(warning)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// A policy's arms side by side, per experiment: users, the headline and quiet delivery on
+    /// the last day with their intervals, and each arm's difference from the experiment's first.
+    func armLines(_ policy: PolicyResult) -> [String] {
+        var lines: [String] = []
+        for experiment in Set(policy.arms.map(\.experiment)).sorted() {
+            let arms = policy.arms.filter { $0.experiment == experiment }
+            lines += ["", "\(policy.name), experiment \(experiment), per arm (day \(days)):"]
+            var rows: [[String]] = [["arm", "users", "can receive alerts", "vs \(arms[0].arm)", "quiet", "uninstalled"]]
+            for arm in arms {
+                let versus: String
+                if arm.arm == arms[0].arm {
+                    versus = "—"
+                } else {
+                    let difference = arm.result.difference(.fullAlerts, day: days, from: arms[0].result)
+                    versus = String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100,
+                                    difference.interval.low * 100, difference.interval.high * 100) + difference.verdict.rawValue
+                }
+                rows.append([
+                    arm.arm, "\(arm.result.users)", Self.withInterval(arm.result, .fullAlerts, days), versus,
+                    Self.withInterval(arm.result, .quiet, days), Self.withInterval(arm.result, nil, days),
+                ])
+            }
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                lines.append("  " + zip(row, widths).map { cell, width in
+                    cell.padding(toLength: width, withPad: " ", startingAt: 0)
+                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return lines
     }
 
     /// `41.2% [40.3, 42.1]`.

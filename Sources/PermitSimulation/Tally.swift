@@ -33,6 +33,23 @@ struct Tally: Sendable {
     var warnings: [String: Int] = [:]
     /// The first policy error met (in user order), as an example to show.
     var firstError: String?
+    /// The same counts for the users of each experiment's arm (empty for a policy without
+    /// experiments, and inside an arm's own tally).
+    var arms: [ArmKey: Tally] = [:]
+
+    /// An experiment and one of its arms.
+    struct ArmKey: Hashable, Sendable {
+        let experiment: String
+        let arm: String
+    }
+
+    /// Adds one user's tally, to the whole and to the tally of each arm the user is in.
+    mutating func add(user: Tally, arms userArms: [String: String]) {
+        merge(user)
+        for (experiment, arm) in userArms {
+            arms[ArmKey(experiment: experiment, arm: arm), default: Tally(days: reachByDay.count)].merge(user)
+        }
+    }
 
     init(days: Int) {
         reachByDay = Array(repeating: ReachCounts(), count: days)
@@ -64,5 +81,6 @@ struct Tally: Sendable {
         errors.merge(other.errors, uniquingKeysWith: +)
         warnings.merge(other.warnings, uniquingKeysWith: +)
         if firstError == nil { firstError = other.firstError }
+        for (key, tally) in other.arms { arms[key, default: Tally(days: reachByDay.count)].merge(tally) }
     }
 }

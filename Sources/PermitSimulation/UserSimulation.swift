@@ -11,6 +11,8 @@ struct UserSimulation: Sendable {
     let policy: any Policy
     let days: Int
     var tally: Tally
+    /// The user's arm of each experiment the policy declares (after the run).
+    private(set) var arms: [String: String] = [:]
 
     private var rng: SplitMix64
     private let platform: Platform
@@ -35,7 +37,7 @@ struct UserSimulation: Sendable {
 
     static let utc = TimeZone(identifier: "UTC")!
 
-    init(index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int) {
+    init(index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int, params: [String: PolicyValue] = [:]) {
         self.model = model
         self.policy = policy
         self.days = days
@@ -47,7 +49,10 @@ struct UserSimulation: Sendable {
         let bucket = Int(traits.next() % 100)
         configuration = EngineConfiguration(
             maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: UserSimulation.utc,
-            userBucket: bucket, foregroundRechecks: [])
+            userBucket: bucket, params: params, foregroundRechecks: [],
+            // The same id for the user under every policy and seed-stable: two policies with
+            // the same experiment put each user in the same arm.
+            installID: "sim-\(seed)-\(index)")
         clock = ManualClock(model.start)
         do {
             device = try SimulatedDevice(
@@ -68,6 +73,7 @@ struct UserSimulation: Sendable {
     /// without an executor switch each (a reinstall's engine is another actor: reached by a hop).
     mutating func run() async {
         await run(isolatedTo: engine)
+        if !policy.experiments.isEmpty { arms = await engine.history.arms }
     }
 
     private mutating func run(isolatedTo firstEngine: isolated PermissionEngine) async {

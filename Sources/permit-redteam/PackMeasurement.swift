@@ -61,6 +61,7 @@ struct MeasuredPolicy: Policy {
 
     var name: String { inner.name }
     var plansReminders: Bool { inner.plansReminders }
+    var experiments: [Experiment] { inner.experiments }
 
     private func measured<T>(_ body: () throws(PolicyError) -> T) throws(PolicyError) -> T {
         let start = DispatchTime.now().uptimeNanoseconds

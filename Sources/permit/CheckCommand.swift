@@ -51,7 +51,10 @@ struct CheckCommand: AsyncParsableCommand {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("ok    \(shown)  name \(policy.name)"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
-                    + (policy.plansReminders ? ", plans reminders" : ""))
+                    + (policy.plansReminders ? ", plans reminders" : "")
+                    + policy.experiments.map { experiment in
+                        ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ") + ")"
+                    }.joined())
                 if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
                 for problem in found { print("error \(problem)") }

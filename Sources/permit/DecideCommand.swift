@@ -66,6 +66,9 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "ctx.user.bucket, 0-99.")
     var bucket = 0
 
+    @Option(name: .customLong("arm"), help: "Pin an experiment's arm: --arm first_ask=quiet (repeatable); unpinned experiments are assigned as for install id \"decide\" (or the --history ledger's install_id).")
+    var arms: [String] = []
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(help: "Output format: text or json.")
@@ -88,9 +91,10 @@ struct DecideCommand: AsyncParsableCommand {
             Terminal.printError("--bucket: \(bucket) is not a bucket; write a whole number from 0 to 99")
             throw Exit.badInput
         }
-        let decision = SingleDecision(
+        var decision = SingleDecision(
             platform: Platform(version: version, isAppClip: appClip), status: status, locale: locale,
             ledger: try loadHistory(), params: try overrides(), timeZone: try parseTimeZone(), userBucket: bucket)
+        decision.arms = try pinnedArms()
         let clock = try parseNow()
         let policy = try loadPolicy(url, limits: limitOptions.limits)
         let outcome: Outcome
@@ -100,6 +104,7 @@ struct DecideCommand: AsyncParsableCommand {
             switch error {
             case .params(let error): Terminal.printError("--param: \(error)")
             case .status(let error): Terminal.printError("--status: \(error)")
+            case .arm(let problem): Terminal.printError("--arm \(problem)")
             }
             throw Exit.badInput
         }
@@ -112,6 +117,7 @@ struct DecideCommand: AsyncParsableCommand {
                 "errors": .list(outcome.errors.map { .string($0.description) }),
                 "dialog_shown": .bool(outcome.dialogShown),
                 "register_for_remote_notifications": .bool(outcome.registerForRemoteNotifications),
+                "arms": .table(outcome.arms.mapValues(PolicyValue.string)),
             ]
             if let proposed = outcome.proposed { fields["proposed"] = .table(DecisionFields.of(proposed)) }
             if !trace.isEmpty { fields["trace"] = .string(trace) }
@@ -147,6 +153,20 @@ struct DecideCommand: AsyncParsableCommand {
         Terminal.printError("--timezone: \"\(timezone)\" is not an IANA time zone; "
             + Suggestion.hint(for: timezone, in: TimeZone.knownTimeZoneIdentifiers))
         throw Exit.badInput
+    }
+
+    /// `--arm experiment=arm`, repeated.
+    func pinnedArms() throws -> [String: String] {
+        var pins: [String: String] = [:]
+        for pin in arms {
+            let parts = pin.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                Terminal.printError("--arm \(pin): write experiment=arm, e.g. --arm first_ask=quiet")
+                throw Exit.badInput
+            }
+            pins[String(parts[0])] = String(parts[1])
+        }
+        return pins
     }
 
     /// `--param name=value`, repeated.

@@ -37,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = try policyURL(policy)
-        var results: [PolicyValue] = []
+        var results: [ScenarioRecords] = []
         var sawInputError = false
         for path in scenarios {
             let scenarioURL = URL(fileURLWithPath: path)
@@ -45,10 +45,9 @@ struct RunCommand: AsyncParsableCommand {
                 let scenario = try ScenarioParser.parse(contentsOf: scenarioURL, displayName: path)
                 let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
                 if format == .json {
-                    results.append(.table([
-                        "file": .string(path), "name": .string(result.name), "policy": .string(result.policyName),
-                        "steps": .list(result.steps.map(JSONReport.step)),
-                    ]))
+                    results.append(ScenarioRecords(
+                        file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
+                        records: result.steps.compactMap { $0.outcome?.record }))
                 } else {
                     print(ScenarioTimeline.render(result, file: result.file))
                 }
@@ -57,7 +56,22 @@ struct RunCommand: AsyncParsableCommand {
                 sawInputError = true
             }
         }
-        if format == .json { print(PolicyValue.list(results).prettyJSON) }
+        if format == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        }
         if sawInputError { throw Exit.badInput }
+    }
+
+    /// One scenario of `--format json`: its steps as `permit test --format json` prints them,
+    /// and the decision records of the steps that sent an event, exactly as a host's
+    /// `PermissionEngine.decisionRecords` yields them (docs/reference.md#decision-records).
+    struct ScenarioRecords: Encodable {
+        let file: String
+        let name: String
+        let policy: String
+        let steps: [PolicyValue]
+        let records: [DecisionRecord]
     }
 }

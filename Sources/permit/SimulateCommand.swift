@@ -19,6 +19,10 @@ struct SimulateCommand: AsyncParsableCommand {
               permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
                   --users 100000 --days 30 --report comparison.html
               permit simulate policies/polite --model examples/models/default.yaml --seed 7 --format json
+              permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
+                  --param polite:max_soft_prompts=1 --param 'quiet_hours=[22,8]'
+
+            A policy that declares experiments is also reported per arm, with the same intervals.
             """)
 
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
@@ -41,6 +45,9 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
+
+    @Option(name: .customLong("param"), help: "Override a param: --param polite:max_soft_prompts=1 for one policy (its name or path), --param key=value for every policy that declares it (repeatable); lists and tables in JSON.")
+    var params: [String] = []
 
     @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery.")
     var report: String?
@@ -88,6 +95,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw Exit.badInput
             }
         }
+        sources = try applyParams(to: sources)
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
@@ -106,6 +114,59 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             print(String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
                 + (report.map { "; report written to \($0)" } ?? ""))
+        }
+    }
+}
+
+extension SimulateCommand {
+    /// `--param [policy:]key=value`, each checked against the params of the policies it names
+    /// (an unknown param is an error with a suggestion; a param for all must be declared by at
+    /// least one of them, and goes to those that declare it).
+    func applyParams(to sources: [SimulationPolicy]) throws -> [SimulationPolicy] {
+        var overrides = Array(repeating: [String: PolicyValue](), count: sources.count)
+        for param in params {
+            guard let equals = param.firstIndex(of: "="), equals != param.startIndex else {
+                Terminal.printError("--param \(param): write key=value or policy:key=value")
+                throw Exit.badInput
+            }
+            var key = String(param[..<equals])
+            let value: PolicyValue
+            do {
+                value = try ParamParsing.value(String(param[param.index(after: equals)...]))
+            } catch {
+                Terminal.printError("--param \(key): \(error.message)")
+                throw Exit.badInput
+            }
+            var targets = Array(sources.indices)
+            if let colon = key.lastIndex(of: ":") {
+                let selector = String(key[..<colon])
+                key = String(key[key.index(after: colon)...])
+                targets = sources.indices.filter { sources[$0].name == selector || policies[$0] == selector
+                    || sources[$0].chunkName == selector || policies[$0].hasSuffix("/") && String(policies[$0].dropLast()) == selector }
+                guard !targets.isEmpty else {
+                    Terminal.printError("--param \(param): no policy \"\(selector)\" in this run; "
+                        + Suggestion.hint(for: selector, in: sources.map(\.name)))
+                    throw Exit.badInput
+                }
+            } else {
+                let declaring = targets.filter { sources[$0].defaultParams[key] != nil }
+                guard !declaring.isEmpty else {
+                    let known = Set(sources.flatMap(\.defaultParams.keys)).sorted()
+                    Terminal.printError("--param \(key): no policy of this run declares it; "
+                        + (known.isEmpty ? "they declare no params" : Suggestion.hint(for: key, in: known)))
+                    throw Exit.badInput
+                }
+                targets = declaring
+            }
+            for target in targets { overrides[target][key] = value }
+        }
+        return try sources.indices.map { index in
+            do {
+                return try sources[index].with(params: overrides[index])
+            } catch {
+                Terminal.printError("--param: \(error)")
+                throw Exit.badInput
+            }
         }
     }
 }

@@ -206,7 +206,7 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
     /// size first, so a header claiming more than was attached is refused instead of read past
     /// its end. (Without the check, the later bounds checks usually refuse the garbage too; the
     /// read past the userdata itself is what AddressSanitizer reports under `make sanitize`.)
-    @Test(arguments: [(1, 100_000, 0), (1_000_000, 0, 0), (1, 0, 1 << 30)])
+    @Test(arguments: [(2, 100_000, 0), (1_000_000, 0, 0), (2, 0, 1 << 30)])
     func aSnapshotSmallerThanItsCountsIsRefused(nodes: Int, features: Int, text: Int) throws {
         let vm = LuaVM(limits: testLimits)
         let f = try vm.load("local ctx = ... return ctx.history ~= nil", chunkName: "snapshot.lua")
@@ -214,12 +214,14 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         do {
             _ = try vm.callDirect(f, pushArgument: { stack throws(LuaError) in
                 lua_createtable(stack.L, 0, 8)
-                let size = MemoryLayout<permit_lazy_header>.size + MemoryLayout<permit_lazy_node>.size
+                // Room for state's root node and user.arms' (the smallest valid snapshot's nodes).
+                let size = MemoryLayout<permit_lazy_header>.size + 2 * MemoryLayout<permit_lazy_node>.stride
                 guard let memory = permit_lazy_attach(stack.L, -1, size) else {
                     throw LuaError(kind: .memoryExhausted, message: "attach")
                 }
                 var header = permit_lazy_header()
                 header.state_nodes = UInt32(nodes)
+                header.arms_node = 1
                 header.feature_count = UInt32(features)
                 header.text_bytes = UInt32(text)
                 memory.storeBytes(of: header, as: permit_lazy_header.self)

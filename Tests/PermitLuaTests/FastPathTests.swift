@@ -41,6 +41,8 @@ import Testing
         ledger.legacyRegistered = true
         ledger.promptsToday = 2
         ledger.promptsDay = "2026-01-05"
+        ledger.installID = "install"
+        ledger.arms = ["first_ask": "quiet", "copy": "b"]
         ledger.softPrompt.shown = 2
         ledger.softPrompt.accepted = 1
         ledger.softPrompt.declined = 1
@@ -82,6 +84,7 @@ import Testing
         partial.features = ["one": Ledger.FeatureHistory()]
         partial.state = ["only": .string("x")]
         partial.systemPrompt.granted = true
+        partial.arms = ["only": "one"]
         ledgers.append(partial)
         for ledger in ledgers {
             for event in Self.events {

@@ -105,7 +105,10 @@ extension LuaPolicy {
             "params": .ref(cache.params),
             "now": .integer(context.now),
             "locale": .string(context.locale),
-            "user": .table(LuaTable(["bucket": .integer(Int64(context.userBucket))])),
+            "user": .table(LuaTable([
+                "bucket": .integer(Int64(context.userBucket)),
+                "arms": .table(LuaTable(context.arms.mapValues(LuaValue.string))),
+            ])),
             "local_time": .table(LuaTable([
                 "date": .string(context.localTime.date), "hour": .integer(Int64(context.localTime.hour)),
                 "minute": .integer(Int64(context.localTime.minute)),

@@ -148,9 +148,9 @@ int permit_function_span(lua_State *L, int ref, int *first, int *last);
    `local_time`, and
    inside history its tables. The host pushes ctx with its other fields and attaches a
    snapshot of these: a header, then
-   `feature_count` features, then `state_nodes` nodes describing `state` (a table node and
-   its subtree in pre-order: a table node is followed by its `children` direct children and
-   their subtrees), then `text_bytes` bytes of names and strings. A field is built the first
+   `feature_count` features, then `state_nodes` nodes describing `state` and then `user.arms`
+   (each a table node and its subtree in pre-order: a table node is followed by its `children`
+   direct children and their subtrees), then `text_bytes` bytes of names and strings. A field is built the first
    time a policy reads it; all of a table's are built when it is iterated or its metatable is
    asked for; the host also settles a table before reading it back. */
 enum {
@@ -180,6 +180,7 @@ typedef struct permit_lazy_header {
     uint32_t local_date_length, local_zone_length;
     uint32_t feature_count;
     uint32_t state_nodes;
+    uint32_t arms_node; /* user.arms: nodes [arms_node, state_nodes) (state is [0, arms_node)) */
     uint32_t text_bytes;
     uint32_t built[2]; /* the C side's: which lazy keys of ctx [0] and of history [1] are set (0 from the host) */
 } permit_lazy_header;

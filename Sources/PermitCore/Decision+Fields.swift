@@ -1,0 +1,37 @@
+extension Decision {
+    /// The decision as the flat table of Lua-named fields that scenario `expect` tables match
+    /// and JSON reports and decision records print: `action`, `reason`, texts after
+    /// localisation, `options`, `deep_link`, ... Kept in the core so a host's decision records
+    /// and the CLI's reports name the fields alike.
+    public var fields: [String: PolicyValue] {
+        var fields: [String: PolicyValue] = ["action": .string(action.name)]
+        if let reason { fields["reason"] = .string(reason) }
+        func text(_ value: LocalizedText) -> PolicyValue {
+            switch value {
+            case .plain(let text): .string(text)
+            case .translations: .string(value.description)
+            }
+        }
+        switch action {
+        case .none:
+            break
+        case .softPrompt(let prompt):
+            fields["title"] = text(prompt.title)
+            fields["message"] = text(prompt.message)
+            fields["accept"] = text(prompt.accept)
+            fields["decline"] = text(prompt.decline)
+            fields["presentation"] = .string(prompt.presentation.rawValue)
+            if let variant = prompt.variant { fields["variant"] = .string(variant) }
+        case .requestPermission(let options):
+            fields["options"] = .list(options.map { .string($0.rawValue) })
+        case .settingsPrompt(let prompt):
+            fields["title"] = text(prompt.title)
+            fields["message"] = text(prompt.message)
+            fields["open"] = text(prompt.open)
+            fields["cancel"] = text(prompt.cancel)
+            fields["presentation"] = .string(prompt.presentation.rawValue)
+            fields["deep_link"] = .string(prompt.deepLink.rawValue)
+        }
+        return fields
+    }
+}
