@@ -7,7 +7,10 @@ public enum ScenarioTimeline {
     /// The timeline of `result`, its header naming the scenario file as `file`.
     public static func render(_ result: ScenarioResult, file: String) -> String {
         let formatter = TimelineFormatter(start: result.start)
-        var lines = ["== \(result.name)  (\(file), policy \(result.policyName))"]
+        // The arms the install is in, when the policy declares experiments.
+        let arms = result.steps.lazy.compactMap { $0.outcome?.arms }.first { !$0.isEmpty }
+            .map { ", arms " + $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") } ?? ""
+        var lines = ["== \(result.name)  (\(file), policy \(result.policyName)\(arms))"]
         for step in result.steps {
             if let outcome = step.outcome {
                 lines.append(formatter.line(for: outcome))

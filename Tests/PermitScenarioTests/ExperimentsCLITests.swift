@@ -99,6 +99,8 @@ import PermitTestSupport
         #expect((records[0]["arms"] as? [String: String]) == ["first_ask": "soft"])
         #expect((records[1]["event"] as? [String: String]) == ["name": "feature_opened", "feature": "diary"])
         #expect((records[0]["policy"] as? [String: Any])?["name"] as? String == "abtest")
+        let text = try CLITests.permit(["run", tree.path("abtest"), tree.path("abtest/tests/pinned.yaml")])
+        #expect(text.stdout.contains("policy abtest, arms first_ask=soft)"), "\(text.stdout)")
     }
 
     @Test func checkListsExperimentsAndEveryMistakeWithItsLine() throws {
