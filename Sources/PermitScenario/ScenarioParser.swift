@@ -526,6 +526,8 @@ public enum ScenarioParser {
             }
         } else if first == "state" {
             guard parts.count == 2, !parts[1].isEmpty else { throw value.error("write state.<key>") }
+        } else if first == "arms" {
+            guard parts.count == 2, !parts[1].isEmpty else { throw value.error("write arms.<experiment>, e.g. arms.first_ask") }
         } else if parts.count != 1 {
             throw value.error("\(first) is not a table")
         }

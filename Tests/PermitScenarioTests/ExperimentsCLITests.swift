@@ -37,6 +37,30 @@ import PermitTestSupport
         #expect(result.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
     }
 
+    static let firstAsk = Experiment(name: "first_ask", arms: [.init(name: "quiet", weight: 50), .init(name: "soft", weight: 50)])
+
+    /// Unpinned, a scenario's arm is drawn for install id `scenario`, or for its
+    /// `initial.ledger.install_id`; the ledger records it (`expect_ledger: { arms.first_ask: ... }`).
+    @Test func unpinnedArmsAreDrawnForTheScenariosInstallID() throws {
+        let installs = (0..<50).map { "install-\($0)" }
+        let quiet = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "quiet" })
+        let soft = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "soft" })
+        let drawn = Self.firstAsk.arm(forInstall: "scenario")
+        for (ledger, arm) in [("", drawn), ("initial: { ledger: { install_id: \(quiet) } }\n", "quiet"),
+                              ("initial: { ledger: { install_id: \(soft) } }\n", "soft")] {
+            let tree = Self.pack(scenario: """
+                device: { os: "16.0" }
+                \(ledger)steps:
+                  - { event: app_launch, expect: { reason: "arm \(arm)" }, expect_ledger: { arms.first_ask: \(arm) } }
+                """)
+            let result = try CLITests.permit(["test", tree.path()])
+            #expect(result.status == 0, "\(ledger): \(result.stdout)\(result.stderr)")
+        }
+        let badPath = Self.pack(scenario: "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect_ledger: { arms: quiet } }\n")
+        let bad = try CLITests.permit(["test", badPath.path()])
+        #expect(bad.status == 2)
+    }
+
     @Test func anUnknownExperimentOrArmIsAnInputErrorWithItsLine() throws {
         let experiment = Self.pack(scenario: "device: { os: \"16.0\" }\nuser: { arms: { frist_ask: quiet } }\nsteps:\n  - { event: app_launch }\n")
         let badExperiment = try CLITests.permit(["test", experiment.path()])
