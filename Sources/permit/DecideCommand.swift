@@ -125,6 +125,9 @@ struct DecideCommand: AsyncParsableCommand {
         } else {
             let formatter = TimelineFormatter(start: outcome.time)
             print(formatter.line(for: outcome))
+            if !outcome.arms.isEmpty {
+                print("arms: " + outcome.arms.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            }
             if !trace.isEmpty { print("trace:\n" + trace) }
         }
         // A policy error is a failed decision, not a quiet `none`: scripts and CI must see it.

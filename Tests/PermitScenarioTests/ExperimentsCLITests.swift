@@ -91,6 +91,7 @@ import PermitTestSupport
         let expected = Experiment(name: "first_ask", arms: [.init(name: "quiet", weight: 50), .init(name: "soft", weight: 50)])
             .arm(forInstall: "decide")
         #expect(unpinned.stdout.contains("arm \(expected)"), "\(unpinned.stdout)")
+        #expect(unpinned.stdout.contains("arms: first_ask=\(expected)\n"), "\(unpinned.stdout)")
         let bad = try CLITests.permit([
             "decide", tree.path("abtest"), "--status", "not_determined", "--event", "app_launch", "--arm", "first_ask=quite",
         ])
