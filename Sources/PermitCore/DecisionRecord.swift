@@ -16,7 +16,7 @@ public struct DecisionRecord: Sendable, Hashable, Encodable {
     /// and equal to what `encode(to:)` writes).
     public static let fieldNames = [
         "schema", "policy", "time", "event", "status_before", "status_after", "decision", "proposed_action", "arms",
-        "warnings", "errors", "dialog_shown", "reminders_scheduled", "follow_up",
+        "warnings", "errors", "dialog_shown", "reminders_scheduled", "reminders_removed", "follow_up",
     ]
     /// The keys of `policy`.
     public static let policyFieldNames = ["name", "version"]
@@ -51,8 +51,10 @@ public struct DecisionRecord: Sendable, Hashable, Encodable {
     public var errors: [PolicyError]
     /// Whether the system dialog appeared.
     public var dialogShown: Bool
-    /// The reminders handed to the system.
+    /// The reminders handed to the system: new ones, and changed ones replacing their old version.
     public var remindersScheduled: [ScheduledReminder]
+    /// The identifiers of the policy's pending reminders removed.
+    public var remindersRemoved: [String]
     /// The policy's answer to an answer iOS gave at once (`system_prompt_answered`), as a record of its own.
     public var followUp: [DecisionRecord]
 
@@ -73,6 +75,7 @@ public struct DecisionRecord: Sendable, Hashable, Encodable {
         errors = outcome.errors
         dialogShown = outcome.dialogShown
         remindersScheduled = outcome.remindersScheduled
+        remindersRemoved = outcome.remindersRemoved
         followUp = outcome.followUps.map(DecisionRecord.init)
     }
 
@@ -131,6 +134,7 @@ public struct DecisionRecord: Sendable, Hashable, Encodable {
             try entry.encode(reminder.title, forKey: Key("title"))
             try entry.encode(reminder.body, forKey: Key("body"))
         }
+        try c.encode(remindersRemoved, forKey: Key("reminders_removed"))
         try c.encode(followUp.first, forKey: Key("follow_up"))
     }
 }

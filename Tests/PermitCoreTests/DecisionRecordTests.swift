@@ -46,6 +46,21 @@ import Testing
         #expect(failed["proposed_action"] is NSNull)
     }
 
+    /// The reminder changes of an event: scheduled with the documented keys, removed by id.
+    @Test func reminderChangesAreRecorded() async throws {
+        let wanted = Locked([ReminderRequest(day: 1, hour: 9, title: "T", body: "a", id: "a"), ReminderRequest(day: 2, hour: 9, body: "b", id: "b")])
+        let world = World(authorization: .authorized, policy: ClosurePolicy(decide: { _ in nil }, planReminders: { _ in wanted.current }))
+        let first = try object(await world.engine.handle(.appLaunch).record)
+        let scheduled = try #require(first["reminders_scheduled"] as? [[String: Any]])
+        #expect(scheduled.map { $0["id"] as? String } == ["permit.a", "permit.b"])
+        #expect(Set(scheduled[0].keys) == Set(DecisionRecord.reminderFieldNames))
+        #expect(scheduled[1]["title"] is NSNull)
+        wanted.withLock { $0 = [$0[0]] }
+        let second = try object(await world.engine.handle(.appForeground).record)
+        #expect((second["reminders_removed"] as? [String]) == ["permit.b"])
+        #expect((second["reminders_scheduled"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func theStreamAndTheCallbackGetEveryRecordInOrder() async throws {
         let world = World(policy: always(.none))
         let stream = world.engine.decisionRecords
