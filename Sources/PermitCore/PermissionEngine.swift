@@ -190,6 +190,13 @@ public actor PermissionEngine {
         outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
             event: event, before: statusBefore, after: outcome.statusAfter)
         outcome.storageError = saveLedger()
+        report(&outcome)
+        return outcome
+    }
+
+    /// The end of an event: the policy hears of its errors, the outcome is signed with the
+    /// policy's name and version, and listeners get its decision record.
+    private func report(_ outcome: inout Outcome) {
         // Only events with errors are reported: the common case builds no array.
         if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
@@ -197,7 +204,6 @@ public actor PermissionEngine {
         outcome.policyName = policy.name
         outcome.policyVersion = policy.version
         if records.isListened { records.publish(DecisionRecord(outcome)) }
-        return outcome
     }
 
     /// What an event says before anything is read: whether the app is in the foreground, and

@@ -108,6 +108,17 @@ struct DecideCommand: AsyncParsableCommand {
             }
             throw Exit.badInput
         }
+        show(outcome)
+        // A policy error is a failed decision, not a quiet `none`: scripts and CI must see it.
+        let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
+        if !errors.isEmpty {
+            for error in errors { Terminal.printError("the policy raised an error: \(error)") }
+            throw Exit.failure
+        }
+    }
+
+    /// Prints the outcome as text (the timeline line, the arms, the trace) or JSON.
+    func show(_ outcome: Outcome) {
         let trace = outcome.trace
         if format == .json {
             var fields: [String: PolicyValue] = [
@@ -129,12 +140,6 @@ struct DecideCommand: AsyncParsableCommand {
                 print("arms: " + outcome.arms.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             }
             if !trace.isEmpty { print("trace:\n" + trace) }
-        }
-        // A policy error is a failed decision, not a quiet `none`: scripts and CI must see it.
-        let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
-        if !errors.isEmpty {
-            for error in errors { Terminal.printError("the policy raised an error: \(error)") }
-            throw Exit.failure
         }
     }
 
