@@ -56,6 +56,10 @@ struct ArmsAndParamsTests {
         #expect(interval(arms[0]).count == 2 && interval(arms[0])[0] < interval(arms[0])[1])
         #expect((arms[1]["vs_first_arm"] as? [String: Any])?["arm"] as? String == "loud")
 
+        // Arms come from each user's install id, not from the worker that ran it.
+        let oneWorker = try Self.run(["--format", "json", "--workers", "1"], policy: file)
+        #expect(oneWorker.stdout == result.stdout)
+
         let text = try Self.run([], policy: file)
         #expect(text.stdout.contains("abtest, experiment first_ask, per arm (day 3):"), "\(text.stdout)")
         #expect(text.stdout.contains("clear difference"))
