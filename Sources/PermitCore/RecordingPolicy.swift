@@ -16,6 +16,8 @@ public struct RecordingPolicy: Policy {
     public var name: String { inner.name }
     public var plansReminders: Bool { inner.plansReminders }
     public var durableKeys: DurableKeys { inner.durableKeys }
+    public var experiments: [Experiment] { inner.experiments }
+    public var version: Int64? { inner.version }
 
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         recorded.withLock { $0.append((.decide, context)) }
