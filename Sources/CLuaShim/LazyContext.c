@@ -6,8 +6,8 @@
  * was most of what an event cost. So the host pushes ctx with its small fields and attaches
  * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
  * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
- * ctx (history, settings, state, user, local_time) and history (features, settings_prompt, soft_prompt,
- * state, system_prompt; its numbers are set when history is made). A policy that reads
+ * ctx (history, settings, state, user, local_time) and history (events, features, settings_prompt,
+ * soft_prompt, state, system_prompt; its numbers are set when history is made). A policy that reads
  * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
@@ -40,7 +40,7 @@ static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY -
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
 enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
-enum { H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
+enum { H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
@@ -51,7 +51,8 @@ enum {
     N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
-    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_COUNT
+    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_COUNT_FIELD, N_EVENTS,
+    N_LAST_AT, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -59,7 +60,8 @@ static const char *const names[N_COUNT] = {
     "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday",
+    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "count", "events",
+    "last_at",
 };
 
 /* Bounds the C recursion whatever the host's table depth limit. */
@@ -196,6 +198,49 @@ static void sort_by_name(lua_State *L, const snapshot *s, uint32_t *order, uint3
     if (from != order) memcpy(order, from, (size_t)count * sizeof *order);
 }
 
+/* The order of `count` records from `records` by name (bytewise), in `order` (pushed as a
+   userdata when more than fit in `few`; the caller pops it when `order != few`). */
+static uint32_t *sorted_records(lua_State *L, const snapshot *s, const permit_lazy_feature *records, uint32_t count,
+                                uint32_t *few) {
+    uint32_t *order =
+        count <= 32 ? few : (uint32_t *)lua_newuserdatauv(L, (size_t)count * 2 * sizeof(uint32_t), 0);
+    for (uint32_t i = 0; i < count; i++) {
+        const permit_lazy_feature *f = &records[i];
+        if (f->name_offset > s->header->text_bytes || f->name_length > s->header->text_bytes - f->name_offset) damaged(L);
+        order[i] = i;
+    }
+    /* The features' sorter compares its snapshot's records: a view whose records are these. */
+    snapshot view = *s;
+    view.features = records;
+    sort_by_name(L, &view, order, order + count, count);
+    return order;
+}
+
+/* events: one table per event name ({count, last_at}), inserted in name order. */
+static void push_events(lua_State *L, const snapshot *s) {
+    uint32_t count = s->header->event_count;
+    lua_createtable(L, 0, (int)count);
+    int table = lua_gettop(L);
+    if (count == 0) return;
+    const permit_lazy_feature *records = s->features + s->header->feature_count;
+    uint32_t few[64];
+    uint32_t *order = sorted_records(L, s, records, count, few);
+    for (uint32_t i = 0; i < count; i++) {
+        const permit_lazy_feature *e = &records[order[i]];
+        push_text(L, s, e->name_offset, e->name_length);
+        int at_present = (e->absent & 2u) ? 0 : 1;
+        lua_createtable(L, 0, 1 + at_present);
+        lua_pushinteger(L, e->opened);
+        set_top(L, s, N_COUNT_FIELD);
+        if (at_present) {
+            lua_pushinteger(L, e->last_opened_at);
+            set_top(L, s, N_LAST_AT);
+        }
+        lua_rawset(L, table);
+    }
+    if (order != few) lua_pop(L, 1);
+}
+
 /* features: one table per feature, inserted in name order (bytewise). */
 static void push_features(lua_State *L, const snapshot *s) {
     uint32_t count = s->header->feature_count;
@@ -266,7 +311,7 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
 static void push_history(lua_State *L, const snapshot *s, int ud) {
     const permit_lazy_header *h = s->header;
     luaL_checkstack(L, 6, "ctx");
-    lua_createtable(L, 0, 11 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
+    lua_createtable(L, 0, 12 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
     set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
     set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
@@ -310,7 +355,7 @@ static void push_local_time(lua_State *L, const snapshot *s) {
 }
 
 static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
-static const int history_names[H_COUNT] = {N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
+static const int history_names[H_COUNT] = {N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
 
 /* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
    interned keys and the key names (3 slots; `s->names` is the top). */
@@ -322,11 +367,11 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     /* The counts come from the host: the userdata must hold what they say (in 64 bits, which
        32-bit counts times the record sizes cannot overflow). */
     uint64_t needed = (uint64_t)sizeof(permit_lazy_header) +
-                      (uint64_t)s->header->feature_count * sizeof(permit_lazy_feature) +
+                      ((uint64_t)s->header->feature_count + s->header->event_count) * sizeof(permit_lazy_feature) +
                       (uint64_t)s->header->state_nodes * sizeof(permit_lazy_node) + (uint64_t)s->header->text_bytes;
     if (needed > (uint64_t)lua_rawlen(L, -1)) damaged(L);
     s->features = (const permit_lazy_feature *)(s->header + 1);
-    s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count);
+    s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count + s->header->event_count);
     s->text = (const char *)(s->nodes + s->header->state_nodes);
     if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->header->keys_ref) != LUA_TTABLE) damaged(L);
     s->keys = lua_gettop(L);
@@ -349,6 +394,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         }
     } else {
         switch (key) {
+        case H_EVENTS: push_events(L, s); break;
         case H_FEATURES: push_features(L, s); break;
         case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
         case H_SOFT_PROMPT: push_soft_prompt(L, s); break;

@@ -13,7 +13,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public static let forgetMarker = "\u{0}permit.forget"
 
     /// The fields a policy table may have.
-    public static let policyFields = ["name", "params", "decide", "plan_reminders", "remember_durable"]
+    public static let policyFields = ["name", "params", "events", "decide", "plan_reminders", "remember_durable"]
 
     /// The policy's `name`.
     public let name: String
@@ -25,6 +25,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public let plansReminders: Bool
     /// What the script keeps across a reinstall (`remember_durable`).
     public let durableKeys: DurableKeys
+    /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
+    public let declaredEvents: [String]
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
@@ -50,7 +52,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         /// The slots of `keys` and the cached tables, while none of them changes.
         var slots: FastPath.Cached?
         /// Writes the ctx fields built on first use (buffers reused between calls).
-        let lazyFields = LazyFieldsEncoder()
+        let lazyFields: LazyFieldsEncoder
         var trace: [String] = []
     }
 
@@ -75,9 +77,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.defaultParams = shape.params
         self.plansReminders = shape.planReminders != nil
         self.durableKeys = shape.durableKeys
+        self.declaredEvents = shape.events
         self.runtime = Locked(Runtime(
             vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
-            decisions: compiled.decisions))
+            decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
@@ -110,7 +113,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             throw LuaPolicy.policyError(error, chunkName: chunkName, loading: true, result: "policy")
         }
         var executable: Set<Int>?
-        let policyShape = shape(of: results.first, chunkName: chunkName)
+        let policyShape = shape(of: results.first, chunkName: chunkName, source: source)
         var decisions: DecisionCoverage?
         if coverage {
             let functions = [chunk] + (results.first?.tableValue?.entries.compactMap(\.value.refValue) ?? [])
@@ -131,12 +134,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var planReminders: LuaRef?
         var params: [String: PolicyValue] = [:]
         var durableKeys = DurableKeys.none
+        var events: [String] = []
         var problems: [PolicyError] = []
     }
 
     /// Validates the value a policy file returned, collecting every problem rather than the
     /// first, so `permit check` can report them all at once.
-    private static func shape(of value: LuaValue?, chunkName: String) -> Shape {
+    private static func shape(of value: LuaValue?, chunkName: String, source: String) -> Shape {
         var shape = Shape()
         func problem(_ field: String?, _ message: String) {
             shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
@@ -174,6 +178,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             let durable = DurableKeysReader.read(value)
             shape.durableKeys = durable.keys
             for (field, message) in durable.problems { problem(field, message) }
+        }
+        if let value = table["events"] {
+            let declared = DeclaredEvents.read(value, source: source, chunkName: chunkName)
+            shape.events = declared.names
+            shape.problems += declared.problems
         }
         if let value = table["params"] {
             guard case .table(let paramsTable) = value else {

@@ -486,6 +486,9 @@ public final class LuaVM {
     struct LuaStack {
         let L: OpaquePointer
         unowned let vm: LuaVM
+
+        /// Pushes `value` (built under protection, like every host push).
+        func push(_ value: LuaValue) throws(LuaError) { try vm.pushValues(L, [value]) }
     }
 
     struct ReadState {

@@ -24,6 +24,7 @@ struct ScenarioPlayback {
         } catch {
             throw InputError(error.message, at: scenario.paramsLocation, field: error.field ?? "params")
         }
+        try Self.checkEvents(of: scenario, declared: policy.declaredEvents)
         self.scenario = scenario
         self.policy = policy
         clock = ManualClock(scenario.start)
@@ -36,6 +37,23 @@ struct ScenarioPlayback {
         engine = Self.engine(
             ledger: scenario.initial.ledger, policy: updates?.reset() ?? policy, device: device, clock: clock,
             configuration: configuration)
+    }
+
+    /// Every app event of its own a step sends must be one the policy declares: a typo
+    /// (`lesson_complete`) is an error at its step, with "did you mean", not an event the
+    /// policy silently ignores.
+    static func checkEvents(of scenario: Scenario, declared: [String]) throws(InputError) {
+        for step in scenario.steps {
+            guard case .event(.custom(let custom)) = step.action, !declared.contains(custom.name) else { continue }
+            let known = ScenarioParser.stepEvents + declared
+            let hint = declared.isEmpty
+                ? "the policy declares no events of its own; add events = { \"\(custom.name)\" } to it, or "
+                    + Suggestion.hint(for: custom.name, in: known)
+                : Suggestion.hint(for: custom.name, in: known)
+            throw InputError(
+                "step \(step.number): the policy does not declare the event \"\(custom.name)\"", at: step.location,
+                field: "event", hint: hint)
+        }
     }
 
     private static func device(for scenario: Scenario, clock: ManualClock) throws(InputError) -> SimulatedDevice {

@@ -179,6 +179,7 @@ typedef struct permit_lazy_header {
     uint32_t local_text_offset;                      /* local_time's date, then its zone id, in the text */
     uint32_t local_date_length, local_zone_length;
     uint32_t feature_count;
+    uint32_t event_count; /* history.events: records like features' after them (opened: count, last_opened_at: last_at) */
     uint32_t state_nodes;
     uint32_t text_bytes;
     uint32_t built[2]; /* the C side's: which lazy keys of ctx [0] and of history [1] are set (0 from the host) */
@@ -221,7 +222,9 @@ typedef struct permit_ctx_fields {
     int32_t status, previous_status; /* interned values */
     int32_t event_name;              /* interned value */
     int32_t event_key;               /* interned key of the event's extra field, 0 when none */
-    int32_t event_kind;              /* the extra value: 1 interned (event_value), 2 text, 3 boolean (event_value) */
+    int32_t event_kind;              /* the extra value: 1 interned (event_value), 2 text, 3 boolean (event_value);
+                                        4: an app event of its own, its name the text, no extra field (the host
+                                        sets `properties` after) */
     int32_t event_value;
     const char *event_text;
     size_t event_text_length;
@@ -232,6 +235,9 @@ typedef struct permit_ctx_fields {
 /// pushes run under protection, so nothing is raised and nothing is pushed). Raw operations
 /// only; call between calls.
 int permit_push_context(lua_State *L, const permit_ctx_fields *f);
+/// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
+/// event table has room for it: raw operations that neither allocate nor raise).
+void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
 
 /// The fields of a decision table, in this order (DecisionReader's names).
 enum {
