@@ -2,6 +2,8 @@
 -- Type annotations for Permit policy scripts (the contract: docs/reference.md#ctx), for the Lua language server
 -- (LuaLS / sumneko). Editors then complete `ctx.` fields and check decisions as you type.
 -- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
+-- ctx is strict at run time: reading a field a class below does not list is an error with "did you mean"
+-- (docs/reference.md#strict-ctx); `?` fields may be nil; table<string, ...> fields are open maps.
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"

@@ -52,6 +52,7 @@ static int push_context_protected(lua_State *L) {
         }
         lua_rawset(L, -3);
     }
+    permit_strict_set(L, -1, PERMIT_STRICT_EVENT);
     if (f->event_kind == 4) {
         push_key(L, k, f->key_name);
         lua_pushlstring(L, f->event_text, f->event_text_length);
@@ -166,6 +167,7 @@ int permit_decision_fields(lua_State *L, int idx) {
 
 int permit_settle_then_has_metatable(lua_State *L, int idx) {
     if (permit_lazy_settle(L, idx) < 0) return 1;
+    if (permit_strict_is(L, idx)) return 0; /* the host's own table, plain data but for its strictness */
     if (lua_getmetatable(L, idx)) {
         lua_pop(L, 1);
         return 1;

@@ -221,6 +221,7 @@ static void push_events(lua_State *L, const snapshot *s) {
     uint32_t count = s->header->event_count;
     lua_createtable(L, 0, (int)count);
     int table = lua_gettop(L);
+    permit_strict_set(L, table, PERMIT_STRICT_EVENTS);
     if (count == 0) return;
     const permit_lazy_feature *records = s->features + s->header->feature_count;
     uint32_t few[64];
@@ -236,6 +237,7 @@ static void push_events(lua_State *L, const snapshot *s) {
             lua_pushinteger(L, e->last_opened_at);
             set_top(L, s, N_LAST_AT);
         }
+        permit_strict_set(L, -1, PERMIT_STRICT_EVENT_HISTORY);
         lua_rawset(L, table);
     }
     if (order != few) lua_pop(L, 1);
@@ -271,6 +273,7 @@ static void push_features(lua_State *L, const snapshot *s) {
         }
         lua_pushinteger(L, f->opened);
         set_top(L, s, N_OPENED);
+        permit_strict_set(L, -1, PERMIT_STRICT_FEATURE);
         lua_rawset(L, table);
     }
     if (order != few) lua_pop(L, 1);
@@ -282,6 +285,7 @@ static void push_settings_prompt(lua_State *L, const snapshot *s) {
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
     set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS_PROMPT);
 }
 
 static void push_soft_prompt(lua_State *L, const snapshot *s) {
@@ -292,6 +296,7 @@ static void push_soft_prompt(lua_State *L, const snapshot *s) {
     set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
     set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SOFT_PROMPT);
 }
 
 static void push_system_prompt(lua_State *L, const snapshot *s) {
@@ -303,6 +308,7 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
     }
     set_number(L, s, N_REQUESTED, PERMIT_H_SYSTEM_REQUESTED);
     set_number(L, s, N_SHOWN, PERMIT_H_SYSTEM_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SYSTEM_PROMPT);
 }
 
 /* history with its numbers; its tables are built on first use. Sized for every key
@@ -335,6 +341,7 @@ static void push_settings(lua_State *L, const snapshot *s) {
         push_interned(L, s, s->header->settings[i]);
         set_top(L, s, N_ALERT + i);
     }
+    permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS);
 }
 
 /* local_time: the wall clock in the device's zone, worked out by the host. */
@@ -352,6 +359,7 @@ static void push_local_time(lua_State *L, const snapshot *s) {
     set_top(L, s, N_TIMEZONE);
     lua_pushinteger(L, h->local_weekday);
     set_top(L, s, N_WEEKDAY);
+    permit_strict_set(L, -1, PERMIT_STRICT_LOCAL_TIME);
 }
 
 static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
@@ -391,6 +399,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
             lua_createtable(L, 0, 1);
             lua_pushinteger(L, s->header->bucket);
             set_top(L, s, N_BUCKET);
+            permit_strict_set(L, -1, PERMIT_STRICT_USER);
         }
     } else {
         switch (key) {
@@ -422,13 +431,17 @@ static int lazy_key(lua_State *L, const snapshot *s, int kind, int k) {
     return -1;
 }
 
-/* Drops the metatable and the snapshot once every lazy key is set: a plain table again. */
+static int strict_id(int kind) { return kind == LAZY_CTX ? PERMIT_STRICT_CTX : PERMIT_STRICT_HISTORY; }
+
+/* Drops the lazy metatable and the snapshot once every lazy key is set: a plain table again,
+   but for its strict metatable (StrictContext.c). */
 static void finish_if_complete(lua_State *L, const snapshot *s, int kind, int idx) {
     if (*built_bits(s, kind) != (1u << key_count(kind)) - 1) return;
     lua_pushnil(L);
     lua_rawsetp(L, idx, &snapshot_key);
     lua_pushnil(L);
     lua_setmetatable(L, idx);
+    permit_strict_set(L, idx, strict_id(kind));
 }
 
 /* Builds every lazy key not yet set of the lazy table at absolute `idx` and makes it plain. */
@@ -499,12 +512,17 @@ static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
     return lazy_key(L, s, *kind, 2);
 }
 
-/* t[k] for an absent k: a lazy key not yet set is built and kept; any other is nil. */
+/* t[k] for an absent k: a lazy key not yet set is built and kept; a lazy key the policy set to
+   nil is nil; any other is answered as the strict table would (nil or an error). */
 static int lazy_index(lua_State *L) {
     snapshot s;
     int kind;
     int key = lazy_access(L, 2, &s, &kind);
-    if (key < 0 || (*built_bits(&s, kind) & (1u << key))) {
+    if (key < 0) {
+        permit_strict_index(L, strict_id(kind));
+        return 1;
+    }
+    if (*built_bits(&s, kind) & (1u << key)) {
         lua_pushnil(L);
         return 1;
     }

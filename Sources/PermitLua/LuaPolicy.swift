@@ -1,3 +1,4 @@
+import CLuaShim
 import Foundation
 import PermitCore
 
@@ -107,6 +108,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         let chunk: LuaRef
         let results: [LuaValue]
         do throws(LuaError) {
+            try StrictContext.define(in: vm)
             chunk = try vm.load(source, chunkName: chunkName)
             results = try vm.call(chunk, [], keepFunctions: true)
         } catch {
@@ -413,13 +415,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             }
             runtime.platformCache = (
                 context.platform,
-                try runtime.vm.store(LuaBridge.platform(context.platform)),
-                try runtime.vm.store(LuaBridge.capabilities(context.capabilities)))
+                try runtime.vm.store(LuaBridge.platform(context.platform), strict: Int32(PERMIT_STRICT_PLATFORM)),
+                try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES)))
         }
         if runtime.paramsCache?.overrides != context.params {
             if let old = runtime.paramsCache { runtime.vm.release(old.ref) }
             let merged = defaultParams.merging(context.params) { _, override in override }
-            runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged)))
+            runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged), strict: Int32(PERMIT_STRICT_PARAMS)))
         }
         if runtime.keys == nil {
             runtime.keys = try runtime.vm.store(FastPath.internedTable, readOnly: false)

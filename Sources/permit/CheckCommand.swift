@@ -10,7 +10,8 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Load policies in the sandbox and validate their shape and params.",
         discussion: """
             Reports every problem of every file at once: syntax and runtime errors at load with file \
-            and line, a missing name or decide, unknown fields, params that are not plain data. \
+            and line, a missing name or decide, unknown fields, params that are not plain data, and \
+            every ctx.a.b.c path in the source that names no ctx field (with its line). \
             Exit 0 when all are valid, 2 otherwise.
 
             --review adds App Store and Human Interface Guidelines risks (docs/review.md): a \
@@ -47,6 +48,15 @@ struct CheckCommand: AsyncParsableCommand {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
             let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
+            if let policy = loaded, let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
+                let unknown = ContextPathCheck.problems(
+                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents)
+                guard unknown.isEmpty else {
+                    for problem in unknown { print("error \(problem)") }
+                    problems += 1
+                    continue
+                }
+            }
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("ok    \(shown)  name \(policy.name)"

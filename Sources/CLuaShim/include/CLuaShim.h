@@ -255,6 +255,25 @@ int permit_decision_fields(lua_State *L, int idx);
 /// metatable (a ctx whose lazy fields cannot be built counts as having one, so it is refused).
 /// Named for both steps: a reader must build before it reads, and this is where it does.
 int permit_settle_then_has_metatable(lua_State *L, int idx);
+/* The strict ctx (StrictContext.c): one metatable per closed table kind of ctx, defined once per
+   VM by the host from its schema. Reading a field a strict table lacks and the schema does not
+   name raises "PATH has no field \"x\"; did you mean \"y\"?" at the policy's line. */
+enum {
+    PERMIT_STRICT_CTX, PERMIT_STRICT_EVENT, PERMIT_STRICT_SETTINGS, PERMIT_STRICT_PLATFORM, PERMIT_STRICT_CAPABILITIES,
+    PERMIT_STRICT_PARAMS, PERMIT_STRICT_HISTORY, PERMIT_STRICT_SOFT_PROMPT, PERMIT_STRICT_SYSTEM_PROMPT,
+    PERMIT_STRICT_SETTINGS_PROMPT, PERMIT_STRICT_FEATURE, PERMIT_STRICT_EVENT_HISTORY, PERMIT_STRICT_EVENTS,
+    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_COUNT
+};
+/// Defines table kind `id`: its path in errors, a hint added to them (or NULL), and the names
+/// that may be absent yet are fields (`count` NUL-terminated strings one after the other; 0 for a
+/// closed map, whose every valid key is present). Never raises: PERMIT_OK, PERMIT_E_MEMORY or PERMIT_E_RUNTIME.
+int permit_strict_define(lua_State *L, int id, const char *path, const char *hint, const char *names, int count);
+/// Gives the table at `idx` the strict metatable of `id`, if this VM defined it (else nothing).
+/// Neither allocates nor raises.
+void permit_strict_set(lua_State *L, int idx, int id);
+/// Whether the table at `idx` has a strict metatable (a host table read back as plain data).
+int permit_strict_is(lua_State *L, int idx);
+
 /// Nothing printed since the last drain (so there is nothing to copy out).
 int permit_trace_is_empty(lua_State *L);
 
