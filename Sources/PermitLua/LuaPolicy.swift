@@ -186,26 +186,32 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.events = declared.names
             shape.problems += declared.problems
         }
-        if let value = table["params"] {
-            guard case .table(let paramsTable) = value else {
-                problem("policy.params", "expected a table of defaults, got \(DecisionReader.describe(value))")
-                return shape
+        if let value = table["params"] { readParams(value, chunkName: chunkName, into: &shape) }
+        return shape
+    }
+
+    /// The policy's `params`: plain data under string keys; each problem is collected.
+    private static func readParams(_ value: LuaValue, chunkName: String, into shape: inout Shape) {
+        func problem(_ field: String?, _ message: String) {
+            shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
+        }
+        guard case .table(let paramsTable) = value else {
+            problem("policy.params", "expected a table of defaults, got \(DecisionReader.describe(value))")
+            return
+        }
+        for entry in paramsTable.entries {
+            guard case .string(let key) = entry.key else {
+                problem("policy.params", "param names must be strings, got \(DecisionReader.describe(entry.key))")
+                continue
             }
-            for entry in paramsTable.entries {
-                guard case .string(let key) = entry.key else {
-                    problem("policy.params", "param names must be strings, got \(DecisionReader.describe(entry.key))")
-                    continue
-                }
-                do {
-                    shape.params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
-                } catch {
-                    var error = error
-                    error.file = chunkName
-                    shape.problems.append(error)
-                }
+            do {
+                shape.params[key] = try LuaBridge.policyValue(entry.value, path: "policy.params.\(key)")
+            } catch {
+                var error = error
+                error.file = chunkName
+                shape.problems.append(error)
             }
         }
-        return shape
     }
 
     /// Every problem of a policy file at once (an empty list when it is valid): a reading,

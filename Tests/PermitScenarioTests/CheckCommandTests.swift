@@ -44,6 +44,37 @@ import PermitTestSupport
         ], "\(run.stdout)")
     }
 
+    @Test func incompleteTranslationsAreReportedByDecision() throws {
+        let run = try Self.check("""
+            return {
+              name = "tr",
+              params = { features = { "diary" } },
+              decide = function(ctx)
+                if ctx.event.name == "app_launch" then
+                  return { action = "soft_prompt", reason = "launch",
+                    title = { en = "Hi", fr = "Salut" }, message = { en = "M" }, accept = { en_US = "OK", en = "OK" }, decline = "No" }
+                end
+                if ctx.event.feature == "diary" then
+                  return { action = "settings_prompt", reason = "diary", title = { fr = "T" }, message = "M", open = "O", cancel = "C" }
+                end
+                if ctx.event.name == "app_foreground" then
+                  return { action = "soft_prompt", reason = "fine", title = { en = "T", ["zh-Hans"] = "标题" },
+                    message = { en = "M", ["zh-Hans"] = "消息" }, accept = "OK", decline = "No" }
+                end
+                return nil
+              end,
+            }
+            """)
+        #expect(run.status == 2)
+        let lines = run.stdout.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
+        #expect(lines == [
+            #"policy.lua: the decision with reason "launch": decision.accept key "en_US" is not a BCP 47 language tag; write it like "en-US""#,
+            #"policy.lua: the decision with reason "launch": decision.message lacks "fr", which decision.title has"#,
+            #"policy.lua: the decision with reason "launch": decision.accept lacks "fr", which decision.title has"#,
+            #"policy.lua: the decision with reason "diary": decision.title has no "en" translation, the last fallback; add one"#,
+        ], "\(run.stdout)")
+    }
+
     @Test func theShippedPacksPass() throws {
         let packs = ["legacy-aware", "polite", "provisional-first", "reminders"].map { "policies/\($0)" }
         let run = try CLITests.permit(["check"] + packs)
