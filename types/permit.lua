@@ -2,6 +2,8 @@
 -- Type annotations for Permit policy scripts (the contract: docs/reference.md#ctx), for the Lua language server
 -- (LuaLS / sumneko). Editors then complete `ctx.` fields and check decisions as you type.
 -- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
+-- ctx is strict at run time: reading a field a class below does not list is an error with "did you mean"
+-- (docs/reference.md#strict-ctx); `?` fields may be nil; table<string, ...> fields are open maps.
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"
@@ -15,11 +17,12 @@
 ---@alias PermitScalar string|number|boolean
 
 ---@class PermitEvent
----@field name PermitEventName
+---@field name PermitEventName|string # a built-in name, or one of the app's own the policy declares (events = { ... })
 ---@field feature? string # feature_opened
 ---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel" # soft_prompt_answered, settings_prompt_answered
 ---@field granted? boolean # system_prompt_answered
 ---@field time_zone? string # significant_time_change: the device's new IANA zone
+---@field properties? table<string, PermitScalar> # an app event of its own: what the host sent (open: a missing key is nil)
 
 ---@class PermitSettings
 ---@field alert PermitSettingValue
@@ -71,6 +74,10 @@
 ---@field last_opened_at? integer
 ---@field last_prompt_at? integer
 
+---@class PermitEventHistory
+---@field count integer
+---@field last_at? integer
+
 ---@class PermitHistory
 ---@field first_launch_at? integer
 ---@field launches integer
@@ -85,6 +92,7 @@
 ---@field settings_prompt PermitSettingsPromptHistory
 ---@field features table<string, PermitFeatureHistory>
 ---@field state table<string, PermitScalar>
+---@field events table<string, PermitEventHistory> # each declared event (count 0 until it happens) and each one the host sent
 
 ---@class PermitUser
 ---@field bucket integer # 0–99, stable per install, for A/B splits
@@ -143,6 +151,7 @@
 ---@class PermitPolicy
 ---@field name string
 ---@field params? table<string, any>
+---@field events? string[] # the app's own events it understands: { "lesson_completed", "streak_opened" }
 ---@field decide fun(ctx: PermitContext): PermitDecision|nil
 ---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
 ---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)

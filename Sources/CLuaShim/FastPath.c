@@ -42,7 +42,7 @@ static int push_context_protected(lua_State *L) {
 
     /* event: its extra field's name sorts before "name" */
     push_key(L, k, f->key_event);
-    lua_createtable(L, 0, f->event_key ? 2 : 1);
+    lua_createtable(L, 0, f->event_key || f->event_kind == 4 ? 2 : 1);
     if (f->event_key) {
         push_key(L, k, f->event_key);
         switch (f->event_kind) {
@@ -52,7 +52,14 @@ static int push_context_protected(lua_State *L) {
         }
         lua_rawset(L, -3);
     }
-    set_interned(L, lua_gettop(L), k, f->key_name, f->event_name);
+    permit_strict_set(L, -1, PERMIT_STRICT_EVENT);
+    if (f->event_kind == 4) {
+        push_key(L, k, f->key_name);
+        lua_pushlstring(L, f->event_text, f->event_text_length);
+        lua_rawset(L, -3);
+    } else {
+        set_interned(L, lua_gettop(L), k, f->key_name, f->event_name);
+    }
     lua_rawset(L, ctx);
 
     set_ref(L, ctx, k, f->key_locale, f->locale);
@@ -74,6 +81,18 @@ int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
         return -1;
     }
     return lua_gettop(L);
+}
+
+void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties) {
+    int value = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, keys);
+    int k = lua_gettop(L);
+    push_key(L, k, key_event);
+    lua_rawget(L, ctx);
+    push_key(L, k, key_properties);
+    lua_pushvalue(L, value);
+    lua_rawset(L, -3);
+    lua_settop(L, value - 1);
 }
 
 /* ------------------------------------------------------------ decision table */
@@ -148,6 +167,7 @@ int permit_decision_fields(lua_State *L, int idx) {
 
 int permit_settle_then_has_metatable(lua_State *L, int idx) {
     if (permit_lazy_settle(L, idx) < 0) return 1;
+    if (permit_strict_is(L, idx)) return 0; /* the host's own table, plain data but for its strictness */
     if (lua_getmetatable(L, idx)) {
         lua_pop(L, 1);
         return 1;

@@ -6,8 +6,8 @@
  * was most of what an event cost. So the host pushes ctx with its small fields and attaches
  * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
  * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
- * ctx (history, settings, state, user, local_time) and history (features, settings_prompt, soft_prompt,
- * state, system_prompt; its numbers are set when history is made). A policy that reads
+ * ctx (history, settings, state, user, local_time) and history (events, features, settings_prompt,
+ * soft_prompt, state, system_prompt; its numbers are set when history is made). A policy that reads
  * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
@@ -40,7 +40,7 @@ static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY -
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
 enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
-enum { H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
+enum { H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
@@ -51,7 +51,8 @@ enum {
     N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
-    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT
+    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT_FIELD,
+    N_EVENTS, N_LAST_AT, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -59,7 +60,8 @@ static const char *const names[N_COUNT] = {
     "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms",
+    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms", "count",
+    "events", "last_at",
 };
 
 /* Bounds the C recursion whatever the host's table depth limit. */
@@ -157,6 +159,7 @@ static void push_user(lua_State *L, const snapshot *s) {
     push_node(L, s, &at, 2);
     if (at != s->header->state_nodes) damaged(L);
     set_top(L, s, N_ARMS);
+    permit_strict_set(L, -1, PERMIT_STRICT_USER);
 }
 
 /* Whether feature `a`'s name sorts strictly before `b`'s (bytewise, a prefix first). Adds the
@@ -208,6 +211,51 @@ static void sort_by_name(lua_State *L, const snapshot *s, uint32_t *order, uint3
     if (from != order) memcpy(order, from, (size_t)count * sizeof *order);
 }
 
+/* The order of `count` records from `records` by name (bytewise), in `order` (pushed as a
+   userdata when more than fit in `few`; the caller pops it when `order != few`). */
+static uint32_t *sorted_records(lua_State *L, const snapshot *s, const permit_lazy_feature *records, uint32_t count,
+                                uint32_t *few) {
+    uint32_t *order =
+        count <= 32 ? few : (uint32_t *)lua_newuserdatauv(L, (size_t)count * 2 * sizeof(uint32_t), 0);
+    for (uint32_t i = 0; i < count; i++) {
+        const permit_lazy_feature *f = &records[i];
+        if (f->name_offset > s->header->text_bytes || f->name_length > s->header->text_bytes - f->name_offset) damaged(L);
+        order[i] = i;
+    }
+    /* The features' sorter compares its snapshot's records: a view whose records are these. */
+    snapshot view = *s;
+    view.features = records;
+    sort_by_name(L, &view, order, order + count, count);
+    return order;
+}
+
+/* events: one table per event name ({count, last_at}), inserted in name order. */
+static void push_events(lua_State *L, const snapshot *s) {
+    uint32_t count = s->header->event_count;
+    lua_createtable(L, 0, (int)count);
+    int table = lua_gettop(L);
+    permit_strict_set(L, table, PERMIT_STRICT_EVENTS);
+    if (count == 0) return;
+    const permit_lazy_feature *records = s->features + s->header->feature_count;
+    uint32_t few[64];
+    uint32_t *order = sorted_records(L, s, records, count, few);
+    for (uint32_t i = 0; i < count; i++) {
+        const permit_lazy_feature *e = &records[order[i]];
+        push_text(L, s, e->name_offset, e->name_length);
+        int at_present = (e->absent & 2u) ? 0 : 1;
+        lua_createtable(L, 0, 1 + at_present);
+        lua_pushinteger(L, e->opened);
+        set_top(L, s, N_COUNT_FIELD);
+        if (at_present) {
+            lua_pushinteger(L, e->last_opened_at);
+            set_top(L, s, N_LAST_AT);
+        }
+        permit_strict_set(L, -1, PERMIT_STRICT_EVENT_HISTORY);
+        lua_rawset(L, table);
+    }
+    if (order != few) lua_pop(L, 1);
+}
+
 /* features: one table per feature, inserted in name order (bytewise). */
 static void push_features(lua_State *L, const snapshot *s) {
     uint32_t count = s->header->feature_count;
@@ -238,6 +286,7 @@ static void push_features(lua_State *L, const snapshot *s) {
         }
         lua_pushinteger(L, f->opened);
         set_top(L, s, N_OPENED);
+        permit_strict_set(L, -1, PERMIT_STRICT_FEATURE);
         lua_rawset(L, table);
     }
     if (order != few) lua_pop(L, 1);
@@ -249,6 +298,7 @@ static void push_settings_prompt(lua_State *L, const snapshot *s) {
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
     set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS_PROMPT);
 }
 
 static void push_soft_prompt(lua_State *L, const snapshot *s) {
@@ -259,6 +309,7 @@ static void push_soft_prompt(lua_State *L, const snapshot *s) {
     set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
     set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SOFT_PROMPT);
 }
 
 static void push_system_prompt(lua_State *L, const snapshot *s) {
@@ -270,6 +321,7 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
     }
     set_number(L, s, N_REQUESTED, PERMIT_H_SYSTEM_REQUESTED);
     set_number(L, s, N_SHOWN, PERMIT_H_SYSTEM_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_SYSTEM_PROMPT);
 }
 
 /* history with its numbers; its tables are built on first use. Sized for every key
@@ -278,7 +330,7 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
 static void push_history(lua_State *L, const snapshot *s, int ud) {
     const permit_lazy_header *h = s->header;
     luaL_checkstack(L, 6, "ctx");
-    lua_createtable(L, 0, 11 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
+    lua_createtable(L, 0, 12 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
     set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
     set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
@@ -302,6 +354,7 @@ static void push_settings(lua_State *L, const snapshot *s) {
         push_interned(L, s, s->header->settings[i]);
         set_top(L, s, N_ALERT + i);
     }
+    permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS);
 }
 
 /* local_time: the wall clock in the device's zone, worked out by the host. */
@@ -319,10 +372,11 @@ static void push_local_time(lua_State *L, const snapshot *s) {
     set_top(L, s, N_TIMEZONE);
     lua_pushinteger(L, h->local_weekday);
     set_top(L, s, N_WEEKDAY);
+    permit_strict_set(L, -1, PERMIT_STRICT_LOCAL_TIME);
 }
 
 static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
-static const int history_names[H_COUNT] = {N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
+static const int history_names[H_COUNT] = {N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
 
 /* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
    interned keys and the key names (3 slots; `s->names` is the top). */
@@ -336,11 +390,11 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     /* The counts come from the host: the userdata must hold what they say (in 64 bits, which
        32-bit counts times the record sizes cannot overflow). */
     uint64_t needed = (uint64_t)sizeof(permit_lazy_header) +
-                      (uint64_t)s->header->feature_count * sizeof(permit_lazy_feature) +
+                      ((uint64_t)s->header->feature_count + s->header->event_count) * sizeof(permit_lazy_feature) +
                       (uint64_t)s->header->state_nodes * sizeof(permit_lazy_node) + (uint64_t)s->header->text_bytes;
     if (needed > (uint64_t)lua_rawlen(L, -1)) damaged(L);
     s->features = (const permit_lazy_feature *)(s->header + 1);
-    s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count);
+    s->nodes = (const permit_lazy_node *)(s->features + s->header->feature_count + s->header->event_count);
     s->text = (const char *)(s->nodes + s->header->state_nodes);
     if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->header->keys_ref) != LUA_TTABLE) damaged(L);
     s->keys = lua_gettop(L);
@@ -360,6 +414,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         }
     } else {
         switch (key) {
+        case H_EVENTS: push_events(L, s); break;
         case H_FEATURES: push_features(L, s); break;
         case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
         case H_SOFT_PROMPT: push_soft_prompt(L, s); break;
@@ -387,13 +442,17 @@ static int lazy_key(lua_State *L, const snapshot *s, int kind, int k) {
     return -1;
 }
 
-/* Drops the metatable and the snapshot once every lazy key is set: a plain table again. */
+static int strict_id(int kind) { return kind == LAZY_CTX ? PERMIT_STRICT_CTX : PERMIT_STRICT_HISTORY; }
+
+/* Drops the lazy metatable and the snapshot once every lazy key is set: a plain table again,
+   but for its strict metatable (StrictContext.c). */
 static void finish_if_complete(lua_State *L, const snapshot *s, int kind, int idx) {
     if (*built_bits(s, kind) != (1u << key_count(kind)) - 1) return;
     lua_pushnil(L);
     lua_rawsetp(L, idx, &snapshot_key);
     lua_pushnil(L);
     lua_setmetatable(L, idx);
+    permit_strict_set(L, idx, strict_id(kind));
 }
 
 /* Builds every lazy key not yet set of the lazy table at absolute `idx` and makes it plain. */
@@ -464,12 +523,17 @@ static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
     return lazy_key(L, s, *kind, 2);
 }
 
-/* t[k] for an absent k: a lazy key not yet set is built and kept; any other is nil. */
+/* t[k] for an absent k: a lazy key not yet set is built and kept; a lazy key the policy set to
+   nil is nil; any other is answered as the strict table would (nil or an error). */
 static int lazy_index(lua_State *L) {
     snapshot s;
     int kind;
     int key = lazy_access(L, 2, &s, &kind);
-    if (key < 0 || (*built_bits(&s, kind) & (1u << key))) {
+    if (key < 0) {
+        permit_strict_index(L, strict_id(kind));
+        return 1;
+    }
+    if (*built_bits(&s, kind) & (1u << key)) {
         lua_pushnil(L);
         return 1;
     }

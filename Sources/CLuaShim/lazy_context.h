@@ -11,4 +11,9 @@ void permit_lazy_install(lua_State *L);
    bypass metamethods (next, pairs, rawget, rawset, getmetatable, setmetatable). */
 void permit_lazy_settle_in_call(lua_State *L, int idx);
 
+/* Inside __index of a lazy table (t at 1, k at 2) for a key that is not lazy: answers as the
+   strict table of kind `id` would (nil for a field that may be absent, else an error), leaving
+   the value on top. */
+void permit_strict_index(lua_State *L, int id);
+
 #endif

@@ -28,6 +28,16 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Settings › Notifications once the app asked with `provides_app_settings`
     /// (`userNotificationCenter(_:openSettingsFor:)`); the app opens (docs/platform.md N-01).
     case notificationSettingsOpened
+    /// An event of the app's own (`lesson_completed`), made with `AppEvent.custom(_:properties:)`,
+    /// which checks its name and properties.
+    case custom(CustomEvent)
+
+    /// An event of the app's own: `engine.handle(try .custom("lesson_completed", properties: ["count": 2]))`.
+    /// The ledger counts it (`ctx.history.events.lesson_completed`); the policy declares the
+    /// names it understands (`events = { "lesson_completed" }`).
+    public static func custom(_ name: String, properties: [String: PolicyValue] = [:]) throws(CustomEventError) -> AppEvent {
+        .custom(try CustomEvent(name, properties: properties))
+    }
 
     /// The event's name as policies see it (`ctx.event.name`).
     public var name: String {
@@ -41,10 +51,11 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .settingsPromptAnswered: "settings_prompt_answered"
         case .significantTimeChange: "significant_time_change"
         case .notificationSettingsOpened: "notification_settings_opened"
+        case .custom(let event): event.name
         }
     }
 
-    /// Every event name, for validation and help texts.
+    /// Every built-in event name, for validation and help texts.
     public static let names = [
         "app_launch", "app_foreground", "app_background", "feature_opened",
         "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "significant_time_change",
@@ -66,6 +77,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
         case .systemPromptAnswered(let granted): [("granted", .bool(granted))]
         case .settingsPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
+        case .custom(let event): [("properties", .table(event.properties))]
         }
     }
 
@@ -82,8 +94,13 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Events after which `plan_reminders` runs while the status is granted.
     var plansReminders: Bool { rereadsStatus }
 
-    /// The name and its field, as timelines print it (`feature_opened feature="x"`).
+    /// The name and its field, as timelines print it (`feature_opened feature="x"`,
+    /// `lesson_completed count=2`).
     public var description: String {
+        if case .custom(let event) = self {
+            let extra = event.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            return ([event.name] + extra).joined(separator: " ")
+        }
         let extra = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
         return extra.isEmpty ? name : "\(name) \(extra)"
     }

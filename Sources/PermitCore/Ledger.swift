@@ -39,6 +39,11 @@ public struct Ledger: Sendable, Hashable, Codable {
     /// The arm of each experiment the policy declares (`ctx.user.arms`), kept across launches
     /// and policy versions by the rule of `ArmAssignment.reconcile`.
     public var arms: [String: String]
+    /// Per event of the app's own (`AppEvent.custom`): how often it happened and when last.
+    public var events: [String: EventHistory]
+
+    /// The most event names `events` keeps; a new name past it is refused (`problem(recordingEvent:)`).
+    public static let maxEventNames = 64
 
     /// The most `state` may hold, counting key and value bytes.
     public static let stateByteLimit = 4096
@@ -61,6 +66,39 @@ public struct Ledger: Sendable, Hashable, Codable {
         state = [:]
         installID = nil
         arms = [:]
+        events = [:]
+    }
+
+    /// `events` as a policy that declares `declared` sees them: each declared name that has
+    /// not happened yet counts 0 (with no `last_at`).
+    public func events(including declared: [String]) -> [String: EventHistory] {
+        guard declared.contains(where: { events[$0] == nil }) else { return events }
+        var all = events
+        for name in declared where all[name] == nil { all[name] = EventHistory() }
+        return all
+    }
+
+    /// `ctx.history.events[name]`.
+    public struct EventHistory: Sendable, Hashable, Codable {
+        /// Times it happened.
+        public var count = 0
+        /// When it last happened.
+        public var lastAt: Int64?
+
+        /// Never happened.
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case count
+            case lastAt = "last_at"
+        }
+
+        /// Decodes leniently: a missing count is zero.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            count = try c.decodeIfPresent(Int.self, forKey: .count) ?? 0
+            lastAt = try c.decodeIfPresent(Int64.self, forKey: .lastAt)
+        }
     }
 
     /// `ctx.history.soft_prompt`.
@@ -196,7 +234,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         case softPrompt = "soft_prompt"
         case systemPrompt = "system_prompt"
         case settingsPrompt = "settings_prompt"
-        case features, state
+        case features, state, events
         case installID = "install_id"
         case arms
     }
@@ -222,5 +260,6 @@ public struct Ledger: Sendable, Hashable, Codable {
         state = try c.decodeIfPresent([String: PolicyValue].self, forKey: .state) ?? [:]
         installID = try c.decodeIfPresent(String.self, forKey: .installID)
         arms = try c.decodeIfPresent([String: String].self, forKey: .arms) ?? [:]
+        events = try c.decodeIfPresent([String: EventHistory].self, forKey: .events) ?? [:]
     }
 }

@@ -33,7 +33,19 @@ extension Ledger {
             case .cancel: settingsPrompt.cancelled += 1
             case .dismiss: break
             }
+        case .custom(let custom):
+            events[custom.name, default: EventHistory()].count += 1
+            events[custom.name]?.lastAt = now
         }
+    }
+
+    /// Why the ledger cannot count `name` (it keeps `maxEventNames` names and this is a new
+    /// one), or nil when it can. The engine refuses such an event rather than drop a name it
+    /// counted before: losing `lesson_completed`'s count would re-ask users already asked.
+    public func problem(recordingEvent name: String) -> String? {
+        guard events[name] == nil, events.count >= Ledger.maxEventNames else { return nil }
+        return "the ledger already counts \(events.count) event names, the most it keeps (\(Ledger.maxEventNames)); "
+            + "\"\(name)\" was refused and not counted. Send fewer distinct names (put what varies in properties)"
     }
 
     /// Records a status read. Returns whether the status changed.

@@ -6,7 +6,7 @@ extension Ledger {
     public static let topLevelFields = [
         "first_launch_at", "launches", "foregrounds", "last_status", "status_changed_at", "denied_at",
         "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt",
-        "features", "state", "install_id", "arms",
+        "features", "state", "install_id", "arms", "events",
     ]
 
     /// Fields of the nested tables; `features` maps any feature name to `featureFields`.
@@ -18,4 +18,7 @@ extension Ledger {
 
     /// The keys of each `features` entry.
     public static let featureFields = ["opened", "last_opened_at", "last_prompt_at"]
+
+    /// The keys of each `events` entry.
+    public static let eventFields = ["count", "last_at"]
 }

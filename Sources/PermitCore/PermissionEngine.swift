@@ -156,6 +156,9 @@ public actor PermissionEngine {
         let experiments = policy.experiments
         if armsReconciledFor != experiments { reconcileArms(with: experiments) }
         let statusBefore = published
+        if case .custom(let custom) = event, let problem = ledger.problem(recordingEvent: custom.name) {
+            return refused(event, at: now, status: statusBefore, because: problem)
+        }
         ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
 
         var status = statusBefore
@@ -237,6 +240,15 @@ public actor PermissionEngine {
         if ledger.installID == nil { ledger.installID = UUID().uuidString.lowercased() }
         ledger.arms = ArmAssignment.reconcile(
             ledger.arms, experiments: experiments, installID: ledger.installID!, pins: configuration.arms)
+    }
+
+    /// An event the ledger cannot count: nothing changes, the policy is not asked, and the
+    /// outcome says why (`invalid_event`).
+    private func refused(_ event: AppEvent, at now: Int64, status: PermissionStatus, because problem: String) -> Outcome {
+        Outcome(
+            event: event, time: now, statusBefore: status, statusAfter: status, proposed: nil, decision: .none,
+            warnings: [], errors: [PolicyError(kind: .invalidEvent, field: "event", message: problem)], dialogShown: false,
+            immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
     }
 
     /// A request that showed no dialog was answered at once: a real app gets that answer as

@@ -26,6 +26,9 @@ public protocol Policy: Sendable {
     /// Checks host or scenario overrides against the params the policy declares (unknown
     /// names, wrong types), so a typo fails loudly instead of being ignored.
     func validate(params: [String: PolicyValue]) throws(PolicyError)
+    /// The app events of its own the policy declares it understands (`events = { ... }`), so
+    /// tools refuse a misspelt one; empty when it declares none.
+    var declaredEvents: [String] { get }
     /// What the policy printed since the last call, for reports; empty when nothing was.
     func takeTrace() -> String
     /// `decide` and then `takeTrace`, as one call: what the engine asks for every event. The
@@ -70,6 +73,8 @@ extension Policy {
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
     /// Nothing printed.
     public func takeTrace() -> String { "" }
+    /// No events of the app's own.
+    public var declaredEvents: [String] { [] }
     /// Ignores the errors: only a wrapper that judges health needs them.
     public func eventHandled(errors: [PolicyError]) {}
     /// No reminders.

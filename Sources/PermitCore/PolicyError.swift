@@ -19,6 +19,9 @@ public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
         case stateTooLarge = "state_too_large"
         /// A text field has no translation for the locale, its language or `en`.
         case missingTranslation = "missing_translation"
+        /// The host sent an event the engine refused without asking the policy (a new event
+        /// name past the ledger's cap); not the policy's fault, so no circuit breaker counts it.
+        case invalidEvent = "invalid_event"
     }
 
     /// What kind of mistake.

@@ -328,6 +328,9 @@ public final class PolicySource: Policy {
         try current.validate(params: params)
     }
 
+    /// The events the serving policy declares.
+    public var declaredEvents: [String] { current.declaredEvents }
+
     /// The trace of the policy the event ran on.
     public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }
 

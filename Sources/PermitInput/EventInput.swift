@@ -16,6 +16,8 @@ package enum EventInput {
         case emptyFeature
         /// The answer is not one of these.
         case invalidAnswer(expected: [String])
+        /// An app event of its own whose properties break a rule (the message says which).
+        case invalidProperties(String)
     }
 
     /// The event named `name` with its fields; a field the event does not take is a mistake,
@@ -24,10 +26,24 @@ package enum EventInput {
     /// `significant_time_change` carries the device's zone after the change: `timeZone`, which a
     /// caller takes from where it names the device's zone (a scenario's `timezone:` step,
     /// `permit decide --timezone`), so it is not a field the event is written with.
+    ///
+    /// A name that is not built-in but is written like one of the app's own events
+    /// (`lesson_completed`) is that event with `properties`; only its caller knows whether the
+    /// policy declares it (`declaredEvents`).
     package static func event(
         named name: String, feature: String? = nil, answer: String? = nil, granted: Bool? = nil,
-        timeZone: TimeZone? = nil
+        timeZone: TimeZone? = nil, properties: [String: PolicyValue]? = nil
     ) throws(Problem) -> AppEvent {
+        if !AppEvent.names.contains(name), CustomEvent.problem(withName: name) == nil {
+            let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
+            if let extra = given.first(where: { $0.1 }) { throw .notTaken(field: extra.0) }
+            do throws(CustomEventError) {
+                return try .custom(name, properties: properties ?? [:])
+            } catch {
+                throw .invalidProperties(error.message)
+            }
+        }
+        if properties != nil, AppEvent.names.contains(name) { throw .notTaken(field: "properties") }
         let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
         let takes: String? = switch name {
         case "feature_opened": "feature"

@@ -71,13 +71,15 @@ public enum ContextSchema {
 
     // MARK: ctx
 
-    /// `ctx.event`: the name, and the one extra field its kind carries.
+    /// `ctx.event`: the name, and the one extra field its kind carries: a built-in event's
+    /// `feature`, `answer` or `granted`, an app event's `properties`.
     public static let event = Record(name: "PermitEvent", fields: [
-        Field("name", "PermitEventName"),
+        Field("name", "PermitEventName|string"),
         Field("feature", "string", optional: true),
         Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
         Field("granted", "boolean", optional: true),
         Field("time_zone", "string", optional: true),
+        Field("properties", "table<string, PermitScalar>", optional: true),
     ])
 
     /// `ctx.settings`: each iOS notification setting.
@@ -122,6 +124,11 @@ public enum ContextSchema {
         Field("last_prompt_at", "integer", optional: true),
     ])
 
+    /// Each `ctx.history.events[name]`: an app event of the app's own.
+    public static let eventHistory = Record(name: "PermitEventHistory", fields: [
+        Field("count", "integer"), Field("last_at", "integer", optional: true),
+    ])
+
     /// `ctx.history`: the ledger.
     public static let history = Record(name: "PermitHistory", fields: [
         Field("first_launch_at", "integer", optional: true), Field("launches", "integer"),
@@ -131,6 +138,7 @@ public enum ContextSchema {
         Field("soft_prompt", "PermitSoftPromptHistory"), Field("system_prompt", "PermitSystemPromptHistory"),
         Field("settings_prompt", "PermitSettingsPromptHistory"),
         Field("features", "table<string, PermitFeatureHistory>"), Field("state", "table<string, PermitScalar>"),
+        Field("events", "table<string, PermitEventHistory>"),
     ])
 
     /// `ctx.user`.
@@ -196,6 +204,6 @@ public enum ContextSchema {
     /// Every record, by class name.
     public static let records: [String: Record] = Dictionary(uniqueKeysWithValues: [
         event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-        featureHistory, history, user, localTime, context, decision, reminder,
+        featureHistory, eventHistory, history, user, localTime, context, decision, reminder,
     ].map { ($0.name, $0) })
 }

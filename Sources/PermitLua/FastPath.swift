@@ -20,7 +20,7 @@ enum FastPath {
         // ctx's eager keys (the lazy fields' names are LazyContext.c's own)
         case capabilities = 1, event, locale, now, params, platform, previousStatus, status
         // event
-        case name, feature, answer, granted, timeZone
+        case name, feature, answer, granted, timeZone, properties
         case appLaunch, appForeground, appBackground, featureOpened, softPromptAnswered, systemPromptAnswered,
             settingsPromptAnswered, significantTimeChange, notificationSettingsOpened
         case accept, decline, dismiss, open, cancel
@@ -146,6 +146,9 @@ enum FastPath {
             ctx = push(&fields, name: .systemPromptAnswered, on: L)
         case .settingsPromptAnswered(let answer):
             ctx = push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
+        case .custom(let custom):
+            ctx = push(&fields, appEvent: custom.name, on: L)
+            if ctx > 0 { try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack) }
         }
         guard ctx > 0 else {
             throw ctx < 0
@@ -153,6 +156,17 @@ enum FastPath {
                 : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
         try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
+    }
+
+    /// `ctx.event.properties` of an app event of its own: pushed as the general path pushes
+    /// values (under protection), then set raw in the event table, which C made with room for
+    /// it, so the set cannot grow the table and nothing raises outside a protected call.
+    private static func setProperties(
+        _ properties: [String: PolicyValue], of ctx: Int32, keys: Int32, on stack: LuaVM.LuaStack
+    ) throws(LuaError) {
+        let L = stack.L
+        try stack.push(LuaBridge.table(properties))
+        permit_set_event_properties(L, ctx, keys, Key.event.rawValue, Key.properties.rawValue)
     }
 
     /// An event whose extra field is a text (`feature`, `time_zone`).
@@ -167,6 +181,19 @@ enum FastPath {
                 fields.event_text = chars.baseAddress
                 fields.event_text_length = chars.count
                 return push(&fields, name: name, on: L)
+            }
+        }
+    }
+
+    /// An app event of its own: its name is the text (kind 4), not an interned value.
+    private static func push(_ fields: inout permit_ctx_fields, appEvent name: String, on L: OpaquePointer) -> Int32 {
+        fields.event_kind = 4
+        var name = name
+        return name.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                fields.event_text = chars.baseAddress
+                fields.event_text_length = chars.count
+                return push(&fields, name: .name, on: L)
             }
         }
     }

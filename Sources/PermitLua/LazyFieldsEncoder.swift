@@ -3,7 +3,7 @@ import CLuaShim
 import PermitCore
 
 /// Writes the ctx fields a policy rarely reads (`history`, `settings`, `state`, `user`,
-/// `local_time`) as the
+/// `local_time`; history's `events` among them) as the
 /// snapshot `LazyContext.c` builds them from on first use, instead of building a dozen tables
 /// for every event.
 ///
@@ -23,6 +23,12 @@ final class LazyFieldsEncoder {
     /// buffers are uniquely referenced, so appending never copies them.
     @exclusivity(unchecked) private var spare = StateNodes()
 
+    /// The app events the policy declares: `history.events` lists them at count 0 until they
+    /// happen, so `ctx.history.events.lesson_completed.count` reads 0, not an error.
+    let declaredEvents: [String]
+
+    init(declaredEvents: [String] = []) { self.declaredEvents = declaredEvents }
+
     /// Encodes the lazy fields of `context` and attaches them to the ctx table at `ctx`.
     func attach(_ context: PolicyContext, to ctx: Int32, keysSlot: Int32, maxDepth: Int, on L: OpaquePointer)
         throws(LuaError)
@@ -40,13 +46,16 @@ final class LazyFieldsEncoder {
         let armsNode = state.nodes.count
         try state.append(context.history.arms, depth: 2)
 
+        let events = context.history.events(including: declaredEvents)
         var textBytes = state.text.count
         for name in context.history.features.keys { textBytes += name.utf8.count }
+        let eventsTextOffset = textBytes
+        for name in events.keys { textBytes += name.utf8.count }
         let localTextOffset = textBytes
         let local = context.localTime
         textBytes += local.date.utf8.count + local.timeZone.utf8.count
         let headerBytes = MemoryLayout<permit_lazy_header>.stride
-        let featureBytes = context.history.features.count * MemoryLayout<permit_lazy_feature>.stride
+        let featureBytes = (context.history.features.count + events.count) * MemoryLayout<permit_lazy_feature>.stride
         let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
         guard let memory = permit_lazy_attach(L, ctx, headerBytes + featureBytes + nodeBytes + textBytes) else {
             throw LuaError(kind: .memoryExhausted, message: "not enough memory (or Lua stack) to attach ctx's fields")
@@ -59,13 +68,9 @@ final class LazyFieldsEncoder {
         header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
         header.legacy_registered = context.history.legacyRegistered ? 1 : 0
         header.bucket = Int64(context.userBucket)
-        header.local_hour = Int32(clamping: local.hour)
-        header.local_minute = Int32(clamping: local.minute)
-        header.local_weekday = Int32(clamping: local.weekday)
-        header.local_text_offset = UInt32(localTextOffset)
-        header.local_date_length = UInt32(local.date.utf8.count)
-        header.local_zone_length = UInt32(local.timeZone.utf8.count)
+        LazyFieldsEncoder.writeLocalTimeNumbers(local, textOffset: localTextOffset, into: &header)
         header.feature_count = UInt32(context.history.features.count)
+        header.event_count = UInt32(events.count)
         header.state_nodes = UInt32(state.nodes.count)
         header.arms_node = UInt32(armsNode)
         header.text_bytes = UInt32(textBytes)
@@ -75,9 +80,36 @@ final class LazyFieldsEncoder {
         LazyFieldsEncoder.writeFeatures(
             of: context, after: state.text,
             into: memory.advanced(by: headerBytes), textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
+        LazyFieldsEncoder.writeEvents(
+            events, textOffset: eventsTextOffset,
+            into: memory.advanced(by: headerBytes + context.history.features.count * MemoryLayout<permit_lazy_feature>.stride),
+            textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
         LazyFieldsEncoder.writeLocalTime(local, into: memory.advanced(by: headerBytes + featureBytes + nodeBytes + localTextOffset))
         state.nodes.withUnsafeBytes { bytes in
             memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+    }
+
+    /// `history.events` as records like the features' (`opened` holds the count,
+    /// `last_opened_at` the last time), their names at `textOffset` of the text area.
+    @inline(__always)
+    private static func writeEvents(
+        _ events: [String: Ledger.EventHistory], textOffset: Int, into records: UnsafeMutableRawPointer,
+        textAt textArea: UnsafeMutableRawPointer
+    ) {
+        let records = records.bindMemory(to: permit_lazy_feature.self, capacity: events.count)
+        let text = textArea.assumingMemoryBound(to: UInt8.self)
+        var offset = textOffset
+        for (index, (name, event)) in events.enumerated() {
+            var name = name
+            let length = name.withUTF8 { bytes in
+                if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
+                return bytes.count
+            }
+            records[index] = permit_lazy_feature(
+                opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
+                absent: event.lastAt == nil ? 2 : 0, name_offset: UInt32(offset), name_length: UInt32(length))
+            offset += length
         }
     }
 
@@ -116,6 +148,17 @@ final class LazyFieldsEncoder {
             set(Int(PERMIT_H_SYSTEM_SHOWN), system.shown)
             return absent
         }
+    }
+
+    /// `local_time`'s numbers, and where its date and zone id are in the text.
+    @inline(__always)
+    private static func writeLocalTimeNumbers(_ local: LocalTime, textOffset: Int, into header: inout permit_lazy_header) {
+        header.local_hour = Int32(clamping: local.hour)
+        header.local_minute = Int32(clamping: local.minute)
+        header.local_weekday = Int32(clamping: local.weekday)
+        header.local_text_offset = UInt32(textOffset)
+        header.local_date_length = UInt32(local.date.utf8.count)
+        header.local_zone_length = UInt32(local.timeZone.utf8.count)
     }
 
     /// `local_time`'s date and zone id, one after the other at `text` (its numbers are in the

@@ -46,7 +46,7 @@ enum LuaBridge {
     }
 
     /// The ledger by its Lua names; `nil` times are simply absent.
-    static func history(_ ledger: Ledger) -> LuaValue {
+    static func history(_ ledger: Ledger, declaredEvents: [String] = []) -> LuaValue {
         var fields: [String: LuaValue] = [
             "launches": .integer(Int64(ledger.launches)),
             "foregrounds": .integer(Int64(ledger.foregrounds)),
@@ -84,6 +84,13 @@ enum LuaBridge {
             features[name] = .table(LuaTable(entry))
         }
         fields["features"] = .table(LuaTable(features))
+        var events: [String: LuaValue] = [:]
+        for (name, event) in ledger.events(including: declaredEvents) {
+            var entry: [String: LuaValue] = ["count": count(event.count)]
+            entry["last_at"] = time(event.lastAt)
+            events[name] = .table(LuaTable(entry))
+        }
+        fields["events"] = .table(LuaTable(events))
         fields["state"] = table(ledger.state)
         return .table(LuaTable(fields))
     }

@@ -1,3 +1,4 @@
+import CLuaShim
 import Foundation
 import PermitCore
 
@@ -13,7 +14,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public static let forgetMarker = "\u{0}permit.forget"
 
     /// The fields a policy table may have.
-    public static let policyFields = ["name", "params", "decide", "plan_reminders", "remember_durable", "experiments"]
+    public static let policyFields = [
+        "name", "params", "events", "decide", "plan_reminders", "remember_durable", "experiments",
+    ]
 
     /// The policy's `name`.
     public let name: String
@@ -27,6 +30,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public let durableKeys: DurableKeys
     /// The experiments the script declares (`experiments`), sorted by name.
     public let experiments: [Experiment]
+    /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
+    public let declaredEvents: [String]
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
@@ -52,7 +57,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         /// The slots of `keys` and the cached tables, while none of them changes.
         var slots: FastPath.Cached?
         /// Writes the ctx fields built on first use (buffers reused between calls).
-        let lazyFields = LazyFieldsEncoder()
+        let lazyFields: LazyFieldsEncoder
         var trace: [String] = []
     }
 
@@ -78,9 +83,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.plansReminders = shape.planReminders != nil
         self.durableKeys = shape.durableKeys
         self.experiments = shape.experiments
+        self.declaredEvents = shape.events
         self.runtime = Locked(Runtime(
             vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
-            decisions: compiled.decisions))
+            decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
@@ -107,6 +113,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         let chunk: LuaRef
         let results: [LuaValue]
         do throws(LuaError) {
+            try StrictContext.define(in: vm)
             chunk = try vm.load(source, chunkName: chunkName)
             results = try vm.call(chunk, [], keepFunctions: true)
         } catch {
@@ -135,6 +142,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var params: [String: PolicyValue] = [:]
         var durableKeys = DurableKeys.none
         var experiments: [Experiment] = []
+        var events: [String] = []
         var problems: [PolicyError] = []
     }
 
@@ -184,23 +192,27 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.experiments = read.experiments
             shape.problems += read.problems
         }
-        if let value = table["params"] { readParams(value, into: &shape, chunkName: chunkName) }
+        if let value = table["events"] {
+            let declared = DeclaredEvents.read(value, source: source, chunkName: chunkName)
+            shape.events = declared.names
+            shape.problems += declared.problems
+        }
+        if let value = table["params"] { readParams(value, chunkName: chunkName, into: &shape) }
         return shape
     }
 
-    /// The `params` table's defaults, each checked to be plain data.
-    private static func readParams(_ value: LuaValue, into shape: inout Shape, chunkName: String) {
+    /// The policy's `params`: plain data under string keys; each problem is collected.
+    private static func readParams(_ value: LuaValue, chunkName: String, into shape: inout Shape) {
+        func problem(_ field: String?, _ message: String) {
+            shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
+        }
         guard case .table(let paramsTable) = value else {
-            shape.problems.append(PolicyError(
-                kind: .load, field: "policy.params", message: "expected a table of defaults, got \(DecisionReader.describe(value))",
-                file: chunkName))
+            problem("policy.params", "expected a table of defaults, got \(DecisionReader.describe(value))")
             return
         }
         for entry in paramsTable.entries {
             guard case .string(let key) = entry.key else {
-                shape.problems.append(PolicyError(
-                    kind: .load, field: "policy.params",
-                    message: "param names must be strings, got \(DecisionReader.describe(entry.key))", file: chunkName))
+                problem("policy.params", "param names must be strings, got \(DecisionReader.describe(entry.key))")
                 continue
             }
             do {
@@ -420,13 +432,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             }
             runtime.platformCache = (
                 context.platform,
-                try runtime.vm.store(LuaBridge.platform(context.platform)),
-                try runtime.vm.store(LuaBridge.capabilities(context.capabilities)))
+                try runtime.vm.store(LuaBridge.platform(context.platform), strict: Int32(PERMIT_STRICT_PLATFORM)),
+                try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES)))
         }
         if runtime.paramsCache?.overrides != context.params {
             if let old = runtime.paramsCache { runtime.vm.release(old.ref) }
             let merged = defaultParams.merging(context.params) { _, override in override }
-            runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged)))
+            runtime.paramsCache = (context.params, try runtime.vm.store(LuaBridge.table(merged), strict: Int32(PERMIT_STRICT_PARAMS)))
         }
         if runtime.keys == nil {
             runtime.keys = try runtime.vm.store(FastPath.internedTable, readOnly: false)

@@ -196,12 +196,16 @@ public final class LuaVM {
     /// too) are wrapped in read-only proxies so a script cannot alter what the
     /// next call sees (`pairs` still iterates them; `next`/`rawget`/`#`-free raw
     /// access sees an empty proxy). Pass it back as `.ref(ref)`.
-    public func store(_ value: LuaValue, readOnly: Bool = true) throws(LuaError) -> LuaRef {
+    /// - strict: a strict ctx table kind (`StrictContext`) the stored table reads as.
+    public func store(_ value: LuaValue, readOnly: Bool = true, strict: Int32? = nil) throws(LuaError) -> LuaRef {
         guard !running else { throw LuaError(kind: .invalidUse, message: "store during a call") }
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
         guard lua_checkstack(L, 8) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
         try pushValues(L, [value])
+        // Before the proxy is made: the proxy reads through to this table, whose metatable then
+        // answers for an absent key.
+        if let strict, lua_type(L, -1) == LUA_TTABLE { permit_strict_set(L, -1, strict) }
         if readOnly {
             let status = Int(permit_make_readonly(L))
             if status != PERMIT_OK {
@@ -215,6 +219,20 @@ public final class LuaVM {
             throw LuaError(kind: .invalidUse, message: "only tables, functions and strings can be stored")
         }
         return try makeRef(L, at: -1, typeName: String(cString: lua_typename(L, type)))
+    }
+
+    /// Defines a strict ctx table kind (StrictContext.c) in this VM.
+    func defineStrictTable(_ table: StrictContext.Table) throws(LuaError) {
+        guard !running else { throw LuaError(kind: .invalidUse, message: "defineStrictTable during a call") }
+        // The names one after the other, each ending in NUL.
+        let names = table.names.map { $0 + "\u{0}" }.joined()
+        let status = names.withCString { list in
+            permit_strict_define(L, table.id, table.path, table.hint, list, Int32(table.names.count))
+        }
+        guard Int(status) == PERMIT_OK else {
+            throw LuaError(kind: Int(status) == PERMIT_E_MEMORY ? .memoryExhausted : .invalidUse,
+                           message: "cannot define the strict table \(table.path)")
+        }
     }
 
     /// Makes a Lua function backed by Swift. `body` gets the arguments (tables
@@ -486,6 +504,9 @@ public final class LuaVM {
     struct LuaStack {
         let L: OpaquePointer
         unowned let vm: LuaVM
+
+        /// Pushes `value` (built under protection, like every host push).
+        func push(_ value: LuaValue) throws(LuaError) { try vm.pushValues(L, [value]) }
     }
 
     struct ReadState {

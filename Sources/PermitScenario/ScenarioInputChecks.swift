@@ -21,7 +21,7 @@ enum ScenarioInputChecks {
     /// The fields of `initial.ledger` that count things: never below zero.
     private static let counters: Set<String> = [
         "launches", "foregrounds", "prompts_today", "shown", "accepted", "declined", "dismissed", "requested", "opened",
-        "cancelled",
+        "cancelled", "count",
     ]
 
     /// Refuses what the ledger's types accept but a real ledger never holds: negative counters,
@@ -32,7 +32,7 @@ enum ScenarioInputChecks {
             switch key {
             case "state":
                 for (name, entry) in try item.table() { try checkRemembered(entry, name: name) }
-            case "features":
+            case "features", "events":
                 for (_, feature) in try item.table() {
                     for (field, number) in try feature.table() { try checkCounter(number, field: field) }
                 }

@@ -21,7 +21,7 @@ public enum ScenarioParser {
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
     ]
     static let stepKeys = [
-        "after", "event", "feature", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone",
+        "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone",
         "open_settings_link", "expect_update",
     ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
@@ -249,6 +249,8 @@ public enum ScenarioParser {
                 _ = try item.table(allowed: nested)
             } else if key == "features" {
                 for (_, feature) in try item.table() { _ = try feature.table(allowed: Ledger.featureFields) }
+            } else if key == "events" {
+                for (_, event) in try item.table() { _ = try event.table(allowed: Ledger.eventFields) }
             }
             table[key] = try item.policyValue()
         }
@@ -295,7 +297,7 @@ public enum ScenarioParser {
         let action: Scenario.Action
         switch actions.first {
         case "event":
-            action = .event(try parseEvent(fields["event"]!, feature: fields["feature"]))
+            action = .event(try parseEvent(fields["event"]!, feature: fields["feature"], properties: fields["properties"]))
         case "answer":
             action = .answer(Scenario.Answer(rawValue: try fields["answer"]!.oneOf(Scenario.Answer.allCases.map(\.rawValue)))!)
         case "settings":
@@ -340,6 +342,9 @@ public enum ScenarioParser {
         }
         if fields["feature"] != nil, actions.first != "event" {
             throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened`")
+        }
+        if let properties = fields["properties"], actions.first != "event" {
+            throw properties.error("\"properties\" belongs to an `event:` of the app's own, e.g. `event: lesson_completed`")
         }
         try checkDecisionExpectations(fields, action: actions.first)
         var expectations = try parseExpectations(fields, version: version)
@@ -388,7 +393,10 @@ public enum ScenarioParser {
         }
     }
 
-    static func parseEvent(_ value: YAMLValue, feature: YAMLValue?) throws(InputError) -> AppEvent {
+    /// A step's `event:`: a built-in one a step may send, or one of the app's own with its
+    /// `properties:` (whether the policy declares it is checked when the scenario runs, with
+    /// the policy at hand: `ScenarioPlayback`).
+    static func parseEvent(_ value: YAMLValue, feature: YAMLValue?, properties: YAMLValue? = nil) throws(InputError) -> AppEvent {
         let name = try value.string()
         switch name {
         case "soft_prompt_answered", "settings_prompt_answered", "system_prompt_answered":
@@ -400,8 +408,14 @@ public enum ScenarioParser {
         default:
             break
         }
+        if !AppEvent.names.contains(name), CustomEvent.problem(withName: name) == nil {
+            return try parseCustomEvent(name, value: value, feature: feature, properties: properties)
+        }
         guard stepEvents.contains(name) else {
             throw value.error("unknown event \"\(name)\"", hint: Suggestion.hint(for: name, in: stepEvents))
+        }
+        if let properties {
+            throw properties.error("\(name) takes no properties", hint: "properties go with the app's own events, e.g. `event: lesson_completed`")
         }
         let featureName = try feature?.string()
         do throws(EventInput.Problem) {
@@ -412,6 +426,28 @@ public enum ScenarioParser {
             throw (feature ?? value).error("the feature name is empty")
         } catch {
             throw (feature ?? value).error("only feature_opened takes a feature")
+        }
+    }
+
+    /// An app event of its own: `event: lesson_completed` with `properties: {count: 2}`.
+    static func parseCustomEvent(
+        _ name: String, value: YAMLValue, feature: YAMLValue?, properties: YAMLValue?
+    ) throws(InputError) -> AppEvent {
+        if let feature { throw feature.error("only feature_opened takes a feature") }
+        var fields: [String: PolicyValue] = [:]
+        if let properties {
+            for (key, item) in try properties.table() {
+                let parsed = try item.policyValue()
+                guard parsed.isScalar else {
+                    throw item.error("property \(key) is a \(parsed.typeName)", hint: "a property is a string, number or boolean")
+                }
+                fields[key] = parsed
+            }
+        }
+        do throws(CustomEventError) {
+            return try .custom(name, properties: fields)
+        } catch {
+            throw (properties ?? value).error(error.message)
         }
     }
 
@@ -523,6 +559,11 @@ public enum ScenarioParser {
             guard parts.count == 3 else { throw value.error("write features.<name>.<field>, e.g. features.reminders.opened") }
             guard Ledger.featureFields.contains(parts[2]) else {
                 throw value.error("no feature field \"\(parts[2])\"", hint: Suggestion.hint(for: parts[2], in: Ledger.featureFields))
+            }
+        } else if first == "events" {
+            guard parts.count == 3 else { throw value.error("write events.<name>.<field>, e.g. events.lesson_completed.count") }
+            guard Ledger.eventFields.contains(parts[2]) else {
+                throw value.error("no event field \"\(parts[2])\"", hint: Suggestion.hint(for: parts[2], in: Ledger.eventFields))
             }
         } else if first == "state" {
             guard parts.count == 2, !parts[1].isEmpty else { throw value.error("write state.<key>") }

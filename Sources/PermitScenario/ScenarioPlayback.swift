@@ -24,6 +24,7 @@ struct ScenarioPlayback {
         } catch {
             throw InputError(error.message, at: scenario.paramsLocation, field: error.field ?? "params")
         }
+        try Self.checkEvents(of: scenario, declared: policy.declaredEvents)
         for (experiment, arm) in scenario.arms.sorted(by: { $0.key < $1.key }) {
             if let problem = ArmAssignment.problem(withPin: experiment, arm: arm, in: policy.experiments) {
                 throw InputError(problem, at: scenario.armLocations[experiment], field: "user.arms.\(experiment)")
@@ -46,6 +47,23 @@ struct ScenarioPlayback {
     /// The install id of a scenario whose `initial.ledger` sets none, so its unpinned arms are
     /// the same on every run (docs/reference.md#scenario-user).
     static let installID = "scenario"
+
+    /// Every app event of its own a step sends must be one the policy declares: a typo
+    /// (`lesson_complete`) is an error at its step, with "did you mean", not an event the
+    /// policy silently ignores.
+    static func checkEvents(of scenario: Scenario, declared: [String]) throws(InputError) {
+        for step in scenario.steps {
+            guard case .event(.custom(let custom)) = step.action, !declared.contains(custom.name) else { continue }
+            let known = ScenarioParser.stepEvents + declared
+            let hint = declared.isEmpty
+                ? "the policy declares no events of its own; add events = { \"\(custom.name)\" } to it, or "
+                    + Suggestion.hint(for: custom.name, in: known)
+                : Suggestion.hint(for: custom.name, in: known)
+            throw InputError(
+                "step \(step.number): the policy does not declare the event \"\(custom.name)\"", at: step.location,
+                field: "event", hint: hint)
+        }
+    }
 
     private static func device(for scenario: Scenario, clock: ManualClock) throws(InputError) -> SimulatedDevice {
         let platform = scenario.device.platform

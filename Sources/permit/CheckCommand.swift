@@ -10,7 +10,10 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Load policies in the sandbox and validate their shape and params.",
         discussion: """
             Reports every problem of every file at once: syntax and runtime errors at load with file \
-            and line, a missing name or decide, unknown fields, params that are not plain data. \
+            and line, a missing name or decide, unknown fields, params that are not plain data, and \
+            every ctx.a.b.c path in the source that names no ctx field (with its line), and texts \
+            whose translations are incomplete in the decisions of probe runs (a locale some texts \
+            of a decision have and others lack, a key that is not BCP 47 such as en_US, no en). \
             Exit 0 when all are valid, 2 otherwise.
 
             --review adds App Store and Human Interface Guidelines risks (docs/review.md): a \
@@ -47,6 +50,17 @@ struct CheckCommand: AsyncParsableCommand {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
             let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
+            if let policy = loaded, let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
+                let unknown = ContextPathCheck.problems(
+                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents)
+                let translations = TranslationCheck.problems(of: policy).map { "\(shown): \($0)" }
+                guard unknown.isEmpty, translations.isEmpty else {
+                    for problem in unknown { print("error \(problem)") }
+                    for problem in translations { print("error \(problem)") }
+                    problems += 1
+                    continue
+                }
+            }
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print("ok    \(shown)  name \(policy.name)"

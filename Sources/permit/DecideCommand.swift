@@ -19,6 +19,7 @@ struct DecideCommand: AsyncParsableCommand {
               permit decide policies/polite --status not_determined --event soft_prompt_answered --answer accept
               permit decide policies/polite --status not_determined --event feature_opened --feature diary \\
                 --now 2026-09-06T21:30:00Z --timezone Europe/Berlin --bucket 42 --param 'quiet=[22,8]'
+              permit decide policies/lessons --status not_determined --event lesson_completed --property count=2
 
             Exits 1 when the policy raised an error (the decision is then none; the error is printed), \
             2 for bad input.
@@ -30,8 +31,11 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "The device's status: not_determined, denied, authorized, provisional or ephemeral.")
     var status: String
 
-    @Option(help: "The event: \(AppEvent.names.joined(separator: ", ")).")
+    @Option(help: "The event: \(AppEvent.names.joined(separator: ", ")), or one of the app's own the policy declares (events = { ... }).")
     var event: String
+
+    @Option(name: .customLong("property"), help: "A property of an app event of its own: --property count=2 (repeatable); numbers, true/false, otherwise text.")
+    var properties: [String] = []
 
     @Option(help: "The feature, for feature_opened.")
     var feature: String?
@@ -86,7 +90,6 @@ struct DecideCommand: AsyncParsableCommand {
                 + Suggestion.hint(for: self.status, in: PermissionStatus.allCases.dropFirst().map(\.rawValue)))
             throw Exit.badInput
         }
-        let event = try parseEvent()
         guard (0...99).contains(bucket) else {
             Terminal.printError("--bucket: \(bucket) is not a bucket; write a whole number from 0 to 99")
             throw Exit.badInput
@@ -97,6 +100,7 @@ struct DecideCommand: AsyncParsableCommand {
         decision.arms = try pinnedArms()
         let clock = try parseNow()
         let policy = try loadPolicy(url, limits: limitOptions.limits)
+        let event = try parseEvent(declared: policy.declaredEvents)
         let outcome: Outcome
         do throws(SingleDecision.Problem) {
             outcome = try await decision.outcome(of: event, policy: policy, now: clock)
@@ -196,15 +200,37 @@ struct DecideCommand: AsyncParsableCommand {
         return overrides
     }
 
-    func parseEvent() throws -> AppEvent {
+    /// `--property name=value`, repeated: scalars only, as an app event carries them.
+    func parseProperties() throws -> [String: PolicyValue]? {
+        guard !properties.isEmpty else { return nil }
+        var parsed: [String: PolicyValue] = [:]
+        for property in properties {
+            guard let equals = property.firstIndex(of: "="), equals != property.startIndex else {
+                Terminal.printError("--property \(property): write name=value, e.g. --property count=2")
+                throw Exit.badInput
+            }
+            let text = String(property[property.index(after: equals)...])
+            // Text that looks like JSON stays text: a property is a scalar.
+            parsed[String(property[..<equals])] = text.hasPrefix("[") || text.hasPrefix("{")
+                ? .string(text) : ((try? ParamParsing.value(text)) ?? .string(text))
+        }
+        return parsed
+    }
+
+    /// `--event` with its fields; an app event of its own must be one the policy declares.
+    func parseEvent(declared: [String]) throws -> AppEvent {
+        let known = AppEvent.names + declared
+        let parsed: AppEvent
+        let properties = try parseProperties()
         // significant_time_change names the device's zone, the one --timezone sets.
         let zone = timezone.flatMap { TimeZone(identifier: $0) } ?? .current
         do throws(EventInput.Problem) {
-            return try EventInput.event(named: event, feature: feature, answer: answer, granted: granted, timeZone: zone)
+            parsed = try EventInput.event(
+                named: event, feature: feature, answer: answer, granted: granted, timeZone: zone, properties: properties)
         } catch {
             switch error {
             case .unknownName:
-                Terminal.printError("--event: \"\(event)\" is not an event; " + Suggestion.hint(for: event, in: AppEvent.names))
+                Terminal.printError("--event: \"\(event)\" is not an event; " + Suggestion.hint(for: event, in: known))
             case .missing(let field):
                 Terminal.printError("--event \(event) needs --\(field)")
             case .notTaken(let field):
@@ -213,9 +239,20 @@ struct DecideCommand: AsyncParsableCommand {
                 Terminal.printError("--feature: the feature name is empty")
             case .invalidAnswer(let expected):
                 Terminal.printError("--answer: expected \(expected.dropLast().joined(separator: ", ")) or \(expected.last!)")
+            case .invalidProperties(let message):
+                Terminal.printError("--property: \(message)")
             }
             throw Exit.badInput
         }
+        if case .custom(let custom) = parsed, !declared.contains(custom.name) {
+            let hint = declared.isEmpty
+                ? "the policy declares no events of its own (add events = { \"\(custom.name)\" } to it), or "
+                    + Suggestion.hint(for: event, in: AppEvent.names)
+                : Suggestion.hint(for: event, in: known)
+            Terminal.printError("--event: the policy does not declare \"\(custom.name)\"; \(hint)")
+            throw Exit.badInput
+        }
+        return parsed
     }
 
     func loadHistory() throws -> Ledger {

@@ -173,3 +173,62 @@ import Testing
         #expect(world.store.ledger == history)
     }
 }
+
+/// Events of the app's own: the host's call, the ledger's count and cap.
+@Suite struct AppEventLedgerTests {
+    @Test func theLedgerCountsEachNameAndItsLastTime() async throws {
+        let world = World(policy: ClosurePolicy { ctx in
+            #expect(ctx.event.name == "lesson_completed")
+            #expect(ctx.event.fields.first?.value == .table(["count": .integer(2)]))
+            return nil
+        })
+        _ = await world.engine.handle(try .custom("lesson_completed", properties: ["count": 2]))
+        world.advance(60)
+        let outcome = await world.engine.handle(try .custom("lesson_completed", properties: ["count": 2]))
+        #expect(outcome.errors.isEmpty)
+        let history = await world.engine.history
+        #expect(history.events["lesson_completed"]?.count == 2)
+        #expect(history.events["lesson_completed"]?.lastAt == 1_767_600_060)
+        #expect(history.launches == 0 && history.features.isEmpty)  // nothing else counts it
+    }
+
+    @Test func aNewNamePastTheCapIsRefusedAndTheLedgerKept() async throws {
+        var ledger = Ledger()
+        for index in 0..<Ledger.maxEventNames { ledger.events["event_\(index)"] = Ledger.EventHistory() }
+        let asked = Locked(false)
+        let world = World(ledger: ledger, policy: ClosurePolicy { _ in
+            asked.withLock { $0 = true }
+            return Decision(.softPrompt(softPrompt))
+        })
+        let refused = await world.engine.handle(try .custom("one_too_many"))
+        #expect(!asked.withLock { $0 })
+        #expect(refused.decision == .none)
+        #expect(refused.error?.kind == .invalidEvent)
+        #expect(refused.error?.message.contains("the most it keeps (64)") == true)
+        var history = await world.engine.history
+        #expect(history.events.count == Ledger.maxEventNames && history.events["one_too_many"] == nil)
+        // A name already counted still counts.
+        _ = await world.engine.handle(try .custom("event_3"))
+        history = await world.engine.history
+        #expect(history.events["event_3"]?.count == 1)
+    }
+
+    @Test(arguments: [
+        ("app_launch", [String: PolicyValue](), "is a built-in event; send it as AppEvent.appLaunch"),
+        ("Lesson Completed", [:], "is not an event name"),
+        ("lesson_completed", ["Count": .integer(1)], "property \"Count\": not a property name"),
+        ("lesson_completed", ["list": .list([.integer(1)])], "expected a string, number or boolean, got a"),
+        ("lesson_completed", ["ratio": .number(.infinity)], "is not a finite number"),
+        ("lesson_completed", ["title": .string(String(repeating: "x", count: 257))], "longer than the 256 allowed"),
+        ("lesson_completed", Dictionary(uniqueKeysWithValues: (0..<17).map { ("p\($0)", PolicyValue.integer(1)) }),
+         "17 properties, more than the 16 allowed"),
+    ])
+    func aBadEventIsRefusedWhereTheHostMakesIt(name: String, properties: [String: PolicyValue], message: String) {
+        do {
+            _ = try AppEvent.custom(name, properties: properties)
+            Issue.record("accepted \(name)")
+        } catch {
+            #expect(error.message.contains(message), "\(error)")
+        }
+    }
+}

@@ -21,6 +21,9 @@ import Testing
         ledger.features["reminders"] = Ledger.FeatureHistory()
         ledger.features["reminders"]?.opened = 3
         ledger.state = ["variant": .string("b"), "count": .integer(3), "ratio": .number(0.5), "seen": .bool(true)]
+        ledger.events["lesson_completed"] = Ledger.EventHistory()
+        ledger.events["lesson_completed"]?.count = 2
+        ledger.events["lesson_completed"]?.lastAt = 1_767_600_200
         return ledger
     }
 
@@ -189,5 +192,19 @@ import Testing
         }
         let features = object["features"] as! [String: [String: Any]]
         #expect(Set(features["f"]!.keys) == Set(Ledger.featureFields))
+        ledger.events["e"] = Ledger.EventHistory()
+        ledger.events["e"]?.lastAt = 1
+        let withEvents = try JSONSerialization.jsonObject(with: JSONEncoder().encode(ledger)) as! [String: Any]
+        let events = withEvents["events"] as! [String: [String: Any]]
+        #expect(Set(events["e"]!.keys) == Set(Ledger.eventFields))
+    }
+
+    /// A ledger saved before app events existed (schema 1 without `events`) reads with no
+    /// event counted and keeps everything else: adding the key needed no new schema.
+    @Test func aLedgerFromBeforeAppEventsReadsWithNoEvents() throws {
+        let old = #"{"schema":1,"ledger":{"launches":3,"soft_prompt":{"shown":1},"state":{"a":1}}}"#
+        let ledger = try LedgerCoding.decode(Data(old.utf8)).get()
+        #expect(ledger.launches == 3 && ledger.softPrompt.shown == 1 && ledger.state == ["a": .integer(1)])
+        #expect(ledger.events.isEmpty)
     }
 }

@@ -108,6 +108,16 @@ import Testing
     /// Checks `value` against a schema type, appending what differs.
     static func check(_ value: LuaValue, as type: String, at path: String, problems: inout [String]) {
         func fail(_ why: String) { problems.append("\(path): \(why)") }
+        if type.contains("|"), !type.hasPrefix("\"") {
+            // A union (`PermitEventName|string`): any alternative will do.
+            let alternatives = type.split(separator: "|").map { alternative in
+                var attempt: [String] = []
+                check(value, as: String(alternative), at: path, problems: &attempt)
+                return attempt
+            }
+            if !alternatives.contains(where: \.isEmpty) { problems += alternatives.first ?? [] }
+            return
+        }
         if let record = ContextSchema.records[type] {
             guard case .table(let table) = value else { return fail("expected a table (\(type))") }
             // platform and capabilities are read-only proxies, stored once per VM: their
@@ -150,7 +160,8 @@ import Testing
         #expect(Set(names).count == names.count)
         let expected = Self.names(
             ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
-            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.settings, ContextSchema.user,
+            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.eventHistory,
+            ContextSchema.settings, ContextSchema.user,
             ContextSchema.localTime
         ).union(ContextSchema.lazyContextFields)
         #expect(Set(names) == expected)

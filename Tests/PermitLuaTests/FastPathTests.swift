@@ -62,6 +62,10 @@ import Testing
         diary.lastOpenedAt = 1_767_500_000
         diary.lastPromptAt = 1_767_500_001
         ledger.features = ["diary": diary, "reminders": Ledger.FeatureHistory(), "ä-unicode": diary]
+        var lessons = Ledger.EventHistory()
+        lessons.count = 2
+        lessons.lastAt = 1_767_500_002
+        ledger.events = ["lesson_completed": lessons, "streak_opened": Ledger.EventHistory()]
         ledger.state = [
             "asked": .bool(true), "count": .integer(3), "ratio": .number(0.5), "note": .string("hi"),
             "list": .list([.integer(1), .string("two"), .list([])]), "table": .table(["x": .bool(false)]),
@@ -75,6 +79,8 @@ import Testing
         .systemPromptAnswered(granted: false), .settingsPromptAnswered(.open), .settingsPromptAnswered(.cancel),
         .settingsPromptAnswered(.dismiss), .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
         .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened,
+        .settingsPromptAnswered(.dismiss), try! .custom("lesson_completed"),
+        try! .custom("lesson_completed", properties: ["count": .integer(2), "ratio": .number(0.5), "ok": .bool(true), "title": .string("Verbs")]),
     ]
 
     @Test func theContextIsTheOneTheGeneralPathBuilds() throws {

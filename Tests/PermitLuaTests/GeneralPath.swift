@@ -100,7 +100,7 @@ extension LuaPolicy {
             "settings": LuaBridge.settings(context.settings),
             "platform": .ref(cache.platform),
             "capabilities": .ref(cache.capabilities),
-            "history": LuaBridge.history(context.history),
+            "history": LuaBridge.history(context.history, declaredEvents: declaredEvents),
             "state": LuaBridge.table(context.state),
             "params": .ref(cache.params),
             "now": .integer(context.now),

@@ -169,7 +169,7 @@ private enum Fixture {
 
     @Test func theContextIsFreshEachCall() throws {
         let policy = try Fixture.policy("""
-            local seen = ctx.status_seen
+            local seen = rawget(ctx, "status_seen")
             ctx.status_seen = true
             ctx.history.launches = 99
             return { action = "none", reason = tostring(seen) .. " " .. ctx.history.launches }

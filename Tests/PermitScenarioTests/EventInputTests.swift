@@ -12,8 +12,14 @@ import Testing
         #expect(try EventInput.event(named: "system_prompt_answered", granted: false) == .systemPromptAnswered(granted: false))
     }
 
-    @Test func mistakesSayWhichFieldIsWrong() {
-        #expect(throws: EventInput.Problem.unknownName) { try EventInput.event(named: "app_lunch") }
+    @Test func mistakesSayWhichFieldIsWrong() throws {
+        #expect(throws: EventInput.Problem.unknownName) { try EventInput.event(named: "App Lunch") }
+        // A name written like an app event of its own is one; its caller checks the policy declares it.
+        #expect(try EventInput.event(named: "app_lunch") == .custom(try CustomEvent("app_lunch")))
+        #expect(throws: EventInput.Problem.notTaken(field: "properties")) {
+            try EventInput.event(named: "app_launch", properties: ["a": .integer(1)])
+        }
+        #expect(throws: EventInput.Problem.notTaken(field: "feature")) { try EventInput.event(named: "lesson_completed", feature: "x") }
         #expect(throws: EventInput.Problem.missing(field: "feature")) { try EventInput.event(named: "feature_opened") }
         #expect(throws: EventInput.Problem.emptyFeature) { try EventInput.event(named: "feature_opened", feature: "") }
         #expect(throws: EventInput.Problem.notTaken(field: "feature")) { try EventInput.event(named: "app_launch", feature: "x") }

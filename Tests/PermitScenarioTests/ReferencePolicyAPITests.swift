@@ -36,6 +36,7 @@ import PermitScenario
             print("ctx.history.system_prompt=" .. keys(ctx.history.system_prompt))
             print("ctx.history.settings_prompt=" .. keys(ctx.history.settings_prompt))
             for _, feature in pairs(ctx.history.features) do print("ctx.history.features=" .. keys(feature)) end
+            for _, event in pairs(ctx.history.events) do print("ctx.history.events=" .. keys(event)) end
             print("ctx.user=" .. keys(ctx.user))
             print("ctx.local_time=" .. keys(ctx.local_time))
             print("permit=" .. keys(permit))
@@ -47,6 +48,7 @@ import PermitScenario
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
         .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
         .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
+        try! .custom("lesson_completed", properties: ["count": 2]),
     ]
 
     /// A ledger with every optional field set.
@@ -66,6 +68,10 @@ import PermitScenario
         feature.lastPromptAt = 9
         ledger.features["diary"] = feature
         ledger.state = ["asked_at": .integer(10)]
+        var event = Ledger.EventHistory()
+        event.count = 1
+        event.lastAt = 11
+        ledger.events["lesson_completed"] = event
         return ledger
     }
 
@@ -75,6 +81,7 @@ import PermitScenario
         var feature = Ledger.FeatureHistory()
         feature.opened = 1
         ledger.features["diary"] = feature
+        ledger.events["lesson_completed"] = Ledger.EventHistory()
         return ledger
     }
 
@@ -102,7 +109,7 @@ import PermitScenario
     static let ctxTables = [
         "ctx", "ctx.event", "ctx.settings", "ctx.platform", "ctx.capabilities", "ctx.history",
         "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt",
-        "ctx.history.features", "ctx.user", "ctx.local_time",
+        "ctx.history.features", "ctx.history.events", "ctx.user", "ctx.local_time",
     ]
 
     @Test func everyCtxFieldIsDocumentedAndNoOther() throws {
@@ -119,7 +126,8 @@ import PermitScenario
     @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger)
         for table in ["ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
-                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.user", "ctx.local_time"] {
+                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.history.events", "ctx.user",
+                      "ctx.local_time"] {
             let rows = try reference.rows(table)
             let never = rows.filter { $0.count > 2 && $0[2].hasPrefix("never") }.map { $0[0] }
             #expect(Set(never) == seen[table] ?? [], "the \"nil when\" column of <!-- keys: \(table) -->")

@@ -8,7 +8,7 @@ import PermitTestSupport
     /// Asks on launch, with an "Allow" button, the system alert's title, and a private Settings URL.
     static let risky = """
         local texts = {
-          title = { en = "\\"Diary\\" Would Like to Send You Notifications" },
+          title = { en = "\\"Diary\\" Would Like to Send You Notifications", de = "Tagebuch" },
           accept = { en = "Allow", de = "Erlauben" },
         }
         return {

@@ -179,6 +179,7 @@ typedef struct permit_lazy_header {
     uint32_t local_text_offset;                      /* local_time's date, then its zone id, in the text */
     uint32_t local_date_length, local_zone_length;
     uint32_t feature_count;
+    uint32_t event_count; /* history.events: records like features' after them (opened: count, last_opened_at: last_at) */
     uint32_t state_nodes;
     uint32_t arms_node; /* user.arms: nodes [arms_node, state_nodes) (state is [0, arms_node)) */
     uint32_t text_bytes;
@@ -222,7 +223,9 @@ typedef struct permit_ctx_fields {
     int32_t status, previous_status; /* interned values */
     int32_t event_name;              /* interned value */
     int32_t event_key;               /* interned key of the event's extra field, 0 when none */
-    int32_t event_kind;              /* the extra value: 1 interned (event_value), 2 text, 3 boolean (event_value) */
+    int32_t event_kind;              /* the extra value: 1 interned (event_value), 2 text, 3 boolean (event_value);
+                                        4: an app event of its own, its name the text, no extra field (the host
+                                        sets `properties` after) */
     int32_t event_value;
     const char *event_text;
     size_t event_text_length;
@@ -233,6 +236,9 @@ typedef struct permit_ctx_fields {
 /// pushes run under protection, so nothing is raised and nothing is pushed). Raw operations
 /// only; call between calls.
 int permit_push_context(lua_State *L, const permit_ctx_fields *f);
+/// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
+/// event table has room for it: raw operations that neither allocate nor raise).
+void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
 
 /// The fields of a decision table, in this order (DecisionReader's names).
 enum {
@@ -250,6 +256,25 @@ int permit_decision_fields(lua_State *L, int idx);
 /// metatable (a ctx whose lazy fields cannot be built counts as having one, so it is refused).
 /// Named for both steps: a reader must build before it reads, and this is where it does.
 int permit_settle_then_has_metatable(lua_State *L, int idx);
+/* The strict ctx (StrictContext.c): one metatable per closed table kind of ctx, defined once per
+   VM by the host from its schema. Reading a field a strict table lacks and the schema does not
+   name raises "PATH has no field \"x\"; did you mean \"y\"?" at the policy's line. */
+enum {
+    PERMIT_STRICT_CTX, PERMIT_STRICT_EVENT, PERMIT_STRICT_SETTINGS, PERMIT_STRICT_PLATFORM, PERMIT_STRICT_CAPABILITIES,
+    PERMIT_STRICT_PARAMS, PERMIT_STRICT_HISTORY, PERMIT_STRICT_SOFT_PROMPT, PERMIT_STRICT_SYSTEM_PROMPT,
+    PERMIT_STRICT_SETTINGS_PROMPT, PERMIT_STRICT_FEATURE, PERMIT_STRICT_EVENT_HISTORY, PERMIT_STRICT_EVENTS,
+    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_COUNT
+};
+/// Defines table kind `id`: its path in errors, a hint added to them (or NULL), and the names
+/// that may be absent yet are fields (`count` NUL-terminated strings one after the other; 0 for a
+/// closed map, whose every valid key is present). Never raises: PERMIT_OK, PERMIT_E_MEMORY or PERMIT_E_RUNTIME.
+int permit_strict_define(lua_State *L, int id, const char *path, const char *hint, const char *names, int count);
+/// Gives the table at `idx` the strict metatable of `id`, if this VM defined it (else nothing).
+/// Neither allocates nor raises.
+void permit_strict_set(lua_State *L, int idx, int id);
+/// Whether the table at `idx` has a strict metatable (a host table read back as plain data).
+int permit_strict_is(lua_State *L, int idx);
+
 /// Nothing printed since the last drain (so there is nothing to copy out).
 int permit_trace_is_empty(lua_State *L);
 
