@@ -76,7 +76,7 @@ import PermitTestSupport
     }
 
     @Test func theShippedPacksPass() throws {
-        let packs = ["legacy-aware", "polite", "provisional-first", "reminders"].map { "policies/\($0)" }
+        let packs = ["legacy-aware", "lessons", "polite", "provisional-first", "reminders"].map { "policies/\($0)" }
         let run = try CLITests.permit(["check"] + packs)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
