@@ -24,13 +24,14 @@ int shim_print(lua_State *L) {
     permit_vm *vm = getvm(L);
     int n = lua_gettop(L);
     size_t total = 1;
+    uint64_t visited = 0;
     for (int i = 1; i <= n; i++) {
         size_t l;
         if (vm->trace_truncated) { /* nothing more is kept: do not run __tostring */
             vm->trace_dropped += 1;
             continue;
         }
-        permit_push_display_string(L, i); /* never a host address */
+        permit_push_trace_string(L, i, &visited); /* tables readable, never a host address */
         const char *s = lua_tolstring(L, -1, &l);
         if (i > 1) trace_add(vm, "\t", 1);
         trace_add(vm, s, l);
@@ -38,7 +39,7 @@ int shim_print(lua_State *L) {
         lua_pop(L, 1);
     }
     trace_add(vm, "\n", 1);
-    shim_charge(L, vm, 1 + total / 64, "print");
+    shim_charge(L, vm, 1 + total / 64 + visited, "print");
     return 0;
 }
 

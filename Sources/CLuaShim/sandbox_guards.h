@@ -55,5 +55,9 @@ void permit_install_charged_lib(lua_State *L, int base, int string, int table, i
 /* Pushes what tostring shows for the value at `idx`: __tostring's result when it has one,
    else its type and per-VM number (`table: #3`), never a host address. */
 void permit_push_display_string(lua_State *L, int idx);
+/* What print and permit.log show for the value at idx: a table as `{a = 1, b = {c = 2}}`
+   (bounded; TraceTable.c), anything else as permit_push_display_string does. Adds the entries
+   it looked at to *visited, for the caller to charge. */
+void permit_push_trace_string(lua_State *L, int idx, uint64_t *visited);
 
 #endif

@@ -61,7 +61,12 @@ public enum Discovery {
         return (String(argument[..<colon]), number)
     }
 
-    static func isScenarioFile(_ url: URL) -> Bool { ["yaml", "yml"].contains(url.pathExtension.lowercased()) }
+    /// A `.yaml`/`.yml` file, except `NAME.steps.yaml`: steps that scenarios `include:` are
+    /// not a story of their own.
+    static func isScenarioFile(_ url: URL) -> Bool {
+        ["yaml", "yml"].contains(url.pathExtension.lowercased())
+            && url.deletingPathExtension().pathExtension.lowercased() != "steps"
+    }
 
     /// A pack contributes its tests; any other directory is searched for packs and loose files.
     static func walk(_ directory: URL, fileManager: FileManager) -> [ScenarioFile] {

@@ -13,6 +13,7 @@ enum ExpectationCheck {
         let outcome = result.outcome
         var failures: [String] = []
         if let decision = expected.decision, let outcome { failures += self.decision(decision, outcome) }
+        if let reason = expected.reason, let outcome, failures.isEmpty { failures += self.reason(reason, outcome) }
         if let status = expected.status, result.status != status {
             failures.append("expected status \(status), got \(result.status)")
         }
@@ -36,6 +37,7 @@ enum ExpectationCheck {
                 : "expected no remote-notification registration, but the host was told to register")
         }
         if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone) }
+        if let trace = expected.trace { failures += self.trace(trace, outcome.map(traceLines) ?? []) }
         failures += self.ledger(expected.ledger, ledger)
         return failures
     }
@@ -76,10 +78,46 @@ enum ExpectationCheck {
             return errors.map { "unexpected policy error: \($0)" }
         case .any:
             return errors.isEmpty ? ["expected a policy error, got none"] : []
-        case .containing(let piece):
-            guard !errors.contains(where: { $0.description.contains(piece) }) else { return [] }
+        case .matching(let match):
+            guard !errors.contains(where: { match.matches($0.description) }) else { return [] }
             let got = errors.isEmpty ? "none" : errors.map(\.description).joined(separator: "; ")
-            return ["expected a policy error containing \"\(piece)\", got \(got)"]
+            return ["expected a policy error \(describe(match)), got \(got)"]
+        }
+    }
+
+    /// `expect: { reason: ... }`: the decision's reason contains the piece (or matches the
+    /// `/pattern/`), as `expect_error` matches an error.
+    static func reason(_ expected: TextMatch, _ outcome: Outcome) -> [String] {
+        guard let reason = outcome.decision.reason else { return ["decision.reason: expected \(describe(expected)), got nothing"] }
+        return expected.matches(reason) ? [] : ["decision.reason: expected \(describe(expected)), got \"\(reason)\""]
+    }
+
+    /// `expect_trace`: each entry matches a line the policy logged, in the order written (other
+    /// lines may come between); `[]` expects that it logged nothing.
+    static func trace(_ expected: [TextMatch], _ lines: [String]) -> [String] {
+        let got = lines.isEmpty ? "nothing" : lines.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard !expected.isEmpty else { return lines.isEmpty ? [] : ["expected the policy to log nothing, it logged \(got)"] }
+        var rest = lines[...]
+        for match in expected {
+            guard let index = rest.firstIndex(where: match.matches) else {
+                let order = rest.count == lines.count ? "" : " after the entries before it"
+                return ["expected a trace line \(describe(match))\(order), the policy logged \(got)"]
+            }
+            rest = rest[(index + 1)...]
+        }
+        return []
+    }
+
+    /// The lines an event's handling logged, its follow-up's (an immediate answer) after them.
+    static func traceLines(_ outcome: Outcome) -> [String] {
+        ([outcome] + outcome.followUps).flatMap { TimelineFormatter.traceLines($0.trace).map(String.init) }
+    }
+
+    /// "containing \"piece\"" or "matching /pattern/".
+    static func describe(_ match: TextMatch) -> String {
+        switch match {
+        case .containing: "containing \(match)"
+        case .pattern: "matching \(match)"
         }
     }
 
@@ -97,6 +135,7 @@ enum ExpectationCheck {
         _ expected: Scenario.ExpectedReminders, _ scheduled: [ScheduledReminder], timeZone: TimeZone
     ) -> [String] {
         var failures: [String] = []
+        if let each = expected.each { return reminderList(each, scheduled, timeZone: timeZone) }
         if let times = expected.localTimes {
             let actual = scheduled.map { localTime(of: $0.fireDate, in: timeZone) }
             if actual != times {
@@ -123,6 +162,36 @@ enum ExpectationCheck {
             } else if let wrong = scheduled.first(where: { $0.presentsAlert != alert }) {
                 failures.append("expected reminders \(wanted), "
                     + "but \(wrong.id) \(wrong.presentsAlert ? "shows an alert" : "is badge and sound only")")
+            }
+        }
+        return failures
+    }
+
+    /// The list form of `expect_reminders`: exactly these reminders, soonest first, each listed
+    /// field equal (texts after localisation, the time on the device's wall clock).
+    static func reminderList(
+        _ expected: [Scenario.ExpectedReminder], _ scheduled: [ScheduledReminder], timeZone: TimeZone
+    ) -> [String] {
+        let sorted = scheduled.sorted { $0.fireDate < $1.fireDate }
+        guard sorted.count == expected.count else {
+            let got = sorted.map { localTime(of: $0.fireDate, in: timeZone) }
+            return ["expected \(expected.count) reminder(s) scheduled, got \(sorted.count)"
+                + (got.isEmpty ? "" : " (at \(got.joined(separator: ", ")))")]
+        }
+        var failures: [String] = []
+        for (index, (want, got)) in zip(expected, sorted).enumerated() {
+            let label = "reminder \(index + 1) (line \(want.line))"
+            func differs(_ field: String, _ wanted: String?, _ actual: String?) {
+                guard let wanted, wanted != actual else { return }
+                failures.append("\(label) \(field): expected \"\(wanted)\", got \(actual.map { "\"\($0)\"" } ?? "nothing")")
+            }
+            differs("at", want.at, localTime(of: got.fireDate, in: timeZone))
+            differs("title", want.title, got.title)
+            differs("body", want.body, got.body)
+            differs("id", want.id, got.id)
+            if let alert = want.alert, alert != got.presentsAlert {
+                failures.append("\(label): expected \(alert ? "an alert" : "badge and sound only"), "
+                    + "got \(got.presentsAlert ? "an alert" : "badge and sound only")")
             }
         }
         return failures

@@ -48,10 +48,17 @@ public enum GoldenTimeline {
         }
     }
 
-    /// Where the snapshot of a scenario file lives: `DIR/__snapshots__/NAME.yaml.snap`.
-    public static func url(for scenario: URL) -> URL {
-        scenario.deletingLastPathComponent().appendingPathComponent("__snapshots__")
-            .appendingPathComponent(scenario.lastPathComponent + ".snap")
+    /// Where the snapshot of a scenario file lives: `DIR/__snapshots__/NAME.yaml.snap`, or for
+    /// one case of a `matrix:` `NAME.yaml.os=9.3,locale=de.snap`, so the cases of one file do
+    /// not overwrite each other's timeline. Characters a file name should not hold (a time
+    /// zone's `/`, spaces) become `_`.
+    public static func url(for scenario: URL, case matrixCase: String? = nil) -> URL {
+        var name = scenario.lastPathComponent
+        if let matrixCase {
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_=,+")
+            name += "." + String(matrixCase.replacingOccurrences(of: ", ", with: ",").map { allowed.contains($0) ? $0 : "_" })
+        }
+        return scenario.deletingLastPathComponent().appendingPathComponent("__snapshots__").appendingPathComponent(name + ".snap")
     }
 
     /// The text stored for `result`: its timeline, headed by the scenario's file name (not its
@@ -64,8 +71,9 @@ public enum GoldenTimeline {
     }
 
     /// Compares `result`'s timeline with its snapshot, or writes it under `.update`.
-    public static func apply(_ mode: Mode, to result: ScenarioResult, file: ScenarioFile) -> Outcome {
-        let url = url(for: file.url)
+    /// `matrixCase` is the scenario's matrix case, if any (see `url(for:case:)`).
+    public static func apply(_ mode: Mode, to result: ScenarioResult, file: ScenarioFile, case matrixCase: String? = nil) -> Outcome {
+        let url = url(for: file.url, case: matrixCase)
         let path = Discovery.displayPath(of: url)
         let current = text(of: result, file: file)
         let stored: String?

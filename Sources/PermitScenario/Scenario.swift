@@ -14,6 +14,9 @@ public struct Scenario: Sendable {
     public var device: Device
     /// `ctx.user.bucket` (`user.bucket`).
     public var userBucket: Int
+    /// The matrix case this scenario is (`os=9.3, locale=de`), or nil for a file without
+    /// `matrix:`; it keeps the cases' snapshots apart.
+    public var matrixCase: String?
     /// Pinned experiment arms (`user.arms`), checked against the policy when the scenario runs.
     public var arms: [String: String] = [:]
     /// Where each pinned arm is written, for errors about it.
@@ -153,12 +156,16 @@ public struct Scenario: Sendable {
         public var update: ExpectedUpdate? = nil
         /// `expect_settings`: the device's real settings (not the app's last read) after the step.
         public var settings: [NotificationSettings.Setting: SettingValue] = [:]
+        /// `expect_trace`: what the policy logged during the step, in order (`[]`: nothing).
+        public var trace: [TextMatch]? = nil
+        /// `expect.reason` as a piece or `/pattern/`; kept apart from the exact decision fields.
+        public var reason: TextMatch? = nil
 
         /// Whether the step expects nothing.
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
                 && reminders == nil && ledger.isEmpty && update == nil && settings.isEmpty && pendingLocalTimes == nil
-                && remoteRegistration == nil
+                && remoteRegistration == nil && trace == nil && reason == nil
         }
     }
 
@@ -189,13 +196,31 @@ public struct Scenario: Sendable {
         public var localTimes: [String]?
         /// The interruption level every one carries; `.some(nil)` (`none`): no level set.
         public var interruptionLevel: InterruptionLevel?? = nil
+        /// The list form: exactly these reminders, soonest first, each matched field by field.
+        public var each: [ExpectedReminder]? = nil
     }
 
-    /// `expect_error: true` or a piece of the message.
+    /// One reminder of the list form of `expect_reminders`; `nil` fields are not checked.
+    public struct ExpectedReminder: Sendable, Hashable {
+        /// Where it is written, for failures.
+        public var line: Int
+        /// The fire date as `yyyy-MM-dd HH:mm` on the device's wall clock.
+        public var at: String?
+        /// The title after localisation.
+        public var title: String?
+        /// The body after localisation.
+        public var body: String?
+        /// `true`: it shows an alert; `false`: badge and sound only.
+        public var alert: Bool?
+        /// The identifier it is scheduled under.
+        public var id: String?
+    }
+
+    /// `expect_error: true`, a piece of the message, or a `/pattern/`.
     public enum ExpectedError: Sendable, Hashable {
         /// Any policy error.
         case any
-        /// An error whose message contains the text.
-        case containing(String)
+        /// An error whose message matches.
+        case matching(TextMatch)
     }
 }

@@ -5,7 +5,10 @@ import PermitInput
 /// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
 /// column for every mistake.
 public enum ScenarioParser {
-    static let topKeys = ["name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys", "only", "skip"]
+    static let topKeys = [
+        "name", "policy", "device", "user", "params", "engine", "start", "initial", "steps", "trusted_keys", "only", "skip",
+        "matrix", "anchors",
+    ]
     static let deviceKeys = [
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
         "dialog_on_background",
@@ -17,18 +20,20 @@ public enum ScenarioParser {
     static let settingsStepKeys = ["authorization"] + NotificationSettings.names
     static let reinstallKeys = ["system_remembers", "keychain_survives"]
     static let expectedReminderKeys = ["count", "alert", "local_times", "interruption_level"]
+    /// One reminder of `expect_reminders` written as a list.
+    static let expectedReminderItemKeys = ["at", "title", "body", "alert", "id"]
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
     ]
     static let stepKeys = [
-        "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone",
-        "open_settings_link", "expect_update",
+        "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
+        "timezone", "open_settings_link", "expect_update", "include",
     ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
-        "expect_reminders", "expect_settings", "expect_remote_registration",
+        "expect_reminders", "expect_settings", "expect_remote_registration", "expect_trace",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
@@ -40,34 +45,63 @@ public enum ScenarioParser {
     /// 2026-01-05 08:00 UTC, a Monday: the default start, so runs are reproducible.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_600_000)
 
-    /// Parses the file at `url`.
+    /// Parses the file at `url`: its first case when it has a `matrix` (`parseCases` gives all).
     public static func parse(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> Scenario {
-        let name = displayName ?? url.path
-        let text = try InputText.read(url, name: name)
-        return try parse(text, file: name, directory: url.deletingLastPathComponent())
+        try parseCases(contentsOf: url, displayName: displayName)[0]
     }
 
-    /// Parses scenario text; `directory` resolves a relative `policy:` path.
+    /// Parses scenario text: its first case when it has a `matrix` (`parseCases` gives all).
     public static func parse(_ text: String, file: String, directory: URL? = nil) throws(InputError) -> Scenario {
+        try parseCases(text, file: file, directory: directory)[0]
+    }
+
+    /// Parses the file at `url` into its cases: one scenario, or one per `matrix` combination.
+    public static func parseCases(contentsOf url: URL, displayName: String? = nil) throws(InputError) -> [Scenario] {
+        let name = displayName ?? url.path
+        let text = try InputText.read(url, name: name)
+        return try parseCases(text, file: name, directory: url.deletingLastPathComponent())
+    }
+
+    /// Parses scenario text into its cases; `directory` resolves relative paths (`policy:`,
+    /// `include:`). Each case of a `matrix` is a scenario named `name [os=9.3, locale=de]`.
+    public static func parseCases(_ text: String, file: String, directory: URL? = nil) throws(InputError) -> [Scenario] {
         let root = try YAMLValue.parse(text, file: file)
         let top = try root.fields(allowed: topKeys)
+        let matrix = try top["matrix"].map { value throws(InputError) in try ScenarioMatrix(value) } ?? ScenarioMatrix()
+        var scenarios: [Scenario] = []
+        for matrixCase in matrix.cases {
+            do {
+                var scenario = try parse(top, root: root, matrix: matrix, case: matrixCase, file: file, directory: directory)
+                if !matrixCase.values.isEmpty {
+                    scenario.name += " [\(matrixCase.label)]"
+                    scenario.matrixCase = matrixCase.label
+                }
+                scenarios.append(scenario)
+            } catch where !matrixCase.values.isEmpty && !error.message.contains(matrixCase.label) {
+                var error = error
+                error.message += " (in the case \(matrixCase.label))"
+                throw error
+            }
+        }
+        return scenarios
+    }
 
+    /// One case of the file: the matrix's values over `device` and `user`, and the expectations
+    /// that depend on the case resolved for it.
+    static func parse(
+        _ top: [String: YAMLValue], root: YAMLValue, matrix: ScenarioMatrix, case matrixCase: ScenarioMatrix.Case,
+        file: String, directory: URL?
+    ) throws(InputError) -> Scenario {
         let name = try top["name"]?.string()
             ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let policy = try top["policy"].map { value throws(InputError) in try parsePolicyPath(value, directory: directory) }
-        guard let deviceValue = top["device"] else {
-            throw root.error("missing \"device\"", hint: "add e.g. `device: { os: \"16.4\", locale: en }`")
-        }
-        let device = try parseDevice(deviceValue)
-        var bucket = 0
-        var arms: [(experiment: String, arm: String, location: SourceLocation)] = []
-        if let user = top["user"] {
-            let fields = try user.fields(allowed: userKeys)
-            bucket = try fields["bucket"]?.int(in: 0...99) ?? 0
-            for (experiment, value) in try fields["arms"]?.table() ?? [] {
-                arms.append((experiment, try value.string(), value.location))
-            }
-        }
+        let device = try parseDevice(top["device"], root: root, case: matrixCase)
+        let bucket = try parseBucket(top["user"], case: matrixCase)
+        let arms = try parseArms(top["user"])
+        let switches = CaseSwitch(
+            current: ["os": device.version.description, "locale": device.locale, "timezone": device.timeZone.identifier,
+                      "bucket": String(bucket)],
+            version: device.version, axisValues: matrix.axisValues, label: matrixCase.label)
         var params: [String: PolicyValue] = [:]
         if let value = top["params"] {
             for (key, item) in try value.table() { params[key] = try item.policyValue() }
@@ -82,7 +116,8 @@ public enum ScenarioParser {
         guard let stepsValue = top["steps"] else {
             throw root.error("missing \"steps\"", hint: "a scenario is a list of steps, e.g. `steps: [{ event: app_launch }]`")
         }
-        let steps = try parseSteps(stepsValue, version: device.version, directory: directory)
+        let steps = try parseSteps(
+            stepsValue, context: StepContext(version: device.version, directory: directory, switches: switches))
         var trustedKeys: [URL] = []
         if let value = top["trusted_keys"] {
             let items: [YAMLValue]
@@ -125,13 +160,18 @@ public enum ScenarioParser {
     }
 
     /// `steps:`, refusing an empty list and a clock that would run past the scenario's span.
-    static func parseSteps(_ stepsValue: YAMLValue, version: OSVersion, directory: URL?) throws(InputError) -> [Scenario.Step] {
-        let stepValues = try stepsValue.list()
+    static func parseSteps(_ stepsValue: YAMLValue, context: StepContext) throws(InputError) -> [Scenario.Step] {
+        let stepValues = try expandIncludes(try stepsValue.list(), context: context)
         guard !stepValues.isEmpty else { throw stepsValue.error("there are no steps") }
         var steps: [Scenario.Step] = []
         var elapsed: Int64 = 0
-        for (index, value) in stepValues.enumerated() {
-            let step = try parseStep(value, number: index + 1, version: version, directory: directory)
+        for (index, (value, includer)) in stepValues.enumerated() {
+            let step: Scenario.Step
+            do {
+                step = try parseStep(value, number: index + 1, context: context)
+            } catch {
+                throw includer.map { error.included(by: $0) } ?? error
+            }
             // Each `after` is at most 999,999,999 days, but enough of them would run the clock
             // past what its seconds can hold.
             elapsed += step.after
@@ -146,8 +186,14 @@ public enum ScenarioParser {
         return steps
     }
 
-    static func parseDevice(_ value: YAMLValue) throws(InputError) -> Scenario.Device {
-        let fields = try value.fields(allowed: deviceKeys)
+    static func parseDevice(
+        _ deviceValue: YAMLValue?, root: YAMLValue, case matrixCase: ScenarioMatrix.Case
+    ) throws(InputError) -> Scenario.Device {
+        guard let value = deviceValue ?? (matrixCase.value(of: "os") != nil ? root : nil) else {
+            throw root.error("missing \"device\"", hint: "add e.g. `device: { os: \"16.4\", locale: en }`")
+        }
+        var fields = deviceValue == nil ? [:] : try value.fields(allowed: deviceKeys)
+        try applyMatrix(matrixCase, to: &fields, axes: ["os", "locale", "timezone"])
         guard let osValue = fields["os"] else {
             throw value.error("missing \"os\"", hint: "the iOS version decides what the platform can do, e.g. `os: \"15.4\"`")
         }
@@ -227,9 +273,13 @@ public enum ScenarioParser {
         return Scenario.Initial(authorization: authorization, settings: settings, ledger: ledger, location: value.location)
     }
 
-    static func parseSettings(_ value: YAMLValue, version: OSVersion) throws(InputError) -> [NotificationSettings.Setting: SettingValue] {
+    /// A table of setting names → values; `resolved` holds values a case switch picked.
+    static func parseSettings(
+        _ value: YAMLValue, resolved: [String: YAMLValue] = [:], version: OSVersion
+    ) throws(InputError) -> [NotificationSettings.Setting: SettingValue] {
         var settings: [NotificationSettings.Setting: SettingValue] = [:]
-        for (key, item) in try value.table(allowed: NotificationSettings.names) {
+        for (key, written) in try value.table(allowed: NotificationSettings.names) {
+            let item = resolved[key] ?? written
             let setting = NotificationSettings.Setting(rawValue: key)!
             let state = SettingValue(rawValue: try item.oneOf(["enabled", "disabled", "not_supported"]))!
             if version < setting.introducedIn, state != .notSupported {
@@ -276,10 +326,12 @@ public enum ScenarioParser {
         return url
     }
 
-    static func parseStep(
-        _ value: YAMLValue, number: Int, version: OSVersion, directory: URL? = nil
-    ) throws(InputError) -> Scenario.Step {
+    static func parseStep(_ value: YAMLValue, number: Int, context: StepContext) throws(InputError) -> Scenario.Step {
+        let version = context.version, directory = context.directory
         let fields = try value.fields(allowed: stepKeys)
+        if let include = fields["include"] {
+            throw include.error("an included file cannot include another", hint: "include both files from the scenario")
+        }
         let actions = stepActionKeys.filter { fields[$0] != nil }
         guard actions.count <= 1 else {
             throw value.error(
@@ -347,8 +399,8 @@ public enum ScenarioParser {
             throw properties.error("\"properties\" belongs to an `event:` of the app's own, e.g. `event: lesson_completed`")
         }
         try checkDecisionExpectations(fields, action: actions.first)
-        var expectations = try parseExpectations(fields, version: version)
-        if let update = fields["expect_update"] {
+        var expectations = try parseExpectations(fields, context: context)
+        if let update = try fields["expect_update"].map(context.switches.resolve) {
             guard actions.first == "policy_update" else {
                 throw update.error("expect_update belongs to a `policy_update` step")
             }
@@ -369,7 +421,7 @@ public enum ScenarioParser {
     /// `external_request` step may say whether the other SDK's dialog appeared.
     static func checkDecisionExpectations(_ fields: [String: YAMLValue], action: String?) throws(InputError) {
         guard !decidingActions.contains(action ?? "") else { return }
-        for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration"]
+        for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration", "expect_trace"]
         where fields[key] != nil && !(key == "expect_dialog" && action == "external_request") {
             throw fields[key]!.error(
                 "this step sends no event to the policy, so there is no decision to check",
@@ -451,23 +503,26 @@ public enum ScenarioParser {
         }
     }
 
-    static func parseExpectations(_ fields: [String: YAMLValue], version: OSVersion) throws(InputError) -> Scenario.Expectations {
+    static func parseExpectations(_ fields: [String: YAMLValue], context: StepContext) throws(InputError) -> Scenario.Expectations {
         var expectations = Scenario.Expectations(
             decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
-        expectations.decision = try fields["expect"].map(parseExpectedDecision)
-        if let value = fields["expect_status"] {
+        let resolve = context.switches.resolve
+        if let value = try fields["expect"].map(resolve) {
+            (expectations.decision, expectations.reason) = try parseExpectedDecision(value, switches: context.switches)
+        }
+        if let value = try fields["expect_status"].map(resolve) {
             expectations.status = PermissionStatus(rawValue: try value.oneOf(PermissionStatus.allCases.map(\.rawValue)))
         }
-        if let value = fields["expect_warning"] {
+        if let value = try fields["expect_warning"].map(resolve) {
             let items: [YAMLValue]
             if case .sequence = value.node { items = try value.list() } else { items = [value] }
             var names: [String] = []
             for item in items { names.append(try item.oneOf(Guardrail.allCases.map(\.rawValue))) }
             expectations.warnings = names
         }
-        expectations.error = try fields["expect_error"].map(parseExpectedError)
-        expectations.dialog = try fields["expect_dialog"]?.bool()
-        if let value = fields["expect_pending"] {
+        expectations.error = try fields["expect_error"].map(resolve).map(parseExpectedError)
+        expectations.dialog = try fields["expect_dialog"].map(resolve)?.bool()
+        if let value = try fields["expect_pending"].map(resolve) {
             if case .sequence = value.node {
                 let times = try parseLocalTimes(value)
                 expectations.pendingLocalTimes = times
@@ -476,21 +531,19 @@ public enum ScenarioParser {
                 expectations.pending = try value.int(in: 0...64)
             }
         }
-        expectations.remoteRegistration = try fields["expect_remote_registration"]?.bool()
-        expectations.settings = try fields["expect_settings"].map { value throws(InputError) in
-            try parseSettings(value, version: version)
-        } ?? [:]
-        if let value = fields["expect_reminders"] {
-            let table = try value.fields(allowed: expectedReminderKeys)
-            let times = try table["local_times"].map(parseLocalTimes)
-            expectations.reminders = Scenario.ExpectedReminders(
-                count: try table["count"]?.int(in: 0...64), alert: try table["alert"]?.bool(), localTimes: times,
-                interruptionLevel: try table["interruption_level"].map { value throws(InputError) in
-                    InterruptionLevel(rawValue: try value.oneOf(["none"] + InterruptionLevel.allCases.map(\.rawValue)))
-                })
+        expectations.remoteRegistration = try fields["expect_remote_registration"].map(resolve)?.bool()
+        if let value = try fields["expect_settings"].map(resolve) {
+            var settings: [String: YAMLValue] = [:]
+            for (key, item) in try value.table() { settings[key] = try resolve(item) }
+            expectations.settings = try parseSettings(value, resolved: settings, version: context.version)
         }
-        if let value = fields["expect_ledger"] {
-            for (path, item) in try value.table() {
+        expectations.reminders = try fields["expect_reminders"].map(resolve).map { value throws(InputError) in
+            try parseExpectedReminders(value, switches: context.switches)
+        }
+        expectations.trace = try fields["expect_trace"].map(resolve).map(parseExpectedTrace)
+        if let value = try fields["expect_ledger"].map(resolve) {
+            for (path, entry) in try value.table() {
+                let item = try resolve(entry)
                 try checkLedgerPath(path, at: item)
                 expectations.ledger.append((path, item.isNull ? nil : try item.policyValue(), item.location))
             }
@@ -498,26 +551,20 @@ public enum ScenarioParser {
         return expectations
     }
 
-    /// A list of `"yyyy-MM-dd HH:mm"` wall-clock times (`local_times`, `expect_pending`).
-    static func parseLocalTimes(_ list: YAMLValue) throws(InputError) -> [String] {
-        var times: [String] = []
-        for item in try list.list() {
-            let text = try item.string()
-            guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/) != nil else {
-                throw item.error("\"\(text)\" is not a local time", hint: "write it as \"2026-09-06 09:00\" (yyyy-MM-dd HH:mm)")
-            }
-            times.append(text)
-        }
-        return times
-    }
-
-    /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be.
-    static func parseExpectedDecision(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedDecision {
-        guard case .mapping = value.node else { return .action(try value.oneOf(Decision.Action.names)) }
+    /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be
+    /// and resolved for the case; `reason` comes back apart, as a piece or a `/pattern/`.
+    static func parseExpectedDecision(
+        _ value: YAMLValue, switches: CaseSwitch
+    ) throws(InputError) -> (Scenario.ExpectedDecision, TextMatch?) {
+        guard case .mapping = value.node else { return (.action(try value.oneOf(Decision.Action.names)), nil) }
         var table: [String: PolicyValue] = [:]
-        for (key, item) in try value.table(allowed: decisionFields) {
+        var reason: TextMatch?
+        for (key, entry) in try value.table(allowed: decisionFields) {
+            let item = try switches.resolve(entry)
             if key == "action" {
                 table[key] = .string(try item.oneOf(Decision.Action.names))
+            } else if key == "reason" {
+                reason = try TextMatch.parse(item)
             } else if key == "deep_link" {
                 table[key] = .string(try item.oneOf(DeepLink.allCases.map(\.rawValue)))
             } else if key == "options" {
@@ -530,12 +577,12 @@ public enum ScenarioParser {
                 table[key] = .string(try item.string())
             }
         }
-        return .fields(table)
+        return (.fields(table), reason)
     }
 
-    /// `expect_error: true` (any policy error) or a piece of the error's text.
+    /// `expect_error: true` (any policy error), a piece of the error's text, or a `/pattern/`.
     static func parseExpectedError(_ value: YAMLValue) throws(InputError) -> Scenario.ExpectedError {
-        guard let flag = try? value.bool() else { return .containing(try value.string()) }
+        guard let flag = try? value.bool() else { return .matching(try TextMatch.parse(value)) }
         guard flag else {
             throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
         }

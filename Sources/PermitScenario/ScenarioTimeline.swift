@@ -6,7 +6,7 @@ import Foundation
 public enum ScenarioTimeline {
     /// The timeline of `result`, its header naming the scenario file as `file`.
     public static func render(_ result: ScenarioResult, file: String) -> String {
-        let formatter = TimelineFormatter(start: result.start)
+        let formatter = TimelineFormatter(fitting: result)
         // The arms the install is in, when the policy declares experiments.
         let arms = result.steps.lazy.compactMap { $0.outcome?.arms }.first { !$0.isEmpty }
             .map { ", arms " + $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") } ?? ""
@@ -19,7 +19,7 @@ public enum ScenarioTimeline {
                     + "\(step.action)  (status \(step.status), \(step.pendingReminders) pending)")
             }
             for note in step.notes { lines.append("         (\(note))") }
-            for failure in step.failures { lines.append("         ✗ step \(step.number) (line \(step.location.line)): \(failure)") }
+            for failure in step.failures { lines.append("         ✗ step \(step.number) (\(TextReport.place(of: step, in: result.file))): \(failure)") }
         }
         if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
             lines.append("         stopped after step \(aborted) of \(result.totalSteps)")

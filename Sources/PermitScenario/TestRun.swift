@@ -168,7 +168,7 @@ public struct TestRun: Sendable {
                 var report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
                 report.duration = clock.now - started
                 if let mode = options.snapshots, case .ran(let result) = report.verdict {
-                    report.snapshot = GoldenTimeline.apply(mode, to: result, file: file)
+                    report.snapshot = GoldenTimeline.apply(mode, to: result, file: file, case: scenario.matrixCase)
                 }
                 if case .policyFailed = report.verdict, let policyURL = scenario.policy ?? file.packPolicy {
                     failedPolicies[policyURL] = testRun.reports.count
@@ -194,15 +194,17 @@ public struct TestRun: Sendable {
         let filter = options.filter?.lowercased()
         var items: [Selected] = []
         for file in files {
-            let scenario: Scenario
+            let cases: [Scenario]
             do {
-                scenario = try ScenarioParser.parse(contentsOf: file.url, displayName: file.displayPath)
+                cases = try ScenarioParser.parseCases(contentsOf: file.url, displayName: file.displayPath)
                 if let line = file.line { try checkLine(line, of: file) }
             } catch {
                 if let filter, !file.displayPath.lowercased().contains(filter) { continue }
                 items.append(.report(ScenarioReport(file: file, name: file.displayPath, verdict: .inputError(error))))
                 continue
             }
+            // A matrix's cases run as scenarios of their own: the filter, `only` and `skip` apply to each.
+            for scenario in cases {
             if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter) { continue }
             if options.refuseOnly, scenario.only, let location = scenario.onlyLocation {
                 items.append(.report(ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
@@ -211,6 +213,7 @@ public struct TestRun: Sendable {
                 continue
             }
             items.append(.scenario(scenario, file))
+            }
         }
         let focused = items.filter { if case .scenario(let scenario, _) = $0 { scenario.only } else { false } }
         guard !focused.isEmpty else { return (items, 0) }

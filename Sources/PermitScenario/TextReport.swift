@@ -33,7 +33,7 @@ public struct TextReport: Sendable {
                 out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
                 let formatter = TimelineFormatter(start: result.start)
                 for step in result.steps where verbose || !step.passed {
-                    out.append(contentsOf: describe(step, formatter: formatter))
+                    out.append(contentsOf: describe(step, formatter: formatter, file: result.file))
                 }
                 if let aborted = result.abortedAfterStep, aborted < result.totalSteps {
                     out.append("      " + Self.unrunSteps(from: aborted + 1, to: result.totalSteps))
@@ -110,13 +110,18 @@ public struct TextReport: Sendable {
         return out
     }
 
+    /// `line 7`, or `common/launch.steps.yaml:2` for a step an `include:` brought from another file.
+    public static func place(of step: StepResult, in file: String) -> String {
+        step.location.file == file ? "line \(step.location.line)" : "\(step.location.file):\(step.location.line)"
+    }
+
     /// "step 21 did not run", "steps 19–21 did not run".
     static func unrunSteps(from first: Int, to last: Int) -> String {
         first == last ? "step \(first) did not run" : "steps \(first)–\(last) did not run"
     }
 
-    func describe(_ step: StepResult, formatter: TimelineFormatter) -> [String] {
-        var lines = ["      step \(step.number) (line \(step.location.line)) \(formatter.clock(step.time)) \(step.action)"]
+    func describe(_ step: StepResult, formatter: TimelineFormatter, file: String = "") -> [String] {
+        var lines = ["      step \(step.number) (\(Self.place(of: step, in: file))) \(formatter.clock(step.time)) \(step.action)"]
         if let outcome = step.outcome {
             lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "
                 + "decision: \(formatter.describe(outcome.decision))" + (outcome.dialogShown ? " [system dialog shown]" : ""))

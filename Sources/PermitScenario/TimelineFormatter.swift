@@ -7,16 +7,29 @@ import PermitCore
 public struct TimelineFormatter: Sendable {
     /// The time the clock column counts from.
     public var start: Int64
+    /// The width of the event column: the longest event of the scenario, so a long feature
+    /// name does not push one line's status and decision out of line with the rest.
+    public var eventWidth = 38
+    /// The width of the status column.
+    public var statusWidth = 30
 
     /// A formatter counting from `start`.
     public init(start: Int64) { self.start = start }
+
+    /// A formatter whose columns fit every step of `result`.
+    public init(fitting result: ScenarioResult) {
+        self.init(start: result.start)
+        let outcomes = result.steps.compactMap(\.outcome)
+        eventWidth = max(eventWidth, (outcomes.map { $0.event.description.count }.max() ?? 0) + 1)
+        statusWidth = max(statusWidth, (outcomes.map { status($0).count }.max() ?? 0) + 1)
+    }
 
     /// One outcome as one timeline line (with the reason, warnings and errors below it).
     public func line(for outcome: Outcome) -> String {
         var parts = [
             pad(clock(outcome.time), 8),
-            pad(outcome.event.description, 38),
-            pad(status(outcome), 30),
+            pad(outcome.event.description, eventWidth),
+            pad(status(outcome), statusWidth),
             describe(outcome.decision),
         ]
         if outcome.dialogShown { parts.append("[system dialog shown]") }

@@ -11,6 +11,7 @@ struct PermitCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, TestCommand.self, DecideCommand.self, CheckCommand.self, BenchCommand.self,
             SimulateCommand.self, BundleCommand.self, KeygenCommand.self, SignCommand.self, VerifyCommand.self,
+            NewCommand.self,
         ]
     )
 

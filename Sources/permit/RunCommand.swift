@@ -42,14 +42,15 @@ struct RunCommand: AsyncParsableCommand {
         for path in scenarios {
             let scenarioURL = URL(fileURLWithPath: path)
             do {
-                let scenario = try ScenarioParser.parse(contentsOf: scenarioURL, displayName: path)
-                let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
-                if format == .json {
-                    results.append(ScenarioRecords(
-                        file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
-                        records: result.steps.compactMap { $0.outcome?.record }))
-                } else {
-                    print(ScenarioTimeline.render(result, file: result.file))
+                for scenario in try ScenarioParser.parseCases(contentsOf: scenarioURL, displayName: path) {
+                    let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
+                    if format == .json {
+                        results.append(ScenarioRecords(
+                            file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
+                            records: result.steps.compactMap { $0.outcome?.record }))
+                    } else {
+                        print(ScenarioTimeline.render(result, file: result.file))
+                    }
                 }
             } catch let error as InputError {
                 Terminal.printError(error.description)

@@ -194,4 +194,20 @@ import PermitTestSupport
         #expect(failures.isEmpty, "\(failures)")
         #expect(result.passed)
     }
+
+    /// The matrix story and the steps file the guide shows are the reminders pack's own files,
+    /// so the output printed under them is what `permit test` prints for them.
+    @Test func theGuidesMatrixStoryIsTheShippedOne() throws {
+        let blocks = try Self.codeBlocks("yaml")
+        let tests = CLITests.repository.appendingPathComponent("policies/reminders/tests")
+        for (start, file) in [("name: primer, allowed", "primer-allow.yaml"), ("# policies/reminders/tests/common/", "common/primer-allowed.steps.yaml")] {
+            let block = try #require(blocks.first { $0.hasPrefix(start) }, "the guide shows \(file)")
+            let shipped = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
+            let body = block.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+            #expect(shipped.contains(body), "docs/guide.md's copy of \(file) differs from the file")
+        }
+        let run = try CLITests.permit(["test", "policies/reminders/tests/primer-allow.yaml"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("PASS  policies/reminders/tests/primer-allow.yaml  primer, allowed, nine reminders, topped up [os=9.3, locale=zh-Hans] (8 steps)"))
+    }
 }

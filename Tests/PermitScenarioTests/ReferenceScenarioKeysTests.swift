@@ -46,6 +46,12 @@ import PermitLua
     @Test func expectTablesMatchTheParser() throws {
         #expect(try reference.keys("scenario.expect") == ScenarioParser.decisionFields)
         #expect(try reference.keys("scenario.expect_reminders") == ScenarioParser.expectedReminderKeys)
+        #expect(try reference.keys("scenario.expect_reminders-item") == ScenarioParser.expectedReminderItemKeys)
+    }
+
+    @Test func matrixAxesAndIncludedFileKeys() throws {
+        #expect(try reference.keys("scenario.matrix") == ScenarioMatrix.axes)
+        #expect(try reference.keys("scenario.include-file") == ScenarioParser.includedFileKeys)
     }
 
     /// The documented example is a real test of the polite pack: it parses with every key it

@@ -67,6 +67,33 @@ import PermitTestSupport
         #expect(try String(contentsOfFile: snapshot, encoding: .utf8) == stored)
     }
 
+    /// The cases of one `matrix:` file each keep their own timeline; sharing one file, every
+    /// case but the last written would differ from it.
+    @Test func eachMatrixCaseHasItsOwnSnapshot() throws {
+        let tree = try tree()
+        tree.write("polite/tests/many.yaml", """
+            name: many
+            matrix: { os: ["16.0", "16.4"], timezone: [UTC, Asia/Taipei] }
+            device: { locale: en }
+            steps:
+              - { event: feature_opened, feature: reminders, expect: soft_prompt }
+              - { answer: decline }
+
+            """)
+        let written = try permit(["test", "--update", "polite"], in: tree)
+        #expect(written.status == 0, "\(written.stdout)")
+        #expect(written.stdout.contains("5 snapshots written"), "\(written.stdout)")
+        for (label, file) in [
+            ("os=16.0, timezone=UTC", "many.yaml.os=16.0,timezone=UTC.snap"),
+            ("os=16.4, timezone=Asia/Taipei", "many.yaml.os=16.4,timezone=Asia_Taipei.snap"),
+        ] {
+            let stored = try String(contentsOfFile: tree.path("polite/tests/__snapshots__/\(file)"), encoding: .utf8)
+            #expect(stored.hasPrefix("== many [\(label)]  (many.yaml, policy polite)\n"), "\(stored)")
+        }
+        let checked = try permit(["test", "--snapshot", "--ci", "polite"], in: tree)
+        #expect(checked.status == 0, "every case matches its own snapshot: \(checked.stdout)")
+    }
+
     @Test func ciNeverWrites() throws {
         let tree = try tree()
         let refused = try permit(["test", "--ci", "--update", "polite"], in: tree)

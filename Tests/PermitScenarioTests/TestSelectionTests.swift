@@ -203,6 +203,20 @@ import Testing
         #expect(names([]).isEmpty)
     }
 
+    @Test func aChangedStepsFileRerunsTheScenariosThatIncludeIt() throws {
+        let tree = Tree()
+        tree.write("p/policy.lua", "return {}")
+        tree.write("p/tests/common/launch.steps.yaml", "steps:\n  - event: app_launch\n")
+        tree.write("p/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - include: common/launch.steps.yaml\n")
+        tree.write("p/tests/b.yaml", passing)
+        let before = WatchSnapshot(paths: [tree.path()])
+        tree.write("p/tests/common/launch.steps.yaml", "steps:\n  - event: app_foreground\n")
+        let changes = WatchSnapshot(paths: [tree.path()]).changes(since: before)
+        #expect(changes.map(\.lastPathComponent) == ["launch.steps.yaml"])
+        let files = try Discovery.scenarios(under: [tree.path()])
+        #expect(WatchSnapshot.affected(files, by: changes).map(\.url.lastPathComponent) == ["a.yaml"])
+    }
+
     @Test func aSnapshotSeesEditsNewFilesAndDeletions() throws {
         let tree = Tree()
         tree.write("p/policy.lua", "return {}")

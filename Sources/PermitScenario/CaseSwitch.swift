@@ -1,0 +1,104 @@
+import PermitCore
+import PermitInput
+
+/// An expectation that depends on the case (docs/reference.md#case-values):
+/// `deep_link: { "<15.4": app_settings, default: notification_settings }` or
+/// `title: { de: "Erinnerungen", default: "Reminders" }`.
+///
+/// A table is such a switch when any of its keys is `default` or a selector: an iOS range
+/// (`"<15.4"`, `">=16"`), `axis=value` (`locale=de`, `os=9.3`), a bare value of a matrix axis,
+/// a bare locale (`de`, `zh-Hans`) or a bare iOS version (`"9.3"`). The first key in written
+/// order that matches the case wins, `default` when none does. The tables of `expect`,
+/// `expect_reminders`, `expect_settings` and `expect_ledger` have no key of these shapes, so
+/// an ordinary expectation table is not mistaken for one; a reminder entry's `at` and `id`
+/// would look like locales, so entries are read as tables and only their values resolved.
+struct CaseSwitch {
+    /// The case's value of every axis (`os`, `locale`, `timezone`, `bucket`), matrix or not.
+    let current: [String: String]
+    /// The case's iOS version, for ranges.
+    let version: OSVersion
+    /// Every value each matrix axis takes, for bare keys.
+    let axisValues: [(axis: String, values: [String])]
+    /// `os=9.3, locale=de`, for errors.
+    let label: String
+
+    /// The value for this case: `value` itself unless it is a switch, else the matching entry's
+    /// value (itself resolved, so switches may nest).
+    func resolve(_ value: YAMLValue) throws(InputError) -> YAMLValue {
+        guard case .mapping = value.node else { return value }
+        let entries = try value.table()
+        let keys = entries.map(\.key)
+        // One selector makes it a switch, so a key that picks nothing (`fr` with no `fr` in
+        // the matrix) is named as such rather than the whole table refused as the wrong type.
+        guard keys.contains(where: isSelector) else { return value }
+        var fallback: YAMLValue?
+        for (key, entry) in entries {
+            if key == "default" {
+                fallback = entry
+                continue
+            }
+            guard isSelector(key) else {
+                throw entry.error(
+                    "\"\(key)\" picks no case",
+                    hint: "a case key is an iOS range (\"<15.4\", \">=16\"), axis=value (locale=de), "
+                        + "a value of a matrix axis\(axisValues.isEmpty ? "" : " (\(axisValues.map(\.axis).joined(separator: ", ")))"), "
+                        + "or default")
+            }
+            if matches(key) { return try resolve(entry) }
+        }
+        guard let fallback else {
+            throw value.error(
+                "no value for the case \(label.isEmpty ? "os=\(version)" : label)",
+                hint: "add `default:`, or a key that matches this case")
+        }
+        return try resolve(fallback)
+    }
+
+    /// `<15.4`, `<=15.4`, `>15.4`, `>=15.4`: the operator and the version.
+    private func range(_ key: String) -> (String, OSVersion)? {
+        guard let match = key.wholeMatch(of: /(<=|>=|<|>)\s*(\d+(?:\.\d+){0,2})/),
+            let bound = try? OSVersion(parsing: String(match.2))
+        else { return nil }
+        return (String(match.1), bound)
+    }
+
+    /// `locale=de`: an axis and a value.
+    private func assignment(_ key: String) -> (axis: String, value: String)? {
+        let parts = key.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, ScenarioMatrix.axes.contains(parts[0]), !parts[1].isEmpty else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    private func isSelector(_ key: String) -> Bool {
+        key == "default" || range(key) != nil || assignment(key) != nil || bareAxis(key) != nil
+    }
+
+    /// The axis a bare key names: one whose matrix values include it, else `os` for a version
+    /// (`"9.3"`) and `locale` for a locale (`zh-Hans`), so a steps file shared by scenarios with
+    /// and without a matrix can pick by locale in both.
+    private func bareAxis(_ key: String) -> String? {
+        if let axis = axisValues.first(where: { $0.values.contains(key) })?.axis { return axis }
+        if key.first?.isNumber == true, (try? OSVersion(parsing: key)) != nil { return "os" }
+        // Written with `-` only: `car_play` would otherwise read as a language and a script.
+        return !key.contains("_") && ScenarioParser.isLocale(key) ? "locale" : nil
+    }
+
+    private func matches(_ key: String) -> Bool {
+        if let (operation, bound) = range(key) {
+            switch operation {
+            case "<": return version < bound
+            case "<=": return version <= bound
+            case ">": return version > bound
+            default: return version >= bound
+            }
+        }
+        if let (axis, value) = assignment(key) { return equal(axis, value) }
+        return bareAxis(key).map { equal($0, key) } ?? false
+    }
+
+    /// Whether the case's `axis` is `value`; versions compare as versions (`12` is `12.0`).
+    private func equal(_ axis: String, _ value: String) -> Bool {
+        if axis == "os", let wanted = try? OSVersion(parsing: value) { return wanted == version }
+        return current[axis] == value
+    }
+}
