@@ -2,6 +2,7 @@
  * reads, calls it, and reads the answer back. Nothing else: no sandbox, no validation, no
  * ledger. It is the limit Permit's cost per event is compared with. */
 #include "MinimalReference.h"
+#include "open_policy.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -133,24 +134,7 @@ static int build(lua_State *L, const permit_reference_op *op, const char *string
 }
 
 static lua_State *open_minimal(const char *source, size_t length, char *error, size_t error_size) {
-    lua_State *L = luaL_newstate();
-    if (L == NULL) {
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    luaL_openlibs(L);
-    if (luaL_dostring(L, minimal_prelude) != LUA_OK ||
-        luaL_loadbufferx(L, source, length, "=policy", "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        snprintf(error, error_size, "%s", lua_tostring(L, -1));
-        lua_close(L);
-        return NULL;
-    }
-    if (!lua_istable(L, -1)) {
-        snprintf(error, error_size, "the policy did not return a table");
-        lua_close(L);
-        return NULL;
-    }
-    return L;
+    return bench_open_policy(minimal_prelude, source, length, error, error_size);
 }
 
 static int ref_field(lua_State *L, const char *name, int want_table) {

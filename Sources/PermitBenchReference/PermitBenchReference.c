@@ -1,4 +1,5 @@
 #include "PermitBenchReference.h"
+#include "open_policy.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -143,24 +144,7 @@ static int read_decision(lua_State *L) {
 }
 
 static lua_State *open_policy(const char *source, size_t length, char *error, size_t error_size) {
-    lua_State *L = luaL_newstate();
-    if (L == NULL) {
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    luaL_openlibs(L);
-    if (luaL_dostring(L, prelude) != LUA_OK ||
-        luaL_loadbufferx(L, source, length, "=policy", "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        snprintf(error, error_size, "%s", lua_tostring(L, -1));
-        lua_close(L);
-        return NULL;
-    }
-    if (!lua_istable(L, -1)) {
-        snprintf(error, error_size, "the policy did not return a table");
-        lua_close(L);
-        return NULL;
-    }
-    return L;
+    return bench_open_policy(prelude, source, length, error, error_size);
 }
 
 int permit_reference_decisions(const char *source, size_t length, int iterations, double *samples,
