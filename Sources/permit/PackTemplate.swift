@@ -35,6 +35,9 @@ enum PackTemplate {
             settings_gap_days = 3,    -- days between prompts to open Settings
           },
 
+          -- What survives deleting and reinstalling the app (kept in the Keychain).
+          remember_durable = { history = { "settings_prompt" }, state = { "settings_asked_at" } },
+
           decide = function(ctx)
             local event = ctx.event.name
             permit.log("event " .. event .. ", status " .. ctx.status)
@@ -48,8 +51,16 @@ enum PackTemplate {
               return { action = "none", reason = "soft prompt answered " .. ctx.event.answer }
             end
 
+            -- Turned off in Settings: clear the pending reminders, so none is stale when it is back on.
+            if ctx.status == "denied" and ctx.previous_status == "authorized" then
+              return { action = "none", cancel_reminders = true, reason = "turned off in Settings" }
+            end
+
             if event ~= "feature_opened" or ctx.event.feature ~= ctx.params.feature then
               return nil                                   -- same as { action = "none" }
+            end
+            if permit.within_hours(ctx, 22, 8) then       -- the user's local clock
+              return { action = "none", reason = "quiet hours, 22:00 to 08:00 local" }
             end
 
             if ctx.status == "not_determined" then
@@ -58,7 +69,8 @@ enum PackTemplate {
               end
               local c = copy.ask
               return { action = "soft_prompt", title = c.title, message = c.message, accept = c.accept,
-                       decline = c.decline, reason = "the feature opened; not asked yet" }
+                       decline = c.decline, presentation = "sheet", variant = "a",
+                       reason = "the feature opened; not asked yet" }
             end
 
             if ctx.status == "denied" then
@@ -73,7 +85,8 @@ enum PackTemplate {
                        remember = { settings_asked_at = ctx.now },
                        reason = "denied, and the feature opened" }
             end
-            return { action = "none", reason = "status " .. ctx.status }
+            -- Granted again: forget when Settings was offered (a Lua table cannot hold nil).
+            return { action = "none", remember = { settings_asked_at = permit.forget }, reason = "status " .. ctx.status }
           end,
 
           -- Called while notifications are granted: one reminder tomorrow at 9:00 local time.
