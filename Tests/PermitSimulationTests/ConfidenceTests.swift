@@ -34,7 +34,7 @@ struct ConfidenceTests {
     /// cold on the first launch, in a model where the dialog is allowed with chance 0.35, has a
     /// true day-1 "can receive alerts" share of exactly 0.35; one that asks only users in
     /// buckets 0–49 (half of them, drawn uniformly) has 0.175, so their true difference is 0.175.
-    /// Over 200 seeds of 200 users, a 95% interval should cover the truth in about 190 runs:
+    /// Over 200 seeds of 100 users, a 95% interval should cover the truth in about 190 runs:
     /// the count is Binomial(200, 0.95) (sd ≈ 3.1), so 180–199 (90%–99.5%) is a 3-sd band.
     /// The seeds are fixed, so the test cannot flake. The difference's interval (Newcombe's,
     /// which assumes independent samples) is conservative on the same users: it must cover at
@@ -56,7 +56,7 @@ struct ConfidenceTests {
         for seed in 1...runs {
             let result = await Simulation.run(
                 policies: [everyone, half], model: model,
-                options: SimulationOptions(users: 200, days: 1, seed: UInt64(seed), workers: 1))
+                options: SimulationOptions(users: 100, days: 1, seed: UInt64(seed), workers: 1))
             if result.policies[0].interval(.fullAlerts, day: 1).contains(0.35) { rateCovered += 1 }
             if result.policies[1].interval(.fullAlerts, day: 1).contains(0.175) { halfCovered += 1 }
             if result.policies[0].difference(.fullAlerts, day: 1, from: result.policies[1]).interval.contains(0.175) {
