@@ -14,6 +14,7 @@ public struct MinimalComparison: Sendable {
     /// How many times the minimal host's cost Permit's is (the goal is ≤ 1.5).
     public var ratio: Double { permitNanoseconds / max(1, minimalNanoseconds) }
 
+    /// A comparison of Permit's CPU time per call with the minimal host's, and the ctx fields read.
     public init(permitNanoseconds: Double, minimalNanoseconds: Double, reads: [String]) {
         self.permitNanoseconds = permitNanoseconds
         self.minimalNanoseconds = minimalNanoseconds

@@ -20,6 +20,7 @@ public enum MinimalReference {
 
     /// The reference could not run the calls.
     public struct Failure: Error, CustomStringConvertible {
+        /// Why, in the reference host's words.
         public let description: String
     }
 

@@ -13,28 +13,41 @@ public struct RecordingPolicy: Policy {
     /// The calls so far, in order.
     public var calls: [(function: Function, context: PolicyContext)] { recorded.current }
 
+    /// The recorded policy's name.
     public var name: String { inner.name }
+    /// Whether the recorded policy plans reminders.
     public var plansReminders: Bool { inner.plansReminders }
+    /// What the recorded policy keeps across a reinstall.
     public var durableKeys: DurableKeys { inner.durableKeys }
+    /// The recorded policy's experiments.
     public var experiments: [Experiment] { inner.experiments }
+    /// The recorded policy's version.
     public var version: Int64? { inner.version }
+    /// The app events the recorded policy declares.
+    public var declaredEvents: [String] { inner.declaredEvents }
 
+    /// Records the call, then asks the recorded policy.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
         recorded.withLock { $0.append((.decide, context)) }
         return try inner.decide(context)
     }
 
+    /// Records the call, then answers as the recorded policy.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
         recorded.withLock { $0.append((.decide, context)) }
         return inner.answer(context)
     }
 
+    /// Records the call, then plans as the recorded policy.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         recorded.withLock { $0.append((.planReminders, context)) }
         return try inner.planReminders(context)
     }
 
+    /// The recorded policy's check of host params.
     public func validate(params: [String: PolicyValue]) throws(PolicyError) { try inner.validate(params: params) }
+    /// What the recorded policy printed.
     public func takeTrace() -> String { inner.takeTrace() }
+    /// Passes the event's errors on to the recorded policy.
     public func eventHandled(errors: [PolicyError]) { inner.eventHandled(errors: errors) }
 }

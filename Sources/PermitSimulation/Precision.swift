@@ -25,5 +25,6 @@ public struct Precision: Sendable, Hashable, CustomStringConvertible {
         Int((Confidence.z * Confidence.z * 0.25 / (halfWidth * halfWidth)).rounded(.up))
     }
 
+    /// The precision as the flag writes it (`±0.5 pp`).
     public var description: String { String(format: "±%g pp", halfWidth * 100) }
 }

@@ -62,6 +62,8 @@ struct MeasuredPolicy: Policy {
     var name: String { inner.name }
     var plansReminders: Bool { inner.plansReminders }
     var experiments: [Experiment] { inner.experiments }
+    var durableKeys: DurableKeys { inner.durableKeys }
+    var version: Int64? { inner.version }
 
     private func measured<T>(_ body: () throws(PolicyError) -> T) throws(PolicyError) -> T {
         let start = DispatchTime.now().uptimeNanoseconds
