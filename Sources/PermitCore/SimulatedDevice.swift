@@ -86,6 +86,10 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///     and time-sensitive notifications are enabled only with theirs.
     ///   - ephemeralNotifications: the App Clip asks for ephemeral notifications
     ///     (`NSAppClipRequestEphemeralUserNotification`); without it a clip starts `not_determined`.
+    ///   - pendingOverflow: which notifications iOS keeps past 64 pending; `nil` picks what the
+    ///     evidence supports on that version (`PendingOverflow.observed(on:)`).
+    ///   - timeZone: the device's time zone, which a scenario's `timezone:` step changes.
+    ///   - dialogOnBackground: what leaving the app does to a permission dialog on screen.
     public init(
         platform: Platform,
         clock: any PermitClock,
