@@ -21,6 +21,9 @@ struct SimulateCommand: AsyncParsableCommand {
               permit simulate policies/polite --model examples/models/default.yaml --seed 7 --format json
               permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
                   --param polite:max_soft_prompts=1 --param 'quiet_hours=[22,8]'
+              permit simulate policies/polite --model examples/models/default.yaml --users 20000 \\
+                  --sweep 'settings_backoff_days=[1,7,30],[3,7,30],[7,14,60]' --sweep max_soft_prompts=1,2,3 \\
+                  --objective reach_day_30 --constraint 'uninstalls<=2%'
 
             A policy that declares experiments is also reported per arm, with the same intervals.
             """)
@@ -49,6 +52,15 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("param"), help: "Override a param: --param polite:max_soft_prompts=1 for one policy (its name or path), --param key=value for every policy that declares it (repeatable); lists and tables in JSON.")
     var params: [String] = []
 
+    @Option(help: "Sweep a param of the one policy over values: --sweep max_soft_prompts=1,2,3 or --sweep 'backoff=[1,7],[3,7]' (repeatable; every combination runs on the same users; at most 64).")
+    var sweep: [String] = []
+
+    @Option(help: "With --sweep: the metric to maximise (reach_day_N, quiet_day_N, ephemeral_day_N) or minimise (denied_day_N, never_asked_day_N, uninstalls); marks the best setting.")
+    var objective: String?
+
+    @Option(name: .customLong("constraint"), help: "With --sweep: a bound the best setting must meet, metric<=N% or metric>=N%, e.g. uninstalls<=2% (repeatable).")
+    var constraints: [String] = []
+
     @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery.")
     var report: String?
 
@@ -71,6 +83,15 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         guard (1...3650).contains(days) else { throw ValidationError("--days must be from 1 to 3650") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+        if !sweep.isEmpty, policies.count != 1 {
+            throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
+        }
+        if sweep.isEmpty, objective != nil || !constraints.isEmpty {
+            throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
+        }
+        if !sweep.isEmpty, report != nil {
+            throw ValidationError("--report charts policies, not sweeps; drop --report or --sweep")
+        }
     }
 
     /// `--users`, or the count `--precision` needs, or 10,000.
@@ -96,6 +117,7 @@ struct SimulateCommand: AsyncParsableCommand {
             }
         }
         sources = try applyParams(to: sources)
+        if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in

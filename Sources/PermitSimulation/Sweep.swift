@@ -1,0 +1,54 @@
+import Foundation
+import PermitCore
+
+/// One swept param and the values it takes (`--sweep max_soft_prompts=1,2,3`).
+public struct SweepAxis: Sendable, Hashable {
+    /// The param's name, declared by the policy.
+    public let param: String
+    /// Its values, in the order given.
+    public let values: [PolicyValue]
+
+    /// An axis.
+    public init(param: String, values: [PolicyValue]) {
+        self.param = param
+        self.values = values
+    }
+}
+
+/// Runs one policy over a grid of params and finds the best feasible setting.
+///
+/// Every combination is the same policy with other params, run as one more policy of a single
+/// `Simulation.run`: the same worker pool, the same seed and so the same simulated users for
+/// every combination, and a result that does not depend on scheduling.
+public enum Sweep {
+    /// The most combinations a sweep runs (each is a full simulation).
+    public static let maxCombinations = 64
+
+    /// The cartesian product of the axes, the first axis varying slowest; each combination is
+    /// the params in axis order.
+    public static func grid(_ axes: [SweepAxis]) -> [[(String, PolicyValue)]] {
+        axes.reduce([[]]) { partial, axis in
+            partial.flatMap { combination in axis.values.map { combination + [(axis.param, $0)] } }
+        }
+    }
+
+    /// Runs every combination of `axes` (at most `maxCombinations`; the caller checks) through
+    /// `policy`, each on the same users.
+    public static func run(
+        policy: SimulationPolicy, axes: [SweepAxis], model: UserModel, options: SimulationOptions,
+        objective: SweepMetric?, constraints: [SweepConstraint],
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws(PolicyError) -> SweepResult {
+        let combinations = grid(axes)
+        var variants: [SimulationPolicy] = []
+        for combination in combinations {
+            var params = policy.params
+            for (key, value) in combination { params[key] = value }
+            variants.append(try policy.with(params: params))
+        }
+        let result = await Simulation.run(policies: variants, model: model, options: options, progress: progress)
+        let runs = zip(combinations, result.policies).map { SweepResult.Run(params: $0.0, result: $0.1) }
+        return SweepResult(
+            simulation: result, axes: axes.map(\.param), runs: runs, objective: objective, constraints: constraints)
+    }
+}
