@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -51,18 +52,30 @@ struct ConfidenceTests {
             end
             """)
         let model = try fixedModel()  // allow_cold 0.35, no annoyance, iOS 17.5
-        var rateCovered = 0, halfCovered = 0, differenceCovered = 0
         let runs = 200
-        for seed in 1...runs {
-            let result = await Simulation.run(
-                policies: [everyone, half], model: model,
-                options: SimulationOptions(users: 100, days: 1, seed: UInt64(seed), workers: 1))
-            if result.policies[0].interval(.fullAlerts, day: 1).contains(0.35) { rateCovered += 1 }
-            if result.policies[1].interval(.fullAlerts, day: 1).contains(0.175) { halfCovered += 1 }
-            if result.policies[0].difference(.fullAlerts, day: 1, from: result.policies[1]).interval.contains(0.175) {
-                differenceCovered += 1
+        // The seeds run in four chunks at once: each chunk's counts depend only on its seeds,
+        // so the sums are the same whatever the scheduling (the test's cost is its CPU alone).
+        let counts = try await withTimeout(.seconds(600)) {
+            await withTaskGroup(of: (Int, Int, Int).self) { group in
+                for chunk in 0..<4 {
+                    group.addTask {
+                        var rateHits = 0, halfHits = 0, differenceHits = 0
+                        for seed in stride(from: 1 + chunk, through: runs, by: 4) {
+                            let result = await Simulation.run(
+                                policies: [everyone, half], model: model,
+                                options: SimulationOptions(users: 100, days: 1, seed: UInt64(seed), workers: 1))
+                            if result.policies[0].interval(.fullAlerts, day: 1).contains(0.35) { rateHits += 1 }
+                            if result.policies[1].interval(.fullAlerts, day: 1).contains(0.175) { halfHits += 1 }
+                            if result.policies[0].difference(.fullAlerts, day: 1, from: result.policies[1]).interval
+                                .contains(0.175) { differenceHits += 1 }
+                        }
+                        return (rateHits, halfHits, differenceHits)
+                    }
+                }
+                return await group.reduce((0, 0, 0)) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2) }
             }
         }
+        let (rateCovered, halfCovered, differenceCovered) = counts
         #expect((180...199).contains(rateCovered), "the interval covered 0.35 in \(rateCovered) of \(runs) runs")
         #expect((180...199).contains(halfCovered), "the interval covered 0.175 in \(halfCovered) of \(runs) runs")
         #expect(differenceCovered >= 180, "the difference's interval covered 0.175 in \(differenceCovered) of \(runs) runs")
