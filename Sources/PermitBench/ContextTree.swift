@@ -14,8 +14,8 @@ indirect enum ContextTree: Sendable {
     /// The policy's own `params` table, kept by the host.
     case params
 
-    /// The whole ctx of one call.
-    init(_ context: PolicyContext) {
+    /// The whole ctx of one call; `declaredEvents` read count 0 until they happen.
+    init(_ context: PolicyContext, declaredEvents: [String] = []) {
         var event: [(String, ContextTree)] = [("name", .string(context.event.name))]
         for field in context.event.fields { event.append((field.name, ContextTree(field.value))) }
         let settings = NotificationSettings.Setting.allCases.map { ($0.rawValue, ContextTree.string(context.settings[$0].rawValue)) }
@@ -31,9 +31,12 @@ indirect enum ContextTree: Sendable {
             ("previous_status", .string(context.previousStatus.rawValue)), ("settings", .table(settings)),
             ("platform", .cached(.table(platform))),
             ("capabilities", .cached(.table(context.capabilities.namedValues.map { ($0.name, .boolean($0.value)) }))),
-            ("history", ContextTree(history: context.history)), ("state", ContextTree(fields: context.state)),
+            ("history", ContextTree(history: context.history, declaredEvents: declaredEvents)), ("state", ContextTree(fields: context.state)),
             ("params", .params), ("now", .integer(context.now)), ("locale", .string(context.locale)),
-            ("user", .table([("bucket", .integer(Int64(context.userBucket)))])),
+            ("user", .table([
+                ("bucket", .integer(Int64(context.userBucket))),
+                ("arms", .table(context.arms.sorted { $0.key < $1.key }.map { ($0.key, ContextTree.string($0.value)) })),
+            ])),
             ("local_time", .table([
                 ("date", .string(local.date)), ("hour", .integer(Int64(local.hour))),
                 ("minute", .integer(Int64(local.minute))), ("weekday", .integer(Int64(local.weekday))),
@@ -58,7 +61,7 @@ indirect enum ContextTree: Sendable {
     }
 
     /// `ctx.history`; absent times are absent keys.
-    init(history ledger: Ledger) {
+    init(history ledger: Ledger, declaredEvents: [String] = []) {
         func time(_ seconds: Int64?) -> ContextTree? { seconds.map(ContextTree.integer) }
         func count(_ number: Int) -> ContextTree { .integer(Int64(number)) }
         func table(_ fields: [(String, ContextTree?)]) -> ContextTree {
@@ -87,7 +90,11 @@ indirect enum ContextTree: Sendable {
                 ("shown", count(settings.shown)), ("opened", count(settings.opened)),
                 ("cancelled", count(settings.cancelled)), ("last_shown_at", time(settings.lastShownAt)),
             ])),
-            ("features", .table(features)), ("state", ContextTree(fields: ledger.state)),
+            ("features", .table(features)),
+            ("events", .table(ledger.events(including: declaredEvents).sorted { $0.key < $1.key }.map { name, event in
+                (name, table([("count", count(event.count)), ("last_at", time(event.lastAt))]))
+            })),
+            ("state", ContextTree(fields: ledger.state)),
         ])
     }
 

@@ -42,7 +42,8 @@ extension Bench {
             for index in 0..<iterations { _ = await engine.handle(events[index % events.count]) }
             permit = min(permit, (cpuSeconds() - before) * 1e9 / Double(iterations))
             if minimal.isInfinite {
-                let measured = try MinimalReference.measure(source: source, calls: calls)
+                let measured = try MinimalReference.measure(
+                    source: source, calls: calls, declaredEvents: policy.declaredEvents)
                 minimal = measured.cpuNanoseconds / Double(iterations)
                 reads = measured.reads
             }

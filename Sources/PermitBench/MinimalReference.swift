@@ -25,11 +25,12 @@ public enum MinimalReference {
     }
 
     /// Measures `calls` (each a context and whether it is a `plan_reminders` call) of the policy
-    /// in `source`, the best of `rounds` replays.
-    public static func measure(source: String, calls: [(context: PolicyContext, planning: Bool)], rounds: Int = 3) throws
-        -> Measurement
-    {
-        let trees = calls.map { (tree: ContextTree($0.context), planning: $0.planning) }
+    /// in `source`, the best of `rounds` replays. `declaredEvents` are the app events the policy
+    /// declares: they read count 0 in `ctx.history.events` before they first happen.
+    public static func measure(
+        source: String, calls: [(context: PolicyContext, planning: Bool)], declaredEvents: [String] = [], rounds: Int = 3
+    ) throws -> Measurement {
+        let trees = calls.map { (tree: ContextTree($0.context, declaredEvents: declaredEvents), planning: $0.planning) }
         var full = ReferenceProgram()
         for call in trees { full.append(call.tree, planning: call.planning) }
         let discovery = try run(source: source, program: full, rounds: 1, trackReads: true)

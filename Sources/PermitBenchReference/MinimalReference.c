@@ -14,14 +14,7 @@
  * tracker's proxies answer every read through __index, so each path a policy touches is seen;
  * iterating a table (pairs, #) marks its whole subtree as read. */
 static const char *minimal_prelude =
-    "permit = {"
-    "  minutes = function(n) return n * 60 end,"
-    "  hours = function(n) return n * 3600 end,"
-    "  days = function(n) return n * 86400 end,"
-    "  since = function(ctx, t) if t == nil then return math.huge end return ctx.now - t end,"
-    "  at_least = function(ctx, v) return true end,"
-    "  log = function() end,"
-    "}\n"
+    BENCH_HELPERS
     "__permit_reads = {}\n"
     "function __permit_track(t, prefix)\n"
     "  return setmetatable({}, {\n"

@@ -14,15 +14,7 @@ static double now_ns(void) {
 }
 
 /* The helpers a policy expects, in plain Lua (the reference has no sandbox to build). */
-static const char *prelude =
-    "permit = {"
-    "  minutes = function(n) return n * 60 end,"
-    "  hours = function(n) return n * 3600 end,"
-    "  days = function(n) return n * 86400 end,"
-    "  since = function(ctx, t) if t == nil then return math.huge end return ctx.now - t end,"
-    "  at_least = function(ctx, v) return true end,"
-    "  log = function() end,"
-    "}";
+static const char *prelude = BENCH_HELPERS;
 
 static void set_string(lua_State *L, const char *key, const char *value) {
     lua_pushstring(L, value);

@@ -22,6 +22,8 @@ public struct SimulationPolicy: Sendable {
     public let limits: LuaLimits
     /// The experiments it declares, for the per-arm breakdown.
     public let experiments: [Experiment]
+    /// The app events of its own it declares (`events = { ... }`).
+    public var declaredEvents: [String] { checker.declaredEvents }
     /// The params it declares, with their defaults.
     public let defaultParams: [String: PolicyValue]
     /// Overrides of its params for this run (`--param`), checked by `with(params:)`.

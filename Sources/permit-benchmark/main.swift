@@ -180,7 +180,8 @@ struct BenchmarkRun: Sendable {
             let sample = SimulationOptions(users: 1_000, days: self.options.days, seed: 1, workers: 1)
             let recorded = try await Simulation.recordCalls(policy: pack, model: model, options: sample)
             let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
-            let measured = try MinimalReference.measure(source: pack.source, calls: calls)
+            let measured = try MinimalReference.measure(
+                source: pack.source, calls: calls, declaredEvents: pack.declaredEvents)
             let minimal = measured.cpuNanoseconds / Double(recorded.events)
             let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
             print("  " + label + String(format: " %9.0f   %10.0f   %5.2f×                %6.2f", permit, minimal, permit / minimal,

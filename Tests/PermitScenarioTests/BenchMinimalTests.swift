@@ -20,4 +20,22 @@ import Testing
         #expect((json["minimal_cpu_per_event_ns"] as? Double ?? 0) > 0)
         #expect((json["minimal_ratio"] as? Double ?? 0) > 0)
     }
+
+    /// The reference host builds every part of ctx a policy may read (arms, app-event counts)
+    /// and gives the sandbox's helpers (`permit.within_hours`): the lessons pack is measured
+    /// with the same decisions as in Permit.
+    @Test func theReferenceHelpersMatchTheSandboxs() throws {
+        let result = try CLITests.permit([
+            "bench", "policies/lessons", "--scenario", "policies/lessons/tests/soft-quiet-hours.yaml",
+            "--iterations", "100", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((json["minimal_ratio"] as? Double ?? 0) > 0)
+        let reads = try #require(json["minimal_ctx_reads"] as? [String])
+        // The lessons pack reads its arm, its event counts and the local hour (permit.within_hours).
+        for path in ["user.arms.first_ask", "history.events.lesson_completed.count", "local_time.hour"] {
+            #expect(reads.contains(path), "\(path) in \(reads)")
+        }
+    }
 }
