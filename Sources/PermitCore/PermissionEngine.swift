@@ -453,7 +453,11 @@ public actor PermissionEngine {
             failure = error.description
         }
         guard let durableStore else { return failure }
-        var durable = ledger.durablePart(keeping: policy.durableKeys)
+        let keys = policy.durableKeys
+        // The common case on every event: a policy that keeps nothing, on iOS 10+, with no item
+        // stored. Nothing to build or compare.
+        if keys == .none, !ledger.legacyRegistered, storedDurable.isEmpty { return failure }
+        var durable = ledger.durablePart(keeping: keys)
         durable.lastSeenAt = lastSeenAt ?? storedDurable.lastSeenAt
         // Nothing worth an item, before or now: no Keychain call at all.
         guard durable != storedDurable, !(durable.isEmpty && storedDurable.isEmpty) else { return failure }
