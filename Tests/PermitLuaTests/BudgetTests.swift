@@ -41,7 +41,9 @@ import Testing
         ("load huge", "local s = string.rep(' ', 3000000) for i = 1, 100 do load(s) end"),
     ])
     func infiniteWorkEndsWithABudgetError(name: String, source: String) {
-        let vm = LuaVM(limits: fastLimits)
+        // A small budget so each case stops soon; work the budget does not see still hangs
+        // until the far-off time limit and fails as a time error.
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 250_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
         let e = failure(vm, source, chunk: "loop.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "loop.lua", "\(name)")
@@ -75,7 +77,7 @@ import Testing
         // The wall-clock net far out of the way: on a loaded machine it fired first (a time
         // error, not the budget error this test is about); left unset, a charge that failed
         // would hang instead of failing.
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 2_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 400_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
         var e: LuaError?
         e = failure(vm, source, chunk: "big.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")

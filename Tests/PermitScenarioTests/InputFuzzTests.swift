@@ -45,7 +45,7 @@ import Testing
 
     @Test func mutatedScenariosParseOrFailWithAnInputError() async throws {
         let corpus = Self.scenarioCorpus
-        let cases = FuzzBudget.cases(2000)
+        let cases = FuzzBudget.cases(800)
         var parsed = 0, rejected = 0, ran = 0
         for index in 0..<cases {
             var rng = SplitMix64.stream(seed: FuzzBudget.seed, index: UInt64(index))
