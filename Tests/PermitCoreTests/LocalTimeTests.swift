@@ -8,14 +8,12 @@ import Testing
 /// not exist (Santiago) and an hour that happens twice (Berlin's fall-back).
 @Suite struct LocalTimeTests {
     /// Date, hour, minute and ISO weekday (1 = Monday) of `seconds` by `Calendar`.
-    static func calendarTime(_ seconds: Int64, in zone: TimeZone) -> (String, Int, Int, Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
+    static func calendarTime(_ seconds: Int64, in calendar: Calendar) -> (String, Int, Int, Int) {
         let parts = calendar.dateComponents(
             [.hour, .minute, .weekday], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
         // Calendar's weekday is 1 = Sunday ... 7 = Saturday.
         let iso = (parts.weekday! + 5) % 7 + 1
-        return (LocalDayCacheTests.calendarDay(seconds, in: zone), parts.hour!, parts.minute!, iso)
+        return (LocalDayCacheTests.calendarDay(seconds, in: calendar), parts.hour!, parts.minute!, iso)
     }
 
     @Test(arguments: ["America/Santiago", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia", "UTC"])
@@ -26,9 +24,10 @@ import Testing
         // Mismatches gathered and asserted once: one expectation per step cost more than the
         // check itself.
         var wrong: [String] = []
+        let calendar = LocalDayCacheTests.gregorian(zone)
         while time < 1_798_761_600 {
             let local = cache.localTime(of: time)
-            let (date, hour, minute, weekday) = Self.calendarTime(time, in: zone)
+            let (date, hour, minute, weekday) = Self.calendarTime(time, in: calendar)
             let matches = local.date == date && local.hour == hour && local.minute == minute && local.weekday == weekday
             if !matches || local.timeZone != zoneName { wrong.append("\(time): \(local)") }
             time += 2_833
