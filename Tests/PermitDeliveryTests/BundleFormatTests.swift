@@ -22,23 +22,33 @@ import Testing
     }
 
     @Test func oneFlippedByteAnywhereIsRefused() throws {
-        let data = try bundle(3, taggedPolicy("v3"), key: key, expires: start.addingTimeInterval(86400))
+        // The smallest policy that installs: every part of the format is still there (manifest,
+        // both files, signature), and each flip costs a signature check, so fewer bytes of
+        // policy text mean fewer checks that test nothing new.
+        let data = try bundle(3, "return { name = 'v3', decide = function() end }", key: key, expires: start.addingTimeInterval(86400))
         let trust = BundleTrust.keys([key.publicKey])
+        // Flips that went unnoticed, gathered and asserted once (an expectation per flip cost
+        // more than the verification).
+        var unnoticed: [String] = []
         for index in data.indices {
             for mask: UInt8 in [0x01, 0x20, 0x80] {
                 var tampered = data
                 tampered[index] ^= mask
                 let accepted = (try? PolicyBundle(data: tampered).verify(trust: trust, now: start)) != nil
-                #expect(!accepted, "flipping bit mask \(mask) of byte \(index) went unnoticed")
+                if accepted { unnoticed.append("mask \(mask) of byte \(index)") }
             }
         }
+        #expect(unnoticed.isEmpty, "flips that went unnoticed: \(unnoticed.prefix(10))")
         // And through the source an app uses: every tampered copy refused, the genuine one installs.
         let source = try source(key: key)
+        var installed: [Int] = []
         for index in stride(from: 0, to: data.count, by: 7) {
             var tampered = data
             tampered[index] ^= 0x01
-            #expect(throws: BundleError.self) { try source.install(tampered) }
+            // `install` throws only BundleError (typed), so a refusal is the bundle's own.
+            if (try? source.install(tampered)) != nil { installed.append(index) }
         }
+        #expect(installed.isEmpty, "tampered copies installed (flipped byte): \(installed.prefix(10))")
         #expect(source.status.serving == .builtIn(name: "builtin"))
         try source.install(data)
         #expect(source.status.serving.version == 3)
