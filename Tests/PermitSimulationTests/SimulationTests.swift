@@ -45,14 +45,14 @@ struct SimulationTests {
         let policies = [try pack("polite"), random]
         let users = SimulationOptions.blockSize * 2 + 17  // three blocks, the last one short
         let one = await Simulation.run(
-            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 1))
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 4, seed: 99, workers: 1))
         let four = await Simulation.run(
-            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 99, workers: 4))
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 4, seed: 99, workers: 4))
         #expect(one.json() == four.json())
         #expect(one.policies[0].softPromptsPerUser > 0)
         #expect(one.policies[1].systemDialogsPerUser > 0)
         let other = await Simulation.run(
-            policies: policies, model: model, options: SimulationOptions(users: users, days: 8, seed: 100, workers: 2))
+            policies: policies, model: model, options: SimulationOptions(users: users, days: 4, seed: 100, workers: 2))
         #expect(other.json() != one.json())
     }
 
