@@ -29,7 +29,7 @@ struct SimulateCommandTests {
     @Test func jsonIsTheSameWhateverTheWorkersAndTheReportIsWritten() throws {
         let report = try Self.temporaryFile("report.html")
         let common = ["simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
-                      "--users", "300", "--days", "4", "--seed", "11", "--format", "json"]
+                      "--users", "300", "--days", "2", "--seed", "11", "--format", "json"]
         let one = try Self.permit(common + ["--workers", "1", "--report", report.path])
         let three = try Self.permit(common + ["--workers", "3"])
         #expect(one.status == 0, "\(one.stderr)")

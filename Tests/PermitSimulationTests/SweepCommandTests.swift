@@ -8,7 +8,7 @@ struct SweepCommandTests {
     static func run(_ extra: [String]) throws -> ProcessResult {
         let file = try SimulateCommandTests.temporaryFile("knob.lua", SweepTests.source)
         return try SimulateCommandTests.permit(["simulate", file.path, "--model", "examples/models/default.yaml",
-                                                "--users", "300", "--days", "2", "--seed", "4"] + extra)
+                                                "--users", "150", "--days", "2", "--seed", "4"] + extra)
     }
 
     @Test func theBinaryFindsTheKnownOptimum() throws {

@@ -33,7 +33,7 @@ struct SweepTests {
         let policy = try SimulationPolicy(source: source, chunkName: "knob.lua")
         return try await Sweep.run(
             policy: policy, axes: axes, model: try fixedModel(),
-            options: SimulationOptions(users: 400, days: 2, seed: 3, workers: workers),
+            options: SimulationOptions(users: 200, days: 2, seed: 3, workers: workers),
             objective: SweepMetric(name: objective, days: 2),
             constraints: try constraints.map { try SweepConstraint.parse($0, days: 2) })
     }
@@ -57,7 +57,7 @@ struct SweepTests {
         #expect(try #require(choice.difference).verdict == .clearDifference)
         // Nobody asked: nobody can receive alerts, everybody is never asked.
         #expect(sweep.runs[0].result.count(.fullAlerts, day: 2) == 0)
-        #expect(sweep.runs[0].result.count(.neverAsked, day: 2) == 400)
+        #expect(sweep.runs[0].result.count(.neverAsked, day: 2) == 200)
 
         let quiet = try #require(try await Self.run(objective: "quiet_day_2").choice)
         #expect(quiet.best == 3)
@@ -84,7 +84,7 @@ struct SweepTests {
         // Same seed per combination: ask=true, quiet=false equals the policy run alone.
         let alone = await Simulation.run(
             policies: [try SimulationPolicy(source: Self.source, chunkName: "knob.lua")], model: try fixedModel(),
-            options: SimulationOptions(users: 400, days: 2, seed: 3, workers: 2))
+            options: SimulationOptions(users: 200, days: 2, seed: 3, workers: 2))
         #expect(one.runs[2].result.count(.fullAlerts, day: 2) == alone.policies[0].count(.fullAlerts, day: 2))
     }
 
