@@ -412,11 +412,17 @@ extension FastPath {
         }
 
         /// A string key, only when it is valid UTF-8 (two invalid keys could decode alike).
+        ///
+        /// Keys are nearly always ASCII (locale tags, state names): ASCII is valid UTF-8, so it
+        /// is decoded without the check. `String(validating:as:)` is generic and not specialised
+        /// here; it looked up type metadata on every call (16k instructions per event of the
+        /// reminders pack, whose nine reminders each carry two tables of translations).
         func validKey(at index: Int32) -> String? {
             guard lua_type(L, index) == LUA_TSTRING else { return nil }
             var length = 0
-            let pointer = permit_tolstring_raw(L, index, &length)
-            return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+            let bytes = UnsafeRawBufferPointer(start: permit_tolstring_raw(L, index, &length), count: length)
+            if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            return String(validating: bytes, as: UTF8.self)
         }
 
         /// The action of kind `kind` (its position in the C reader's action names), with the

@@ -25,6 +25,8 @@ import Testing
         "return { { body = 'x' } }",
         "return { { day = 2, hour = 21, minute = 30, title = 'T', body = { en = 'B', ['zh-Hans'] = '乙' }, action = 'open', sound = false, badge = 3, id = 'r1' } }",
         "local l = {} for d = 0, 6 do for _, h in ipairs({ 9, 20 }) do l[#l + 1] = { day = d, hour = h, body = { en = 'mood', de = 'Laune' }, title = { en = 'Mood' } } end end return l",
+        // Keys beyond ASCII: valid UTF-8 is read in place, anything else by the general path.
+        "return { { body = { ['日本'] = 'a', en = 'b' } } }",
         // Handed to the general path: each is an error there.
         "return 5",
         "return { { body = 'x' }, nil, { body = 'y' } }",
@@ -41,6 +43,7 @@ import Testing
         "return { { body = 'x', colour = 'red' } }",
         "return { { body = 'x', [1] = 2 } }",
         "return { { body = {} } }",
+        "return { { body = { ['\\xff'] = 'a', ['\\xfe'] = 'b' } } }",
         "return { { body = { en = 5 } } }",
         "return { { body = string.rep('x', 2001) } }",
         "return { { body = 'x', action = 5 } }",
