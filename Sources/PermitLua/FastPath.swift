@@ -286,6 +286,8 @@ extension FastPath {
         let maxValues: Int
         /// Values the general path would have copied (`LuaLimits.maxConvertedValues`).
         var values = 1
+        /// Tables of translations read so far in this result (a few at most), by address.
+        var translationsRead: [(table: UnsafeRawPointer?, text: LocalizedText, entries: Int)] = []
 
         mutating func read(at index: Int32) -> Decision? {
             let bits = permit_decision_fields(L, index)
@@ -486,6 +488,14 @@ extension FastPath {
             case LUA_TSTRING:
                 return text(at: index).map(LocalizedText.plain)
             case LUA_TTABLE:
+                // The same table again (a policy's nine reminders share one `title`): read once.
+                // No Lua code runs while a result is read and every table read is reachable
+                // from it, so a table's address stands for its unchanged contents until the end.
+                let identity = lua_topointer(L, index)
+                if let seen = translationsRead.first(where: { $0.table == identity }) {
+                    values += 2 * seen.entries
+                    return seen.text
+                }
                 guard permit_settle_then_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
                 var translations: [String: String] = [:]
                 var entries = 0
@@ -501,6 +511,7 @@ extension FastPath {
                 }
                 guard entries > 0 else { return nil }
                 values += 2 * entries
+                if translationsRead.count < 8 { translationsRead.append((identity, .translations(translations), entries)) }
                 return .translations(translations)
             default:
                 return nil
