@@ -286,6 +286,8 @@ extension FastPath {
         let maxValues: Int
         /// Values the general path would have copied (`LuaLimits.maxConvertedValues`).
         var values = 1
+        /// Tables of translations read so far in this result (a few at most), by address.
+        var translationsRead: [(table: UnsafeRawPointer?, text: LocalizedText, entries: Int)] = []
 
         mutating func read(at index: Int32) -> Decision? {
             let bits = permit_decision_fields(L, index)
@@ -412,11 +414,17 @@ extension FastPath {
         }
 
         /// A string key, only when it is valid UTF-8 (two invalid keys could decode alike).
+        ///
+        /// Keys are nearly always ASCII (locale tags, state names): ASCII is valid UTF-8, so it
+        /// is decoded without the check. `String(validating:as:)` is generic and not specialised
+        /// here; it looked up type metadata on every call (16k instructions per event of the
+        /// reminders pack, whose nine reminders each carry two tables of translations).
         func validKey(at index: Int32) -> String? {
             guard lua_type(L, index) == LUA_TSTRING else { return nil }
             var length = 0
-            let pointer = permit_tolstring_raw(L, index, &length)
-            return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+            let bytes = UnsafeRawBufferPointer(start: permit_tolstring_raw(L, index, &length), count: length)
+            if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            return String(validating: bytes, as: UTF8.self)
         }
 
         /// The action of kind `kind` (its position in the C reader's action names), with the
@@ -480,6 +488,14 @@ extension FastPath {
             case LUA_TSTRING:
                 return text(at: index).map(LocalizedText.plain)
             case LUA_TTABLE:
+                // The same table again (a policy's nine reminders share one `title`): read once.
+                // No Lua code runs while a result is read and every table read is reachable
+                // from it, so a table's address stands for its unchanged contents until the end.
+                let identity = lua_topointer(L, index)
+                if let seen = translationsRead.first(where: { $0.table == identity }) {
+                    values += 2 * seen.entries
+                    return seen.text
+                }
                 guard permit_settle_then_has_metatable(L, index) == 0, lua_checkstack(L, 3) != 0 else { return nil }
                 var translations: [String: String] = [:]
                 var entries = 0
@@ -495,6 +511,7 @@ extension FastPath {
                 }
                 guard entries > 0 else { return nil }
                 values += 2 * entries
+                if translationsRead.count < 8 { translationsRead.append((identity, .translations(translations), entries)) }
                 return .translations(translations)
             default:
                 return nil

@@ -25,6 +25,10 @@ import Testing
         "return { { body = 'x' } }",
         "return { { day = 2, hour = 21, minute = 30, title = 'T', body = { en = 'B', ['zh-Hans'] = '乙' }, action = 'open', sound = false, badge = 3, id = 'r1' } }",
         "local l = {} for d = 0, 6 do for _, h in ipairs({ 9, 20 }) do l[#l + 1] = { day = d, hour = h, body = { en = 'mood', de = 'Laune' }, title = { en = 'Mood' } } end end return l",
+        // One table of translations shared by several reminders (read once, counted each time).
+        "local t = { en = 'a', de = 'b' } return { { body = t, title = t }, { body = t, hour = 10 } }",
+        // Keys beyond ASCII: valid UTF-8 is read in place, anything else by the general path.
+        "return { { body = { ['日本'] = 'a', en = 'b' } } }",
         // Handed to the general path: each is an error there.
         "return 5",
         "return { { body = 'x' }, nil, { body = 'y' } }",
@@ -41,6 +45,8 @@ import Testing
         "return { { body = 'x', colour = 'red' } }",
         "return { { body = 'x', [1] = 2 } }",
         "return { { body = {} } }",
+        "return { { body = { ['\\xff'] = 'a', ['\\xfe'] = 'b' } } }",
+        "local t = { en = 'a' } return { { body = t }, { body = t, hour = 10, title = { en = 5 } } }",
         "return { { body = { en = 5 } } }",
         "return { { body = string.rep('x', 2001) } }",
         "return { { body = 'x', action = 5 } }",
@@ -84,6 +90,23 @@ import Testing
         #expect(reminders == [ReminderRequest(
             day: 2, hour: 21, minute: 30, title: .plain("T"), body: .translations(["en": "B", "zh-Hans": "乙"]),
             action: "open", sound: false, badge: 3, id: "r1")])
+    }
+
+    @Test func aSharedTranslationTableCountsItsValuesEveryTime() throws {
+        // 1 value for the list, 2 per item and per field, 4 per use of the two translations: 23,
+        // the shared table's counting at each of its three uses, as the general path copies it.
+        var outcomes: [Bool] = []
+        for limit in [21, 22, 23, 24] {
+            let policy = try Self.policy(
+                "local t = { en = 'a', de = 'b' } return { { body = t, title = t }, { body = t } }",
+                limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
+            let context = FastPathTests.context(.appLaunch, status: .authorized)
+            let fast = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.planReminders(context) }
+            let general = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.generalPlanReminders(context) }
+            Self.expectSame(fast, general)
+            outcomes.append((try? fast.get()) != nil)
+        }
+        #expect(outcomes.contains(false) && outcomes.contains(true))
     }
 
     @Test func aLowValueLimitIsHonouredAlike() throws {
