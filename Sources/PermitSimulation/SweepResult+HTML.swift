@@ -7,6 +7,8 @@ extension SweepResult {
     /// 95% band), the best setting ringed on every chart, each constraint's bound drawn as a
     /// dashed line on its figure's chart; then the table and the choice, as in the text report.
     /// Self-contained and well-formed XML, as the policy report.
+    ///
+    /// - Parameter modelFile: the model file as the user named it, shown in the page's heading.
     public func html(modelFile: String? = nil) -> String {
         let title = "Permit sweep: \(simulation.policies.first?.name ?? "") over \(axes.joined(separator: ", "))"
         let meta = "\(runs.count) settings × \(simulation.users) users × \(simulation.days) days, model "
