@@ -8,17 +8,16 @@ import Testing
 /// "meets" a bound when its whole interval is within it, "may meet" it when only its share is.
 @Suite("Sweep constraints")
 struct SweepConstraintTests {
-    /// The knob sweep once (400 users, 2 days); each test re-judges its runs under other bounds.
-    static func sweep(_ constraints: [SweepConstraint]) async throws -> SweepResult {
-        let base = try await SweepTests.run(objective: "reach_day_2")
-        return SweepResult(simulation: base.simulation, axes: base.axes, runs: base.runs, objective: base.objective,
-                           constraints: constraints)
+    /// `base`'s runs judged under other bounds (each test runs the knob sweep once: 400 users, 2 days).
+    static func judged(_ base: SweepResult, _ constraints: [SweepConstraint]) -> SweepResult {
+        SweepResult(simulation: base.simulation, axes: base.axes, runs: base.runs, objective: base.objective,
+                    constraints: constraints)
     }
 
     static let denied = SweepMetric(name: "denied_day_2", days: 2)!
 
     @Test func theStatusComesFromTheIntervalNotTheShareAlone() async throws {
-        let base = try await Self.sweep([])
+        let base = try await SweepTests.run(objective: "reach_day_2")
         // ask=true, quiet=false: the users who did not allow are denied (about 65%).
         let (share, interval) = Self.denied.share(in: base.runs[2].result)
         #expect(interval.low < share && share < interval.high)
@@ -36,14 +35,14 @@ struct SweepConstraintTests {
             #expect(bound.isMet(by: base.runs[2].result) == (expected != .breaks))
         }
         // The worst of several constraints is the run's status.
-        let both = try await Self.sweep([bounds[0].0, bounds[1].0])
+        let both = Self.judged(base, [bounds[0].0, bounds[1].0])
         #expect(both.status(of: both.runs[2]) == .mayMeet)
     }
 
     @Test func aBestThatOnlyMayMeetNamesTheBestSettingThatSurelyDoes() async throws {
-        let base = try await Self.sweep([])
+        let base = try await SweepTests.run(objective: "reach_day_2")
         let (share, interval) = Self.denied.share(in: base.runs[2].result)
-        let sweep = try await Self.sweep([SweepConstraint(metric: Self.denied, atMost: true, bound: (share + interval.high) / 2)])
+        let sweep = Self.judged(base, [SweepConstraint(metric: Self.denied, atMost: true, bound: (share + interval.high) / 2)])
         let choice = try #require(sweep.choice)
         // The best on reach is still ask=true, quiet=false (its share is within the bound) ...
         #expect(choice.best == 2)
@@ -67,7 +66,7 @@ struct SweepConstraintTests {
         #expect(runs.map { $0["constraints"] as? String } == ["meets", "meets", "may meet", "meets"])
 
         // A bound the best surely meets says so, and names no other setting.
-        let sure = try await Self.sweep([SweepConstraint(metric: Self.denied, atMost: true, bound: interval.high + 0.001)])
+        let sure = Self.judged(base, [SweepConstraint(metric: Self.denied, atMost: true, bound: interval.high + 0.001)])
         let sureChoice = try #require(sure.choice)
         #expect(sureChoice.best == 2 && sureChoice.constraints == .meets && sureChoice.surelyMeeting == nil)
         #expect(sure.text().contains("meets the constraints: every 95% interval is within its bound (denied_day_2 "))
