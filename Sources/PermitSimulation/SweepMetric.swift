@@ -68,11 +68,34 @@ public struct SweepConstraint: Sendable, Hashable, CustomStringConvertible {
         "\(metric)\(atMost ? "<=" : ">=")\(String(format: "%g", bound * 100))%"
     }
 
-    /// Whether `result` meets it, on the point estimate (the report shows the interval beside it).
-    public func isMet(by result: PolicyResult) -> Bool {
-        let share = metric.share(in: result).value
-        return atMost ? share <= bound : share >= bound
+    /// How sure it is that a setting meets a bound, from its share's 95% interval: a simulated
+    /// share moves with the seed, so a point just inside the bound does not show that the
+    /// model's rate is inside it.
+    public enum Status: String, Sendable, Comparable {
+        /// The whole 95% interval is within the bound (`<=`: its upper end; `>=`: its lower end).
+        case meets
+        /// The share is within the bound but its interval crosses it: more users may tell.
+        case mayMeet = "may meet"
+        /// The share itself is beyond the bound.
+        case breaks
+
+        private var rank: Int { self == .meets ? 0 : self == .mayMeet ? 1 : 2 }
+
+        /// The surer status orders first, so the worst of several is their `max()`.
+        public static func < (a: Status, b: Status) -> Bool { a.rank < b.rank }
     }
+
+    /// Whether `result` meets it: surely (its interval within the bound), maybe (only its
+    /// share), or not (its share beyond the bound).
+    public func status(of result: PolicyResult) -> Status {
+        let (share, interval) = metric.share(in: result)
+        guard atMost ? share <= bound : share >= bound else { return .breaks }
+        return (atMost ? interval.high <= bound : interval.low >= bound) ? .meets : .mayMeet
+    }
+
+    /// Whether `result`'s share is within the bound (it meets or may meet it): the settings the
+    /// best is chosen from, the share being the best estimate of the model's rate.
+    public func isMet(by result: PolicyResult) -> Bool { status(of: result) != .breaks }
 
     /// Why a constraint text cannot be read.
     public enum ParseError: Error, Sendable, Equatable {

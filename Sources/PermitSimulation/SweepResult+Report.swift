@@ -3,16 +3,17 @@ import PermitCore
 
 extension SweepResult {
     /// A table with one row per combination (its params, each figure with its 95% interval,
-    /// `*` on the best feasible row, `x` on rows breaking a constraint), then the choice.
+    /// with constraints whether it meets them: `meets`, `may meet` or `breaks`, and `*` on the
+    /// best row), then the choice.
     public func text() -> String {
         let metrics = columns
-        let header = axes + metrics.map(\.description)
+        let header = axes + metrics.map(\.description) + (constraints.isEmpty ? [] : ["constraints"])
         let choice = self.choice
         var rows: [[String]] = runs.enumerated().map { index, run in
             run.params.map { Self.valueText($0.1) } + metrics.map { metric in
                 let (value, interval) = metric.share(in: run.result)
                 return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
-            } + [index == choice?.best ? "*" : isFeasible(run) ? "" : "x"]
+            } + (constraints.isEmpty ? [] : [status(of: run).rawValue]) + [index == choice?.best ? "*" : ""]
         }
         rows.insert(header + [""], at: 0)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -44,6 +45,31 @@ extension SweepResult {
         } else {
             lines.append("  the only setting that meets the constraints")
         }
+        return lines + constraintLines(choice)
+    }
+
+    /// How sure it is that the best meets the constraints, and what a surer setting costs.
+    func constraintLines(_ choice: Choice) -> [String] {
+        guard !constraints.isEmpty else { return [] }
+        let best = runs[choice.best].result
+        let figures = constraints.map { bound in
+            let (value, interval) = bound.metric.share(in: best)
+            return String(format: "%@ %.1f%% [%.1f, %.1f]", bound.metric.description, value * 100, interval.low * 100,
+                          interval.high * 100)
+        }.joined(separator: ", ")
+        guard choice.constraints == .mayMeet else {
+            return ["  meets the constraints: every 95% interval is within its bound (\(figures))"]
+        }
+        var lines = ["  may meet the constraints: its share is within each bound but an interval crosses one (\(figures)); "
+            + "more users (--users, --precision) narrow the intervals"]
+        if let safer = choice.surelyMeeting, let difference = choice.surelyMeetingDifference {
+            lines.append(String(
+                format: "  the best setting that surely meets them: %@ (%@ %+.1f pp [%+.1f, %+.1f] against the best's, %@)",
+                paramsText(runs[safer].params), objective?.description ?? "", -difference.value * 100,
+                -difference.interval.high * 100, -difference.interval.low * 100, difference.verdict.rawValue))
+        } else {
+            lines.append("  no setting surely meets them")
+        }
         return lines
     }
 
@@ -64,13 +90,17 @@ extension SweepResult {
             return .table([
                 "params": .table(Dictionary(run.params, uniquingKeysWith: { $1 })),
                 "metrics": .table(figures), "feasible": .bool(isFeasible(run)),
+                "constraints": .string(status(of: run).rawValue),
             ])
         }
         var sweep: [String: PolicyValue] = [
             "model": .string(simulation.model), "users": .integer(Int64(simulation.users)),
             "days": .integer(Int64(simulation.days)), "seed": .string(String(simulation.seed)),
             "params": .list(axes.map { .string($0) }), "runs": .list(runs),
-            "constraints": .list(constraints.map { .string($0.description) }),
+            "constraints": .list(constraints.map { bound in
+                .table(["constraint": .string(bound.description), "metric": .string(bound.metric.description),
+                        "bound": round(bound.bound), "at_most": .bool(bound.atMost)])
+            }),
             "warnings": .list(simulation.warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]
         if let objective { sweep["objective"] = .string(objective.description) }
@@ -82,6 +112,15 @@ extension SweepResult {
                 best["difference"] = round(difference.value)
                 best["ci95"] = .list([round(difference.interval.low), round(difference.interval.high)])
                 best["verdict"] = .string(difference.verdict.rawValue)
+            }
+            best["constraints"] = .string(choice.constraints.rawValue)
+            if let safer = choice.surelyMeeting, let difference = choice.surelyMeetingDifference {
+                best["surely_meeting"] = .table([
+                    "params": .table(Dictionary(self.runs[safer].params, uniquingKeysWith: { $1 })),
+                    "difference": round(difference.value),
+                    "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
+                    "verdict": .string(difference.verdict.rawValue),
+                ])
             }
             sweep["best"] = .table(best)
         }

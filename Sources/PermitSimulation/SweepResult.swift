@@ -12,7 +12,7 @@ public struct SweepResult: Sendable {
         public let result: PolicyResult
     }
 
-    /// The best feasible run and how sure the choice is.
+    /// The best feasible run and how sure the choice is, on the objective and on the constraints.
     public struct Choice: Sendable {
         /// Index of the best run in `runs`.
         public let best: Int
@@ -20,6 +20,12 @@ public struct SweepResult: Sendable {
         public let runnerUp: Int?
         /// Best minus runner-up on the objective, with its interval and verdict.
         public let difference: Difference?
+        /// How sure it is that the best meets every constraint (`meets` without constraints).
+        public let constraints: SweepConstraint.Status
+        /// When the best only may meet the constraints: the best run that surely meets them, if any.
+        public let surelyMeeting: Int?
+        /// Best minus `surelyMeeting` on the objective: what the surer choice costs.
+        public let surelyMeetingDifference: Difference?
     }
 
     /// The whole simulation (model, users, days, seed, warnings).
@@ -33,26 +39,45 @@ public struct SweepResult: Sendable {
     /// Bounds the best setting must meet.
     public let constraints: [SweepConstraint]
 
-    /// Whether `run` meets every constraint.
-    public func isFeasible(_ run: Run) -> Bool { constraints.allSatisfy { $0.isMet(by: run.result) } }
+    /// Whether `run`'s shares are within every constraint (it meets or may meet them all).
+    public func isFeasible(_ run: Run) -> Bool { status(of: run) != .breaks }
+
+    /// How sure it is that `run` meets every constraint: the least sure of them.
+    public func status(of run: Run) -> SweepConstraint.Status {
+        constraints.map { $0.status(of: run.result) }.max() ?? .meets
+    }
 
     /// The best feasible run on the objective (ties go to the earlier combination), or `nil`
-    /// without an objective or when no run is feasible.
+    /// without an objective or when no run is feasible. Settings are ranked on their shares;
+    /// how sure the pick is comes with it: the runner-up difference, whether the best surely
+    /// meets the constraints, and if it only may, the best setting that surely does.
     public var choice: Choice? {
         guard let objective else { return nil }
-        let ranked = runs.indices.filter { isFeasible(runs[$0]) }.sorted { a, b in
+        let ranked = rank(runs.indices.filter { isFeasible(runs[$0]) }, on: objective)
+        guard let best = ranked.first else { return nil }
+        let runnerUp = ranked.dropFirst().first
+        let constraints = status(of: runs[best])
+        let surelyMeeting = constraints == .meets ? nil : ranked.first { status(of: runs[$0]) == .meets }
+        return Choice(
+            best: best, runnerUp: runnerUp, difference: runnerUp.map { difference(best, minus: $0, on: objective) },
+            constraints: constraints, surelyMeeting: surelyMeeting,
+            surelyMeetingDifference: surelyMeeting.map { difference(best, minus: $0, on: objective) })
+    }
+
+    /// `indices` best first on `objective`; ties keep the earlier combination first.
+    private func rank(_ indices: [Int], on objective: SweepMetric) -> [Int] {
+        indices.sorted { a, b in
             let (ca, cb) = (objective.count(in: runs[a].result), objective.count(in: runs[b].result))
             guard ca != cb else { return a < b }
             return objective.higherIsBetter ? ca > cb : ca < cb
         }
-        guard let best = ranked.first else { return nil }
-        let runnerUp = ranked.dropFirst().first
-        let difference = runnerUp.map { other in
-            Confidence.difference(
-                (objective.count(in: runs[best].result), runs[best].result.users),
-                minus: (objective.count(in: runs[other].result), runs[other].result.users))
-        }
-        return Choice(best: best, runnerUp: runnerUp, difference: difference)
+    }
+
+    /// Run `a` minus run `b` on `metric`, with Newcombe's interval.
+    private func difference(_ a: Int, minus b: Int, on metric: SweepMetric) -> Difference {
+        Confidence.difference(
+            (metric.count(in: runs[a].result), runs[a].result.users),
+            minus: (metric.count(in: runs[b].result), runs[b].result.users))
     }
 
     /// The figures each row shows: the headline and quiet reach on the last day, uninstalls,

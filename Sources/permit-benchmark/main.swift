@@ -2,7 +2,7 @@
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
 //                                         [--users N] [--days N] [--workers N] [--pack-users N]
-//                                         [--only engine|policy|reference|warm|minimal|cold|test|memory|simulate|packs]
+//                                         [--only engine|policy|reference|warm|minimal|cold|test|memory|simulate|sweep|packs]
 //
 // `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
 // alone, without the engine) and `reference` run N warm decisions of one side only (one round,
@@ -17,6 +17,8 @@
 // `minimal` and `packs` compare with the minimal C + Lua host (MinimalReference.c: only the ctx
 // fields the policy reads, built by a C host over plain Lua): `minimal` for the warm decision,
 // `packs` for `permit simulate` of every pack in policies/ (`--pack-users`, default 20,000).
+// `sweep` (only with `--only`) compares the CPU per event of a sweep of polite's 9 settings
+// with a single run of the same users, both measured in the same run (`--pack-users`).
 import Foundation
 import PermitBench
 import PermitCore
@@ -112,6 +114,7 @@ struct BenchmarkRun: Sendable {
         ("test", true, { try await $0.packTests() }),
         ("memory", true, { try await $0.memory() }),
         ("simulate", true, { try await $0.simulate() }),
+        ("sweep", false, { try await $0.sweep() }),
         ("packs", true, { try await $0.packs() }),
     ]
 
@@ -189,6 +192,40 @@ struct BenchmarkRun: Sendable {
             print("    ctx read: \(measured.reads.joined(separator: " "))")
             fflush(nil)
         }
+    }
+
+    /// A sweep of 9 settings of polite against single runs of the same users, in CPU per event:
+    /// single, sweep, single, so both sides see the same machine; the goal is about 1.0×.
+    func sweep() async throws {
+        let modelPath = "examples/models/default.yaml", path = "policies/polite/policy.lua"
+        let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
+        let polite = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
+        let options = SimulationOptions(users: self.options.packUsers, days: self.options.days, seed: 1, workers: self.options.workers)
+        let axes = [
+            SweepAxis(param: "settings_backoff_days", values: [[1, 7, 30], [3, 7, 30], [7, 14, 60]].map { days in
+                .list(days.map { .integer(Int64($0)) }) }),
+            SweepAxis(param: "max_soft_prompts", values: [.integer(1), .integer(2), .integer(3)]),
+        ]
+        print("\npermit simulate --sweep: 9 settings × \(options.users) users × \(options.days) days of polite, "
+            + "\(options.workers) workers, CPU per event")
+        var singles: [Double] = []
+        func single() async {
+            let before = Bench.cpuSeconds()
+            let result = await Simulation.run(policies: [polite], model: model, options: options)
+            singles.append((Bench.cpuSeconds() - before) * 1e9 / Double(result.policies[0].events))
+            print(String(format: "  single run   %6.0f ns  (%.2f s wall, %d events)", singles.last!,
+                         result.elapsedSeconds, result.policies[0].events))
+        }
+        await single()
+        let before = Bench.cpuSeconds()
+        let swept = try await Sweep.run(
+            policy: polite, axes: axes, model: model, options: options, objective: nil, constraints: [])
+        let events = swept.runs.reduce(0) { $0 + $1.result.events }
+        let perEvent = (Bench.cpuSeconds() - before) * 1e9 / Double(events)
+        print(String(format: "  sweep        %6.0f ns  (%.2f s wall, %d events)", perEvent, swept.simulation.elapsedSeconds, events))
+        await single()
+        let baseline = singles.reduce(0, +) / Double(singles.count)
+        print(String(format: "  ratio        %.2f× the single runs' mean (goal ≈ 1.0×)", perEvent / baseline))
     }
 
     func cold() throws {

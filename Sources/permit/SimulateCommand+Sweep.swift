@@ -43,12 +43,13 @@ extension SimulateCommand {
         }
         bar?.clear()
         for warning in result.simulation.warnings { Terminal.printError("warning: \(warning)") }
+        if let report { try writeAtomically(Data(result.html(modelFile: model).utf8), to: report) }
         switch format {
         case .json: print(result.json())
         case .text:
             print(result.text())
             print(String(format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
-                         result.simulation.elapsedSeconds))
+                         result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
 

@@ -61,7 +61,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("constraint"), help: "With --sweep: a bound the best setting must meet, metric<=N% or metric>=N%, e.g. uninstalls<=2% (repeatable).")
     var constraints: [String] = []
 
-    @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery.")
+    @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery (with --sweep: each figure against the params).")
     var report: String?
 
     @OptionGroup var limitOptions: LimitOptions
@@ -88,9 +88,6 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
-        }
-        if !sweep.isEmpty, report != nil {
-            throw ValidationError("--report charts policies, not sweeps; drop --report or --sweep")
         }
     }
 

@@ -24,8 +24,14 @@ struct SweepCommandTests {
         #expect(best["runner_up"] as? [String: Bool] != nil)
         #expect(best["verdict"] as? String == "clear difference")
 
-        let text = try Self.run(sweep)
+        let page = try SimulateCommandTests.temporaryFile("sweep.html")
+        let text = try Self.run(sweep + ["--report", page.path])
         #expect(text.status == 0, "\(text.stderr)")
+        // The report: one chart per figure of the table (reach, quiet, uninstalls), the best ringed on each.
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 3)
+        #expect(html.components(separatedBy: "<circle class=\"best\"").count - 1 == 3)
+        #expect(text.stdout.contains("report written to \(page.path)"))
         #expect(text.stdout.contains("objective reach_day_2 subject to uninstalls<=50%: best (*) ask=true quiet=false"))
         #expect(text.stdout.contains("vs runner-up ask="))
         let marked = text.stdout.split(separator: "\n").filter { $0.hasSuffix("*") }
