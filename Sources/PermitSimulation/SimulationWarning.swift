@@ -53,12 +53,15 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
                     + "(it sends \(quoted(sent))); decisions waiting for \(events.count == 1 ? "it" : "them") never run. "
                     + "Add \(events.count == 1 ? "it" : "them") to the model's `events` (and to the policy's `events = { ... }`)"))
         }
-        for skipped in model.appEvents where !policy.declaredEvents.contains(skipped.name) {
+        let skipped = model.appEvents.filter { !policy.declaredEvents.contains($0.name) }
+        if !skipped.isEmpty {
             let declared = policy.declaredEvents.isEmpty ? "it declares no events" : "it declares \(quoted(policy.declaredEvents))"
+            let named = skipped.map { "\"\($0.name)\" (\($0.place))" }.joined(separator: ", ")
             warnings.append(SimulationWarning(
                 policy: policy.name,
-                message: "does not declare the event \"\(skipped.name)\" that the model sends (\(skipped.place)), "
-                    + "so it is not sent to this policy (\(declared)); if the name is misspelt, fix it in the model"))
+                message: "does not declare the event\(skipped.count == 1 ? "" : "s") \(named) that the model sends, "
+                    + "so \(skipped.count == 1 ? "it is" : "they are") not sent to this policy (\(declared)); "
+                    + "if a name is misspelt, fix it in the model"))
         }
         return warnings
     }

@@ -39,7 +39,7 @@ struct ModelActivityTests {
         #expect(result.policies[0].answers.appEvents.isEmpty)
         let messages = result.warnings.map(\.description)
         #expect(messages.contains {
-            $0.hasPrefix("lessons-probe: does not declare the event \"lesson_complete\" that the model sends (test-model.yaml:9)")
+            $0.hasPrefix("lessons-probe: does not declare the event \"lesson_complete\" (test-model.yaml:9) that the model sends")
         }, "\(messages)")
         // The policy compares with "lesson_completed", which the model never sends.
         #expect(messages.contains { $0.contains("names event \"lesson_completed\" that the simulation never sends") })
