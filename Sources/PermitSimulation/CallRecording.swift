@@ -26,7 +26,9 @@ extension Simulation {
         let recorder = RecordingPolicy(inner: vm)
         var events = 0
         for index in 0..<options.users {
-            var user = UserSimulation(index: index, seed: options.seed, model: model, policy: recorder, days: options.days)
+            var user = UserSimulation(
+                index: index, seed: options.seed, model: model, policy: recorder, days: options.days,
+                appEvents: model.appEvents(declaredBy: policy))
             await user.run()
             events += user.tally.events
         }

@@ -90,6 +90,13 @@ public struct SimulationOptions: Sendable, Hashable {
     }
 }
 
+extension UserModel {
+    /// The model's app events that `policy` declares: the ones its users send to it.
+    func appEvents(declaredBy policy: SimulationPolicy) -> [ModelEvent] {
+        appEvents.filter { policy.declaredEvents.contains($0.name) }
+    }
+}
+
 /// Runs a simulated population through policies and compares them.
 public enum Simulation {
     /// Runs `options.users` users for `options.days` days through each policy. The work is cut
@@ -170,9 +177,11 @@ public enum Simulation {
             tally.firstError = error.description
             return tally
         }
+        let events = model.appEvents(declaredBy: policy)
         for index in first..<last {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: vm, days: options.days, params: policy.params)
+                index: index, seed: options.seed, model: model, policy: vm, days: options.days, params: policy.params,
+                appEvents: events)
             await user.run()
             tally.add(user: user.tally, arms: user.arms)
         }

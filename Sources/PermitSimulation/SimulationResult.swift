@@ -84,6 +84,10 @@ public struct PolicyResult: Sendable {
         public let quietTurnedOff: Int
         /// Quiet users who had them delivered prominently.
         public let quietMadeProminent: Int
+        /// The app's own events the users sent (`events:` in the model), by name.
+        public let appEvents: [String: Int]
+        /// Times a user's device changed time zone (`travel:` in the model).
+        public let timeZoneChanges: Int
     }
 
     init(name: String, file: String, days: Int, tally: Tally) {
@@ -121,7 +125,8 @@ public struct PolicyResult: Sendable {
             dialogsAfterAcceptAllowed: tally.dialogsAfterAcceptAllowed, settingsPrompts: tally.settingsPrompts,
             settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
             quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
-            quietMadeProminent: tally.quietMadeProminent)
+            quietMadeProminent: tally.quietMadeProminent, appEvents: tally.appEvents,
+            timeZoneChanges: tally.timeZoneChanges)
         arms = tally.arms.sorted { ($0.key.experiment, $0.key.arm) < ($1.key.experiment, $1.key.arm) }.map { key, armTally in
             ArmResult(
                 experiment: key.experiment, arm: key.arm,
@@ -308,6 +313,8 @@ public struct SimulationResult: Sendable {
                 "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
                 "made_prominent": .integer(Int64(a.quietMadeProminent)),
             ]),
+            "app_events": .table(a.appEvents.mapValues { .integer(Int64($0)) }),
+            "time_zone_changes": .integer(Int64(a.timeZoneChanges)),
         ])
     }
 

@@ -21,6 +21,10 @@ struct Tally: Sendable {
     var settingsEnabled = 0
     var uninstalls = 0
     var reinstalls = 0
+    /// The app's own events sent (`events:` in the model), by name.
+    var appEvents: [String: Int] = [:]
+    /// Times a device changed time zone (`travel:` in the model).
+    var timeZoneChanges = 0
     /// Quiet (provisional) users who chose, from a quiet notification, to keep it quiet, turn
     /// notifications off, or have them delivered prominently.
     var quietKept = 0
@@ -77,6 +81,8 @@ struct Tally: Sendable {
         settingsEnabled += other.settingsEnabled
         uninstalls += other.uninstalls
         reinstalls += other.reinstalls
+        appEvents.merge(other.appEvents, uniquingKeysWith: +)
+        timeZoneChanges += other.timeZoneChanges
         secondsToAlerts += other.secondsToAlerts
         errors.merge(other.errors, uniquingKeysWith: +)
         warnings.merge(other.warnings, uniquingKeysWith: +)

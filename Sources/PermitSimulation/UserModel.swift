@@ -58,6 +58,10 @@ public struct UserModel: Sendable, Hashable {
     /// `app`: what every simulated user's app is, as a scenario's `device` says it (an App
     /// Clip, its ephemeral key, the notification entitlements it is signed with).
     public var app = App()
+    /// `events`: the app's own events users send in their sessions (to the policies that declare them).
+    public var appEvents: [ModelEvent] = []
+    /// `travel`: how some users change time zone; `nil`: nobody travels.
+    public var travel: Travel?
 
     /// The app the population runs.
     public struct App: Sendable, Hashable {
@@ -75,7 +79,7 @@ public struct UserModel: Sendable, Hashable {
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
-        "app",
+        "app", "events", "travel",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -116,7 +120,7 @@ public struct UserModel: Sendable, Hashable {
         let start = try fields["start"]?.date() ?? defaultStart
         let app = try fields["app"].map(parseApp) ?? App()
 
-        return UserModel(
+        var model = UserModel(
             name: try fields["name"]?.string() ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
             osVersions: osVersions,
             locales: locales,
@@ -142,6 +146,14 @@ public struct UserModel: Sendable, Hashable {
             maxPromptsPerDay: try fields["max_prompts_per_day"]?.int(in: 1...100) ?? 3,
             start: start,
             app: app)
+        try model.readActivity(fields)
+        return model
+    }
+
+    /// `events` and `travel`, both optional.
+    private mutating func readActivity(_ fields: [String: YAMLValue]) throws(InputError) {
+        appEvents = try fields["events"].map(ModelEvent.parseAll) ?? []
+        travel = try fields["travel"].map(Travel.parse)
     }
 
     /// `app: { app_clip: true, app_clip_ephemeral: true, entitlements: [time_sensitive] }`.

@@ -16,7 +16,7 @@ struct UserSimulation: Sendable {
 
     private var rng: SplitMix64
     private let platform: Platform
-    private let configuration: EngineConfiguration
+    private var configuration: EngineConfiguration
     private let clock: ManualClock
     private let device: SimulatedDevice
     private var engine: PermissionEngine
@@ -34,11 +34,20 @@ struct UserSimulation: Sendable {
     /// Settings changed, a reinstall, a request the system answered at once): reading it takes
     /// the device's lock, so it is read only then.
     private var authorizationMayHaveChanged = true
+    /// The model's app events this policy declares (the others are not sent to it).
+    private let appEvents: [ModelEvent]
+    /// The user's time-zone changes, in day order (empty for one who never travels), and the next one.
+    private let trips: [Travel.Change]
+    private var nextTrip = 0
 
     static let utc = TimeZone(identifier: "UTC")!
 
-    init(index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int, params: [String: PolicyValue] = [:]) {
+    init(
+        index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int, params: [String: PolicyValue] = [:],
+        appEvents: [ModelEvent] = []
+    ) {
         self.model = model
+        self.appEvents = appEvents
         self.policy = policy
         self.days = days
         self.tally = Tally(days: days)
@@ -47,6 +56,9 @@ struct UserSimulation: Sendable {
         platform = Platform(version: model.osVersions.pick(&traits), isAppClip: model.app.isAppClip)
         let locale = model.locales.pick(&traits)
         let bucket = Int(traits.next() % 100)
+        // A stream of its own, so that a model without travel draws exactly as before.
+        var travel = SplitMix64.stream(seed: seed ^ 0x7EA7_E1, index: UInt64(index))
+        trips = model.travel?.itinerary(days: days, home: UserSimulation.utc, rng: &travel) ?? []
         configuration = EngineConfiguration(
             maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: UserSimulation.utc,
             userBucket: bucket, params: params, foregroundRechecks: [],
@@ -80,9 +92,17 @@ struct UserSimulation: Sendable {
         tally.users = 1
         let startSeconds = model.start.timeIntervalSince1970
         for day in 0..<days {
-            let midnight = startSeconds + Double(day) * 86_400
+            var midnight = startSeconds + Double(day) * 86_400
             if !installed, let comeback = reinstallDay, comeback <= day {
                 reinstall()
+            }
+            if !trips.isEmpty {
+                if nextTrip < trips.count, trips[nextTrip].day == day {
+                    await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight, on: engine)
+                    nextTrip += 1
+                }
+                // Sessions fall between 08:00 and 22:00 on the device's clock, wherever it is.
+                midnight = Self.localMidnight(of: midnight, in: configuration.timeZone)
             }
             var count = model.sessionsPerDay.sample(&rng)
             if day == 0 { count = max(1, count) }  // the install day: the app is opened at least once
@@ -123,14 +143,55 @@ struct UserSimulation: Sendable {
         launchedToday = true
         await interact(opening, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
-        for _ in 0..<opens where !leaving {
-            clock.advance(by: Double(30 + rng.next() % 270))
-            await interact(.featureOpened(model.features.pick(&rng)), on: engine)
+        if appEvents.isEmpty {
+            for _ in 0..<opens where !leaving {
+                clock.advance(by: Double(30 + rng.next() % 270))
+                await interact(.featureOpened(model.features.pick(&rng)), on: engine)
+            }
+        } else {
+            for action in sessionActions(featureOpens: opens) where !leaving {
+                clock.advance(by: Double(30 + rng.next() % 270))
+                if case .custom(let custom) = action { tally.appEvents[custom.name, default: 0] += 1 }
+                await interact(action, on: engine)
+            }
         }
         clock.advance(by: Double(30 + rng.next() % 270))
         device.isInForeground = false
         await interact(.appBackground, on: engine)
         if leaving { uninstall(day: day) }
+    }
+
+    /// A session's feature opens and app events, in a random order.
+    private mutating func sessionActions(featureOpens: Int) -> [AppEvent] {
+        var actions: [AppEvent] = (0..<featureOpens).map { _ in .featureOpened(model.features.pick(&rng)) }
+        for modelEvent in appEvents {
+            actions += repeatElement(modelEvent.event, count: modelEvent.perSession.sample(&rng))
+        }
+        if actions.count > 1 {
+            for index in stride(from: actions.count - 1, to: 0, by: -1) {
+                actions.swapAt(index, Int(rng.next() % UInt64(index + 1)))
+            }
+        }
+        return actions
+    }
+
+    /// The user arrives in another time zone (or comes home), at 06:00 on the new zone's clock
+    /// (or now, if later), before the day's first session: the device changes zone (pending
+    /// reminders keep their wall-clock times) and the app hears `significant_time_change`, as in a
+    /// scenario's `timezone:` step. A reinstall later starts in the zone the device is in.
+    private mutating func changeZone(to zone: TimeZone, utcMidnight: Double, on engine: isolated PermissionEngine) async {
+        let arrival = Self.localMidnight(of: utcMidnight, in: zone) + 6 * 3600
+        if arrival > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: arrival)) }
+        configuration.timeZone = zone
+        device.changeTimeZone(to: zone)
+        tally.timeZoneChanges += 1
+        if installed { _ = await handle(.significantTimeChange(timeZone: zone), on: engine) }
+    }
+
+    /// Midnight, on `zone`'s clock, of the calendar day whose UTC midnight is `utcMidnight`.
+    static func localMidnight(of utcMidnight: Double, in zone: TimeZone) -> Double {
+        let guess = utcMidnight - Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: utcMidnight)))
+        return utcMidnight - Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: guess)))
     }
 
     /// Sends an event and answers whatever the app shows, as the model's user would.

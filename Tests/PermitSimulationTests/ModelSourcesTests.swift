@@ -6,7 +6,7 @@ import Testing
 /// model: its table lists exactly the keys the files in examples/models/ set.
 @Suite struct ModelSourcesTests {
     /// Tables of shares and count distributions are one figure each; other tables are sections.
-    static let wholeFigures: Set<String> = ["os_versions", "locales", "features"]
+    static let wholeFigures: Set<String> = ["os_versions", "locales", "features", "travel.zones"]
     static let distributionKeys: Set<String> = ["poisson", "uniform", "choice"]
     static let notFigures: Set<String> = ["name", "start"]
 
