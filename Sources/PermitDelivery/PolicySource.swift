@@ -312,6 +312,19 @@ public final class PolicySource: Policy {
         }
     }
 
+    /// Decides and takes the trace on the serving policy as one call, pinned like `decide`:
+    /// a Lua policy answers both under one VM lock, so another event's log never lands in
+    /// this event's trace.
+    public func answer(_ context: PolicyContext) -> PolicyAnswer {
+        let serving = state.withLock { state in
+            state.pinned = state.current
+            return state.current
+        }
+        let answer = serving.policy.answer(context)
+        if case .failure = answer.decision { record(serving, errored: true) } else { record(serving, errored: false) }
+        return answer
+    }
+
     /// Plans reminders on the policy the event is pinned to.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         let serving = pinnedOrCurrent
@@ -336,9 +349,12 @@ public final class PolicySource: Policy {
 
     /// Errors the engine found after the policy returned count against it too: an event with
     /// any error is an errored decision for the breaker (marking it twice changes nothing).
+    /// The serving policy hears of them too, as it would without a source in between.
     public func eventHandled(errors: [PolicyError]) {
+        let serving = pinnedOrCurrent
+        serving.policy.eventHandled(errors: errors)
         guard !errors.isEmpty else { return }
-        record(pinnedOrCurrent, errored: nil)
+        record(serving, errored: nil)
     }
 
     private var pinnedOrCurrent: Serving { state.withLock { $0.pinned ?? $0.current } }

@@ -11,7 +11,7 @@ import PermitTestSupport
 
     /// Wraps a policy and notes whenever two calls overlap (the VM entered twice at once).
     ///
-    /// It forwards every requirement the engine calls, so the engine takes the path it takes
+    /// It forwards every requirement, so the engine takes the path it takes
     /// with the bare Lua policy: `answer` (decide and the trace under one VM lock),
     /// `takeTrace`, `eventHandled`. Forwarding only `decide` would route events through the
     /// protocol's default `answer` and test a path no app runs.
@@ -27,6 +27,10 @@ import PermitTestSupport
         init(_ inner: any Policy) { self.inner = inner }
         var name: String { inner.name }
         var plansReminders: Bool { inner.plansReminders }
+        var durableKeys: DurableKeys { inner.durableKeys }
+        var experiments: [Experiment] { inner.experiments }
+        var version: Int64? { inner.version }
+        var declaredEvents: [String] { inner.declaredEvents }
 
         private func entering<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
             if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.withLock { $0 += 1 } }
