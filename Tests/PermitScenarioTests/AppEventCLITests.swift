@@ -25,7 +25,7 @@ import Testing
         return tree
     }
 
-    @Test func aScenarioSendsAppEventsWithPropertiesAndChecksTheirCounts() throws {
+    @Test func aScenarioSendsAppEventsWithPropertiesAndChecksTheirCounts() async throws {
         let tree = Self.tree(scenario: """
             device: { os: "17.0" }
             steps:
@@ -36,19 +36,19 @@ import Testing
                 expect: { action: soft_prompt, reason: lesson nouns }
                 expect_ledger: { events.lesson_completed.count: 2, events.streak_opened.count: null }
             """)
-        let run = try CLITests.permit(["test", tree.path()])
+        let run = await InProcessTestCommand.run([tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"), "\(run.stdout)")
     }
 
-    @Test func aMisspeltEventIsAnErrorAtItsLineWithASuggestion() throws {
+    @Test func aMisspeltEventIsAnErrorAtItsLineWithASuggestion() async throws {
         let tree = Self.tree(scenario: """
             device: { os: "17.0" }
             steps:
               - { event: app_launch }
               - { event: lesson_complete }
             """)
-        let run = try CLITests.permit(["test", tree.path()])
+        let run = await InProcessTestCommand.run([tree.path()])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         let output = run.stdout + run.stderr
         #expect(output.contains("case.yaml:4:"), "\(output)")
@@ -56,18 +56,18 @@ import Testing
         #expect(output.contains("did you mean \"lesson_completed\"?"), "\(output)")
         // A misspelt built-in event reads like an app event of its own: the same check names it.
         let builtIn = Self.tree(scenario: "device: { os: \"17.0\" }\nsteps:\n  - { event: app_lunch }\n")
-        let second = try CLITests.permit(["test", builtIn.path()])
+        let second = await InProcessTestCommand.run([builtIn.path()])
         #expect(second.status == 2)
         #expect((second.stdout + second.stderr).contains("did you mean \"app_launch\"?"), "\(second.stdout)\(second.stderr)")
     }
 
-    @Test func propertiesAreCheckedWhereTheyAreWritten() throws {
+    @Test func propertiesAreCheckedWhereTheyAreWritten() async throws {
         let nested = Self.tree(scenario: """
             device: { os: "17.0" }
             steps:
               - { event: lesson_completed, properties: { course: [a, b] } }
             """)
-        let run = try CLITests.permit(["test", nested.path()])
+        let run = await InProcessTestCommand.run([nested.path()])
         #expect(run.status == 2)
         #expect((run.stdout + run.stderr).contains("case.yaml:3:"), "\(run.stdout)\(run.stderr)")
         #expect((run.stdout + run.stderr).contains("property course is a table; a property is a string, number or boolean"), "\(run.stdout)\(run.stderr)")
@@ -76,7 +76,7 @@ import Testing
             steps:
               - { event: app_launch, properties: { a: 1 } }
             """)
-        let second = try CLITests.permit(["test", builtIn.path()])
+        let second = await InProcessTestCommand.run([builtIn.path()])
         #expect(second.status == 2)
         #expect((second.stdout + second.stderr).contains("app_launch takes no properties"), "\(second.stdout)\(second.stderr)")
     }

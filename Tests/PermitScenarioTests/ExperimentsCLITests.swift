@@ -25,14 +25,14 @@ import PermitTestSupport
     }
 
     @Test(arguments: ["quiet", "soft"])
-    func aScenarioPinsEachArm(arm: String) throws {
+    func aScenarioPinsEachArm(arm: String) async throws {
         let tree = Self.pack(scenario: """
             device: { os: "16.0" }
             user: { arms: { first_ask: \(arm) } }
             steps:
               - { event: app_launch, expect: { action: none, reason: "arm \(arm)" } }
             """)
-        let result = try CLITests.permit(["test", tree.path()])
+        let result = await InProcessTestCommand.run([tree.path()])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
     }
@@ -41,7 +41,7 @@ import PermitTestSupport
 
     /// Unpinned, a scenario's arm is drawn for install id `scenario`, or for its
     /// `initial.ledger.install_id`; the ledger records it (`expect_ledger: { arms.first_ask: ... }`).
-    @Test func unpinnedArmsAreDrawnForTheScenariosInstallID() throws {
+    @Test func unpinnedArmsAreDrawnForTheScenariosInstallID() async throws {
         let installs = (0..<50).map { "install-\($0)" }
         let quiet = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "quiet" })
         let soft = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "soft" })
@@ -53,24 +53,24 @@ import PermitTestSupport
                 \(ledger)steps:
                   - { event: app_launch, expect: { reason: "arm \(arm)" }, expect_ledger: { arms.first_ask: \(arm) } }
                 """)
-            let result = try CLITests.permit(["test", tree.path()])
+            let result = await InProcessTestCommand.run([tree.path()])
             #expect(result.status == 0, "\(ledger): \(result.stdout)\(result.stderr)")
         }
         let badPath = Self.pack(scenario: "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect_ledger: { arms: quiet } }\n")
-        let bad = try CLITests.permit(["test", badPath.path()])
+        let bad = await InProcessTestCommand.run([badPath.path()])
         #expect(bad.status == 2)
     }
 
-    @Test func anUnknownExperimentOrArmIsAnInputErrorWithItsLine() throws {
+    @Test func anUnknownExperimentOrArmIsAnInputErrorWithItsLine() async throws {
         let experiment = Self.pack(scenario: "device: { os: \"16.0\" }\nuser: { arms: { frist_ask: quiet } }\nsteps:\n  - { event: app_launch }\n")
-        let badExperiment = try CLITests.permit(["test", experiment.path()])
+        let badExperiment = await InProcessTestCommand.run([experiment.path()])
         #expect(badExperiment.status == 2)
         #expect(badExperiment.stdout.contains("pinned.yaml:2:") || badExperiment.stderr.contains("pinned.yaml:2:"),
                 "\(badExperiment.stdout)\(badExperiment.stderr)")
         #expect((badExperiment.stdout + badExperiment.stderr).contains("did you mean \"first_ask\"?"))
 
         let arm = Self.pack(scenario: "device: { os: \"16.0\" }\nuser: { arms: { first_ask: quite } }\nsteps:\n  - { event: app_launch }\n")
-        let badArm = try CLITests.permit(["test", arm.path()])
+        let badArm = await InProcessTestCommand.run([arm.path()])
         #expect(badArm.status == 2)
         #expect((badArm.stdout + badArm.stderr).contains("did you mean \"quiet\"?"))
     }

@@ -3,7 +3,8 @@ import Testing
 import PermitTestSupport
 @testable import PermitScenario
 
-/// `matrix:` and case-dependent expectations, through the built `permit`.
+/// `matrix:` and case-dependent expectations, through the `permit test` report (in-process) and
+/// the built `permit` for `--filter` and `file:line`.
 @Suite struct ScenarioMatrixTests {
     /// A pack running the polite policy with the given test files.
     static func politePack(_ files: [String: String]) throws -> Tree {
@@ -30,9 +31,9 @@ import PermitTestSupport
 
         """
 
-    @Test func eachCaseRunsAsANamedScenario() throws {
+    @Test func eachCaseRunsAsANamedScenario() async throws {
         let tree = try Self.politePack(["links.yaml": Self.deepLinks])
-        let run = try CLITests.permit(["test", tree.path()])
+        let run = await InProcessTestCommand.run([tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for name in ["deep link [os=12.0, locale=en]", "deep link [os=15.3, locale=de]", "deep link [os=16.4, locale=de]"] {
             #expect(run.stdout.contains("PASS  \(tree.path("p/tests/links.yaml"))  \(name) (3 steps)"), "\(run.stdout)")
@@ -46,23 +47,23 @@ import PermitTestSupport
     }
 
     /// A case the expectation gets wrong fails alone, named.
-    @Test func aWrongCaseValueFailsThatCaseOnly() throws {
+    @Test func aWrongCaseValueFailsThatCaseOnly() async throws {
         let wrong = Self.deepLinks.replacingOccurrences(of: "\"<15.4\"", with: "\"<15.3\"")
         let tree = try Self.politePack(["links.yaml": wrong])
-        let run = try CLITests.permit(["test", tree.path()])
+        let run = await InProcessTestCommand.run([tree.path()])
         #expect(run.status == 1)
         #expect(run.stdout.contains("FAIL  \(tree.path("p/tests/links.yaml"))  deep link [os=15.3, locale=en]"))
         #expect(run.stdout.contains("✗ decision.deep_link: expected \"notification_settings\", got \"app_settings\""))
         #expect(run.stdout.hasSuffix("4 passed, 2 failed, 0 skipped\n"))
     }
 
-    @Test func skipAndOnlyApplyToEveryCase() throws {
+    @Test func skipAndOnlyApplyToEveryCase() async throws {
         let tree = try Self.politePack(["links.yaml": "skip: \"copy pending\"\n" + Self.deepLinks])
-        let run = try CLITests.permit(["test", tree.path()])
+        let run = await InProcessTestCommand.run([tree.path()])
         #expect(run.stdout.hasSuffix("0 passed, 0 failed, 6 skipped\n"), "\(run.stdout)")
     }
 
-    @Test func matrixMistakesAreInputErrorsNamingTheLine() throws {
+    @Test func matrixMistakesAreInputErrorsNamingTheLine() async throws {
         let cases: [(String, String)] = [
             (Self.deepLinks.replacingOccurrences(of: "locale: [en, de]", with: "lang: [en, de]"),
              "links.yaml:2:41: matrix: unknown key \"lang\"; expected one of: os, locale, timezone, bucket"),
@@ -79,7 +80,7 @@ import PermitTestSupport
         ]
         for (text, message) in cases {
             let tree = try Self.politePack(["links.yaml": text])
-            let run = try CLITests.permit(["test", tree.path()])
+            let run = await InProcessTestCommand.run([tree.path()])
             #expect(run.status == 2)
             #expect(run.stdout.contains(message), "\(run.stdout)")
         }

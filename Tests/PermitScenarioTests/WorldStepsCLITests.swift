@@ -4,7 +4,8 @@ import PermitTestSupport
 
 /// The scenario steps of the world outside Permit (`external_request`, `timezone`,
 /// `open_settings_link`, leaving with the dialog up) and `expect_remote_registration`, through
-/// the `permit` executable as a user runs them: what fails, how it is worded, and the exit code.
+/// the `permit test` report (in-process) and the `permit` executable (`run`, `decide`): what
+/// fails, how it is worded, and the exit code.
 @Suite struct WorldStepsCLITests {
     static let askAtLaunch = """
         return { name = "ask", decide = function(ctx)
@@ -18,15 +19,15 @@ import PermitTestSupport
         end }
         """
 
-    func run(_ scenario: String) throws -> ProcessResult {
+    func run(_ scenario: String) async throws -> ProcessResult {
         let tree = Tree()
         tree.write("ask/policy.lua", Self.askAtLaunch)
         tree.write("ask/tests/story.yaml", scenario)
-        return try CLITests.permit(["test", tree.path("ask")])
+        return await InProcessTestCommand.run([tree.path("ask")])
     }
 
-    @Test func theSettingsLinkNeedsARequestWithTheOption() throws {
-        let result = try run("""
+    @Test func theSettingsLinkNeedsARequestWithTheOption() async throws {
+        let result = try await run("""
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -37,8 +38,8 @@ import PermitTestSupport
         #expect(result.stdout.contains("Settings shows no link to the app's notification settings"), "\(result.stdout)")
     }
 
-    @Test func afterHomeDeniedTheDialogIsGone() throws {
-        let result = try run("""
+    @Test func afterHomeDeniedTheDialogIsGone() async throws {
+        let result = try await run("""
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -48,7 +49,7 @@ import PermitTestSupport
         #expect(result.status == 1)
         #expect(result.stdout.contains("there is nothing on screen to answer with allow"), "\(result.stdout)")
         // Kept instead, the dialog waits for the return and may be answered then.
-        let stays = try run("""
+        let stays = try await run("""
             device: { os: "16.4", dialog_on_background: stays }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -59,8 +60,8 @@ import PermitTestSupport
         #expect(stays.stdout.contains("the system dialog is on screen and stays until answered"), "\(stays.stdout)")
     }
 
-    @Test func aRemoteRegistrationExpectationFailsWhenNotToldTo() throws {
-        let result = try run("""
+    @Test func aRemoteRegistrationExpectationFailsWhenNotToldTo() async throws {
+        let result = try await run("""
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -70,8 +71,8 @@ import PermitTestSupport
         #expect(result.stdout.contains("expected the host to be told to register for remote notifications, it was not"))
     }
 
-    @Test func theTimeZoneStepSendsTheEventWithTheZone() throws {
-        let pass = try run("""
+    @Test func theTimeZoneStepSendsTheEventWithTheZone() async throws {
+        let pass = try await run("""
             device: { os: "16.4", timezone: Asia/Taipei }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -81,21 +82,21 @@ import PermitTestSupport
         #expect(pass.status == 0, "\(pass.stdout)")
     }
 
-    @Test func mistakesNameTheLineAndTheChoices() throws {
-        let badAnswer = try run("device: { os: \"16.4\" }\nsteps:\n  - { external_request: maybe }\n")
+    @Test func mistakesNameTheLineAndTheChoices() async throws {
+        let badAnswer = try await run("device: { os: \"16.4\" }\nsteps:\n  - { external_request: maybe }\n")
         #expect(badAnswer.status == 2)
         #expect((badAnswer.stdout + badAnswer.stderr).contains("story.yaml:3:"), "\(badAnswer.stdout)")
         #expect((badAnswer.stdout + badAnswer.stderr).contains("allow") && (badAnswer.stdout + badAnswer.stderr).contains("deny"))
-        let badZone = try run("device: { os: \"16.4\" }\nsteps:\n  - { timezone: Mars/Olympus }\n")
+        let badZone = try await run("device: { os: \"16.4\" }\nsteps:\n  - { timezone: Mars/Olympus }\n")
         #expect(badZone.status == 2)
         #expect((badZone.stdout + badZone.stderr).contains("unknown time zone \"Mars/Olympus\""), "\(badZone.stdout)")
-        let noDecision = try run("device: { os: \"16.4\" }\nsteps:\n  - { external_request: allow, expect_remote_registration: true }\n")
+        let noDecision = try await run("device: { os: \"16.4\" }\nsteps:\n  - { external_request: allow, expect_remote_registration: true }\n")
         #expect(noDecision.status == 2)
         #expect((noDecision.stdout + noDecision.stderr).contains("this step sends no event to the policy"), "\(noDecision.stdout)")
-        let badOverflow = try run("device: { os: \"16.4\", pending_overflow: latest }\nsteps:\n  - { event: app_launch }\n")
+        let badOverflow = try await run("device: { os: \"16.4\", pending_overflow: latest }\nsteps:\n  - { event: app_launch }\n")
         #expect(badOverflow.status == 2)
         #expect((badOverflow.stdout + badOverflow.stderr).contains("soonest") && (badOverflow.stdout + badOverflow.stderr).contains("newest"), "\(badOverflow.stdout)")
-        let sent = try run("device: { os: \"16.4\" }\nsteps:\n  - { event: significant_time_change }\n")
+        let sent = try await run("device: { os: \"16.4\" }\nsteps:\n  - { event: significant_time_change }\n")
         #expect(sent.status == 2)
         #expect((sent.stdout + sent.stderr).contains("write `timezone: Europe/Berlin`"), "\(sent.stdout)")
     }

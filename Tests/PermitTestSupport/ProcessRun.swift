@@ -8,6 +8,20 @@ public struct ProcessResult: Sendable {
     public var stderr: String
     /// Whether the watchdog had to kill the process.
     public var timedOut: Bool
+
+    /// A result built by hand, for a command run in-process that answers like a child.
+    ///
+    /// - Parameters:
+    ///   - status: the exit status.
+    ///   - stdout: what went to standard output.
+    ///   - stderr: what went to standard error.
+    ///   - timedOut: whether a watchdog stopped it.
+    public init(status: Int32, stdout: String, stderr: String, timedOut: Bool = false) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timedOut = timedOut
+    }
 }
 
 /// Runs an executable to completion and collects its output.
