@@ -13,6 +13,7 @@ build: setup
 test: setup
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test
+	$(SWIFT) run --skip-build permit test policies
 
 # The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The load
 # test sends 100 × 100 events here instead of 100 × 1,000 to stay within CI's time.
