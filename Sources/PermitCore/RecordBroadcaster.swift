@@ -5,9 +5,8 @@
 /// builds a record only while someone listens (`isListened`, one uncontended lock).
 final class RecordBroadcaster: Sendable {
     private struct State {
-        var subscribers: [Int: AsyncStream<DecisionRecord>.Continuation] = [:]
+        var subscribers = StreamSubscribers<DecisionRecord>()
         var callbacks: [@Sendable (DecisionRecord) -> Void] = []
-        var nextID = 0
     }
 
     private let state = Locked(State())
@@ -18,13 +17,11 @@ final class RecordBroadcaster: Sendable {
     func subscribe() -> AsyncStream<DecisionRecord> {
         let (stream, continuation) = AsyncStream.makeStream(of: DecisionRecord.self)
         let id = state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.subscribers[id] = continuation
+            let id = state.subscribers.add(continuation)
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { $0.subscribers.remove(id) }
         }
         return stream
     }
@@ -35,7 +32,7 @@ final class RecordBroadcaster: Sendable {
 
     func publish(_ record: DecisionRecord) {
         let callbacks = state.withLock { state in
-            for continuation in state.subscribers.values { continuation.yield(record) }
+            state.subscribers.yield(record)
             return state.callbacks
         }
         // Outside the lock: a callback may subscribe or add another.
@@ -43,8 +40,6 @@ final class RecordBroadcaster: Sendable {
     }
 
     deinit {
-        state.withLock { state in
-            for continuation in state.subscribers.values { continuation.finish() }
-        }
+        state.withLock { $0.subscribers.finishAll() }
     }
 }

@@ -5,8 +5,7 @@
 final class StatusBroadcaster: Sendable {
     private struct State {
         var current: PermissionStatus
-        var subscribers: [Int: AsyncStream<PermissionStatus>.Continuation] = [:]
-        var nextID = 0
+        var subscribers = StreamSubscribers<PermissionStatus>()
     }
 
     private let state: Locked<State>
@@ -22,15 +21,13 @@ final class StatusBroadcaster: Sendable {
     func subscribe() -> AsyncStream<PermissionStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: PermissionStatus.self)
         let id = state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.subscribers[id] = continuation
+            let id = state.subscribers.add(continuation)
             // Yield under the lock so no change can slip between the snapshot and registration.
             continuation.yield(state.current)
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { $0.subscribers.remove(id) }
         }
         return stream
     }
@@ -40,13 +37,11 @@ final class StatusBroadcaster: Sendable {
         state.withLock { state in
             guard status != state.current else { return }
             state.current = status
-            for continuation in state.subscribers.values { continuation.yield(status) }
+            state.subscribers.yield(status)
         }
     }
 
     deinit {
-        state.withLock { state in
-            for continuation in state.subscribers.values { continuation.finish() }
-        }
+        state.withLock { $0.subscribers.finishAll() }
     }
 }
