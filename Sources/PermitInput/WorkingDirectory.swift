@@ -26,6 +26,7 @@ public enum WorkingDirectory {
     /// - Returns: a file URL whose `path` is absolute.
     public static func url(for path: String) -> URL {
         guard let bound, !path.hasPrefix("/") else { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: path, relativeTo: bound)
+        // As a directory: a base without its trailing slash would resolve `a` beside it, not in it.
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: bound.path, isDirectory: true))
     }
 }

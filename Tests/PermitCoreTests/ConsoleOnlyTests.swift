@@ -23,9 +23,9 @@ import Testing
     /// A bare `print(`, not a method of that name on something else.
     static func forbidden() throws -> [(pattern: Regex<AnyRegexOutput>, what: String)] {
         [
-            (try Regex(#"(?<![\w.])print\("#), "print"),
+            (try Regex(#"(^|[^\w.])print\("#), "print"),
             (try Regex(#"FileHandle\.standard(Output|Error)"#), "FileHandle.standardOutput/standardError"),
-            (try Regex(#"(?<![\w.])isatty\("#), "isatty"),
+            (try Regex(#"(^|[^\w.])isatty\("#), "isatty"),
         ]
     }
 
