@@ -4,7 +4,8 @@ import Testing
 /// The `permit` verbs write only through their `Console`: a `print`, a write to
 /// `FileHandle.standardOutput`/`standardError` or an `isatty` in a command would go around the
 /// console, so its output would vanish from an in-process run (and its tests) and its colour
-/// would follow the test runner's terminal. Reads files only.
+/// would follow the test runner's terminal. Nor does a verb end the process (`exit`): in a
+/// test that would end the test runner; it throws `ExitCode` instead. Reads files only.
 @Suite struct ConsoleOnlyTests {
     /// Sources/PermitCLI and Sources/permit, except the file that is the real console.
     static func commandSources() throws -> [(name: String, text: String)] {
@@ -44,6 +45,18 @@ import Testing
     }
 
     /// The scan finds what it looks for: each pattern matches a line that breaks the rule.
+    /// Only the executable's entry point may end the process, with the code the verbs answer.
+    @Test func onlyTheEntryPointExits() throws {
+        let exit = try Regex(#"(^|[^\w.])(Foundation\.)?exit\("#)
+        let sources = try Self.commandSources()
+        let exiting = sources.filter { source in
+            source.text.split(separator: "\n").contains { line in
+                (line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").contains(exit)
+            }
+        }.map(\.name)
+        #expect(exiting == ["permit/PermitMain.swift"], "these call exit: \(exiting)")
+    }
+
     @Test func theScanSeesEachForbiddenCall() throws {
         let forbidden = try Self.forbidden()
         let lines = ["print(\"x\")", "  FileHandle.standardError.write(data)", "if isatty(1) != 0 {"]
