@@ -8,11 +8,13 @@ import PackageDescription
 /// ledger, engine) knows nothing of Lua or of files people write; PermitLua is the sandbox over
 /// the C shim; PermitInput reads YAML, durations, dates and events with file, line and field
 /// in every error (it also reads libyaml's parser events through CYaml, the C module Yams is
-/// built on and brings with it, to check keys before Yams composes). The scenario player, bundle delivery and simulation sit side by side and
-/// never import one another: the player installs `policy_update` bundles through Core's
-/// `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only the executables join the
-/// layers. Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets
-/// below and against every `import` line under Sources/.
+/// built on and brings with it, to check keys before Yams composes). The scenario player,
+/// bundle delivery and simulation sit side by side and never import one another: the player
+/// installs `policy_update` bundles through Core's `PolicyDelivery`, which the CLI fills with
+/// PermitDelivery's. Only PermitCLI (the `permit` verbs, a library so that tests run them
+/// in-process) and the executables join the layers; the `permit` executable is PermitCLI's
+/// entry point and nothing else. Tests/PermitCoreTests/LayeringTests.swift checks this list
+/// against the targets below and against every `import` line under Sources/.
 ///
 ///   CLuaShim → CLua
 ///   PermitCore →
@@ -24,7 +26,8 @@ import PackageDescription
 ///   PermitBenchReference → CLua
 ///   PermitBench → PermitBenchReference, PermitCore, PermitLua
 ///   permit-benchmark → PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
-///   permit → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
+///   PermitCLI → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
+///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario
 let package = Package(
@@ -78,19 +81,22 @@ let package = Package(
             name: "permit-benchmark",
             dependencies: ["PermitBench", "PermitCore", "PermitLua", "PermitScenario", "PermitSimulation"]
         ),
-        .executableTarget(
-            name: "permit",
+        // The `permit` verbs, writing through a `Console`: the executable and the tests run them.
+        .target(
+            name: "PermitCLI",
             dependencies: [
                 "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery", "PermitSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "permit", dependencies: ["PermitCLI"]),
         // `make redteam`: the sandbox's attack battery, run through the real CLI and timed in-process.
         .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
         // A host configuring budgets, prompt cap and store location; built so it cannot drift.
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
-        // What the test targets share: a timeout for awaits, a child-process runner.
-        .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
+        // What the test targets share: a timeout for awaits, a child-process runner, and the
+        // in-process `permit` runner that answers like one.
+        .target(name: "PermitTestSupport", dependencies: ["PermitCLI"], path: "Tests/PermitTestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
         .testTarget(

@@ -25,12 +25,12 @@ public enum Discovery {
         for argument in paths {
             var path = argument
             var line: Int?
-            var url = URL(fileURLWithPath: path).standardizedFileURL
+            var url = WorkingDirectory.url(for: path).standardizedFileURL
             var isDirectory: ObjCBool = false
             if !fileManager.fileExists(atPath: url.path), let (file, number) = splitLine(argument) {
                 path = file
                 line = number
-                url = URL(fileURLWithPath: path).standardizedFileURL
+                url = WorkingDirectory.url(for: path).standardizedFileURL
             }
             guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
                 throw InputError("\(path): no such file or directory", hint: "give a pack, a directory of packs, a scenario .yaml file, or file.yaml:LINE")
@@ -103,14 +103,13 @@ public enum Discovery {
                 pack = parent.deletingLastPathComponent().lastPathComponent
             }
         }
-        return ScenarioFile(url: url, packPolicy: packPolicy, pack: pack, displayPath: displayPath(url, fileManager: fileManager))
+        return ScenarioFile(url: url, packPolicy: packPolicy, pack: pack, displayPath: displayPath(of: url))
     }
 
-    /// The path relative to the working directory when it lies below it, else absolute.
-    public static func displayPath(of url: URL) -> String { displayPath(url, fileManager: .default) }
-
-    static func displayPath(_ url: URL, fileManager: FileManager) -> String {
-        let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath).standardizedFileURL.path
+    /// The path relative to the working directory (`WorkingDirectory.current`) when it lies
+    /// below it, else absolute.
+    public static func displayPath(of url: URL) -> String {
+        let cwd = WorkingDirectory.current.standardizedFileURL.path
         let path = url.standardizedFileURL.path
         return path.hasPrefix(cwd + "/") ? String(path.dropFirst(cwd.count + 1)) : path
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// `permit test --snapshot`: each scenario's timeline (its `permit run` text) stored next to it
 /// in `__snapshots__/FILE.snap`, so a policy change is reviewed as a diff of what users see
@@ -66,7 +67,7 @@ public enum GoldenTimeline {
     /// directory taken out of any absolute path a message carries.
     public static func text(of result: ScenarioResult, file: ScenarioFile) -> String {
         let timeline = ScenarioTimeline.render(result, file: file.url.lastPathComponent)
-        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let cwd = WorkingDirectory.current.standardizedFileURL.path
         return cwd == "/" ? timeline : timeline.replacingOccurrences(of: cwd + "/", with: "")
     }
 

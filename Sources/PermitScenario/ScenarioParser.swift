@@ -155,7 +155,7 @@ public enum ScenarioParser {
     static func parsePolicyPath(_ value: YAMLValue, directory: URL?) throws(InputError) -> URL {
         let path = try value.string()
         guard !path.isEmpty else { throw value.error("the policy path is empty") }
-        let base = directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let base = directory ?? WorkingDirectory.current
         return (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
     }
 
@@ -318,7 +318,7 @@ public enum ScenarioParser {
     static func existingFile(_ value: YAMLValue, directory: URL?, what: String) throws(InputError) -> URL {
         let path = try value.string()
         guard !path.isEmpty else { throw value.error("the \(what) path is empty") }
-        let base = directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let base = directory ?? WorkingDirectory.current
         let url = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw value.error("no \(what) at \(url.path)", hint: "paths are relative to the scenario file")

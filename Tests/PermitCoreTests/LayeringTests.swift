@@ -98,7 +98,8 @@ import Testing
 
     /// The rules the layering exists for: the core knows nothing of Lua or files people write;
     /// the scenario player, delivery and simulation sit side by side and never reach into one
-    /// another (only the CLI joins them).
+    /// another (only the CLI joins them), and the `permit` executable is the CLI library's
+    /// entry point alone, so every verb can run in a test's own process.
     @Test func noLayerReachesSideways() throws {
         let targets = try Self.declaredTargets()
         #expect(targets["PermitCore"]?.dependencies == [])
@@ -114,5 +115,6 @@ import Testing
         }
         #expect(targets["PermitInput"]?.dependencies.contains("PermitLua") == false)
         #expect(targets["PermitScenario"]?.dependencies.contains("PermitLua") == false)
+        #expect(targets["permit"]?.dependencies == ["PermitCLI"], "the verbs live in PermitCLI, not in the executable")
     }
 }

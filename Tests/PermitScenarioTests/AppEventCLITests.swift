@@ -36,7 +36,7 @@ import Testing
                 expect: { action: soft_prompt, reason: lesson nouns }
                 expect_ledger: { events.lesson_completed.count: 2, events.streak_opened.count: null }
             """)
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"), "\(run.stdout)")
     }
@@ -48,7 +48,7 @@ import Testing
               - { event: app_launch }
               - { event: lesson_complete }
             """)
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         let output = run.stdout + run.stderr
         #expect(output.contains("case.yaml:4:"), "\(output)")
@@ -56,7 +56,7 @@ import Testing
         #expect(output.contains("did you mean \"lesson_completed\"?"), "\(output)")
         // A misspelt built-in event reads like an app event of its own: the same check names it.
         let builtIn = Self.tree(scenario: "device: { os: \"17.0\" }\nsteps:\n  - { event: app_lunch }\n")
-        let second = await InProcessTestCommand.run([builtIn.path()])
+        let second = try await CLITests.permit(["test", builtIn.path()])
         #expect(second.status == 2)
         #expect((second.stdout + second.stderr).contains("did you mean \"app_launch\"?"), "\(second.stdout)\(second.stderr)")
     }
@@ -67,7 +67,7 @@ import Testing
             steps:
               - { event: lesson_completed, properties: { course: [a, b] } }
             """)
-        let run = await InProcessTestCommand.run([nested.path()])
+        let run = try await CLITests.permit(["test", nested.path()])
         #expect(run.status == 2)
         #expect((run.stdout + run.stderr).contains("case.yaml:3:"), "\(run.stdout)\(run.stderr)")
         #expect((run.stdout + run.stderr).contains("property course is a table; a property is a string, number or boolean"), "\(run.stdout)\(run.stderr)")
@@ -76,15 +76,15 @@ import Testing
             steps:
               - { event: app_launch, properties: { a: 1 } }
             """)
-        let second = await InProcessTestCommand.run([builtIn.path()])
+        let second = try await CLITests.permit(["test", builtIn.path()])
         #expect(second.status == 2)
         #expect((second.stdout + second.stderr).contains("app_launch takes no properties"), "\(second.stdout)\(second.stderr)")
     }
 
-    @Test func decideTakesAnAppEventWithProperties() throws {
+    @Test func decideTakesAnAppEventWithProperties() async throws {
         let tree = Self.tree(scenario: "device: { os: \"17.0\" }\nsteps: [{ event: app_launch }]\n")
         tree.write("ledger.json", #"{"schema":1,"ledger":{"events":{"lesson_completed":{"count":1}}}}"#)
-        let run = try CLITests.permit([
+        let run = try await CLITests.permit([
             "decide", tree.path("lessons"), "--status", "not_determined", "--event", "lesson_completed",
             "--property", "course=verbs", "--history", tree.path("ledger.json"),
         ])
@@ -92,13 +92,13 @@ import Testing
         #expect(run.stdout.contains("soft_prompt"), "\(run.stdout)")
         #expect(run.stdout.contains("lesson verbs"), "\(run.stdout)")
 
-        let typo = try CLITests.permit([
+        let typo = try await CLITests.permit([
             "decide", tree.path("lessons"), "--status", "not_determined", "--event", "lesson_complete",
         ])
         #expect(typo.status == 2)
         #expect(typo.stderr.contains("--event: the policy does not declare \"lesson_complete\"; did you mean \"lesson_completed\"?"),
                 "\(typo.stderr)")
-        let onBuiltIn = try CLITests.permit([
+        let onBuiltIn = try await CLITests.permit([
             "decide", tree.path("lessons"), "--status", "not_determined", "--event", "app_launch", "--property", "a=1",
         ])
         #expect(onBuiltIn.status == 2)

@@ -4,8 +4,8 @@ import Testing
 /// `permit bench` compares with a minimal C host that builds only the ctx fields the policy
 /// reads: the reads it reports are the policy's, and the host gives the policy's decisions.
 @Suite struct BenchMinimalTests {
-    @Test func theMinimalHostBuildsWhatThePolicyReads() throws {
-        let result = try CLITests.permit(["bench", "policies/polite", "--iterations", "400", "--format", "json"])
+    @Test func theMinimalHostBuildsWhatThePolicyReads() async throws {
+        let result = try await CLITests.permit(["bench", "policies/polite", "--iterations", "400", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let reads = try #require(json["minimal_ctx_reads"] as? [String])
@@ -24,8 +24,8 @@ import Testing
     /// The reference host builds every part of ctx a policy may read (arms, app-event counts)
     /// and gives the sandbox's helpers (`permit.within_hours`): the lessons pack is measured
     /// with the same decisions as in Permit.
-    @Test func theReferenceHelpersMatchTheSandboxs() throws {
-        let result = try CLITests.permit([
+    @Test func theReferenceHelpersMatchTheSandboxs() async throws {
+        let result = try await CLITests.permit([
             "bench", "policies/lessons", "--scenario", "policies/lessons/tests/soft-quiet-hours.yaml",
             "--iterations", "100", "--format", "json",
         ])

@@ -4,7 +4,8 @@ import PermitTestSupport
 @testable import PermitLua
 @testable import PermitScenario
 
-/// The `permit` executable end to end: exit codes, formats, help.
+/// The `permit` verbs end to end: exit codes, formats, help. Most run in this process
+/// (`permit`); the few that must see the real process launch the built binary (`launch`).
 @Suite struct CLITests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -18,8 +19,18 @@ import PermitTestSupport
         return directory.appendingPathComponent("permit")
     }
 
-    /// Runs the built `permit`; both outputs are drained at once (see `runProcess`).
-    static func permit(_ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]) throws -> ProcessResult {
+    /// Runs `permit ARGUMENTS` in this process with `directory` as its working directory
+    /// (`runPermitInProcess`): the verbs' own code, answering as the binary would.
+    static func permit(_ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]) async throws -> ProcessResult {
+        await runPermitInProcess(arguments, in: directory, environment: environment)
+    }
+
+    /// Launches the built `permit`; both outputs are drained at once (see `runProcess`).
+    ///
+    /// Only for what an in-process run cannot show: the status the process really exits
+    /// with, output through the real file descriptors, terminals and signals. Each test that
+    /// calls it says why.
+    static func launch(_ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]) throws -> ProcessResult {
         try runProcess(executable, arguments, in: directory, environment: environment)
     }
 
@@ -34,64 +45,66 @@ import PermitTestSupport
         #expect(result.stderr.utf8.count == 1_000_000)
     }
 
-    @Test func testExitCodesFollowTheSpec() throws {
+    /// Launches the binary for one passing and one failing run: the process's own exit
+    /// status (0, 1) and real stdout, not a colour-free console by construction.
+    @Test func testExitCodesFollowTheSpec() async throws {
         let tree = Tree()
         tree.write("polite/policy.lua", try String(contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8))
         tree.write("polite/tests/pass.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n")
-        let pass = try Self.permit(["test", tree.path()])
+        let pass = try Self.launch(["test", tree.path()])
         #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
         #expect(pass.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
         #expect(!pass.stdout.contains("\u{1B}["), "no colour when not on a terminal")
 
         tree.write("polite/tests/fail.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n")
-        let fail = try Self.permit(["test", tree.path()])
+        let fail = try Self.launch(["test", tree.path()])
         #expect(fail.status == 1)
         #expect(fail.stdout.contains("✗ expected none, got soft_prompt (reason: a feature that needs notifications opened)"))
         #expect(fail.stdout.hasSuffix("1 passed, 1 failed, 0 skipped\n"))
 
         let empty = Tree()
         empty.write("README.md", "nothing here")
-        let none = try Self.permit(["test", empty.path()])
+        let none = try await Self.permit(["test", empty.path()])
         #expect(none.status == 2)
         #expect(none.stderr.contains("no scenarios found under \(empty.path())"))
 
-        let missing = try Self.permit(["test", "/nonexistent/permit"])
+        let missing = try await Self.permit(["test", "/nonexistent/permit"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent/permit: no such file or directory"))
     }
 
     /// The formats, on one scenario: the packs themselves run in `make test`, and this test is
     /// about the output, not about running polite's scenarios again.
-    @Test func testFormats() throws {
-        let json = try Self.permit(["test", "policies/polite/tests/app-clip.yaml", "--format", "json"])
+    @Test func testFormats() async throws {
+        let json = try await Self.permit(["test", "policies/polite/tests/app-clip.yaml", "--format", "json"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect((object?["failed"] as? Int) == 0)
         #expect(((object?["passed"] as? Int) ?? 0) > 0)
-        let junit = try Self.permit(["test", "policies/polite/tests/app-clip.yaml", "--format", "junit"])
+        let junit = try await Self.permit(["test", "policies/polite/tests/app-clip.yaml", "--format", "junit"])
         #expect(junit.stdout.hasPrefix("<?xml"))
-        let filtered = try Self.permit(["test", "policies/polite", "--filter", "zzz-no-such-scenario"])
+        let filtered = try await Self.permit(["test", "policies/polite", "--filter", "zzz-no-such-scenario"])
         #expect(filtered.status == 2)
         #expect(filtered.stderr.contains("matching \"zzz-no-such-scenario\""))
     }
 
-    @Test func runPrintsTheTimeline() throws {
-        let run = try Self.permit(["run", "policies/polite", "examples/walkthrough.yaml"])
+    @Test func runPrintsTheTimeline() async throws {
+        let run = try await Self.permit(["run", "policies/polite", "examples/walkthrough.yaml"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("unknown → not_determined"))
         #expect(run.stdout.contains("[system dialog shown]"))
-        let json = try Self.permit(["run", "policies/polite", "examples/walkthrough.yaml", "--format", "json"])
+        let json = try await Self.permit(["run", "policies/polite", "examples/walkthrough.yaml", "--format", "json"])
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count == 1)
-        let bad = try Self.permit(["run", "policies/polite", "/nonexistent.yaml"])
+        let bad = try await Self.permit(["run", "policies/polite", "/nonexistent.yaml"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("/nonexistent.yaml:1:1: cannot read the file"))
     }
 
-    @Test func decideAndCheck() throws {
+    @Test func decideAndCheck() async throws {
         // Denied long ago: the polite backoff has passed.
         let history = Tree()
         history.write("ledger.json", #"{"last_status": "denied", "denied_at": 0, "launches": 9}"#)
-        let decide = try Self.permit([
+        let decide = try await Self.permit([
             "decide", "policies/polite", "--status", "denied", "--event", "feature_opened", "--feature", "reminders",
             "--os", "15.3", "--history", history.path("ledger.json"), "--format", "json",
         ])
@@ -100,64 +113,67 @@ import PermitTestSupport
         let decision = object?["decision"] as? [String: Any]
         #expect(decision?["action"] as? String == "settings_prompt")
         #expect(decision?["deep_link"] as? String == "app_settings")
-        let badStatus = try Self.permit(["decide", "policies/polite", "--status", "denid", "--event", "app_launch"])
+        let badStatus = try await Self.permit(["decide", "policies/polite", "--status", "denid", "--event", "app_launch"])
         #expect(badStatus.status == 2)
         #expect(badStatus.stderr.contains("did you mean \"denied\"?"))
-        let badParam = try Self.permit(["decide", "policies/polite", "--status", "denied", "--event", "app_launch", "--param", "max_soft_prompt=2"])
+        let badParam = try await Self.permit(["decide", "policies/polite", "--status", "denied", "--event", "app_launch", "--param", "max_soft_prompt=2"])
         #expect(badParam.status == 2)
         #expect(badParam.stderr.contains("did you mean \"max_soft_prompts\"?"))
 
         let tree = Tree()
         tree.write("broken.lua", "return { name = 'broken', decide = function(ctx) return nil end, plan = 1 }")
-        let check = try Self.permit(["check", "policies/polite", tree.path("broken.lua"), "/nonexistent.lua"])
+        let check = try await Self.permit(["check", "policies/polite", tree.path("broken.lua"), "/nonexistent.lua"])
         #expect(check.status == 2)
         #expect(check.stdout.contains("ok    policies/polite/policy.lua"))
         #expect(check.stdout.contains("policy.plan: not a field of a policy"))
         #expect(check.stderr.contains("/nonexistent.lua: no such file or directory"))
     }
 
-    @Test func helpAndVersion() throws {
+    /// `test --help` and `--version` launch the binary: they are what a user types first, and
+    /// ArgumentParser prints them outside any command (a clean exit, on the real stdout,
+    /// wrapped for the real pipe). The other verbs' help is the same path, in-process.
+    @Test func helpAndVersion() async throws {
         for verb in ["run", "test", "decide", "check", "bench"] {
-            let help = try Self.permit([verb, "--help"])
+            let help = verb == "test" ? try Self.launch([verb, "--help"]) : try await Self.permit([verb, "--help"])
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "\(verb) --help has no example")
         }
-        #expect(try Self.permit(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty == false)
+        #expect(try Self.launch(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty == false)
     }
 }
 
 @Suite struct BundleCLITests {
-    @Test func keygenBundleSignVerifyAndTamper() throws {
+    @Test func keygenBundleSignVerifyAndTamper() async throws {
         let tree = Tree()
         tree.write("README.md", "scratch")
         let keys = tree.path("release")
-        let keygen = try CLITests.permit(["keygen", "--out", keys])
+        let keygen = try await CLITests.permit(["keygen", "--out", keys])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         #expect(FileManager.default.fileExists(atPath: keys + ".key") && FileManager.default.fileExists(atPath: keys + ".pub"))
-        #expect(try CLITests.permit(["keygen", "--out", keys]).status != 0, "keygen must not overwrite keys")
+        #expect(try await CLITests.permit(["keygen", "--out", keys]).status != 0, "keygen must not overwrite keys")
 
         let bundle = tree.path("polite-7.permitbundle")
-        let made = try CLITests.permit(["bundle", "policies/polite", "--version", "7", "--out", bundle])
+        let made = try await CLITests.permit(["bundle", "policies/polite", "--version", "7", "--out", bundle])
         #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
-        let unsigned = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        let unsigned = try await CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
         #expect(unsigned.status == 2)
         #expect((unsigned.stdout + unsigned.stderr).contains("unsigned"))
 
-        #expect(try CLITests.permit(["sign", bundle, "--key", keys + ".key"]).status == 0)
-        let genuine = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        #expect(try await CLITests.permit(["sign", bundle, "--key", keys + ".key"]).status == 0)
+        let genuine = try await CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
         #expect(genuine.status == 0, "\(genuine.stdout)\(genuine.stderr)")
 
         // One flipped byte in the middle of the file.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: bundle))
         bytes[bytes.count / 2] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: bundle))
-        let tampered = try CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
+        let tampered = try await CLITests.permit(["verify", bundle, "--public-key", keys + ".pub"])
         #expect(tampered.status == 2)
 
         // A pack whose tests fail is not bundled.
         tree.write("bad/policy.lua", "return { name = 'bad', decide = function(ctx) return nil end }")
         tree.write("bad/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: soft_prompt }\n")
-        let refused = try CLITests.permit(["bundle", tree.path("bad"), "--version", "1", "--out", tree.path("bad.permitbundle")])
+        let refused = try await CLITests.permit(["bundle", tree.path("bad"), "--version", "1", "--out", tree.path("bad.permitbundle")])
         #expect(refused.status != 0)
         #expect(!FileManager.default.fileExists(atPath: tree.path("bad.permitbundle")))
     }
@@ -199,7 +215,7 @@ import PermitTestSupport
 
     /// The matrix story and the steps file the guide shows are the reminders pack's own files,
     /// so the output printed under them is what `permit test` prints for them.
-    @Test func theGuidesMatrixStoryIsTheShippedOne() throws {
+    @Test func theGuidesMatrixStoryIsTheShippedOne() async throws {
         let blocks = try Self.codeBlocks("yaml")
         let tests = CLITests.repository.appendingPathComponent("policies/reminders/tests")
         for (start, file) in [("name: primer, allowed", "primer-allow.yaml"), ("# policies/reminders/tests/common/", "common/primer-allowed.steps.yaml")] {
@@ -208,7 +224,7 @@ import PermitTestSupport
             let body = block.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
             #expect(shipped.contains(body), "docs/guide.md's copy of \(file) differs from the file")
         }
-        let run = try CLITests.permit(["test", "policies/reminders/tests/primer-allow.yaml"])
+        let run = try await CLITests.permit(["test", "policies/reminders/tests/primer-allow.yaml"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("PASS  policies/reminders/tests/primer-allow.yaml  primer, allowed, nine reminders, topped up [os=9.3, locale=zh-Hans] (8 steps)"))
     }

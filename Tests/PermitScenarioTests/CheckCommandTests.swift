@@ -5,14 +5,14 @@ import PermitTestSupport
 /// `permit check`: the static half of the strict ctx (every unknown `ctx.` path with its line)
 /// and incomplete translations.
 @Suite struct CheckCommandTests {
-    static func check(_ source: String) throws -> ProcessResult {
+    static func check(_ source: String) async throws -> ProcessResult {
         let tree = Tree()
         tree.write("p/policy.lua", source)
-        return try CLITests.permit(["check", tree.path("p")])
+        return try await CLITests.permit(["check", tree.path("p")])
     }
 
-    @Test func everyUnknownContextPathIsReportedWithItsLine() throws {
-        let run = try Self.check("""
+    @Test func everyUnknownContextPathIsReportedWithItsLine() async throws {
+        let run = try await Self.check("""
             -- ctx.histroy in a comment is not code
             return {
               name = "typos",
@@ -44,8 +44,8 @@ import PermitTestSupport
         ], "\(run.stdout)")
     }
 
-    @Test func incompleteTranslationsAreReportedByDecision() throws {
-        let run = try Self.check("""
+    @Test func incompleteTranslationsAreReportedByDecision() async throws {
+        let run = try await Self.check("""
             return {
               name = "tr",
               params = { features = { "diary" } },
@@ -75,9 +75,9 @@ import PermitTestSupport
         ], "\(run.stdout)")
     }
 
-    @Test func theShippedPacksPass() throws {
+    @Test func theShippedPacksPass() async throws {
         let packs = ["legacy-aware", "lessons", "polite", "provisional-first", "reminders"].map { "policies/\($0)" }
-        let run = try CLITests.permit(["check"] + packs)
+        let run = try await CLITests.permit(["check"] + packs)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
 }

@@ -7,7 +7,7 @@ import PermitTestSupport
 @testable import PermitScenario
 
 /// `--coverage`'s decisions, `--coverage-format lcov|cobertura` and JUnit's times and errors,
-/// through the built `permit`.
+/// through the `permit` verbs (in-process).
 @Suite struct CoverageExportCLITests {
     /// Returns on known lines: a plain one (8), a tail call into a helper (11), one spread over
     /// lines (14–17) and one no scenario reaches (19); the helper's own (2) is not decide's.
@@ -51,9 +51,9 @@ import PermitTestSupport
         return tree
     }
 
-    @Test func theTextReportSaysWhichReturnAnsweredAndWhichNeverDid() throws {
+    @Test func theTextReportSaysWhichReturnAnsweredAndWhichNeverDid() async throws {
         let tree = tree()
-        let result = try CLITests.permit(["test", "--coverage", "tiny"], in: tree.root)
+        let result = try await CLITests.permit(["test", "--coverage", "tiny"], in: tree.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("""
             decisions (which return of decide answered)
@@ -66,7 +66,7 @@ import PermitTestSupport
 
     /// A coroutine's body also has no Lua frame below it: its lines and its `return` are not
     /// decide's, even after decide tail-called the helper that runs it.
-    @Test func aCoroutineInsideATailCallDoesNotMoveTheAnswer() throws {
+    @Test func aCoroutineInsideATailCallDoesNotMoveTheAnswer() async throws {
         let tree = Tree()
         tree.write("co/policy.lua", """
             local function finish(ctx)
@@ -83,7 +83,7 @@ import PermitTestSupport
             }
             """)
         tree.write("co/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none }\n")
-        let result = try CLITests.permit(["test", "--coverage", "--format", "json", "co"], in: tree.root)
+        let result = try await CLITests.permit(["test", "--coverage", "--format", "json", "co"], in: tree.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let decisions = try #require((object?["decisions"] as? [[String: Any]])?.first)
@@ -95,9 +95,9 @@ import PermitTestSupport
         #expect(answers.first?["count"] as? Int == 1 && answers.first?["action"] as? String == "none")
     }
 
-    @Test func lcovRecordsAreCompleteAndRelative() throws {
+    @Test func lcovRecordsAreCompleteAndRelative() async throws {
         let tree = tree()
-        let result = try CLITests.permit(["test", "--coverage-format", "lcov", "tiny"], in: tree.root)
+        let result = try await CLITests.permit(["test", "--coverage-format", "lcov", "tiny"], in: tree.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("lcov coverage written to lcov.info"))
         let lcov = try String(contentsOfFile: tree.path("lcov.info"), encoding: .utf8)
@@ -113,17 +113,17 @@ import PermitTestSupport
         #expect(lines.filter { $0.hasPrefix("BRDA:") } == ["BRDA:8,0,0,3", "BRDA:11,0,1,1", "BRDA:14,0,2,1", "BRDA:19,0,3,-"], "\(lines)")
         #expect(lines.contains("BRF:4") && lines.contains("BRH:3"))
 
-        let noFormat = try CLITests.permit(["test", "--coverage-output", "x.info", "tiny"], in: tree.root)
+        let noFormat = try await CLITests.permit(["test", "--coverage-output", "x.info", "tiny"], in: tree.root)
         #expect(noFormat.status == 2 && noFormat.stderr.contains("--coverage-output needs --coverage-format lcov or cobertura"))
     }
 
-    @Test func coberturaIsWellFormedXMLWithRelativeFileNames() throws {
+    @Test func coberturaIsWellFormedXMLWithRelativeFileNames() async throws {
         let tree = tree()
-        let result = try CLITests.permit(
+        let result = try await CLITests.permit(
             ["test", "--coverage-format", "cobertura", "--coverage-output", "out/cov.xml", "tiny"], in: tree.root)
         #expect(result.status == 2 && result.stderr.contains("out/cov.xml: cannot write"), "\(result.stderr)")
         try FileManager.default.createDirectory(atPath: tree.path("out"), withIntermediateDirectories: true)
-        let written = try CLITests.permit(
+        let written = try await CLITests.permit(
             ["test", "--coverage-format", "cobertura", "--coverage-output", "out/cov.xml", "tiny"], in: tree.root)
         #expect(written.status == 0, "\(written.stderr)")
         let xml = try Data(contentsOf: URL(fileURLWithPath: tree.path("out/cov.xml")))
@@ -143,14 +143,14 @@ import PermitTestSupport
         #expect(branchLine?.attributes["branch"] == "true" && branchLine?.attributes["condition-coverage"] == "0% (0/1)")
     }
 
-    @Test func junitHasTimesAndTellsErrorsFromFailures() throws {
+    @Test func junitHasTimesAndTellsErrorsFromFailures() async throws {
         let tree = tree()
         tree.write("tiny/tests/c.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: soft_prompt }\n")
         tree.write("tiny/tests/d.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expct: none }\n")
         // A policy that raises where the scenario expected a prompt: an error, not a failure.
         tree.write("boom/policy.lua", "return { name = \"boom\", decide = function(ctx) error(\"boom\") end }\n")
         tree.write("boom/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: soft_prompt }\n")
-        let result = try CLITests.permit(["test", "--format", "junit", "tiny", "boom"], in: tree.root)
+        let result = try await CLITests.permit(["test", "--format", "junit", "tiny", "boom"], in: tree.root)
         #expect(result.status == 2)
         let collector = ElementCollector()
         let parser = XMLParser(data: Data(result.stdout.utf8))

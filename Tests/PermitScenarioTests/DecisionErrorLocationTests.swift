@@ -20,22 +20,22 @@ import Testing
         }
         """
 
-    static func decide(_ event: String) throws -> (Int32, String) {
+    static func decide(_ event: String) async throws -> (Int32, String) {
         let tree = Tree()
         tree.write("bad.lua", policy)
-        let run = try CLITests.permit(["decide", tree.path("bad.lua"), "--status", "not_determined", "--event", event])
+        let run = try await CLITests.permit(["decide", tree.path("bad.lua"), "--status", "not_determined", "--event", event])
         return (run.status, run.stderr.replacingOccurrences(of: tree.path(), with: ""))
     }
 
-    @Test func aTableNestedTooDeeplyNamesFileLineAndField() throws {
-        let (status, stderr) = try Self.decide("app_launch")
+    @Test func aTableNestedTooDeeplyNamesFileLineAndField() async throws {
+        let (status, stderr) = try await Self.decide("app_launch")
         #expect(status == 1)
         #expect(stderr.contains("bad.lua:4: decision.remember.deep.a.a.a"), "\(stderr)")
         #expect(stderr.contains("table nested deeper than 32 levels"), "\(stderr)")
     }
 
-    @Test func aCyclicTableNamesFileLineAndField() throws {
-        let (status, stderr) = try Self.decide("app_background")
+    @Test func aCyclicTableNamesFileLineAndField() async throws {
+        let (status, stderr) = try await Self.decide("app_background")
         #expect(status == 1)
         #expect(stderr.contains("bad.lua:4: decision.remember.loop.list[3]: cyclic table"), "\(stderr)")
     }

@@ -22,18 +22,18 @@ import Testing
         return tree
     }
 
-    @Test func checkRunsTheMainChunkUnderTheFlags() throws {
+    @Test func checkRunsTheMainChunkUnderTheFlags() async throws {
         let tree = Self.tree()
-        let fine = try CLITests.permit(["check", tree.path("heavy-load.lua")])
+        let fine = try await CLITests.permit(["check", tree.path("heavy-load.lua")])
         #expect(fine.status == 0, "\(fine.stdout)\(fine.stderr)")
-        let limited = try CLITests.permit(["check", tree.path("heavy-load.lua"), "--instruction-budget", "10000"])
+        let limited = try await CLITests.permit(["check", tree.path("heavy-load.lua"), "--instruction-budget", "10000"])
         #expect(limited.status == 2)
         #expect(limited.stdout.contains("instruction budget of 10000 exceeded"), "\(limited.stdout)\(limited.stderr)")
     }
 
-    @Test func benchMeasuresUnderTheFlags() throws {
+    @Test func benchMeasuresUnderTheFlags() async throws {
         let tree = Self.tree()
-        let run = try CLITests.permit([
+        let run = try await CLITests.permit([
             "bench", tree.path("heavy-decide.lua"), "--iterations", "20", "--format", "json", "--instruction-budget", "10000",
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -41,9 +41,9 @@ import Testing
         #expect((object?["policy_errors"] as? Int ?? 0) > 0, "\(run.stdout)")
     }
 
-    @Test func simulateRunsEveryBlockUnderTheFlags() throws {
+    @Test func simulateRunsEveryBlockUnderTheFlags() async throws {
         let tree = Self.tree()
-        let run = try CLITests.permit([
+        let run = try await CLITests.permit([
             "simulate", tree.path("heavy-decide.lua"), "--model", "examples/models/default.yaml", "--users", "3",
             "--days", "1", "--format", "json", "--instruction-budget", "10000",
         ])
@@ -53,9 +53,9 @@ import Testing
     }
 
     @Test(arguments: [["check"], ["bench", "--iterations", "1"], ["simulate", "--model", "examples/models/default.yaml"]])
-    func aLimitThatIsNotPositiveIsAUsageError(verb: [String]) throws {
+    func aLimitThatIsNotPositiveIsAUsageError(verb: [String]) async throws {
         let tree = Self.tree()
-        let run = try CLITests.permit([verb[0], tree.path("heavy-decide.lua")] + verb.dropFirst() + ["--time-limit", "0"])
+        let run = try await CLITests.permit([verb[0], tree.path("heavy-decide.lua")] + verb.dropFirst() + ["--time-limit", "0"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--time-limit must be a positive number of milliseconds"), "\(run.stderr)")
     }

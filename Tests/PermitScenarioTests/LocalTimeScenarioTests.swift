@@ -39,11 +39,11 @@ import Testing
           - { answer: decline }
         """
 
-    @Test func quietHoursFollowTheDevicesClockThroughTheCLI() throws {
+    @Test func quietHoursFollowTheDevicesClockThroughTheCLI() async throws {
         let tree = Tree()
         tree.write("quiet/policy.lua", Self.policy)
         tree.write("quiet/tests/santiago.yaml", Self.scenario)
-        let run = try CLITests.permit(["test", tree.path("quiet"), "--format", "json"])
+        let run = try await CLITests.permit(["test", tree.path("quiet"), "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect((object?["passed"] as? Int) == 1)
@@ -51,11 +51,11 @@ import Testing
     }
 
     /// The same scenario in UTC sees other hours: the expectations are about the device's zone.
-    @Test func theSameStepsInUTCFail() throws {
+    @Test func theSameStepsInUTCFail() async throws {
         let tree = Tree()
         tree.write("quiet/policy.lua", Self.policy)
         tree.write("quiet/tests/utc.yaml", Self.scenario.replacingOccurrences(of: "America/Santiago }", with: "UTC }"))
-        let run = try CLITests.permit(["test", tree.path("quiet"), "--format", "json"])
+        let run = try await CLITests.permit(["test", tree.path("quiet"), "--format", "json"])
         #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
     }
 }

@@ -3,7 +3,7 @@ import Testing
 import PermitTestSupport
 @testable import PermitScenario
 
-/// `permit check --review`: App Store and HIG risks, through the built `permit`.
+/// `permit check --review`: App Store and HIG risks, through the `permit` verbs (in-process).
 @Suite struct ReviewCLITests {
     /// Asks on launch, with an "Allow" button, the system alert's title, and a private Settings URL.
     static let risky = """
@@ -27,10 +27,10 @@ import PermitTestSupport
         }
         """
 
-    @Test func everyRiskIsWarnedWithItsGuidelineAndExitsZeroUnlessStrict() throws {
+    @Test func everyRiskIsWarnedWithItsGuidelineAndExitsZeroUnlessStrict() async throws {
         let tree = Tree()
         tree.write("risky/policy.lua", Self.risky)
-        let result = try CLITests.permit(["check", "--review", "risky"], in: tree.root)
+        let result = try await CLITests.permit(["check", "--review", "risky"], in: tree.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let out = result.stdout
         // Static scan: the literal on its line.
@@ -45,37 +45,37 @@ import PermitTestSupport
         #expect(out.contains("see docs/review.md#asks-at-launch"))
         #expect(out.hasSuffix("review: 5 warnings (see docs/review.md)\n"), "\(out)")
 
-        let strict = try CLITests.permit(["check", "--review", "--strict", "risky"], in: tree.root)
+        let strict = try await CLITests.permit(["check", "--review", "--strict", "risky"], in: tree.root)
         #expect(strict.status == 1)
-        let alone = try CLITests.permit(["check", "--strict", "risky"], in: tree.root)
+        let alone = try await CLITests.permit(["check", "--strict", "risky"], in: tree.root)
         #expect(alone.status == 2 && alone.stderr.contains("add --review"))
-        let plain = try CLITests.permit(["check", "risky"], in: tree.root)
+        let plain = try await CLITests.permit(["check", "risky"], in: tree.root)
         #expect(plain.status == 0 && !plain.stdout.contains("warn"), "without --review, no review")
     }
 
-    @Test func aPrivateURLInTheFileIsFoundWithoutAnyProbe() throws {
+    @Test func aPrivateURLInTheFileIsFoundWithoutAnyProbe() async throws {
         let tree = Tree()
         tree.write("p/policy.lua", """
             local unused = "prefs:root=NOTIFICATIONS_ID" -- never returned
             return { name = "p", decide = function(ctx) return { action = "none" } end }
             """)
-        let result = try CLITests.permit(["check", "--review", "p"], in: tree.root)
+        let result = try await CLITests.permit(["check", "--review", "p"], in: tree.root)
         #expect(result.stdout.contains("warn  p/policy.lua:1: private-settings-url: the text holds \"prefs:root\""), "\(result.stdout)")
         #expect(result.stdout.hasSuffix("review: 1 warning (see docs/review.md)\n"))
     }
 
     /// The shipped packs pass the review, but for `reminders`, which asks on launch on purpose
     /// and says why in its README.
-    @Test func theShippedPacksPassOrSayWhyNot() throws {
+    @Test func theShippedPacksPassOrSayWhyNot() async throws {
         let packs = try FileManager.default.contentsOfDirectory(atPath: CLITests.repository.appendingPathComponent("policies").path)
             .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted()
         #expect(packs.count >= 4)
         let quiet = packs.filter { $0 != "reminders" }.map { "policies/" + $0 }
-        let strict = try CLITests.permit(["check", "--review", "--strict"] + quiet)
+        let strict = try await CLITests.permit(["check", "--review", "--strict"] + quiet)
         #expect(strict.status == 0, "\(strict.stdout)\(strict.stderr)")
         #expect(strict.stdout.hasSuffix("review: no warnings\n"))
 
-        let reminders = try CLITests.permit(["check", "--review", "policies/reminders"])
+        let reminders = try await CLITests.permit(["check", "--review", "policies/reminders"])
         #expect(reminders.status == 0)
         let warnings = reminders.stdout.split(separator: "\n").filter { $0.hasPrefix("warn ") }
         #expect(warnings.count == 1 && warnings[0].contains(": asks-at-launch: "), "\(reminders.stdout)")

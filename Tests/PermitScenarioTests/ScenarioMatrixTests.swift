@@ -3,8 +3,8 @@ import Testing
 import PermitTestSupport
 @testable import PermitScenario
 
-/// `matrix:` and case-dependent expectations, through the `permit test` report (in-process) and
-/// the built `permit` for `--filter` and `file:line`.
+/// `matrix:` and case-dependent expectations, through `permit test` (in-process), with
+/// `--filter` and `file:line`.
 @Suite struct ScenarioMatrixTests {
     /// A pack running the polite policy with the given test files.
     static func politePack(_ files: [String: String]) throws -> Tree {
@@ -33,16 +33,16 @@ import PermitTestSupport
 
     @Test func eachCaseRunsAsANamedScenario() async throws {
         let tree = try Self.politePack(["links.yaml": Self.deepLinks])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for name in ["deep link [os=12.0, locale=en]", "deep link [os=15.3, locale=de]", "deep link [os=16.4, locale=de]"] {
             #expect(run.stdout.contains("PASS  \(tree.path("p/tests/links.yaml"))  \(name) (3 steps)"), "\(run.stdout)")
         }
         #expect(run.stdout.hasSuffix("6 passed, 0 failed, 0 skipped\n"))
 
-        let one = try CLITests.permit(["test", tree.path(), "--filter", "os=16.4, locale=de"])
+        let one = try await CLITests.permit(["test", tree.path(), "--filter", "os=16.4, locale=de"])
         #expect(one.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"), "\(one.stdout)")
-        let byLine = try CLITests.permit(["test", tree.path("p/tests/links.yaml") + ":7"])
+        let byLine = try await CLITests.permit(["test", tree.path("p/tests/links.yaml") + ":7"])
         #expect(byLine.stdout.hasSuffix("6 passed, 0 failed, 0 skipped\n"), "file:line runs every case of its scenario")
     }
 
@@ -50,7 +50,7 @@ import PermitTestSupport
     @Test func aWrongCaseValueFailsThatCaseOnly() async throws {
         let wrong = Self.deepLinks.replacingOccurrences(of: "\"<15.4\"", with: "\"<15.3\"")
         let tree = try Self.politePack(["links.yaml": wrong])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1)
         #expect(run.stdout.contains("FAIL  \(tree.path("p/tests/links.yaml"))  deep link [os=15.3, locale=en]"))
         #expect(run.stdout.contains("✗ decision.deep_link: expected \"notification_settings\", got \"app_settings\""))
@@ -59,7 +59,7 @@ import PermitTestSupport
 
     @Test func skipAndOnlyApplyToEveryCase() async throws {
         let tree = try Self.politePack(["links.yaml": "skip: \"copy pending\"\n" + Self.deepLinks])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.stdout.hasSuffix("0 passed, 0 failed, 6 skipped\n"), "\(run.stdout)")
     }
 
@@ -80,7 +80,7 @@ import PermitTestSupport
         ]
         for (text, message) in cases {
             let tree = try Self.politePack(["links.yaml": text])
-            let run = await InProcessTestCommand.run([tree.path()])
+            let run = try await CLITests.permit(["test", tree.path()])
             #expect(run.status == 2)
             #expect(run.stdout.contains(message), "\(run.stdout)")
         }

@@ -5,7 +5,7 @@ import PermitTestSupport
 
 /// Writing a story once: YAML merge keys, `include:` steps files, and the expectations that
 /// match texts (`reason`, `expect_error`, `expect_trace`) and reminders one by one; through the
-/// `permit test` report, run in-process (`InProcessTestCommand`).
+/// `permit test` report, run in-process (`CLITests.permit`).
 @Suite struct ScenarioSharingTests {
     /// A policy that logs, and decides nothing.
     static let loggingPolicy = """
@@ -36,7 +36,7 @@ import PermitTestSupport
               - { <<: *launch, after: 1d }
               - { <<: *launch, after: 1d, expect_status: authorized }
             """])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("step 3 (line 7) +2d00h app_launch"), "\(run.stdout)")
         #expect(run.stdout.contains("✗ expected status authorized, got not_determined"))
@@ -48,7 +48,7 @@ import PermitTestSupport
             "tests/common/launch.steps.yaml": "steps:\n  - event: app_launch\n  - { after: 1h, event: app_background, expect_status: authorized }\n",
             "tests/a.yaml": "device: { os: \"16.4\" }\nsteps:\n  - include: common/launch.steps.yaml\n  - event: app_foreground\n",
         ])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("a (3 steps)"), "the include brought two steps; the steps file is not a scenario")
         #expect(run.stdout.contains("step 2 (\(tree.path("p/tests/common/launch.steps.yaml")):3) +1h00m app_background"), "\(run.stdout)")
@@ -62,7 +62,7 @@ import PermitTestSupport
             "tests/b.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/missing.yaml }\n",
             "tests/c.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/launch.steps.yaml, after: 1d }\n",
         ])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 2)
         #expect(run.stdout.contains("launch.steps.yaml:3:14: steps[2].after: \"1x\" is not a duration "
             + "(in the steps included at \(tree.path("p/tests/a.yaml")):4)"), "\(run.stdout)")
@@ -78,14 +78,14 @@ import PermitTestSupport
               - { event: app_foreground, expect: { action: none, reason: "/^nothing .* app_fore/" } }
               - { event: app_foreground, expect: { reason: "/launch$/" } }
             """])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1)
         #expect(run.stdout.contains("step 3 (line 5)"), "\(run.stdout)")
         #expect(!run.stdout.contains("step 2 (line 4)"))
         #expect(run.stdout.contains("✗ decision.reason: expected matching /launch$/, got \"nothing to do on app_foreground\""))
 
         tree.write("p/tests/a.yaml", "device: { os: \"16.4\" }\nsteps:\n  - { event: app_launch, expect: { reason: \"/(unclosed/\" } }\n")
-        let bad = await InProcessTestCommand.run([tree.path()])
+        let bad = try await CLITests.permit(["test", tree.path()])
         #expect(bad.status == 2)
         #expect(bad.stdout.contains("a.yaml:3:44: steps[1].expect.reason: /(unclosed/ is not a valid pattern"), "\(bad.stdout)")
     }
@@ -100,7 +100,7 @@ import PermitTestSupport
               - { event: app_foreground, expect_trace: ["bucket 42", "event app_foreground"] }
               - { event: app_foreground, expect_trace: [] }
             """])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1)
         #expect(!run.stdout.contains("step 1 (") && !run.stdout.contains("step 2 ("), "\(run.stdout)")
         #expect(run.stdout.contains(
@@ -131,23 +131,23 @@ import PermitTestSupport
                   { at: "2026-01-08 09:00", title: 你现在感觉怎么样？, body: 今天记录心情了吗？, alert: true },
                   { at: "2026-01-08 14:00" }, { at: "2026-01-08 20:00", alert: true } ]
             """)])
-        let run = await InProcessTestCommand.run([tree.path()])
+        let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
 
         tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, {} ]"))
-        let wrong = await InProcessTestCommand.run([tree.path()])
+        let wrong = try await CLITests.permit(["test", tree.path()])
         #expect(wrong.status == 2)
         #expect(wrong.stdout.contains("the reminder lists nothing to check"), "\(wrong.stdout)")
 
         tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, { id: x } ]"))
-        let failed = await InProcessTestCommand.run([tree.path()])
+        let failed = try await CLITests.permit(["test", tree.path()])
         #expect(failed.status == 1)
         #expect(failed.stdout.contains("✗ reminder 1 (line 7) title: expected \"Hi\", got \"你现在感觉怎么样？\""), "\(failed.stdout)")
         #expect(failed.stdout.contains("✗ reminder 1 (line 7): expected badge and sound only, got an alert"))
         #expect(failed.stdout.contains("✗ reminder 2 (line 7) at: expected \"2026-01-08 15:00\", got \"2026-01-08 14:00\""))
 
         tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\" } ]"))
-        let count = await InProcessTestCommand.run([tree.path()])
+        let count = try await CLITests.permit(["test", tree.path()])
         #expect(count.stdout.contains("✗ expected 1 reminder(s) scheduled, got 3 (at 2026-01-08 09:00, 2026-01-08 14:00, 2026-01-08 20:00)"),
                 "\(count.stdout)")
     }

@@ -3,7 +3,7 @@ import Testing
 import PermitTestSupport
 @testable import PermitScenario
 
-/// `permit test --snapshot`: golden timelines through the built `permit`.
+/// `permit test --snapshot`: golden timelines through the `permit` verbs (in-process).
 @Suite struct SnapshotCLITests {
     func tree() throws -> Tree {
         let tree = Tree()
@@ -12,36 +12,36 @@ import PermitTestSupport
         return tree
     }
 
-    func permit(_ arguments: [String], in tree: Tree) throws -> ProcessResult {
-        try CLITests.permit(arguments, in: tree.root)
+    func permit(_ arguments: [String], in tree: Tree) async throws -> ProcessResult {
+        try await CLITests.permit(arguments, in: tree.root)
     }
 
-    @Test func missingThenWrittenThenMatchedThenADiff() throws {
+    @Test func missingThenWrittenThenMatchedThenADiff() async throws {
         let tree = try tree()
         let snapshot = tree.path("polite/tests/__snapshots__/first.yaml.snap")
 
-        let missing = try permit(["test", "--snapshot", "polite"], in: tree)
+        let missing = try await permit(["test", "--snapshot", "polite"], in: tree)
         #expect(missing.status == 1, "\(missing.stdout)\(missing.stderr)")
         #expect(missing.stdout.contains(
             "✗ no snapshot polite/tests/__snapshots__/first.yaml.snap; run `permit test --snapshot --update` to write it"))
         #expect(!FileManager.default.fileExists(atPath: snapshot), "without --update nothing is written")
 
-        let written = try permit(["test", "--update", "polite"], in: tree)
+        let written = try await permit(["test", "--update", "polite"], in: tree)
         #expect(written.status == 0, "\(written.stdout)")
         #expect(written.stdout.contains("snapshot polite/tests/__snapshots__/first.yaml.snap written"))
         #expect(written.stdout.hasSuffix("1 snapshot written\n1 passed, 0 failed, 0 skipped\n"))
         let stored = try String(contentsOfFile: snapshot, encoding: .utf8)
 
         // The stored text is what `permit run` prints, headed by the file's name only.
-        let run = try permit(["run", "polite", "polite/tests/first.yaml"], in: tree)
+        let run = try await permit(["run", "polite", "polite/tests/first.yaml"], in: tree)
         #expect(run.stdout == stored.replacingOccurrences(of: "(first.yaml,", with: "(polite/tests/first.yaml,") + "\n")
         #expect(stored.hasPrefix("== first ask  (first.yaml, policy polite)\n"))
         #expect(!stored.contains(tree.root.path) && !stored.contains("/tmp"), "no absolute paths")
 
-        let matched = try permit(["test", "--snapshot", "--ci", "polite"], in: tree)
+        let matched = try await permit(["test", "--snapshot", "--ci", "polite"], in: tree)
         #expect(matched.status == 0, "\(matched.stdout)")
         #expect(!matched.stdout.contains("snapshot"), "a match says nothing")
-        let json = try permit(["test", "--snapshot", "--format", "json", "polite"], in: tree)
+        let json = try await permit(["test", "--snapshot", "--format", "json", "polite"], in: tree)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let scenario = (object?["scenarios"] as? [[String: Any]])?.first
         #expect((scenario?["snapshot"] as? [String: Any])?["status"] as? String == "matched")
@@ -52,24 +52,24 @@ import PermitTestSupport
         var edited = lines
         edited[declineLine] = "+5m      soft_prompt_answered(accept)"
         try Data(edited.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: snapshot))
-        let differs = try permit(["test", "--snapshot", "polite"], in: tree)
+        let differs = try await permit(["test", "--snapshot", "polite"], in: tree)
         #expect(differs.status == 1)
         #expect(differs.stdout.contains("✗ the timeline differs from snapshot polite/tests/__snapshots__/first.yaml.snap"))
         #expect(differs.stdout.contains("        --- polite/tests/__snapshots__/first.yaml.snap (stored)\n"
             + "        +++ polite/tests/first.yaml (this run)\n        @@ -"))
         #expect(differs.stdout.contains("        -+5m      soft_prompt_answered(accept)\n        +" + lines[declineLine]))
         #expect(differs.stdout.hasSuffix("0 passed, 1 failed, 0 skipped\n"))
-        let junit = try permit(["test", "--snapshot", "--format", "junit", "polite"], in: tree)
+        let junit = try await permit(["test", "--snapshot", "--format", "junit", "polite"], in: tree)
         #expect(junit.stdout.contains("-+5m      soft_prompt_answered(accept)"), "the diff reaches JUnit's failure text")
 
-        let updated = try permit(["test", "--snapshot", "--update", "polite"], in: tree)
+        let updated = try await permit(["test", "--snapshot", "--update", "polite"], in: tree)
         #expect(updated.status == 0 && updated.stdout.contains("first.yaml.snap updated"), "\(updated.stdout)")
         #expect(try String(contentsOfFile: snapshot, encoding: .utf8) == stored)
     }
 
     /// The cases of one `matrix:` file each keep their own timeline; sharing one file, every
     /// case but the last written would differ from it.
-    @Test func eachMatrixCaseHasItsOwnSnapshot() throws {
+    @Test func eachMatrixCaseHasItsOwnSnapshot() async throws {
         let tree = try tree()
         tree.write("polite/tests/many.yaml", """
             name: many
@@ -80,7 +80,7 @@ import PermitTestSupport
               - { answer: decline }
 
             """)
-        let written = try permit(["test", "--update", "polite"], in: tree)
+        let written = try await permit(["test", "--update", "polite"], in: tree)
         #expect(written.status == 0, "\(written.stdout)")
         #expect(written.stdout.contains("5 snapshots written"), "\(written.stdout)")
         for (label, file) in [
@@ -90,15 +90,15 @@ import PermitTestSupport
             let stored = try String(contentsOfFile: tree.path("polite/tests/__snapshots__/\(file)"), encoding: .utf8)
             #expect(stored.hasPrefix("== many [\(label)]  (many.yaml, policy polite)\n"), "\(stored)")
         }
-        let checked = try permit(["test", "--snapshot", "--ci", "polite"], in: tree)
+        let checked = try await permit(["test", "--snapshot", "--ci", "polite"], in: tree)
         #expect(checked.status == 0, "every case matches its own snapshot: \(checked.stdout)")
     }
 
-    @Test func ciNeverWrites() throws {
+    @Test func ciNeverWrites() async throws {
         let tree = try tree()
-        let refused = try permit(["test", "--ci", "--update", "polite"], in: tree)
+        let refused = try await permit(["test", "--ci", "--update", "polite"], in: tree)
         #expect(refused.status == 2 && refused.stderr.contains("--ci never writes"), "\(refused.stderr)")
-        let missing = try permit(["test", "--ci", "--snapshot", "polite"], in: tree)
+        let missing = try await permit(["test", "--ci", "--snapshot", "polite"], in: tree)
         #expect(missing.status == 1)
         #expect(!FileManager.default.fileExists(atPath: tree.path("polite/tests/__snapshots__")))
     }

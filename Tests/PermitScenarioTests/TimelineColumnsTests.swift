@@ -4,7 +4,7 @@ import PermitTestSupport
 
 /// `permit run` keeps its columns aligned whatever the event's length.
 @Suite struct TimelineColumnsTests {
-    @Test func aLongFeatureNameWidensTheColumnForEveryLine() throws {
+    @Test func aLongFeatureNameWidensTheColumnForEveryLine() async throws {
         let tree = Tree()
         tree.write("long.yaml", """
             device: { os: "16.4" }
@@ -14,7 +14,7 @@ import PermitTestSupport
               - { event: feature_opened, feature: a_very_long_feature_name_for_the_weekly_digest }
               - answer: decline
             """)
-        let run = try CLITests.permit(["run", "policies/polite", tree.path("long.yaml")])
+        let run = try await CLITests.permit(["run", "policies/polite", tree.path("long.yaml")])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").filter { $0.hasPrefix("+") }
         #expect(lines.count == 3)

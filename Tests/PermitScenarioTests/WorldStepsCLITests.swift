@@ -4,7 +4,7 @@ import PermitTestSupport
 
 /// The scenario steps of the world outside Permit (`external_request`, `timezone`,
 /// `open_settings_link`, leaving with the dialog up) and `expect_remote_registration`, through
-/// the `permit test` report (in-process) and the `permit` executable (`run`, `decide`): what
+/// `permit test`, `run` and `decide` (in-process): what
 /// fails, how it is worded, and the exit code.
 @Suite struct WorldStepsCLITests {
     static let askAtLaunch = """
@@ -23,7 +23,7 @@ import PermitTestSupport
         let tree = Tree()
         tree.write("ask/policy.lua", Self.askAtLaunch)
         tree.write("ask/tests/story.yaml", scenario)
-        return await InProcessTestCommand.run([tree.path("ask")])
+        return try await CLITests.permit(["test", tree.path("ask")])
     }
 
     @Test func theSettingsLinkNeedsARequestWithTheOption() async throws {
@@ -103,14 +103,14 @@ import PermitTestSupport
 
     /// `permit run --format json` says when the host registers for remote notifications, and
     /// each reminder's interruption level as iOS delivers it.
-    @Test func theJSONTimelineCarriesRegistrationAndLevels() throws {
+    @Test func theJSONTimelineCarriesRegistrationAndLevels() async throws {
         let tree = Tree()
         tree.write("levels.lua", """
             return { name = "levels", decide = function(ctx) return nil end,
               plan_reminders = function(ctx) return { { day = 1, body = "x", interruption_level = "time_sensitive" } } end }
             """)
         tree.write("story.yaml", "device: { os: \"16.4\", entitlements: [time_sensitive] }\ninitial: { authorization: authorized }\nsteps:\n  - event: app_launch\n  - { event: feature_opened, feature: x }\n")
-        let run = try CLITests.permit(["run", tree.path("levels.lua"), tree.path("story.yaml"), "--format", "json"])
+        let run = try await CLITests.permit(["run", tree.path("levels.lua"), tree.path("story.yaml"), "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let scenarios = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         let steps = try #require(scenarios.first?["steps"] as? [[String: Any]])
@@ -119,17 +119,17 @@ import PermitTestSupport
         #expect(reminder["interruption_level"] as? String == "time_sensitive")
     }
 
-    @Test func decideTakesTheNewEventsZoneFromTimezone() throws {
+    @Test func decideTakesTheNewEventsZoneFromTimezone() async throws {
         let tree = Tree()
         tree.write("ask/policy.lua", Self.askAtLaunch)
-        let decide = try CLITests.permit([
+        let decide = try await CLITests.permit([
             "decide", tree.path("ask"), "--status", "authorized", "--event", "significant_time_change",
             "--timezone", "Asia/Tokyo", "--format", "json",
         ])
         #expect(decide.status == 0, "\(decide.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(decide.stdout.utf8)) as? [String: Any]
         #expect((object?["decision"] as? [String: Any])?["reason"] as? String == "zone Asia/Tokyo", "\(decide.stdout)")
-        let opened = try CLITests.permit(["decide", tree.path("ask"), "--status", "authorized", "--event", "notification_settings_opened"])
+        let opened = try await CLITests.permit(["decide", tree.path("ask"), "--status", "authorized", "--event", "notification_settings_opened"])
         #expect(opened.status == 0, "\(opened.stderr)")
     }
 }

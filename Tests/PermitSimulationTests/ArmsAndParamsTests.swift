@@ -29,14 +29,14 @@ struct ArmsAndParamsTests {
 
     /// One day is enough: the policy asks at the first launch. 600 users make three blocks,
     /// so the one-worker run below splits them differently from the default.
-    static func run(_ extra: [String], policy: URL, users: Int = 600) throws -> ProcessResult {
-        try SimulateCommandTests.permit(["simulate", policy.path, "--model", "examples/models/default.yaml",
+    static func run(_ extra: [String], policy: URL, users: Int = 600) async throws -> ProcessResult {
+        try await SimulateCommandTests.permit(["simulate", policy.path, "--model", "examples/models/default.yaml",
                                          "--users", "\(users)", "--days", "1", "--seed", "5"] + extra)
     }
 
-    @Test func armsSplitUsersCloseToTheirWeightsWithIntervals() throws {
+    @Test func armsSplitUsersCloseToTheirWeightsWithIntervals() async throws {
         let file = try Self.policyFile()
-        let result = try Self.run(["--format", "json"], policy: file)
+        let result = try await Self.run(["--format", "json"], policy: file)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let policy = try #require((object["policies"] as? [[String: Any]])?.first)
@@ -60,31 +60,31 @@ struct ArmsAndParamsTests {
         #expect((arms[1]["vs_first_arm"] as? [String: Any])?["arm"] as? String == "loud")
 
         // Arms come from each user's install id, not from the worker that ran it.
-        let oneWorker = try Self.run(["--format", "json", "--workers", "1"], policy: file)
+        let oneWorker = try await Self.run(["--format", "json", "--workers", "1"], policy: file)
         #expect(oneWorker.stdout == result.stdout)
 
-        let text = try Self.run([], policy: file)
+        let text = try await Self.run([], policy: file)
         #expect(text.stdout.contains("abtest, experiment first_ask, per arm (day 1):"), "\(text.stdout)")
         #expect(text.stdout.contains("clear difference"))
     }
 
-    @Test func paramsOverrideOnePolicyOrAll() throws {
+    @Test func paramsOverrideOnePolicyOrAll() async throws {
         let file = try Self.policyFile()
-        let off = try Self.run(["--param", "ask=false", "--format", "json"], policy: file, users: 100)
+        let off = try await Self.run(["--param", "ask=false", "--format", "json"], policy: file, users: 100)
         #expect(off.status == 0, "\(off.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(off.stdout.utf8)) as? [String: Any]
         let prompts = ((object?["policies"] as? [[String: Any]])?.first?["prompts_per_user"] as? [String: Any])
         #expect(prompts?["system"] as? Double == 0, "no dialog at all with ask=false")
-        let named = try Self.run(["--param", "abtest:ask=false", "--format", "json"], policy: file, users: 100)
+        let named = try await Self.run(["--param", "abtest:ask=false", "--format", "json"], policy: file, users: 100)
         #expect(named.stdout == off.stdout)
 
-        let typo = try Self.run(["--param", "aks=false"], policy: file)
+        let typo = try await Self.run(["--param", "aks=false"], policy: file)
         #expect(typo.status == 2)
         #expect(typo.stderr.contains("did you mean \"ask\"?"), "\(typo.stderr)")
-        let unknownPolicy = try Self.run(["--param", "abtset:ask=false"], policy: file)
+        let unknownPolicy = try await Self.run(["--param", "abtset:ask=false"], policy: file)
         #expect(unknownPolicy.status == 2)
         #expect(unknownPolicy.stderr.contains("did you mean \"abtest\"?"), "\(unknownPolicy.stderr)")
-        let wrongType = try Self.run(["--param", "ask=3"], policy: file)
+        let wrongType = try await Self.run(["--param", "ask=3"], policy: file)
         #expect(wrongType.status == 2)
     }
 }

@@ -25,8 +25,8 @@ struct PrecisionTests {
     }
 
     /// Through the CLI: the run uses the picked count and every interval it prints is that narrow.
-    @Test func theRunUsesThePickedCount() throws {
-        let result = try SimulateCommandTests.permit([
+    @Test func theRunUsesThePickedCount() async throws {
+        let result = try await SimulateCommandTests.permit([
             "simulate", "policies/polite", "policies/provisional-first", "--model", "examples/models/default.yaml",
             "--precision", "5pp", "--days", "3", "--format", "json",
         ])
@@ -50,13 +50,13 @@ struct PrecisionTests {
         #expect(checked > 20)
     }
 
-    @Test func conflictsAndBadValuesAreUsageErrors() throws {
-        let both = try SimulateCommandTests.permit([
+    @Test func conflictsAndBadValuesAreUsageErrors() async throws {
+        let both = try await SimulateCommandTests.permit([
             "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--precision", "1pp", "--users", "10",
         ])
         #expect(both.status == 2)
         #expect(both.stderr.contains("give --users or --precision, not both"))
-        let bad = try SimulateCommandTests.permit([
+        let bad = try await SimulateCommandTests.permit([
             "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--precision", "0.5",
         ])
         #expect(bad.stderr.contains("--precision takes percentage points from 0.01pp to 50pp, e.g. --precision 0.5pp; got '0.5'"))

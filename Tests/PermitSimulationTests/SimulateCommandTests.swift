@@ -14,7 +14,14 @@ struct SimulateCommandTests {
         return directory.appendingPathComponent("permit")
     }
 
-    static func permit(_ arguments: [String]) throws -> ProcessResult {
+    /// Runs `permit ARGUMENTS` in this process from the repository root (`runPermitInProcess`).
+    static func permit(_ arguments: [String]) async throws -> ProcessResult {
+        await runPermitInProcess(arguments, in: repositoryRoot)
+    }
+
+    /// Launches the built `permit` from the repository root (see `runProcess`): only for what
+    /// needs the real process (here, stderr that really is not a terminal).
+    static func launch(_ arguments: [String]) throws -> ProcessResult {
         try runProcess(executable, arguments, in: repositoryRoot)
     }
 
@@ -26,12 +33,14 @@ struct SimulateCommandTests {
         return url
     }
 
-    @Test func jsonIsTheSameWhateverTheWorkersAndTheReportIsWritten() throws {
+    /// The one-worker run launches the binary: no progress bar is asked of `isatty` on the real
+    /// stderr (a pipe here), which an in-process console only answers by construction.
+    @Test func jsonIsTheSameWhateverTheWorkersAndTheReportIsWritten() async throws {
         let report = try Self.temporaryFile("report.html")
         let common = ["simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
                       "--users", "300", "--days", "2", "--seed", "11", "--format", "json"]
-        let one = try Self.permit(common + ["--workers", "1", "--report", report.path])
-        let three = try Self.permit(common + ["--workers", "3"])
+        let one = try Self.launch(common + ["--workers", "1", "--report", report.path])
+        let three = try await Self.permit(common + ["--workers", "3"])
         #expect(one.status == 0, "\(one.stderr)")
         #expect(one.stdout == three.stdout)
         #expect(one.stderr.isEmpty, "no progress bar when stderr is not a terminal")
@@ -40,22 +49,22 @@ struct SimulateCommandTests {
         #expect(html.contains("data-policy=\"polite\"") && html.contains("data-policy=\"legacy-aware\""))
     }
 
-    @Test func textComparesSideBySide() throws {
-        let result = try Self.permit(["simulate", "policies/polite", "policies/provisional-first", "--model",
+    @Test func textComparesSideBySide() async throws {
+        let result = try await Self.permit(["simulate", "policies/polite", "policies/provisional-first", "--model",
                                       "examples/models/default.yaml", "--users", "100", "--days", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
         #expect(result.stdout.contains("can receive alerts, day 2"))
     }
 
-    @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() throws {
+    @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() async throws {
         let policy = try Self.temporaryFile("camera.lua", """
             return { name = "camera-only", decide = function(ctx)
               if ctx.event.feature == "camera" then return { action = "request_permission", options = { "alert" } } end
             end }
             """)
         let report = try Self.temporaryFile("report.html")
-        let result = try Self.permit(["simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
+        let result = try await Self.permit(["simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
                                       "--days", "2", "--report", report.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("permit: warning: camera-only: names feature \"camera\" that the model never opens"))
@@ -65,24 +74,24 @@ struct SimulateCommandTests {
         #expect(html.contains("<li>warning: camera-only: names feature &quot;camera&quot;"))
     }
 
-    @Test func badInputExitsTwo() throws {
+    @Test func badInputExitsTwo() async throws {
         let model = try Self.temporaryFile("bad.yaml", "os_versions: { \"17.5\": 1 }\nsesions_per_day: 1\n")
-        let bad = try Self.permit(["simulate", "policies/polite", "--model", model.path])
+        let bad = try await Self.permit(["simulate", "policies/polite", "--model", model.path])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bad.yaml:2:1: unknown key \"sesions_per_day\"; did you mean \"sessions_per_day\"?"))
 
-        let missingPolicy = try Self.permit(["simulate", "policies/nope", "--model", "examples/models/default.yaml"])
+        let missingPolicy = try await Self.permit(["simulate", "policies/nope", "--model", "examples/models/default.yaml"])
         #expect(missingPolicy.status == 2)
         #expect(missingPolicy.stderr.contains("policies/nope: no such file or directory"))
 
         let broken = try Self.temporaryFile("broken.lua", "return { name = \"broken\" }")
-        let badPolicy = try Self.permit(["simulate", broken.path, "--model", "examples/models/default.yaml"])
+        let badPolicy = try await Self.permit(["simulate", broken.path, "--model", "examples/models/default.yaml"])
         #expect(badPolicy.status == 2)
         #expect(badPolicy.stderr.contains("policy.decide: missing"))
     }
 
-    @Test func helpHasExamples() throws {
-        let help = try Self.permit(["simulate", "--help"])
+    @Test func helpHasExamples() async throws {
+        let help = try await Self.permit(["simulate", "--help"])
         #expect(help.stdout.contains("permit simulate policies/polite --model examples/models/default.yaml"))
         #expect(help.stdout.contains("--report"))
     }

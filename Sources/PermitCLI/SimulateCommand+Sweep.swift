@@ -30,7 +30,7 @@ extension SimulateCommand {
             }
         }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
-        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let result: SweepResult
         do {
             result = try await Sweep.run(
@@ -45,10 +45,10 @@ extension SimulateCommand {
         for warning in result.simulation.warnings { Terminal.printError("warning: \(warning)") }
         if let report { try writeAtomically(Data(result.html(modelFile: model).utf8), to: report) }
         switch format {
-        case .json: print(result.json())
+        case .json: Terminal.say(result.json())
         case .text:
-            print(result.text())
-            print(String(format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
+            Terminal.say(result.text())
+            Terminal.say(String(format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
                          result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }

@@ -55,15 +55,15 @@ struct CheckCommand: AsyncParsableCommand {
                     in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents)
                 let translations = TranslationCheck.problems(of: policy).map { "\(shown): \($0)" }
                 guard unknown.isEmpty, translations.isEmpty else {
-                    for problem in unknown { print("error \(problem)") }
-                    for problem in translations { print("error \(problem)") }
+                    for problem in unknown { Terminal.say("error \(problem)") }
+                    for problem in translations { Terminal.say("error \(problem)") }
                     problems += 1
                     continue
                 }
             }
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                print("ok    \(shown)  name \(policy.name)"
+                Terminal.say("ok    \(shown)  name \(policy.name)"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                     + (policy.plansReminders ? ", plans reminders" : "")
                     + policy.experiments.map { experiment in
@@ -71,13 +71,13 @@ struct CheckCommand: AsyncParsableCommand {
                     }.joined())
                 if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
-                for problem in found { print("error \(problem)") }
+                for problem in found { Terminal.say("error \(problem)") }
                 problems += 1
             }
         }
         if problems > 0 { throw Exit.badInput }
         if review {
-            print(warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
+            Terminal.say(warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
         }
         if strict, warnings > 0 { throw Exit.failure }
     }
@@ -93,8 +93,8 @@ struct CheckCommand: AsyncParsableCommand {
         var findings = scanned
         for finding in probed where seen.insert("\(finding.rule)|\(finding.message)").inserted { findings.append(finding) }
         for finding in findings {
-            print("warn  \(finding.location): \(finding.rule.rawValue): \(finding.message)")
-            print("      \(finding.rule.guideline); see \(finding.rule.documentation)")
+            Terminal.say("warn  \(finding.location): \(finding.rule.rawValue): \(finding.message)")
+            Terminal.say("      \(finding.rule.guideline); see \(finding.rule.documentation)")
         }
         return findings.count
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitDelivery
+import PermitInput
 import PermitScenario
 
 struct TestCommand: AsyncParsableCommand {
@@ -148,17 +149,17 @@ struct TestCommand: AsyncParsableCommand {
         case .text: return
         case .lcov: text = CoverageExport.lcov(run)
         case .cobertura:
-            let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+            let root = WorkingDirectory.current.standardizedFileURL.path
             text = CoverageExport.cobertura(run, sourceRoot: root, timestamp: Int64(Date().timeIntervalSince1970 * 1000))
         }
         try writeAtomically(Data(text.utf8), to: path)
-        FileHandle.standardError.write(Data("permit: \(coverageFormat.rawValue) coverage written to \(path)\n".utf8))
+        Terminal.printError("\(coverageFormat.rawValue) coverage written to \(path)")
     }
 
-    /// Writes a line straight to stdout: under `--watch` the report must show as the run ends,
-    /// not when a pipe's buffer fills.
+    /// Writes a line to stdout; the console writes unbuffered, so under `--watch` the report
+    /// shows as the run ends, not when a pipe's buffer fills.
     private func emit(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Terminal.say(text)
     }
 }
 

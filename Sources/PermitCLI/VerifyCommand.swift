@@ -34,26 +34,26 @@ struct VerifyCommand: AsyncParsableCommand {
         var keys: [BundlePublicKey] = []
         for path in publicKeys {
             do {
-                keys.append(try BundlePublicKey.read(contentsOf: URL(fileURLWithPath: path)))
+                keys.append(try BundlePublicKey.read(contentsOf: Terminal.file(path)))
             } catch {
                 Terminal.printError("--public-key \(error)")
                 throw Exit.badInput
             }
         }
         do {
-            let bundle = try PolicyBundle.read(contentsOf: URL(fileURLWithPath: file))
+            let bundle = try PolicyBundle.read(contentsOf: Terminal.file(file))
             let verified = try bundle.verify(trust: .keys(keys), now: Date())
             let manifest = verified.manifest
             if let pack, manifest.pack != pack {
                 throw BundleError(.wrongPack, "the bundle is for pack \(manifest.pack), not \(pack)")
             }
             let formatter = ISO8601DateFormatter()
-            print("genuine: \(manifest.pack) version \(manifest.version), signed by key \(verified.signer?.hex ?? "?"), "
+            Terminal.say("genuine: \(manifest.pack) version \(manifest.version), signed by key \(verified.signer?.hex ?? "?"), "
                 + "created \(formatter.string(from: manifest.createdAt)), "
                 + (manifest.expiresAt.map { "expires \(formatter.string(from: $0))" } ?? "no expiry")
                 + ", min engine \(manifest.minimumEngine)")
             for name in manifest.files.keys.sorted() {
-                print("  \(name)  sha256 \(manifest.files[name]!.sha256)  \(manifest.files[name]!.size) bytes")
+                Terminal.say("  \(name)  sha256 \(manifest.files[name]!.sha256)  \(manifest.files[name]!.size) bytes")
             }
         } catch {
             Terminal.printError("\(file): not genuine: \(error)")

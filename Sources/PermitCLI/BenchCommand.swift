@@ -44,7 +44,7 @@ struct BenchCommand: AsyncParsableCommand {
         var events = Bench.defaultEvents
         if let scenario {
             do {
-                let parsed = try ScenarioParser.parse(contentsOf: URL(fileURLWithPath: scenario), displayName: scenario)
+                let parsed = try ScenarioParser.parse(contentsOf: Terminal.file(scenario), displayName: scenario)
                 events = parsed.steps.compactMap { step in
                     if case .event(let event) = step.action { return event }
                     return nil
@@ -82,16 +82,16 @@ struct BenchCommand: AsyncParsableCommand {
                 "minimal_ratio": .number(minimal.ratio),
                 "minimal_ctx_reads": .list(minimal.reads.map(PolicyValue.string)),
             ])
-            print(value.prettyJSON)
+            Terminal.say(value.prettyJSON)
         } else {
             func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
-            print("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")
-            print("decision   min \(ns(decisions.minNanoseconds))  median \(ns(decisions.medianNanoseconds))  p99 \(ns(decisions.p99Nanoseconds))  \(String(format: "%.0f", decisions.perSecond))/s")
-            print("reference  median \(ns(reference.medianNanoseconds)) (C + Lua, no Swift): ratio \(String(format: "%.2f", decisions.medianNanoseconds / max(1, reference.medianNanoseconds)))×")
-            print("minimal    \(ns(minimal.permitNanoseconds)) of CPU per event against \(ns(minimal.minimalNanoseconds)) for a C host building only the ctx read: ratio \(String(format: "%.2f", minimal.ratio))× (goal ≤ 1.5×)")
-            print("cold start \(String(format: "%.1f µs", cold.medianNanoseconds / 1000)) (reference \(String(format: "%.1f µs", referenceCold.medianNanoseconds / 1000)): ratio \(String(format: "%.2f", cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)))×)")
-            print("vm memory  \(vmKiB) KiB")
-            if errors > 0 { print("policy errors during the run: \(errors)") }
+            Terminal.say("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")
+            Terminal.say("decision   min \(ns(decisions.minNanoseconds))  median \(ns(decisions.medianNanoseconds))  p99 \(ns(decisions.p99Nanoseconds))  \(String(format: "%.0f", decisions.perSecond))/s")
+            Terminal.say("reference  median \(ns(reference.medianNanoseconds)) (C + Lua, no Swift): ratio \(String(format: "%.2f", decisions.medianNanoseconds / max(1, reference.medianNanoseconds)))×")
+            Terminal.say("minimal    \(ns(minimal.permitNanoseconds)) of CPU per event against \(ns(minimal.minimalNanoseconds)) for a C host building only the ctx read: ratio \(String(format: "%.2f", minimal.ratio))× (goal ≤ 1.5×)")
+            Terminal.say("cold start \(String(format: "%.1f µs", cold.medianNanoseconds / 1000)) (reference \(String(format: "%.1f µs", referenceCold.medianNanoseconds / 1000)): ratio \(String(format: "%.2f", cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)))×)")
+            Terminal.say("vm memory  \(vmKiB) KiB")
+            if errors > 0 { Terminal.say("policy errors during the run: \(errors)") }
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 import PermitScenario
 
@@ -9,14 +10,25 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
+/// The commands' shorthand for the console in effect (`Console.current`).
 enum Terminal {
     /// Colour only on a terminal, and never with `NO_COLOR` set (https://no-color.org).
-    static var wantsColour: Bool {
-        isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    static var wantsColour: Bool { Console.current.wantsColour }
+
+    /// A problem on standard error, headed `permit:` as every message of the tool is.
+    static func printError(_ message: String) {
+        Console.current.write("permit: " + message + "\n", to: .error)
     }
 
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data(("permit: " + message + "\n").utf8))
+    /// One line of the command's result on standard output.
+    static func say(_ line: String) {
+        Console.current.writeLine(line)
+    }
+
+    /// The file a path from the command line names, relative to the working directory
+    /// (`WorkingDirectory`), keeping the path as written for messages.
+    static func file(_ path: String) -> URL {
+        WorkingDirectory.url(for: path)
     }
 }
 
@@ -28,7 +40,7 @@ enum Exit {
 
 /// Resolves `POLICY_OR_PACK` to the policy file: a `.lua` file, or a pack directory holding one.
 func policyURL(_ path: String) throws -> URL {
-    let url = URL(fileURLWithPath: path).standardizedFileURL
+    let url = Terminal.file(path).standardizedFileURL
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
         Terminal.printError("\(path): no such file or directory")
@@ -87,7 +99,7 @@ struct LimitOptions: ParsableArguments {
 /// Writes an output file whole or not at all; a failure is reported and is bad input (exit 2).
 func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
     do {
-        try AtomicFile.write(data, to: URL(fileURLWithPath: path).standardizedFileURL, permissions: permissions)
+        try AtomicFile.write(data, to: Terminal.file(path).standardizedFileURL, permissions: permissions)
     } catch {
         Terminal.printError("\(path): cannot write (\(error.reason))")
         throw Exit.badInput

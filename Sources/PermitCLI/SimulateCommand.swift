@@ -97,7 +97,7 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         let userModel: UserModel
         do {
-            userModel = try UserModel.load(contentsOf: URL(fileURLWithPath: model), displayName: model)
+            userModel = try UserModel.load(contentsOf: Terminal.file(model), displayName: model)
         } catch {
             Terminal.printError(error.description)
             throw Exit.badInput
@@ -116,7 +116,7 @@ struct SimulateCommand: AsyncParsableCommand {
         sources = try applyParams(to: sources)
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
-        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
             bar?.update(done: done, total: total)
         }
@@ -125,13 +125,13 @@ struct SimulateCommand: AsyncParsableCommand {
         if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {
         case .json:
-            print(result.json())
+            Terminal.say(result.json())
         case .text:
-            print(result.text())
+            Terminal.say(result.text())
             if let target = precision.flatMap(Precision.init) {
-                print("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
+                Terminal.say("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
             }
-            print(String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
+            Terminal.say(String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
                 + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
@@ -192,8 +192,15 @@ extension SimulateCommand {
 
 /// A one-line progress bar on stderr, redrawn at most every 1% (only used on a terminal).
 final class ProgressBar: @unchecked Sendable {
+    private let console: Console
     private let lock = NSLock()
     private var lastPercent = -1
+
+    /// A bar drawn on `console`'s standard error (captured once: the simulation reports
+    /// progress from its workers).
+    init(console: Console) {
+        self.console = console
+    }
 
     func update(done: Int, total: Int) {
         let percent = total == 0 ? 100 : done * 100 / total
@@ -205,13 +212,13 @@ final class ProgressBar: @unchecked Sendable {
         let filled = percent * width / 100
         let line = "\rsimulating [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
             + "] \(percent)% (\(done)/\(total) users)"
-        FileHandle.standardError.write(Data(line.utf8))
+        console.write(line, to: .error)
     }
 
     func clear() {
         lock.lock()
         defer { lock.unlock() }
         guard lastPercent >= 0 else { return }
-        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+        console.write("\r" + String(repeating: " ", count: 79) + "\r", to: .error)
     }
 }

@@ -20,7 +20,7 @@ struct NewCommand: AsyncParsableCommand {
     var pack: String
 
     func run() async throws {
-        let url = URL(fileURLWithPath: pack).standardizedFileURL
+        let url = Terminal.file(pack).standardizedFileURL
         let name = url.lastPathComponent
         guard !name.isEmpty, name != "/", name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }),
               !name.hasPrefix(".")
@@ -38,16 +38,16 @@ struct NewCommand: AsyncParsableCommand {
                 let file = url.appendingPathComponent(path)
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(text.utf8).write(to: file, options: .withoutOverwriting)
-                print("created \(pack)/\(path)")
+                Terminal.say("created \(pack)/\(path)")
             }
         } catch {
             Terminal.printError("cannot write the pack: \(error.localizedDescription)")
             throw Exit.badInput
         }
         if types == nil {
-            print("note: no Permit checkout above \(pack); copy its types/permit.lua to \(pack)/types/ for editor completion")
+            Terminal.say("note: no Permit checkout above \(pack); copy its types/permit.lua to \(pack)/types/ for editor completion")
         }
-        print("next: permit test \(pack)")
+        Terminal.say("next: permit test \(pack)")
     }
 
     /// The nearest `types/` holding `permit.lua` in `directory` or above it.

@@ -20,15 +20,15 @@ struct KeygenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let privatePath = out + ".key", publicPath = out + ".pub"
-        for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
+        for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: Terminal.file(path).path) {
             Terminal.printError("\(path) exists; refusing to overwrite a key (move it away or pick another --out)")
             throw Exit.badInput
         }
         let key = BundleSigningKey()
         try writeAtomically(Data(key.text.utf8), to: privatePath, permissions: 0o600)
         try writeAtomically(Data(key.publicKey.text.utf8), to: publicPath, permissions: 0o644)
-        print("key id \(key.keyID)")
-        print("private key \(privatePath) (keep it secret)")
-        print("public key  \(publicPath) (give it to the app as a trusted key)")
+        Terminal.say("key id \(key.keyID)")
+        Terminal.say("private key \(privatePath) (keep it secret)")
+        Terminal.say("public key  \(publicPath) (give it to the app as a trusted key)")
     }
 }

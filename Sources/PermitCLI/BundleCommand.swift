@@ -49,20 +49,20 @@ struct BundleCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let bundler = PackBundler(
-            pack: URL(fileURLWithPath: pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
+            pack: Terminal.file(pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
             signingKey: try signingKey())
         let report: PackBundler.Report
         do {
-            report = try await bundler.bundle(to: URL(fileURLWithPath: out)) { pack in try await Self.runTests(of: pack) }
+            report = try await bundler.bundle(to: Terminal.file(out)) { pack in try await Self.runTests(of: pack) }
         } catch {
             Terminal.printError(error.description)
             throw error.kind == .testsFailed ? Exit.failure : Exit.badInput
         }
         let manifest = report.manifest
-        print("tests: \(report.testsPassed) passed")
-        print("bundled \(manifest.pack) version \(manifest.version) (policy \(report.policyName), min engine \(engine)"
+        Terminal.say("tests: \(report.testsPassed) passed")
+        Terminal.say("bundled \(manifest.pack) version \(manifest.version) (policy \(report.policyName), min engine \(engine)"
             + (manifest.expiresAt.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "") + ") → \(out)")
-        print(report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
+        Terminal.say(report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
     }
 
     private func expiry() throws -> Date? {
@@ -76,7 +76,7 @@ struct BundleCommand: AsyncParsableCommand {
 
     private func signingKey() throws -> BundleSigningKey? {
         try key.map { path in
-            do { return try BundleSigningKey.read(contentsOf: URL(fileURLWithPath: path)) } catch {
+            do { return try BundleSigningKey.read(contentsOf: Terminal.file(path)) } catch {
                 Terminal.printError("--key \(error)")
                 throw Exit.badInput
             }
@@ -89,7 +89,7 @@ struct BundleCommand: AsyncParsableCommand {
         // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all.
         let run = await TestRun.run(
             files, options: TestRun.Options(refuseOnly: true), loader: luaLoader(coverage: false), delivery: BundleDelivery())
-        if run.exitCode != 0 { print(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
+        if run.exitCode != 0 { Terminal.say(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
     }
 }

@@ -40,7 +40,7 @@ struct RunCommand: AsyncParsableCommand {
         var results: [ScenarioRecords] = []
         var sawInputError = false
         for path in scenarios {
-            let scenarioURL = URL(fileURLWithPath: path)
+            let scenarioURL = Terminal.file(path)
             do {
                 for scenario in try ScenarioParser.parseCases(contentsOf: scenarioURL, displayName: path) {
                     let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
                             file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
                             records: result.steps.compactMap { $0.outcome?.record }))
                     } else {
-                        print(ScenarioTimeline.render(result, file: result.file))
+                        Terminal.say(ScenarioTimeline.render(result, file: result.file))
                     }
                 }
             } catch let error as InputError {
@@ -60,7 +60,7 @@ struct RunCommand: AsyncParsableCommand {
         if format == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            Terminal.say(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
         if sawInputError { throw Exit.badInput }
     }

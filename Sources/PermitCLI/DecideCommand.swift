@@ -136,14 +136,14 @@ struct DecideCommand: AsyncParsableCommand {
             ]
             if let proposed = outcome.proposed { fields["proposed"] = .table(DecisionFields.of(proposed)) }
             if !trace.isEmpty { fields["trace"] = .string(trace) }
-            print(PolicyValue.table(fields).prettyJSON)
+            Terminal.say(PolicyValue.table(fields).prettyJSON)
         } else {
             let formatter = TimelineFormatter(start: outcome.time)
-            print(formatter.line(for: outcome))
+            Terminal.say(formatter.line(for: outcome))
             if !outcome.arms.isEmpty {
-                print("arms: " + outcome.arms.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+                Terminal.say("arms: " + outcome.arms.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             }
-            if !trace.isEmpty { print("trace:\n" + trace) }
+            if !trace.isEmpty { Terminal.say("trace:\n" + trace) }
         }
     }
 
@@ -257,7 +257,7 @@ struct DecideCommand: AsyncParsableCommand {
 
     func loadHistory() throws -> Ledger {
         guard let history else { return Ledger() }
-        guard let data = FileManager.default.contents(atPath: history) else {
+        guard let data = FileManager.default.contents(atPath: Terminal.file(history).path) else {
             Terminal.printError("--history: cannot read \(history)")
             throw Exit.badInput
         }

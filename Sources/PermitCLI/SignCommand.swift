@@ -27,7 +27,7 @@ struct SignCommand: AsyncParsableCommand {
     func run() async throws {
         let signingKey: BundleSigningKey
         do {
-            signingKey = try BundleSigningKey.read(contentsOf: URL(fileURLWithPath: key))
+            signingKey = try BundleSigningKey.read(contentsOf: Terminal.file(key))
         } catch {
             Terminal.printError("--key \(error)")
             throw Exit.badInput
@@ -35,7 +35,7 @@ struct SignCommand: AsyncParsableCommand {
         let signed: PolicyBundle
         let manifest: BundleManifest
         do {
-            let bundle = try PolicyBundle.read(contentsOf: URL(fileURLWithPath: file))
+            let bundle = try PolicyBundle.read(contentsOf: Terminal.file(file))
             manifest = try BundleManifest.decode(bundle.manifestBytes)
             if let expiry = manifest.expiresAt, expiry <= Date() {
                 throw BundleError(.expired, "the bundle expired at \(ISO8601DateFormatter().string(from: expiry)); build a new one")
@@ -46,6 +46,6 @@ struct SignCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         try writeAtomically(signed.encoded(), to: out ?? file)
-        print("signed \(manifest.pack) version \(manifest.version) with key \(signingKey.keyID) → \(out ?? file)")
+        Terminal.say("signed \(manifest.pack) version \(manifest.version) with key \(signingKey.keyID) → \(out ?? file)")
     }
 }
