@@ -348,7 +348,7 @@ public actor PermissionEngine {
         }
         let plan = ReminderPlanner.plan(
             requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
-            timeZone: timeZone, locale: configuration.locale,
+            timeZone: timeZone, locale: configuration.locale, chain: localeChain,
             pending: await client.pendingReminders(), contentShown: settings.showsContent,
             overflow: client.pendingOverflowRule ?? .observed(on: platform.version),
             // What iOS delivers each with: no level before iOS 15, time-sensitive and critical
