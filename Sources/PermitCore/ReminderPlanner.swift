@@ -100,9 +100,26 @@ public enum ReminderPlanner {
         pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
         deliveredLevel: (InterruptionLevel?) -> InterruptionLevel?
     ) -> Plan {
+        planned(
+            requests, now: now, timeZone: timeZone, locale: locale, chain: chain, pending: pending,
+            contentShown: contentShown, overflow: overflow, deliveredLevel: deliveredLevel
+        ).plan
+    }
+
+    /// The plan, and until when the same inputs give the same plan (`ReminderPlanMemo`): the
+    /// next moment at which `now` decides anything here. That is the local day's end or the
+    /// zone's next offset change (`LocalWallClock.sameDayUntil`), the first fire date still to
+    /// come (a reminder or a pending notification passing `now` is dropped), and the first wall
+    /// time still to come (`LocalWallClock.fireDate` answers by arithmetic only from it on).
+    static func planned(
+        _ requests: [ReminderRequest], now: Date, timeZone: TimeZone, locale: String, chain: [String],
+        pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
+        deliveredLevel: (InterruptionLevel?) -> InterruptionLevel?
+    ) -> (plan: Plan, until: Date) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let clock = LocalWallClock(now: now, timeZone: timeZone)
+        var until = clock.sameDayUntil
         var seenIds = SeenIdentifiers()
         var candidates: [ScheduledReminder] = []
         candidates.reserveCapacity(requests.count)
@@ -119,6 +136,8 @@ public enum ReminderPlanner {
                     message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
                 continue
             }
+            let plain = clock.plainDate(day: request.day, hour: request.hour, minute: request.minute)
+            if plain >= now { until = min(until, plain) }
             guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: calendar) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
@@ -126,6 +145,7 @@ public enum ReminderPlanner {
             // Past ones are dropped before their identifier is made; two reminders without an
             // id at the same time would be one notification.
             guard fireDate > now else { continue }
+            until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
             guard seenIds.insert(id) else { continue }
             guard let body = request.body.resolved(along: chain) else {
@@ -134,23 +154,18 @@ public enum ReminderPlanner {
             }
             let title = request.title.flatMap { $0.resolved(along: chain) }
             candidates.append(ScheduledReminder(
-                id: id,
-                fireDate: fireDate,
-                title: contentShown ? title : nil,
-                body: contentShown ? body : nil,
-                action: request.action,
-                sound: request.sound,
-                badge: request.badge,
-                interruptionLevel: deliveredLevel(request.interruptionLevel)
-            ))
+                id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
+                action: request.action, sound: request.sound, badge: request.badge,
+                interruptionLevel: deliveredLevel(request.interruptionLevel)))
         }
-
-        return reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems)
+        for reminder in pending where reminder.fireDate > now { until = min(until, reminder.fireDate) }
+        return (reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems), until)
     }
 
     /// The wanted set against what is pending: the policy's notifications that are not wanted
     /// any more go, wanted ones that are missing or differ are scheduled, identical ones stay
     /// untouched (no needless replace, which on iOS would reset nothing but costs a call).
+    /// `wanted`'s identifiers are distinct (`plan` drops a repeated one).
     static func reconcile(
         _ wanted: [ScheduledReminder], with pending: [ScheduledReminder], now: Date, overflow: PendingOverflow = .soonest,
         problems: [Problem]
@@ -161,6 +176,10 @@ public enum ReminderPlanner {
             if reminder.id.hasPrefix(ownedPrefix) { owned.append(reminder) } else { foreignDates.append(reminder.fireDate) }
         }
         let kept = fitting(wanted, besidesPendingAt: foreignDates, overflow: overflow)
+        // What is pending is what is wanted, in the same order (both soonest first): nothing to
+        // do. Exact: the kept identifiers are distinct, so the pending ones are too, and each
+        // pending notification is the first (the only) one with its identifier.
+        if kept == owned { return Plan(toSchedule: [], toRemove: [], problems: problems) }
         // A few on each side (nine in the packs): compared one by one, which costs less than
         // hashing every identifier into a dictionary and a set; many: hashed.
         if owned.count * kept.count <= 256 {

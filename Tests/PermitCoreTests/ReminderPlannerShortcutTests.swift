@@ -56,7 +56,14 @@ import Testing
                     id: "permit.w\(index)", fireDate: now.addingTimeInterval(Double(60 * (1 + draw(5_000)))), body: "b"))
             }
             var pending: [ScheduledReminder] = []
-            for _ in 0..<draw(size + 1) {
+            // Every fifth round, what is pending is what is wanted (the usual case, nothing to
+            // do), soonest first or not, with some of the app's own.
+            if round % 5 == 4 {
+                pending = wanted.sorted { $0.fireDate < $1.fireDate }
+                if draw(2) == 0 { pending.reverse() }
+                if draw(2) == 0 { pending.append(ScheduledReminder(id: "app.x", fireDate: now.addingTimeInterval(600))) }
+            }
+            for _ in 0..<(round % 5 == 4 ? 0 : draw(size + 1)) {
                 var reminder = wanted.isEmpty || draw(3) == 0
                     ? ScheduledReminder(id: "permit.p\(draw(size + 1))", fireDate: now.addingTimeInterval(Double(60 * (draw(5_000) - 500))))
                     : wanted[draw(wanted.count)]
