@@ -44,10 +44,25 @@ struct LocalWallClock {
     /// The instant of `hour:minute` local on the `day`-th calendar day after today, or `nil` when
     /// the Calendar has none.
     func fireDate(day: Int, hour: Int, minute: Int, calendar: Calendar) -> Date? {
-        let wall = (today + Int64(day)) * 86_400 + Int64(hour * 3_600 + minute * 60)
-        let plain = Date(timeIntervalSince1970: TimeInterval(wall - offset))
+        let plain = plainDate(day: day, hour: hour, minute: minute)
         if plain >= now, plain < steadyUntil { return plain }
         return calendar.date(from: components(day: day, hour: hour, minute: minute))
+    }
+
+    /// The wall time minus today's offset: `fireDate`'s answer while the offset holds. Where it
+    /// is not before `now`, it is also a moment at which `fireDate`'s choice can change.
+    func plainDate(day: Int, hour: Int, minute: Int) -> Date {
+        let wall = (today + Int64(day)) * 86_400 + Int64(hour * 3_600 + minute * 60)
+        return Date(timeIntervalSince1970: TimeInterval(wall - offset))
+    }
+
+    /// Until when every answer of this clock stays the same for a clock made later: the next
+    /// local midnight and the zone's next offset change (`now` itself when `now` follows a
+    /// change closely, where nothing is steady). Fire dates and `plainDate`s at or after `now`
+    /// bound it further; `ReminderPlanMemo` takes those into account.
+    var sameDayUntil: Date {
+        let midnight = Date(timeIntervalSince1970: TimeInterval((today + 1) * 86_400 - offset))
+        return min(midnight, steadyUntil)
     }
 
     /// The calendar date and wall time of `hour:minute` on the `day`-th day after today, in the

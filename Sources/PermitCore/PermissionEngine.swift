@@ -43,6 +43,8 @@ public actor PermissionEngine {
     @exclusivity(unchecked) private var timeZone: TimeZone
     /// The locale tags a text is looked up by, most specific first (the locale never changes).
     private let localeChain: [String]
+    /// The last reminder plan, so that an unchanged window is not planned again.
+    @exclusivity(unchecked) private var reminderPlans = ReminderPlanMemo()
     private var recheckTask: Task<Void, Never>?
 
     // The FIFO gate.
@@ -346,16 +348,20 @@ public actor PermissionEngine {
             outcome.errors.append(error)
             return
         }
-        let plan = ReminderPlanner.plan(
-            requests, now: Date(timeIntervalSince1970: TimeInterval(context.now)),
-            timeZone: timeZone, locale: configuration.locale,
-            pending: await client.pendingReminders(), contentShown: settings.showsContent,
-            overflow: client.pendingOverflowRule ?? .observed(on: platform.version),
-            // What iOS delivers each with: no level before iOS 15, time-sensitive and critical
-            // only with their entitlement and switch.
-            deliveredLevel: { [version = platform.version, settings] level in
-                InterruptionLevel.delivered(level, on: version, settings: settings)
-            })
+        let now = Date(timeIntervalSince1970: TimeInterval(context.now))
+        let inputs = ReminderPlanMemo.Inputs(
+            overflow: client.pendingOverflowRule ?? .observed(on: platform.version), settings: settings,
+            timeZone: timeZone, requests: requests, pending: await client.pendingReminders())
+        let plan = reminderPlans.plan(for: inputs, now: now) { inputs in
+            ReminderPlanner.planned(
+                inputs.requests, now: now, timeZone: inputs.timeZone, locale: configuration.locale, chain: localeChain,
+                pending: inputs.pending, contentShown: inputs.settings.showsContent, overflow: inputs.overflow,
+                // What iOS delivers each with: no level before iOS 15, time-sensitive and critical
+                // only with their entitlement and switch.
+                deliveredLevel: { [version = platform.version, settings = inputs.settings] level in
+                    InterruptionLevel.delivered(level, on: version, settings: settings)
+                })
+        }
         let toSchedule = plan.toSchedule
         for problem in plan.problems {
             outcome.errors.append(PolicyError(kind: .invalidDecision, field: "reminders", message: problem.description))

@@ -41,7 +41,34 @@ public enum ReminderPlanner {
     /// `permit.reminder.<fire time>` without one.
     public static func identifier(for id: String?, fireDate: Date) -> String {
         if let id { return ownedPrefix + id }
-        return ownedPrefix + "reminder.\(Int64(fireDate.timeIntervalSince1970))"
+        return unnamedIdentifier(seconds: Int64(fireDate.timeIntervalSince1970))
+    }
+
+    /// `permit.reminder.<seconds>`, written in one allocation: string interpolation appended
+    /// piece by piece and cost more than the rest of planning a reminder.
+    static func unnamedIdentifier(seconds: Int64) -> String {
+        let prefix: StaticString = "permit.reminder."
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for Int64's 20 digits and a sign
+        return withUnsafeMutableBytes(of: &digits) { scratch in
+            var value = seconds.magnitude
+            var start = scratch.count
+            repeat {
+                start -= 1
+                scratch[start] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0
+            if seconds < 0 {
+                start -= 1
+                scratch[start] = UInt8(ascii: "-")
+            }
+            let number = UnsafeRawBufferPointer(rebasing: scratch[start...])
+            return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + number.count) { out in
+                let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                _ = out.initialize(fromContentsOf: head)
+                _ = out[head.count...].initialize(fromContentsOf: number)
+                return head.count + number.count
+            }
+        }
     }
 
     /// Plans `requests` for `now` in `timeZone` against what is already pending.
@@ -61,12 +88,41 @@ public enum ReminderPlanner {
         overflow: PendingOverflow = .soonest,
         deliveredLevel: (InterruptionLevel?) -> InterruptionLevel? = { $0 }
     ) -> Plan {
+        plan(
+            requests, now: now, timeZone: timeZone, locale: locale, chain: LocalizedText.fallbackChain(for: locale),
+            pending: pending, contentShown: contentShown, overflow: overflow, deliveredLevel: deliveredLevel)
+    }
+
+    /// `plan` with the locale's fallback chain worked out by the caller (the engine keeps it:
+    /// working it out again on every plan cost as much as a reminder).
+    static func plan(
+        _ requests: [ReminderRequest], now: Date, timeZone: TimeZone, locale: String, chain: [String],
+        pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
+        deliveredLevel: (InterruptionLevel?) -> InterruptionLevel?
+    ) -> Plan {
+        planned(
+            requests, now: now, timeZone: timeZone, locale: locale, chain: chain, pending: pending,
+            contentShown: contentShown, overflow: overflow, deliveredLevel: deliveredLevel
+        ).plan
+    }
+
+    /// The plan, and until when the same inputs give the same plan (`ReminderPlanMemo`): the
+    /// next moment at which `now` decides anything here. That is the local day's end or the
+    /// zone's next offset change (`LocalWallClock.sameDayUntil`), the first fire date still to
+    /// come (a reminder or a pending notification passing `now` is dropped), and the first wall
+    /// time still to come (`LocalWallClock.fireDate` answers by arithmetic only from it on).
+    static func planned(
+        _ requests: [ReminderRequest], now: Date, timeZone: TimeZone, locale: String, chain: [String],
+        pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
+        deliveredLevel: (InterruptionLevel?) -> InterruptionLevel?
+    ) -> (plan: Plan, until: Date) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let clock = LocalWallClock(now: now, timeZone: timeZone)
-        let chain = LocalizedText.fallbackChain(for: locale)
-        var seenIds = Set<String>()
+        var until = clock.sameDayUntil
+        var seenIds = SeenIdentifiers()
         var candidates: [ScheduledReminder] = []
+        candidates.reserveCapacity(requests.count)
         var problems: [Problem] = []
 
         for (index, request) in requests.enumerated() {
@@ -80,42 +136,58 @@ public enum ReminderPlanner {
                     message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
                 continue
             }
+            let plain = clock.plainDate(day: request.day, hour: request.hour, minute: request.minute)
+            if plain >= now { until = min(until, plain) }
             guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: calendar) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
             }
-            // Two reminders without an id at the same time would be one notification.
+            // Past ones are dropped before their identifier is made; two reminders without an
+            // id at the same time would be one notification.
+            guard fireDate > now else { continue }
+            until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
-            guard fireDate > now, seenIds.insert(id).inserted else { continue }
+            guard seenIds.insert(id) else { continue }
             guard let body = request.body.resolved(along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue
             }
             let title = request.title.flatMap { $0.resolved(along: chain) }
             candidates.append(ScheduledReminder(
-                id: id,
-                fireDate: fireDate,
-                title: contentShown ? title : nil,
-                body: contentShown ? body : nil,
-                action: request.action,
-                sound: request.sound,
-                badge: request.badge,
-                interruptionLevel: deliveredLevel(request.interruptionLevel)
-            ))
+                id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
+                action: request.action, sound: request.sound, badge: request.badge,
+                interruptionLevel: deliveredLevel(request.interruptionLevel)))
         }
-
-        return reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems)
+        for reminder in pending where reminder.fireDate > now { until = min(until, reminder.fireDate) }
+        return (reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems), until)
     }
 
     /// The wanted set against what is pending: the policy's notifications that are not wanted
     /// any more go, wanted ones that are missing or differ are scheduled, identical ones stay
     /// untouched (no needless replace, which on iOS would reset nothing but costs a call).
+    /// `wanted`'s identifiers are distinct (`plan` drops a repeated one).
     static func reconcile(
         _ wanted: [ScheduledReminder], with pending: [ScheduledReminder], now: Date, overflow: PendingOverflow = .soonest,
         problems: [Problem]
     ) -> Plan {
-        let (owned, foreign) = pending.filter { $0.fireDate > now }.partitioned { $0.id.hasPrefix(ownedPrefix) }
-        let kept = fitting(wanted, besides: foreign, overflow: overflow)
+        var owned: [ScheduledReminder] = []
+        var foreignDates: [Date] = []
+        for reminder in pending where reminder.fireDate > now {
+            if reminder.id.hasPrefix(ownedPrefix) { owned.append(reminder) } else { foreignDates.append(reminder.fireDate) }
+        }
+        let kept = fitting(wanted, besidesPendingAt: foreignDates, overflow: overflow)
+        // What is pending is what is wanted, in the same order (both soonest first): nothing to
+        // do. Exact: the kept identifiers are distinct, so the pending ones are too, and each
+        // pending notification is the first (the only) one with its identifier.
+        if kept == owned { return Plan(toSchedule: [], toRemove: [], problems: problems) }
+        // A few on each side (nine in the packs): compared one by one, which costs less than
+        // hashing every identifier into a dictionary and a set; many: hashed.
+        if owned.count * kept.count <= 256 {
+            return Plan(
+                toSchedule: kept.filter { wanted in owned.first(where: { $0.id == wanted.id }) != wanted },
+                toRemove: owned.compactMap { old in kept.contains(where: { $0.id == old.id }) ? nil : old.id },
+                problems: problems)
+        }
         let pendingById = Dictionary(owned.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let keptIds = Set(kept.map(\.id))
         return Plan(
@@ -133,13 +205,22 @@ public enum ReminderPlanner {
     static func fitting(
         _ candidates: [ScheduledReminder], besides pending: [ScheduledReminder], overflow: PendingOverflow = .soonest
     ) -> [ScheduledReminder] {
-        let pendingSorted = pending.map(\.fireDate).sorted()
+        fitting(candidates, besidesPendingAt: pending.map(\.fireDate), overflow: overflow)
+    }
+
+    /// `fitting` with only the fire dates of the app's own pending notifications, which is all
+    /// it needs.
+    static func fitting(
+        _ candidates: [ScheduledReminder], besidesPendingAt pendingDates: [Date], overflow: PendingOverflow
+    ) -> [ScheduledReminder] {
+        let pendingSorted = pendingDates.sorted()
+        let soonestFirst = candidates.sorted(by: { $0.fireDate < $1.fireDate })
         if overflow == .newest {
             let room = max(0, systemPendingLimit - pendingSorted.count)
-            return Array(candidates.sorted(by: { $0.fireDate < $1.fireDate }).prefix(room))
+            return Array(soonestFirst.prefix(room))
         }
         var kept: [ScheduledReminder] = []
-        for candidate in candidates.sorted(by: { $0.fireDate < $1.fireDate }) {
+        for candidate in soonestFirst {
             let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count
             guard soonerPending + kept.count < systemPendingLimit else { break }
             kept.append(candidate)

@@ -353,11 +353,25 @@ public final class SimulatedDevice: NotificationCenterClient {
     public var pending: [ScheduledReminder] {
         let now = clock.now()
         return state.withLock { state in
+            // The usual read (the engine reads before every reminder plan): nothing due, and
+            // already soonest first, strictly, so no sort could order it otherwise. The list as
+            // it is, without partitioning and sorting it again.
+            if Self.isSoonestFirst(state.pending, allAfter: now) { return state.pending }
             let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
             state.delivered.append(contentsOf: due.sorted { $0.fireDate < $1.fireDate })
             state.pending = waiting
             return waiting.sorted { $0.fireDate < $1.fireDate }
         }
+    }
+
+    /// Whether every notification of `list` fires after `now`, each strictly after the one before.
+    static func isSoonestFirst(_ list: [ScheduledReminder], allAfter now: Date) -> Bool {
+        var previous = now
+        for reminder in list {
+            guard reminder.fireDate > previous else { return false }
+            previous = reminder.fireDate
+        }
+        return true
     }
 
     /// Notifications whose time has come, in the order they fired.

@@ -244,15 +244,22 @@ extension FastPath {
 
     /// Reads `plan_reminders`' results (above `base`) in place when they are one plainly valid
     /// list (or nil, or nothing); anything else is copied for `DecisionReader.reminders`, which
-    /// words the error.
-    static func readReminders(_ stack: LuaVM.LuaStack, base: Int32) throws(LuaError) -> RemindersResult {
+    /// words the error. A list with the contents of the one `memo` last kept is that list
+    /// again, unread (`ReminderListMemo` says why that is exact).
+    static func readReminders(
+        _ stack: LuaVM.LuaStack, base: Int32, memo: ReminderListMemo
+    ) throws(LuaError) -> RemindersResult {
         let L = stack.L
         let limits = stack.vm.limits
         let top = lua_gettop(L)
         if top == base { return .reminders([]) }
         if top == base + 1, limits.maxTableDepth >= 3 {
+            if let reminders = memo.unchanged(at: top, on: L) { return .reminders(reminders) }
             var reader = DecisionTableReader(L: L, maxValues: limits.maxConvertedValues)
-            if let reminders = reader.readReminders(at: top) { return .reminders(reminders) }
+            if let reminders = reader.readReminders(at: top) {
+                memo.remember(reminders)
+                return .reminders(reminders)
+            }
         }
         return .general(try stack.vm.readResults(above: base).first ?? .nil)
     }

@@ -58,6 +58,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var slots: FastPath.Cached?
         /// Writes the ctx fields built on first use (buffers reused between calls).
         let lazyFields: LazyFieldsEncoder
+        /// `plan_reminders`' last list, so an unchanged one is not read again.
+        let reminderList = ReminderListMemo()
         var trace: [String] = []
     }
 
@@ -342,12 +344,13 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             do throws(LuaError) {
                 let cached = try cachedParts(context, runtime: &runtime)
                 let lazyFields = runtime.lazyFields
+                let memo = runtime.reminderList
                 return try runtime.vm.callDirect(
                     runtime.planReminders!,
                     pushArgument: { stack throws(LuaError) in
                         try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
                     },
-                    readResults: { stack, base throws(LuaError) in try FastPath.readReminders(stack, base: base) })
+                    readResults: { stack, base throws(LuaError) in try FastPath.readReminders(stack, base: base, memo: memo) })
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
             }

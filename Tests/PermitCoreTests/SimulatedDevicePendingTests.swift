@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import PermitCore
+
+/// The simulated device's pending list, read the short way when nothing is due and it is
+/// already soonest first: the same list, and the same deliveries, as partitioning and sorting.
+@Suite struct SimulatedDevicePendingTests {
+    /// The long way, as the device read it before: due ones delivered, the rest soonest first.
+    static func reference(_ added: [ScheduledReminder], now: Date) -> (pending: [ScheduledReminder], delivered: [ScheduledReminder]) {
+        let due = added.filter { $0.fireDate <= now }.sorted { $0.fireDate < $1.fireDate }
+        return (added.filter { $0.fireDate > now }.sorted { $0.fireDate < $1.fireDate }, due)
+    }
+
+    @Test(arguments: [
+        [600, 1_200, 1_800],  // soonest first: the short way
+        [1_200, 600, 1_800],  // not sorted
+        [600, 600, 1_800],  // two at the same time
+        [0, 600, 1_200],  // one due right now
+        [-60, 600],  // one past
+        [],
+    ])
+    func theShortReadIsTheLongOne(offsets: [Int]) throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let device = try SimulatedDevice(platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock)
+        let now = clock.now()
+        let added = offsets.enumerated().map { index, offset in
+            ScheduledReminder(id: "permit.\(index)", fireDate: now.addingTimeInterval(TimeInterval(offset)), body: "b\(index)")
+        }
+        device.add(added)
+        let expected = Self.reference(added, now: now)
+        #expect(device.pending == expected.pending)
+        #expect(device.pending == expected.pending)  // a second read, after the first settled the list
+        #expect(device.delivered == expected.delivered)
+        #expect(SimulatedDevice.isSoonestFirst(added, allAfter: now) == (offsets == [600, 1_200, 1_800] || offsets.isEmpty))
+    }
+}
