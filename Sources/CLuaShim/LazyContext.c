@@ -28,14 +28,14 @@
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
-#include "sandbox_guards.h"
+#include "shim_internal.h"
 #include <lauxlib.h>
 #include <string.h>
 
-/* Their addresses are the keys: the snapshot's in a lazy table, the metatables' in the
-   registry. No script can make a light userdata, so none of them can be named from Lua. */
+/* Its address is the snapshot's key in a lazy table. No script can make a light userdata, so
+   it cannot be named from Lua. The metatables and the key names live in registry slots kept in
+   the VM's state (permit_vm: an array read, on every event). */
 static const char snapshot_key = 0;
-static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY - 1] */
 
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
@@ -44,7 +44,6 @@ enum { H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
-static const char names_key = 0;
 enum {
     N_ACCEPTED = 1, N_ANSWERED_AT, N_BUCKET, N_CANCELLED, N_DECLINED, N_DENIED_AT, N_DISMISSED, N_FEATURES,
     N_FIRST_LAUNCH_AT, N_FOREGROUNDS, N_GRANTED, N_HISTORY, N_LAST_ANSWERED_AT, N_LAST_OPENED_AT, N_LAST_PROMPT_AT,
@@ -63,20 +62,26 @@ static const char *const names[N_COUNT] = {
     "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms", "count",
     "events", "last_at",
 };
+_Static_assert(N_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
 
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
 
+/* By the metatable's address: the two lazy metatables stay in the registry for the VM's life,
+   so no other table can have their addresses. */
 static int lazy_kind(lua_State *L, int idx) {
     if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return NOT_LAZY;
-    int kind = NOT_LAZY;
-    for (int k = LAZY_CTX; k <= LAZY_HISTORY && kind == NOT_LAZY; k++) {
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[k - 1]);
-        if (lua_rawequal(L, -1, -2)) kind = k;
-        lua_pop(L, 1);
-    }
+    const void *metatable = lua_topointer(L, -1);
     lua_pop(L, 1);
-    return kind;
+    const permit_vm *vm = getvm(L);
+    if (metatable == vm->lazy_metatable[LAZY_CTX - 1]) return LAZY_CTX;
+    if (metatable == vm->lazy_metatable[LAZY_HISTORY - 1]) return LAZY_HISTORY;
+    return NOT_LAZY;
+}
+
+/* Pushes the lazy metatable of `kind`. */
+static void push_lazy_metatable(lua_State *L, int kind) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, getvm(L)->lazy_metatable_ref[kind - 1]);
 }
 
 typedef struct snapshot {
@@ -344,7 +349,7 @@ static void push_history(lua_State *L, const snapshot *s, int ud) {
     set_number(L, s, N_STATUS_CHANGED_AT, PERMIT_H_STATUS_CHANGED_AT);
     lua_pushvalue(L, ud);
     lua_rawsetp(L, -2, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_HISTORY - 1]);
+    push_lazy_metatable(L, LAZY_HISTORY);
     lua_setmetatable(L, -2);
 }
 
@@ -398,7 +403,7 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     s->text = (const char *)(s->nodes + s->header->state_nodes);
     if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->header->keys_ref) != LUA_TTABLE) damaged(L);
     s->keys = lua_gettop(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, getvm(L)->lazy_names_ref);
     s->names = lua_gettop(L);
 }
 
@@ -428,16 +433,16 @@ static int key_count(int kind) { return kind == LAZY_CTX ? C_COUNT : H_COUNT; }
 static const int *key_names(int kind) { return kind == LAZY_CTX ? ctx_names : history_names; }
 static uint32_t *built_bits(const snapshot *s, int kind) { return &s->header->built[kind - 1]; }
 
-/* The lazy key the value at `k` is for a table of `kind`, or -1. Keys are interned strings,
-   so comparing them is comparing pointers. */
-static int lazy_key(lua_State *L, const snapshot *s, int kind, int k) {
+/* The lazy key the value at `k` is for a table of `kind`, or -1. Every name is a short
+   string, and Lua interns those: a string equals a name exactly when its text is the name's,
+   at the same address (kept in the VM's state at install; the names table keeps them alive). */
+static int lazy_key(lua_State *L, int kind, int k) {
     if (lua_type(L, k) != LUA_TSTRING) return -1;
+    const char *text = lua_tostring(L, k);
+    const char *const *name_text = getvm(L)->lazy_name_text;
     const int *names_of = key_names(kind);
     for (int key = 0; key < key_count(kind); key++) {
-        lua_rawgeti(L, s->names, names_of[key]);
-        int same = lua_rawequal(L, -1, k);
-        lua_pop(L, 1);
-        if (same) return key;
+        if (name_text[names_of[key]] == text) return key;
     }
     return -1;
 }
@@ -520,7 +525,7 @@ static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
     *kind = lazy_kind(L, 1);
     if (*kind == NOT_LAZY) damaged(L);
     open_snapshot(L, 1, s);
-    return lazy_key(L, s, *kind, 2);
+    return lazy_key(L, *kind, 2);
 }
 
 /* t[k] for an absent k: a lazy key not yet set is built and kept; a lazy key the policy set to
@@ -562,12 +567,14 @@ static int lazy_newindex(lua_State *L) {
 }
 
 void permit_lazy_install(lua_State *L) {
+    permit_vm *vm = getvm(L);
     lua_createtable(L, N_COUNT - 1, 0);
     for (int n = 1; n < N_COUNT; n++) {
         lua_pushstring(L, names[n]);
+        vm->lazy_name_text[n] = lua_tostring(L, -1);
         lua_rawseti(L, -2, n);
     }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
+    vm->lazy_names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
     for (int kind = LAZY_CTX; kind <= LAZY_HISTORY; kind++) {
         lua_createtable(L, 0, 2);
@@ -575,19 +582,25 @@ void permit_lazy_install(lua_State *L) {
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, lazy_newindex);
         lua_setfield(L, -2, "__newindex");
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_keys[kind - 1]);
+        vm->lazy_metatable[kind - 1] = lua_topointer(L, -1);
+        vm->lazy_metatable_ref[kind - 1] = luaL_ref(L, LUA_REGISTRYINDEX);
     }
+}
+
+void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes) {
+    ctx = lua_absindex(L, ctx);
+    void *memory = lua_newuserdatauv(L, bytes, 0);
+    lua_rawsetp(L, ctx, &snapshot_key);
+    push_lazy_metatable(L, LAZY_CTX);
+    lua_setmetatable(L, ctx);
+    return memory;
 }
 
 /* Arguments: ctx, the size (light userdata pointing at a size_t). Returns the memory as a light
    userdata. The userdata's allocation may raise, so this runs under lua_pcall. */
 static int attach_protected(lua_State *L) {
     size_t bytes = *(const size_t *)lua_touserdata(L, 2);
-    void *memory = lua_newuserdatauv(L, bytes, 0);
-    lua_rawsetp(L, 1, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_CTX - 1]);
-    lua_setmetatable(L, 1);
-    lua_pushlightuserdata(L, memory);
+    lua_pushlightuserdata(L, permit_lazy_attach_in_call(L, 1, bytes));
     return 1;
 }
 

@@ -126,36 +126,51 @@ enum FastPath {
         // Room for every field, the snapshot's key included, so building the lazy ones never
         // has to grow ctx.
         fields.hash = Int32(8 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
-        let ctx: Int32
-        switch context.event {
-        case .appLaunch: ctx = push(&fields, name: .appLaunch, on: L)
-        case .appForeground: ctx = push(&fields, name: .appForeground, on: L)
-        case .appBackground: ctx = push(&fields, name: .appBackground, on: L)
+        var ctx: Int32 = 0
+        let event = context.event  // (the closure capturing `context` copied all of it)
+        // The snapshot's size is known once its parts are gathered; ctx and the snapshot are
+        // then made in one protected call, and the encoder fills the snapshot.
+        try lazyFields.attach(context, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth) {
+            bytes throws(LuaError) -> UnsafeMutableRawPointer in
+            fields.snapshot_bytes = bytes
+            ctx = push(&fields, event: event, on: L)
+            guard ctx > 0, let memory = fields.snapshot else {
+                throw ctx < 0
+                    ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
+                    : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+            }
+            return memory
+        }
+        if case .custom(let custom) = event {
+            try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack)
+        }
+    }
+
+    /// ctx with the fields of `event` (its name and its extra field); ctx's index, or 0 or -1 as
+    /// `permit_push_context` fails.
+    private static func push(_ fields: inout permit_ctx_fields, event: AppEvent, on L: OpaquePointer) -> Int32 {
+        switch event {
+        case .appLaunch: return push(&fields, name: .appLaunch, on: L)
+        case .appForeground: return push(&fields, name: .appForeground, on: L)
+        case .appBackground: return push(&fields, name: .appBackground, on: L)
         case .featureOpened(let feature):
-            ctx = push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
+            return push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
         case .significantTimeChange(let zone):
-            ctx = push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
+            return push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
         case .notificationSettingsOpened:
-            ctx = push(&fields, name: .notificationSettingsOpened, on: L)
+            return push(&fields, name: .notificationSettingsOpened, on: L)
         case .softPromptAnswered(let answer):
-            ctx = push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
+            return push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
         case .systemPromptAnswered(let granted):
             fields.event_key = Key.granted.rawValue
             fields.event_kind = 3
             fields.event_value = granted ? 1 : 0
-            ctx = push(&fields, name: .systemPromptAnswered, on: L)
+            return push(&fields, name: .systemPromptAnswered, on: L)
         case .settingsPromptAnswered(let answer):
-            ctx = push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
+            return push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
         case .custom(let custom):
-            ctx = push(&fields, appEvent: custom.name, on: L)
-            if ctx > 0 { try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack) }
+            return push(&fields, appEvent: custom.name, on: L)
         }
-        guard ctx > 0 else {
-            throw ctx < 0
-                ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
-                : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
-        }
-        try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
     }
 
     /// `ctx.event.properties` of an app event of its own: pushed as the general path pushes

@@ -33,6 +33,8 @@ import Testing
         // Every value.
         "local h = ctx.history return { action = 'none', reason = table.concat({ h.launches, h.foregrounds, h.last_status, tostring(h.denied_at), tostring(h.legacy_registered), h.soft_prompt.shown, tostring(h.system_prompt.granted), h.settings_prompt.cancelled, h.features.diary.opened, tostring(h.features.reminders.last_opened_at), h.state.note, ctx.state.list[2], tostring(ctx.state.table.x), ctx.settings.alert, ctx.user.bucket }, ' ') }",
         "return { action = 'none', reason = tostring(ctx.history.state ~= ctx.state) .. tostring(ctx.history == ctx.history) }",
+        // Keys made at run time: a lazy key is recognised by its text, however the policy made it.
+        "local k = 'hist' .. ('ory'):lower() local h = ctx[k] return { action = 'none', reason = type(h) .. type(h[table.concat({ 'soft', 'prompt' }, '_')]) .. tostring(h[string.format('%s', 'launches')]) }",
         // history's own tables, built one by one.
         "local h = ctx.history local keys, k = {}, nil repeat k = next(h, k) keys[#keys + 1] = tostring(k) until k == nil table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
         "local h = ctx.history return { action = 'none', reason = type(rawget(h, 'features')) .. type(rawget(h, 'soft_prompt')) .. tostring(not getmetatable(h)) }",

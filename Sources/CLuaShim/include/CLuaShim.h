@@ -230,12 +230,15 @@ typedef struct permit_ctx_fields {
     const char *event_text;
     size_t event_text_length;
     int32_t hash; /* ctx's hash size hint */
+    size_t snapshot_bytes; /* the lazy fields' snapshot to attach (0: none) */
+    void *snapshot;        /* out: its memory, for the host to fill */
 } permit_ctx_fields;
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
-/// them) and returns its index; 0 when the stack cannot grow, -1 when memory ran out (the
-/// pushes run under protection, so nothing is raised and nothing is pushed). Raw operations
-/// only; call between calls.
-int permit_push_context(lua_State *L, const permit_ctx_fields *f);
+/// them), attaches a snapshot of `snapshot_bytes` for its lazy fields (its memory in
+/// `snapshot`), and returns ctx's index; 0 when the stack cannot grow, -1 when memory ran out
+/// (the pushes run under one protected call, so nothing is raised and nothing is pushed). Raw
+/// operations only; call between calls.
+int permit_push_context(lua_State *L, permit_ctx_fields *f);
 /// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
 /// event table has room for it: raw operations that neither allocate nor raise).
 void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
