@@ -7,8 +7,9 @@
  * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
  * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
  * ctx (history, settings, state, user, local_time) and history (events, features, settings_prompt,
- * soft_prompt, state, system_prompt; its numbers are set when history is made). A policy that reads
- * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
+ * soft_prompt, state, system_prompt, and its own values: launches, denied_at, ...). A policy
+ * that reads `ctx.history.soft_prompt.shown` builds two tables, not fourteen, and sets none of
+ * the ledger's other numbers.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
  *     no script can reach: getmetatable settles first and then finds none); writing one first
@@ -40,7 +41,12 @@ static const char snapshot_key = 0;
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
 enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
-enum { H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
+enum {
+    H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
+    /* history's own values: most policies read none of them */
+    H_DENIED_AT, H_FIRST_LAUNCH_AT, H_FOREGROUNDS, H_LAST_STATUS, H_LAUNCHES, H_LEGACY_REGISTERED, H_PROMPTS_TODAY,
+    H_STATUS_CHANGED_AT, H_COUNT
+};
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
@@ -329,28 +335,34 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
     permit_strict_set(L, -1, PERMIT_STRICT_SYSTEM_PROMPT);
 }
 
-/* history with its numbers; its tables are built on first use. Sized for every key
-   (LuaBridge.history's hint) plus the snapshot's, so no field it builds grows it. The
+/* history, every field of it built on first use: its tables and its values alike (a policy
+   reading `ctx.history.soft_prompt` pays for none of the ledger's other numbers). Sized for
+   every key (LuaBridge.history's hint) plus the snapshot's, so no field it builds grows it. The
    snapshot's userdata is at `ud`. */
 static void push_history(lua_State *L, const snapshot *s, int ud) {
-    const permit_lazy_header *h = s->header;
-    luaL_checkstack(L, 6, "ctx");
+    luaL_checkstack(L, 4, "ctx");
     lua_createtable(L, 0, 12 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
-    set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
-    set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
-    set_number(L, s, N_FOREGROUNDS, PERMIT_H_FOREGROUNDS);
-    push_interned(L, s, h->last_status);
-    set_top(L, s, N_LAST_STATUS);
-    set_number(L, s, N_LAUNCHES, PERMIT_H_LAUNCHES);
-    lua_pushboolean(L, h->legacy_registered != 0);
-    set_top(L, s, N_LEGACY_REGISTERED);
-    set_number(L, s, N_PROMPTS_TODAY, PERMIT_H_PROMPTS_TODAY);
-    set_number(L, s, N_STATUS_CHANGED_AT, PERMIT_H_STATUS_CHANGED_AT);
     lua_pushvalue(L, ud);
     lua_rawsetp(L, -2, &snapshot_key);
     push_lazy_metatable(L, LAZY_HISTORY);
     lua_setmetatable(L, -2);
+}
+
+/* One of history's own values (nil when the ledger has none). */
+static void push_history_value(lua_State *L, const snapshot *s, int key) {
+    static const int numbers[H_COUNT] = {
+        [H_DENIED_AT] = PERMIT_H_DENIED_AT, [H_FIRST_LAUNCH_AT] = PERMIT_H_FIRST_LAUNCH_AT,
+        [H_FOREGROUNDS] = PERMIT_H_FOREGROUNDS, [H_LAUNCHES] = PERMIT_H_LAUNCHES,
+        [H_PROMPTS_TODAY] = PERMIT_H_PROMPTS_TODAY, [H_STATUS_CHANGED_AT] = PERMIT_H_STATUS_CHANGED_AT,
+    };
+    switch (key) {
+    case H_LAST_STATUS: push_interned(L, s, s->header->last_status); break;
+    case H_LEGACY_REGISTERED: lua_pushboolean(L, s->header->legacy_registered != 0); break;
+    default:
+        if (present(s, numbers[key])) lua_pushinteger(L, s->header->history[numbers[key]]);
+        else lua_pushnil(L);
+    }
 }
 
 static void push_settings(lua_State *L, const snapshot *s) {
@@ -381,7 +393,9 @@ static void push_local_time(lua_State *L, const snapshot *s) {
 }
 
 static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
-static const int history_names[H_COUNT] = {N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
+static const int history_names[H_COUNT] = {
+    N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
+    N_FOREGROUNDS, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_PROMPTS_TODAY, N_STATUS_CHANGED_AT};
 
 /* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
    interned keys and the key names (3 slots; `s->names` is the top). */
@@ -424,7 +438,8 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
         case H_SOFT_PROMPT: push_soft_prompt(L, s); break;
         case H_STATE: push_state(L, s); break;
-        default: push_system_prompt(L, s);
+        case H_SYSTEM_PROMPT: push_system_prompt(L, s); break;
+        default: push_history_value(L, s, key);
         }
     }
 }

@@ -35,6 +35,9 @@ import Testing
         "return { action = 'none', reason = tostring(ctx.history.state ~= ctx.state) .. tostring(ctx.history == ctx.history) }",
         // Keys made at run time: a lazy key is recognised by its text, however the policy made it.
         "local k = 'hist' .. ('ory'):lower() local h = ctx[k] return { action = 'none', reason = type(h) .. type(h[table.concat({ 'soft', 'prompt' }, '_')]) .. tostring(h[string.format('%s', 'launches')]) }",
+        // history's own values, built one by one too: read (present or absent) twice, written
+        // before a read, and what raw access sees after.
+        "local h = ctx.history local a, b = h.denied_at, h.denied_at h.launches = 99 h.prompts_today = nil return { action = 'none', reason = tostring(a) .. tostring(b) .. h.launches .. tostring(h.prompts_today) .. tostring(rawget(h, 'status_changed_at')) .. tostring(h.legacy_registered) .. h.last_status .. tostring(rawget(h, 'first_launch_at')) }",
         // history's own tables, built one by one.
         "local h = ctx.history local keys, k = {}, nil repeat k = next(h, k) keys[#keys + 1] = tostring(k) until k == nil table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
         "local h = ctx.history return { action = 'none', reason = type(rawget(h, 'features')) .. type(rawget(h, 'soft_prompt')) .. tostring(not getmetatable(h)) }",
