@@ -40,7 +40,6 @@ static int push_context_protected(lua_State *L) {
     int k = lua_gettop(L);
     lua_createtable(L, 0, f->hash);
     int ctx = k + 1;
-    set_ref(L, ctx, k, f->key_capabilities, f->capabilities);
 
     /* event: its extra field's name sorts before "name" */
     push_key(L, k, f->key_event);
@@ -64,13 +63,11 @@ static int push_context_protected(lua_State *L) {
     }
     lua_rawset(L, ctx);
 
-    set_ref(L, ctx, k, f->key_locale, f->locale);
     set_int(L, ctx, k, f->key_now, f->now);
     set_ref(L, ctx, k, f->key_params, f->params);
-    set_ref(L, ctx, k, f->key_platform, f->platform);
     set_interned(L, ctx, k, f->key_previous_status, f->previous_status);
     set_interned(L, ctx, k, f->key_status, f->status);
-    if (f->snapshot_bytes > 0) f->snapshot = permit_lazy_attach_in_call(L, ctx, f->snapshot_bytes);
+    if (f->snapshot_bytes > 0) f->snapshot = permit_lazy_attach_in_call(L, ctx, f->snapshot_bytes, f->shared);
     lua_remove(L, k); /* ctx now at k */
     return 1;
 }

@@ -40,7 +40,7 @@ static const char snapshot_key = 0;
 
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
-enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
+enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_CAPABILITIES, C_LOCALE, C_PLATFORM, C_COUNT };
 enum {
     H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
     /* history's own values: most policies read none of them */
@@ -57,7 +57,7 @@ enum {
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
     N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT_FIELD,
-    N_EVENTS, N_LAST_AT, N_COUNT
+    N_EVENTS, N_LAST_AT, N_CAPABILITIES, N_LOCALE, N_PLATFORM, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -66,7 +66,7 @@ static const char *const names[N_COUNT] = {
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
     "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms", "count",
-    "events", "last_at",
+    "events", "last_at", "capabilities", "locale", "platform",
 };
 _Static_assert(N_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
 
@@ -392,7 +392,15 @@ static void push_local_time(lua_State *L, const snapshot *s) {
     permit_strict_set(L, -1, PERMIT_STRICT_LOCAL_TIME);
 }
 
-static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
+static const int ctx_names[C_COUNT] = {
+    N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME, N_CAPABILITIES, N_LOCALE, N_PLATFORM};
+
+/* A stored value of the list the snapshot's userdata (at `ud`) holds as its user value:
+   the host keeps these tables between calls, and the list keeps them for this ctx. */
+static void push_shared(lua_State *L, int ud, int position, int type) {
+    if (lua_getiuservalue(L, ud, 1) != LUA_TTABLE || lua_rawgeti(L, -1, position) != type) damaged(L);
+    lua_remove(L, -2);
+}
 static const int history_names[H_COUNT] = {
     N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
     N_FOREGROUNDS, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_PROMPTS_TODAY, N_STATUS_CHANGED_AT};
@@ -429,6 +437,9 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case C_SETTINGS: push_settings(L, s); break;
         case C_STATE: push_state(L, s); break;
         case C_LOCAL_TIME: push_local_time(L, s); break;
+        case C_CAPABILITIES: push_shared(L, ud, PERMIT_SHARED_CAPABILITIES, LUA_TTABLE); break;
+        case C_LOCALE: push_shared(L, ud, PERMIT_SHARED_LOCALE, LUA_TSTRING); break;
+        case C_PLATFORM: push_shared(L, ud, PERMIT_SHARED_PLATFORM, LUA_TTABLE); break;
         default: push_user(L, s);
         }
     } else {
@@ -602,9 +613,13 @@ void permit_lazy_install(lua_State *L) {
     }
 }
 
-void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes) {
+void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared) {
     ctx = lua_absindex(L, ctx);
-    void *memory = lua_newuserdatauv(L, bytes, 0);
+    void *memory = lua_newuserdatauv(L, bytes, shared > 0 ? 1 : 0);
+    if (shared > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, shared);
+        lua_setiuservalue(L, -2, 1);
+    }
     lua_rawsetp(L, ctx, &snapshot_key);
     push_lazy_metatable(L, LAZY_CTX);
     lua_setmetatable(L, ctx);
@@ -615,7 +630,7 @@ void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes) {
    userdata. The userdata's allocation may raise, so this runs under lua_pcall. */
 static int attach_protected(lua_State *L) {
     size_t bytes = *(const size_t *)lua_touserdata(L, 2);
-    lua_pushlightuserdata(L, permit_lazy_attach_in_call(L, 1, bytes));
+    lua_pushlightuserdata(L, permit_lazy_attach_in_call(L, 1, bytes, 0));
     return 1;
 }
 

@@ -14,8 +14,8 @@ import PermitCore
 /// general path checks it while pushing. One encoder belongs to one VM and is used under its
 /// lock; its buffers are reused from call to call.
 final class LazyFieldsEncoder {
-    /// The ctx fields built on first use.
-    static let fieldCount = 5
+    /// The ctx fields built on first use (`ContextSchema.lazyContextFields`).
+    static let fieldCount = 8
 
     /// The snapshot's variable parts, gathered in memory this encoder owns and reuses from call
     /// to call. Used under the VM's lock, so the accesses are unchecked: a class's stored

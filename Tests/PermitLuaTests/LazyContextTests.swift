@@ -121,6 +121,31 @@ import Testing
         #expect(try policy.decide(FastPathTests.context(.appBackground, history: second))?.reason == "1 2")
     }
 
+    /// The stored platform, capabilities and locale a kept ctx builds on first read are its own
+    /// event's, after the host has replaced (and released) them for another device.
+    @Test func aKeptContextKeepsItsOwnPlatformAndLocale() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx return nil end
+              local function describe(c)
+                return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
+              end
+              return { action = 'none', reason = describe(kept) .. ' | ' .. describe(ctx) }
+            end }
+            """, chunkName: "keeper.lua")
+        var first = FastPathTests.context(.appLaunch)
+        first.platform = Platform(version: OSVersion(major: 11, minor: 0))
+        first.capabilities = first.platform.capabilities
+        first.locale = "en"
+        #expect(try policy.decide(first) == nil)
+        var later = FastPathTests.context(.appForeground)
+        later.platform = Platform(version: OSVersion(major: 17, minor: 2))
+        later.capabilities = later.platform.capabilities
+        for _ in 0..<3 { _ = try policy.decide(later) }  // allocation between the calls, so a collection can run
+        #expect(try policy.decide(later)?.reason == "11 false en | 17 true zh-Hans")
+    }
+
     /// Events whose policy never looks at the lazy fields leave nothing behind.
     @Test func unreadFieldsCostNoMemoryOverTime() throws {
         let policy = try FastPathTests.policy("return nil")
