@@ -6,6 +6,7 @@
  * between calls, while the memory cap is off, like the rest of the host's pushes.
  */
 #include "CLuaShim.h"
+#include "lazy_context.h"
 #include <lauxlib.h>
 #include <string.h>
 
@@ -29,16 +30,16 @@ static void set_ref(lua_State *L, int t, int k, int key, int ref) {
     lua_rawset(L, t);
 }
 
-/* The pushes themselves; they may raise (memory), so they run under lua_pcall. */
+/* The pushes themselves and the snapshot; they may raise (memory), so they run under one
+   lua_pcall (a second one for the snapshot cost as much as two of ctx's fields). */
 static int push_context_protected(lua_State *L) {
-    const permit_ctx_fields *f = (const permit_ctx_fields *)lua_touserdata(L, 1);
+    permit_ctx_fields *f = (permit_ctx_fields *)lua_touserdata(L, 1);
     lua_pop(L, 1);
     luaL_checkstack(L, 8, "ctx");
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->keys);
     int k = lua_gettop(L);
     lua_createtable(L, 0, f->hash);
     int ctx = k + 1;
-    set_ref(L, ctx, k, f->key_capabilities, f->capabilities);
 
     /* event: its extra field's name sorts before "name" */
     push_key(L, k, f->key_event);
@@ -62,17 +63,16 @@ static int push_context_protected(lua_State *L) {
     }
     lua_rawset(L, ctx);
 
-    set_ref(L, ctx, k, f->key_locale, f->locale);
     set_int(L, ctx, k, f->key_now, f->now);
     set_ref(L, ctx, k, f->key_params, f->params);
-    set_ref(L, ctx, k, f->key_platform, f->platform);
     set_interned(L, ctx, k, f->key_previous_status, f->previous_status);
     set_interned(L, ctx, k, f->key_status, f->status);
+    if (f->snapshot_bytes > 0) f->snapshot = permit_lazy_attach_in_call(L, ctx, f->snapshot_bytes, f->shared);
     lua_remove(L, k); /* ctx now at k */
     return 1;
 }
 
-int permit_push_context(lua_State *L, const permit_ctx_fields *f) {
+int permit_push_context(lua_State *L, permit_ctx_fields *f) {
     if (!lua_checkstack(L, 3)) return 0;
     lua_pushcfunction(L, push_context_protected);
     lua_pushlightuserdata(L, (void *)f);

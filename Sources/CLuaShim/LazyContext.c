@@ -7,8 +7,9 @@
  * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
  * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
  * ctx (history, settings, state, user, local_time) and history (events, features, settings_prompt,
- * soft_prompt, state, system_prompt; its numbers are set when history is made). A policy that reads
- * `ctx.history.soft_prompt.shown` builds two tables, not fourteen.
+ * soft_prompt, state, system_prompt, and its own values: launches, denied_at, ...). A policy
+ * that reads `ctx.history.soft_prompt.shown` builds two tables, not fourteen, and sets none of
+ * the ledger's other numbers.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
  *     no script can reach: getmetatable settles first and then finds none); writing one first
@@ -28,23 +29,27 @@
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
-#include "sandbox_guards.h"
+#include "shim_internal.h"
 #include <lauxlib.h>
 #include <string.h>
 
-/* Their addresses are the keys: the snapshot's in a lazy table, the metatables' in the
-   registry. No script can make a light userdata, so none of them can be named from Lua. */
+/* Its address is the snapshot's key in a lazy table. No script can make a light userdata, so
+   it cannot be named from Lua. The metatables and the key names live in registry slots kept in
+   the VM's state (permit_vm: an array read, on every event). */
 static const char snapshot_key = 0;
-static const char metatable_keys[2] = {0, 0}; /* [LAZY_CTX - 1], [LAZY_HISTORY - 1] */
 
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
-enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_COUNT };
-enum { H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT, H_COUNT };
+enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_CAPABILITIES, C_LOCALE, C_PLATFORM, C_COUNT };
+enum {
+    H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
+    /* history's own values: most policies read none of them */
+    H_DENIED_AT, H_FIRST_LAUNCH_AT, H_FOREGROUNDS, H_LAST_STATUS, H_LAUNCHES, H_LEGACY_REGISTERED, H_PROMPTS_TODAY,
+    H_STATUS_CHANGED_AT, H_COUNT
+};
 
 /* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
    then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
-static const char names_key = 0;
 enum {
     N_ACCEPTED = 1, N_ANSWERED_AT, N_BUCKET, N_CANCELLED, N_DECLINED, N_DENIED_AT, N_DISMISSED, N_FEATURES,
     N_FIRST_LAUNCH_AT, N_FOREGROUNDS, N_GRANTED, N_HISTORY, N_LAST_ANSWERED_AT, N_LAST_OPENED_AT, N_LAST_PROMPT_AT,
@@ -52,7 +57,7 @@ enum {
     N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
     N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
     N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT_FIELD,
-    N_EVENTS, N_LAST_AT, N_COUNT
+    N_EVENTS, N_LAST_AT, N_CAPABILITIES, N_LOCALE, N_PLATFORM, N_COUNT
 };
 static const char *const names[N_COUNT] = {
     NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
@@ -61,22 +66,28 @@ static const char *const names[N_COUNT] = {
     "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
     "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
     "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms", "count",
-    "events", "last_at",
+    "events", "last_at", "capabilities", "locale", "platform",
 };
+_Static_assert(N_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
 
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
 
+/* By the metatable's address: the two lazy metatables stay in the registry for the VM's life,
+   so no other table can have their addresses. */
 static int lazy_kind(lua_State *L, int idx) {
     if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return NOT_LAZY;
-    int kind = NOT_LAZY;
-    for (int k = LAZY_CTX; k <= LAZY_HISTORY && kind == NOT_LAZY; k++) {
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[k - 1]);
-        if (lua_rawequal(L, -1, -2)) kind = k;
-        lua_pop(L, 1);
-    }
+    const void *metatable = lua_topointer(L, -1);
     lua_pop(L, 1);
-    return kind;
+    const permit_vm *vm = getvm(L);
+    if (metatable == vm->lazy_metatable[LAZY_CTX - 1]) return LAZY_CTX;
+    if (metatable == vm->lazy_metatable[LAZY_HISTORY - 1]) return LAZY_HISTORY;
+    return NOT_LAZY;
+}
+
+/* Pushes the lazy metatable of `kind`. */
+static void push_lazy_metatable(lua_State *L, int kind) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, getvm(L)->lazy_metatable_ref[kind - 1]);
 }
 
 typedef struct snapshot {
@@ -324,28 +335,34 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
     permit_strict_set(L, -1, PERMIT_STRICT_SYSTEM_PROMPT);
 }
 
-/* history with its numbers; its tables are built on first use. Sized for every key
-   (LuaBridge.history's hint) plus the snapshot's, so no field it builds grows it. The
+/* history, every field of it built on first use: its tables and its values alike (a policy
+   reading `ctx.history.soft_prompt` pays for none of the ledger's other numbers). Sized for
+   every key (LuaBridge.history's hint) plus the snapshot's, so no field it builds grows it. The
    snapshot's userdata is at `ud`. */
 static void push_history(lua_State *L, const snapshot *s, int ud) {
-    const permit_lazy_header *h = s->header;
-    luaL_checkstack(L, 6, "ctx");
+    luaL_checkstack(L, 4, "ctx");
     lua_createtable(L, 0, 12 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
-    set_number(L, s, N_DENIED_AT, PERMIT_H_DENIED_AT);
-    set_number(L, s, N_FIRST_LAUNCH_AT, PERMIT_H_FIRST_LAUNCH_AT);
-    set_number(L, s, N_FOREGROUNDS, PERMIT_H_FOREGROUNDS);
-    push_interned(L, s, h->last_status);
-    set_top(L, s, N_LAST_STATUS);
-    set_number(L, s, N_LAUNCHES, PERMIT_H_LAUNCHES);
-    lua_pushboolean(L, h->legacy_registered != 0);
-    set_top(L, s, N_LEGACY_REGISTERED);
-    set_number(L, s, N_PROMPTS_TODAY, PERMIT_H_PROMPTS_TODAY);
-    set_number(L, s, N_STATUS_CHANGED_AT, PERMIT_H_STATUS_CHANGED_AT);
     lua_pushvalue(L, ud);
     lua_rawsetp(L, -2, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_HISTORY - 1]);
+    push_lazy_metatable(L, LAZY_HISTORY);
     lua_setmetatable(L, -2);
+}
+
+/* One of history's own values (nil when the ledger has none). */
+static void push_history_value(lua_State *L, const snapshot *s, int key) {
+    static const int numbers[H_COUNT] = {
+        [H_DENIED_AT] = PERMIT_H_DENIED_AT, [H_FIRST_LAUNCH_AT] = PERMIT_H_FIRST_LAUNCH_AT,
+        [H_FOREGROUNDS] = PERMIT_H_FOREGROUNDS, [H_LAUNCHES] = PERMIT_H_LAUNCHES,
+        [H_PROMPTS_TODAY] = PERMIT_H_PROMPTS_TODAY, [H_STATUS_CHANGED_AT] = PERMIT_H_STATUS_CHANGED_AT,
+    };
+    switch (key) {
+    case H_LAST_STATUS: push_interned(L, s, s->header->last_status); break;
+    case H_LEGACY_REGISTERED: lua_pushboolean(L, s->header->legacy_registered != 0); break;
+    default:
+        if (present(s, numbers[key])) lua_pushinteger(L, s->header->history[numbers[key]]);
+        else lua_pushnil(L);
+    }
 }
 
 static void push_settings(lua_State *L, const snapshot *s) {
@@ -375,8 +392,18 @@ static void push_local_time(lua_State *L, const snapshot *s) {
     permit_strict_set(L, -1, PERMIT_STRICT_LOCAL_TIME);
 }
 
-static const int ctx_names[C_COUNT] = {N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME};
-static const int history_names[H_COUNT] = {N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT};
+static const int ctx_names[C_COUNT] = {
+    N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME, N_CAPABILITIES, N_LOCALE, N_PLATFORM};
+
+/* A stored value of the list the snapshot's userdata (at `ud`) holds as its user value:
+   the host keeps these tables between calls, and the list keeps them for this ctx. */
+static void push_shared(lua_State *L, int ud, int position, int type) {
+    if (lua_getiuservalue(L, ud, 1) != LUA_TTABLE || lua_rawgeti(L, -1, position) != type) damaged(L);
+    lua_remove(L, -2);
+}
+static const int history_names[H_COUNT] = {
+    N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
+    N_FOREGROUNDS, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_PROMPTS_TODAY, N_STATUS_CHANGED_AT};
 
 /* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
    interned keys and the key names (3 slots; `s->names` is the top). */
@@ -398,7 +425,7 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
     s->text = (const char *)(s->nodes + s->header->state_nodes);
     if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->header->keys_ref) != LUA_TTABLE) damaged(L);
     s->keys = lua_gettop(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, getvm(L)->lazy_names_ref);
     s->names = lua_gettop(L);
 }
 
@@ -410,6 +437,9 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case C_SETTINGS: push_settings(L, s); break;
         case C_STATE: push_state(L, s); break;
         case C_LOCAL_TIME: push_local_time(L, s); break;
+        case C_CAPABILITIES: push_shared(L, ud, PERMIT_SHARED_CAPABILITIES, LUA_TTABLE); break;
+        case C_LOCALE: push_shared(L, ud, PERMIT_SHARED_LOCALE, LUA_TSTRING); break;
+        case C_PLATFORM: push_shared(L, ud, PERMIT_SHARED_PLATFORM, LUA_TTABLE); break;
         default: push_user(L, s);
         }
     } else {
@@ -419,7 +449,8 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
         case H_SOFT_PROMPT: push_soft_prompt(L, s); break;
         case H_STATE: push_state(L, s); break;
-        default: push_system_prompt(L, s);
+        case H_SYSTEM_PROMPT: push_system_prompt(L, s); break;
+        default: push_history_value(L, s, key);
         }
     }
 }
@@ -428,16 +459,16 @@ static int key_count(int kind) { return kind == LAZY_CTX ? C_COUNT : H_COUNT; }
 static const int *key_names(int kind) { return kind == LAZY_CTX ? ctx_names : history_names; }
 static uint32_t *built_bits(const snapshot *s, int kind) { return &s->header->built[kind - 1]; }
 
-/* The lazy key the value at `k` is for a table of `kind`, or -1. Keys are interned strings,
-   so comparing them is comparing pointers. */
-static int lazy_key(lua_State *L, const snapshot *s, int kind, int k) {
+/* The lazy key the value at `k` is for a table of `kind`, or -1. Every name is a short
+   string, and Lua interns those: a string equals a name exactly when its text is the name's,
+   at the same address (kept in the VM's state at install; the names table keeps them alive). */
+static int lazy_key(lua_State *L, int kind, int k) {
     if (lua_type(L, k) != LUA_TSTRING) return -1;
+    const char *text = lua_tostring(L, k);
+    const char *const *name_text = getvm(L)->lazy_name_text;
     const int *names_of = key_names(kind);
     for (int key = 0; key < key_count(kind); key++) {
-        lua_rawgeti(L, s->names, names_of[key]);
-        int same = lua_rawequal(L, -1, k);
-        lua_pop(L, 1);
-        if (same) return key;
+        if (name_text[names_of[key]] == text) return key;
     }
     return -1;
 }
@@ -520,7 +551,7 @@ static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
     *kind = lazy_kind(L, 1);
     if (*kind == NOT_LAZY) damaged(L);
     open_snapshot(L, 1, s);
-    return lazy_key(L, s, *kind, 2);
+    return lazy_key(L, *kind, 2);
 }
 
 /* t[k] for an absent k: a lazy key not yet set is built and kept; a lazy key the policy set to
@@ -562,12 +593,14 @@ static int lazy_newindex(lua_State *L) {
 }
 
 void permit_lazy_install(lua_State *L) {
+    permit_vm *vm = getvm(L);
     lua_createtable(L, N_COUNT - 1, 0);
     for (int n = 1; n < N_COUNT; n++) {
         lua_pushstring(L, names[n]);
+        vm->lazy_name_text[n] = lua_tostring(L, -1);
         lua_rawseti(L, -2, n);
     }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
+    vm->lazy_names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
     for (int kind = LAZY_CTX; kind <= LAZY_HISTORY; kind++) {
         lua_createtable(L, 0, 2);
@@ -575,19 +608,29 @@ void permit_lazy_install(lua_State *L) {
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, lazy_newindex);
         lua_setfield(L, -2, "__newindex");
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_keys[kind - 1]);
+        vm->lazy_metatable[kind - 1] = lua_topointer(L, -1);
+        vm->lazy_metatable_ref[kind - 1] = luaL_ref(L, LUA_REGISTRYINDEX);
     }
+}
+
+void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared) {
+    ctx = lua_absindex(L, ctx);
+    void *memory = lua_newuserdatauv(L, bytes, shared > 0 ? 1 : 0);
+    if (shared > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, shared);
+        lua_setiuservalue(L, -2, 1);
+    }
+    lua_rawsetp(L, ctx, &snapshot_key);
+    push_lazy_metatable(L, LAZY_CTX);
+    lua_setmetatable(L, ctx);
+    return memory;
 }
 
 /* Arguments: ctx, the size (light userdata pointing at a size_t). Returns the memory as a light
    userdata. The userdata's allocation may raise, so this runs under lua_pcall. */
 static int attach_protected(lua_State *L) {
     size_t bytes = *(const size_t *)lua_touserdata(L, 2);
-    void *memory = lua_newuserdatauv(L, bytes, 0);
-    lua_rawsetp(L, 1, &snapshot_key);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_keys[LAZY_CTX - 1]);
-    lua_setmetatable(L, 1);
-    lua_pushlightuserdata(L, memory);
+    lua_pushlightuserdata(L, permit_lazy_attach_in_call(L, 1, bytes, 0));
     return 1;
 }
 

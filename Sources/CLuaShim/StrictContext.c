@@ -19,6 +19,7 @@
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
+#include "shim_internal.h"
 #include <lauxlib.h>
 #include <string.h>
 
@@ -164,6 +165,12 @@ static int define_protected(lua_State *L) {
     lua_setfield(L, metatable, "__metatable");
     lua_pushvalue(L, metatable);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &strict_keys[id]);
+    /* permit_strict_set runs for most ctx tables: an integer slot is an array read. */
+    permit_vm *vm = getvm(L);
+    lua_pushvalue(L, metatable);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (vm->strict_ref[id] > 0) luaL_unref(L, LUA_REGISTRYINDEX, vm->strict_ref[id]);
+    vm->strict_ref[id] = ref;
     return 0;
 }
 
@@ -186,11 +193,10 @@ int permit_strict_define(lua_State *L, int id, const char *path, const char *hin
 }
 
 void permit_strict_set(lua_State *L, int idx, int id) {
+    int ref = getvm(L)->strict_ref[id];
+    if (ref <= 0) return; /* not defined in this VM (a bare LuaVM): the table stays lenient */
     idx = lua_absindex(L, idx);
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &strict_keys[id]) != LUA_TTABLE) {
-        lua_pop(L, 1); /* not defined in this VM (a bare LuaVM): the table stays lenient */
-        return;
-    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_setmetatable(L, idx);
 }
 

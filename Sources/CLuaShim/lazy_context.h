@@ -16,4 +16,10 @@ void permit_lazy_settle_in_call(lua_State *L, int idx);
    the value on top. */
 void permit_strict_index(lua_State *L, int id);
 
+/* Attaches a snapshot of `bytes` bytes to the ctx table at `ctx` and returns its memory for
+   the host to fill; the list at registry slot `shared` (0: none) becomes the snapshot's user
+   value (PERMIT_SHARED_*). May raise (memory), so it runs inside a protected call (FastPath.c
+   builds ctx and attaches its snapshot in one). */
+void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared);
+
 #endif

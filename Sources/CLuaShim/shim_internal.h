@@ -16,6 +16,8 @@
    or hash a long string in C, so the wall clock is read far more often. */
 #define BIG_HOOK_STEP 10
 #define BIG_BLOCK (64 << 10)
+/* Room for LazyContext.c's key names (a static assertion there checks they fit). */
+#define LAZY_NAME_SLOTS 64
 /* Bytes of one hash node of a Lua 5.4 table (a node vector is 2^k of them). */
 #define NODE_BYTES 24
 
@@ -73,6 +75,17 @@ typedef struct permit_vm {
     int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
     size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
     int table_refused;         /* this call's memory error came from that cap */
+    /* What building and reading ctx looks up on every event, kept where it costs least
+       (LazyContext.c, StrictContext.c): registry entries as integer slots (luaL_ref: an array
+       read, where a light-userdata key is a hash lookup; 0 when not made), the lazy
+       metatables' addresses (to recognise a lazy table without reading the registry), and
+       the text of each lazy key name (short strings are interned: a key is that name exactly
+       when its text is at that address). */
+    int lazy_names_ref;
+    int lazy_metatable_ref[2];
+    const void *lazy_metatable[2];
+    const char *lazy_name_text[LAZY_NAME_SLOTS];
+    int strict_ref[PERMIT_STRICT_COUNT];
 } permit_vm;
 
 /* The wall-clock net needs milliseconds, not nanoseconds: the coarse clock (the kernel's tick,

@@ -164,8 +164,11 @@ public enum ContextSchema {
     ])
 
     /// The `ctx` fields built on first use from a snapshot (`LazyContext.c`); the others are
-    /// set when ctx is pushed.
-    public static let lazyContextFields = ["history", "settings", "state", "user", "local_time"]
+    /// set when ctx is pushed. `platform`, `capabilities` and `locale` are stored values the
+    /// snapshot holds: few policies read them, and setting them cost three table writes an event.
+    public static let lazyContextFields = [
+        "history", "settings", "state", "user", "local_time", "platform", "capabilities", "locale",
+    ]
 
     // MARK: What a policy returns
 

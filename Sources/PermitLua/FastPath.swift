@@ -18,7 +18,7 @@ enum FastPath {
     /// so that a key costs one `lua_rawgeti` instead of hashing its text on every call.
     enum Key: Int32, CaseIterable {
         // ctx's eager keys (the lazy fields' names are LazyContext.c's own)
-        case capabilities = 1, event, locale, now, params, platform, previousStatus, status
+        case event = 1, now, params, previousStatus, status
         // event
         case name, feature, answer, granted, timeZone, properties
         case appLaunch, appForeground, appBackground, featureOpened, softPromptAnswered, systemPromptAnswered,
@@ -95,16 +95,17 @@ enum FastPath {
     /// refs the policy holds (checked with `LuaVM.slot(of:)` when they were made).
     struct Cached {
         let keys: Int32
-        let platform: Int32
-        let capabilities: Int32
         let params: Int32
-        let locale: Int32
+        /// The list of the stored platform, capabilities and locale (`PERMIT_SHARED_*`), which
+        /// ctx builds those fields from on first read.
+        let shared: Int32
     }
 
     /// Pushes `ctx` as `LuaPolicy`'s general path builds it (docs/reference.md#ctx): a fresh table each call,
-    /// with the stored read-only platform, capabilities and params tables. `history`,
-    /// `settings`, `state` and `user` are attached as a snapshot and built on first use
-    /// (`LazyContext.c`), which no policy can tell apart from having them from the start.
+    /// with the stored read-only params table. The fields most events never read (`history`,
+    /// `settings`, `state`, `user`, `local_time`, and the stored `platform`, `capabilities` and
+    /// `locale`) are attached as a snapshot and built on first use (`LazyContext.c`), which no
+    /// policy can tell apart from having them from the start.
     static func pushContext(
         _ context: PolicyContext, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack
     ) throws(LuaError) {
@@ -116,46 +117,59 @@ enum FastPath {
         }
         var fields = eagerKeys()
         fields.keys = cached.keys
-        fields.capabilities = cached.capabilities
         fields.params = cached.params
-        fields.platform = cached.platform
-        fields.locale = cached.locale
+        fields.shared = cached.shared
         fields.now = context.now
         fields.status = Key.of(context.status).rawValue
         fields.previous_status = Key.of(context.previousStatus).rawValue
         // Room for every field, the snapshot's key included, so building the lazy ones never
         // has to grow ctx.
-        fields.hash = Int32(8 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
-        let ctx: Int32
-        switch context.event {
-        case .appLaunch: ctx = push(&fields, name: .appLaunch, on: L)
-        case .appForeground: ctx = push(&fields, name: .appForeground, on: L)
-        case .appBackground: ctx = push(&fields, name: .appBackground, on: L)
+        fields.hash = Int32(5 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
+        var ctx: Int32 = 0
+        let event = context.event  // (the closure capturing `context` copied all of it)
+        // The snapshot's size is known once its parts are gathered; ctx and the snapshot are
+        // then made in one protected call, and the encoder fills the snapshot.
+        try lazyFields.attach(context, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth) {
+            bytes throws(LuaError) -> UnsafeMutableRawPointer in
+            fields.snapshot_bytes = bytes
+            ctx = push(&fields, event: event, on: L)
+            guard ctx > 0, let memory = fields.snapshot else {
+                throw ctx < 0
+                    ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
+                    : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
+            }
+            return memory
+        }
+        if case .custom(let custom) = event {
+            try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack)
+        }
+    }
+
+    /// ctx with the fields of `event` (its name and its extra field); ctx's index, or 0 or -1 as
+    /// `permit_push_context` fails.
+    private static func push(_ fields: inout permit_ctx_fields, event: AppEvent, on L: OpaquePointer) -> Int32 {
+        switch event {
+        case .appLaunch: return push(&fields, name: .appLaunch, on: L)
+        case .appForeground: return push(&fields, name: .appForeground, on: L)
+        case .appBackground: return push(&fields, name: .appBackground, on: L)
         case .featureOpened(let feature):
-            ctx = push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
+            return push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
         case .significantTimeChange(let zone):
-            ctx = push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
+            return push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
         case .notificationSettingsOpened:
-            ctx = push(&fields, name: .notificationSettingsOpened, on: L)
+            return push(&fields, name: .notificationSettingsOpened, on: L)
         case .softPromptAnswered(let answer):
-            ctx = push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
+            return push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
         case .systemPromptAnswered(let granted):
             fields.event_key = Key.granted.rawValue
             fields.event_kind = 3
             fields.event_value = granted ? 1 : 0
-            ctx = push(&fields, name: .systemPromptAnswered, on: L)
+            return push(&fields, name: .systemPromptAnswered, on: L)
         case .settingsPromptAnswered(let answer):
-            ctx = push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
+            return push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
         case .custom(let custom):
-            ctx = push(&fields, appEvent: custom.name, on: L)
-            if ctx > 0 { try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack) }
+            return push(&fields, appEvent: custom.name, on: L)
         }
-        guard ctx > 0 else {
-            throw ctx < 0
-                ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
-                : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
-        }
-        try lazyFields.attach(context, to: ctx, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, on: L)
     }
 
     /// `ctx.event.properties` of an app event of its own: pushed as the general path pushes
@@ -214,12 +228,9 @@ enum FastPath {
     /// The keys of ctx's eager fields; the values are filled per call.
     private static func eagerKeys() -> permit_ctx_fields {
         var fields = permit_ctx_fields()
-        fields.key_capabilities = Key.capabilities.rawValue
         fields.key_event = Key.event.rawValue
-        fields.key_locale = Key.locale.rawValue
         fields.key_now = Key.now.rawValue
         fields.key_params = Key.params.rawValue
-        fields.key_platform = Key.platform.rawValue
         fields.key_previous_status = Key.previousStatus.rawValue
         fields.key_status = Key.status.rawValue
         fields.key_name = Key.name.rawValue

@@ -8,20 +8,19 @@ import PermitCore
 /// for every event.
 ///
 /// The snapshot is mostly a fixed C struct (`permit_lazy_header`: the ledger's counts and
-/// times, the settings, the bucket) and one record per feature, written straight into the
-/// VM's memory; only `state`, whose values can nest, is a list of nodes. What it describes is
-/// exactly what the general path (`LuaBridge`) builds; the depth limit is checked here, before
-/// the call, as the general path checks it while pushing. One encoder belongs to one VM and is
-/// used under its lock; its node buffers are reused from call to call.
+/// times, the settings, the bucket) and one record per feature and per app event; only `state`,
+/// whose values can nest, is a list of nodes. What it describes is exactly what the general
+/// path (`LuaBridge`) builds; the depth limit is checked here, before ctx is pushed, as the
+/// general path checks it while pushing. One encoder belongs to one VM and is used under its
+/// lock; its buffers are reused from call to call.
 final class LazyFieldsEncoder {
-    /// The ctx fields built on first use.
-    static let fieldCount = 5
+    /// The ctx fields built on first use (`ContextSchema.lazyContextFields`).
+    static let fieldCount = 8
 
-    /// The state buffers between calls. A call moves them into a local `StateNodes` and works
-    /// there: a class's stored property would pay a dynamic exclusivity check on every append
-    /// (used under the VM's lock, so the one access here is unchecked), and the moved-out
-    /// buffers are uniquely referenced, so appending never copies them.
-    @exclusivity(unchecked) private var spare = StateNodes()
+    /// The snapshot's variable parts, gathered in memory this encoder owns and reuses from call
+    /// to call. Used under the VM's lock, so the accesses are unchecked: a class's stored
+    /// property would otherwise pay a dynamic exclusivity check on every use.
+    @exclusivity(unchecked) private var parts = Parts()
 
     /// The app events the policy declares: `history.events` lists them at count 0 until they
     /// happen, so `ctx.history.events.lesson_completed.count` reads 0, not an error.
@@ -29,88 +28,48 @@ final class LazyFieldsEncoder {
 
     init(declaredEvents: [String] = []) { self.declaredEvents = declaredEvents }
 
-    /// Encodes the lazy fields of `context` and attaches them to the ctx table at `ctx`.
-    func attach(_ context: PolicyContext, to ctx: Int32, keysSlot: Int32, maxDepth: Int, on L: OpaquePointer)
-        throws(LuaError)
-    {
+    deinit { parts.deallocate() }
+
+    /// Encodes the lazy fields of `context`, has `push` push ctx with a snapshot of the size
+    /// they need (one protected call in C makes both), and fills the snapshot it returns.
+    ///
+    /// Everything variable is gathered first, in one pass over each of the ledger's
+    /// dictionaries, so the size is known before ctx exists; the snapshot is then a header and
+    /// three copies.
+    func attach(
+        _ context: PolicyContext, keysSlot: Int32, maxDepth: Int,
+        pushingContext push: (_ snapshotBytes: Int) throws(LuaError) -> UnsafeMutableRawPointer
+    ) throws(LuaError) {
         // The tables' depths in ctx, as the general path checks them: history, settings, state
         // and user at 1, history's parts at 2, one table per feature at 3; `state` is checked
         // where it is deeper, inside history.
         guard maxDepth > (context.history.features.isEmpty ? 2 : 3) else {
             throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
         }
-        var state = spare
-        spare = StateNodes()  // `state` now holds the only reference to the buffers: no copy on write
-        defer { spare = state }
-        try state.encode(context.history.state, depth: 2, maxDepth: maxDepth)
-        let armsNode = state.nodes.count
-        try state.append(context.history.arms, depth: 2)
+        try parts.gather(context, declaredEvents: declaredEvents, maxDepth: maxDepth)
 
-        let events = context.history.events(including: declaredEvents)
-        var textBytes = state.text.count
-        for name in context.history.features.keys { textBytes += name.utf8.count }
-        let eventsTextOffset = textBytes
-        for name in events.keys { textBytes += name.utf8.count }
-        let localTextOffset = textBytes
-        let local = context.localTime
-        textBytes += local.date.utf8.count + local.timeZone.utf8.count
         let headerBytes = MemoryLayout<permit_lazy_header>.stride
-        let featureBytes = (context.history.features.count + events.count) * MemoryLayout<permit_lazy_feature>.stride
-        let nodeBytes = state.nodes.count * MemoryLayout<permit_lazy_node>.stride
-        guard let memory = permit_lazy_attach(L, ctx, headerBytes + featureBytes + nodeBytes + textBytes) else {
-            throw LuaError(kind: .memoryExhausted, message: "not enough memory (or Lua stack) to attach ctx's fields")
-        }
+        let recordBytes = parts.records.count
+        let nodeBytes = parts.state.nodes.count
+        let memory = try push(headerBytes + recordBytes + nodeBytes + parts.state.text.count)
 
-        // The fixed part: the keys' slot, the ledger's counts and times, the settings, the
-        // bucket, and the sizes of what follows it. The writers read `context` in place.
         var header = permit_lazy_header()
         header.keys_ref = keysSlot
         header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
         header.legacy_registered = context.history.legacyRegistered ? 1 : 0
         header.bucket = Int64(context.userBucket)
-        LazyFieldsEncoder.writeLocalTimeNumbers(local, textOffset: localTextOffset, into: &header)
-        header.feature_count = UInt32(context.history.features.count)
-        header.event_count = UInt32(events.count)
-        header.state_nodes = UInt32(state.nodes.count)
-        header.arms_node = UInt32(armsNode)
-        header.text_bytes = UInt32(textBytes)
+        LazyFieldsEncoder.writeLocalTimeNumbers(context.localTime, textOffset: parts.localTextOffset, into: &header)
+        header.feature_count = UInt32(parts.featureCount)
+        header.event_count = UInt32(parts.records.count / MemoryLayout<permit_lazy_feature>.stride - parts.featureCount)
+        header.state_nodes = UInt32(parts.state.nodeCount)
+        header.arms_node = UInt32(parts.armsNode)
+        header.text_bytes = UInt32(parts.state.text.count)
         LazyFieldsEncoder.writeHistory(of: context, into: &header)
         LazyFieldsEncoder.writeSettings(of: context, into: &header)
         memory.storeBytes(of: header, as: permit_lazy_header.self)
-        LazyFieldsEncoder.writeFeatures(
-            of: context, after: state.text,
-            into: memory.advanced(by: headerBytes), textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
-        LazyFieldsEncoder.writeEvents(
-            events, textOffset: eventsTextOffset,
-            into: memory.advanced(by: headerBytes + context.history.features.count * MemoryLayout<permit_lazy_feature>.stride),
-            textAt: memory.advanced(by: headerBytes + featureBytes + nodeBytes))
-        LazyFieldsEncoder.writeLocalTime(local, into: memory.advanced(by: headerBytes + featureBytes + nodeBytes + localTextOffset))
-        state.nodes.withUnsafeBytes { bytes in
-            memory.advanced(by: headerBytes + featureBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        }
-    }
-
-    /// `history.events` as records like the features' (`opened` holds the count,
-    /// `last_opened_at` the last time), their names at `textOffset` of the text area.
-    @inline(__always)
-    private static func writeEvents(
-        _ events: [String: Ledger.EventHistory], textOffset: Int, into records: UnsafeMutableRawPointer,
-        textAt textArea: UnsafeMutableRawPointer
-    ) {
-        let records = records.bindMemory(to: permit_lazy_feature.self, capacity: events.count)
-        let text = textArea.assumingMemoryBound(to: UInt8.self)
-        var offset = textOffset
-        for (index, (name, event)) in events.enumerated() {
-            var name = name
-            let length = name.withUTF8 { bytes in
-                if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
-                return bytes.count
-            }
-            records[index] = permit_lazy_feature(
-                opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
-                absent: event.lastAt == nil ? 2 : 0, name_offset: UInt32(offset), name_length: UInt32(length))
-            offset += length
-        }
+        parts.records.copy(to: memory + headerBytes)
+        parts.state.nodes.copy(to: memory + headerBytes + recordBytes)
+        parts.state.text.copy(to: memory + headerBytes + recordBytes + nodeBytes)
     }
 
     /// The ledger's numbers, by the C side's field index; a missing one sets its `absent` bit.
@@ -161,21 +120,6 @@ final class LazyFieldsEncoder {
         header.local_zone_length = UInt32(local.timeZone.utf8.count)
     }
 
-    /// `local_time`'s date and zone id, one after the other at `text` (its numbers are in the
-    /// header).
-    @inline(__always)
-    private static func writeLocalTime(_ local: LocalTime, into text: UnsafeMutableRawPointer) {
-        var date = local.date
-        let dateLength = date.withUTF8 { bytes in
-            if let base = bytes.baseAddress { text.copyMemory(from: base, byteCount: bytes.count) }
-            return bytes.count
-        }
-        var zone = local.timeZone
-        zone.withUTF8 { bytes in
-            if let base = bytes.baseAddress { (text + dateLength).copyMemory(from: base, byteCount: bytes.count) }
-        }
-    }
-
     /// The settings, as the interned keys of their values.
     @inline(__always)
     private static func writeSettings(of context: PolicyContext, into header: inout permit_lazy_header) {
@@ -194,38 +138,111 @@ final class LazyFieldsEncoder {
             set(Int(PERMIT_S_TIME_SENSITIVE), values.timeSensitive)
         }
     }
-
-    /// One record per feature in the dictionary's order (the C side sorts them when it builds),
-    /// with the names written into the text area after state's own text.
-    @inline(__always)
-    private static func writeFeatures(
-        of context: PolicyContext, after stateText: [UInt8], into records: UnsafeMutableRawPointer,
-        textAt textArea: UnsafeMutableRawPointer
-    ) {
-        let records = records.bindMemory(to: permit_lazy_feature.self, capacity: context.history.features.count)
-        let text = textArea.assumingMemoryBound(to: UInt8.self)
-        stateText.withUnsafeBufferPointer { bytes in
-            if let base = bytes.baseAddress { text.update(from: base, count: bytes.count) }
-        }
-        var offset = stateText.count
-        for (index, (name, feature)) in context.history.features.enumerated() {
-            var name = name
-            let length = name.withUTF8 { bytes in
-                if let base = bytes.baseAddress { (text + offset).update(from: base, count: bytes.count) }
-                return bytes.count
-            }
-            records[index] = permit_lazy_feature(
-                opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
-                last_prompt_at: feature.lastPromptAt ?? 0,
-                absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
-                name_offset: UInt32(offset), name_length: UInt32(length))
-            offset += length
-        }
-    }
 }
 
 extension LazyFieldsEncoder {
-    /// `state` as nodes in pre-order: lists as sequences, tables with sorted keys.
+    /// A run of bytes in memory of its own, reused from call to call: appending is a copy,
+    /// without Array's generic paths (80–170 instructions an append or a `removeAll` in a
+    /// release build, far more in a debug one). Its owner frees it (`deallocate`).
+    struct ByteRun {
+        private(set) var base: UnsafeMutableRawPointer
+        private(set) var count = 0
+        private var capacity: Int
+
+        init(capacity: Int) {
+            base = .allocate(byteCount: capacity, alignment: 16)
+            self.capacity = capacity
+        }
+
+        /// Empties the run, keeping its memory.
+        mutating func removeAll() { count = 0 }
+
+        /// Room for `bytes` more bytes at the end; where they start.
+        mutating func extend(by bytes: Int) -> Int {
+            let offset = count
+            if count + bytes > capacity {
+                capacity = max(2 * capacity, count + bytes)
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+                grown.copyMemory(from: base, byteCount: count)
+                base.deallocate()
+                base = grown
+            }
+            count += bytes
+            return offset
+        }
+
+        /// Appends `value`'s bytes.
+        mutating func append<T: BitwiseCopyable>(_ value: T) {
+            let offset = extend(by: MemoryLayout<T>.stride)
+            (base + offset).storeBytes(of: value, as: T.self)
+        }
+
+        /// Appends `text`'s UTF-8; where it is and how long.
+        mutating func append(text: String) -> (offset: UInt32, length: UInt32) {
+            var text = text
+            return text.withUTF8 { bytes in
+                let offset = extend(by: bytes.count)
+                if let source = bytes.baseAddress { (base + offset).copyMemory(from: source, byteCount: bytes.count) }
+                return (UInt32(offset), UInt32(bytes.count))
+            }
+        }
+
+        /// Copies the run to `destination`.
+        func copy(to destination: UnsafeMutableRawPointer) {
+            destination.copyMemory(from: base, byteCount: count)
+        }
+
+        func deallocate() { base.deallocate() }
+    }
+
+    /// The variable parts of a snapshot, gathered before its size is known: state's and the
+    /// arms' nodes, one record per feature then per app event, and the text they all point
+    /// into (state's strings first, then the names, then local_time's date and zone id).
+    struct Parts {
+        var state = StateNodes()
+        private(set) var records = ByteRun(capacity: 16 * MemoryLayout<permit_lazy_feature>.stride)
+        private(set) var featureCount = 0
+        private(set) var armsNode = 0
+        private(set) var localTextOffset = 0
+
+        /// Gathers everything of `context` that is not a fixed number of the header.
+        mutating func gather(_ context: PolicyContext, declaredEvents: [String], maxDepth: Int) throws(LuaError) {
+            try state.encode(context.history.state, depth: 2, maxDepth: maxDepth)
+            armsNode = state.nodeCount
+            try state.append(context.history.arms, depth: 2)
+            records.removeAll()
+            // One record per feature, in the dictionary's order (the C side sorts them when it builds).
+            for (name, feature) in context.history.features {
+                let (offset, length) = state.text.append(text: name)
+                records.append(permit_lazy_feature(
+                    opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
+                    last_prompt_at: feature.lastPromptAt ?? 0,
+                    absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
+                    name_offset: offset, name_length: length))
+            }
+            featureCount = context.history.features.count
+            // `history.events` as records like the features' (`opened` holds the count,
+            // `last_opened_at` the last time).
+            let events = declaredEvents.isEmpty ? context.history.events : context.history.events(including: declaredEvents)
+            for (name, event) in events {
+                let (offset, length) = state.text.append(text: name)
+                records.append(permit_lazy_feature(
+                    opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
+                    absent: event.lastAt == nil ? 2 : 0, name_offset: offset, name_length: length))
+            }
+            localTextOffset = state.text.count
+            _ = state.text.append(text: context.localTime.date)
+            _ = state.text.append(text: context.localTime.timeZone)
+        }
+
+        func deallocate() {
+            records.deallocate()
+            state.deallocate()
+        }
+    }
+
+    /// `state` as nodes in pre-order: lists as sequences, tables with sorted keys. A table node
+    /// counts its direct children, each added under the index of the table being filled.
     struct StateNodes {
         /// How a node is named in its parent.
         enum Name {
@@ -234,79 +251,96 @@ extension LazyFieldsEncoder {
             case position(Int)
         }
 
-        private(set) var nodes: [permit_lazy_node] = []
-        private(set) var text: [UInt8] = []
-        /// Tables being filled, innermost last.
-        private var open: [Int] = []
+        private(set) var nodes = ByteRun(capacity: 8 * MemoryLayout<permit_lazy_node>.stride)
+        /// The snapshot's whole text: state's strings, then what `Parts` adds.
+        var text = ByteRun(capacity: 256)
         private var maxDepth = 0
+
+        var nodeCount: Int { nodes.count / MemoryLayout<permit_lazy_node>.stride }
 
         /// Encodes `state` as a table at `depth`.
         mutating func encode(_ state: [String: PolicyValue], depth: Int, maxDepth: Int) throws(LuaError) {
-            nodes.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
-            open.removeAll(keepingCapacity: true)
+            nodes.removeAll()
+            text.removeAll()
             self.maxDepth = maxDepth
-            try fields(state, named: .root, depth: depth)
+            try fields(state, named: .root, in: nil, depth: depth)
         }
 
-        /// Appends a second root after `encode`'s: a table of strings (`user.arms`) at `depth`.
+        /// Appends a second root after `encode`'s: a table of strings (`user.arms`) at `depth`,
+        /// keys sorted.
         mutating func append(_ strings: [String: String], depth: Int) throws(LuaError) {
-            try fields(strings.mapValues(PolicyValue.string), named: .root, depth: depth)
+            let table = try beginTable(.root, in: nil, hash: strings.count, depth: depth)
+            if strings.count == 1, let (key, value) = strings.first {
+                string(value, named: .text(key), in: table)
+            } else if !strings.isEmpty {
+                for key in strings.keys.sorted() { string(strings[key]!, named: .text(key), in: table) }
+            }
+        }
+
+        func deallocate() {
+            nodes.deallocate()
+            text.deallocate()
         }
 
         /// A record of core values, keys sorted.
-        private mutating func fields(_ fields: [String: PolicyValue], named name: Name, depth: Int) throws(LuaError) {
-            try beginTable(name, hash: fields.count, depth: depth)
+        private mutating func fields(
+            _ fields: [String: PolicyValue], named name: Name, in parent: Int?, depth: Int
+        ) throws(LuaError) {
+            let table = try beginTable(name, in: parent, hash: fields.count, depth: depth)
             if fields.count == 1, let (key, value) = fields.first {
-                try self.value(value, named: .text(key), depth: depth + 1)
+                try self.value(value, named: .text(key), in: table, depth: depth + 1)
             } else if !fields.isEmpty {
                 for key in fields.keys.sorted() {
-                    try value(fields[key]!, named: .text(key), depth: depth + 1)
+                    try value(fields[key]!, named: .text(key), in: table, depth: depth + 1)
                 }
             }
-            endTable()
         }
 
         /// A core value: lists as sequences, tables with sorted keys.
-        private mutating func value(_ value: PolicyValue, named name: Name, depth: Int) throws(LuaError) {
+        private mutating func value(_ value: PolicyValue, named name: Name, in parent: Int, depth: Int) throws(LuaError) {
             switch value {
             case .bool(let flag):
-                add(name, type: PERMIT_LAZY_BOOLEAN, integer: flag ? 1 : 0)
+                add(name, in: parent, type: PERMIT_LAZY_BOOLEAN, integer: flag ? 1 : 0)
             case .integer(let number):
-                add(name, type: PERMIT_LAZY_INTEGER, integer: number)
+                add(name, in: parent, type: PERMIT_LAZY_INTEGER, integer: number)
             case .number(let number):
-                add(name, type: PERMIT_LAZY_NUMBER, number: number)
+                add(name, in: parent, type: PERMIT_LAZY_NUMBER, number: number)
             case .string(let string):
-                let (offset, length) = store(string)
-                add(name, type: PERMIT_LAZY_STRING, textOffset: offset, textLength: length)
+                self.string(string, named: name, in: parent)
             case .list(let items):
-                try beginTable(name, array: items.count, hash: 0, depth: depth)
-                for (index, item) in items.enumerated() {
-                    try self.value(item, named: .position(index + 1), depth: depth + 1)
+                let list = try beginTable(name, in: parent, array: items.count, hash: 0, depth: depth)
+                var position = 1
+                for item in items {
+                    try self.value(item, named: .position(position), in: list, depth: depth + 1)
+                    position += 1
                 }
-                endTable()
             case .table(let fields):
-                try self.fields(fields, named: name, depth: depth)
+                try self.fields(fields, named: name, in: parent, depth: depth)
             }
+        }
+
+        private mutating func string(_ string: String, named name: Name, in parent: Int) {
+            let (offset, length) = text.append(text: string)
+            add(name, in: parent, type: PERMIT_LAZY_STRING, textOffset: offset, textLength: length)
         }
 
         // MARK: Nodes
 
-        /// Opens a table node named `name`: the nodes added until `endTable` are its children.
-        /// Fails like `LuaVM.push` for a table at `depth`.
-        private mutating func beginTable(_ name: Name, array: Int = 0, hash: Int, depth: Int) throws(LuaError) {
+        /// Adds a table node named `name` and returns its index, for its children to name as
+        /// their parent. Fails like `LuaVM.push` for a table at `depth`.
+        private mutating func beginTable(
+            _ name: Name, in parent: Int?, array: Int = 0, hash: Int, depth: Int
+        ) throws(LuaError) -> Int {
             guard depth < maxDepth else {
                 throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
             }
-            add(name, type: PERMIT_LAZY_TABLE, integer: Int64(array), hash: Int32(clamping: hash))
-            open.append(nodes.count - 1)
+            add(name, in: parent, type: PERMIT_LAZY_TABLE, integer: Int64(array), hash: Int32(clamping: hash))
+            return nodeCount - 1
         }
 
-        private mutating func endTable() { open.removeLast() }
-
         private mutating func add(
-            _ name: Name, type: Int, integer: Int64 = 0, number: Double = 0, hash: Int32 = 0, textOffset: UInt32 = 0,
-            textLength: UInt32 = 0
+            _ name: Name, in parent: Int?, type: Int, integer: Int64 = 0, number: Double = 0, hash: Int32 = 0,
+            textOffset: UInt32 = 0, textLength: UInt32 = 0
         ) {
             var node = permit_lazy_node(
                 integer: integer, number: number, key: 0, type: Int32(type), hash: hash, children: 0, key_offset: 0,
@@ -314,17 +348,17 @@ extension LazyFieldsEncoder {
             switch name {
             case .root: break
             case .position(let position): node.key = -Int32(clamping: position)
-            case .text(let string): (node.key_offset, node.key_length) = store(string)
+            case .text(let string): (node.key_offset, node.key_length) = text.append(text: string)
             }
-            if let parent = open.last { nodes[parent].children += 1 }
+            if let parent {
+                let at = parent * MemoryLayout<permit_lazy_node>.stride + StateNodes.childrenOffset
+                let children = nodes.base.load(fromByteOffset: at, as: Int32.self)
+                nodes.base.storeBytes(of: children + 1, toByteOffset: at, as: Int32.self)
+            }
             nodes.append(node)
         }
 
-        private mutating func store(_ string: String) -> (offset: UInt32, length: UInt32) {
-            let offset = UInt32(text.count)
-            var string = string
-            string.withUTF8 { text.append(contentsOf: $0) }
-            return (offset, UInt32(text.count) - offset)
-        }
+        /// Where a node's `children` count is in its bytes.
+        private static let childrenOffset = MemoryLayout<permit_lazy_node>.offset(of: \.children)!
     }
 }

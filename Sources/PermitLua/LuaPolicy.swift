@@ -52,6 +52,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         /// The locale as a stored string, so a call pushes it without hashing its text again.
         var localeCache: (locale: String, ref: LuaRef)?
+        /// The stored platform, capabilities and locale in one list (`PERMIT_SHARED_*`): each
+        /// ctx's snapshot holds it, and builds those fields from it on first read.
+        var shared: LuaRef?
         /// The interned key strings of the warm path, stored on the first call.
         var keys: LuaRef?
         /// The slots of `keys` and the cached tables, while none of them changes.
@@ -424,11 +427,14 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
            runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale {
             return slots
         }
+        var sharedIsStale = runtime.shared == nil
         if runtime.localeCache?.locale != context.locale {
+            sharedIsStale = true
             if let old = runtime.localeCache { runtime.vm.release(old.ref) }
             runtime.localeCache = (context.locale, try runtime.vm.store(.string(context.locale), readOnly: false))
         }
         if runtime.platformCache?.platform != context.platform {
+            sharedIsStale = true
             if let old = runtime.platformCache {
                 runtime.vm.release(old.platform_)
                 runtime.vm.release(old.capabilities)
@@ -446,10 +452,17 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         if runtime.keys == nil {
             runtime.keys = try runtime.vm.store(FastPath.internedTable, readOnly: false)
         }
+        if sharedIsStale {
+            // A new list: ctxs made before keep the old one (their snapshots hold it).
+            if let old = runtime.shared { runtime.vm.release(old) }
+            runtime.shared = nil
+            let parts: [LuaValue] = [.ref(runtime.platformCache!.platform_), .ref(runtime.platformCache!.capabilities),
+                                     .ref(runtime.localeCache!.ref)]
+            runtime.shared = try runtime.vm.store(.table(LuaTable(array: parts)), readOnly: false)
+        }
         let slots = FastPath.Cached(
-            keys: try runtime.vm.slot(of: runtime.keys!), platform: try runtime.vm.slot(of: runtime.platformCache!.platform_),
-            capabilities: try runtime.vm.slot(of: runtime.platformCache!.capabilities),
-            params: try runtime.vm.slot(of: runtime.paramsCache!.ref), locale: try runtime.vm.slot(of: runtime.localeCache!.ref))
+            keys: try runtime.vm.slot(of: runtime.keys!), params: try runtime.vm.slot(of: runtime.paramsCache!.ref),
+            shared: try runtime.vm.slot(of: runtime.shared!))
         runtime.slots = slots
         return slots
     }

@@ -33,6 +33,11 @@ import Testing
         // Every value.
         "local h = ctx.history return { action = 'none', reason = table.concat({ h.launches, h.foregrounds, h.last_status, tostring(h.denied_at), tostring(h.legacy_registered), h.soft_prompt.shown, tostring(h.system_prompt.granted), h.settings_prompt.cancelled, h.features.diary.opened, tostring(h.features.reminders.last_opened_at), h.state.note, ctx.state.list[2], tostring(ctx.state.table.x), ctx.settings.alert, ctx.user.bucket }, ' ') }",
         "return { action = 'none', reason = tostring(ctx.history.state ~= ctx.state) .. tostring(ctx.history == ctx.history) }",
+        // Keys made at run time: a lazy key is recognised by its text, however the policy made it.
+        "local k = 'hist' .. ('ory'):lower() local h = ctx[k] return { action = 'none', reason = type(h) .. type(h[table.concat({ 'soft', 'prompt' }, '_')]) .. tostring(h[string.format('%s', 'launches')]) }",
+        // history's own values, built one by one too: read (present or absent) twice, written
+        // before a read, and what raw access sees after.
+        "local h = ctx.history local a, b = h.denied_at, h.denied_at h.launches = 99 h.prompts_today = nil return { action = 'none', reason = tostring(a) .. tostring(b) .. h.launches .. tostring(h.prompts_today) .. tostring(rawget(h, 'status_changed_at')) .. tostring(h.legacy_registered) .. h.last_status .. tostring(rawget(h, 'first_launch_at')) }",
         // history's own tables, built one by one.
         "local h = ctx.history local keys, k = {}, nil repeat k = next(h, k) keys[#keys + 1] = tostring(k) until k == nil table.sort(keys) return { action = 'none', reason = table.concat(keys, ',') }",
         "local h = ctx.history return { action = 'none', reason = type(rawget(h, 'features')) .. type(rawget(h, 'soft_prompt')) .. tostring(not getmetatable(h)) }",
@@ -114,6 +119,31 @@ import Testing
         #expect(try policy.decide(FastPathTests.context(.appLaunch, history: first)) == nil)
         for _ in 0..<3 { _ = try policy.decide(FastPathTests.context(.appForeground, history: second)) }
         #expect(try policy.decide(FastPathTests.context(.appBackground, history: second))?.reason == "1 2")
+    }
+
+    /// The stored platform, capabilities and locale a kept ctx builds on first read are its own
+    /// event's, after the host has replaced (and released) them for another device.
+    @Test func aKeptContextKeepsItsOwnPlatformAndLocale() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx return nil end
+              local function describe(c)
+                return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
+              end
+              return { action = 'none', reason = describe(kept) .. ' | ' .. describe(ctx) }
+            end }
+            """, chunkName: "keeper.lua")
+        var first = FastPathTests.context(.appLaunch)
+        first.platform = Platform(version: OSVersion(major: 11, minor: 0))
+        first.capabilities = first.platform.capabilities
+        first.locale = "en"
+        #expect(try policy.decide(first) == nil)
+        var later = FastPathTests.context(.appForeground)
+        later.platform = Platform(version: OSVersion(major: 17, minor: 2))
+        later.capabilities = later.platform.capabilities
+        for _ in 0..<3 { _ = try policy.decide(later) }  // allocation between the calls, so a collection can run
+        #expect(try policy.decide(later)?.reason == "11 false en | 17 true zh-Hans")
     }
 
     /// Events whose policy never looks at the lazy fields leave nothing behind.

@@ -213,12 +213,12 @@ void *permit_lazy_attach(lua_State *L, int ctx, size_t bytes);
 int permit_lazy_settle(lua_State *L, int idx);
 
 /* ctx's eager fields in one call (FastPath.c): keys and enum values are indices into the
-   interned strings (registry slot `keys`), tables and the locale registry slots. */
+   interned strings (registry slot `keys`), params a registry slot. */
 typedef struct permit_ctx_fields {
     int32_t keys;
-    int32_t capabilities, params, platform, locale; /* registry slots */
-    int32_t key_capabilities, key_event, key_locale, key_now, key_params, key_platform,
-        key_previous_status, key_status, key_name;
+    int32_t params; /* registry slot */
+    int32_t shared; /* registry slot of the stored tables ctx's lazy fields take (PERMIT_SHARED_*) */
+    int32_t key_event, key_now, key_params, key_previous_status, key_status, key_name;
     int64_t now;
     int32_t status, previous_status; /* interned values */
     int32_t event_name;              /* interned value */
@@ -230,12 +230,18 @@ typedef struct permit_ctx_fields {
     const char *event_text;
     size_t event_text_length;
     int32_t hash; /* ctx's hash size hint */
+    size_t snapshot_bytes; /* the lazy fields' snapshot to attach (0: none) */
+    void *snapshot;        /* out: its memory, for the host to fill */
 } permit_ctx_fields;
+/// Where `platform`, `capabilities` and `locale` are in the list at `permit_ctx_fields.shared`:
+/// the snapshot holds the list, so a ctx kept past its call builds its own event's values.
+enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOCALE };
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
-/// them) and returns its index; 0 when the stack cannot grow, -1 when memory ran out (the
-/// pushes run under protection, so nothing is raised and nothing is pushed). Raw operations
-/// only; call between calls.
-int permit_push_context(lua_State *L, const permit_ctx_fields *f);
+/// them), attaches a snapshot of `snapshot_bytes` for its lazy fields (its memory in
+/// `snapshot`), and returns ctx's index; 0 when the stack cannot grow, -1 when memory ran out
+/// (the pushes run under one protected call, so nothing is raised and nothing is pushed). Raw
+/// operations only; call between calls.
+int permit_push_context(lua_State *L, permit_ctx_fields *f);
 /// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
 /// event table has room for it: raw operations that neither allocate nor raise).
 void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
