@@ -2,15 +2,17 @@ extension Ledger {
     /// What of this ledger outlives a reinstall, given what the policy keeps. A history that
     /// never recorded anything is left out, so a fresh install writes no Keychain item.
     public func durablePart(keeping keys: DurableKeys) -> DurableLedger {
+        // The engine asks for this at every save, and most histories are untouched: the
+        // comparison (a few integers) runs before the set lookup (a hash).
         func kept<History: Equatable>(_ history: History, _ name: DurableHistory, untouched: History) -> History? {
-            keys.histories.contains(name) && history != untouched ? history : nil
+            history != untouched && keys.histories.contains(name) ? history : nil
         }
         return DurableLedger(
             legacyRegistered: legacyRegistered,
             softPrompt: kept(softPrompt, .softPrompt, untouched: SoftPromptHistory()),
             systemPrompt: kept(systemPrompt, .systemPrompt, untouched: SystemPromptHistory()),
             settingsPrompt: kept(settingsPrompt, .settingsPrompt, untouched: SettingsPromptHistory()),
-            state: state.filter { keys.state.contains($0.key) })
+            state: keys.state.isEmpty || state.isEmpty ? [:] : state.filter { keys.state.contains($0.key) })
     }
 
     /// Whether nothing happened in this install yet: the only time a durable part is restored,
