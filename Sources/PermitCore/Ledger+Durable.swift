@@ -2,10 +2,11 @@ extension Ledger {
     /// What of this ledger outlives a reinstall, given what the policy keeps. A history that
     /// never recorded anything is left out, so a fresh install writes no Keychain item.
     public func durablePart(keeping keys: DurableKeys) -> DurableLedger {
-        // The engine asks for this at every save, and most histories are untouched: the
-        // comparison (a few integers) runs before the set lookup (a hash).
+        // The engine asks for this at every save. A set lookup hashes the history's Lua name
+        // (a string); walking the set, at most three entries, hashes nothing.
+        let keptNames = keys.histories
         func kept<History: Equatable>(_ history: History, _ name: DurableHistory, untouched: History) -> History? {
-            history != untouched && keys.histories.contains(name) ? history : nil
+            history != untouched && keptNames.contains(where: { $0 == name }) ? history : nil
         }
         return DurableLedger(
             legacyRegistered: legacyRegistered,
