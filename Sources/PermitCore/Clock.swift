@@ -113,6 +113,8 @@ public final class ManualClock: PermitClock {
     private func move(_ change: (Date) -> Date) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = change(state.now)
+            // A simulation moves the clock several times per event with nobody asleep.
+            guard !state.sleepers.isEmpty else { return [] }
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }
             state.sleepers.removeAll { $0.deadline <= now }

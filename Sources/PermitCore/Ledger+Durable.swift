@@ -2,15 +2,18 @@ extension Ledger {
     /// What of this ledger outlives a reinstall, given what the policy keeps. A history that
     /// never recorded anything is left out, so a fresh install writes no Keychain item.
     public func durablePart(keeping keys: DurableKeys) -> DurableLedger {
+        // The engine asks for this at every save. A set lookup hashes the history's Lua name
+        // (a string); walking the set, at most three entries, hashes nothing.
+        let keptNames = keys.histories
         func kept<History: Equatable>(_ history: History, _ name: DurableHistory, untouched: History) -> History? {
-            keys.histories.contains(name) && history != untouched ? history : nil
+            history != untouched && keptNames.contains(where: { $0 == name }) ? history : nil
         }
         return DurableLedger(
             legacyRegistered: legacyRegistered,
             softPrompt: kept(softPrompt, .softPrompt, untouched: SoftPromptHistory()),
             systemPrompt: kept(systemPrompt, .systemPrompt, untouched: SystemPromptHistory()),
             settingsPrompt: kept(settingsPrompt, .settingsPrompt, untouched: SettingsPromptHistory()),
-            state: state.filter { keys.state.contains($0.key) })
+            state: keys.state.isEmpty || state.isEmpty ? [:] : state.filter { keys.state.contains($0.key) })
     }
 
     /// Whether nothing happened in this install yet: the only time a durable part is restored,

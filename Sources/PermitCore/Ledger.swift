@@ -73,7 +73,10 @@ public struct Ledger: Sendable, Hashable, Codable {
     /// not happened yet counts 0 (with no `last_at`).
     public func events(including declared: [String]) -> [String: EventHistory] {
         guard declared.contains(where: { events[$0] == nil }) else { return events }
-        var all = events
+        // Sized once: the context encoder asks for this on every call, and copying `events`
+        // then growing it for each missing name rehashed the table twice over.
+        var all = [String: EventHistory](minimumCapacity: events.count + declared.count)
+        for (name, history) in events { all[name] = history }
         for name in declared where all[name] == nil { all[name] = EventHistory() }
         return all
     }

@@ -357,10 +357,10 @@ public final class SimulatedDevice: NotificationCenterClient {
             // already soonest first, strictly, so no sort could order it otherwise. The list as
             // it is, without partitioning and sorting it again.
             if Self.isSoonestFirst(state.pending, allAfter: now) { return state.pending }
-            let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
-            state.delivered.append(contentsOf: due.sorted { $0.fireDate < $1.fireDate })
-            state.pending = waiting
-            return waiting.sorted { $0.fireDate < $1.fireDate }
+            // Otherwise: what is due moves to `delivered`, and the rest is sorted only if it
+            // is out of order (ties included, which the strict check above leaves to this path).
+            deliverDue(&state, now: now)
+            return Self.soonestFirst(state.pending)
         }
     }
 
@@ -376,15 +376,39 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// Notifications whose time has come, in the order they fired.
     public var delivered: [ScheduledReminder] {
-        _ = pending
-        return state.withLock { $0.delivered }
+        let now = clock.now()
+        return state.withLock { state in
+            deliverDue(&state, now: now)
+            return state.delivered
+        }
+    }
+
+    /// Moves the notifications whose time has come to `delivered`, soonest first. A simulation
+    /// looks at the pending list on every planning event, and most of the time nothing is due:
+    /// then the list is left as it is, not copied into two new ones.
+    private func deliverDue(_ state: inout State, now: Date) {
+        guard state.pending.contains(where: { $0.fireDate <= now }) else { return }
+        let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
+        state.delivered.append(contentsOf: due.sorted { $0.fireDate < $1.fireDate })
+        state.pending = waiting
+    }
+
+    /// `reminders` soonest first. The list is usually in that order already (a planner
+    /// schedules its days in order): then it is returned as it is, which shares its storage,
+    /// instead of sorted into a copy. The sort is stable, so the result is the same either way.
+    private static func soonestFirst(_ reminders: [ScheduledReminder]) -> [ScheduledReminder] {
+        for index in reminders.indices.dropFirst() where reminders[index - 1].fireDate > reminders[index].fireDate {
+            return reminders.sorted { $0.fireDate < $1.fireDate }
+        }
+        return reminders
     }
 
     /// Adds notifications the way iOS does: one with an existing identifier replaces it, and
     /// only 64 are kept: the soonest or the newest (`pendingOverflow`).
     public func add(_ reminders: [ScheduledReminder]) {
-        _ = pending
+        let now = clock.now()
         state.withLock { state in
+            deliverDue(&state, now: now)
             for reminder in reminders {
                 state.pending.removeAll { $0.id == reminder.id }
                 state.pending.append(reminder)

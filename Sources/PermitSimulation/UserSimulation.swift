@@ -74,7 +74,7 @@ struct UserSimulation: Sendable {
             preconditionFailure("a fresh device starts with the authorization its platform allows: \(error)")
         }
         engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(),
+            policy: policy, client: device, platform: platform, store: FreshInstallLedgerStore(),
             durableStore: device.keychain, clock: clock,
             configuration: configuration)
     }
@@ -367,7 +367,7 @@ struct UserSimulation: Sendable {
         device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
         authorizationMayHaveChanged = true
         engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: InMemoryLedgerStore(),
+            policy: policy, client: device, platform: platform, store: FreshInstallLedgerStore(),
             durableStore: device.keychain, clock: clock,
             configuration: configuration)
     }

@@ -250,6 +250,25 @@ import Testing
         #expect(device.delivered.map(\.id) == ["a", "b"])
     }
 
+    /// The pending list is shown soonest first whatever order reminders were added in, and
+    /// two at the same time stay in the order they were added (the list is returned as stored
+    /// only when it is already in that order).
+    @Test func pendingIsSoonestFirstAndStableForEqualTimes() {
+        let (device, clock) = device("16.0", .authorized)
+        device.add([
+            ScheduledReminder(id: "late", fireDate: start + 5 * hour, body: "x"),
+            ScheduledReminder(id: "tie1", fireDate: start + 2 * hour, body: "x"),
+            ScheduledReminder(id: "early", fireDate: start + hour, body: "x"),
+            ScheduledReminder(id: "tie2", fireDate: start + 2 * hour, body: "x"),
+        ])
+        #expect(device.pending.map(\.id) == ["early", "tie1", "tie2", "late"])
+        device.add([ScheduledReminder(id: "early", fireDate: start + 6 * hour, body: "moved")])
+        #expect(device.pending.map(\.id) == ["tie1", "tie2", "late", "early"])
+        clock.advance(by: 3 * hour)
+        #expect(device.delivered.map(\.id) == ["tie1", "tie2"])
+        #expect(device.pending.map(\.id) == ["late", "early"])
+    }
+
     @Test func systemKeepsThe64SoonestAndReplacesByIdentifier() {
         let (device, _) = device("16.0", .authorized)
         let many = (1...70).map { ScheduledReminder(id: "r\($0)", fireDate: start + Double(71 - $0) * hour, body: "b") }
