@@ -14,8 +14,10 @@
  * list, so one address is one content. Anything the reader would treat specially is refused
  * (returns -1, the caller reads the list the ordinary way): a metatable (lazy ctx tables,
  * strict ones, the policy's own), a value that is not a string, number, boolean or table, a
- * table deeper than the list's three levels, more distinct tables than the reference list holds.
- * Raw access only; nothing is allocated and nothing raises.
+ * table deeper than the list's three levels, more distinct tables than the reference list holds,
+ * an encoding over PERMIT_REMINDER_LIST_MAX_BYTES (a string named many times is written each time,
+ * so without the cap a small list could ask the host for gigabytes). Raw access only; nothing is
+ * allocated and nothing raises.
  */
 #include "CLuaShim.h"
 #include <string.h>
@@ -105,7 +107,8 @@ static int put_table(lua_State *L, writer *w, int idx, int depth) {
     put_tag(w, 'T');
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        if (put_value(L, w, -2, depth) < 0 || put_value(L, w, -1, depth) < 0) {
+        if (put_value(L, w, -2, depth) < 0 || put_value(L, w, -1, depth) < 0
+            || w->length > PERMIT_REMINDER_LIST_MAX_BYTES) {
             lua_pop(L, 2);
             return -1;
         }
@@ -120,7 +123,7 @@ int permit_reminder_list_bytes(lua_State *L, int idx, uint8_t *out, size_t capac
     if (lua_type(L, idx) != LUA_TTABLE || !lua_checkstack(L, 2 * MAX_DEPTH + 2)) return -1;
     const void *tables[MAX_TABLES];
     writer w = {.out = out, .capacity = capacity, .length = 0, .table_count = 0, .tables = tables};
-    if (put_table(L, &w, idx, 1) < 0) return -1;
+    if (put_table(L, &w, idx, 1) < 0 || w.length > PERMIT_REMINDER_LIST_MAX_BYTES) return -1;
     *length = w.length;
     return 0;
 }

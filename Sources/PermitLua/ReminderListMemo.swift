@@ -28,6 +28,10 @@ final class ReminderListMemo {
     /// How many lists were answered unread (for tests that the memo is used at all).
     @exclusivity(unchecked) private(set) var hits = 0
 
+    /// The larger of the two byte buffers: at most PERMIT_REMINDER_LIST_MAX_BYTES, whatever
+    /// the policy returns (tests hold it to that).
+    var bufferBytes: Int { max(last.count, current.count) }
+
     /// The list read last time, when the list at `index` has the same contents; otherwise
     /// `nil`, keeping the new list's bytes for `remember`.
     func unchanged(at index: Int32, on L: OpaquePointer) -> [ReminderRequest]? {

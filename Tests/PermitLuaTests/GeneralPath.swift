@@ -122,4 +122,5 @@ extension LuaPolicy {
 extension LuaPolicy {
     /// How many `plan_reminders` lists were the last one again, answered without reading them.
     var reminderListHitsForTesting: Int { runtime.withLock { $0.reminderList.hits } }
+    var reminderListBufferBytesForTesting: Int { runtime.withLock { $0.reminderList.bufferBytes } }
 }

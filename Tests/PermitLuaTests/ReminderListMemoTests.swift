@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PermitCore
 @testable import PermitLua
+import CLuaShim
 
 /// An unchanged `plan_reminders` list is answered with the list read last time
 /// (`ReminderListMemo`): it must be used when the contents are the same, and never when
@@ -75,5 +76,18 @@ import Testing
         #expect(results[1] == results[3])
         // A list the reader refused is not remembered: the third call is the first's again.
         #expect(policy.reminderListHitsForTesting == hits)
+    }
+
+    /// A list that names one long string many times is small in Lua's memory but huge written
+    /// out: the memo must give up at PERMIT_REMINDER_LIST_MAX_BYTES instead of asking the host
+    /// for the whole encoding (here 40 × 512 KiB = 20 MiB; with more names, gigabytes), and the
+    /// list is then read as the general path reads it.
+    @Test func aListWhoseBytesPassTheCapIsReadWithoutTheMemo() throws {
+        let big = "function() local s = string.rep('x', 512 * 1024) local t = {} for i = 1, 40 do t[i] = s end return { { body = t } } end"
+        let policy = try Self.policy("\(big), \(big)")
+        let results = Self.expectEachCallIsTheGeneralPaths(policy, versions: [1, 1])
+        #expect(results == [nil, nil], "the reader refuses a body that is not a table of translations")
+        #expect(policy.reminderListHitsForTesting == 0)
+        #expect(policy.reminderListBufferBytesForTesting <= Int(PERMIT_REMINDER_LIST_MAX_BYTES))
     }
 }

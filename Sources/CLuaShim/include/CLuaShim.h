@@ -258,12 +258,17 @@ enum {
 /// (action << 16) | the bit set of present fields. Otherwise pushes nothing and returns -1:
 /// the caller takes the general path, which words the error. Never runs Lua code.
 int permit_decision_fields(lua_State *L, int idx);
+/// The most bytes `permit_reminder_list_bytes` writes: a list is held in Lua's capped memory, but a
+/// string it names many times would be written each time, so its encoding is not bounded by that
+/// cap. A list past this (far beyond 64 reminders with their translations) is simply read.
+#define PERMIT_REMINDER_LIST_MAX_BYTES 262144
 /// Writes the contents of `plan_reminders`' list at `idx` as bytes (ReminderList.c): equal bytes
 /// mean equal contents, so a host can take the list it read last time when they match. Writes at
 /// most `capacity` bytes to `out` and sets `length` to what the whole encoding needs (more than
 /// `capacity`: call again with room). Returns -1, writing nothing usable, for anything a reader
 /// treats specially (a metatable, a value other than a string, number, boolean or table, more
-/// than three levels). Raw access only: never runs Lua code, allocates or raises.
+/// than three levels) and for an encoding over PERMIT_REMINDER_LIST_MAX_BYTES. Raw access only:
+/// never runs Lua code, allocates or raises.
 int permit_reminder_list_bytes(lua_State *L, int idx, uint8_t *out, size_t capacity, size_t *length);
 /// Builds the lazy fields of the table at `idx` (if it has any), then answers whether it has a
 /// metatable (a ctx whose lazy fields cannot be built counts as having one, so it is refused).
