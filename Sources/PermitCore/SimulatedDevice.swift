@@ -353,25 +353,11 @@ public final class SimulatedDevice: NotificationCenterClient {
     public var pending: [ScheduledReminder] {
         let now = clock.now()
         return state.withLock { state in
-            // The usual read (the engine reads before every reminder plan): nothing due, and
-            // already soonest first, strictly, so no sort could order it otherwise. The list as
-            // it is, without partitioning and sorting it again.
-            if Self.isSoonestFirst(state.pending, allAfter: now) { return state.pending }
-            // Otherwise: what is due moves to `delivered`, and the rest is sorted only if it
-            // is out of order (ties included, which the strict check above leaves to this path).
+            // The usual read (the engine reads before every reminder plan) finds nothing due
+            // and the list in order: then neither step copies it.
             deliverDue(&state, now: now)
             return Self.soonestFirst(state.pending)
         }
-    }
-
-    /// Whether every notification of `list` fires after `now`, each strictly after the one before.
-    static func isSoonestFirst(_ list: [ScheduledReminder], allAfter now: Date) -> Bool {
-        var previous = now
-        for reminder in list {
-            guard reminder.fireDate > previous else { return false }
-            previous = reminder.fireDate
-        }
-        return true
     }
 
     /// Notifications whose time has come, in the order they fired.
