@@ -50,9 +50,25 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Compares major, then minor, then patch.
+    ///
+    /// Spelled out rather than as a tuple comparison, and with its three siblings below instead
+    /// of `Comparable`'s defaults: the capability table compares versions a dozen times a
+    /// device, and in a debug build (the test suite's) a tuple `<` or a default `>=` looks up
+    /// generic metadata on every call.
     public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
-        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        if lhs.major != rhs.major { return lhs.major < rhs.major }
+        if lhs.minor != rhs.minor { return lhs.minor < rhs.minor }
+        return lhs.patch < rhs.patch
     }
+
+    /// Whether `lhs` comes after `rhs`.
+    public static func > (lhs: OSVersion, rhs: OSVersion) -> Bool { rhs < lhs }
+
+    /// Whether `lhs` comes before `rhs` or is equal to it.
+    public static func <= (lhs: OSVersion, rhs: OSVersion) -> Bool { !(rhs < lhs) }
+
+    /// Whether `lhs` comes after `rhs` or is equal to it.
+    public static func >= (lhs: OSVersion, rhs: OSVersion) -> Bool { !(lhs < rhs) }
 
     /// `12.4`, `9.0`, `15.4.1`: always major.minor, the patch only when non-zero.
     public var description: String {

@@ -81,12 +81,16 @@ struct Tally: Sendable {
         settingsEnabled += other.settingsEnabled
         uninstalls += other.uninstalls
         reinstalls += other.reinstalls
-        appEvents.merge(other.appEvents, uniquingKeysWith: +)
         timeZoneChanges += other.timeZoneChanges
         secondsToAlerts += other.secondsToAlerts
-        errors.merge(other.errors, uniquingKeysWith: +)
-        warnings.merge(other.warnings, uniquingKeysWith: +)
         if firstError == nil { firstError = other.firstError }
-        for (key, tally) in other.arms { arms[key, default: Tally(days: reachByDay.count)].merge(tally) }
+        // A user's tally usually has no app events, errors, warnings or arms: a merge of an
+        // empty dictionary still walks it (and in a debug build looks up its generic metadata).
+        if !other.appEvents.isEmpty { appEvents.merge(other.appEvents, uniquingKeysWith: +) }
+        if !other.errors.isEmpty { errors.merge(other.errors, uniquingKeysWith: +) }
+        if !other.warnings.isEmpty { warnings.merge(other.warnings, uniquingKeysWith: +) }
+        if !other.arms.isEmpty {
+            for (key, tally) in other.arms { arms[key, default: Tally(days: reachByDay.count)].merge(tally) }
+        }
     }
 }

@@ -20,12 +20,8 @@ import Testing
         var blockComments = 0
         var stringQuotes = 0  // 0: code; 1: a "..." string; 3: a """...""" string
         var index = 0
-        func at(_ pattern: StaticString) -> Bool {
-            let count = pattern.utf8CodeUnitCount
-            guard index + count <= bytes.count else { return false }
-            for offset in 0..<count where bytes[index + offset] != pattern.utf8Start[offset] { return false }
-            return true
-        }
+        // `index` stays out of any closure: a captured variable is boxed, and in the debug build
+        // every read of a box pays two exclusivity checks.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\n") {
@@ -34,22 +30,22 @@ import Testing
                 if stringQuotes == 1 { stringQuotes = 0 }
                 index += 1
             } else if blockComments > 0 {
-                if at("*/") { blockComments -= 1; index += 2 } else if at("/*") { blockComments += 1; index += 2 } else { index += 1 }
+                if Self.bytes(bytes, at: index, are: "*/") { blockComments -= 1; index += 2 } else if Self.bytes(bytes, at: index, are: "/*") { blockComments += 1; index += 2 } else { index += 1 }
             } else if stringQuotes > 0 {
                 if byte == UInt8(ascii: "\\") {
                     index += 2
-                } else if stringQuotes == 3 ? at("\"\"\"") : byte == UInt8(ascii: "\"") {
+                } else if stringQuotes == 3 ? Self.bytes(bytes, at: index, are: "\"\"\"") : byte == UInt8(ascii: "\"") {
                     index += stringQuotes
                     stringQuotes = 0
                 } else {
                     index += 1
                 }
-            } else if at("//") {
+            } else if Self.bytes(bytes, at: index, are: "//") {
                 while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
-            } else if at("/*") {
+            } else if Self.bytes(bytes, at: index, are: "/*") {
                 blockComments = 1
                 index += 2
-            } else if at("\"\"\"") {
+            } else if Self.bytes(bytes, at: index, are: "\"\"\"") {
                 stringQuotes = 3
                 index += 3
             } else if byte == UInt8(ascii: "\"") {
@@ -70,15 +66,44 @@ import Testing
         return lines
     }
 
-    static var declaration: Regex<Substring> { #/^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|private|package|internal|fileprivate|open|static|class|mutating|nonmutating|override|final|nonisolated|convenience|required|isolated)(?:\([^)]*\))?\s+)*(?:func\s|init[?!]?\s*[(<]|subscript\s*[(<])/# }
+    /// Whether `line` holds "func ", "init" or "subscript": the only lines `declaration()` can
+    /// match, found without running it (or Foundation's `contains`, slow in a debug build).
+    static func mayDeclareAFunction(_ line: String) -> Bool {
+        let bytes = Array(line.utf8)
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "f") where Self.bytes(bytes, at: index, are: "func "): return true
+            case UInt8(ascii: "i") where Self.bytes(bytes, at: index, are: "init"): return true
+            case UInt8(ascii: "s") where Self.bytes(bytes, at: index, are: "subscript"): return true
+            default: index += 1
+            }
+        }
+        return false
+    }
+
+    /// Whether `bytes` holds `pattern` (ASCII) at `index`.
+    static func bytes(_ bytes: [UInt8], at index: Int, are pattern: StaticString) -> Bool {
+        let count = pattern.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        var offset = 0
+        while offset < count {
+            if bytes[index + offset] != pattern.utf8Start[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Made once per test and passed to `longFunctions`: compiling it per file cost more than
+    /// the scan.
+    static func declaration() -> Regex<Substring> { #/^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|private|package|internal|fileprivate|open|static|class|mutating|nonmutating|override|final|nonisolated|convenience|required|isolated)(?:\([^)]*\))?\s+)*(?:func\s|init[?!]?\s*[(<]|subscript\s*[(<])/# }
 
     /// Every function at least `limit` + 1 lines long: (file, first line, length).
-    static func longFunctions(in file: String) throws -> [(line: Int, length: Int)] {
+    static func longFunctions(in file: String, pattern: Regex<Substring> = declaration()) throws -> [(line: Int, length: Int)] {
         let lines = codeLines(try String(contentsOfFile: file, encoding: .utf8))
         var found: [(line: Int, length: Int)] = []
-        let pattern = declaration
         for (start, text) in lines.enumerated()
-        where (text.contains("func ") || text.contains("init") || text.contains("subscript")) && text.firstMatch(of: pattern) != nil {
+        where Self.mayDeclareAFunction(text) && text.firstMatch(of: pattern) != nil {
             var depth = 0, parens = 0, opened = false
             search: for number in start..<lines.count {
                 for character in lines[number] {
@@ -206,9 +231,10 @@ import Testing
         let sources = Self.repository.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
         var checked = 0
+        let pattern = Self.declaration()
         for file in files.sorted() where file.hasSuffix(".swift") {
             checked += 1
-            for long in try Self.longFunctions(in: sources.appendingPathComponent(file).path) {
+            for long in try Self.longFunctions(in: sources.appendingPathComponent(file).path, pattern: pattern) {
                 Issue.record("Sources/\(file):\(long.line): a function of \(long.length) lines; split it (at most \(Self.limit))")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// The layering Package.swift states is the real one: its layering comment, its target
@@ -55,7 +56,10 @@ import Testing
         let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
         for file in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-            for match in text.matches(of: #/(?m)^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#) {
+            // The regex runs only on the lines that can hold an import (SourceScan says why).
+            for line in SourceScan.lines(of: text, containing: "import") {
+                guard let match = line.firstMatch(of: #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#)
+                else { continue }
                 let module = String(match.output.1)
                 if known.contains(module) { found[module, default: []].append(file) }
             }

@@ -97,6 +97,23 @@ import Testing
         #expect(version("15.4.1").description == "15.4.1")
     }
 
+    /// The four operators OSVersion spells out agree with the order of (major, minor, patch)
+    /// on every pair of a grid that differs in each part.
+    @Test func allFourOperatorsFollowThePartsInOrder() {
+        let parts = [0, 1, 10]
+        let versions = parts.flatMap { a in parts.flatMap { b in parts.map { c in OSVersion(major: 8 + a, minor: b, patch: c) } } }
+        for x in versions {
+            for y in versions {
+                let before = [x.major, x.minor, x.patch].lexicographicallyPrecedes([y.major, y.minor, y.patch])
+                let same = x.major == y.major && x.minor == y.minor && x.patch == y.patch
+                #expect((x < y) == before, "\(x) < \(y)")
+                #expect((x > y) == (!before && !same), "\(x) > \(y)")
+                #expect((x <= y) == (before || same), "\(x) <= \(y)")
+                #expect((x >= y) == !before, "\(x) >= \(y)")
+            }
+        }
+    }
+
     @Test func decodesFromNumbersAndStrings() throws {
         let decoded = try JSONDecoder().decode([OSVersion].self, from: Data(#"["12.4", 9, 15.4]"#.utf8))
         #expect(decoded == [version("12.4"), version("9"), version("15.4")])

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 @testable import PermitDelivery
 
@@ -85,7 +86,11 @@ import Testing
         var bodies: [String: String] = [:]
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
-            for match in text.matches(of: declaration) {
+            // The regex is tried only where a type keyword starts (SourceScan says why).
+            let starts = (SourceScan.starts(of: "struct", in: text) + SourceScan.starts(of: "class", in: text)
+                + SourceScan.starts(of: "actor", in: text)).sorted()
+            for start in starts {
+                guard let match = text[start...].prefixMatch(of: declaration) else { continue }
                 let name = String(match.output.1)
                 guard let body = typeBody(from: match.range.upperBound, in: text),
                       body.contains(/(?:let|var)\s+\w+\s*:\s*(?:any Policy|LuaPolicy)\b/) else { continue }

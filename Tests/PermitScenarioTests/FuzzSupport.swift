@@ -4,14 +4,13 @@ import PermitCore
 /// How many cases a fuzz or property test runs: `PERMIT_FUZZ_SCALE` multiplies every test (1 =
 /// the default count; 100 = a long run), and `PERMIT_FUZZ_SEED` replays another seed.
 enum FuzzBudget {
-    static func cases(_ base: Int) -> Int {
-        let scale = ProcessInfo.processInfo.environment["PERMIT_FUZZ_SCALE"].flatMap(Int.init) ?? 1
-        return base * max(1, scale)
-    }
+    static func cases(_ base: Int) -> Int { base * scale }
 
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["PERMIT_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_2026
-    }
+    /// Read once: `ProcessInfo.environment` copies the whole environment into a new dictionary
+    /// on every read, and the fuzz loops asked for the seed once a case.
+    private static let scale = max(1, ProcessInfo.processInfo.environment["PERMIT_FUZZ_SCALE"].flatMap(Int.init) ?? 1)
+
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["PERMIT_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_2026
 }
 
 extension SplitMix64 {
