@@ -84,19 +84,25 @@ struct LocalDayCache {
             return String(format: "%04lld-%02lld-%02lld", year, month, day)
         }
         var bytes: [UInt8] = Array(repeating: UInt8(ascii: "0"), count: 10)
-        func put(_ value: Int64, at end: Int, digits: Int) {
-            var value = value
-            for index in stride(from: end, to: end - digits, by: -1) {
-                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-        }
-        put(year, at: 3, digits: 4)
+        writeDigits(year, endingAt: 3, count: 4, into: &bytes)
         bytes[4] = UInt8(ascii: "-")
-        put(month, at: 6, digits: 2)
+        writeDigits(month, endingAt: 6, count: 2, into: &bytes)
         bytes[7] = UInt8(ascii: "-")
-        put(day, at: 9, digits: 2)
+        writeDigits(day, endingAt: 9, count: 2, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes the last `count` decimal digits of `value` (not negative) so that the last lands
+    /// at `end`. A plain loop and an `inout` buffer: a nested function capturing the buffer, or
+    /// a `stride`, cost the debug build (the test suite's) more than the whole label.
+    private static func writeDigits(_ value: Int64, endingAt end: Int, count: Int, into bytes: inout [UInt8]) {
+        var value = value
+        var index = end
+        while index > end - count {
+            bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            index -= 1
+        }
     }
 
     /// Year, month and day of the day `days` after 1970-01-01 in the proleptic Gregorian
