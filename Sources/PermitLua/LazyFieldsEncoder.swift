@@ -73,40 +73,50 @@ final class LazyFieldsEncoder {
     }
 
     /// The ledger's numbers, by the C side's field index; a missing one sets its `absent` bit.
+    ///
+    /// Static helpers with an `inout` bit set rather than nested functions capturing it: a
+    /// captured variable is boxed, and in a debug build (the test suite's, which handles
+    /// hundreds of thousands of events) every use of a box pays two exclusivity checks. The
+    /// ledger is read once, not once a field.
     @inline(__always)
     private static func writeHistory(of context: PolicyContext, into header: inout permit_lazy_header) {
+        let ledger = context.history
         header.absent = withUnsafeMutableBytes(of: &header.history) { raw in
             let history = raw.bindMemory(to: Int64.self)
             var absent: UInt32 = 0
-            func set(_ field: Int, _ value: Int) { history[field] = Int64(value) }
-            func set(_ field: Int, _ value: Int64?) {
-                if let value { history[field] = value } else { absent |= 1 << UInt32(field) }
-            }
-            set(Int(PERMIT_H_DENIED_AT), context.history.deniedAt)
-            set(Int(PERMIT_H_FIRST_LAUNCH_AT), context.history.firstLaunchAt)
-            set(Int(PERMIT_H_FOREGROUNDS), context.history.foregrounds)
-            set(Int(PERMIT_H_LAUNCHES), context.history.launches)
-            set(Int(PERMIT_H_PROMPTS_TODAY), context.history.promptsToday)
-            set(Int(PERMIT_H_STATUS_CHANGED_AT), context.history.statusChangedAt)
-            let settings = context.history.settingsPrompt
-            set(Int(PERMIT_H_SETTINGS_CANCELLED), settings.cancelled)
-            set(Int(PERMIT_H_SETTINGS_LAST_SHOWN_AT), settings.lastShownAt)
-            set(Int(PERMIT_H_SETTINGS_OPENED), settings.opened)
-            set(Int(PERMIT_H_SETTINGS_SHOWN), settings.shown)
-            let soft = context.history.softPrompt
-            set(Int(PERMIT_H_SOFT_ACCEPTED), soft.accepted)
-            set(Int(PERMIT_H_SOFT_DECLINED), soft.declined)
-            set(Int(PERMIT_H_SOFT_DISMISSED), soft.dismissed)
-            set(Int(PERMIT_H_SOFT_LAST_ANSWERED_AT), soft.lastAnsweredAt)
-            set(Int(PERMIT_H_SOFT_LAST_SHOWN_AT), soft.lastShownAt)
-            set(Int(PERMIT_H_SOFT_SHOWN), soft.shown)
-            let system = context.history.systemPrompt
-            set(Int(PERMIT_H_SYSTEM_ANSWERED_AT), system.answeredAt)
-            set(Int(PERMIT_H_SYSTEM_GRANTED), system.granted.map { $0 ? 1 : 0 })
-            set(Int(PERMIT_H_SYSTEM_REQUESTED), system.requested)
-            set(Int(PERMIT_H_SYSTEM_SHOWN), system.shown)
+            put(ledger.deniedAt, PERMIT_H_DENIED_AT, history, &absent)
+            put(ledger.firstLaunchAt, PERMIT_H_FIRST_LAUNCH_AT, history, &absent)
+            history[PERMIT_H_FOREGROUNDS] = Int64(ledger.foregrounds)
+            history[PERMIT_H_LAUNCHES] = Int64(ledger.launches)
+            history[PERMIT_H_PROMPTS_TODAY] = Int64(ledger.promptsToday)
+            put(ledger.statusChangedAt, PERMIT_H_STATUS_CHANGED_AT, history, &absent)
+            let settings = ledger.settingsPrompt
+            history[PERMIT_H_SETTINGS_CANCELLED] = Int64(settings.cancelled)
+            put(settings.lastShownAt, PERMIT_H_SETTINGS_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_SETTINGS_OPENED] = Int64(settings.opened)
+            history[PERMIT_H_SETTINGS_SHOWN] = Int64(settings.shown)
+            let soft = ledger.softPrompt
+            history[PERMIT_H_SOFT_ACCEPTED] = Int64(soft.accepted)
+            history[PERMIT_H_SOFT_DECLINED] = Int64(soft.declined)
+            history[PERMIT_H_SOFT_DISMISSED] = Int64(soft.dismissed)
+            put(soft.lastAnsweredAt, PERMIT_H_SOFT_LAST_ANSWERED_AT, history, &absent)
+            put(soft.lastShownAt, PERMIT_H_SOFT_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_SOFT_SHOWN] = Int64(soft.shown)
+            let system = ledger.systemPrompt
+            put(system.answeredAt, PERMIT_H_SYSTEM_ANSWERED_AT, history, &absent)
+            put(system.granted.map { $0 ? 1 : 0 }, PERMIT_H_SYSTEM_GRANTED, history, &absent)
+            history[PERMIT_H_SYSTEM_REQUESTED] = Int64(system.requested)
+            history[PERMIT_H_SYSTEM_SHOWN] = Int64(system.shown)
             return absent
         }
+    }
+
+    /// Writes `value` at `field`, or marks the field absent.
+    @inline(__always)
+    private static func put(
+        _ value: Int64?, _ field: Int, _ history: UnsafeMutableBufferPointer<Int64>, _ absent: inout UInt32
+    ) {
+        if let value { history[field] = value } else { absent |= 1 << UInt32(field) }
     }
 
     /// `local_time`'s numbers, and where its date and zone id are in the text.
