@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 /// A Permit engine version, `MAJOR.MINOR.PATCH`, compared numerically.
 public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -155,16 +156,11 @@ public struct BundleManifest: Sendable, Hashable {
 /// UTC timestamps in whole seconds: `2026-01-05T08:00:00Z`.
 enum Timestamp {
     static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        InternetDateTime.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
     }
 
     static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        guard let date = formatter.date(from: text), format(date) == text else { return nil }
+        guard let date = InternetDateTime.date(from: text), format(date) == text else { return nil }
         return date
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 extension YAMLValue {
     /// A moment written as ISO 8601 with a zone (`2026-01-05T08:00:00Z`): scenario and model
@@ -8,7 +9,7 @@ extension YAMLValue {
         if let problem = CalendarText.impossibleDate(text) {
             throw error("\"\(text)\" is not a date and time: \(problem)", hint: "write ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
         }
-        guard let date = ISO8601DateFormatter().date(from: text) else {
+        guard let date = InternetDateTime.date(from: text) else {
             throw error("\"\(text)\" is not a date and time", hint: "write ISO 8601 with a zone, e.g. \"2026-01-05T08:00:00Z\"")
         }
         return date
