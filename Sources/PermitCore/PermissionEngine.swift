@@ -26,7 +26,15 @@ public actor PermissionEngine {
     // interleaving across awaits, so the per-access dynamic exclusivity checks Swift would add
     // (a thread-local lookup each, several per event) check nothing: they are off for the
     // state the hot path touches.
-    @exclusivity(unchecked) private var ledger: Ledger
+    /// The context the policy is asked with, kept from call to call: its `history` is the
+    /// engine's ledger (`ledger` reads and writes it there), and `asking` sets its other
+    /// per-event fields before each call. A context made for each call held a copy of the
+    /// ledger, a retain and a release of each of its strings and dictionaries every time.
+    @exclusivity(unchecked) private var context: PolicyContext
+    private var ledger: Ledger {
+        get { context.history }
+        _modify { yield &context.history }
+    }
     @exclusivity(unchecked) private var settings: NotificationSettings = .unsupported
     @exclusivity(unchecked) private var appIsActive = true
     private let broadcaster: StatusBroadcaster
@@ -89,7 +97,10 @@ public actor PermissionEngine {
         let restored = Self.restoringDurablePart(
             into: loaded, from: durableStore, keeping: policy.durableKeys,
             now: Int64(clock.now().timeIntervalSince1970.rounded(.down)))
-        self.ledger = restored.ledger
+        self.context = PolicyContext(
+            event: .appLaunch, status: .unknown, previousStatus: .unknown, settings: .unsupported, platform: platform,
+            history: restored.ledger, params: configuration.params, now: 0, locale: configuration.locale,
+            userBucket: configuration.userBucket)
         self.storeWarnings = restored.warnings
         self.restoredDurablePart = restored.restored
         self.storedDurable = restored.stored
@@ -183,8 +194,7 @@ public actor PermissionEngine {
             await cancelReminders(&outcome)
         } else if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
            policy.plansReminders {
-            let context = makeContext(event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
-            await planReminders(&outcome, context: context)
+            await planReminders(&outcome, event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
             outcome.trace += policy.takeTrace()
         }
 
@@ -277,8 +287,9 @@ public actor PermissionEngine {
     /// a prompt the app will show. A permission request is carried out by `carryOutRequest`:
     /// only it waits on the notification center, so the other events make no async call.
     private func decide(_ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64) {
-        let context = makeContext(event: outcome.event, status: status, previous: previous, now: now)
-        let answer = policy.answer(context)
+        let answer = asking(event: outcome.event, status: status, previous: previous, now: now) { context in
+            policy.answer(context)
+        }
         do throws(PolicyError) {
             if let proposed = try answer.decision.get() {
                 outcome.proposed = proposed
@@ -340,15 +351,19 @@ public actor PermissionEngine {
         outcome.remindersRemoved = owned
     }
 
-    private func planReminders(_ outcome: inout Outcome, context: PolicyContext) async {
+    private func planReminders(
+        _ outcome: inout Outcome, event: AppEvent, status: PermissionStatus, previous: PermissionStatus, now time: Int64
+    ) async {
         let requests: [ReminderRequest]
         do {
-            requests = try policy.planReminders(context)
+            requests = try asking(event: event, status: status, previous: previous, now: time) {
+                context throws(PolicyError) in try policy.planReminders(context)
+            }
         } catch {
             outcome.errors.append(error)
             return
         }
-        let now = Date(timeIntervalSince1970: TimeInterval(context.now))
+        let now = Date(timeIntervalSince1970: TimeInterval(time))
         let inputs = ReminderPlanMemo.Inputs(
             overflow: client.pendingOverflowRule ?? .observed(on: platform.version), settings: settings,
             timeZone: timeZone, requests: requests, pending: await client.pendingReminders())
@@ -390,13 +405,20 @@ public actor PermissionEngine {
         return status
     }
 
-    private func makeContext(event: AppEvent, status: PermissionStatus, previous: PermissionStatus, now: Int64)
-        -> PolicyContext
-    {
-        PolicyContext(
-            event: event, status: status, previousStatus: previous, settings: settings, platform: platform,
-            history: ledger, params: configuration.params, now: now, locale: configuration.locale,
-            userBucket: configuration.userBucket, localTime: localDays.localTime(of: now))
+    /// Calls `ask` with the context of an event: the kept `context` with this event's fields.
+    /// It is lent (`inout`), not passed: a stored property passed by value is copied for the
+    /// call, ledger and all.
+    private func asking<Result, Failure: Error>(
+        event: AppEvent, status: PermissionStatus, previous: PermissionStatus, now: Int64,
+        _ ask: (inout PolicyContext) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        context.event = event
+        context.status = status
+        context.previousStatus = previous
+        context.settings = settings
+        context.now = now
+        context.localTime = localDays.localTime(of: now)
+        return try ask(&context)
     }
 
     /// Resolves every text of the action for the configured locale.
@@ -454,7 +476,8 @@ public actor PermissionEngine {
     private func saveLedger() -> String? {
         var failure: String?
         do {
-            try store.save(ledger)
+            // Lent as `asking` lends the context: passed by value, the ledger was copied.
+            try { (ledger: inout Ledger) throws(LedgerStoreError) in try store.save(ledger) }(&context.history)
         } catch {
             failure = error.description
         }

@@ -172,8 +172,14 @@ public enum ReminderPlanner {
     ) -> Plan {
         var owned: [ScheduledReminder] = []
         var foreignDates: [Date] = []
-        for reminder in pending where reminder.fireDate > now {
-            if reminder.id.hasPrefix(ownedPrefix) { owned.append(reminder) } else { foreignDates.append(reminder.fireDate) }
+        // Usually every pending notification is the policy's and still to come: the list
+        // itself then, without copying each reminder into a new one.
+        if pending.indices.allSatisfy({ pending[$0].fireDate > now && pending[$0].id.hasPrefix(ownedPrefix) }) {
+            owned = pending
+        } else {
+            for reminder in pending where reminder.fireDate > now {
+                if reminder.id.hasPrefix(ownedPrefix) { owned.append(reminder) } else { foreignDates.append(reminder.fireDate) }
+            }
         }
         let kept = fitting(wanted, besidesPendingAt: foreignDates, overflow: overflow)
         // What is pending is what is wanted, in the same order (both soonest first): nothing to
@@ -213,12 +219,16 @@ public enum ReminderPlanner {
     static func fitting(
         _ candidates: [ScheduledReminder], besidesPendingAt pendingDates: [Date], overflow: PendingOverflow
     ) -> [ScheduledReminder] {
-        let pendingSorted = pendingDates.sorted()
-        let soonestFirst = candidates.sorted(by: { $0.fireDate < $1.fireDate })
-        if overflow == .newest {
-            let room = max(0, systemPendingLimit - pendingSorted.count)
-            return Array(soonestFirst.prefix(room))
+        // Already soonest first (the planner's order, usually), the list is kept as it is:
+        // sorting, a stable sort, would give the same order in a copy.
+        let inOrder = candidates.indices.dropFirst().allSatisfy { !(candidates[$0].fireDate < candidates[$0 - 1].fireDate) }
+        let soonestFirst = inOrder ? candidates : candidates.sorted(by: { $0.fireDate < $1.fireDate })
+        if overflow == .newest || pendingDates.isEmpty {
+            // Without the app's own pending ones, the soonest-kept rule keeps a prefix too.
+            let room = max(0, systemPendingLimit - pendingDates.count)
+            return soonestFirst.count <= room ? soonestFirst : Array(soonestFirst.prefix(room))
         }
+        let pendingSorted = pendingDates.sorted()
         var kept: [ScheduledReminder] = []
         for candidate in soonestFirst {
             let soonerPending = pendingSorted.prefix { $0 < candidate.fireDate }.count

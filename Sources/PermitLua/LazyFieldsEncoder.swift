@@ -23,10 +23,14 @@ final class LazyFieldsEncoder {
     @exclusivity(unchecked) private var parts = Parts()
 
     /// The app events the policy declares: `history.events` lists them at count 0 until they
-    /// happen, so `ctx.history.events.lesson_completed.count` reads 0, not an error.
+    /// happen, so `ctx.history.events.lesson_completed.count` reads 0, not an error. Each name
+    /// once (the snapshot gets one record per name).
     let declaredEvents: [String]
 
-    init(declaredEvents: [String] = []) { self.declaredEvents = declaredEvents }
+    init(declaredEvents: [String] = []) {
+        var seen = Set<String>()
+        self.declaredEvents = declaredEvents.filter { seen.insert($0).inserted }
+    }
 
     deinit { parts.deallocate() }
 
@@ -232,13 +236,19 @@ extension LazyFieldsEncoder {
             }
             featureCount = context.history.features.count
             // `history.events` as records like the features' (`opened` holds the count,
-            // `last_opened_at` the last time).
-            let events = declaredEvents.isEmpty ? context.history.events : context.history.events(including: declaredEvents)
+            // `last_opened_at` the last time): what `Ledger.events(including:)` lists, without
+            // the merged dictionary it would build while a declared event has not happened yet.
+            let events = context.history.events
             for (name, event) in events {
                 let (offset, length) = state.text.append(text: name)
                 records.append(permit_lazy_feature(
                     opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
                     absent: event.lastAt == nil ? 2 : 0, name_offset: offset, name_length: length))
+            }
+            for name in declaredEvents where events[name] == nil {
+                let (offset, length) = state.text.append(text: name)
+                records.append(permit_lazy_feature(
+                    opened: 0, last_opened_at: 0, last_prompt_at: 0, absent: 2, name_offset: offset, name_length: length))
             }
             localTextOffset = state.text.count
             _ = state.text.append(text: context.localTime.date)
