@@ -185,20 +185,33 @@ extension LazyFieldsEncoder {
             return offset
         }
 
-        /// Appends `value`'s bytes.
-        mutating func append<T: BitwiseCopyable>(_ value: T) {
-            let offset = extend(by: MemoryLayout<T>.stride)
-            (base + offset).storeBytes(of: value, as: T.self)
+        // The appends take the two record types by name, not as a generic `T`, and the text's
+        // closure returns nothing: in a debug build (the test suite's, which encodes hundreds
+        // of thousands of snapshots) a generic store goes through the type's value witnesses
+        // and a closure returning a tuple looks up the tuple's metadata on every call. A
+        // release build compiles all three forms alike.
+
+        /// Appends a feature's or an app event's record.
+        mutating func append(_ record: permit_lazy_feature) {
+            let offset = extend(by: MemoryLayout<permit_lazy_feature>.stride)
+            (base + offset).storeBytes(of: record, as: permit_lazy_feature.self)
+        }
+
+        /// Appends a node of `state`.
+        mutating func append(_ node: permit_lazy_node) {
+            let offset = extend(by: MemoryLayout<permit_lazy_node>.stride)
+            (base + offset).storeBytes(of: node, as: permit_lazy_node.self)
         }
 
         /// Appends `text`'s UTF-8; where it is and how long.
         mutating func append(text: String) -> (offset: UInt32, length: UInt32) {
             var text = text
-            return text.withUTF8 { bytes in
-                let offset = extend(by: bytes.count)
+            let length = text.utf8.count
+            let offset = extend(by: length)
+            text.withUTF8 { bytes in
                 if let source = bytes.baseAddress { (base + offset).copyMemory(from: source, byteCount: bytes.count) }
-                return (UInt32(offset), UInt32(bytes.count))
             }
+            return (UInt32(offset), UInt32(length))
         }
 
         /// Copies the run to `destination`.
