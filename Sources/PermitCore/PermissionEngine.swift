@@ -206,7 +206,12 @@ public actor PermissionEngine {
             event: event, before: statusBefore, after: outcome.statusAfter)
         outcome.storageError = saveLedger()
         report(&outcome)
-        return outcome
+        // Returned from a stand-in it is swapped into: `outcome` lives in the async frame, and
+        // returning it from there copied it (every array and string of it retained, then
+        // released with the frame); `consume` is not supported here yet.
+        var result = Self.emptyOutcome(event, at: now, status: statusBefore)
+        swap(&result, &outcome)
+        return result
     }
 
     /// The end of an event: the policy hears of its errors, the outcome is signed with the
@@ -257,10 +262,17 @@ public actor PermissionEngine {
     /// An event the ledger cannot count: nothing changes, the policy is not asked, and the
     /// outcome says why (`invalid_event`).
     private func refused(_ event: AppEvent, at now: Int64, status: PermissionStatus, because problem: String) -> Outcome {
+        var outcome = Self.emptyOutcome(event, at: now, status: status)
+        outcome.errors = [PolicyError(kind: .invalidEvent, field: "event", message: problem)]
+        return outcome
+    }
+
+    /// An outcome in which nothing happened.
+    private static func emptyOutcome(_ event: AppEvent, at now: Int64, status: PermissionStatus) -> Outcome {
         Outcome(
             event: event, time: now, statusBefore: status, statusAfter: status, proposed: nil, decision: .none,
-            warnings: [], errors: [PolicyError(kind: .invalidEvent, field: "event", message: problem)], dialogShown: false,
-            immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+            warnings: [], errors: [], dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil,
+            trace: "")
     }
 
     /// A request that showed no dialog was answered at once: a real app gets that answer as
