@@ -49,6 +49,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         /// Where the last `decide` call returned, until its decision is read and counted.
         var lastReturnLine: Int?
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
+        /// The platform and capabilities tables of the devices seen before (at most
+        /// `platformTablesKept`): one VM serves many simulated users, each on its own iOS
+        /// version, and a user whose device was seen already reuses its tables.
+        var platformTables: [Platform: (platform_: LuaRef, capabilities: LuaRef)] = [:]
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         /// The locale as a stored string, so a call pushes it without hashing its text again.
         var localeCache: (locale: String, ref: LuaRef)?
@@ -435,14 +439,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         }
         if runtime.platformCache?.platform != context.platform {
             sharedIsStale = true
-            if let old = runtime.platformCache {
-                runtime.vm.release(old.platform_)
-                runtime.vm.release(old.capabilities)
-            }
-            runtime.platformCache = (
-                context.platform,
-                try runtime.vm.store(LuaBridge.platform(context.platform), strict: Int32(PERMIT_STRICT_PLATFORM)),
-                try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES)))
+            let tables = try platformTables(for: context, runtime: &runtime)
+            runtime.platformCache = (context.platform, tables.platform_, tables.capabilities)
         }
         if runtime.paramsCache?.overrides != context.params {
             if let old = runtime.paramsCache { runtime.vm.release(old.ref) }
@@ -465,6 +463,31 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shared: try runtime.vm.slot(of: runtime.shared!))
         runtime.slots = slots
         return slots
+    }
+
+    /// How many devices' platform and capabilities tables a VM keeps (`Runtime.platformTables`);
+    /// past it they are all released and stored again as devices come.
+    static let platformTablesKept = 16
+
+    /// The stored platform and capabilities tables of `context`'s device: kept ones, or new
+    /// ones stored (read-only, strict) and kept.
+    private func platformTables(
+        for context: PolicyContext, runtime: inout Runtime
+    ) throws(LuaError) -> (platform_: LuaRef, capabilities: LuaRef) {
+        if let kept = runtime.platformTables[context.platform] { return kept }
+        if runtime.platformTables.count >= Self.platformTablesKept {
+            // Lists made before hold the tables themselves, not these references.
+            for tables in runtime.platformTables.values {
+                runtime.vm.release(tables.platform_)
+                runtime.vm.release(tables.capabilities)
+            }
+            runtime.platformTables.removeAll()
+        }
+        let tables = (
+            platform_: try runtime.vm.store(LuaBridge.platform(context.platform), strict: Int32(PERMIT_STRICT_PLATFORM)),
+            capabilities: try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES)))
+        runtime.platformTables[context.platform] = tables
+        return tables
     }
 
     /// A Lua error as the core's typed error, with the policy file and line.

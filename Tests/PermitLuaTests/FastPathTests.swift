@@ -246,4 +246,27 @@ import Testing
             #expect(error.message.contains("metatables are not accepted"))
         }
     }
+
+    /// One VM serves many devices (a simulation's users): each call's ctx shows its own
+    /// device's platform and capabilities, whether its tables are new, kept from an earlier
+    /// device or stored again after the VM's cache of them filled up.
+    @Test func eachDeviceSeesItsOwnPlatformThroughTheKeptTables() throws {
+        let policy = try Self.policy("""
+                return { action = "none", reason = ctx.platform.version
+                  .. " ephemeral=" .. tostring(ctx.capabilities.ephemeral)
+                  .. " link=" .. tostring(ctx.capabilities.notification_settings_link) }
+            """)
+        let versions = (8...18).flatMap { major in [0, 4].map { OSVersion(major: major, minor: $0) } }
+        let devices = versions.flatMap { version in [false, true].map { Platform(version: version, isAppClip: $0) } }
+        #expect(devices.count > LuaPolicy.platformTablesKept, "enough devices to fill the cache")
+        for device in devices + devices.reversed() + devices {
+            var context = Self.context(.appLaunch)
+            context.platform = device
+            context.capabilities = device.capabilities
+            let reason = try #require(try policy.decide(context)?.reason)
+            let expected = "\(device.version) ephemeral=\(device.capabilities.ephemeral)"
+                + " link=\(device.capabilities.notificationSettingsLink)"
+            #expect(reason == expected)
+        }
+    }
 }
