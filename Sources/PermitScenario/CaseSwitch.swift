@@ -56,7 +56,10 @@ struct CaseSwitch {
 
     /// `<15.4`, `<=15.4`, `>15.4`, `>=15.4`: the operator and the version.
     private func range(_ key: String) -> (String, OSVersion)? {
-        guard let match = key.wholeMatch(of: /(<=|>=|<|>)\s*(\d+(?:\.\d+){0,2})/),
+        // Every key of every table a step holds is asked; only one starting with `<` or `>` can
+        // be a range, and a regex literal is compiled anew at each use.
+        guard let first = key.utf8.first, first == UInt8(ascii: "<") || first == UInt8(ascii: ">"),
+            let match = key.wholeMatch(of: /(<=|>=|<|>)\s*(\d+(?:\.\d+){0,2})/),
             let bound = try? OSVersion(parsing: String(match.2))
         else { return nil }
         return (String(match.1), bound)

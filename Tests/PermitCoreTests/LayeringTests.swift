@@ -53,13 +53,14 @@ import Testing
     static func imports(of target: Target, among known: Set<String>) throws -> [String: [String]] {
         let directory = repository.appendingPathComponent(target.path ?? "Sources/\(target.name)")
         var found: [String: [String]] = [:]
+        // Made once: a regex literal is compiled again at every use.
+        let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#
         let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
         for file in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             // The regex runs only on the lines that can hold an import (SourceScan says why).
             for line in SourceScan.lines(of: text, containing: "import") {
-                guard let match = line.firstMatch(of: #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#)
-                else { continue }
+                guard let match = line.firstMatch(of: importLine) else { continue }
                 let module = String(match.output.1)
                 if known.contains(module) { found[module, default: []].append(file) }
             }
