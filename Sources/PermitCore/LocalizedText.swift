@@ -28,6 +28,22 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
     /// The tags tried for `locale`, most specific first, without duplicates.
     /// `zh-Hans-CN` → `zh-Hans-CN`, `zh-Hans`, `zh`, `en`; `pt_BR` → `pt-BR`, `pt`, `en`.
     public static func fallbackChain(for locale: String) -> [String] {
+        if let known = knownChains.withLock({ $0[locale] }) { return known }
+        let chain = workOutFallbackChain(for: locale)
+        knownChains.withLock { chains in
+            if chains.count >= knownChainsKept { chains.removeAll() }
+            chains[locale] = chain
+        }
+        return chain
+    }
+
+    /// The chains worked out so far, by locale. Every engine works one out when it starts, and
+    /// a simulation starts an engine per user, over a handful of locales; splitting and
+    /// de-duplicating each time cost more than the user's first event in a debug build.
+    private static let knownChains = Locked<[String: [String]]>([:])
+    private static let knownChainsKept = 64
+
+    private static func workOutFallbackChain(for locale: String) -> [String] {
         let normalized = locale.replacingUnderscores()
         let parts = normalized.split(separator: "-").map(String.init)
         var chain: [String] = [normalized]

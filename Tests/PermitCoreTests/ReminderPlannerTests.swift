@@ -264,6 +264,20 @@ import Testing
         #expect(LocalizedText.fallbackChain(for: "en-GB") == ["en-GB", "en"])
     }
 
+    /// Chains are remembered per locale (and forgotten past a few dozen): asked again, or
+    /// after many other locales, a locale gets the same chain.
+    @Test func aRememberedChainIsTheSameChain() {
+        let locales = (0..<150).map { "x\($0)_Latn_Q\($0)" }
+        for locale in locales + locales.reversed() + ["zh-Hans-CN", "zh-Hans-CN"] + locales {
+            let chain = LocalizedText.fallbackChain(for: locale)
+            let normalized = locale.replacingOccurrences(of: "_", with: "-")
+            let language = String(normalized.prefix { $0 != "-" })
+            let expected = normalized == "zh-Hans-CN"
+                ? ["zh-Hans-CN", "zh-Hans", "zh", "en"] : [normalized, language + "-Latn", language, "en"]
+            #expect(chain == expected, "\(locale)")
+        }
+    }
+
     @Test func resolution() {
         let text = LocalizedText.translations(["en": "Hi", "zh": "嗨", "zh-Hans": "你好", "zh-Hant-TW": "妳好"])
         #expect(text.resolved(for: "zh-Hant-TW") == "妳好")
