@@ -14,6 +14,8 @@ public actor PermissionEngine {
     private let durableStore: (any DurableStore)?
     /// The durable part as last stored, so an unchanged part is not written again.
     @exclusivity(unchecked) private var storedDurable: DurableLedger
+    /// The durable part last built and what it was built from.
+    @exclusivity(unchecked) private var durableSource = DurableSource()
     /// When the app was last seen launching, coming to the foreground or leaving it.
     @exclusivity(unchecked) private var lastSeenAt: Int64?
     private let clock: any PermitClock
@@ -498,7 +500,7 @@ public actor PermissionEngine {
         // The common case on every event: a policy that keeps nothing, on iOS 10+, with no item
         // stored. Nothing to build or compare.
         if keys == .none, !ledger.legacyRegistered, storedDurable.isEmpty { return failure }
-        var durable = ledger.durablePart(keeping: keys)
+        var durable = durableSource.part(of: &context.history, keeping: keys)
         durable.lastSeenAt = lastSeenAt ?? storedDurable.lastSeenAt
         // Nothing worth an item, before or now: no Keychain call at all.
         guard durable != storedDurable, !(durable.isEmpty && storedDurable.isEmpty) else { return failure }

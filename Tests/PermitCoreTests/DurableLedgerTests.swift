@@ -157,6 +157,41 @@ import Testing
         #expect(keychain.stored.current?.state == ["asks": .integer(1)])
     }
 
+    /// The part is rebuilt only when what it is made of changes; a write that failed is
+    /// tried again at the next event even when nothing changed since.
+    @Test func aFailedWriteIsRetriedWithNothingChangedAndEachChangeIsWritten() async {
+        let keychain = CountingDurableStore(failures: 1)
+        let world = World(policy: ClosurePolicy(durableKeys: keys) { ctx in
+            switch ctx.event.feature {
+            case "nag": Decision(.none, remember: ["asks": .integer(1)])
+            case "more": Decision(.none, remember: ["asks": .integer(2)])
+            default: nil
+            }
+        }, durableStore: keychain)
+        #expect(await world.engine.handle(.featureOpened("nag")).storageError != nil)
+        #expect(await world.engine.handle(.featureOpened("other")).storageError == nil)
+        #expect(keychain.saves.current == 1)
+        _ = await world.engine.handle(.featureOpened("nag"))  // the same value again: no write
+        _ = await world.engine.handle(.featureOpened("other"))
+        #expect(keychain.saves.current == 1)
+        _ = await world.engine.handle(.featureOpened("more"))
+        #expect(keychain.saves.current == 2)
+        #expect(keychain.stored.current?.state == ["asks": .integer(2)])
+    }
+
+    /// A delivered policy may change what it keeps between two events that change nothing else.
+    @Test func changedDurableKeysAreWrittenAtTheNextEvent() async {
+        let policy = KeysPolicy(DurableKeys(state: ["asks"]))
+        let keychain = CountingDurableStore()
+        let world = World(policy: policy, durableStore: keychain)
+        _ = await world.engine.handle(.featureOpened("nag"))
+        #expect(keychain.stored.current?.state == ["asks": .integer(1)])
+        policy.keys.withLock { $0 = DurableKeys(state: ["asks", "mood"]) }
+        _ = await world.engine.handle(.featureOpened("other"))
+        #expect(keychain.saves.current == 2)
+        #expect(keychain.stored.current?.state == ["asks": .integer(1), "mood": .string("calm")])
+    }
+
     @Test func theItemsBytesRoundTripAndRefuseWhatTheyCannotTrust() throws {
         let durable = ledger().durablePart(keeping: keys)
         let data = try DurableLedgerCoding.encode(durable, location: "test")
@@ -202,4 +237,20 @@ final class CountingDurableStore: DurableStore {
         saves.withLock { $0 += 1 }
         stored.withLock { $0 = durable }
     }
+}
+
+/// A policy whose durable keys a test changes, as a delivered update does.
+final class KeysPolicy: Policy {
+    let keys: Locked<DurableKeys>
+
+    init(_ keys: DurableKeys) { self.keys = Locked(keys) }
+
+    var name: String { "keys" }
+    var durableKeys: DurableKeys { keys.current }
+
+    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        context.event.feature == "nag" ? Decision(.none, remember: ["asks": .integer(1), "mood": .string("calm")]) : nil
+    }
+
+    func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
