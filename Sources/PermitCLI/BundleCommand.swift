@@ -61,7 +61,7 @@ struct BundleCommand: AsyncParsableCommand {
         let manifest = report.manifest
         Terminal.say("tests: \(report.testsPassed) passed")
         Terminal.say("bundled \(manifest.pack) version \(manifest.version) (policy \(report.policyName), min engine \(engine)"
-            + (manifest.expiresAt.map { ", expires \(ISO8601DateFormatter().string(from: $0))" } ?? "") + ") → \(out)")
+            + (manifest.expiresAt.map { ", expires \(InternetDateTime.string(from: $0))" } ?? "") + ") → \(out)")
         Terminal.say(report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
     }
 

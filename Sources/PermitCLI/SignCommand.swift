@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PermitCore
 import PermitDelivery
 
 struct SignCommand: AsyncParsableCommand {
@@ -38,7 +39,7 @@ struct SignCommand: AsyncParsableCommand {
             let bundle = try PolicyBundle.read(contentsOf: Terminal.file(file))
             manifest = try BundleManifest.decode(bundle.manifestBytes)
             if let expiry = manifest.expiresAt, expiry <= Date() {
-                throw BundleError(.expired, "the bundle expired at \(ISO8601DateFormatter().string(from: expiry)); build a new one")
+                throw BundleError(.expired, "the bundle expired at \(InternetDateTime.string(from: expiry)); build a new one")
             }
             signed = try bundle.signed(with: signingKey)
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PermitCore
 import PermitDelivery
 
 struct VerifyCommand: AsyncParsableCommand {
@@ -47,10 +48,9 @@ struct VerifyCommand: AsyncParsableCommand {
             if let pack, manifest.pack != pack {
                 throw BundleError(.wrongPack, "the bundle is for pack \(manifest.pack), not \(pack)")
             }
-            let formatter = ISO8601DateFormatter()
             Terminal.say("genuine: \(manifest.pack) version \(manifest.version), signed by key \(verified.signer?.hex ?? "?"), "
-                + "created \(formatter.string(from: manifest.createdAt)), "
-                + (manifest.expiresAt.map { "expires \(formatter.string(from: $0))" } ?? "no expiry")
+                + "created \(InternetDateTime.string(from: manifest.createdAt)), "
+                + (manifest.expiresAt.map { "expires \(InternetDateTime.string(from: $0))" } ?? "no expiry")
                 + ", min engine \(manifest.minimumEngine)")
             for name in manifest.files.keys.sorted() {
                 Terminal.say("  \(name)  sha256 \(manifest.files[name]!.sha256)  \(manifest.files[name]!.size) bytes")

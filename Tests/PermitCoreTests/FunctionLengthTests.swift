@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// No function or initializer under Sources/ is over 60 lines (declaration to closing brace),
@@ -69,17 +70,7 @@ import Testing
     /// Whether `line` holds "func ", "init" or "subscript": the only lines `declaration()` can
     /// match, found without running it (or Foundation's `contains`, slow in a debug build).
     static func mayDeclareAFunction(_ line: String) -> Bool {
-        let bytes = Array(line.utf8)
-        var index = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "f") where Self.bytes(bytes, at: index, are: "func "): return true
-            case UInt8(ascii: "i") where Self.bytes(bytes, at: index, are: "init"): return true
-            case UInt8(ascii: "s") where Self.bytes(bytes, at: index, are: "subscript"): return true
-            default: index += 1
-            }
-        }
-        return false
+        ["func ", "init", "subscript"].contains { !SourceScan.starts(of: $0, in: line).isEmpty }
     }
 
     /// Whether `bytes` holds `pattern` (ASCII) at `index`.
