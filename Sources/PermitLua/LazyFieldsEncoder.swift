@@ -24,13 +24,11 @@ final class LazyFieldsEncoder {
 
     /// The app events the policy declares: `history.events` lists them at count 0 until they
     /// happen, so `ctx.history.events.lesson_completed.count` reads 0, not an error. Each name
-    /// once (the snapshot gets one record per name).
+    /// once, as the snapshot needs (one record per name): `DeclaredEvents` refuses a policy that
+    /// lists a name twice.
     let declaredEvents: [String]
 
-    init(declaredEvents: [String] = []) {
-        var seen = Set<String>()
-        self.declaredEvents = declaredEvents.filter { seen.insert($0).inserted }
-    }
+    init(declaredEvents: [String] = []) { self.declaredEvents = declaredEvents }
 
     deinit { parts.deallocate() }
 
