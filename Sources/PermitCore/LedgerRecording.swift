@@ -12,8 +12,8 @@ extension Ledger {
         case .appBackground, .significantTimeChange, .notificationSettingsOpened:
             break
         case .featureOpened(let name):
-            features[name, default: FeatureHistory()].opened += 1
-            features[name]?.lastOpenedAt = now
+            // One access through the defaulted subscript: a second lookup hashed the name again.
+            Self.noteOpened(&features[name, default: FeatureHistory()], at: now)
         case .softPromptAnswered(let answer):
             switch answer {
             case .accept: softPrompt.accepted += 1
@@ -34,9 +34,18 @@ extension Ledger {
             case .dismiss: break
             }
         case .custom(let custom):
-            events[custom.name, default: EventHistory()].count += 1
-            events[custom.name]?.lastAt = now
+            Self.noteHappened(&events[custom.name, default: EventHistory()], at: now)
         }
+    }
+
+    private static func noteOpened(_ history: inout FeatureHistory, at now: Int64) {
+        history.opened += 1
+        history.lastOpenedAt = now
+    }
+
+    private static func noteHappened(_ history: inout EventHistory, at now: Int64) {
+        history.count += 1
+        history.lastAt = now
     }
 
     /// Why the ledger cannot count `name` (it keeps `maxEventNames` names and this is a new
