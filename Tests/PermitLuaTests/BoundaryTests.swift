@@ -369,7 +369,8 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
 @Suite struct SmallPoolTests {
     private static let failingMalloc: @convention(c) (Int) -> UnsafeMutableRawPointer? = { _ in nil }
 
-    @Test(arguments: [600, 520, 513, 4000])
+    /// Just past the pool's largest class, a little further, and far beyond it.
+    @Test(arguments: [Int(SMALL_POOL_MAX) + 1, Int(SMALL_POOL_MAX) + 8, Int(SMALL_POOL_MAX) + 88, 4000])
     func aBigBlockShrinksIntoThePoolWithoutMemory(bigSize: Int) throws {
         var pool = small_pool()
         let big = try #require(small_pool_realloc(&pool, nil, 0, bigSize))

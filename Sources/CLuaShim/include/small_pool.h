@@ -13,9 +13,15 @@
    memory cap is accounted by the caller in requested bytes, as before; the pool only keeps
    the blocks that were once in use (its size is the VM's peak of small blocks) and returns
    them to the C library when the VM closes. Under AddressSanitizer the pool is bypassed, so
-   ASan keeps seeing every Lua block. */
+   ASan keeps seeing every Lua block.
 
-#define SMALL_POOL_MAX 512
+   1024 rather than 512: every event also makes the lazy ctx's snapshot, a userdata of a
+   280-byte header, 40 bytes per feature and app event, 48 per state node and the texts:
+   about 600 bytes for a user who has opened the default model's four features. Taken from
+   malloc it cost polite about 300 instructions per simulated event more (docs/performance.md,
+   session 8). */
+
+#define SMALL_POOL_MAX 1024
 #define SMALL_POOL_CLASSES (SMALL_POOL_MAX / 16)
 
 #if defined(__has_feature)
