@@ -4,7 +4,10 @@
 /// `Ledger.durablePart(keeping:)` is a pure function of these, and most events (a feature
 /// opened, a launch, a custom event) change none of them, so the part built last is the
 /// answer until one of them changes. They are compared in full, never hashed or assumed. The
-/// time last seen is not among them: the engine sets it on the part each time, as before.
+/// time last seen is not among them: it is set on the part at every save, as before.
+///
+/// The part is kept, stamped and compared with the stored one in place: handed out on every
+/// event, its copy (and the copy's destruction) cost more than the comparison.
 struct DurableSource {
     private var keys = DurableKeys.none
     private var legacyRegistered = false
@@ -12,18 +15,30 @@ struct DurableSource {
     private var systemPrompt = Ledger.SystemPromptHistory()
     private var settingsPrompt = Ledger.SettingsPromptHistory()
     private var state: [String: PolicyValue] = [:]
-    /// The part built from the values above; `nil` until one is built.
-    private var built: DurableLedger?
+    /// The part built from the values above; meaningless until `isBuilt`.
+    private var built = DurableLedger()
+    private var isBuilt = false
 
-    /// `ledger.durablePart(keeping: keys)`, built again only when what it is made of changed
-    /// since the last call. The ledger is lent `inout` so that it is read in place, not copied.
-    mutating func part(of ledger: inout Ledger, keeping keys: DurableKeys) -> DurableLedger {
+    /// `ledger.durablePart(keeping: keys)` stamped with `lastSeenAt`, when it differs from
+    /// `stored` and one of the two holds something; `nil` when there is nothing to write.
+    /// The part is built again only when what it is made of changed since the last call; the
+    /// ledger is lent `inout` so that it is read in place, not copied.
+    mutating func partToWrite(
+        of ledger: inout Ledger, keeping keys: DurableKeys, lastSeenAt: Int64?, stored: DurableLedger
+    ) -> DurableLedger? {
+        rebuildIfChanged(from: &ledger, keeping: keys)
+        built.lastSeenAt = lastSeenAt
+        if built == stored || (built.isEmpty && stored.isEmpty) { return nil }
+        return built
+    }
+
+    private mutating func rebuildIfChanged(from ledger: inout Ledger, keeping keys: DurableKeys) {
         // The state counts only when the policy keeps some of it: comparing two equal
         // dictionaries held in different storage looks up every key.
-        if let built, self.keys == keys, legacyRegistered == ledger.legacyRegistered,
+        if isBuilt, self.keys == keys, legacyRegistered == ledger.legacyRegistered,
            softPrompt == ledger.softPrompt, systemPrompt == ledger.systemPrompt,
            settingsPrompt == ledger.settingsPrompt, keys.state.isEmpty || state == ledger.state {
-            return built
+            return
         }
         self.keys = keys
         legacyRegistered = ledger.legacyRegistered
@@ -31,8 +46,7 @@ struct DurableSource {
         systemPrompt = ledger.systemPrompt
         settingsPrompt = ledger.settingsPrompt
         state = keys.state.isEmpty ? [:] : ledger.state
-        let part = ledger.durablePart(keeping: keys)
-        built = part
-        return part
+        built = ledger.durablePart(keeping: keys)
+        isBuilt = true
     }
 }

@@ -10,8 +10,12 @@ public actor PermissionEngine {
     private let policy: any Policy
     private let client: any NotificationCenterClient
     private let store: any LedgerStore
-    /// Where the part that survives a reinstall lives (`nil`: nothing survives).
-    private let durableStore: (any DurableStore)?
+    /// Where the part that survives a reinstall lives; meaningful only when `keepsDurable`.
+    /// Not an optional: binding an optional existential copies it (about 170 instructions an
+    /// event), while a call on a stored one reads it in place.
+    private let durableStore: any DurableStore
+    /// Whether the engine was given a durable store (otherwise nothing survives a reinstall).
+    private let keepsDurable: Bool
     /// The durable part as last stored, so an unchanged part is not written again.
     @exclusivity(unchecked) private var storedDurable: DurableLedger
     /// The durable part last built and what it was built from.
@@ -94,7 +98,8 @@ public actor PermissionEngine {
         self.store = store
         self.clock = clock
         self.configuration = configuration
-        self.durableStore = durableStore
+        self.durableStore = durableStore ?? InMemoryDurableStore()
+        self.keepsDurable = durableStore != nil
         let loaded = store.load()
         let restored = Self.restoringDurablePart(
             into: loaded, from: durableStore, keeping: policy.durableKeys,
@@ -495,15 +500,15 @@ public actor PermissionEngine {
         } catch {
             failure = error.description
         }
-        guard let durableStore else { return failure }
+        guard keepsDurable else { return failure }
         let keys = policy.durableKeys
         // The common case on every event: a policy that keeps nothing, on iOS 10+, with no item
         // stored. Nothing to build or compare.
         if keys == .none, !ledger.legacyRegistered, storedDurable.isEmpty { return failure }
-        var durable = durableSource.part(of: &context.history, keeping: keys)
-        durable.lastSeenAt = lastSeenAt ?? storedDurable.lastSeenAt
-        // Nothing worth an item, before or now: no Keychain call at all.
-        guard durable != storedDurable, !(durable.isEmpty && storedDurable.isEmpty) else { return failure }
+        // Unchanged, or nothing worth an item before or now: no Keychain call at all.
+        guard let durable = durableSource.partToWrite(
+            of: &context.history, keeping: keys, lastSeenAt: lastSeenAt ?? storedDurable.lastSeenAt, stored: storedDurable)
+        else { return failure }
         do {
             try durableStore.saveDurable(durable)
             storedDurable = durable

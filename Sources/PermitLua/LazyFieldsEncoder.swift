@@ -203,11 +203,19 @@ extension LazyFieldsEncoder {
 
         /// Appends `text`'s UTF-8; where it is and how long.
         mutating func append(text: String) -> (offset: UInt32, length: UInt32) {
-            var text = text
             let length = text.utf8.count
             let offset = extend(by: length)
-            text.withUTF8 { bytes in
-                if let source = bytes.baseAddress { (base + offset).copyMemory(from: source, byteCount: bytes.count) }
+            let target = base + offset
+            // A native string (every name the ledger holds) lends its bytes in place; `withUTF8`
+            // needs a mutable copy of the string first, for the bridged case that has none.
+            let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                if let source = bytes.baseAddress { target.copyMemory(from: source, byteCount: bytes.count) }
+            }
+            if copied == nil {
+                var text = text
+                text.withUTF8 { bytes in
+                    if let source = bytes.baseAddress { target.copyMemory(from: source, byteCount: bytes.count) }
+                }
             }
             return (UInt32(offset), UInt32(length))
         }
