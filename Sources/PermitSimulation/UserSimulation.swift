@@ -185,7 +185,7 @@ struct UserSimulation: Sendable {
         configuration.timeZone = zone
         device.changeTimeZone(to: zone)
         tally.timeZoneChanges += 1
-        if installed { _ = await handle(.significantTimeChange(timeZone: zone), on: engine) }
+        if installed { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
     }
 
     /// Midnight, on `zone`'s clock, of the calendar day whose UTC midnight is `utcMidnight`.
@@ -196,7 +196,8 @@ struct UserSimulation: Sendable {
 
     /// Sends an event and answers whatever the app shows, as the model's user would.
     private mutating func interact(_ event: AppEvent, on engine: isolated PermissionEngine) async {
-        var outcome = await handle(event, on: engine)
+        var outcome = await engine.handle(event)
+        note(outcome)
         var softAccepted = false
         // A policy could answer every answer with another prompt; a person gives up eventually.
         for _ in 0..<12 {
@@ -207,12 +208,14 @@ struct UserSimulation: Sendable {
                 let answer = answerSoftPrompt()
                 softAccepted = answer == .accept
                 clock.advance(by: 5)
-                outcome = await handle(.softPromptAnswered(answer), on: engine)
+                outcome = await engine.handle(.softPromptAnswered(answer))
+                note(outcome)
             case .requestPermission:
                 guard outcome.dialogShown, let granted = answerDialog(afterSoftAccept: softAccepted) else { return }
                 softAccepted = false
                 clock.advance(by: 3)
-                outcome = await handle(.systemPromptAnswered(granted: granted), on: engine)
+                outcome = await engine.handle(.systemPromptAnswered(granted: granted))
+                note(outcome)
             case .settingsPrompt:
                 softAccepted = false
                 outcome = await answerSettingsPrompt(on: engine)
@@ -270,11 +273,13 @@ struct UserSimulation: Sendable {
         promptShown()
         clock.advance(by: 5)
         guard open else {
-            return await handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss), on: engine)
+            let outcome = await engine.handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss))
+            note(outcome)
+            return outcome
         }
         tally.settingsOpened += 1
         device.isInForeground = false
-        _ = await handle(.settingsPromptAnswered(.open), on: engine)
+        note(await engine.handle(.settingsPromptAnswered(.open)))
         clock.advance(by: 20)
         if rng.chance(eager(model.settingsEnable)) {
             if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
@@ -282,7 +287,9 @@ struct UserSimulation: Sendable {
         }
         clock.advance(by: 10)
         device.isInForeground = true
-        return await handle(.appForeground, on: engine)
+        let outcome = await engine.handle(.appForeground)
+        note(outcome)
+        return outcome
     }
 
     /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
@@ -318,8 +325,10 @@ struct UserSimulation: Sendable {
         }
     }
 
-    private mutating func handle(_ event: AppEvent, on engine: isolated PermissionEngine) async -> Outcome {
-        let outcome = await engine.handle(event)
+    /// Counts an event's outcome: its errors and warnings, and whether the user can now be
+    /// reached with alerts. Synchronous and borrowing, so that an event costs its callers one
+    /// async call (the engine's) and no copy of the outcome.
+    private mutating func note(_ outcome: borrowing Outcome) {
         tally.events += 1
         for error in outcome.errors {
             tally.errors[error.kind.rawValue, default: 0] += 1
@@ -330,11 +339,10 @@ struct UserSimulation: Sendable {
         if !outcome.followUps.isEmpty { authorizationMayHaveChanged = true }
         if !reachedAlerts, authorizationMayHaveChanged {
             authorizationMayHaveChanged = false
-            guard device.authorization == .authorized, device.settings.alert == .enabled else { return outcome }
+            guard device.authorization == .authorized, device.settings.alert == .enabled else { return }
             reachedAlerts = true
             tally.secondsToAlerts.append(Int32(clamping: now - firstLaunchAt))
         }
-        return outcome
     }
 
     /// A "yes" chance after the annoyance of the prompts seen so far.
