@@ -16,7 +16,8 @@
 //
 // `minimal` and `packs` compare with the minimal C + Lua host (MinimalReference.c: only the ctx
 // fields the policy reads, built by a C host over plain Lua): `minimal` for the warm decision,
-// `packs` for `permit simulate` of every pack in policies/ (`--pack-users`, default 20,000).
+// `packs` for `permit simulate` of every pack in policies/ (`--pack-users`, default 20,000), the
+// ratio with one worker as the host replays on one thread, the run on `--workers` beside it.
 // `sweep` (only with `--only`) compares the CPU per event of a sweep of polite's 9 settings
 // with a single run of the same users, both measured in the same run (`--pack-users`).
 import Foundation
