@@ -3,17 +3,17 @@ import PermitCore
 
 extension SweepResult {
     /// A table with one row per combination (its params, each figure with its 95% interval,
-    /// with constraints whether it meets them: `meets`, `may meet` or `breaks`, and `*` on the
-    /// best row), then the choice.
+    /// with constraints whether it meets them: `meets`, `may meet` or `breaks`, one column per
+    /// constraint when there are several, and `*` on the best row), then the choice.
     public func text() -> String {
         let metrics = columns
-        let header = axes + metrics.map(\.description) + (constraints.isEmpty ? [] : ["constraints"])
+        let header = axes + metrics.map(\.description) + constraintColumns
         let choice = self.choice
         var rows: [[String]] = runs.enumerated().map { index, run in
             run.params.map { Self.valueText($0.1) } + metrics.map { metric in
                 let (value, interval) = metric.share(in: run.result)
                 return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
-            } + (constraints.isEmpty ? [] : [status(of: run).rawValue]) + [index == choice?.best ? "*" : ""]
+            } + constraintCells(run) + [index == choice?.best ? "*" : ""]
         }
         rows.insert(header + [""], at: 0)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -77,6 +77,19 @@ extension SweepResult {
         params.map { "\($0.0)=\(Self.valueText($0.1))" }.joined(separator: " ")
     }
 
+    /// The constraint columns' headers: one per bound when there are several (a setting's
+    /// overall status alone would not say which bound it breaks), then the overall status.
+    private var constraintColumns: [String] {
+        constraints.isEmpty ? [] : (constraints.count > 1 ? constraints.map(\.description) : []) + ["constraints"]
+    }
+
+    /// `run`'s cells under `constraintColumns`.
+    private func constraintCells(_ run: Run) -> [String] {
+        guard !constraints.isEmpty else { return [] }
+        let each = constraints.count > 1 ? constraints.map { $0.status(of: run.result).rawValue } : []
+        return each + [status(of: run).rawValue]
+    }
+
     /// The same as JSON: the runs with their params and every figure with `share` and `ci95`,
     /// and the choice with the runner-up difference and verdict.
     public func json() -> String {
@@ -91,6 +104,9 @@ extension SweepResult {
                 "params": .table(Dictionary(run.params, uniquingKeysWith: { $1 })),
                 "metrics": .table(figures), "feasible": .bool(isFeasible(run)),
                 "constraints": .string(status(of: run).rawValue),
+                "by_constraint": .list(constraints.map { bound in
+                    .table(["constraint": .string(bound.description), "status": .string(bound.status(of: run.result).rawValue)])
+                }),
             ])
         }
         var sweep: [String: PolicyValue] = [

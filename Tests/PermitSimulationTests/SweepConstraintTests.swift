@@ -71,4 +71,35 @@ struct SweepConstraintTests {
         #expect(sureChoice.best == 2 && sureChoice.constraints == .meets && sureChoice.surelyMeeting == nil)
         #expect(sure.text().contains("meets the constraints: every 95% interval is within its bound (denied_day_2 "))
     }
+
+    /// With several constraints, each setting's status under each bound is reported, in the
+    /// table (a column per bound, then the overall one) and in the JSON (`by_constraint`): the
+    /// overall status alone does not say which bound a setting breaks.
+    @Test func eachConstraintsStatusIsReportedBesideTheOverallOne() async throws {
+        let base = try await SweepTests.run(objective: "reach_day_2")
+        let (share, interval) = Self.denied.share(in: base.runs[2].result)
+        let loose = SweepConstraint(metric: Self.denied, atMost: true, bound: interval.high + 0.001)
+        let tight = SweepConstraint(metric: Self.denied, atMost: true, bound: share - 0.001)
+        let sweep = Self.judged(base, [loose, tight])
+        #expect(loose.status(of: base.runs[2].result) == .meets && tight.status(of: base.runs[2].result) == .breaks)
+
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(sweep.json().utf8)) as? [String: Any])
+        let runs = try #require((json["sweep"] as? [String: Any])?["runs"] as? [[String: Any]])
+        let each = try #require(runs[2]["by_constraint"] as? [[String: String]])
+        #expect(each == [["constraint": loose.description, "status": "meets"],
+                         ["constraint": tight.description, "status": "breaks"]])
+        #expect(runs[2]["constraints"] as? String == "breaks")
+        // A setting that denies nobody meets both.
+        #expect((runs[0]["by_constraint"] as? [[String: String]])?.map { $0["status"] } == ["meets", "meets"])
+
+        let lines = sweep.text().split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.hasPrefix("ask") })
+        #expect(header.contains(loose.description) && header.contains(tight.description) && header.hasSuffix("constraints"))
+        let row = try #require(lines.first { $0.hasPrefix("true") && $0.contains("false") && !$0.contains("quiet") })
+        #expect(row.contains("meets") && row.hasSuffix("breaks"))
+
+        // One constraint keeps the single column.
+        let single = Self.judged(base, [tight]).text()
+        #expect(!single.contains(tight.description + "  "))
+    }
 }
