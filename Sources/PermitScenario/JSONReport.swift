@@ -91,6 +91,8 @@ public enum JSONReport {
     public static func step(_ step: StepResult) -> PolicyValue {
         var fields: [String: PolicyValue] = [
             "step": .integer(Int64(step.number)),
+            // The file the step is written in: the scenario's, or the one an `include:` brought it from.
+            "file": .string(step.location.file),
             "line": .integer(Int64(step.location.line)),
             "action": .string(step.action),
             "time": .integer(step.time),

@@ -50,7 +50,7 @@ public enum JUnitReport {
         return result.failedSteps.flatMap { step -> [String] in
             guard let outcome = step.outcome else { return [] }
             let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
-            return errors.map { "step \(step.number) (line \(step.location.line)): the policy raised an error: \($0)" }
+            return errors.map { "step \(step.number) (\(TextReport.place(of: step, in: result.file))): the policy raised an error: \($0)" }
         }
     }
 
@@ -64,7 +64,7 @@ public enum JUnitReport {
             return [open + "/>"]
         case .ran(let result):
             var details = result.failedSteps.flatMap { step in
-                step.failures.map { "step \(step.number) (line \(step.location.line)): \($0)" }
+                step.failures.map { "step \(step.number) (\(TextReport.place(of: step, in: result.file))): \($0)" }
             }
             if let snapshot = report.snapshot, snapshot.failed {
                 details.append(snapshot.summary)

@@ -53,6 +53,18 @@ import PermitTestSupport
         #expect(run.stdout.contains("a (3 steps)"), "the include brought two steps; the steps file is not a scenario")
         #expect(run.stdout.contains("step 2 (\(tree.path("p/tests/common/launch.steps.yaml")):3) +1h00m app_background"), "\(run.stdout)")
         #expect(run.stdout.hasSuffix("0 passed, 1 failed, 0 skipped\n"))
+
+        // The machine-readable reports name the included file too, not a bare line of it.
+        let json = try await CLITests.permit(["test", tree.path(), "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let scenarios = try #require(object["scenarios"] as? [[String: Any]], "\(json.stdout)")
+        let steps = try #require(scenarios.first?["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["file"] as? String } == [
+            tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/a.yaml"),
+        ])
+        #expect(steps.map { $0["line"] as? Int } == [2, 3, 4])
+        let junit = try await CLITests.permit(["test", tree.path(), "--format", "junit"])
+        #expect(junit.stdout.contains("step 2 (\(tree.path("p/tests/common/launch.steps.yaml")):3): "), "\(junit.stdout)")
     }
 
     @Test func aMistakeInAnIncludedFileNamesItAndTheIncludingLine() async throws {
