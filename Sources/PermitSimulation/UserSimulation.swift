@@ -134,6 +134,9 @@ struct UserSimulation: Sendable {
         }
     }
 
+    /// One session: the app opens, features are opened (and app events sent), the app closes.
+    /// Inlined into `sessions`, its only caller, for the reason `interact` is.
+    @inline(__always)
     private mutating func session(day: Int, on engine: isolated PermissionEngine) async {
         device.isInForeground = true
         let opening: AppEvent = launchedToday ? .appForeground : .appLaunch
