@@ -3,10 +3,12 @@ import PermitCore
 
 extension SweepResult {
     /// `permit simulate --sweep ... --report FILE.html`: one chart per figure of the table
-    /// against the first swept param (one line per combination of the others, each over its
-    /// 95% band), the best setting ringed on every chart, each constraint's bound drawn as a
-    /// dashed line on its figure's chart; then the table and the choice, as in the text report.
-    /// Self-contained and well-formed XML, as the policy report.
+    /// against the first swept param (one line per value of the second, each over its 95%
+    /// band), the best setting ringed, each constraint's bound drawn as a dashed line on its
+    /// figure's charts; then the table and the choice, as in the text report. With three params
+    /// or more, each figure gets one chart per combination of the params after the second, all
+    /// on one scale (small multiples): nine lines and bands on one chart could not be told
+    /// apart. Self-contained and well-formed XML, as the policy report.
     ///
     /// - Parameter modelFile: the model file as the user named it, shown in the page's heading.
     public func html(modelFile: String? = nil) -> String {
@@ -15,7 +17,7 @@ extension SweepResult {
             + HTMLReport.escape(simulation.model) + (modelFile.map { " (" + HTMLReport.escape($0) + ")" } ?? "")
             + ", seed \(simulation.seed) (every setting meets the same users)"
         let choice = self.choice
-        var body = columns.map { chart($0, best: choice?.best) }.joined()
+        var body = columns.map { metric in panels.map { chart(metric, panel: $0, best: choice?.best) }.joined() }.joined()
         body += "<pre class=\"sweep-table\">" + HTMLReport.escape(text()) + "</pre>\n"
         if !simulation.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
@@ -28,7 +30,7 @@ extension SweepResult {
     /// The runs of each line: the combinations of every param after the first, each with its
     /// runs in the first param's order (the grid varies the first axis slowest).
     var lineRuns: [(label: String, runs: [Int])] {
-        let first = Set(runs.map { $0.params.first.map { Self.valueText($0.1) } ?? "" }).count
+        let first = valueCount(of: 0)
         let lines = max(1, runs.count / max(1, first))
         return (0..<lines).map { line in
             let members = (0..<first).map { $0 * lines + line }
@@ -37,16 +39,41 @@ extension SweepResult {
         }
     }
 
-    /// One figure against the first param.
-    func chart(_ metric: SweepMetric, best: Int?) -> String {
+    /// The charts of each figure: one (labelled "") with every line for one or two params; for
+    /// three or more, one per combination of the params after the second (`tag=b`), each with
+    /// a line per value of the second param. `lineRuns` orders the others' combinations with
+    /// the second param slowest, so a panel's lines are every `perPanel`-th one.
+    var panels: [(label: String, lines: [(label: String, runs: [Int])])] {
+        let lines = lineRuns
+        guard axes.count > 2 else { return [("", lines)] }
+        let perPanel = max(1, lines.count / max(1, valueCount(of: 1)))
+        return (0..<perPanel).map { panel in
+            let members = stride(from: panel, to: lines.count, by: perPanel).map { lines[$0] }
+            let params = runs[members[0].runs[0]].params
+            let label = params.dropFirst(2).map { "\($0.0)=\(Self.valueText($0.1))" }.joined(separator: " ")
+            return (label, members.map { line in
+                (runs[line.runs[0]].params.dropFirst().first.map { "\($0.0)=\(Self.valueText($0.1))" } ?? line.label, line.runs)
+            })
+        }
+    }
+
+    /// How many values the `index`-th swept param takes.
+    private func valueCount(of index: Int) -> Int {
+        Set(runs.map { $0.params.dropFirst(index).first.map { Self.valueText($0.1) } ?? "" }).count
+    }
+
+    /// One figure against the first param, the lines of one panel; every panel of a figure
+    /// has the same scale, so that small charts side by side compare.
+    func chart(_ metric: SweepMetric, panel: (label: String, lines: [(label: String, runs: [Int])]), best: Int?) -> String {
         let bounds = constraints.filter { $0.metric == metric }
         let highest = (runs.map { metric.share(in: $0.result).interval.high } + bounds.map(\.bound)).max() ?? 0
         let frame = ChartFrame.forHighest(highest, fine: true)
-        let lines = lineRuns, f = ChartFrame.f
+        let lines = panel.lines, f = ChartFrame.f
         let count = lines.first?.runs.count ?? 1
         func x(_ position: Int) -> Double { frame.x(Double(position) + 0.5, of: Double(count)) }
-        var svg = frame.open(label: "\(metric) against \(axes.first ?? ""), one line per setting of the other params",
-                             title: "\(metric) (95% band) against \(axes.first ?? "")")
+        let within = panel.label.isEmpty ? "" : ", \(panel.label)"
+        var svg = frame.open(label: "\(metric) against \(axes.first ?? "")\(within), one line per setting of the other params",
+                             title: "\(metric) (95% band) against \(axes.first ?? "")\(within)")
         let ticks = (lines.first?.runs ?? []).enumerated().map { (x($0.offset), runs[$0.element].params.first.map { Self.valueText($0.1) } ?? "") }
         svg += frame.axes(ticks: ticks, xLabel: axes.first ?? "")
         for (index, line) in lines.enumerated() {

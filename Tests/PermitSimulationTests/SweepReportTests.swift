@@ -16,6 +16,8 @@ final class SweepChartReader: NSObject, XMLParserDelegate {
         var constraints: [(name: String, y: Double)] = []
         var ticks: [String] = []
         var xLabel = ""
+        /// The chart's accessible label (`aria-label`), which names its panel.
+        var label = ""
     }
 
     var charts: [Chart] = []
@@ -31,7 +33,7 @@ final class SweepChartReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        if element == "svg" { charts.append(Chart()) }
+        if element == "svg" { charts.append(Chart(label: attributes["aria-label"] ?? "")) }
         if element == "script" { scripts += 1 }
         guard !charts.isEmpty else { return }
         let label = attributes["data-series"] ?? ""
@@ -111,5 +113,44 @@ struct SweepReportTests {
         #expect(reader.charts.count == 3)
         #expect(reader.charts.allSatisfy { $0.series.count == 1 && $0.series[0].points.count == 2 && $0.best.count == 1 })
         #expect(reader.charts.allSatisfy { $0.constraints.isEmpty })
+    }
+
+    /// Three params: each figure gets one chart per value of the third, all on one scale, each
+    /// with a line per value of the second against the first.
+    @Test func threeParamsGiveEachFigureAChartPerValueOfTheThirdOnOneScale() async throws {
+        let source = SweepTests.source.replacingOccurrences(
+            of: "params = { ask = true, quiet = false }", with: "params = { ask = true, quiet = false, tag = \"a\" }")
+        let policy = try SimulationPolicy(source: source, chunkName: "knob3.lua")
+        let tags = ["a", "b", "c"]
+        let sweep = try await Sweep.run(
+            policy: policy, axes: SweepTests.axes + [SweepAxis(param: "tag", values: tags.map { .string($0) })],
+            model: try fixedModel(), options: SimulationOptions(users: 100, days: 1, seed: 3, workers: 2),
+            objective: SweepMetric(name: "reach_day_1", days: 1),
+            constraints: [try SweepConstraint.parse("uninstalls<=50%", days: 1)])
+        let reader = SweepChartReader()
+        let parser = XMLParser(data: Data(sweep.html().utf8))
+        parser.delegate = reader
+        #expect(parser.parse(), "the page is not well-formed: \(String(describing: parser.parserError))")
+        // reach, quiet and uninstalls, three panels each.
+        #expect(reader.charts.count == 9)
+        for (index, chart) in reader.charts.enumerated() {
+            #expect(chart.label.contains(", tag=\(tags[index % 3]),"), "\(chart.label)")
+            #expect(chart.xLabel == "ask" && chart.ticks.suffix(2) == ["false", "true"])
+            #expect(chart.series.map(\.label) == ["quiet=false", "quiet=true"])
+        }
+        for figure in 0..<3 {
+            let row = Array(reader.charts[(figure * 3)..<(figure * 3 + 3)])
+            // One scale: the same y ticks on every panel; and `tag` changes nothing in the
+            // policy, so every panel draws the same lines at the same places.
+            #expect(Set(row.map { $0.ticks }).count == 1)
+            for chart in row.dropFirst() {
+                #expect(chart.series.map { $0.points.map { [$0.0, $0.1] } } == row[0].series.map { $0.points.map { [$0.0, $0.1] } })
+            }
+            // The best (ask=true, quiet=false; ties go to the earliest setting, tag=a) is ringed
+            // once per figure, on the first panel.
+            #expect(row.map(\.best.count) == [1, 0, 0])
+        }
+        // The bound is drawn on each panel of its figure.
+        #expect(reader.charts.map(\.constraints.count) == [0, 0, 0, 0, 0, 0, 1, 1, 1])
     }
 }
