@@ -336,8 +336,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     }
 
     /// A decision read in place, or validated and worded by `DecisionReader` (outside the lock).
-    private func decision(from result: Result<FastPath.DecisionResult, PolicyError>) throws(PolicyError) -> Decision? {
-        switch result {
+    private func decision(from result: consuming Result<FastPath.DecisionResult, PolicyError>) throws(PolicyError) -> Decision? {
+        // Consumed: the decision is moved out of the result, not copied and the result destroyed.
+        switch consume result {
         case .success(.decision(let decision)): return decision
         case .success(.general(let value)): return try DecisionReader.decision(from: value)
         case .failure(let error): throw error
