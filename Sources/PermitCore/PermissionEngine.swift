@@ -306,11 +306,11 @@ public actor PermissionEngine {
     /// a prompt the app will show. A permission request is carried out by `carryOutRequest`:
     /// only it waits on the notification center, so the other events make no async call.
     private func decide(_ outcome: inout Outcome, status: PermissionStatus, previous: PermissionStatus, now: Int64) {
-        let answer = asking(event: outcome.event, status: status, previous: previous, now: now) { context in
+        var answer = asking(event: outcome.event, status: status, previous: previous, now: now) { context in
             policy.answer(context)
         }
         do throws(PolicyError) {
-            if let proposed = try answer.decision.get() {
+            if let proposed = try Self.takeDecision(from: &answer) {
                 outcome.proposed = proposed
                 var decision = proposed
                 decision.action = try localized(proposed.action)
@@ -328,7 +328,7 @@ public actor PermissionEngine {
             outcome.errors.append(error)
             outcome.decision = .none
         }
-        outcome.trace = answer.trace
+        swap(&outcome.trace, &answer.trace)
         switch outcome.decision.action {
         case .none, .requestPermission:
             break
@@ -337,6 +337,15 @@ public actor PermissionEngine {
         case .settingsPrompt:
             ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
         }
+    }
+
+    /// The answer's decision moved out of it (an empty one left behind): `get()` on the answer
+    /// in place copied the decision, every text and option of it, and destroyed the original
+    /// with the answer.
+    private static func takeDecision(from answer: inout PolicyAnswer) throws(PolicyError) -> Decision? {
+        var result = Result<Decision?, PolicyError>.success(nil)
+        swap(&result, &answer.decision)
+        return try result.get()
     }
 
     /// Sends the permission request of `outcome.decision` and records what the system did.
