@@ -302,14 +302,21 @@ extension LazyFieldsEncoder {
             nodes.removeAll()
             text.removeAll()
             self.maxDepth = maxDepth
-            if state.isEmpty { return try emptyRoot(depth: depth) }
+            // Most events' `state` is empty: one table node, without `fields`' per-name route.
+            if state.isEmpty {
+                _ = try beginTable(.root, in: nil, hash: 0, depth: depth)
+                return
+            }
             try fields(state, named: .root, in: nil, depth: depth)
         }
 
         /// Appends a second root after `encode`'s: a table of strings (`user.arms`) at `depth`,
         /// keys sorted.
         mutating func append(_ strings: [String: String], depth: Int) throws(LuaError) {
-            if strings.isEmpty { return try emptyRoot(depth: depth) }
+            if strings.isEmpty {
+                _ = try beginTable(.root, in: nil, hash: 0, depth: depth)
+                return
+            }
             let table = try beginTable(.root, in: nil, hash: strings.count, depth: depth)
             if strings.count == 1, let (key, value) = strings.first {
                 string(value, named: .text(key), in: table)
@@ -367,31 +374,16 @@ extension LazyFieldsEncoder {
 
         // MARK: Nodes
 
-        /// An empty table as a root node, the node `beginTable` adds for an empty dictionary:
-        /// most events' `state` and arms are empty, and the general route's per-name work cost
-        /// the debug build (the test suite's) more than the rest of the snapshot.
-        private mutating func emptyRoot(depth: Int) throws(LuaError) {
-            try checkDepth(depth)
-            nodes.append(permit_lazy_node(
-                integer: 0, number: 0, key: 0, type: Int32(PERMIT_LAZY_TABLE), hash: 0, children: 0, key_offset: 0,
-                key_length: 0, text_offset: 0, text_length: 0))
-        }
-
         /// Adds a table node named `name` and returns its index, for its children to name as
         /// their parent. Fails like `LuaVM.push` for a table at `depth`.
         private mutating func beginTable(
             _ name: Name, in parent: Int?, array: Int = 0, hash: Int, depth: Int
         ) throws(LuaError) -> Int {
-            try checkDepth(depth)
-            add(name, in: parent, type: PERMIT_LAZY_TABLE, integer: Int64(array), hash: Int32(clamping: hash))
-            return nodeCount - 1
-        }
-
-        /// Fails like `LuaVM.push` for a table at `depth`.
-        private func checkDepth(_ depth: Int) throws(LuaError) {
             guard depth < maxDepth else {
                 throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
             }
+            add(name, in: parent, type: PERMIT_LAZY_TABLE, integer: Int64(array), hash: Int32(clamping: hash))
+            return nodeCount - 1
         }
 
         private mutating func add(

@@ -48,6 +48,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var decisions: DecisionCoverage?
         /// Where the last `decide` call returned, until its decision is read and counted.
         var lastReturnLine: Int?
+        /// The current device's entry of `platformTables`, so that a call on the same device
+        /// compares platforms instead of hashing one for the lookup.
         var platformCache: (platform: Platform, platform_: LuaRef, capabilities: LuaRef)?
         /// The platform and capabilities tables of the devices seen before (at most
         /// `platformTablesKept`): one VM serves many simulated users, each on its own iOS

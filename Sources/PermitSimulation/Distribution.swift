@@ -143,13 +143,9 @@ public struct Weighted<Value: Sendable & Hashable>: Sendable, Hashable {
     /// Draws a value from `rng`, each as often as its share.
     public func pick(_ rng: inout SplitMix64) -> Value {
         let draw = rng.unit() * (cumulative.last ?? 1)
-        // An index loop, not `enumerated()`: every user draws several values, and in a debug
+        // Over the indices, not `enumerated()`: every user draws several values, and in a debug
         // build (the test suite's) each enumerated step looks up tuple metadata.
-        var index = 0
-        while index < cumulative.count {
-            if draw < cumulative[index] { return items[index].value }
-            index += 1
-        }
+        for index in cumulative.indices where draw < cumulative[index] { return items[index].value }
         return items[items.count - 1].value
     }
 

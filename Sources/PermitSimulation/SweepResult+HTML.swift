@@ -17,6 +17,7 @@ extension SweepResult {
             + HTMLReport.escape(simulation.model) + (modelFile.map { " (" + HTMLReport.escape($0) + ")" } ?? "")
             + ", seed \(simulation.seed) (every setting meets the same users)"
         let choice = self.choice
+        let panels = self.panels
         var body = columns.map { metric in panels.map { chart(metric, panel: $0, best: choice?.best) }.joined() }.joined()
         body += "<pre class=\"sweep-table\">" + HTMLReport.escape(text()) + "</pre>\n"
         if !simulation.warnings.isEmpty {
