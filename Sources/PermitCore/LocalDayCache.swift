@@ -78,24 +78,31 @@ struct LocalDayCache {
     }
 
     /// `yyyy-MM-dd` of the proleptic Gregorian day `days` after 1970-01-01.
+    ///
+    /// Ten bytes fit a small string, which lives inline in the `String` value: written straight
+    /// into one, the label takes no heap at all (through a byte array it took two allocations,
+    /// a thousand instructions, once per simulated user-day).
     static func label(daysSince1970 days: Int64) -> String {
         let (year, month, day) = civilDate(daysSince1970: days)
         guard (0...9_999).contains(year) else {
             return String(format: "%04lld-%02lld-%02lld", year, month, day)
         }
-        var bytes: [UInt8] = Array(repeating: UInt8(ascii: "0"), count: 10)
-        writeDigits(year, endingAt: 3, count: 4, into: &bytes)
-        bytes[4] = UInt8(ascii: "-")
-        writeDigits(month, endingAt: 6, count: 2, into: &bytes)
-        bytes[7] = UInt8(ascii: "-")
-        writeDigits(day, endingAt: 9, count: 2, into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: 10) { bytes in
+            writeDigits(year, endingAt: 3, count: 4, into: bytes)
+            bytes[4] = UInt8(ascii: "-")
+            writeDigits(month, endingAt: 6, count: 2, into: bytes)
+            bytes[7] = UInt8(ascii: "-")
+            writeDigits(day, endingAt: 9, count: 2, into: bytes)
+            return 10
+        }
     }
 
     /// Writes the last `count` decimal digits of `value` (not negative) so that the last lands
-    /// at `end`. A plain loop and an `inout` buffer: a nested function capturing the buffer, or
-    /// a `stride`, cost the debug build (the test suite's) more than the whole label.
-    private static func writeDigits(_ value: Int64, endingAt end: Int, count: Int, into bytes: inout [UInt8]) {
+    /// at `end`. A plain loop: a nested function capturing the buffer, or a `stride`, cost the
+    /// debug build (the test suite's) more than the whole label.
+    private static func writeDigits(
+        _ value: Int64, endingAt end: Int, count: Int, into bytes: UnsafeMutableBufferPointer<UInt8>
+    ) {
         var value = value
         var index = end
         while index > end - count {
