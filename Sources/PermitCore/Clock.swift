@@ -111,10 +111,20 @@ public final class ManualClock: PermitClock {
     }
 
     private func move(_ change: (Date) -> Date) {
-        let due = state.withLock { state -> [Sleeper] in
+        // A simulation moves the clock several times per event with nobody asleep: that path
+        // only sets the time (building and returning an empty array of due sleepers was most
+        // of a move's cost).
+        let anyoneAsleep = state.withLock { state -> Bool in
             state.now = change(state.now)
-            // A simulation moves the clock several times per event with nobody asleep.
-            guard !state.sleepers.isEmpty else { return [] }
+            return !state.sleepers.isEmpty
+        }
+        if anyoneAsleep { wakeDueSleepers() }
+    }
+
+    /// Ends every sleep whose deadline the clock has reached (by the time it reads the clock,
+    /// which another thread may have moved further: any sleep due by then is due).
+    private func wakeDueSleepers() {
+        let due = state.withLock { state -> [Sleeper] in
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }
             state.sleepers.removeAll { $0.deadline <= now }
