@@ -6,9 +6,12 @@
 /// answer until one of them changes. They are compared in full, never hashed or assumed. The
 /// time last seen is not among them: it is set on the part at every save, as before.
 ///
-/// The part is kept, stamped and compared with the stored one in place: handed out on every
-/// event, its copy (and the copy's destruction) cost more than the comparison.
+/// The part is kept, stamped and compared with the stored one in place, and the stored one is
+/// kept here too: handed out or passed in on every event, their copies (and the copies'
+/// destruction) cost more than the comparison.
 struct DurableSource {
+    /// The durable part as last stored, so an unchanged part is not written again.
+    private(set) var stored: DurableLedger
     private var keys = DurableKeys.none
     private var legacyRegistered = false
     private var softPrompt = Ledger.SoftPromptHistory()
@@ -19,18 +22,23 @@ struct DurableSource {
     private var built = DurableLedger()
     private var isBuilt = false
 
-    /// `ledger.durablePart(keeping: keys)` stamped with `lastSeenAt`, when it differs from
-    /// `stored` and one of the two holds something; `nil` when there is nothing to write.
+    /// A source whose store holds `stored` (an empty part when it holds nothing).
+    init(stored: DurableLedger) { self.stored = stored }
+
+    /// `ledger.durablePart(keeping: keys)` stamped with `lastSeenAt` (the stored part's time
+    /// when `nil`), when it differs from `stored` and one of the two holds something; `nil`
+    /// when there is nothing to write. Once the store took it, `written` says so.
     /// The part is built again only when what it is made of changed since the last call; the
     /// ledger is lent `inout` so that it is read in place, not copied.
-    mutating func partToWrite(
-        of ledger: inout Ledger, keeping keys: DurableKeys, lastSeenAt: Int64?, stored: DurableLedger
-    ) -> DurableLedger? {
+    mutating func partToWrite(of ledger: inout Ledger, keeping keys: DurableKeys, lastSeenAt: Int64?) -> DurableLedger? {
         rebuildIfChanged(from: &ledger, keeping: keys)
-        built.lastSeenAt = lastSeenAt
+        built.lastSeenAt = lastSeenAt ?? stored.lastSeenAt
         if built == stored || (built.isEmpty && stored.isEmpty) { return nil }
         return built
     }
+
+    /// The store took `part` (the last `partToWrite`): it is what the store holds now.
+    mutating func written(_ part: DurableLedger) { stored = part }
 
     private mutating func rebuildIfChanged(from ledger: inout Ledger, keeping keys: DurableKeys) {
         // The state counts only when the policy keeps some of it: comparing two equal

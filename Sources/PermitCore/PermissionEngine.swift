@@ -16,10 +16,8 @@ public actor PermissionEngine {
     private let durableStore: any DurableStore
     /// Whether the engine was given a durable store (otherwise nothing survives a reinstall).
     private let keepsDurable: Bool
-    /// The durable part as last stored, so an unchanged part is not written again.
-    @exclusivity(unchecked) private var storedDurable: DurableLedger
-    /// The durable part last built and what it was built from.
-    @exclusivity(unchecked) private var durableSource = DurableSource()
+    /// The durable part last built, what it was built from, and the part as last stored.
+    @exclusivity(unchecked) private var durableSource: DurableSource
     /// When the app was last seen launching, coming to the foreground or leaving it.
     @exclusivity(unchecked) private var lastSeenAt: Int64?
     private let clock: any PermitClock
@@ -110,7 +108,7 @@ public actor PermissionEngine {
             userBucket: configuration.userBucket)
         self.storeWarnings = restored.warnings
         self.restoredDurablePart = restored.restored
-        self.storedDurable = restored.stored
+        self.durableSource = DurableSource(stored: restored.stored)
         // The status is `unknown` until this session has read it: the ledger's last status
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
@@ -511,14 +509,13 @@ public actor PermissionEngine {
         let keys = policy.durableKeys
         // The common case on every event: a policy that keeps nothing, on iOS 10+, with no item
         // stored. Nothing to build or compare.
-        if keys == .none, !ledger.legacyRegistered, storedDurable.isEmpty { return failure }
+        if keys == .none, !ledger.legacyRegistered, durableSource.stored.isEmpty { return failure }
         // Unchanged, or nothing worth an item before or now: no Keychain call at all.
-        guard let durable = durableSource.partToWrite(
-            of: &context.history, keeping: keys, lastSeenAt: lastSeenAt ?? storedDurable.lastSeenAt, stored: storedDurable)
+        guard let durable = durableSource.partToWrite(of: &context.history, keeping: keys, lastSeenAt: lastSeenAt)
         else { return failure }
         do {
             try durableStore.saveDurable(durable)
-            storedDurable = durable
+            durableSource.written(durable)
         } catch {
             // Not marked stored: the next event tries again, as the ledger store does.
             failure = [failure, error.description].compactMap(\.self).joined(separator: "; ")
