@@ -11,8 +11,8 @@ import Foundation
 /// every access, and the lock already makes each access exclusive. The lock is a plain
 /// `pthread_mutex_t` for the same reason `NSLock` would be, minus a class's dispatch.
 public final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let value: UnsafeMutablePointer<Value>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     /// Guards `value`.
     public init(_ value: Value) {
@@ -31,6 +31,9 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, under the lock; keep it short and never await inside.
+    /// Inlinable, so that a use in another module (a Lua policy's VM lock, taken every event)
+    /// is specialized there instead of running the generic body.
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
