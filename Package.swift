@@ -110,8 +110,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PermitSimulationTests",
-            // `permit` is built for the CLI tests of `permit simulate`.
-            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit"]
+            // `permit` and `permit-benchmark` are built for the tests that launch them.
+            dependencies: [
+                "PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit", "permit-benchmark",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

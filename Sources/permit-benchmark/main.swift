@@ -27,7 +27,8 @@ import PermitLua
 import PermitScenario
 import PermitSimulation
 
-/// `--name N` options and one positional argument, read once.
+/// `--name N` options and one positional argument, read once. Anything else is refused with
+/// what the options are: a misspelt option silently ignored would measure the defaults.
 struct Options {
     var decisions = 200_000
     var memoryDecisions = 1_000_000
@@ -38,27 +39,70 @@ struct Options {
     var workers: Int?
     var packUsers = 20_000
 
-    init(_ arguments: [String]) {
+    /// The numeric options, each a positive whole number, and where each goes.
+    static let numeric: KeyValuePairs<String, @Sendable (inout Options, Int) -> Void> = [
+        "--decisions": { $0.decisions = $1 }, "--memory-decisions": { $0.memoryDecisions = $1 },
+        "--users": { $0.users = $1 }, "--days": { $0.days = $1 }, "--workers": { $0.workers = $1 },
+        "--pack-users": { $0.packUsers = $1 },
+    ]
+
+    /// The usage text `--help` prints: the comment at the top of this file, in short.
+    static let usage = """
+        usage: permit-benchmark [POLICY] [--decisions N] [--memory-decisions N] [--users N] [--days N]
+                                [--workers N] [--pack-users N] [--only SECTION]
+          POLICY      the policy file measured (default policies/polite/policy.lua)
+          --only      one section: \(BenchmarkRun.sections.map(\.name).joined(separator: ", "))
+          Run it in release mode: swift run -c release permit-benchmark
+        """
+
+    /// What the command line asks for: a run, or the usage text.
+    enum Request {
+        case run(Options)
+        case help
+    }
+
+    /// Reads `arguments`; a message naming the argument and what to do when one is wrong.
+    static func parse(_ arguments: [String]) -> Result<Request, UsageError> {
+        var options = Options()
+        var positional: String?
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument == "--only", index + 1 < arguments.count {
-                only = arguments[index + 1]
-                index += 2
-            } else if argument.hasPrefix("--"), index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
-                if argument == "--decisions" { decisions = number }
-                if argument == "--memory-decisions" { memoryDecisions = number }
-                if argument == "--users" { users = number }
-                if argument == "--days" { days = number }
-                if argument == "--workers" { workers = number }
-                if argument == "--pack-users" { packUsers = number }
-                index += 2
-            } else {
-                policyPath = argument
+            if argument == "--help" || argument == "-h" { return .success(.help) }
+            guard argument.hasPrefix("-") else {
+                if let positional {
+                    return .failure(UsageError("one policy file only: got \(positional) and \(argument)"))
+                }
+                positional = argument
                 index += 1
+                continue
             }
+            let setter = numeric.first { $0.key == argument }?.value
+            guard setter != nil || argument == "--only" else {
+                let names = numeric.map(\.key) + ["--only", "--help"]
+                return .failure(UsageError("unknown option \(argument); the options are \(names.joined(separator: ", "))"))
+            }
+            guard index + 1 < arguments.count else { return .failure(UsageError("\(argument) needs a value")) }
+            let value = arguments[index + 1]
+            if let setter {
+                guard let number = Int(value), number > 0 else {
+                    return .failure(UsageError("\(argument) needs a positive whole number, got \"\(value)\""))
+                }
+                setter(&options, number)
+            } else {
+                options.only = value
+            }
+            index += 2
         }
+        if let positional { options.policyPath = positional }
+        return .success(.run(options))
     }
+}
+
+/// A command line `Options.parse` refused, and why.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }
 
 func fail(_ message: String) -> Never {
@@ -308,7 +352,14 @@ struct BenchmarkRun: Sendable {
 // benchmark could not be profiled with callgrind. The measurements run in a task; the main
 // thread waits. The measured loops are nonisolated async functions either way, so they run on
 // the global executor exactly as before.
-let options = Options(Array(CommandLine.arguments.dropFirst()))
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(.run(let parsed)): options = parsed
+case .success(.help):
+    print(Options.usage)
+    exit(0)
+case .failure(let error): fail("\(error.message)\n\(Options.usage)")
+}
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
     await run(options)

@@ -11,13 +11,7 @@ import PermitTestSupport
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built `permit` next to this test bundle.
-    static var executable: URL {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("permit").path) {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("permit")
-    }
+    static var executable: URL { builtExecutable(named: "permit") }
 
     /// Runs `permit ARGUMENTS` in this process with `directory` as its working directory
     /// (`runPermitInProcess`): the verbs' own code, answering as the binary would.

@@ -6,13 +6,7 @@ import PermitTestSupport
 @Suite("permit simulate")
 struct SimulateCommandTests {
     /// The built `permit` next to this test bundle.
-    static var executable: URL {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("permit").path) {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("permit")
-    }
+    static var executable: URL { builtExecutable(named: "permit") }
 
     /// Runs `permit ARGUMENTS` in this process from the repository root (`runPermitInProcess`).
     static func permit(_ arguments: [String]) async throws -> ProcessResult {

@@ -96,3 +96,13 @@ private final class PipeDrain: @unchecked Sendable {
         return data
     }
 }
+
+/// An executable of this package (`permit`, `permit-benchmark`) as the build left it, next to
+/// the test bundle: the tests that need a real process launch it from there.
+public func builtExecutable(named name: String) -> URL {
+    var directory = Bundle.main.bundleURL
+    for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
+        directory = directory.deletingLastPathComponent()
+    }
+    return directory.appendingPathComponent(name)
+}
