@@ -25,20 +25,24 @@ struct DurableSource {
     /// A source whose store holds `stored` (an empty part when it holds nothing).
     init(stored: DurableLedger) { self.stored = stored }
 
-    /// `ledger.durablePart(keeping: keys)` stamped with `lastSeenAt` (the stored part's time
-    /// when `nil`), when it differs from `stored` and one of the two holds something; `nil`
-    /// when there is nothing to write. Once the store took it, `written` says so.
+    /// Whether `part` (`ledger.durablePart(keeping: keys)` stamped with `lastSeenAt`, the stored
+    /// part's time when `nil`) should be written: it differs from `stored` and one of the two
+    /// holds something. Once the store took it, `written()` says so.
     /// The part is built again only when what it is made of changed since the last call; the
-    /// ledger is lent `inout` so that it is read in place, not copied.
-    mutating func partToWrite(of ledger: inout Ledger, keeping keys: DurableKeys, lastSeenAt: Int64?) -> DurableLedger? {
+    /// ledger is lent `inout` so that it is read in place, not copied. A `Bool` and not the
+    /// part: an optional part returned on every event was copied out and back (two `memcpy`s
+    /// of the whole part).
+    mutating func hasPartToWrite(of ledger: inout Ledger, keeping keys: DurableKeys, lastSeenAt: Int64?) -> Bool {
         rebuildIfChanged(from: &ledger, keeping: keys)
         built.lastSeenAt = lastSeenAt ?? stored.lastSeenAt
-        if built == stored || (built.isEmpty && stored.isEmpty) { return nil }
-        return built
+        return built != stored && !(built.isEmpty && stored.isEmpty)
     }
 
-    /// The store took `part` (the last `partToWrite`): it is what the store holds now.
-    mutating func written(_ part: DurableLedger) { stored = part }
+    /// The part the last `hasPartToWrite` built.
+    var part: DurableLedger { built }
+
+    /// The store took `part`: it is what the store holds now.
+    mutating func written() { stored = built }
 
     private mutating func rebuildIfChanged(from ledger: inout Ledger, keeping keys: DurableKeys) {
         // The state counts only when the policy keeps some of it: comparing two equal

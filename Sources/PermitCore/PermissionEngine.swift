@@ -511,11 +511,12 @@ public actor PermissionEngine {
         // stored. Nothing to build or compare.
         if keys == .none, !ledger.legacyRegistered, durableSource.stored.isEmpty { return failure }
         // Unchanged, or nothing worth an item before or now: no Keychain call at all.
-        guard let durable = durableSource.partToWrite(of: &context.history, keeping: keys, lastSeenAt: lastSeenAt)
-        else { return failure }
+        guard durableSource.hasPartToWrite(of: &context.history, keeping: keys, lastSeenAt: lastSeenAt) else {
+            return failure
+        }
         do {
-            try durableStore.saveDurable(durable)
-            durableSource.written(durable)
+            try durableStore.saveDurable(durableSource.part)
+            durableSource.written()
         } catch {
             // Not marked stored: the next event tries again, as the ledger store does.
             failure = [failure, error.description].compactMap(\.self).joined(separator: "; ")
