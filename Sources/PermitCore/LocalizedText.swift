@@ -17,6 +17,13 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .plain(let text):
             return text
+        case .translations(let table) where table.count <= Self.scannedTranslations:
+            // A few translations: their keys compared, which for short tags is a word compare,
+            // where a lookup hashes the tag first (about 300 instructions a text).
+            for candidate in chain {
+                if let entry = table.first(where: { $0.key == candidate }) { return entry.value }
+            }
+            return nil
         case .translations(let table):
             for candidate in chain {
                 if let text = table[candidate] { return text }
@@ -24,6 +31,9 @@ public enum LocalizedText: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
     }
+
+    /// Up to this many translations, `resolved(along:)` compares keys instead of hashing.
+    static let scannedTranslations = 8
 
     /// The tags tried for `locale`, most specific first, without duplicates.
     /// `zh-Hans-CN` → `zh-Hans-CN`, `zh-Hans`, `zh`, `en`; `pt_BR` → `pt-BR`, `pt`, `en`.

@@ -15,6 +15,9 @@ struct SeenIdentifiers {
     mutating func insert(_ id: String) -> Bool {
         if many != nil { return many!.insert(id).inserted }
         if few.contains(id) { return false }
+        // Room for all the compared ones at once: grown one by one, the list was allocated
+        // and copied four times for a plan of nine.
+        if few.isEmpty { few.reserveCapacity(Self.linearLimit + 1) }
         few.append(id)
         if few.count > Self.linearLimit {
             many = Set(few)

@@ -287,4 +287,18 @@ import Testing
         #expect(LocalizedText.translations(["ja": "x"]).resolved(for: "fr") == nil)
         #expect(LocalizedText.plain("Hi").resolved(for: "ja") == "Hi")
     }
+
+    /// A few translations are scanned, many are looked up: both give the chain's first text.
+    @Test(arguments: [2, LocalizedText.scannedTranslations, LocalizedText.scannedTranslations + 1, 40])
+    func resolutionFollowsTheChainWhateverTheNumberOfTranslations(count: Int) {
+        var table = ["en": "Hi", "zh": "嗨", "zh-Hans": "你好", "pt-BR": "Oi"]
+        for index in 0..<max(0, count - table.count) { table["x\(index)"] = "filler \(index)" }
+        while table.count > count { table.removeValue(forKey: table.keys.filter { $0 != "en" && $0 != "zh" }.sorted().last!) }
+        let text = LocalizedText.translations(table)
+        #expect(text.resolved(for: "zh-Hans-SG") == table["zh-Hans"] ?? "嗨")
+        #expect(text.resolved(for: "zh-Hant") == "嗨")
+        #expect(text.resolved(for: "ja") == "Hi")
+        #expect(text.resolved(for: "x3") == table["x3"] ?? "Hi")
+        #expect(LocalizedText.translations(table.filter { $0.key != "en" }).resolved(for: "ja") == nil)
+    }
 }
