@@ -25,7 +25,7 @@ import PackageDescription
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
 ///   PermitBenchReference → CLua
 ///   PermitBench → PermitBenchReference, PermitCore, PermitLua
-///   permit-benchmark → PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
+///   permit-benchmark → ArgumentParser, PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
 ///   PermitCLI → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua
@@ -79,7 +79,10 @@ let package = Package(
         .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitBenchReference"]),
         .executableTarget(
             name: "permit-benchmark",
-            dependencies: ["PermitBench", "PermitCore", "PermitLua", "PermitScenario", "PermitSimulation"]
+            dependencies: [
+                "PermitBench", "PermitCore", "PermitLua", "PermitScenario", "PermitSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // The `permit` verbs, writing through a `Console`: the executable and the tests run them.
         .target(

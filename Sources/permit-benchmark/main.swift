@@ -20,6 +20,7 @@
 // ratio with one worker as the host replays on one thread, the run on `--workers` beside it.
 // `sweep` (only with `--only`) compares the CPU per event of a sweep of polite's 9 settings
 // with a single run of the same users, both measured in the same run (`--pack-users`).
+import ArgumentParser
 import Foundation
 import PermitBench
 import PermitCore
@@ -27,82 +28,43 @@ import PermitLua
 import PermitScenario
 import PermitSimulation
 
-/// `--name N` options and one positional argument, read once. Anything else is refused with
-/// what the options are: a misspelt option silently ignored would measure the defaults.
-struct Options {
-    var decisions = 200_000
-    var memoryDecisions = 1_000_000
+/// The command line, read by swift-argument-parser (as `permit`'s verbs are): `--help` lists
+/// it, and a misspelt option, a number that is not a positive whole one or an unknown section
+/// is refused with what is wrong, where a silently ignored one would measure the defaults.
+struct Options: ParsableCommand, Sendable {
+    @Argument(help: "The policy file measured.")
     var policyPath = "policies/polite/policy.lua"
-    var only: String?
+    @Option(help: "Warm decisions per side and round.")
+    var decisions = 200_000
+    @Option(help: "Decisions between the two resident-memory readings.")
+    var memoryDecisions = 1_000_000
+    @Option(help: "Simulated users for `simulate`.")
     var users = 100_000
+    @Option(help: "Simulated days.")
     var days = 30
+    @Option(help: "Simulation workers (default: every core).")
     var workers: Int?
+    @Option(help: "Simulated users per pack for `packs` and `sweep`.")
     var packUsers = 20_000
+    @Option(help: ArgumentHelp("One section only.", valueName: "section"))
+    var only: String?
 
-    /// The numeric options, each a positive whole number, and where each goes.
-    static let numeric: KeyValuePairs<String, @Sendable (inout Options, Int) -> Void> = [
-        "--decisions": { $0.decisions = $1 }, "--memory-decisions": { $0.memoryDecisions = $1 },
-        "--users": { $0.users = $1 }, "--days": { $0.days = $1 }, "--workers": { $0.workers = $1 },
-        "--pack-users": { $0.packUsers = $1 },
-    ]
+    static let configuration = CommandConfiguration(
+        commandName: "permit-benchmark",
+        abstract: "Permit against C references measured in the same run.",
+        discussion: "Sections: \(BenchmarkRun.sections.map(\.name).joined(separator: ", ")). Run it in release mode.")
 
-    /// The usage text `--help` prints: the comment at the top of this file, in short.
-    static let usage = """
-        usage: permit-benchmark [POLICY] [--decisions N] [--memory-decisions N] [--users N] [--days N]
-                                [--workers N] [--pack-users N] [--only SECTION]
-          POLICY      the policy file measured (default policies/polite/policy.lua)
-          --only      one section: \(BenchmarkRun.sections.map(\.name).joined(separator: ", "))
-          Run it in release mode: swift run -c release permit-benchmark
-        """
-
-    /// What the command line asks for: a run, or the usage text.
-    enum Request {
-        case run(Options)
-        case help
-    }
-
-    /// Reads `arguments`; a message naming the argument and what to do when one is wrong.
-    static func parse(_ arguments: [String]) -> Result<Request, UsageError> {
-        var options = Options()
-        var positional: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--help" || argument == "-h" { return .success(.help) }
-            guard argument.hasPrefix("-") else {
-                if let positional {
-                    return .failure(UsageError("one policy file only: got \(positional) and \(argument)"))
-                }
-                positional = argument
-                index += 1
-                continue
-            }
-            let setter = numeric.first { $0.key == argument }?.value
-            guard setter != nil || argument == "--only" else {
-                let names = numeric.map(\.key) + ["--only", "--help"]
-                return .failure(UsageError("unknown option \(argument); the options are \(names.joined(separator: ", "))"))
-            }
-            guard index + 1 < arguments.count else { return .failure(UsageError("\(argument) needs a value")) }
-            let value = arguments[index + 1]
-            if let setter {
-                guard let number = Int(value), number > 0 else {
-                    return .failure(UsageError("\(argument) needs a positive whole number, got \"\(value)\""))
-                }
-                setter(&options, number)
-            } else {
-                options.only = value
-            }
-            index += 2
+    func validate() throws {
+        let counts = [("--decisions", decisions), ("--memory-decisions", memoryDecisions), ("--users", users),
+                      ("--days", days), ("--workers", workers ?? 1), ("--pack-users", packUsers)]
+        for (name, value) in counts where value < 1 {
+            throw ValidationError("\(name) must be a positive whole number, got \(value)")
         }
-        if let positional { options.policyPath = positional }
-        return .success(.run(options))
+        let sections = BenchmarkRun.sections.map(\.name)
+        if let only, !sections.contains(only) {
+            throw ValidationError("--only takes one of \(sections.joined(separator: ", ")), got \"\(only)\"")
+        }
     }
-}
-
-/// A command line `Options.parse` refused, and why.
-struct UsageError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }
 
 func fail(_ message: String) -> Never {
@@ -115,10 +77,6 @@ func format(_ stats: LatencyStats) -> String {
 }
 
 func run(_ options: Options) async {
-    let sections = BenchmarkRun.sections.map(\.name)
-    if let only = options.only, !sections.contains(only) {
-        fail("--only takes one of \(sections.joined(separator: ", "))")
-    }
     guard let source = try? String(contentsOfFile: options.policyPath, encoding: .utf8) else {
         fail("cannot read \(options.policyPath)")
     }
@@ -352,14 +310,8 @@ struct BenchmarkRun: Sendable {
 // benchmark could not be profiled with callgrind. The measurements run in a task; the main
 // thread waits. The measured loops are nonisolated async functions either way, so they run on
 // the global executor exactly as before.
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
-case .success(.run(let parsed)): options = parsed
-case .success(.help):
-    print(Options.usage)
-    exit(0)
-case .failure(let error): fail("\(error.message)\n\(Options.usage)")
-}
+// Parsed only, never run as a command: the measurements run in the task below.
+let options = Options.parseOrExit()
 let finished = DispatchSemaphore(value: 0)
 Task.detached {
     await run(options)
