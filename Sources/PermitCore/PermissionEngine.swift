@@ -184,10 +184,7 @@ public actor PermissionEngine {
             status = await readStatus(at: now)
         }
 
-        var outcome: Outcome? = Outcome(
-            event: event, time: now, statusBefore: statusBefore, statusAfter: status,
-            proposed: nil, decision: .none, warnings: [], errors: [], dialogShown: false,
-            immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+        var outcome: Outcome? = Self.emptyOutcome(event, at: now, before: statusBefore, after: status)
         outcome!.arms = ledger.arms
 
         decide(&outcome!, status: status, previous: statusBefore, now: now)
@@ -265,15 +262,19 @@ public actor PermissionEngine {
     /// An event the ledger cannot count: nothing changes, the policy is not asked, and the
     /// outcome says why (`invalid_event`).
     private func refused(_ event: AppEvent, at now: Int64, status: PermissionStatus, because problem: String) -> Outcome {
-        var outcome = Self.emptyOutcome(event, at: now, status: status)
+        var outcome = Self.emptyOutcome(event, at: now, before: status, after: status)
         outcome.errors = [PolicyError(kind: .invalidEvent, field: "event", message: problem)]
         return outcome
     }
 
-    /// An outcome in which nothing happened.
-    private static func emptyOutcome(_ event: AppEvent, at now: Int64, status: PermissionStatus) -> Outcome {
+    /// An outcome of `event` in which nothing happened yet, the status read before and after it.
+    /// Inlined: every event starts from one, built in place.
+    @inline(__always)
+    private static func emptyOutcome(
+        _ event: AppEvent, at now: Int64, before: PermissionStatus, after: PermissionStatus
+    ) -> Outcome {
         Outcome(
-            event: event, time: now, statusBefore: status, statusAfter: status, proposed: nil, decision: .none,
+            event: event, time: now, statusBefore: before, statusAfter: after, proposed: nil, decision: .none,
             warnings: [], errors: [], dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil,
             trace: "")
     }
@@ -283,10 +284,8 @@ public actor PermissionEngine {
     /// (it may, say, offer Settings right away instead of leaving a tap on "Allow" unanswered).
     /// One follow-up at most: an answer to the follow-up's own request is only recorded.
     private func followUp(_ outcome: inout Outcome, granted: Bool, status: PermissionStatus, now: Int64) async {
-        var followUp = Outcome(
-            event: .systemPromptAnswered(granted: granted), time: now, statusBefore: status,
-            statusAfter: outcome.statusAfter, proposed: nil, decision: .none, warnings: [], errors: [],
-            dialogShown: false, immediateAnswer: nil, remindersScheduled: [], storageError: nil, trace: "")
+        var followUp = Self.emptyOutcome(
+            .systemPromptAnswered(granted: granted), at: now, before: status, after: outcome.statusAfter)
         followUp.arms = outcome.arms
         followUp.policyName = policy.name
         followUp.policyVersion = policy.version
