@@ -4,6 +4,8 @@
 -- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
 -- ctx is strict at run time: reading a field a class below does not list is an error with "did you mean"
 -- (docs/reference.md#strict-ctx); `?` fields may be nil; table<string, ...> fields are open maps.
+-- ctx describes its call: keep the values you need, not ctx (a part of a kept ctx first read after
+-- its call returned is an error; docs/reference.md#ctx).
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"

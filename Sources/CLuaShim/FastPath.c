@@ -30,8 +30,8 @@ static void set_ref(lua_State *L, int t, int k, int key, int ref) {
     lua_rawset(L, t);
 }
 
-/* The pushes themselves and the snapshot; they may raise (memory), so they run under one
-   lua_pcall (a second one for the snapshot cost as much as two of ctx's fields). */
+/* The pushes themselves; they may raise (memory), so they run under one lua_pcall. The lazy
+   fields' snapshot is made only if the policy reads one of them (LazyContext.c). */
 static int push_context_protected(lua_State *L) {
     permit_ctx_fields *f = (permit_ctx_fields *)lua_touserdata(L, 1);
     lua_pop(L, 1);
@@ -67,7 +67,7 @@ static int push_context_protected(lua_State *L) {
     set_ref(L, ctx, k, f->key_params, f->params);
     set_interned(L, ctx, k, f->key_previous_status, f->previous_status);
     set_interned(L, ctx, k, f->key_status, f->status);
-    if (f->snapshot_bytes > 0) f->snapshot = permit_lazy_attach_in_call(L, ctx, f->snapshot_bytes, f->shared);
+    if (f->measure != NULL) permit_lazy_defer_in_call(L, ctx, f);
     lua_remove(L, k); /* ctx now at k */
     return 1;
 }

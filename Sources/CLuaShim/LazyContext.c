@@ -3,13 +3,18 @@
  *
  * Most decisions read `ctx.event.name` and little else, yet a full ctx is a dozen fresh tables
  * (history and its parts, settings, state, user): building them and collecting them again
- * was most of what an event cost. So the host pushes ctx with its small fields and attaches
- * a snapshot of the rest (plain bytes in a userdata, see permit_lazy_header), and each field
- * is built from that snapshot when the policy first reads it. Two tables are lazy this way:
+ * was most of what an event cost. So the host pushes ctx with its small fields, and each of
+ * the rest is built when the policy first reads it, from a snapshot (plain bytes in a
+ * userdata, see permit_lazy_header). Two tables are lazy this way:
  * ctx (history, settings, state, user, local_time) and history (events, features, settings_prompt,
  * soft_prompt, state, system_prompt, and its own values: launches, denied_at, ...). A policy
  * that reads `ctx.history.soft_prompt.shown` builds two tables, not fourteen, and sets none of
  * the ledger's other numbers.
+ *
+ * The snapshot itself is made on the first read of a lazy field, during the call: ctx holds
+ * its call's serial until then, and the host's source (permit_ctx_fields.source) is valid
+ * only while that call lasts. Most events read none of these fields, and writing the
+ * snapshot cost more than the policy's own work on them.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
  *     no script can reach: getmetatable settles first and then finds none); writing one first
@@ -22,7 +27,10 @@
  * Whatever a policy does, it sees the table it would have had with every field present: the
  * same keys, values and fresh tables (only the order `next` walks them in may differ, which
  * Lua leaves unspecified). The snapshot belongs to its ctx, so a ctx kept past its call still
- * builds its own fields, not the next event's. Building is atomic per key: a value is made on
+ * holds its own event's values, never the next one's: what the policy read during the call
+ * stays readable, and a field first read after the call has returned is an error that says
+ * so (its source is gone; the snapshot made during the call stops building then too, so the
+ * rule does not depend on which other field was read). Building is atomic per key: a value is made on
  * the stack before its table changes, and a key is marked built in the same step as it is set,
  * so a memory error at any point leaves each lazy key either set and marked or absent and lazy
  * (LazyContextAtomicityTests fails an allocation at every step to hold this).
@@ -405,11 +413,50 @@ static const int history_names[H_COUNT] = {
     N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
     N_FOREGROUNDS, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_PROMPTS_TODAY, N_STATUS_CHANGED_AT};
 
-/* Opens the snapshot of the lazy table at absolute index `idx`: pushes its userdata, the
-   interned keys and the key names (3 slots; `s->names` is the top). */
-static void open_snapshot(lua_State *L, int idx, snapshot *s) {
+/* The call a ctx belongs to has returned and the policy reads a part of it that was not read
+   during the call: the host's source for it is gone, so this is the policy's error (a kept ctx
+   keeps what was read of it, docs/reference.md "ctx"). */
+static void expired(lua_State *L, const char *path, const char *name, const char *verb) {
+    shim_push_where(L);
+    lua_pushfstring(L,
+                    "%s%s %s after its call returned: ctx keeps only what was read of it during the call; "
+                    "keep the values you need, not ctx",
+                    path, name, verb);
+    lua_concat(L, 2);
+    (void)lua_error(L);
+}
+
+/* The snapshot of the ctx at absolute `idx`, made now from the host's source: its call's
+   serial is on top, and is replaced by the snapshot's userdata. The userdata is made before
+   ctx changes, so a memory error leaves ctx with its serial (a later read tries again); the
+   write that follows replaces the serial's value in place, which never allocates. */
+static void make_snapshot(lua_State *L, int idx, const char *path, const char *name, const char *verb) {
+    permit_vm *vm = getvm(L);
+    if (!vm->lazy_open || lua_tointeger(L, -1) != vm->lazy_serial) expired(L, path, name, verb);
+    size_t bytes = vm->lazy_measure(vm->lazy_source);
+    if (bytes < sizeof(permit_lazy_header)) damaged(L);
+    lua_pop(L, 1);
+    void *memory = lua_newuserdatauv(L, bytes, vm->lazy_shared > 0 ? 1 : 0);
+    if (vm->lazy_shared > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, vm->lazy_shared);
+        lua_setiuservalue(L, -2, 1);
+    }
+    vm->lazy_write(vm->lazy_source, memory);
+    ((permit_lazy_header *)memory)->serial = vm->lazy_serial;
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, idx, &snapshot_key);
+}
+
+/* Opens the snapshot of the lazy table at absolute index `idx` (made first if ctx has none
+   yet, for lazy key `key` or for every key when -1): pushes its userdata, the interned keys and
+   the key names (3 slots; `s->names` is the top). */
+static void open_snapshot(lua_State *L, int idx, int key, snapshot *s) {
     luaL_checkstack(L, 8, "ctx");
-    lua_rawgetp(L, idx, &snapshot_key);
+    if (lua_rawgetp(L, idx, &snapshot_key) == LUA_TNUMBER) {
+        /* only ctx is made with a serial: history is made from a snapshot */
+        if (key < 0) make_snapshot(L, idx, "ctx", "", "is iterated");
+        else make_snapshot(L, idx, "ctx.", names[ctx_names[key]], "is read");
+    }
     s->header = (permit_lazy_header *)lua_touserdata(L, -1);
     if (s->header == NULL || lua_rawlen(L, -1) < sizeof(permit_lazy_header) || s->header->arms_node == 0 ||
         s->header->arms_node >= s->header->state_nodes)
@@ -431,6 +478,10 @@ static void open_snapshot(lua_State *L, int idx, snapshot *s) {
 
 /* Pushes the value of lazy key `key` of a table of `kind`; the snapshot's userdata is at `ud`. */
 static void push_field(lua_State *L, const snapshot *s, int kind, int key, int ud) {
+    const permit_vm *vm = getvm(L);
+    if (s->header->serial != 0 && (!vm->lazy_open || s->header->serial != vm->lazy_serial))
+        expired(L, kind == LAZY_CTX ? "ctx." : "ctx.history.", names[(kind == LAZY_CTX ? ctx_names : history_names)[key]],
+                "is read");
     if (kind == LAZY_CTX) {
         switch (key) {
         case C_HISTORY: push_history(L, s, ud); break;
@@ -490,7 +541,7 @@ static void finish_if_complete(lua_State *L, const snapshot *s, int kind, int id
 static void settle(lua_State *L, int idx, int kind) {
     int base = lua_gettop(L);
     snapshot s;
-    open_snapshot(L, idx, &s);
+    open_snapshot(L, idx, -1, &s);
     int ud = s.keys - 1;
     /* Every value on the stack first: a memory error here leaves the table untouched. */
     int first = lua_gettop(L) + 1;
@@ -544,13 +595,23 @@ int permit_lazy_settle(lua_State *L, int idx) {
     return 1;
 }
 
-/* The common start of __index and __newindex (t, k[, v] as the first `nargs` slots): opens
-   t's snapshot and returns which of its lazy keys k is (-1 for none), with t's kind. */
-static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
+/* Whether the ctx at absolute `idx` has no snapshot yet and its call has returned. */
+static int call_ended(lua_State *L, int idx) {
+    const permit_vm *vm = getvm(L);
+    int ended = lua_rawgetp(L, idx, &snapshot_key) == LUA_TNUMBER &&
+                (!vm->lazy_open || lua_tointeger(L, -1) != vm->lazy_serial);
+    lua_pop(L, 1);
+    return ended;
+}
+
+/* The common start of __index and __newindex (t, k[, v] as the first `nargs` slots): which of
+   t's lazy keys k is (-1 for none), with t's kind. The snapshot is opened by the caller, and
+   only for a lazy key: reading another name (strictness's error or nil) or setting one needs
+   none, so it does not make a ctx's snapshot. */
+static int lazy_access(lua_State *L, int nargs, int *kind) {
     lua_settop(L, nargs);
     *kind = lazy_kind(L, 1);
     if (*kind == NOT_LAZY) damaged(L);
-    open_snapshot(L, 1, s);
     return lazy_key(L, *kind, 2);
 }
 
@@ -559,11 +620,12 @@ static int lazy_access(lua_State *L, int nargs, snapshot *s, int *kind) {
 static int lazy_index(lua_State *L) {
     snapshot s;
     int kind;
-    int key = lazy_access(L, 2, &s, &kind);
+    int key = lazy_access(L, 2, &kind);
     if (key < 0) {
         permit_strict_index(L, strict_id(kind));
         return 1;
     }
+    open_snapshot(L, 1, kind == LAZY_CTX ? key : -1, &s);
     if (*built_bits(&s, kind) & (1u << key)) {
         lua_pushnil(L);
         return 1;
@@ -581,7 +643,9 @@ static int lazy_index(lua_State *L) {
 static int lazy_newindex(lua_State *L) {
     snapshot s;
     int kind;
-    int key = lazy_access(L, 3, &s, &kind);
+    int key = lazy_access(L, 3, &kind);
+    if (key >= 0 && kind == LAZY_CTX && call_ended(L, 1)) key = -1; /* nothing to build, nothing to mark */
+    if (key >= 0) open_snapshot(L, 1, kind == LAZY_CTX ? key : -1, &s);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
     lua_rawset(L, 1);
@@ -613,7 +677,9 @@ void permit_lazy_install(lua_State *L) {
     }
 }
 
-void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared) {
+/* A snapshot of `bytes` bytes made now, for the host to fill (permit_lazy_attach: the tests'
+   damaged snapshots), its user value the list at registry slot `shared` (0: none). */
+static void *attach_in_call(lua_State *L, int ctx, size_t bytes, int shared) {
     ctx = lua_absindex(L, ctx);
     void *memory = lua_newuserdatauv(L, bytes, shared > 0 ? 1 : 0);
     if (shared > 0) {
@@ -626,11 +692,32 @@ void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared
     return memory;
 }
 
+void permit_lazy_defer_in_call(lua_State *L, int ctx, const permit_ctx_fields *f) {
+    ctx = lua_absindex(L, ctx);
+    permit_vm *vm = getvm(L);
+    vm->lazy_serial++;
+    vm->lazy_open = 1;
+    vm->lazy_shared = f->shared;
+    vm->lazy_source = f->source;
+    vm->lazy_measure = f->measure;
+    vm->lazy_write = f->write;
+    lua_pushinteger(L, vm->lazy_serial);
+    lua_rawsetp(L, ctx, &snapshot_key);
+    push_lazy_metatable(L, LAZY_CTX);
+    lua_setmetatable(L, ctx);
+}
+
+void permit_lazy_close(lua_State *L) {
+    permit_vm *vm = getvm(L);
+    vm->lazy_open = 0;
+    vm->lazy_source = NULL;
+}
+
 /* Arguments: ctx, the size (light userdata pointing at a size_t). Returns the memory as a light
    userdata. The userdata's allocation may raise, so this runs under lua_pcall. */
 static int attach_protected(lua_State *L) {
     size_t bytes = *(const size_t *)lua_touserdata(L, 2);
-    lua_pushlightuserdata(L, permit_lazy_attach_in_call(L, 1, bytes, 0));
+    lua_pushlightuserdata(L, attach_in_call(L, 1, bytes, 0));
     return 1;
 }
 

@@ -88,10 +88,9 @@ static suggestion closest(lua_State *L, int t, const char *key, size_t n) {
     return best;
 }
 
-/* The position of the policy code that read the field ("policy.lua:12: "): the nearest Lua
-   function up the stack. A lazy table's __index (LazyContext.c) calls in here through C, so
-   luaL_error's fixed level 1 would name that C function, which has no line. */
-static void push_where(lua_State *L) {
+/* A lazy table's __index (LazyContext.c) calls in here through C, so the nearest Lua function
+   may be more than one level up. */
+void shim_push_where(lua_State *L) {
     lua_Debug ar;
     for (int level = 1; level < 8 && lua_getstack(L, level, &ar); level++) {
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
@@ -117,7 +116,7 @@ static int strict_index(lua_State *L) {
     suggestion best = closest(L, lua_type(L, names) == LUA_TTABLE ? names : 1, key, n);
     const char *path = lua_tostring(L, lua_upvalueindex(1));
     const char *hint = lua_type(L, lua_upvalueindex(3)) == LUA_TSTRING ? lua_tostring(L, lua_upvalueindex(3)) : "";
-    push_where(L);
+    shim_push_where(L);
     if (best.name != NULL) {
         lua_pushfstring(L, "%s has no field \"%s\"; did you mean \"%s\"?%s", path, key, best.name, hint);
     } else {

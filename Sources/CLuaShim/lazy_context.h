@@ -2,6 +2,7 @@
 #define PERMIT_LAZY_CONTEXT_H
 
 #include <lua.h>
+#include "CLuaShim.h"
 
 /* Creates the metatable lazy contexts share; once, while the sandbox is built. */
 void permit_lazy_install(lua_State *L);
@@ -16,10 +17,9 @@ void permit_lazy_settle_in_call(lua_State *L, int idx);
    the value on top. */
 void permit_strict_index(lua_State *L, int id);
 
-/* Attaches a snapshot of `bytes` bytes to the ctx table at `ctx` and returns its memory for
-   the host to fill; the list at registry slot `shared` (0: none) becomes the snapshot's user
-   value (PERMIT_SHARED_*). May raise (memory), so it runs inside a protected call (FastPath.c
-   builds ctx and attaches its snapshot in one). */
-void *permit_lazy_attach_in_call(lua_State *L, int ctx, size_t bytes, int shared);
+/* Gives the ctx table at `ctx` its lazy fields, to be made from the host's source in `f` on
+   first read (the snapshot is made then, permit_lazy_close ends the source). May raise
+   (memory), so it runs inside a protected call, as FastPath.c builds ctx. */
+void permit_lazy_defer_in_call(lua_State *L, int ctx, const permit_ctx_fields *f);
 
 #endif

@@ -86,6 +86,15 @@ typedef struct permit_vm {
     const void *lazy_metatable[2];
     const char *lazy_name_text[LAZY_NAME_SLOTS];
     int strict_ref[PERMIT_STRICT_COUNT];
+    /* The ctx whose snapshot is made on first read (LazyContext.c): its call's serial, whether
+       that call still runs (the host's source is valid only then), the stored tables' slot,
+       and the host's functions that measure and write the snapshot. */
+    int64_t lazy_serial;
+    int lazy_open;
+    int lazy_shared;
+    const void *lazy_source;
+    size_t (*lazy_measure)(const void *source);
+    void (*lazy_write)(const void *source, void *memory);
 } permit_vm;
 
 /* The wall-clock net needs milliseconds, not nanoseconds: the coarse clock (the kernel's tick,
@@ -173,6 +182,12 @@ int shim_days(lua_State *L);
 int shim_since(lua_State *L);
 int shim_at_least(lua_State *L);
 int shim_within_hours(lua_State *L);
+
+/* StrictContext.c */
+/* Pushes where the policy's code is ("policy.lua:12: "): the nearest Lua function up the
+   stack, for an error raised in a metamethod the policy's read called (luaL_error's level 1
+   would name that C function, which has no line). */
+void shim_push_where(lua_State *L);
 
 /* TextHelpers.c */
 int shim_starts_with(lua_State *L);

@@ -104,10 +104,11 @@ enum FastPath {
     /// Pushes `ctx` as `LuaPolicy`'s general path builds it (docs/reference.md#ctx): a fresh table each call,
     /// with the stored read-only params table. The fields most events never read (`history`,
     /// `settings`, `state`, `user`, `local_time`, and the stored `platform`, `capabilities` and
-    /// `locale`) are attached as a snapshot and built on first use (`LazyContext.c`), which no
-    /// policy can tell apart from having them from the start.
+    /// `locale`) are built on first use during the call, from a snapshot of `context` written
+    /// then (`LazyContext.c`), which no policy can tell apart from having them from the start.
+    /// `context` must stay valid until the call returns (`LuaVM` closes the source then).
     static func pushContext(
-        _ context: PolicyContext, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack
+        _ context: UnsafePointer<PolicyContext>, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack
     ) throws(LuaError) {
         let L = stack.L
         let vm = stack.vm
@@ -119,28 +120,21 @@ enum FastPath {
         fields.keys = cached.keys
         fields.params = cached.params
         fields.shared = cached.shared
-        fields.now = context.now
-        fields.status = Key.of(context.status).rawValue
-        fields.previous_status = Key.of(context.previousStatus).rawValue
+        fields.now = context.pointee.now
+        fields.status = Key.of(context.pointee.status).rawValue
+        fields.previous_status = Key.of(context.pointee.previousStatus).rawValue
         // Room for every field, the snapshot's key included, so building the lazy ones never
         // has to grow ctx.
         fields.hash = Int32(5 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
-        var ctx: Int32 = 0
-        let event = context.event  // (the closure capturing `context` copied all of it)
-        // The snapshot's size is known once its parts are gathered; ctx and the snapshot are
-        // then made in one protected call, and the encoder fills the snapshot.
-        try lazyFields.attach(context, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth) {
-            bytes throws(LuaError) -> UnsafeMutableRawPointer in
-            fields.snapshot_bytes = bytes
-            ctx = push(&fields, event: event, on: L)
-            guard ctx > 0, let memory = fields.snapshot else {
-                throw ctx < 0
-                    ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
-                    : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
-            }
-            return memory
+        // The lazy fields' snapshot is written from `context` if the policy reads one of them.
+        try lazyFields.serve(context, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, in: &fields)
+        let ctx = push(&fields, event: context.pointee.event, on: L)
+        guard ctx > 0 else {
+            throw ctx < 0
+                ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
+                : LuaError(kind: .unsupportedValue, message: "Lua stack exhausted while pushing a table")
         }
-        if case .custom(let custom) = event {
+        if case .custom(let custom) = context.pointee.event {
             try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack)
         }
     }

@@ -11,7 +11,8 @@ import PermitCore
 /// times, the settings, the bucket) and one record per feature and per app event; only `state`,
 /// whose values can nest, is a list of nodes. What it describes is exactly what the general
 /// path (`LuaBridge`) builds; the depth limit is checked here, before ctx is pushed, as the
-/// general path checks it while pushing. One encoder belongs to one VM and is used under its
+/// general path checks it while pushing, and the snapshot itself is written only when the
+/// policy first reads a lazy field (`serve`). One encoder belongs to one VM and is used under its
 /// lock; its buffers are reused from call to call.
 final class LazyFieldsEncoder {
     /// The ctx fields built on first use (`ContextSchema.lazyContextFields`).
@@ -32,42 +33,79 @@ final class LazyFieldsEncoder {
 
     deinit { parts.deallocate() }
 
-    /// Encodes the lazy fields of `context`, has `push` push ctx with a snapshot of the size
-    /// they need (one protected call in C makes both), and fills the snapshot it returns.
-    ///
-    /// Everything variable is gathered first, in one pass over each of the ledger's
-    /// dictionaries, so the size is known before ctx exists; the snapshot is then a header and
-    /// three copies.
-    func attach(
-        _ context: PolicyContext, keysSlot: Int32, maxDepth: Int,
-        pushingContext push: (_ snapshotBytes: Int) throws(LuaError) -> UnsafeMutableRawPointer
+    /// Where the snapshot of the ctx being called comes from: C asks for it (`measure`, then
+    /// `write`) on the policy's first read of a lazy field, inside that call. The pointer is the
+    /// caller's and valid until the call returns; C is told the call is over then
+    /// (`permit_lazy_close`, in `LuaVM`), so it never reads a stale one.
+    private struct Source {
+        let context: UnsafePointer<PolicyContext>
+        let keysSlot: Int32
+        let maxDepth: Int
+    }
+
+    @exclusivity(unchecked) private var source: Source?
+
+    /// Makes `context` the source of the snapshot for the ctx `fields` describes, for as long as
+    /// `context` stays valid: only the depth checks run now, as the general path refuses a
+    /// table too deep while pushing ctx; the snapshot is written if and when the policy reads
+    /// a lazy field. Most events read none, and writing it every time cost more than the
+    /// policy's own work on them.
+    func serve(
+        _ context: UnsafePointer<PolicyContext>, keysSlot: Int32, maxDepth: Int, in fields: inout permit_ctx_fields
     ) throws(LuaError) {
         // The tables' depths in ctx, as the general path checks them: history, settings, state
         // and user at 1, history's parts at 2, one table per feature at 3; `state` is checked
         // where it is deeper, inside history.
-        guard maxDepth > (context.history.features.isEmpty ? 2 : 3) else {
+        guard maxDepth > (context.pointee.history.features.isEmpty ? 2 : 3) else {
             throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
         }
-        try parts.gather(context, declaredEvents: declaredEvents, maxDepth: maxDepth)
+        if !context.pointee.history.state.isEmpty {
+            try StateNodes.checkDepth(of: context.pointee.history.state, at: 2, maxDepth: maxDepth)
+        }
+        source = Source(context: context, keysSlot: keysSlot, maxDepth: maxDepth)
+        fields.source = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        fields.measure = { encoder in
+            Unmanaged<LazyFieldsEncoder>.fromOpaque(encoder!).takeUnretainedValue().measure()
+        }
+        fields.write = { encoder, memory in
+            Unmanaged<LazyFieldsEncoder>.fromOpaque(encoder!).takeUnretainedValue().write(into: memory!)
+        }
+    }
 
+    /// Gathers the snapshot's variable parts from the source; its size in bytes (0 when there
+    /// is no source or it cannot be encoded, which `serve`'s checks rule out).
+    private func measure() -> Int {
+        guard let source else { return 0 }
+        do {
+            try parts.gather(source.context, declaredEvents: declaredEvents, maxDepth: source.maxDepth)
+        } catch {
+            return 0
+        }
+        return MemoryLayout<permit_lazy_header>.stride + parts.records.count + parts.state.nodes.count
+            + parts.state.text.count
+    }
+
+    /// Writes the snapshot `measure` gathered: a header and three copies.
+    private func write(into memory: UnsafeMutableRawPointer) {
+        guard let source else { return }
+        let context = source.context
         let headerBytes = MemoryLayout<permit_lazy_header>.stride
         let recordBytes = parts.records.count
         let nodeBytes = parts.state.nodes.count
-        let memory = try push(headerBytes + recordBytes + nodeBytes + parts.state.text.count)
 
         var header = permit_lazy_header()
-        header.keys_ref = keysSlot
-        header.last_status = FastPath.Key.of(context.history.lastStatus).rawValue
-        header.legacy_registered = context.history.legacyRegistered ? 1 : 0
-        header.bucket = Int64(context.userBucket)
-        LazyFieldsEncoder.writeLocalTimeNumbers(context.localTime, textOffset: parts.localTextOffset, into: &header)
+        header.keys_ref = source.keysSlot
+        header.last_status = FastPath.Key.of(context.pointee.history.lastStatus).rawValue
+        header.legacy_registered = context.pointee.history.legacyRegistered ? 1 : 0
+        header.bucket = Int64(context.pointee.userBucket)
+        LazyFieldsEncoder.writeLocalTimeNumbers(context.pointee.localTime, textOffset: parts.localTextOffset, into: &header)
         header.feature_count = UInt32(parts.featureCount)
         header.event_count = UInt32(parts.records.count / MemoryLayout<permit_lazy_feature>.stride - parts.featureCount)
         header.state_nodes = UInt32(parts.state.nodeCount)
         header.arms_node = UInt32(parts.armsNode)
         header.text_bytes = UInt32(parts.state.text.count)
-        LazyFieldsEncoder.writeHistory(of: context, into: &header)
-        LazyFieldsEncoder.writeSettings(of: context, into: &header)
+        LazyFieldsEncoder.writeHistory(of: context.pointee, into: &header)
+        LazyFieldsEncoder.writeSettings(of: context.pointee, into: &header)
         memory.storeBytes(of: header, as: permit_lazy_header.self)
         parts.records.copy(to: memory + headerBytes)
         parts.state.nodes.copy(to: memory + headerBytes + recordBytes)
@@ -239,13 +277,17 @@ extension LazyFieldsEncoder {
         private(set) var localTextOffset = 0
 
         /// Gathers everything of `context` that is not a fixed number of the header.
-        mutating func gather(_ context: PolicyContext, declaredEvents: [String], maxDepth: Int) throws(LuaError) {
-            try state.encode(context.history.state, depth: 2, maxDepth: maxDepth)
+        mutating func gather(
+            _ context: UnsafePointer<PolicyContext>, declaredEvents: [String], maxDepth: Int
+        ) throws(LuaError) {
+            // Read in place through the caller's pointer: the context passed on as a value was
+            // copied whole (every field retained and released) on each snapshot.
+            try state.encode(context.pointee.history.state, depth: 2, maxDepth: maxDepth)
             armsNode = state.nodeCount
-            try state.append(context.history.arms, depth: 2)
+            try state.append(context.pointee.history.arms, depth: 2)
             records.removeAll()
             // One record per feature, in the dictionary's order (the C side sorts them when it builds).
-            for (name, feature) in context.history.features {
+            for (name, feature) in context.pointee.history.features {
                 let (offset, length) = state.text.append(text: name)
                 records.append(permit_lazy_feature(
                     opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
@@ -253,11 +295,11 @@ extension LazyFieldsEncoder {
                     absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
                     name_offset: offset, name_length: length))
             }
-            featureCount = context.history.features.count
+            featureCount = context.pointee.history.features.count
             // `history.events` as records like the features' (`opened` holds the count,
             // `last_opened_at` the last time): what `Ledger.events(including:)` lists, without
             // the merged dictionary it would build while a declared event has not happened yet.
-            let events = context.history.events
+            let events = context.pointee.history.events
             for (name, event) in events {
                 let (offset, length) = state.text.append(text: name)
                 records.append(permit_lazy_feature(
@@ -270,8 +312,8 @@ extension LazyFieldsEncoder {
                     opened: 0, last_opened_at: 0, last_prompt_at: 0, absent: 2, name_offset: offset, name_length: length))
             }
             localTextOffset = state.text.count
-            _ = state.text.append(text: context.localTime.date)
-            _ = state.text.append(text: context.localTime.timeZone)
+            _ = state.text.append(text: context.pointee.localTime.date)
+            _ = state.text.append(text: context.pointee.localTime.timeZone)
         }
 
         func deallocate() {
@@ -328,6 +370,29 @@ extension LazyFieldsEncoder {
         func deallocate() {
             nodes.deallocate()
             text.deallocate()
+        }
+
+        /// Refuses `state` (a table at `depth`) where `encode` would, without encoding it: a
+        /// table at `maxDepth` or deeper.
+        static func checkDepth(of fields: [String: PolicyValue], at depth: Int, maxDepth: Int) throws(LuaError) {
+            guard depth < maxDepth else {
+                throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
+            }
+            for value in fields.values { try checkDepth(of: value, at: depth + 1, maxDepth: maxDepth) }
+        }
+
+        private static func checkDepth(of value: PolicyValue, at depth: Int, maxDepth: Int) throws(LuaError) {
+            switch value {
+            case .list(let items):
+                guard depth < maxDepth else {
+                    throw LuaError(kind: .unsupportedValue, message: "table nested deeper than \(maxDepth) levels")
+                }
+                for item in items { try checkDepth(of: item, at: depth + 1, maxDepth: maxDepth) }
+            case .table(let fields):
+                try checkDepth(of: fields, at: depth, maxDepth: maxDepth)
+            case .bool, .integer, .number, .string:
+                break
+            }
         }
 
         /// A record of core values, keys sorted.

@@ -326,12 +326,17 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             let cached = try cachedParts(context, runtime: &runtime)
             let lazyFields = runtime.lazyFields
             defer { if runtime.decisions != nil { runtime.lastReturnLine = runtime.vm.lastReturnLine } }
-            return .success(try runtime.vm.callDirect(
-                runtime.decide,
-                pushArgument: { stack throws(LuaError) in
-                    try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                },
-                readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) }))
+            let vm = runtime.vm
+            let decide = runtime.decide
+            // ctx's lazy fields are written from `context` while the call lasts, if read.
+            return .success(try withUnsafePointer(to: context) { context throws(LuaError) in
+                try vm.callDirect(
+                    decide,
+                    pushArgument: { stack throws(LuaError) in
+                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                    },
+                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            })
         } catch {
             return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision"))
         }
@@ -355,12 +360,18 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
                 let cached = try cachedParts(context, runtime: &runtime)
                 let lazyFields = runtime.lazyFields
                 let memo = runtime.reminderList
-                return try runtime.vm.callDirect(
-                    runtime.planReminders!,
-                    pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                    readResults: { stack, base throws(LuaError) in try FastPath.readReminders(stack, base: base, memo: memo) })
+                let vm = runtime.vm
+                let planReminders = runtime.planReminders!
+                return try withUnsafePointer(to: context) { context throws(LuaError) in
+                    try vm.callDirect(
+                        planReminders,
+                        pushArgument: { stack throws(LuaError) in
+                            try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                        },
+                        readResults: { stack, base throws(LuaError) in
+                            try FastPath.readReminders(stack, base: base, memo: memo)
+                        })
+                }
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
             }

@@ -131,6 +131,9 @@ public final class LuaVM {
         running = true
         let base = lua_gettop(L)
         defer {
+            // The ctx pushed for this call may have taken its lazy fields' source from the
+            // caller's memory, valid only until the caller's call returns (LazyFieldsEncoder).
+            permit_lazy_close(L)
             lua_settop(L, base)
             running = false
             if !pendingReleases.isEmpty {

@@ -28,12 +28,15 @@ extension LuaPolicy {
             defer { runtime.vm.release(identity) }
             let cached = try cachedParts(context, runtime: &runtime)
             let lazyFields = runtime.lazyFields
-            let fast = try runtime.vm.callDirect(
-                identity,
-                pushArgument: { stack throws(LuaError) in
+            let vm = runtime.vm
+            let fast = try withUnsafePointer(to: context) { context throws(LuaError) in
+                try vm.callDirect(
+                    identity,
+                    pushArgument: { stack throws(LuaError) in
                         try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
                     },
-                readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+                    readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+            }
             let general = try runtime.vm.call(identity, [try contextValue(context, runtime: &runtime)]).first ?? .nil
             return (fast, general)
         }
@@ -58,12 +61,16 @@ extension LuaPolicy {
         try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
             let cached = try cachedParts(context, runtime: &runtime)
             let lazyFields = runtime.lazyFields
-            let result = try runtime.vm.callDirect(
-                runtime.decide,
-                pushArgument: { stack throws(LuaError) in
+            let vm = runtime.vm
+            let decide = runtime.decide
+            let result = try withUnsafePointer(to: context) { context throws(LuaError) in
+                try vm.callDirect(
+                    decide,
+                    pushArgument: { stack throws(LuaError) in
                         try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
                     },
-                readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            }
             if case .decision = result { return true }
             return false
         }

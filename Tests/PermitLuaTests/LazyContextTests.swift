@@ -82,12 +82,13 @@ import Testing
         #expect(values?.reason == "4 9 denied 1767100000 true 2 false 2 3 nil hi two false disabled 42")
     }
 
-    /// A ctx kept past its call still shows its own event's history, not a later one's.
-    @Test func aKeptContextKeepsItsOwnFields() throws {
+    /// A ctx kept past its call still shows what was read of it during the call, from its own
+    /// event, not a later one's: `history` read then, and the eager fields.
+    @Test func aKeptContextKeepsWhatWasReadOfIt() throws {
         let policy = try LuaPolicy(source: """
             local kept
             return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx return nil end
+              if kept == nil then kept = ctx local _ = ctx.history.launches return nil end
               return { action = 'none', reason = kept.history.launches .. ' ' .. ctx.history.launches .. ' ' .. kept.event.name }
             end }
             """, chunkName: "keeper.lua")
@@ -103,12 +104,43 @@ import Testing
         #expect(decision?.reason == "1 2 app_launch")
     }
 
-    /// The same for history kept without reading its tables: they come from its own event.
-    @Test func aKeptHistoryKeepsItsOwnTables() throws {
+    /// A lazy field first read after its call has returned is the policy's error, at its line,
+    /// naming the field: the host no longer has that event's values to build it from, and a
+    /// later event's would be wrong.
+    @Test(arguments: [
+        ("kept.history.launches", "ctx.history is read after its call returned"),
+        ("kept.settings.alert", "ctx.settings is read after its call returned"),
+        ("kept.platform.major", "ctx.platform is read after its call returned"),
+        ("kept.locale", "ctx.locale is read after its call returned"),
+        ("next(kept)", "ctx is iterated after its call returned"),
+    ])
+    func aFieldFirstReadAfterItsCallIsAnError(read: String, message: String) throws {
         let policy = try LuaPolicy(source: """
             local kept
             return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx.history return nil end
+              if kept == nil then kept = ctx return nil end
+              local _ = \(read)
+              return nil
+            end }
+            """, chunkName: "keeper.lua")
+        #expect(try policy.decide(FastPathTests.context(.appLaunch)) == nil)
+        #expect {
+            try policy.decide(FastPathTests.context(.appForeground))
+        } throws: { error in
+            let text = (error as? PolicyError)?.description ?? ""
+            return text.hasPrefix("keeper.lua:4: \(message): ") && text.hasSuffix("keep the values you need, not ctx")
+        }
+    }
+
+    /// A kept `history` (read during its call) builds only the tables read during the call:
+    /// `soft_prompt` read then shows its own event's count, `system_prompt` first read later is
+    /// the same error as a field of ctx, whichever other field was read.
+    @Test func aKeptHistoryKeepsTheTablesReadDuringItsCall() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx.history local _ = kept.soft_prompt.shown return nil end
+              if ctx.event.name == 'app_background' then return { action = 'none', reason = tostring(kept.system_prompt.shown) } end
               return { action = 'none', reason = kept.soft_prompt.shown .. ' ' .. ctx.history.soft_prompt.shown }
             end }
             """, chunkName: "keeper.lua")
@@ -118,19 +150,25 @@ import Testing
         second.softPrompt.shown = 2
         #expect(try policy.decide(FastPathTests.context(.appLaunch, history: first)) == nil)
         for _ in 0..<3 { _ = try policy.decide(FastPathTests.context(.appForeground, history: second)) }
-        #expect(try policy.decide(FastPathTests.context(.appBackground, history: second))?.reason == "1 2")
+        #expect(try policy.decide(FastPathTests.context(.appForeground, history: second))?.reason == "1 2")
+        #expect {
+            try policy.decide(FastPathTests.context(.appBackground, history: second))
+        } throws: { error in
+            ((error as? PolicyError)?.description ?? "").hasPrefix(
+                "keeper.lua:4: ctx.history.system_prompt is read after its call returned")
+        }
     }
 
-    /// The stored platform, capabilities and locale a kept ctx builds on first read are its own
+    /// The stored platform, capabilities and locale a kept ctx read during its call are its own
     /// event's, after the host has replaced (and released) them for another device.
     @Test func aKeptContextKeepsItsOwnPlatformAndLocale() throws {
         let policy = try LuaPolicy(source: """
             local kept
+            local function describe(c)
+              return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
+            end
             return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx return nil end
-              local function describe(c)
-                return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
-              end
+              if kept == nil then kept = ctx describe(ctx) return nil end
               return { action = 'none', reason = describe(kept) .. ' | ' .. describe(ctx) }
             end }
             """, chunkName: "keeper.lua")
@@ -144,6 +182,38 @@ import Testing
         later.capabilities = later.platform.capabilities
         for _ in 0..<3 { _ = try policy.decide(later) }  // allocation between the calls, so a collection can run
         #expect(try policy.decide(later)?.reason == "11 false en | 17 true zh-Hans")
+    }
+
+    /// Writing a field of a kept ctx builds nothing, so it is no error: the value written reads
+    /// back, and the fields left alone stay as they were.
+    @Test func writingAKeptContextIsNoError() throws {
+        let policy = try LuaPolicy(source: """
+            local kept
+            return { name = 'keeper', decide = function(ctx)
+              if kept == nil then kept = ctx return nil end
+              kept.history = { launches = 7 }
+              kept.note = 'mine'
+              return { action = 'none', reason = kept.history.launches .. ' ' .. kept.note .. ' ' .. kept.event.name }
+            end }
+            """, chunkName: "keeper.lua")
+        #expect(try policy.decide(FastPathTests.context(.appLaunch)) == nil)
+        #expect(try policy.decide(FastPathTests.context(.appForeground))?.reason == "7 mine app_launch")
+    }
+
+    /// A ctx read back by the host after the call (the policy returned a lazy part of it as a
+    /// value) is read while the call's source is still open: the same values as the general path.
+    @Test func aReturnedPartOfCtxIsReadWithItsOwnValues() throws {
+        let policy = try LuaPolicy(source: """
+            return { name = 'returner', decide = function(ctx)
+              return { action = 'none', reason = 'kept', remember = { copy = ctx.history.soft_prompt } }
+            end }
+            """, chunkName: "returner.lua")
+        var ledger = Ledger()
+        ledger.softPrompt.shown = 3
+        let context = FastPathTests.context(.appLaunch, history: ledger)
+        let fast = Result { () throws(PolicyError) -> Decision? in try policy.decide(context) }
+        let general = Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) }
+        FastPathTests.expectSame(fast, general)
     }
 
     /// Events whose policy never looks at the lazy fields leave nothing behind.

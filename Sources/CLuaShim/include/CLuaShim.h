@@ -184,6 +184,7 @@ typedef struct permit_lazy_header {
     uint32_t arms_node; /* user.arms: nodes [arms_node, state_nodes) (state is [0, arms_node)) */
     uint32_t text_bytes;
     uint32_t built[2]; /* the C side's: which lazy keys of ctx [0] and of history [1] are set (0 from the host) */
+    int64_t serial;    /* the C side's: the call it was made in (0: made by permit_lazy_attach, never ends) */
 } permit_lazy_header;
 typedef struct permit_lazy_feature {
     int64_t opened, last_opened_at, last_prompt_at;
@@ -230,18 +231,26 @@ typedef struct permit_ctx_fields {
     const char *event_text;
     size_t event_text_length;
     int32_t hash; /* ctx's hash size hint */
-    size_t snapshot_bytes; /* the lazy fields' snapshot to attach (0: none) */
-    void *snapshot;        /* out: its memory, for the host to fill */
+    /* The lazy fields' snapshot is made when the policy first reads one of them, inside the
+       call (LazyContext.c): `measure(source)` answers its size in bytes (0: it cannot be made),
+       `write(source, memory)` fills that many. Both are the host's and run inside `__index`:
+       they must not call Lua. `source` must stay valid until permit_lazy_close. */
+    const void *source;
+    size_t (*measure)(const void *source);
+    void (*write)(const void *source, void *memory);
 } permit_ctx_fields;
 /// Where `platform`, `capabilities` and `locale` are in the list at `permit_ctx_fields.shared`:
 /// the snapshot holds the list, so a ctx kept past its call builds its own event's values.
 enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOCALE };
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
-/// them), attaches a snapshot of `snapshot_bytes` for its lazy fields (its memory in
-/// `snapshot`), and returns ctx's index; 0 when the stack cannot grow, -1 when memory ran out
+/// them), its lazy fields to be made from `source` on first read until permit_lazy_close, and
+/// returns ctx's index; 0 when the stack cannot grow, -1 when memory ran out
 /// (the pushes run under one protected call, so nothing is raised and nothing is pushed). Raw
 /// operations only; call between calls.
 int permit_push_context(lua_State *L, permit_ctx_fields *f);
+/// Ends the call of the ctx last pushed: its `source` is not asked again, and a part of it not
+/// read by then is an error to read later (docs/reference.md, "ctx"). Never raises.
+void permit_lazy_close(lua_State *L);
 /// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
 /// event table has room for it: raw operations that neither allocate nor raise).
 void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
