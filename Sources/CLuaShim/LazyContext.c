@@ -11,9 +11,9 @@
  * that reads `ctx.history.soft_prompt.shown` builds two tables, not fourteen, and sets none of
  * the ledger's other numbers.
  *
- * The snapshot itself is made on the first read of a lazy field, during the call: ctx holds
- * its call's serial until then, and the host's source (permit_ctx_fields.source) is valid
- * only while that call lasts. Most events read none of these fields, and writing the
+ * The snapshot itself is made on the first read of a lazy field, during the call: until then
+ * ctx has none, the VM knows the call's ctx by its address, and the host's source
+ * (permit_ctx_fields.source) is valid only while that call lasts. Most events read none of these fields, and writing the
  * snapshot cost more than the policy's own work on them.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
@@ -426,13 +426,20 @@ static void expired(lua_State *L, const char *path, const char *name, const char
     (void)lua_error(L);
 }
 
-/* The snapshot of the ctx at absolute `idx`, made now from the host's source: its call's
-   serial is on top, and is replaced by the snapshot's userdata. The userdata is made before
-   ctx changes, so a memory error leaves ctx with its serial (a later read tries again); the
-   write that follows replaces the serial's value in place, which never allocates. */
+/* Whether the ctx at absolute `idx`, which has no snapshot yet, is the one of the call that
+   runs: the VM keeps its address while the call lasts. A ctx kept from an earlier call is
+   still alive, so no other table can have its address. */
+static int is_current(lua_State *L, int idx) {
+    const permit_vm *vm = getvm(L);
+    return vm->lazy_open && lua_topointer(L, idx) == vm->lazy_ctx;
+}
+
+/* The snapshot of the ctx at absolute `idx`, made now from the host's source, replacing the
+   nil on top. The userdata is made before ctx changes, so a memory error leaves ctx without
+   one (a later read tries again). */
 static void make_snapshot(lua_State *L, int idx, const char *path, const char *name, const char *verb) {
     permit_vm *vm = getvm(L);
-    if (!vm->lazy_open || lua_tointeger(L, -1) != vm->lazy_serial) expired(L, path, name, verb);
+    if (!is_current(L, idx)) expired(L, path, name, verb);
     size_t bytes = vm->lazy_measure(vm->lazy_source);
     if (bytes < sizeof(permit_lazy_header)) damaged(L);
     lua_pop(L, 1);
@@ -447,13 +454,13 @@ static void make_snapshot(lua_State *L, int idx, const char *path, const char *n
     lua_rawsetp(L, idx, &snapshot_key);
 }
 
-/* Opens the snapshot of the lazy table at absolute index `idx` (made first if ctx has none
-   yet, for lazy key `key` or for every key when -1): pushes its userdata, the interned keys and
-   the key names (3 slots; `s->names` is the top). */
-static void open_snapshot(lua_State *L, int idx, int key, snapshot *s) {
+/* Opens the snapshot of the lazy table of `kind` at absolute index `idx` (made first if ctx
+   has none yet, for lazy key `key` or for every key when -1): pushes its userdata, the
+   interned keys and the key names (3 slots; `s->names` is the top). */
+static void open_snapshot(lua_State *L, int idx, int kind, int key, snapshot *s) {
     luaL_checkstack(L, 8, "ctx");
-    if (lua_rawgetp(L, idx, &snapshot_key) == LUA_TNUMBER) {
-        /* only ctx is made with a serial: history is made from a snapshot */
+    if (lua_rawgetp(L, idx, &snapshot_key) == LUA_TNIL && kind == LAZY_CTX) {
+        /* only ctx is made without one: history is made from a snapshot */
         if (key < 0) make_snapshot(L, idx, "ctx", "", "is iterated");
         else make_snapshot(L, idx, "ctx.", names[ctx_names[key]], "is read");
     }
@@ -541,7 +548,7 @@ static void finish_if_complete(lua_State *L, const snapshot *s, int kind, int id
 static void settle(lua_State *L, int idx, int kind) {
     int base = lua_gettop(L);
     snapshot s;
-    open_snapshot(L, idx, -1, &s);
+    open_snapshot(L, idx, kind, -1, &s);
     int ud = s.keys - 1;
     /* Every value on the stack first: a memory error here leaves the table untouched. */
     int first = lua_gettop(L) + 1;
@@ -597,9 +604,7 @@ int permit_lazy_settle(lua_State *L, int idx) {
 
 /* Whether the ctx at absolute `idx` has no snapshot yet and its call has returned. */
 static int call_ended(lua_State *L, int idx) {
-    const permit_vm *vm = getvm(L);
-    int ended = lua_rawgetp(L, idx, &snapshot_key) == LUA_TNUMBER &&
-                (!vm->lazy_open || lua_tointeger(L, -1) != vm->lazy_serial);
+    int ended = lua_rawgetp(L, idx, &snapshot_key) == LUA_TNIL && !is_current(L, idx);
     lua_pop(L, 1);
     return ended;
 }
@@ -625,7 +630,7 @@ static int lazy_index(lua_State *L) {
         permit_strict_index(L, strict_id(kind));
         return 1;
     }
-    open_snapshot(L, 1, kind == LAZY_CTX ? key : -1, &s);
+    open_snapshot(L, 1, kind, key, &s);
     if (*built_bits(&s, kind) & (1u << key)) {
         lua_pushnil(L);
         return 1;
@@ -645,7 +650,7 @@ static int lazy_newindex(lua_State *L) {
     int kind;
     int key = lazy_access(L, 3, &kind);
     if (key >= 0 && kind == LAZY_CTX && call_ended(L, 1)) key = -1; /* nothing to build, nothing to mark */
-    if (key >= 0) open_snapshot(L, 1, kind == LAZY_CTX ? key : -1, &s);
+    if (key >= 0) open_snapshot(L, 1, kind, key, &s);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
     lua_rawset(L, 1);
@@ -701,8 +706,7 @@ void permit_lazy_defer_in_call(lua_State *L, int ctx, const permit_ctx_fields *f
     vm->lazy_source = f->source;
     vm->lazy_measure = f->measure;
     vm->lazy_write = f->write;
-    lua_pushinteger(L, vm->lazy_serial);
-    lua_rawsetp(L, ctx, &snapshot_key);
+    vm->lazy_ctx = lua_topointer(L, ctx);
     push_lazy_metatable(L, LAZY_CTX);
     lua_setmetatable(L, ctx);
 }
@@ -711,6 +715,7 @@ void permit_lazy_close(lua_State *L) {
     permit_vm *vm = getvm(L);
     vm->lazy_open = 0;
     vm->lazy_source = NULL;
+    vm->lazy_ctx = NULL;
 }
 
 /* Arguments: ctx, the size (light userdata pointing at a size_t). Returns the memory as a light
