@@ -307,9 +307,15 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         let (result, trace, line) = runtime.withLock { runtime in
             (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
         }
-        return PolicyAnswer(
-            decision: Result { () throws(PolicyError) -> Decision? in try counted(decision(from: result), returnedAt: line) },
-            trace: trace)
+        // The result is consumed, not captured by a `Result { ... }` closure: a capture copied it
+        // (and destroyed the original) on every event.
+        let decision: Result<Decision?, PolicyError>
+        do {
+            decision = .success(try counted(self.decision(from: consume result), returnedAt: line))
+        } catch {
+            decision = .failure(error)
+        }
+        return PolicyAnswer(decision: decision, trace: trace)
     }
 
     /// Counts `decision` against the `return` that gave it, when coverage is recorded.

@@ -506,7 +506,10 @@ public final class LuaVM {
     /// reads the decision in place (FastPath.swift). Valid only inside those closures.
     struct LuaStack {
         let L: OpaquePointer
-        unowned let vm: LuaVM
+        /// Unsafe, not counted: a stack exists only inside a call the VM itself is running, so
+        /// the VM outlives it, and a counted `unowned` reference paid a retain and a release
+        /// (and a strong retain at each use) on every event.
+        unowned(unsafe) let vm: LuaVM
 
         /// Pushes `value` (built under protection, like every host push).
         func push(_ value: LuaValue) throws(LuaError) { try vm.pushValues(L, [value]) }
