@@ -13,8 +13,8 @@
  *
  * The snapshot itself is made on the first read of a lazy field, during the call: until then
  * ctx has none, the VM knows the call's ctx by its address, and the host's source
- * (permit_ctx_fields.source) is valid only while that call lasts. Most events read none of these fields, and writing the
- * snapshot cost more than the policy's own work on them.
+ * (permit_ctx_fields.source) is valid only while that call lasts. Most events read none of
+ * these fields, and writing the snapshot cost more than the policy's own work on them.
  *
  *   - Reading a lazy key builds its value (`__index` of a metatable lazy tables share, which
  *     no script can reach: getmetatable settles first and then finds none); writing one first
@@ -30,8 +30,8 @@
  * holds its own event's values, never the next one's: what the policy read during the call
  * stays readable, and a field first read after the call has returned is an error that says
  * so (its source is gone; the snapshot made during the call stops building then too, so the
- * rule does not depend on which other field was read). Building is atomic per key: a value is made on
- * the stack before its table changes, and a key is marked built in the same step as it is set,
+ * rule does not depend on which other field was read). Building is atomic per key: a value is
+ * made on the stack before its table changes, and a key is marked built in the same step as it is set,
  * so a memory error at any point leaves each lazy key either set and marked or absent and lazy
  * (LazyContextAtomicityTests fails an allocation at every step to hold this).
  */

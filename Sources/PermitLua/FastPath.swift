@@ -105,7 +105,8 @@ enum FastPath {
     /// with the stored read-only params table. The fields most events never read (`history`,
     /// `settings`, `state`, `user`, `local_time`, and the stored `platform`, `capabilities` and
     /// `locale`) are built on first use during the call, from a snapshot of `context` written
-    /// then (`LazyContext.c`), which no policy can tell apart from having them from the start.
+    /// then (`LazyContext.c`), which no policy can tell apart from having them from the start
+    /// during the call (a part of a kept ctx first read after it is an error, docs/reference.md#ctx).
     /// `context` must stay valid until the call returns (`LuaVM` closes the source then).
     static func pushContext(
         _ context: UnsafePointer<PolicyContext>, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack

@@ -239,8 +239,8 @@ typedef struct permit_ctx_fields {
     size_t (*measure)(const void *source);
     void (*write)(const void *source, void *memory);
 } permit_ctx_fields;
-/// Where `platform`, `capabilities` and `locale` are in the list at `permit_ctx_fields.shared`:
-/// the snapshot holds the list, so a ctx kept past its call builds its own event's values.
+/// Where `platform`, `capabilities` and `locale` are in the list at `permit_ctx_fields.shared`,
+/// which ctx builds those fields from (the snapshot made during the call holds the list).
 enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOCALE };
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
 /// them), its lazy fields to be made from `source` on first read until permit_lazy_close, and
