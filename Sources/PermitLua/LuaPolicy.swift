@@ -329,22 +329,32 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// `decide` in the VM: the warm path, its result read in place when it can be.
     private func call(_ context: PolicyContext, runtime: inout Runtime) -> Result<FastPath.DecisionResult, PolicyError> {
         do throws(LuaError) {
-            let cached = try cachedParts(context, runtime: &runtime)
-            let lazyFields = runtime.lazyFields
             defer { if runtime.decisions != nil { runtime.lastReturnLine = runtime.vm.lastReturnLine } }
-            let vm = runtime.vm
-            let decide = runtime.decide
-            // ctx's lazy fields are written from `context` while the call lasts, if read.
-            return .success(try withUnsafePointer(to: context) { context throws(LuaError) in
-                try vm.callDirect(
-                    decide,
-                    pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            return .success(try callWithContext(runtime.decide, context, runtime: &runtime) { stack, base throws(LuaError) in
+                try FastPath.readDecision(stack, base: base)
             })
         } catch {
             return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision"))
+        }
+    }
+
+    /// Calls `function` with the warm path's ctx for `context` (`FastPath.pushContext`) and reads
+    /// its results while they are on the stack. `context` is the source of ctx's lazy fields for
+    /// as long as the call lasts: it is lent by pointer, not copied.
+    func callWithContext<T>(
+        _ function: LuaRef, _ context: PolicyContext, runtime: inout Runtime,
+        readResults: (LuaVM.LuaStack, _ base: Int32) throws(LuaError) -> T
+    ) throws(LuaError) -> T {
+        let cached = try cachedParts(context, runtime: &runtime)
+        let lazyFields = runtime.lazyFields
+        let vm = runtime.vm
+        return try withUnsafePointer(to: context) { context throws(LuaError) in
+            try vm.callDirect(
+                function,
+                pushArgument: { stack throws(LuaError) in
+                    try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
+                },
+                readResults: readResults)
         }
     }
 
@@ -363,20 +373,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         guard plansReminders else { return [] }
         let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.RemindersResult in
             do throws(LuaError) {
-                let cached = try cachedParts(context, runtime: &runtime)
-                let lazyFields = runtime.lazyFields
                 let memo = runtime.reminderList
-                let vm = runtime.vm
-                let planReminders = runtime.planReminders!
-                return try withUnsafePointer(to: context) { context throws(LuaError) in
-                    try vm.callDirect(
-                        planReminders,
-                        pushArgument: { stack throws(LuaError) in
-                            try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                        },
-                        readResults: { stack, base throws(LuaError) in
-                            try FastPath.readReminders(stack, base: base, memo: memo)
-                        })
+                return try callWithContext(runtime.planReminders!, context, runtime: &runtime) { stack, base throws(LuaError) in
+                    try FastPath.readReminders(stack, base: base, memo: memo)
                 }
             } catch {
                 throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")

@@ -26,16 +26,8 @@ extension LuaPolicy {
         try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> (fast: LuaValue, general: LuaValue) in
             let identity = try runtime.vm.load("return ...", chunkName: "=identity")
             defer { runtime.vm.release(identity) }
-            let cached = try cachedParts(context, runtime: &runtime)
-            let lazyFields = runtime.lazyFields
-            let vm = runtime.vm
-            let fast = try withUnsafePointer(to: context) { context throws(LuaError) in
-                try vm.callDirect(
-                    identity,
-                    pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                    readResults: { stack, base throws(LuaError) in try stack.vm.readResults(above: base).first ?? .nil })
+            let fast = try callWithContext(identity, context, runtime: &runtime) { stack, base throws(LuaError) in
+                try stack.vm.readResults(above: base).first ?? .nil
             }
             let general = try runtime.vm.call(identity, [try contextValue(context, runtime: &runtime)]).first ?? .nil
             return (fast, general)
@@ -59,17 +51,8 @@ extension LuaPolicy {
     /// Whether `decide`'s result is read in place (`false`: handed to the general path).
     func readsInPlaceForTesting(_ context: PolicyContext) throws(LuaError) -> Bool {
         try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
-            let cached = try cachedParts(context, runtime: &runtime)
-            let lazyFields = runtime.lazyFields
-            let vm = runtime.vm
-            let decide = runtime.decide
-            let result = try withUnsafePointer(to: context) { context throws(LuaError) in
-                try vm.callDirect(
-                    decide,
-                    pushArgument: { stack throws(LuaError) in
-                        try FastPath.pushContext(context, cached: cached, lazyFields: lazyFields, on: stack)
-                    },
-                    readResults: { stack, base throws(LuaError) in try FastPath.readDecision(stack, base: base) })
+            let result = try callWithContext(runtime.decide, context, runtime: &runtime) { stack, base throws(LuaError) in
+                try FastPath.readDecision(stack, base: base)
             }
             if case .decision = result { return true }
             return false
