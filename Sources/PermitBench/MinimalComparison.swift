@@ -25,7 +25,9 @@ public struct MinimalComparison: Sendable {
 extension Bench {
     /// Warm decisions through the engine (as `decisions`) measured in CPU time per event, against
     /// the minimal C host replaying the very calls the engine made to the policy for the same
-    /// events. The Permit side runs first, then the host, then Permit again; the better of each.
+    /// events. The Permit side runs first, then the host, then Permit again until it ran
+    /// `MinimalReference.rounds` times; the best of each side, as the host's is the best of as
+    /// many replays.
     public static func minimalComparison(
         policy: LuaPolicy, source: String, events: [AppEvent], iterations: Int, os: OSVersion = OSVersion(major: 16, minor: 4)
     ) async throws -> MinimalComparison {
@@ -36,7 +38,7 @@ extension Bench {
         var permit = Double.infinity
         var minimal = Double.infinity
         var reads: [String] = []
-        for _ in 0..<2 {
+        for _ in 0..<MinimalReference.rounds {
             let engine = makeEngine(policy: policy, os: os)
             let before = cpuSeconds()
             for index in 0..<iterations { _ = await engine.handle(events[index % events.count]) }

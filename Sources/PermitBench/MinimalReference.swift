@@ -24,11 +24,15 @@ public enum MinimalReference {
         public let description: String
     }
 
+    /// How many times each side of a comparison is measured; the best (lowest CPU) counts, on
+    /// both sides: the same estimator for Permit's runs as for the host's replays.
+    public static let rounds = 3
+
     /// Measures `calls` (each a context and whether it is a `plan_reminders` call) of the policy
     /// in `source`, the best of `rounds` replays. `declaredEvents` are the app events the policy
     /// declares: they read count 0 in `ctx.history.events` before they first happen.
     public static func measure(
-        source: String, calls: [(context: PolicyContext, planning: Bool)], declaredEvents: [String] = [], rounds: Int = 3
+        source: String, calls: [(context: PolicyContext, planning: Bool)], declaredEvents: [String] = [], rounds: Int = rounds
     ) throws -> Measurement {
         let trees = calls.map { (tree: ContextTree($0.context, declaredEvents: declaredEvents), planning: $0.planning) }
         var full = ReferenceProgram()

@@ -186,7 +186,14 @@ struct BenchmarkRun: Sendable {
         for name in names.sorted() where FileManager.default.fileExists(atPath: "policies/\(name)/policy.lua") {
             let path = "policies/\(name)/policy.lua"
             let pack = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
-            let alone = await Self.cpuPerEvent(pack, model, SimulationOptions(users: users, days: options.days, seed: 1, workers: 1))
+            // The best of as many runs as the host's replays (`MinimalReference.rounds`): the
+            // same estimator on both sides, so a slow run of either does not make the ratio.
+            let single = SimulationOptions(users: users, days: options.days, seed: 1, workers: 1)
+            var alone = await Self.cpuPerEvent(pack, model, single)
+            for _ in 1..<MinimalReference.rounds {
+                let again = await Self.cpuPerEvent(pack, model, single)
+                if again.nanoseconds < alone.nanoseconds { alone = again }
+            }
             let together = await Self.cpuPerEvent(pack, model, parallel)
             let sample = SimulationOptions(users: 1_000, days: options.days, seed: 1, workers: 1)
             let recorded = try await Simulation.recordCalls(policy: pack, model: model, options: sample)
