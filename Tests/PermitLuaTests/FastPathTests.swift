@@ -105,19 +105,32 @@ import Testing
         #expect(policy.stackTopForTesting == 0)
     }
 
-    @Test func aContextNestedTooDeeplyFailsAlike() throws {
+    /// The depth limit holds for `state` on both paths, whether or not the policy reads it: the
+    /// warm path checks it when ctx is pushed, before any snapshot is written (it is written
+    /// only if the policy reads a lazy field). Tables and lists, at the limit and one under it.
+    @Test(arguments: [
+        (["deep": PolicyValue.table(["a": .table(["b": .integer(1)])])], true),
+        (["deep": PolicyValue.list([.list([.integer(1)])])], true),
+        (["deep": PolicyValue.table(["a": .integer(1)])], false),
+        (["deep": PolicyValue.list([.integer(1)])], false),
+    ])
+    func aContextNestedTooDeeplyFailsAlike(state: [String: PolicyValue], tooDeep: Bool) throws {
         let policy = try LuaPolicy(
             source: "return { name = 'deep', decide = function(ctx) return nil end }", chunkName: "deep.lua",
             limits: LuaLimits(timeLimitMilliseconds: 60_000, maxTableDepth: 4))
         var ledger = Ledger()
-        ledger.state = ["deep": .table(["a": .table(["b": .integer(1)])])]
+        ledger.state = state
         let context = Self.context(.appLaunch, history: ledger)
         var errors: [String] = []
         do { _ = try policy.decide(context) } catch { errors.append(error.description) }
         do { _ = try policy.generalDecide(context) } catch { errors.append(error.description) }
-        #expect(errors.count == 2)
-        #expect(errors.first == errors.last)
-        #expect(errors.first?.contains("nested deeper than 4 levels") == true)
+        if tooDeep {
+            #expect(errors.count == 2)
+            #expect(errors.first == errors.last)
+            #expect(errors.first?.contains("nested deeper than 4 levels") == true)
+        } else {
+            #expect(errors.isEmpty, "\(errors)")
+        }
         #expect(policy.stackTopForTesting == 0)
     }
 
