@@ -431,7 +431,7 @@ static void expired(lua_State *L, const char *path, const char *name, const char
    still alive, so no other table can have its address. */
 static int is_current(lua_State *L, int idx) {
     const permit_vm *vm = getvm(L);
-    return vm->lazy_open && lua_topointer(L, idx) == vm->lazy_ctx;
+    return vm->lazy_ctx != NULL && lua_topointer(L, idx) == vm->lazy_ctx;
 }
 
 /* The snapshot of the ctx at absolute `idx`, made now from the host's source, replacing the
@@ -486,7 +486,7 @@ static void open_snapshot(lua_State *L, int idx, int kind, int key, snapshot *s)
 /* Pushes the value of lazy key `key` of a table of `kind`; the snapshot's userdata is at `ud`. */
 static void push_field(lua_State *L, const snapshot *s, int kind, int key, int ud) {
     const permit_vm *vm = getvm(L);
-    if (s->header->serial != 0 && (!vm->lazy_open || s->header->serial != vm->lazy_serial))
+    if (s->header->serial != 0 && (vm->lazy_ctx == NULL || s->header->serial != vm->lazy_serial))
         expired(L, kind == LAZY_CTX ? "ctx." : "ctx.history.", names[(kind == LAZY_CTX ? ctx_names : history_names)[key]],
                 "is read");
     if (kind == LAZY_CTX) {
@@ -701,7 +701,6 @@ void permit_lazy_defer_in_call(lua_State *L, int ctx, const permit_ctx_fields *f
     ctx = lua_absindex(L, ctx);
     permit_vm *vm = getvm(L);
     vm->lazy_serial++;
-    vm->lazy_open = 1;
     vm->lazy_shared = f->shared;
     vm->lazy_source = f->source;
     vm->lazy_measure = f->measure;
@@ -713,7 +712,6 @@ void permit_lazy_defer_in_call(lua_State *L, int ctx, const permit_ctx_fields *f
 
 void permit_lazy_close(lua_State *L) {
     permit_vm *vm = getvm(L);
-    vm->lazy_open = 0;
     vm->lazy_source = NULL;
     vm->lazy_ctx = NULL;
 }

@@ -87,12 +87,11 @@ typedef struct permit_vm {
     const char *lazy_name_text[LAZY_NAME_SLOTS];
     int strict_ref[PERMIT_STRICT_COUNT];
     /* The ctx whose snapshot is made on first read (LazyContext.c): its call's serial (which
-       the snapshot records), its address, whether that call still runs (the host's source is
-       valid only then), the stored tables' slot, and the host's functions that measure and
-       write the snapshot. */
+       the snapshot records), its address (NULL once that call has returned: the host's source
+       is valid only while it runs), the stored tables' slot, and the host's functions that
+       measure and write the snapshot. */
     int64_t lazy_serial;
     const void *lazy_ctx;
-    int lazy_open;
     int lazy_shared;
     const void *lazy_source;
     size_t (*lazy_measure)(const void *source);
