@@ -124,6 +124,7 @@ public enum ReminderPlanner {
         var candidates: [ScheduledReminder] = []
         candidates.reserveCapacity(requests.count)
         var problems: [Problem] = []
+        var bodies = LastResolvedText(), titles = LastResolvedText()
 
         for (index, request) in requests.enumerated() {
             guard (0...3650).contains(request.day) else {
@@ -148,11 +149,11 @@ public enum ReminderPlanner {
             until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
             guard seenIds.insert(id) else { continue }
-            guard let body = request.body.resolved(along: chain) else {
+            guard let body = bodies.resolve(request.body, along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue
             }
-            let title = request.title.flatMap { $0.resolved(along: chain) }
+            let title = request.title.flatMap { titles.resolve($0, along: chain) }
             candidates.append(ScheduledReminder(
                 id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
                 action: request.action, sound: request.sound, badge: request.badge,
@@ -190,7 +191,11 @@ public enum ReminderPlanner {
         // hashing every identifier into a dictionary and a set; many: hashed.
         if owned.count * kept.count <= 256 {
             return Plan(
-                toSchedule: kept.filter { wanted in owned.first(where: { $0.id == wanted.id }) != wanted },
+                // By index: `first(where:)` returned a copy of the pending reminder to compare.
+                toSchedule: kept.filter { wanted in
+                    guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
+                    return owned[same] != wanted
+                },
                 toRemove: owned.compactMap { old in kept.contains(where: { $0.id == old.id }) ? nil : old.id },
                 problems: problems)
         }

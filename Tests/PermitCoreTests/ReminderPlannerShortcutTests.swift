@@ -77,4 +77,38 @@ import Testing
             #expect(plan.toRemove == expected.toRemove, "round \(round)")
         }
     }
+
+    /// Reminders one after another naming the same text (shared storage, as the Lua reader
+    /// gives), an equal one with its own storage, a different one, a plain one and one with no
+    /// text for the chain: each resolves as `resolved(along:)` resolves it alone.
+    @Test(arguments: [["en"], ["zh-Hans", "zh", "en"], ["fr", "en"], ["de"]])
+    func aRepeatedTextResolvesAsItDoesAlone(chain: [String]) {
+        let shared = LocalizedText.translations(["en": "Mood?", "zh-Hans": "心情？", "fr": "Humeur ?"])
+        let copy = LocalizedText.translations(["en": "Mood?", "zh-Hans": "心情？", "fr": "Humeur ?"])
+        let other = LocalizedText.translations(["en": "Track it", "fr": "Notez-la"])
+        let chineseOnly = LocalizedText.translations(["zh-Hans": "只有中文"])
+        let texts: [LocalizedText] = [
+            shared, shared, copy, other, shared, .plain("Plain"), .plain("Plain"), chineseOnly, chineseOnly, shared,
+            .plain("Other plain"), other,
+        ]
+        var last = LastResolvedText()
+        for (index, text) in texts.enumerated() {
+            #expect(last.resolve(text, along: chain) == text.resolved(along: chain), "text \(index)")
+        }
+    }
+
+    /// Through the planner: reminders alternating two bodies get each their own text.
+    @Test func remindersWithAlternatingTextsKeepEachTheirOwn() {
+        let now = Date(timeIntervalSince1970: 1_767_600_000)
+        let first = LocalizedText.translations(["en": "First", "fr": "Premier"])
+        let second = LocalizedText.translations(["en": "Second", "fr": "Second (fr)"])
+        let requests = (0..<6).map { index in
+            ReminderRequest(day: 1, hour: 8 + index, minute: 0, title: index % 3 == 0 ? nil : second,
+                            body: index % 2 == 0 ? first : second)
+        }
+        let plan = ReminderPlanner.plan(
+            requests, now: now, timeZone: TimeZone(identifier: "UTC")!, locale: "fr", pending: [], contentShown: true)
+        #expect(plan.toSchedule.map(\.body) == ["Premier", "Second (fr)", "Premier", "Second (fr)", "Premier", "Second (fr)"])
+        #expect(plan.toSchedule.map(\.title) == [nil, "Second (fr)", "Second (fr)", nil, "Second (fr)", "Second (fr)"])
+    }
 }
