@@ -2,7 +2,11 @@
 //
 //   swift run -c release permit-benchmark [POLICY] [--decisions N] [--memory-decisions N]
 //                                         [--users N] [--days N] [--workers N] [--pack-users N]
+//                                         [--pack NAME] [--sample-users N]
 //                                         [--only engine|policy|reference|warm|minimal|cold|test|memory|simulate|sweep|packs]
+//
+// `--pack NAME` limits `packs` to one pack; `--sample-users N` (default 1,000) is how many users'
+// policy calls the minimal host replays there (fewer make a callgrind run of the host short).
 //
 // `--only` runs one section (for profiling with callgrind): `engine`, `policy` (LuaPolicy.decide
 // alone, without the engine) and `reference` run N warm decisions of one side only (one round,
@@ -48,6 +52,11 @@ struct Options: ParsableCommand, Sendable {
     var packUsers = 20_000
     @Option(help: ArgumentHelp("One section only.", valueName: "section"))
     var only: String?
+    @Option(help: ArgumentHelp(
+        "One pack only for `packs` (a directory of policies/; default: every pack).", valueName: "name"))
+    var pack: String?
+    @Option(help: "Users whose policy calls the minimal host replays for `packs`.")
+    var sampleUsers = 1_000
 
     static let configuration = CommandConfiguration(
         commandName: "permit-benchmark",
@@ -56,13 +65,17 @@ struct Options: ParsableCommand, Sendable {
 
     func validate() throws {
         let counts = [("--decisions", decisions), ("--memory-decisions", memoryDecisions), ("--users", users),
-                      ("--days", days), ("--workers", workers ?? 1), ("--pack-users", packUsers)]
+                      ("--days", days), ("--workers", workers ?? 1), ("--pack-users", packUsers),
+                      ("--sample-users", sampleUsers)]
         for (name, value) in counts where value < 1 {
             throw ValidationError("\(name) must be a positive whole number, got \(value)")
         }
         let sections = BenchmarkRun.sections.map(\.name)
         if let only, !sections.contains(only) {
             throw ValidationError("--only takes one of \(sections.joined(separator: ", ")), got \"\(only)\"")
+        }
+        if let pack, !FileManager.default.fileExists(atPath: "policies/\(pack)/policy.lua") {
+            throw ValidationError("--pack takes a pack of policies/, and policies/\(pack)/policy.lua does not exist")
         }
     }
 }
@@ -183,7 +196,9 @@ struct BenchmarkRun: Sendable {
         print("\npermit simulate per pack: \(users) users × \(options.days) days of \(modelPath), CPU per event")
         print("  pack                 permit ns   minimal ns   ratio (goal ≤ 1.5×)   "
             + "permit ns, \(parallel.workers) workers   wall s")
-        for name in names.sorted() where FileManager.default.fileExists(atPath: "policies/\(name)/policy.lua") {
+        for name in names.sorted() where FileManager.default.fileExists(atPath: "policies/\(name)/policy.lua")
+            && (options.pack == nil || options.pack == name)
+        {
             let path = "policies/\(name)/policy.lua"
             let pack = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
             // The best of as many runs as the host's replays (`MinimalReference.rounds`): the
@@ -195,7 +210,7 @@ struct BenchmarkRun: Sendable {
                 if again.nanoseconds < alone.nanoseconds { alone = again }
             }
             let together = await Self.cpuPerEvent(pack, model, parallel)
-            let sample = SimulationOptions(users: 1_000, days: options.days, seed: 1, workers: 1)
+            let sample = SimulationOptions(users: options.sampleUsers, days: options.days, seed: 1, workers: 1)
             let recorded = try await Simulation.recordCalls(policy: pack, model: model, options: sample)
             let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
             let measured = try MinimalReference.measure(
@@ -206,6 +221,7 @@ struct BenchmarkRun: Sendable {
                 format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
                 alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
             print("    ctx read: \(measured.reads.joined(separator: " "))")
+            print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
             fflush(nil)
         }
     }

@@ -15,6 +15,8 @@ import PermitTestSupport
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: permit-benchmark [<policy-path>]"))
         #expect(result.stdout.contains("--pack-users <pack-users>"))
+        #expect(result.stdout.contains("--pack <name>"))
+        #expect(result.stdout.contains("--sample-users <sample-users>"))
         #expect(result.stdout.contains("minimal"))
     }
 
@@ -24,6 +26,8 @@ import PermitTestSupport
         (["--workers", "0"], "--workers must be a positive whole number, got 0"),
         (["--days"], "Missing value for '--days <days>'"),
         (["--only", "fast"], "--only takes one of engine, policy,"),
+        (["--pack", "politely"], "--pack takes a pack of policies/, and policies/politely/policy.lua does not exist"),
+        (["--sample-users", "0"], "--sample-users must be a positive whole number, got 0"),
         (["policies/polite/policy.lua", "policies/lessons/policy.lua"], "Unexpected argument 'policies/lessons/policy.lua'"),
     ])
     func aWrongCommandLineIsRefusedWithWhatIsWrong(arguments: [String], message: String) throws {
@@ -31,5 +35,23 @@ import PermitTestSupport
         #expect(result.status == 64, "EX_USAGE, as `permit` answers a wrong command line")
         #expect(result.stderr.contains("Error: \(message)"))
         #expect(result.stdout.isEmpty, "nothing was measured")
+    }
+
+    /// `--pack` measures that pack alone, and `--sample-users` sets how many users' calls the
+    /// minimal host replays: a short run of one pack, for profiling.
+    @Test func onePackIsMeasuredAlone() throws {
+        let result = try Self.benchmark([
+            "--only", "packs", "--pack", "provisional-first", "--pack-users", "20", "--days", "3", "--sample-users", "20",
+            "--workers", "1",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        // A pack's row starts with its name; every pack of policies/ but this one is absent.
+        let packs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("policies").path)
+        let measured = packs.filter { pack in
+            result.stdout.split(separator: "\n").contains { $0.hasPrefix("  \(pack) ") }
+        }
+        #expect(packs.count > 1)
+        #expect(measured == ["provisional-first"], "\(result.stdout)")
+        #expect(result.stdout.contains("minimal host: "), "the replayed calls are said")
     }
 }
