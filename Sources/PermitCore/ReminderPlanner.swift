@@ -191,7 +191,7 @@ public enum ReminderPlanner {
         // hashing every identifier into a dictionary and a set; many: hashed.
         if owned.count * kept.count <= 256 {
             return Plan(
-                // By index: `first(where:)` returned a copy of the pending reminder to compare.
+                // Compared in place, by index: `first(where:)` would copy the pending reminder out.
                 toSchedule: kept.filter { wanted in
                     guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
                     return owned[same] != wanted

@@ -74,9 +74,22 @@ struct Options: ParsableCommand, Sendable {
         if let only, !sections.contains(only) {
             throw ValidationError("--only takes one of \(sections.joined(separator: ", ")), got \"\(only)\"")
         }
-        if let pack, !FileManager.default.fileExists(atPath: "policies/\(pack)/policy.lua") {
-            throw ValidationError("--pack takes a pack of policies/, and policies/\(pack)/policy.lua does not exist")
+        if let pack {
+            // Only `packs` reads it: with another section it would be ignored without a word.
+            if let only, only != "packs" {
+                throw ValidationError("--pack applies to the packs section, not to --only \(only)")
+            }
+            let known = Self.packNames()
+            guard known.contains(pack) else {
+                throw ValidationError("--pack takes one of \(known.joined(separator: ", ")), got \"\(pack)\"")
+            }
         }
+    }
+
+    /// The packs `packs` measures: the directories of policies/ holding a policy.lua, sorted.
+    static func packNames() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "policies")) ?? []
+        return names.filter { FileManager.default.fileExists(atPath: "policies/\($0)/policy.lua") }.sorted()
     }
 }
 
@@ -188,7 +201,8 @@ struct BenchmarkRun: Sendable {
     /// the host does not pay. The run on `--workers` (all cores by default) is printed beside it;
     /// `--only sweep` is where the cost of running in parallel is measured.
     func packs() async throws {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "policies") else { return }
+        let names = Options.packNames().filter { options.pack == nil || options.pack == $0 }
+        guard !names.isEmpty else { return }
         let modelPath = "examples/models/default.yaml"
         let model = try UserModel.load(contentsOf: URL(fileURLWithPath: modelPath), displayName: modelPath)
         let users = options.packUsers
@@ -196,9 +210,7 @@ struct BenchmarkRun: Sendable {
         print("\npermit simulate per pack: \(users) users × \(options.days) days of \(modelPath), CPU per event")
         print("  pack                 permit ns   minimal ns   ratio (goal ≤ 1.5×)   "
             + "permit ns, \(parallel.workers) workers   wall s")
-        for name in names.sorted() where FileManager.default.fileExists(atPath: "policies/\(name)/policy.lua")
-            && (options.pack == nil || options.pack == name)
-        {
+        for name in names {
             let path = "policies/\(name)/policy.lua"
             let pack = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
             // The best of as many runs as the host's replays (`MinimalReference.rounds`): the

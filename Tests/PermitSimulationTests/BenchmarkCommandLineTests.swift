@@ -26,7 +26,8 @@ import PermitTestSupport
         (["--workers", "0"], "--workers must be a positive whole number, got 0"),
         (["--days"], "Missing value for '--days <days>'"),
         (["--only", "fast"], "--only takes one of engine, policy,"),
-        (["--pack", "politely"], "--pack takes a pack of policies/, and policies/politely/policy.lua does not exist"),
+        (["--pack", "../policies/polite"], "--pack takes one of "),
+        (["--only", "minimal", "--pack", "polite"], "--pack applies to the packs section, not to --only minimal"),
         (["--sample-users", "0"], "--sample-users must be a positive whole number, got 0"),
         (["policies/polite/policy.lua", "policies/lessons/policy.lua"], "Unexpected argument 'policies/lessons/policy.lua'"),
     ])
@@ -35,6 +36,17 @@ import PermitTestSupport
         #expect(result.status == 64, "EX_USAGE, as `permit` answers a wrong command line")
         #expect(result.stderr.contains("Error: \(message)"))
         #expect(result.stdout.isEmpty, "nothing was measured")
+    }
+
+    /// A misspelt pack is refused with the packs there are (those of policies/ with a policy).
+    @Test func anUnknownPackIsRefusedWithThePacksThereAre() throws {
+        let result = try Self.benchmark(["--pack", "politely"])
+        let packs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("policies").path)
+            .filter { FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("policies/\($0)/policy.lua").path) }
+            .sorted()
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Error: --pack takes one of \(packs.joined(separator: ", ")), got \"politely\""))
+        #expect(result.stdout.isEmpty)
     }
 
     /// `--pack` measures that pack alone, and `--sample-users` sets how many users' calls the
@@ -52,6 +64,6 @@ import PermitTestSupport
         }
         #expect(packs.count > 1)
         #expect(measured == ["provisional-first"], "\(result.stdout)")
-        #expect(result.stdout.contains("minimal host: "), "the replayed calls are said")
+        #expect(result.stdout.contains(" events (20 users)"), "the host replays --sample-users users' calls")
     }
 }
