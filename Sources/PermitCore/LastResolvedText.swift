@@ -8,13 +8,17 @@
 /// storage is shared (a dictionary's `==` checks identity before contents) and is exact when
 /// it is not: equal texts resolve alike.
 struct LastResolvedText {
-    private var last: (text: LocalizedText, resolved: String?)?
+    // Not an optional pair: binding one (`if let last`) copied the text and its answer out,
+    // retaining and releasing both, on every reminder.
+    private var hasLast = false
+    private var lastText = LocalizedText.plain("")
+    private var lastResolved: String?
 
     /// `text` resolved along `chain`; the caller keeps one chain for all its calls.
     mutating func resolve(_ text: LocalizedText, along chain: [String]) -> String? {
-        if let last, last.text == text { return last.resolved }
+        if hasLast, lastText == text { return lastResolved }
         let resolved = text.resolved(along: chain)
-        last = (text, resolved)
+        (hasLast, lastText, lastResolved) = (true, text, resolved)
         return resolved
     }
 }

@@ -374,6 +374,17 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// then the list is left as it is, not copied into two new ones.
     private func deliverDue(_ state: inout State, now: Date) {
         guard state.pending.contains(where: { $0.fireDate <= now }) else { return }
+        // Usually the list is soonest first (the planner's order) and what is due is its head,
+        // already in firing order: that head moves as it is and the rest shifts down, where the
+        // split below copies every pending notification into one of two new lists.
+        // (By index, not through a slice: a slice kept alive would make the removal copy the list.)
+        let dueCount = state.pending.firstIndex { !($0.fireDate <= now) } ?? state.pending.endIndex
+        let headInOrder = (1..<max(dueCount, 1)).allSatisfy { !(state.pending[$0].fireDate < state.pending[$0 - 1].fireDate) }
+        if headInOrder, !state.pending[dueCount...].contains(where: { $0.fireDate <= now }) {
+            state.delivered.append(contentsOf: state.pending[..<dueCount])
+            state.pending.removeFirst(dueCount)
+            return
+        }
         let (due, waiting) = state.pending.partitioned { $0.fireDate <= now }
         state.delivered.append(contentsOf: due.sorted { $0.fireDate < $1.fireDate })
         state.pending = waiting

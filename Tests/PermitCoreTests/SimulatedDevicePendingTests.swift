@@ -32,4 +32,31 @@ import Testing
         #expect(device.pending == expected.pending)  // a second read, after the first settled the list
         #expect(device.delivered == expected.delivered)
     }
+    /// Deliveries over time, seeded: lists in and out of order, ties, several due at once or
+    /// none. Each step must deliver what the long way delivers (the due ones, soonest first, ties
+    /// in the order they were added) and leave the rest, whichever way the device took.
+    @Test(arguments: 1...40 as ClosedRange<UInt64>)
+    func deliveriesOverTimeAreTheLongWays(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        let device = try SimulatedDevice(platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock)
+        let start = clock.now()
+        let count = Int(random.next() % 12)
+        // Offsets on a coarse grid (ties are common); in order for some seeds, shuffled for others.
+        var offsets = (0..<count).map { _ in TimeInterval(60 * (1 + random.next() % 8)) }
+        if seed.isMultiple(of: 2) { offsets.sort() }
+        let added = offsets.enumerated().map { index, offset in
+            ScheduledReminder(id: "permit.\(index)", fireDate: start.addingTimeInterval(offset), body: "b\(index)")
+        }
+        device.add(added)
+        var waiting = added, delivered: [ScheduledReminder] = []
+        for _ in 0..<4 {
+            clock.advance(by: TimeInterval(60 * (random.next() % 4)))
+            let now = clock.now()
+            delivered += waiting.filter { $0.fireDate <= now }.sorted { $0.fireDate < $1.fireDate }
+            waiting = waiting.filter { $0.fireDate > now }
+            #expect(device.delivered == delivered, "seed \(seed)")
+            #expect(device.pending == waiting.sorted { $0.fireDate < $1.fireDate }, "seed \(seed)")
+        }
+    }
 }
