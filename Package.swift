@@ -23,7 +23,7 @@ import PackageDescription
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
-///   PermitBenchReference → CLua
+///   PermitBenchReference → CLua, CLuaShim
 ///   PermitBench → PermitBenchReference, PermitCore, PermitLua
 ///   permit-benchmark → ArgumentParser, PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
 ///   PermitCLI → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
@@ -75,7 +75,7 @@ let package = Package(
             dependencies: ["PermitCore", "PermitLua", "PermitInput"]
         ),
         // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
-        .target(name: "PermitBenchReference", dependencies: ["CLua"]),
+        .target(name: "PermitBenchReference", dependencies: ["CLua", "CLuaShim"]),
         .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitBenchReference"]),
         .executableTarget(
             name: "permit-benchmark",

@@ -8,16 +8,21 @@ public struct MinimalComparison: Sendable {
     public let permitNanoseconds: Double
     /// The minimal host's CPU time per event for the same policy calls, in nanoseconds.
     public let minimalNanoseconds: Double
+    /// The same host allocating from Permit's pool (`MinimalReference`), in nanoseconds.
+    public let pooledNanoseconds: Double
     /// The ctx paths the policy read (what the minimal host builds).
     public let reads: [String]
 
     /// How many times the minimal host's cost Permit's is (the goal is ≤ 1.5).
     public var ratio: Double { permitNanoseconds / max(1, minimalNanoseconds) }
+    /// How many times the pooled host's cost Permit's is.
+    public var pooledRatio: Double { permitNanoseconds / max(1, pooledNanoseconds) }
 
     /// A comparison of Permit's CPU time per call with the minimal host's, and the ctx fields read.
-    public init(permitNanoseconds: Double, minimalNanoseconds: Double, reads: [String]) {
+    public init(permitNanoseconds: Double, minimalNanoseconds: Double, pooledNanoseconds: Double, reads: [String]) {
         self.permitNanoseconds = permitNanoseconds
         self.minimalNanoseconds = minimalNanoseconds
+        self.pooledNanoseconds = pooledNanoseconds
         self.reads = reads
     }
 }
@@ -36,7 +41,7 @@ extension Bench {
         for index in 0..<iterations { _ = await recording.handle(events[index % events.count]) }
         let calls = recorder.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
         var permit = Double.infinity
-        var minimal = Double.infinity
+        var minimal = Double.infinity, pooled = Double.infinity
         var reads: [String] = []
         for _ in 0..<MinimalReference.rounds {
             let engine = makeEngine(policy: policy, os: os)
@@ -47,10 +52,11 @@ extension Bench {
                 let measured = try MinimalReference.measure(
                     source: source, calls: calls, declaredEvents: policy.declaredEvents)
                 minimal = measured.cpuNanoseconds / Double(iterations)
+                pooled = measured.pooledCpuNanoseconds / Double(iterations)
                 reads = measured.reads
             }
         }
-        return MinimalComparison(permitNanoseconds: permit, minimalNanoseconds: minimal, reads: reads)
+        return MinimalComparison(permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled, reads: reads)
     }
 
     /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.

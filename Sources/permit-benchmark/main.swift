@@ -191,6 +191,8 @@ struct BenchmarkRun: Sendable {
         print(String(format: "  permit engine   %6.0f ns", comparison.permitNanoseconds))
         print(String(format: "  minimal host    %6.0f ns", comparison.minimalNanoseconds))
         print(String(format: "  ratio           %.2f× (goal ≤ 1.5×)", comparison.ratio))
+        print(String(format: "  pooled host     %6.0f ns (the minimal host with Permit's pooled allocator)", comparison.pooledNanoseconds))
+        print(String(format: "  ratio, pooled   %.2f×", comparison.pooledRatio))
     }
 
     /// `permit simulate` of each pack in policies/ against the minimal host replaying the calls
@@ -232,8 +234,10 @@ struct BenchmarkRun: Sendable {
             print("  " + label + String(
                 format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
                 alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
+            let pooled = measured.pooledCpuNanoseconds / Double(recorded.events)
             print("    ctx read: \(measured.reads.joined(separator: " "))")
             print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
+            print(String(format: "    with Permit's pooled allocator: %.0f ns, ratio %.2f×", pooled, alone.nanoseconds / pooled))
             fflush(nil)
         }
     }

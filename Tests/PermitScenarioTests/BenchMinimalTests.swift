@@ -19,6 +19,12 @@ import Testing
         }
         #expect((json["minimal_cpu_per_event_ns"] as? Double ?? 0) > 0)
         #expect((json["minimal_ratio"] as? Double ?? 0) > 0)
+        // The same host allocating from Permit's pool: measured too, and it reached the same
+        // decisions (the command fails otherwise).
+        let pooled = try #require(json["minimal_pooled_cpu_per_event_ns"] as? Double)
+        let permit = try #require(json["cpu_per_event_ns"] as? Double)
+        #expect(pooled > 0)
+        #expect(abs((json["minimal_pooled_ratio"] as? Double ?? 0) - permit / pooled) < 0.01 * permit / pooled)
     }
 
     /// The reference host builds every part of ctx a policy may read (arms, app-event counts)

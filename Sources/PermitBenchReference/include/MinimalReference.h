@@ -40,14 +40,15 @@ typedef struct {
 } permit_reference_run;
 
 /// Replays `ops` `rounds` times in one Lua state (luaL_newstate + openlibs + the policy) and
-/// keeps the best round's CPU time. `cache_ops` defines the cached tables (each ends with
+/// keeps the best round's CPU time. With `pooled` non-zero the state's small blocks come from
+/// the free lists Permit's VMs use (CLuaShim's small_pool) instead of the C library's malloc. `cache_ops` defines the cached tables (each ends with
 /// PERMIT_OP_CACHE_END). With `reads` non-NULL, the ctx is wrapped in read-tracking proxies and
 /// every path read (`history.soft_prompt.shown`, `params`; `x.*` when a table was iterated) is
 /// written to `reads` one a line (NUL-terminated, at most `reads_size` bytes). Returns 0, or
 /// -1 with a message in `error`.
 int permit_minimal_reference(const char *source, size_t length, const permit_reference_op *cache_ops,
                              size_t cache_count, const permit_reference_op *ops, size_t count,
-                             const char *strings, int rounds, char *reads, size_t reads_size,
+                             const char *strings, int rounds, int pooled, char *reads, size_t reads_size,
                              permit_reference_run *run, char *error, size_t error_size);
 
 #endif
