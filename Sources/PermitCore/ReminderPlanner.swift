@@ -111,10 +111,6 @@ public enum ReminderPlanner {
     /// zone's next offset change (`LocalWallClock.sameDayUntil`), the first fire date still to
     /// come (a reminder or a pending notification passing `now` is dropped), and the first wall
     /// time still to come (`LocalWallClock.fireDate` answers by arithmetic only from it on).
-    ///
-    /// Never inlined: inlined into the engine's async caller, each new reminder was built in the
-    /// async frame and then copied into the list (its four strings retained, then released).
-    @inline(never)
     static func planned(
         _ requests: [ReminderRequest], now: Date, timeZone: TimeZone, locale: String, chain: [String],
         pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
@@ -130,44 +126,38 @@ public enum ReminderPlanner {
         var problems: [Problem] = []
         var bodies = LastResolvedText(), titles = LastResolvedText()
 
-        // One request, lent and never copied (`borrowing`: the compiler refuses an implicit
-        // copy): a copy retained and released its texts once a reminder.
-        func consider(_ request: borrowing ReminderRequest, at index: Int) {
+        for (index, request) in requests.enumerated() {
             guard (0...3650).contains(request.day) else {
                 problems.append(Problem(index: index, message: "day must be between 0 and 3650, got \(request.day)"))
-                return
+                continue
             }
             guard (0...23).contains(request.hour), (0...59).contains(request.minute) else {
                 problems.append(Problem(
                     index: index,
                     message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
-                return
+                continue
             }
             let plain = clock.plainDate(day: request.day, hour: request.hour, minute: request.minute)
             if plain >= now { until = min(until, plain) }
             guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: calendar) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
-                return
+                continue
             }
             // Past ones are dropped before their identifier is made; two reminders without an
             // id at the same time would be one notification.
-            guard fireDate > now else { return }
+            guard fireDate > now else { continue }
             until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
-            guard seenIds.insert(id) else { return }
+            guard seenIds.insert(id) else { continue }
             guard let body = bodies.resolve(request.body, along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
-                return
+                continue
             }
             let title = request.title.flatMap { titles.resolve($0, along: chain) }
-            let level = deliveredLevel(request.interruptionLevel)
             candidates.append(ScheduledReminder(
                 id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
-                action: request.action, sound: request.sound, badge: request.badge, interruptionLevel: level))
-        }
-        // A buffer's subscript lends its element, where an array's may copy it out.
-        requests.withUnsafeBufferPointer { requests in
-            for index in requests.indices { consider(requests[index], at: index) }
+                action: request.action, sound: request.sound, badge: request.badge,
+                interruptionLevel: deliveredLevel(request.interruptionLevel)))
         }
         for reminder in pending where reminder.fireDate > now { until = min(until, reminder.fireDate) }
         return (reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems), until)
@@ -201,13 +191,10 @@ public enum ReminderPlanner {
         // hashing every identifier into a dictionary and a set; many: hashed.
         if owned.count * kept.count <= 256 {
             return Plan(
-                // Compared in place: `first(where:)`, or an array's subscript, would copy the
-                // pending reminder out (its strings retained and released); a buffer's lends it.
-                toSchedule: owned.withUnsafeBufferPointer { owned in
-                    kept.filter { wanted in
-                        guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
-                        return owned[same] != wanted
-                    }
+                // Compared in place, by index: `first(where:)` would copy the pending reminder out.
+                toSchedule: kept.filter { wanted in
+                    guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
+                    return owned[same] != wanted
                 },
                 toRemove: owned.compactMap { old in kept.contains(where: { $0.id == old.id }) ? nil : old.id },
                 problems: problems)
