@@ -43,23 +43,28 @@ public struct ReminderRequest: Sendable, Hashable {
 }
 
 /// A local notification handed to the system, with its texts already localised.
+///
+/// Its fields are constants: a record of what was scheduled, and, measured, cheaper to make. With
+/// `var` fields the optimizer copied each new reminder once as it was initialised (its strings
+/// retained, then the original's released), on every reminder planned (docs/performance.md,
+/// session 12). `firing(at:)` gives the same notification at another time.
 public struct ScheduledReminder: Sendable, Hashable, Codable {
     /// The identifier the system keeps it under: a second schedule with it replaces the first.
-    public var id: String
+    public let id: String
     /// When it fires.
-    public var fireDate: Date
+    public let fireDate: Date
     /// `nil` when the alert setting is disabled: only badge and sound are scheduled then.
-    public var title: String?
+    public let title: String?
     /// The text (`nil` with the alert setting off).
-    public var body: String?
+    public let body: String?
     /// The category the app handles.
-    public var action: String?
+    public let action: String?
     /// Whether it plays a sound.
-    public var sound: Bool
+    public let sound: Bool
     /// The badge number to set.
-    public var badge: Int?
+    public let badge: Int?
     /// The interruption level it is delivered with (iOS 15+; `nil`: none set).
-    public var interruptionLevel: InterruptionLevel?
+    public let interruptionLevel: InterruptionLevel?
 
     /// A notification ready for the system.
     public init(
@@ -78,4 +83,11 @@ public struct ScheduledReminder: Sendable, Hashable, Codable {
 
     /// Whether the notification shows an alert (title or body), rather than badge and sound only.
     public var presentsAlert: Bool { title != nil || body != nil }
+
+    /// The same notification, firing at `date` instead.
+    func firing(at date: Date) -> ScheduledReminder {
+        ScheduledReminder(
+            id: id, fireDate: date, title: title, body: body, action: action, sound: sound, badge: badge,
+            interruptionLevel: interruptionLevel)
+    }
 }

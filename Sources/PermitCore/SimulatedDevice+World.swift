@@ -74,8 +74,9 @@ extension SimulatedDevice {
             let old = state.timeZone
             state.timeZone = zone
             for index in state.pending.indices {
-                state.pending[index].fireDate = AppleMapping.floatingFireDate(
-                    state.pending[index].fireDate, scheduledIn: old, firingIn: zone)
+                let reminder = state.pending[index]
+                state.pending[index] = reminder.firing(
+                    at: AppleMapping.floatingFireDate(reminder.fireDate, scheduledIn: old, firingIn: zone))
             }
         }
     }

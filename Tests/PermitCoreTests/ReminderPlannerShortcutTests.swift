@@ -67,8 +67,8 @@ import Testing
                 var reminder = wanted.isEmpty || draw(3) == 0
                     ? ScheduledReminder(id: "permit.p\(draw(size + 1))", fireDate: now.addingTimeInterval(Double(60 * (draw(5_000) - 500))))
                     : wanted[draw(wanted.count)]
-                if draw(4) == 0 { reminder.body = "reworded" }
-                if draw(5) == 0 { reminder.id = "app.\(draw(size + 1))" }
+                if draw(4) == 0 { reminder = reminder.with(id: reminder.id, body: "reworded") }
+                if draw(5) == 0 { reminder = reminder.with(id: "app.\(draw(size + 1))", body: reminder.body) }
                 pending.append(reminder)
             }
             let plan = ReminderPlanner.reconcile(wanted, with: pending, now: now, overflow: overflow, problems: [])
@@ -110,5 +110,14 @@ import Testing
             requests, now: now, timeZone: TimeZone(identifier: "UTC")!, locale: "fr", pending: [], contentShown: true)
         #expect(plan.toSchedule.map(\.body) == ["Premier", "Second (fr)", "Premier", "Second (fr)", "Premier", "Second (fr)"])
         #expect(plan.toSchedule.map(\.title) == [nil, "Second (fr)", "Second (fr)", nil, "Second (fr)", "Second (fr)"])
+    }
+}
+
+extension ScheduledReminder {
+    /// The same reminder under another identifier or with another body.
+    fileprivate func with(id: String, body: String?) -> ScheduledReminder {
+        ScheduledReminder(
+            id: id, fireDate: fireDate, title: title, body: body, action: action, sound: sound, badge: badge,
+            interruptionLevel: interruptionLevel)
     }
 }
