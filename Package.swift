@@ -115,7 +115,8 @@ let package = Package(
             name: "PermitSimulationTests",
             // `permit` and `permit-benchmark` are built for the tests that launch them.
             dependencies: [
-                "PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit", "permit-benchmark",
+                "PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitBench", "permit",
+                "permit-benchmark",
             ]
         ),
     ],

@@ -110,13 +110,12 @@ void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        if (ptr != NULL && !small_pool_give(&vm->pool, ptr, old)) free(ptr);
+        (void)small_pool_lua_alloc(&vm->pool, ptr, old, 0);
         vm->used -= old;
         return NULL;
     }
     if (nsize > old && vm->limit_on && !allow_growth(vm, ptr, osize, old, nsize)) return NULL;
-    void *p = ptr == NULL ? small_pool_take_listed(&vm->pool, nsize) : NULL;
-    if (p == NULL) p = small_pool_realloc(&vm->pool, ptr, old, nsize);
+    void *p = small_pool_lua_alloc(&vm->pool, ptr, old, nsize);
     if (p == NULL) { /* only a growth can fail: the pool never fails a shrink */
         vm->mem_refused = 1;
         return NULL;

@@ -56,7 +56,8 @@ extension Bench {
                 reads = measured.reads
             }
         }
-        return MinimalComparison(permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled, reads: reads)
+        return MinimalComparison(
+            permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled, reads: reads)
     }
 
     /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.

@@ -20,6 +20,9 @@ public enum MinimalReference {
         public let cpuNanoseconds: Double
         /// The same with Permit's pooled allocator.
         public let pooledCpuNanoseconds: Double
+        /// The 64 KiB chunks the pooled host's free lists took from the C library: more than
+        /// none shows the pool served its small blocks (none where `poolIsOn` is false).
+        public let pooledChunks: Int
         /// The calls made in a round.
         public let calls: Int
         /// The ctx paths the policy read (`x.*`: a table it iterated).
@@ -31,6 +34,10 @@ public enum MinimalReference {
         /// Why, in the reference host's words.
         public let description: String
     }
+
+    /// Whether this build's pool holds small blocks (not under AddressSanitizer, which must see
+    /// every block; the pooled host then allocates as the plain one does).
+    public static var poolIsOn: Bool { permit_reference_pool_is_on() != 0 }
 
     /// How many times each side of a comparison is measured; the best (lowest CPU) counts, on
     /// both sides: the same estimator for Permit's runs as for the host's replays.
@@ -55,12 +62,13 @@ public enum MinimalReference {
             throw Failure(description: "the minimal ctx changed the policy's decisions (reads: \(discovery.reads))")
         }
         return Measurement(
-            cpuNanoseconds: timed.run.cpu_ns, pooledCpuNanoseconds: pooled.run.cpu_ns, calls: Int(timed.run.calls),
-            reads: discovery.reads.sorted())
+            cpuNanoseconds: timed.run.cpu_ns, pooledCpuNanoseconds: pooled.run.cpu_ns,
+            pooledChunks: Int(pooled.run.pool_chunks), calls: Int(timed.run.calls), reads: discovery.reads.sorted())
     }
 
-    private static func run(source: String, program: ReferenceProgram, rounds: Int, pooled: Bool, trackReads: Bool) throws
-        -> (run: permit_reference_run, reads: [String])
+    private static func run(
+        source: String, program: ReferenceProgram, rounds: Int, pooled: Bool, trackReads: Bool
+    ) throws -> (run: permit_reference_run, reads: [String])
     {
         guard program.cachedTables <= 64 else { throw Failure(description: "more than 64 distinct platforms") }
         var result = permit_reference_run()
@@ -73,8 +81,8 @@ public enum MinimalReference {
                     reads.withUnsafeMutableBufferPointer { reads in
                         permit_minimal_reference(
                             source, source.utf8.count, cacheOps.baseAddress, cacheOps.count, ops.baseAddress, ops.count,
-                            strings.baseAddress, Int32(rounds), pooled ? 1 : 0, trackReads ? reads.baseAddress : nil, readsSize,
-                            &result, &error, errorSize)
+                            strings.baseAddress, Int32(rounds), pooled ? 1 : 0, trackReads ? reads.baseAddress : nil,
+                            readsSize, &result, &error, errorSize)
                     }
                 }
             }

@@ -2,18 +2,10 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-/* Lua's allocator over the pool: what Permit's VM allocator does without its memory cap. */
+/* Permit's VM allocator without its memory cap. */
 static void *pooled_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    small_pool *pool = (small_pool *)ud;
-    size_t old = ptr != NULL ? osize : 0;
-    if (nsize == 0) {
-        if (ptr != NULL && !small_pool_give(pool, ptr, old)) free(ptr);
-        return NULL;
-    }
-    void *block = ptr == NULL ? small_pool_take_listed(pool, nsize) : NULL;
-    return block != NULL ? block : small_pool_realloc(pool, ptr, old, nsize);
+    return small_pool_lua_alloc((small_pool *)ud, ptr, ptr != NULL ? osize : 0, nsize);
 }
 
 lua_State *bench_open_policy(const char *prelude, const char *source, size_t length, small_pool *pool, char *error,

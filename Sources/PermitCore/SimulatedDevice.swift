@@ -379,7 +379,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         // split below copies every pending notification into one of two new lists.
         // (By index, not through a slice: a slice kept alive would make the removal copy the list.)
         let dueCount = state.pending.firstIndex { !($0.fireDate <= now) } ?? state.pending.endIndex
-        let headInOrder = (1..<max(dueCount, 1)).allSatisfy { !(state.pending[$0].fireDate < state.pending[$0 - 1].fireDate) }
+        let headInOrder = (1..<max(dueCount, 1)).allSatisfy {
+            !(state.pending[$0].fireDate < state.pending[$0 - 1].fireDate)
+        }
         if headInOrder, !state.pending[dueCount...].contains(where: { $0.fireDate <= now }) {
             state.delivered.append(contentsOf: state.pending[..<dueCount])
             state.pending.removeFirst(dueCount)

@@ -1,4 +1,5 @@
 import Foundation
+import PermitBench
 import PermitCore
 import Testing
 
@@ -18,6 +19,26 @@ import Testing
             #expect(decides == recorded.events, "\(name): one decide per event")
             let plans = recorded.calls.count - decides
             #expect(name == "reminders" ? plans > 0 : plans == 0, "\(name): plan_reminders only where the policy has it")
+        }
+    }
+
+    /// The minimal host replays a run's calls twice, on the C library's allocator and on Permit's
+    /// pool: both reach the decisions the full ctx gives (`measure` throws otherwise), and the
+    /// pooled one's small blocks really come from the pool.
+    @Test func theMinimalHostReplaysOnBothAllocators() async throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let policy = try pack("reminders")
+        let recorded = try await Simulation.recordCalls(
+            policy: policy, model: model, options: SimulationOptions(users: 20, days: 5, seed: 3, workers: 1))
+        let measured = try MinimalReference.measure(
+            source: policy.source, calls: recorded.calls.map { ($0.context, $0.function == .planReminders) },
+            declaredEvents: policy.declaredEvents, rounds: 1)
+        #expect(measured.calls == recorded.calls.count)
+        #expect(measured.cpuNanoseconds > 0 && measured.pooledCpuNanoseconds > 0)
+        if MinimalReference.poolIsOn {
+            #expect(measured.pooledChunks > 0, "the pooled host took its blocks from the pool")
+        } else {
+            #expect(measured.pooledChunks == 0)
         }
     }
 }

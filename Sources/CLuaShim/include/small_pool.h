@@ -2,6 +2,7 @@
 #define PERMIT_SMALL_POOL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /* Free lists for the small blocks Lua makes and drops on every decision (tables, their
    node and array parts, short strings, closures): a block of up to SMALL_POOL_MAX bytes is
@@ -75,6 +76,19 @@ static inline int small_pool_give(small_pool *pool, void *block, size_t size) {
     *(void **)block = *list;
     *list = block;
     return 1;
+}
+
+/* Lua's allocator over `pool` (lua_Alloc's contract, `old` already 0 for a new block): a block
+   given back or freed when `size` is 0, otherwise taken from a free list or moved by
+   small_pool_realloc. Permit's VM allocator adds its memory cap around it; the benchmark's
+   pooled reference host uses it as it is, so both allocate alike. */
+static inline void *small_pool_lua_alloc(small_pool *pool, void *ptr, size_t old, size_t size) {
+    if (size == 0) {
+        if (ptr != NULL && !small_pool_give(pool, ptr, old)) free(ptr);
+        return NULL;
+    }
+    void *block = ptr == NULL ? small_pool_take_listed(pool, size) : NULL;
+    return block != NULL ? block : small_pool_realloc(pool, ptr, old, size);
 }
 
 /* Returns every chunk to the C library. Blocks still in use become invalid. */
