@@ -191,7 +191,9 @@ public enum ReminderPlanner {
         // hashing every identifier into a dictionary and a set; many: hashed.
         if owned.count * kept.count <= 256 {
             return Plan(
-                // Compared in place, by index: `first(where:)` would copy the pending reminder out.
+                // By index rather than through `first(where:)`, which returned an optional copy.
+                // (The comparison itself still copies both reminders, as this toolchain's
+                // optimizer does: docs/performance.md, session 12.)
                 toSchedule: kept.filter { wanted in
                     guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
                     return owned[same] != wanted
