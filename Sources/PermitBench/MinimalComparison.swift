@@ -10,6 +10,9 @@ public struct MinimalComparison: Sendable {
     public let minimalNanoseconds: Double
     /// The same host allocating from Permit's pool (`MinimalReference`), in nanoseconds.
     public let pooledNanoseconds: Double
+    /// Permit's policy layer alone on the same calls (`PolicyLayerReplay`), in nanoseconds: the
+    /// part of `permitNanoseconds` that is not the engine's.
+    public let policyLayerNanoseconds: Double
     /// The ctx paths the policy read (what the minimal host builds).
     public let reads: [String]
 
@@ -17,12 +20,18 @@ public struct MinimalComparison: Sendable {
     public var ratio: Double { permitNanoseconds / max(1, minimalNanoseconds) }
     /// How many times the pooled host's cost Permit's is.
     public var pooledRatio: Double { permitNanoseconds / max(1, pooledNanoseconds) }
+    /// How many times the minimal host's cost Permit's policy layer alone is.
+    public var policyLayerRatio: Double { policyLayerNanoseconds / max(1, minimalNanoseconds) }
 
     /// A comparison of Permit's CPU time per call with the minimal host's, and the ctx fields read.
-    public init(permitNanoseconds: Double, minimalNanoseconds: Double, pooledNanoseconds: Double, reads: [String]) {
+    public init(
+        permitNanoseconds: Double, minimalNanoseconds: Double, pooledNanoseconds: Double,
+        policyLayerNanoseconds: Double, reads: [String]
+    ) {
         self.permitNanoseconds = permitNanoseconds
         self.minimalNanoseconds = minimalNanoseconds
         self.pooledNanoseconds = pooledNanoseconds
+        self.policyLayerNanoseconds = policyLayerNanoseconds
         self.reads = reads
     }
 }
@@ -34,7 +43,8 @@ extension Bench {
     /// `MinimalReference.rounds` times; the best of each side, as the host's is the best of as
     /// many replays.
     public static func minimalComparison(
-        policy: LuaPolicy, source: String, events: [AppEvent], iterations: Int, os: OSVersion = OSVersion(major: 16, minor: 4)
+        policy: LuaPolicy, source: String, limits: LuaLimits = .default, events: [AppEvent], iterations: Int,
+        os: OSVersion = OSVersion(major: 16, minor: 4)
     ) async throws -> MinimalComparison {
         let recorder = RecordingPolicy(inner: policy)
         let recording = makeEngine(policy: recorder, os: os)
@@ -56,8 +66,11 @@ extension Bench {
                 reads = measured.reads
             }
         }
+        let layer = try PolicyLayerReplay.cpuNanoseconds(
+            source: source, chunkName: policy.chunkName, limits: limits, calls: calls)
         return MinimalComparison(
-            permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled, reads: reads)
+            permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled,
+            policyLayerNanoseconds: layer / Double(iterations), reads: reads)
     }
 
     /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.

@@ -193,6 +193,8 @@ struct BenchmarkRun: Sendable {
         print(String(format: "  ratio           %.2f× (goal ≤ 1.5×)", comparison.ratio))
         print(String(format: "  pooled host     %6.0f ns (the minimal host with Permit's pooled allocator)", comparison.pooledNanoseconds))
         print(String(format: "  ratio, pooled   %.2f×", comparison.pooledRatio))
+        print(String(format: "  policy layer    %6.0f ns (Permit without its engine, on the same calls), %.2f× the host",
+            comparison.policyLayerNanoseconds, comparison.policyLayerRatio))
     }
 
     /// `permit simulate` of each pack in policies/ against the minimal host replaying the calls
@@ -235,9 +237,13 @@ struct BenchmarkRun: Sendable {
                 format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
                 alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
             let pooled = measured.pooledCpuNanoseconds / Double(recorded.events)
+            let layer = try PolicyLayerReplay.cpuNanoseconds(
+                source: pack.source, chunkName: pack.chunkName, limits: pack.limits, calls: calls)
+                / Double(recorded.events)
             print("    ctx read: \(measured.reads.joined(separator: " "))")
             print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
             print(String(format: "    with Permit's pooled allocator: %.0f ns, ratio %.2f×", pooled, alone.nanoseconds / pooled))
+            print(String(format: "    Permit's policy layer alone on these calls: %.0f ns, %.2f× the host", layer, layer / minimal))
             fflush(nil)
         }
     }

@@ -25,6 +25,11 @@ import Testing
         let permit = try #require(json["cpu_per_event_ns"] as? Double)
         #expect(pooled > 0)
         #expect(abs((json["minimal_pooled_ratio"] as? Double ?? 0) - permit / pooled) < 0.01 * permit / pooled)
+        // Permit's policy layer alone on the same calls: measured, and its ratio to the same host.
+        let layer = try #require(json["policy_layer_cpu_per_event_ns"] as? Double)
+        let minimal = try #require(json["minimal_cpu_per_event_ns"] as? Double)
+        #expect(layer > 0)
+        #expect(abs((json["policy_layer_ratio"] as? Double ?? 0) - layer / minimal) < 0.01 * layer / minimal + 0.01)
     }
 
     /// The reference host builds every part of ctx a policy may read (arms, app-event counts)

@@ -41,4 +41,31 @@ import Testing
             #expect(measured.pooledChunks == 0)
         }
     }
+
+    /// Permit's policy layer replays the same calls without the engine; a call that fails in the
+    /// replay is refused rather than timed, so the figure is never that of an error path.
+    @Test func thePolicyLayerReplaysTheRunsCalls() async throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let policy = try pack("reminders")
+        let recorded = try await Simulation.recordCalls(
+            policy: policy, model: model, options: SimulationOptions(users: 20, days: 5, seed: 3, workers: 1))
+        let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
+        #expect(calls.contains { $0.planning } && calls.contains { !$0.planning })
+        let spent = try PolicyLayerReplay.cpuNanoseconds(
+            source: policy.source, chunkName: policy.chunkName, limits: policy.limits, calls: calls, rounds: 1)
+        #expect(spent > 0)
+
+        // The same calls on a policy whose decide raises: every decide fails, and says so.
+        let raising = """
+            return { name = "raising", decide = function(ctx) error("no decision") end,
+                     plan_reminders = function(ctx) return {} end }
+            """
+        let decides = calls.filter { !$0.planning }.count
+        do {
+            _ = try PolicyLayerReplay.cpuNanoseconds(source: raising, chunkName: "raising.lua", calls: calls, rounds: 1)
+            Issue.record("a replay whose calls fail gave a figure")
+        } catch let failure as PolicyLayerReplay.Failure {
+            #expect(failure.calls == decides)
+        }
+    }
 }
