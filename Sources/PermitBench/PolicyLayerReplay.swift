@@ -12,9 +12,9 @@ import PermitLua
 public enum PolicyLayerReplay {
     /// The best CPU time, in nanoseconds, of `rounds` replays of `calls`, each in a fresh VM of
     /// `source` under `limits`. Throws when the policy does not load or a call fails, which a
-    /// replay of calls that succeeded in the recording must not do.
-    @inline(never)  // one frame of its own, for profilers
-    public static func cpuNanoseconds(
+    /// replay of calls that succeeded in the recording must not do. Never inlined: a frame of
+    /// its own is what a profiler's filter (callgrind's `--toggle-collect`) can select.
+    @inline(never) public static func cpuNanoseconds(
         source: String, chunkName: String, limits: LuaLimits = .default,
         calls: [(context: PolicyContext, planning: Bool)], rounds: Int = MinimalReference.rounds
     ) throws -> Double {
