@@ -114,6 +114,13 @@ struct SimulateCommand: AsyncParsableCommand {
             }
         }
         sources = try applyParams(to: sources)
+        if let target = precision.flatMap(Precision.init) {
+            // Said before the run, not only after it: a tight target can mean millions of users,
+            // and the user should see that while a Ctrl-C still saves the wait.
+            Terminal.printError(
+                "--precision \(target): \(userCount) users per policy"
+                    + (sources.count > 1 || !sweep.isEmpty ? " (and per setting)" : ""))
+        }
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil

@@ -33,6 +33,8 @@ struct PrecisionTests {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["users"] as? Int == 385)
+        // Announced before the run, so a target that needs millions of users can be stopped.
+        #expect(result.stderr.contains("--precision ±5 pp: 385 users per policy"), "\(result.stderr)")
         var checked = 0
         func visit(_ value: Any, underDifference: Bool) {
             if let table = value as? [String: Any] {
