@@ -66,11 +66,10 @@ extension Bench {
                 reads = measured.reads
             }
         }
-        let layer = try PolicyLayerReplay.cpuNanoseconds(
-            source: source, chunkName: policy.chunkName, limits: limits, calls: calls)
+        let layer = try PolicyLayerReplay.measure(source: source, chunkName: policy.chunkName, limits: limits, calls: calls)
         return MinimalComparison(
             permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled,
-            policyLayerNanoseconds: layer / Double(iterations), reads: reads)
+            policyLayerNanoseconds: layer.cpuNanoseconds / Double(iterations), reads: reads)
     }
 
     /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.

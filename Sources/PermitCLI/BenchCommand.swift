@@ -41,23 +41,7 @@ struct BenchCommand: AsyncParsableCommand {
         let url = try policyURL(policy)
         let loaded = try loadPolicy(url, limits: limitOptions.limits)
         let source = try String(contentsOf: url, encoding: .utf8)
-        var events = Bench.defaultEvents
-        if let scenario {
-            do {
-                let parsed = try ScenarioParser.parse(contentsOf: Terminal.file(scenario), displayName: scenario)
-                events = parsed.steps.compactMap { step in
-                    if case .event(let event) = step.action { return event }
-                    return nil
-                }
-            } catch {
-                Terminal.printError(error.description)
-                throw Exit.badInput
-            }
-            guard !events.isEmpty else {
-                Terminal.printError("\(scenario): the scenario has no event steps to replay")
-                throw Exit.badInput
-            }
-        }
+        let events = try scenario.map(Self.events(of:)) ?? Bench.defaultEvents
         let (decisions, errors) = try await Bench.decisions(policy: loaded, events: events, iterations: iterations)
         let coldIterations = max(50, min(2000, iterations / 50))
         let cold = try Bench.coldStarts(
@@ -100,5 +84,27 @@ struct BenchCommand: AsyncParsableCommand {
             Terminal.say("vm memory  \(vmKiB) KiB")
             if errors > 0 { Terminal.say("policy errors during the run: \(errors)") }
         }
+    }
+}
+
+extension BenchCommand {
+    /// The event steps of a scenario file, in order: what `--scenario` replays.
+    static func events(of scenario: String) throws -> [AppEvent] {
+        let events: [AppEvent]
+        do {
+            let parsed = try ScenarioParser.parse(contentsOf: Terminal.file(scenario), displayName: scenario)
+            events = parsed.steps.compactMap { step in
+                if case .event(let event) = step.action { return event }
+                return nil
+            }
+        } catch {
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
+        guard !events.isEmpty else {
+            Terminal.printError("\(scenario): the scenario has no event steps to replay")
+            throw Exit.badInput
+        }
+        return events
     }
 }

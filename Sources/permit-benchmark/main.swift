@@ -237,13 +237,14 @@ struct BenchmarkRun: Sendable {
                 format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
                 alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
             let pooled = measured.pooledCpuNanoseconds / Double(recorded.events)
-            let layer = try PolicyLayerReplay.cpuNanoseconds(
+            let layer = try PolicyLayerReplay.measure(
                 source: pack.source, chunkName: pack.chunkName, limits: pack.limits, calls: calls)
-                / Double(recorded.events)
             print("    ctx read: \(measured.reads.joined(separator: " "))")
             print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
             print(String(format: "    with Permit's pooled allocator: %.0f ns, ratio %.2f×", pooled, alone.nanoseconds / pooled))
-            print(String(format: "    Permit's policy layer alone on these calls: %.0f ns, %.2f× the host", layer, layer / minimal))
+            let layerNanoseconds = layer.cpuNanoseconds / Double(recorded.events)
+            print(String(format: "    Permit's policy layer alone on these calls: %.0f ns, %.2f× the host", layerNanoseconds,
+                layerNanoseconds / minimal) + (layer.failedCalls > 0 ? " (\(layer.failedCalls) calls failed)" : ""))
             fflush(nil)
         }
     }

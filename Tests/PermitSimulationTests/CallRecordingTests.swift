@@ -42,8 +42,8 @@ import Testing
         }
     }
 
-    /// Permit's policy layer replays the same calls without the engine; a call that fails in the
-    /// replay is refused rather than timed, so the figure is never that of an error path.
+    /// Permit's policy layer replays the same calls without the engine, and counts the calls
+    /// that fail in it: none for a pack, every decide for a policy whose decide raises.
     @Test func thePolicyLayerReplaysTheRunsCalls() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let policy = try pack("reminders")
@@ -51,21 +51,16 @@ import Testing
             policy: policy, model: model, options: SimulationOptions(users: 20, days: 5, seed: 3, workers: 1))
         let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
         #expect(calls.contains { $0.planning } && calls.contains { !$0.planning })
-        let spent = try PolicyLayerReplay.cpuNanoseconds(
+        let replayed = try PolicyLayerReplay.measure(
             source: policy.source, chunkName: policy.chunkName, limits: policy.limits, calls: calls, rounds: 1)
-        #expect(spent > 0)
+        #expect(replayed.cpuNanoseconds > 0)
+        #expect(replayed.failedCalls == 0)
 
-        // The same calls on a policy whose decide raises: every decide fails, and says so.
         let raising = """
             return { name = "raising", decide = function(ctx) error("no decision") end,
                      plan_reminders = function(ctx) return {} end }
             """
-        let decides = calls.filter { !$0.planning }.count
-        do {
-            _ = try PolicyLayerReplay.cpuNanoseconds(source: raising, chunkName: "raising.lua", calls: calls, rounds: 1)
-            Issue.record("a replay whose calls fail gave a figure")
-        } catch let failure as PolicyLayerReplay.Failure {
-            #expect(failure.calls == decides)
-        }
+        let failing = try PolicyLayerReplay.measure(source: raising, chunkName: "raising.lua", calls: calls, rounds: 2)
+        #expect(failing.failedCalls == calls.filter { !$0.planning }.count)
     }
 }
