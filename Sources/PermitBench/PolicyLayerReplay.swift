@@ -20,8 +20,10 @@ public enum PolicyLayerReplay {
     }
 
     /// Replays `calls` `rounds` times, each time in a fresh VM of `source` under `limits`, and
-    /// keeps the best. Throws only when the policy does not load. Never inlined: a frame of its
-    /// own is what a profiler's filter (callgrind's `--toggle-collect`) can select.
+    /// keeps the best. Throws only when the policy does not load. The VM's `math.random` is
+    /// seeded as `LuaPolicy`'s default, not as the recording's: a policy that draws may take
+    /// other branches here (no pack draws). Never inlined: a frame of its own is what a
+    /// profiler's filter (callgrind's `--toggle-collect`) can select.
     @inline(never) public static func measure(
         source: String, chunkName: String, limits: LuaLimits = .default,
         calls: [(context: PolicyContext, planning: Bool)], rounds: Int = MinimalReference.rounds
