@@ -59,17 +59,24 @@ public struct Travel: Sendable, Hashable {
         guard (0...30).contains(trips) else {
             throw fields["trips_per_month"]!.error("\(trips) is out of range; trips per month are from 0 to 30")
         }
+        return Travel(
+            share: try fields["share"]!.probability(), tripsPerMonth: trips,
+            stayDays: try CountDistribution.parse(fields["stay_days"]!), zones: try Weighted.zones(fields["zones"]!))
+    }
+}
+
+extension Weighted<TimeZone> {
+    /// A share per IANA time zone (`{ Europe/Berlin: 0.5, America/New_York: 0.5 }`): `travel`'s
+    /// destinations and `home_zones`. Names are checked against the system's zone database.
+    static func zones(_ node: YAMLValue) throws(InputError) -> Weighted<TimeZone> {
         var pairs: [(TimeZone, Double, YAMLValue)] = []
-        let zonesNode = fields["zones"]!
-        for (name, value) in try zonesNode.table() {
+        for (name, value) in try node.table() {
             guard name.contains("/") || name == "UTC", let zone = TimeZone(identifier: name) else {
-                throw zonesNode.child(name, value.node).error(
+                throw node.child(name, value.node).error(
                     "\"\(name)\" is not an IANA time zone", hint: "write e.g. Europe/Berlin, America/New_York, Asia/Tokyo")
             }
             pairs.append((zone, try value.probability(), value))
         }
-        return Travel(
-            share: try fields["share"]!.probability(), tripsPerMonth: trips,
-            stayDays: try CountDistribution.parse(fields["stay_days"]!), zones: try Weighted(pairs, at: zonesNode))
+        return try Weighted(pairs, at: node)
     }
 }

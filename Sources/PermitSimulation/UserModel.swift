@@ -62,6 +62,10 @@ public struct UserModel: Sendable, Hashable {
     public var appEvents: [ModelEvent] = []
     /// `travel`: how some users change time zone; `nil`: nobody travels.
     public var travel: Travel?
+    /// `home_zones`: the time zones users live in, a share each (drawn once per user, with who
+    /// they are); `nil`: everybody lives on UTC. Sessions fall between 08:00 and 22:00 on the
+    /// home zone's clock, its daylight-saving days included, and trips come back to it.
+    public var homeZones: Weighted<TimeZone>?
 
     /// The app the population runs.
     public struct App: Sendable, Hashable {
@@ -79,7 +83,7 @@ public struct UserModel: Sendable, Hashable {
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
-        "app", "events", "travel",
+        "app", "events", "travel", "home_zones",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -150,10 +154,11 @@ public struct UserModel: Sendable, Hashable {
         return model
     }
 
-    /// `events` and `travel`, both optional.
+    /// `events`, `travel` and `home_zones`, all optional.
     private mutating func readActivity(_ fields: [String: YAMLValue]) throws(InputError) {
         appEvents = try fields["events"].map(ModelEvent.parseAll) ?? []
         travel = try fields["travel"].map(Travel.parse)
+        homeZones = try fields["home_zones"].map(Weighted.zones)
     }
 
     /// `app: { app_clip: true, app_clip_ephemeral: true, entitlements: [time_sensitive] }`.

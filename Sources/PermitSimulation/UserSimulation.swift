@@ -39,6 +39,13 @@ struct UserSimulation: Sendable {
     /// The user's time-zone changes, in day order (empty for one who never travels), and the next one.
     private let trips: [Travel.Change]
     private var nextTrip = 0
+    /// Whether days follow a zone's clock other than UTC's (a home zone, or trips): each day's
+    /// midnight is then found on the device's clock, daylight-saving days included.
+    private let keepsLocalDays: Bool
+    /// 1 when the home zone is east of UTC: its midnight of `start`'s date came before `start`,
+    /// so the user's first day is the next local one (none of its sessions falls before the run
+    /// starts); 0 otherwise.
+    private let firstDayShift: Int
 
     static let utc = TimeZone(identifier: "UTC")!
 
@@ -56,11 +63,16 @@ struct UserSimulation: Sendable {
         platform = Platform(version: model.osVersions.pick(&traits), isAppClip: model.app.isAppClip)
         let locale = model.locales.pick(&traits)
         let bucket = Int(traits.next() % 100)
-        // A stream of its own, so that a model without travel draws exactly as before.
+        // Streams of their own, so that a model without home zones or travel draws exactly as before.
+        var homeDraw = SplitMix64.stream(seed: seed ^ 0x4042_E5, index: UInt64(index))
+        let home = model.homeZones?.pick(&homeDraw) ?? UserSimulation.utc
         var travel = SplitMix64.stream(seed: seed ^ 0x7EA7_E1, index: UInt64(index))
-        trips = model.travel?.itinerary(days: days, home: UserSimulation.utc, rng: &travel) ?? []
+        trips = model.travel?.itinerary(days: days, home: home, rng: &travel) ?? []
+        keepsLocalDays = !trips.isEmpty || home.identifier != UserSimulation.utc.identifier
+        let start = model.start.timeIntervalSince1970
+        firstDayShift = Self.localMidnight(of: start, in: home) < start ? 1 : 0
         configuration = EngineConfiguration(
-            maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: UserSimulation.utc,
+            maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: home,
             userBucket: bucket, params: params, foregroundRechecks: [],
             // The same id for the user under every policy and seed-stable: two policies with
             // the same experiment put each user in the same arm.
@@ -69,7 +81,7 @@ struct UserSimulation: Sendable {
         do {
             device = try SimulatedDevice(
                 platform: platform, clock: clock, entitlements: model.app.entitlements,
-                ephemeralNotifications: model.app.ephemeralNotifications)
+                ephemeralNotifications: model.app.ephemeralNotifications, timeZone: home)
         } catch {
             preconditionFailure("a fresh device starts with the authorization its platform allows: \(error)")
         }
@@ -92,15 +104,15 @@ struct UserSimulation: Sendable {
         tally.users = 1
         let startSeconds = model.start.timeIntervalSince1970
         for day in 0..<days {
-            var midnight = startSeconds + Double(day) * 86_400
+            var midnight = startSeconds + Double(day + firstDayShift) * 86_400
             if !installed, let comeback = reinstallDay, comeback <= day {
                 reinstall()
             }
-            if !trips.isEmpty {
-                if nextTrip < trips.count, trips[nextTrip].day == day {
-                    await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight, on: engine)
-                    nextTrip += 1
-                }
+            if nextTrip < trips.count, trips[nextTrip].day == day {
+                await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight, on: engine)
+                nextTrip += 1
+            }
+            if keepsLocalDays {
                 // Sessions fall between 08:00 and 22:00 on the device's clock, wherever it is.
                 midnight = Self.localMidnight(of: midnight, in: configuration.timeZone)
             }

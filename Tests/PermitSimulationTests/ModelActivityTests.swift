@@ -53,6 +53,8 @@ struct ModelActivityTests {
             ("travel: { share: 0.1, trips_per_month: 1, stay_days: 3, zones: { Mars/Olympus: 1 } }", 13, "not an IANA time zone"),
             ("travel: { share: 0.1, trips_per_month: 45, stay_days: 3, zones: { Asia/Tokyo: 1 } }", 13, "trips per month"),
             ("travel: { share: 0.1, stay_days: 3, zones: { Asia/Tokyo: 1 } }", 13, "missing \"trips_per_month\""),
+            ("home_zones: { Europe/Berlim: 1 }", 13, "home_zones.Europe/Berlim: \"Europe/Berlim\" is not an IANA time zone"),
+            ("home_zones: { Europe/Berlin: 0.5, Asia/Tokyo: 0.4 }", 13, "the shares add up to 0.900, not 1"),
         ]
         for (line, number, expected) in cases {
             let text = validModel + "\n" + line
@@ -110,5 +112,53 @@ struct ModelActivityTests {
             policies: [try Self.lessonPolicy()], model: model, options: SimulationOptions(users: users, days: 6, seed: 9, workers: 3))
         #expect(one.json() == three.json())
         #expect(one.policies[0].answers.timeZoneChanges > 0)
+    }
+
+    /// Users live in the model's home zones: every call of theirs is on their home clock between
+    /// 08:00 and 22:00 (a session starts before 22:00 and lasts minutes), across New York's
+    /// change to daylight time on 2026-03-08, and never before the run starts (Tokyo's first
+    /// day is the next local one). Both zones get users.
+    @Test func usersLiveOnTheirHomeZonesClock() async throws {
+        let model = try fixedModel("""
+            start: "2026-03-02T00:00:00Z"
+            home_zones: { Asia/Tokyo: 0.5, America/New_York: 0.5 }
+            """, sessions: 3)
+        let policy = try inline("clock-probe", "return nil")
+        let recorded = try await Simulation.recordCalls(
+            policy: policy, model: model, options: SimulationOptions(users: 40, days: 14, seed: 4))
+        var zones: Set<String> = []
+        var afterTheChange: Set<Int> = []
+        for call in recorded.calls {
+            let local = call.context.localTime
+            zones.insert(local.timeZone)
+            #expect((8...22).contains(local.hour), "\(local)")
+            #expect(call.context.now >= Int64(model.start.timeIntervalSince1970), "\(local)")
+            // The run starts at 09:00 in Tokyo: its users' first day is 2026-03-03 there, not
+            // what is left of 03-02 squeezed into the hours after the start.
+            #expect(!(local.timeZone == "Asia/Tokyo" && local.date == "2026-03-02"), "\(local)")
+            if local.timeZone == "America/New_York", local.date >= "2026-03-09" {
+                // After the change New York is UTC-4: the same local hours, an hour earlier in UTC.
+                afterTheChange.insert(local.hour)
+            }
+        }
+        #expect(zones == ["Asia/Tokyo", "America/New_York"])
+        #expect(!afterTheChange.isEmpty, "New York users still have sessions after the change")
+        // Without home zones everybody lives on UTC, as before.
+        let utc = try await Simulation.recordCalls(
+            policy: policy, model: try fixedModel(sessions: 3), options: SimulationOptions(users: 10, days: 3, seed: 4))
+        #expect(Set(utc.calls.map(\.context.localTime.timeZone)) == ["UTC"])
+    }
+
+    /// Trips come back to the home zone, not to UTC.
+    @Test func travellersComeHomeToTheirHomeZone() async throws {
+        let model = try fixedModel("""
+            home_zones: { Europe/Berlin: 1 }
+            travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
+            """)
+        let recorded = try await Simulation.recordCalls(
+            policy: try inline("zone-probe", "return nil"), model: model,
+            options: SimulationOptions(users: 10, days: 8, seed: 2))
+        let zones = Set(recorded.calls.map(\.context.localTime.timeZone))
+        #expect(zones == ["Europe/Berlin", "Asia/Tokyo"])
     }
 }
