@@ -127,6 +127,12 @@ void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size) {
     return block;
 }
 
+size_t small_pool_chunk_count(const small_pool *pool) {
+    size_t count = 0;
+    for (void *chunk = pool->chunks; chunk != NULL; chunk = *(void **)chunk) count++;
+    return count;
+}
+
 void small_pool_release(small_pool *pool) {
     void *chunk = pool->chunks;
     while (chunk != NULL) {

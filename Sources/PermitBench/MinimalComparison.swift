@@ -13,6 +13,8 @@ public struct MinimalComparison: Sendable {
     /// Permit's policy layer alone on the same calls (`PolicyLayerReplay`), in nanoseconds: the
     /// part of `permitNanoseconds` that is not the engine's.
     public let policyLayerNanoseconds: Double
+    /// Calls that failed in that replay (a policy error, the budget), as they did in the engine's run.
+    public let policyLayerFailedCalls: Int
     /// The ctx paths the policy read (what the minimal host builds).
     public let reads: [String]
 
@@ -26,12 +28,13 @@ public struct MinimalComparison: Sendable {
     /// A comparison of Permit's CPU time per call with the minimal host's, and the ctx fields read.
     public init(
         permitNanoseconds: Double, minimalNanoseconds: Double, pooledNanoseconds: Double,
-        policyLayerNanoseconds: Double, reads: [String]
+        policyLayerNanoseconds: Double, policyLayerFailedCalls: Int = 0, reads: [String]
     ) {
         self.permitNanoseconds = permitNanoseconds
         self.minimalNanoseconds = minimalNanoseconds
         self.pooledNanoseconds = pooledNanoseconds
         self.policyLayerNanoseconds = policyLayerNanoseconds
+        self.policyLayerFailedCalls = policyLayerFailedCalls
         self.reads = reads
     }
 }
@@ -43,8 +46,7 @@ extension Bench {
     /// `MinimalReference.rounds` times; the best of each side, as the host's is the best of as
     /// many replays.
     public static func minimalComparison(
-        policy: LuaPolicy, source: String, limits: LuaLimits = .default, events: [AppEvent], iterations: Int,
-        os: OSVersion = OSVersion(major: 16, minor: 4)
+        policy: LuaPolicy, source: String, events: [AppEvent], iterations: Int, os: OSVersion = OSVersion(major: 16, minor: 4)
     ) async throws -> MinimalComparison {
         let recorder = RecordingPolicy(inner: policy)
         let recording = makeEngine(policy: recorder, os: os)
@@ -66,10 +68,12 @@ extension Bench {
                 reads = measured.reads
             }
         }
-        let layer = try PolicyLayerReplay.measure(source: source, chunkName: policy.chunkName, limits: limits, calls: calls)
+        let layer = try PolicyLayerReplay.measure(
+            source: source, chunkName: policy.chunkName, limits: policy.limits, calls: calls)
         return MinimalComparison(
             permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled,
-            policyLayerNanoseconds: layer.cpuNanoseconds / Double(iterations), reads: reads)
+            policyLayerNanoseconds: layer.cpuNanoseconds / Double(iterations), policyLayerFailedCalls: layer.failedCalls,
+            reads: reads)
     }
 
     /// A fresh engine on a simulated device with an in-memory store, as the warm bench uses.

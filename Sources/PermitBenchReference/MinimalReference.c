@@ -235,8 +235,7 @@ int permit_minimal_reference(const char *source, size_t length, const permit_ref
     memset(&pool, 0, sizeof pool);
     int status = measure(source, length, cache_ops, cache_count, ops, count, strings, rounds, reads, reads_size,
                          pooled ? &pool : NULL, run, error, error_size);
-    run->pool_chunks = 0;
-    for (void *chunk = pool.chunks; chunk != NULL; chunk = *(void **)chunk) run->pool_chunks++;
+    run->pool_chunks = (int64_t)small_pool_chunk_count(&pool);
     small_pool_release(&pool);
     return status;
 }

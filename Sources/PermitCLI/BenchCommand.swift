@@ -48,8 +48,7 @@ struct BenchCommand: AsyncParsableCommand {
             source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, iterations: coldIterations)
         let reference = try Bench.referenceDecisions(source: source, iterations: iterations)
         let minimal = try await Bench.minimalComparison(
-            policy: loaded, source: source, limits: limitOptions.limits, events: events,
-            iterations: max(events.count, min(iterations, 20_000)))
+            policy: loaded, source: source, events: events, iterations: max(events.count, min(iterations, 20_000)))
         let referenceCold = try Bench.referenceColdStarts(source: source, iterations: coldIterations)
         let vmKiB = loaded.memoryInUse / 1024
         if format == .json {
@@ -69,6 +68,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "minimal_pooled_ratio": .number(minimal.pooledRatio),
                 "policy_layer_cpu_per_event_ns": .number(minimal.policyLayerNanoseconds.rounded()),
                 "policy_layer_ratio": .number(minimal.policyLayerRatio),
+                "policy_layer_failed_calls": .integer(Int64(minimal.policyLayerFailedCalls)),
                 "minimal_ctx_reads": .list(minimal.reads.map(PolicyValue.string)),
             ])
             Terminal.say(value.prettyJSON)
@@ -79,7 +79,8 @@ struct BenchCommand: AsyncParsableCommand {
             Terminal.say("reference  median \(ns(reference.medianNanoseconds)) (C + Lua, no Swift): ratio \(String(format: "%.2f", decisions.medianNanoseconds / max(1, reference.medianNanoseconds)))×")
             Terminal.say("minimal    \(ns(minimal.permitNanoseconds)) of CPU per event against \(ns(minimal.minimalNanoseconds)) for a C host building only the ctx read: ratio \(String(format: "%.2f", minimal.ratio))× (goal ≤ 1.5×)")
             Terminal.say("           \(ns(minimal.pooledNanoseconds)) for that host allocating from Permit's pool: ratio \(String(format: "%.2f", minimal.pooledRatio))×")
-            Terminal.say("           \(ns(minimal.policyLayerNanoseconds)) for Permit's policy layer alone on the same calls (no engine): ratio \(String(format: "%.2f", minimal.policyLayerRatio))×")
+            Terminal.say("           \(ns(minimal.policyLayerNanoseconds)) for Permit's policy layer alone on the same calls (no engine): ratio \(String(format: "%.2f", minimal.policyLayerRatio))×"
+                + (minimal.policyLayerFailedCalls > 0 ? ", \(minimal.policyLayerFailedCalls) calls failed" : ""))
             Terminal.say("cold start \(String(format: "%.1f µs", cold.medianNanoseconds / 1000)) (reference \(String(format: "%.1f µs", referenceCold.medianNanoseconds / 1000)): ratio \(String(format: "%.2f", cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)))×)")
             Terminal.say("vm memory  \(vmKiB) KiB")
             if errors > 0 { Terminal.say("policy errors during the run: \(errors)") }

@@ -117,9 +117,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if let target = precision.flatMap(Precision.init) {
             // Said before the run, not only after it: a tight target can mean millions of users,
             // and the user should see that while a Ctrl-C still saves the wait.
-            Terminal.printError(
-                "--precision \(target): \(userCount) users per policy"
-                    + (sources.count > 1 || !sweep.isEmpty ? " (and per setting)" : ""))
+            Terminal.printError("--precision \(target): \(userCount) users per \(sweep.isEmpty ? "policy" : "setting")")
         }
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)

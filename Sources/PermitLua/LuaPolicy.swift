@@ -32,6 +32,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public let experiments: [Experiment]
     /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
     public let declaredEvents: [String]
+    /// The budgets its calls run under, as it was loaded with them (a benchmark that loads the
+    /// same source again uses these, not its own copy of the flags).
+    public let limits: LuaLimits
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
@@ -95,6 +98,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.durableKeys = shape.durableKeys
         self.experiments = shape.experiments
         self.declaredEvents = shape.events
+        self.limits = compiled.vm.limits
         self.runtime = Locked(Runtime(
             vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
             decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))

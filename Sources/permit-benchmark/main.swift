@@ -194,7 +194,8 @@ struct BenchmarkRun: Sendable {
         print(String(format: "  pooled host     %6.0f ns (the minimal host with Permit's pooled allocator)", comparison.pooledNanoseconds))
         print(String(format: "  ratio, pooled   %.2f×", comparison.pooledRatio))
         print(String(format: "  policy layer    %6.0f ns (Permit without its engine, on the same calls), %.2f× the host",
-            comparison.policyLayerNanoseconds, comparison.policyLayerRatio))
+            comparison.policyLayerNanoseconds, comparison.policyLayerRatio)
+            + (comparison.policyLayerFailedCalls > 0 ? " (\(comparison.policyLayerFailedCalls) calls failed)" : ""))
     }
 
     /// `permit simulate` of each pack in policies/ against the minimal host replaying the calls

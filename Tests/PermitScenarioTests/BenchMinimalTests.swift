@@ -29,6 +29,7 @@ import Testing
         let layer = try #require(json["policy_layer_cpu_per_event_ns"] as? Double)
         let minimal = try #require(json["minimal_cpu_per_event_ns"] as? Double)
         #expect(layer > 0)
+        #expect(json["policy_layer_failed_calls"] as? Int == 0, "polite never fails")
         #expect(abs((json["policy_layer_ratio"] as? Double ?? 0) - layer / minimal) < 0.01 * layer / minimal + 0.01)
     }
 

@@ -34,7 +34,14 @@ struct PrecisionTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["users"] as? Int == 385)
         // Announced before the run, so a target that needs millions of users can be stopped.
-        #expect(result.stderr.contains("--precision ±5 pp: 385 users per policy"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").contains("permit: --precision ±5 pp: 385 users per policy"), "\(result.stderr)")
+        // A sweep runs that many users for each setting, and says so.
+        let sweep = try await SimulateCommandTests.permit([
+            "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--precision", "5pp", "--days", "2",
+            "--sweep", "max_soft_prompts=1,2",
+        ])
+        #expect(sweep.status == 0, "\(sweep.stderr)")
+        #expect(sweep.stderr.split(separator: "\n").contains("permit: --precision ±5 pp: 385 users per setting"), "\(sweep.stderr)")
         var checked = 0
         func visit(_ value: Any, underDifference: Bool) {
             if let table = value as? [String: Any] {

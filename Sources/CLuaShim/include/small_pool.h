@@ -91,6 +91,9 @@ static inline void *small_pool_lua_alloc(small_pool *pool, void *ptr, size_t old
     return block != NULL ? block : small_pool_realloc(pool, ptr, old, size);
 }
 
+/* How many chunks the pool has taken from the C library (0: it served no block). */
+size_t small_pool_chunk_count(const small_pool *pool);
+
 /* Returns every chunk to the C library. Blocks still in use become invalid. */
 void small_pool_release(small_pool *pool);
 
