@@ -101,7 +101,9 @@ let package = Package(
         // in-process `permit` runner that answers like one.
         .target(name: "PermitTestSupport", dependencies: ["PermitCLI"], path: "Tests/PermitTestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
-        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore"]),
+        // The red-team battery is where the attack scripts live; the guard tests replay its
+        // reproducers rather than keep copies of their own.
+        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "permit-redteam"]),
         .testTarget(
             name: "PermitDeliveryTests",
             dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]

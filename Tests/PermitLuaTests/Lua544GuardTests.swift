@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import Testing
 @testable import PermitLua
+@testable import permit_redteam
 
 /// The bugs of Lua 5.4.4 (Debian 12's liblua5.4) a policy can reach, each held by the sandbox.
 /// Without the guards these scripts crash the process or misbehave silently.
@@ -17,25 +18,9 @@ import Testing
             params: [:], now: 1_767_600_000, locale: "en", userBucket: 1)
     }()
 
-    static func closeChain(_ count: Int) -> String {
-        """
-        local co = false
-        for i = 1, \(count) do
-          local prev = co
-          co = coroutine.create(function()
-            local x <close> = setmetatable({}, { __close = function() if prev then coroutine.close(prev) end end })
-            coroutine.yield()
-          end)
-          coroutine.resume(co)
-        end
-        coroutine.close(co)
-        return "closed"
-        """
-    }
-
     @Test func theIssuesCloseChainEndsInATypedErrorThroughLuaPolicy() throws {
         // The reproducer of issue 17 (20,000 links) through the path `permit run` takes.
-        let source = "return { name = \"c\", decide = function(ctx)\n\(Self.closeChain(20_000))\nend }"
+        let source = Battery.policy(Battery.closeChain(20_000))
         for limits in [LuaLimits.default, Self.roomy] {
             let policy = try LuaPolicy(source: source, chunkName: "crash.lua", limits: limits)
             do {
@@ -53,7 +38,7 @@ import Testing
 
     @Test func aCloseChainIsStoppedByTheNestingLimit() {
         let vm = LuaVM(limits: Self.roomy)
-        let e = failure(vm, Self.closeChain(1000))
+        let e = failure(vm, Battery.closeChain(1000))
         #expect(e?.kind == .nestingTooDeep, "\(String(describing: e))")
         #expect(e?.message.contains("coroutine.close") == true)
         expectHealthy(vm)
