@@ -11,13 +11,17 @@ public enum InterruptionLevel: String, Sendable, Hashable, Codable, CaseIterable
     case critical
 
     /// The level iOS delivers a reminder with, given what the policy asked for: none before
-    /// iOS 15 (the OS has no levels, so the adapter sets none); time-sensitive only while the
-    /// `time_sensitive` setting is enabled (the entitlement, and the user's switch), critical only
-    /// while `critical_alert` is; otherwise such a reminder arrives as an active one.
+    /// iOS 15 (the OS has no levels, so the adapter sets none); from iOS 15, `active` when the
+    /// policy asked for none (iOS's default level, which a pending request then reports: what
+    /// the engine compares with what is pending must be what reads back, or every plan would
+    /// replace it); time-sensitive only while the `time_sensitive` setting is enabled (the
+    /// entitlement, and the user's switch), critical only while `critical_alert` is; otherwise
+    /// such a reminder arrives as an active one.
     public static func delivered(
         _ requested: InterruptionLevel?, on version: OSVersion, settings: NotificationSettings
     ) -> InterruptionLevel? {
-        guard let requested, version >= OSVersion(major: 15) else { return nil }
+        guard version >= OSVersion(major: 15) else { return nil }
+        guard let requested else { return .active }
         switch requested {
         case .passive, .active: return requested
         case .timeSensitive: return settings.timeSensitive == .enabled ? .timeSensitive : .active

@@ -63,10 +63,12 @@ public struct ScheduledReminder: Sendable, Hashable, Codable {
     public let sound: Bool
     /// The badge number to set.
     public let badge: Int?
-    /// The interruption level it is delivered with (iOS 15+; `nil`: none set).
+    /// The interruption level it is delivered with: from iOS 15, `active` unless another was set
+    /// (iOS's default); `nil` before iOS 15, which has none.
     public let interruptionLevel: InterruptionLevel?
 
-    /// A notification ready for the system.
+    /// A notification ready for the system. An empty title, body or action is none, as iOS
+    /// stores them.
     public init(
         id: String, fireDate: Date, title: String? = nil, body: String? = nil, action: String? = nil,
         sound: Bool = true, badge: Int? = nil, interruptionLevel: InterruptionLevel? = nil
@@ -74,9 +76,11 @@ public struct ScheduledReminder: Sendable, Hashable, Codable {
         self.interruptionLevel = interruptionLevel
         self.id = id
         self.fireDate = fireDate
-        self.title = title
-        self.body = body
-        self.action = action
+        // iOS has no "no title", only an empty one (AppleNotificationContent): an empty text is
+        // none, so a reminder reads back from the notification center as it was scheduled.
+        self.title = title?.isEmpty == true ? nil : title
+        self.body = body?.isEmpty == true ? nil : body
+        self.action = action?.isEmpty == true ? nil : action
         self.sound = sound
         self.badge = badge
     }

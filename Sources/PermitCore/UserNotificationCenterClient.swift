@@ -87,35 +87,41 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         return await requestAuthorization(options: options)
     }
 
-    /// The pending local notifications.
+    /// The pending local notifications, read back as they were scheduled (`AppleNotificationContent`).
     public func pendingReminders() async -> [ScheduledReminder] {
         let requests = await UNUserNotificationCenter.current().pendingNotificationRequests()
         return requests.compactMap { request -> ScheduledReminder? in
             guard let trigger = request.trigger as? UNCalendarNotificationTrigger,
                   let date = trigger.nextTriggerDate() else { return nil }
             let content = request.content
-            return ScheduledReminder(
-                id: request.identifier, fireDate: date,
-                title: content.title.isEmpty ? nil : content.title,
-                body: content.body.isEmpty ? nil : content.body,
-                action: content.categoryIdentifier.isEmpty ? nil : content.categoryIdentifier,
-                sound: content.sound != nil, badge: content.badge?.intValue)
+            let fields = AppleNotificationContent(
+                title: content.title, body: content.body, categoryIdentifier: content.categoryIdentifier,
+                hasSound: content.sound != nil, badge: content.badge?.intValue,
+                interruptionLevelRawValue: Self.interruptionLevelRawValue(of: content))
+            return fields.reminder(id: request.identifier, fireDate: date)
         }.sorted { $0.fireDate < $1.fireDate }
     }
 
-    /// Adds local notification requests.
+    /// `interruptionLevel` exists from iOS 15; `nil` (no level) before.
+    private static func interruptionLevelRawValue(of content: UNNotificationContent) -> UInt? {
+        if #available(iOS 15.0, *) { return content.interruptionLevel.rawValue }
+        return nil
+    }
+
+    /// Adds local notification requests, their content as `AppleNotificationContent` says.
     public func schedule(_ reminders: [ScheduledReminder]) async {
         let center = UNUserNotificationCenter.current()
         for reminder in reminders {
+            let fields = AppleNotificationContent(scheduling: reminder)
             let content = UNMutableNotificationContent()
-            if let title = reminder.title { content.title = title }
-            if let body = reminder.body { content.body = body }
-            if let action = reminder.action { content.categoryIdentifier = action }
-            if reminder.sound { content.sound = .default }
-            if let badge = reminder.badge { content.badge = NSNumber(value: badge) }
-            if #available(iOS 15.0, *), let level = reminder.interruptionLevel,
-               let unLevel = UNNotificationInterruptionLevel(rawValue: AppleMapping.interruptionLevelRawValue(level)) {
-                content.interruptionLevel = unLevel
+            content.title = fields.title
+            content.body = fields.body
+            content.categoryIdentifier = fields.categoryIdentifier
+            if fields.hasSound { content.sound = .default }
+            if let badge = fields.badge { content.badge = NSNumber(value: badge) }
+            if #available(iOS 15.0, *), let raw = fields.interruptionLevelRawValue,
+               let level = UNNotificationInterruptionLevel(rawValue: raw) {
+                content.interruptionLevel = level
             }
             let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)
             let trigger = UNCalendarNotificationTrigger(dateMatching: parts, repeats: false)

@@ -168,7 +168,8 @@ import Testing
         #expect(InterruptionLevel.delivered(.critical, on: version("16.4"), settings: plain) == .active)
         #expect(InterruptionLevel.delivered(.passive, on: version("16.4"), settings: plain) == .passive)
         #expect(InterruptionLevel.delivered(.passive, on: version("14.8"), settings: plain) == nil)
-        #expect(InterruptionLevel.delivered(nil, on: version("16.4"), settings: plain) == nil)
+        #expect(InterruptionLevel.delivered(nil, on: version("16.4"), settings: plain) == .active)
+        #expect(InterruptionLevel.delivered(nil, on: version("14.8"), settings: plain) == nil)
         #expect(InterruptionLevel.allCases.map(AppleMapping.interruptionLevelRawValue) == [0, 1, 2, 3])
     }
 }
