@@ -1,8 +1,8 @@
-#if canImport(Darwin)
 import Foundation
 
-/// Keeps the ledger in `UserDefaults` on Apple platforms, as the same schema-versioned JSON the
-/// file store writes. A value that cannot be read is copied to `<key>.damaged` and reported.
+/// Keeps the ledger in `UserDefaults`, as the same schema-versioned JSON the file store writes.
+/// A value that cannot be read is copied to `<key>.damaged` and reported. Meant for Apple
+/// platforms; it builds and is tested wherever Foundation has `UserDefaults`.
 public final class UserDefaultsLedgerStore: LedgerStore {
     private let suiteName: String?
     private let key: String
@@ -38,4 +38,3 @@ public final class UserDefaultsLedgerStore: LedgerStore {
         }
     }
 }
-#endif
