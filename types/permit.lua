@@ -148,7 +148,7 @@
 ---@field sound? boolean # default true
 ---@field badge? integer
 ---@field id? string
----@field interruption_level? PermitInterruptionLevel # iOS 15+; time_sensitive and critical need their entitlement
+---@field interruption_level? PermitInterruptionLevel # iOS 15+ (default active); time_sensitive and critical need their entitlement
 
 ---@class PermitPolicy
 ---@field name string

@@ -108,16 +108,10 @@ public enum AppleMapping {
         }
     }
 
-    /// The level of a `UNNotificationInterruptionLevel` raw value; `nil` for a value this
-    /// version does not know (a reminder read with it differs from any planned one, so the
-    /// engine replaces it with what the policy asks for).
+    /// The level of a `UNNotificationInterruptionLevel` raw value, by the table above (one
+    /// table, read both ways); `nil` for a value this version does not know (a reminder read
+    /// with it differs from any planned one, so the engine replaces it with what the policy asks for).
     public static func interruptionLevel(fromRawValue raw: UInt) -> InterruptionLevel? {
-        switch raw {
-        case 0: .passive
-        case 1: .active
-        case 2: .timeSensitive
-        case 3: .critical
-        default: nil
-        }
+        InterruptionLevel.allCases.first { interruptionLevelRawValue($0) == raw }
     }
 }

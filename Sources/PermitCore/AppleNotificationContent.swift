@@ -47,11 +47,10 @@ public struct AppleNotificationContent: Sendable, Hashable {
     }
 
     /// The reminder a pending request with this content stands for, at `fireDate` (its
-    /// trigger's next date).
+    /// trigger's next date). Empty texts become none in `ScheduledReminder`'s initializer.
     public func reminder(id: String, fireDate: Date) -> ScheduledReminder {
         ScheduledReminder(
-            id: id, fireDate: fireDate, title: title.isEmpty ? nil : title, body: body.isEmpty ? nil : body,
-            action: categoryIdentifier.isEmpty ? nil : categoryIdentifier, sound: hasSound, badge: badge,
-            interruptionLevel: interruptionLevelRawValue.flatMap(AppleMapping.interruptionLevel(fromRawValue:)))
+            id: id, fireDate: fireDate, title: title, body: body, action: categoryIdentifier, sound: hasSound,
+            badge: badge, interruptionLevel: interruptionLevelRawValue.flatMap(AppleMapping.interruptionLevel(fromRawValue:)))
     }
 }
