@@ -357,9 +357,10 @@ static void guard_metatable(lua_State *L, int mt) {
         lua_pop(L, 1);
         return;
     }
-    /* Its metatable came from setmetatable (and is in use itself, so guarded) or is the host's
-       (ctx, _ENV), which is not copied: the host recognises its tables by it. */
-    if (!permit_metatable_in_use(L, own))
+    /* Its metatable came from setmetatable (so it is in use itself, guarded, or a read-only
+       table) or is the host's (ctx, _ENV), which is not copied: the host recognises its
+       tables by it. */
+    if (!permit_metatable_in_use(L, own) && !shim_is_frozen(L, own))
         luaL_error(L, "setmetatable: this table cannot be a metatable in the sandbox (it has a metatable of "
                       "Permit's own); use a table of your own, e.g. { __index = t }");
     push_guarded_copy(L, own);

@@ -229,6 +229,8 @@ func sandboxLua(_ vm: LuaVM, _ source: String, chunk: String = "test.lua") -> St
         return obj:name() .. ' ' .. tostring(obj)
         """,
         "local C = {} C.__index = C setmetatable(C, C) C.x = 'self' return C.x .. tostring(rawequal(getmetatable(C), C))",
+        "local D = setmetatable({}, string) D.__index = D local o = setmetatable({}, D) D.k = 1 "
+            + "return o.k .. tostring(rawequal(getmetatable(D), string))",
         "local mt = {} local t = setmetatable({}, mt) return tostring(getmetatable(mt)) .. tostring(rawequal(getmetatable(t), mt))",
         "local mt = {} setmetatable({}, mt) mt[1] = 'a' mt.k = 'b' local n = 0 for _ in pairs(mt) do n = n + 1 end return n .. #mt",
         "local mt = {} setmetatable({}, mt) local ok, e = pcall(function()\nmt[nil] = 1\nend) return e",
