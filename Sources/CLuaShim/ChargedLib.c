@@ -275,6 +275,14 @@ static int is_guarding(lua_State *L, int idx) {
     return copy;
 }
 
+int permit_has_script_metatable(lua_State *L, int idx) {
+    if (!lua_getmetatable(L, idx)) return 0;
+    push_guard(L);
+    int guard = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return !guard;
+}
+
 int permit_metatable_in_use(lua_State *L, int idx) {
     if (!lua_getmetatable(L, idx)) return 0;
     int in_use = is_guarding(L, -1);

@@ -68,6 +68,10 @@ int permit_lua544_guards_needed(void);
 /* Replaces table.sort / unpack / pack, string.byte / format / reverse / upper / lower,
    utf8.len / codepoint / char / offset, tostring, setmetatable and getmetatable. */
 void permit_install_charged_lib(lua_State *L, int base, int string, int table, int utf8);
+/* Whether the value at idx has a metatable as the script sees it (getmetatable): the hidden
+   guard of a table in use as a metatable does not count. For the readers of what a policy
+   returns, which refuse tables with metatables. */
+int permit_has_script_metatable(lua_State *L, int idx);
 /* Whether the table at idx is in use as a metatable (setmetatable guards it). */
 int permit_metatable_in_use(lua_State *L, int idx);
 /* Raises an error when the key at `key` is "__gc" or "__mode" and the table at `t` is in use as
