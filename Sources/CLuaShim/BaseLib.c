@@ -14,13 +14,12 @@
 
 /* next, rawget, rawset and rawlen run Lua's own (upvalue 1) in their own frame
    (permit_run_original): its errors read as Lua's own. */
-#define call_original permit_run_original
 
 int shim_next(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
     (void)shim_unwrap_frozen(L, 1);
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* Lua's pairs hands out Lua's raw next for a table without __pairs. A script could keep that
@@ -50,7 +49,7 @@ int shim_rawget(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
     (void)shim_unwrap_frozen(L, 1);
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* rawset also refuses to add __gc or __mode to a table in use as a metatable (ChargedLib.c). */
@@ -59,12 +58,12 @@ int shim_rawset(lua_State *L) {
     permit_lazy_settle_in_call(L, 1);
     if (shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
     permit_refuse_metatable_key(L, 1, 2);
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 int shim_rawlen(lua_State *L) {
     if (lua_type(L, 1) == LUA_TTABLE) (void)shim_unwrap_frozen(L, 1);
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 void shim_push_new_env(lua_State *L) {

@@ -23,8 +23,6 @@ static const char ORIGINAL_METATABLE = 0; /* key (its address) of the original i
 static const char GUARD_METATABLE = 0;    /* registry key (its address) of the guard metatable */
 #define KEY_OBJECT_IDS "permit.object_ids"
 
-#define call_original permit_run_original
-
 /* A start position as string.byte reads it: negative counts from the end, and anything before
    the start is the start. */
 static lua_Integer string_position(lua_Integer pos, size_t len) {
@@ -98,7 +96,7 @@ static int charged_sort(lua_State *L) {
     }
     int comparison = lua_type(L, 2);
     if (comparison == LUA_TNIL || comparison == LUA_TFUNCTION) lua_pushcclosure(L, charged_comparison, 1);
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* ------------------------------------------------------- values in one call */
@@ -112,7 +110,7 @@ static int charged_byte(lua_State *L) {
     lua_Integer first = string_position(given, len);
     if (first <= last && results_fit(L, first, last))
         permit_charge_work(L, 1 + 4 * ((uint64_t)(last - first) + 1), "string.byte");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* table.unpack(t [, i [, j]]): 5 units per value (about 13 ns each). Without j, the length
@@ -127,14 +125,14 @@ static int charged_unpack(lua_State *L) {
     lua_Integer last = luaL_checkinteger(L, 3);
     if (first <= last && results_fit(L, first, last))
         permit_charge_work(L, 1 + 5 * ((uint64_t)((lua_Unsigned)last - (lua_Unsigned)first) + 1), "table.unpack");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* table.pack(...), utf8.char(...): 16 units per argument (a table slot or a UTF-8 encoding
    each, about 40 ns). */
 static int charged_per_argument(lua_State *L) {
     permit_charge_work(L, 1 + 16 * (uint64_t)lua_gettop(L), lua_tostring(L, lua_upvalueindex(2)));
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* utf8.len, utf8.offset and utf8.codepoint: 3 units per byte of the subject (decoding takes
@@ -147,7 +145,7 @@ static int charged_utf8_len(lua_State *L) {
     lua_Integer last = utf8_position(luaL_optinteger(L, 3, -1), len);
     if (first >= 1 && first - 1 <= (lua_Integer)len && last - 1 < (lua_Integer)len)
         permit_charge_work(L, 1 + 3 * (uint64_t)len, "utf8.len");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 static int charged_utf8_offset(lua_State *L) {
@@ -156,7 +154,7 @@ static int charged_utf8_offset(lua_State *L) {
     lua_Integer n = luaL_checkinteger(L, 2);
     lua_Integer from = utf8_position(luaL_optinteger(L, 3, n >= 0 ? 1 : (lua_Integer)len + 1), len);
     if (from >= 1 && from - 1 <= (lua_Integer)len) permit_charge_work(L, 1 + 3 * (uint64_t)len, "utf8.offset");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 static int charged_utf8_codepoint(lua_State *L) {
@@ -166,7 +164,7 @@ static int charged_utf8_codepoint(lua_State *L) {
     lua_Integer last = utf8_position(luaL_optinteger(L, 3, first), len);
     if (first >= 1 && last <= (lua_Integer)len && first <= last && results_fit(L, first, last))
         permit_charge_work(L, 1 + 3 * (uint64_t)len + 4 * ((uint64_t)(last - first) + 1), "utf8.codepoint");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* -------------------------------------------------------------- object names */
@@ -235,7 +233,7 @@ static int addressless_format(lua_State *L) {
             fmt = lua_tolstring(L, 1, &len); /* still the same string (slot 1 is untouched) */
         }
     }
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* ------------------------------------------------------------ metatables */

@@ -4,9 +4,8 @@
 #include "shim_internal.h"
 #include <lauxlib.h>
 
-/* Runs the library function in upvalue 1 in this call's frame (permit_run_original): its
-   errors name it and carry the script's position, as Lua's own. */
-#define call_original permit_run_original
+/* Each runs Lua's function (upvalue 1) in its own frame (permit_run_original): its errors name
+   it and carry the script's position, as Lua's own. */
 
 /* The length the original function will see. It reads the length again itself, so a __len
    metamethod could answer 1 to the charge and 2^40 to the shift loop (which runs in C, out of
@@ -25,7 +24,7 @@ int shim_tinsert(lua_State *L) {
     int isnum = 0;
     lua_Integer pos = lua_gettop(L) == 3 ? lua_tointegerx(L, 2, &isnum) : 0;
     if (isnum && pos >= 1 && pos <= length) shim_charge(L, getvm(L), (uint64_t)(length - pos + 1), "table.insert");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* table.remove(t [, pos]): Lua's own, charged first for the elements it shifts down. */
@@ -34,7 +33,7 @@ int shim_tremove(lua_State *L) {
     int isnum = 0;
     lua_Integer pos = lua_isnoneornil(L, 2) ? length : lua_tointegerx(L, 2, &isnum);
     if (isnum && pos >= 1 && pos < length) shim_charge(L, getvm(L), (uint64_t)(length - pos), "table.remove");
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* Whether table.move would accept the value at idx as a table to read (or write): a table, or
@@ -67,7 +66,7 @@ int shim_tmove(lua_State *L) {
         lua_Integer n = e - f + 1;
         if (t <= LUA_MAXINTEGER - n + 1) shim_charge(L, getvm(L), (uint64_t)n, "table.move");
     }
-    return call_original(L);
+    return permit_run_original(L);
 }
 
 /* math.randomseed without arguments would seed from the clock: refused. The arguments are
