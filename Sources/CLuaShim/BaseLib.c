@@ -1,37 +1,25 @@
-/* The sandbox's base functions that differ from Lua's: next, pairs, rawget, rawset and load.
-   Each is Lua's own function (upvalue 1) behind a check or a preparation; none re-implements
-   what Lua already does. (xpcall is in Lua544Guards.c; tostring, getmetatable and
-   setmetatable in ChargedLib.c.)
+/* The sandbox's base functions that differ from Lua's: next, pairs, rawget, rawset, rawlen and
+   load. Each is Lua's own function (upvalue 1) behind a check or a preparation; none
+   re-implements what Lua already does. (xpcall is in Lua544Guards.c; tostring, getmetatable
+   and setmetatable in ChargedLib.c.)
 
    next, pairs, rawget and rawset (and ChargedLib.c's getmetatable and setmetatable) see past
    metamethods: on a ctx whose fields are still to be built (LazyContext.c), they build them
-   first. */
+   first. next, rawget and rawlen read a read-only proxy (a library table, ctx.params) as the
+   table it guards, as they would read that table in Lua. */
 #include "shim_internal.h"
 #include "lazy_context.h"
 #include <lauxlib.h>
 #include <string.h>
 
-/* A continuation that returns every value on the stack: the wrappers below leave nothing of
-   their own under the original's results. */
-static int all_results(lua_State *L, int status, lua_KContext k) {
-    (void)status;
-    (void)k;
-    return lua_gettop(L);
-}
-
-/* Calls upvalue 1 with this call's arguments; yieldable, so a coroutine may yield through it
-   (from an xpcall body, or a __pairs metamethod) as it could through Lua's own. */
-static int call_original(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, all_results);
-    return lua_gettop(L);
-}
+/* next, rawget, rawset and rawlen run Lua's own (upvalue 1) in their own frame
+   (permit_run_original): its errors read as Lua's own. */
 
 int shim_next(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
-    return call_original(L);
+    (void)shim_unwrap_frozen(L, 1);
+    return permit_run_original(L);
 }
 
 /* Lua's pairs hands out Lua's raw next for a table without __pairs. A script could keep that
@@ -60,14 +48,22 @@ int shim_pairs(lua_State *L) {
 int shim_rawget(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
-    return call_original(L);
+    (void)shim_unwrap_frozen(L, 1);
+    return permit_run_original(L);
 }
 
+/* rawset also refuses to add __gc or __mode to a table in use as a metatable (ChargedLib.c). */
 int shim_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
     if (shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
-    return call_original(L);
+    permit_refuse_metatable_key(L, 1, 2);
+    return permit_run_original(L);
+}
+
+int shim_rawlen(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE) (void)shim_unwrap_frozen(L, 1);
+    return permit_run_original(L);
 }
 
 void shim_push_new_env(lua_State *L) {
@@ -90,14 +86,36 @@ static const char *shown_chunk_name(const char *name) {
     return name;
 }
 
+/* Pushes `[string "name"]` as Lua shows a chunk name in a position: its first line, cut to
+   fit Lua's LUA_IDSIZE with "..." when it is longer or has more lines. */
+static void push_chunk_id(lua_State *L, const char *name) {
+    size_t room = LUA_IDSIZE - sizeof "[string \"...\"]"; /* what Lua keeps of the name */
+    size_t len = strlen(name);
+    const char *newline = strchr(name, '\n');
+    if (len < room && newline == NULL) {
+        lua_pushfstring(L, "[string \"%s\"]", name);
+        return;
+    }
+    if (newline != NULL) len = (size_t)(newline - name);
+    if (len > room) len = room;
+    lua_pushliteral(L, "[string \"");
+    lua_pushlstring(L, name, len);
+    lua_pushliteral(L, "...\"]");
+    lua_concat(L, 3);
+}
+
 /* load(text [, chunkname [, mode [, env]]]): Lua's load on text only, into a fresh sandbox
-   environment unless the script passes a table; charged per byte compiled. */
+   environment unless the script passes a table; charged per byte compiled. Without a name the
+   chunk is named by its text, as in Lua (`[string "x = 1"]`). A mode without 't' refuses the
+   text with Lua's message; Lua's load itself is always given "t", so no mode the script
+   passes lets a binary chunk through. */
 int shim_load(lua_State *L) {
     size_t len;
-    if (lua_type(L, 1) != LUA_TSTRING) return luaL_argerror(L, 1, "string expected (only text chunks can be loaded)");
+    if (!lua_isstring(L, 1)) return luaL_argerror(L, 1, "string expected (only text chunks can be loaded)");
     const char *text = lua_tolstring(L, 1, &len);
+    const char *mode = luaL_optstring(L, 3, "bt");
     int named = !lua_isnoneornil(L, 2);
-    const char *name = named ? shown_chunk_name(luaL_checkstring(L, 2)) : "=(load)";
+    const char *name = shown_chunk_name(named ? luaL_checkstring(L, 2) : text);
     int has_env = !lua_isnone(L, 4);
     if (has_env) luaL_checktype(L, 4, LUA_TTABLE);
     permit_vm *vm = getvm(L);
@@ -107,17 +125,27 @@ int shim_load(lua_State *L) {
         lua_pushliteral(L, "binary chunks are not allowed in the sandbox");
         return 2;
     }
+    if (strchr(mode, 't') == NULL) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+        return 2;
+    }
     char refusal[200];
     int refused_line = permit_source_refusal(text, len, refusal, sizeof refusal);
     if (refused_line > 0) {
         luaL_pushfail(L);
-        lua_pushfstring(L, "[string \"%s\"]:%d: %s", name, refused_line, refusal);
+        push_chunk_id(L, name);
+        lua_pushfstring(L, ":%d: %s", refused_line, refusal);
+        lua_concat(L, 2);
         return 2;
     }
     int base = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushvalue(L, 1);
-    lua_pushstring(L, name);
+    if (name == text)
+        lua_pushvalue(L, 1); /* named by its text: the same string, not a copy */
+    else
+        lua_pushstring(L, name);
     lua_pushliteral(L, "t");
     if (has_env)
         lua_pushvalue(L, 4);

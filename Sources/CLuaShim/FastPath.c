@@ -7,6 +7,7 @@
  */
 #include "CLuaShim.h"
 #include "lazy_context.h"
+#include "sandbox_guards.h"
 #include <lauxlib.h>
 #include <string.h>
 
@@ -127,10 +128,7 @@ int permit_decision_fields(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE) return -1;
     if (!lua_checkstack(L, PERMIT_D_COUNT + 4)) return -1;
-    if (lua_getmetatable(L, idx)) {
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (permit_has_script_metatable(L, idx)) return -1;
     int base = lua_gettop(L);
     for (int i = 0; i < PERMIT_D_COUNT; i++) lua_pushnil(L);
     unsigned present = 0;
@@ -168,11 +166,7 @@ int permit_decision_fields(lua_State *L, int idx) {
 int permit_settle_then_has_metatable(lua_State *L, int idx) {
     if (permit_lazy_settle(L, idx) < 0) return 1;
     if (permit_strict_is(L, idx)) return 0; /* the host's own table, plain data but for its strictness */
-    if (lua_getmetatable(L, idx)) {
-        lua_pop(L, 1);
-        return 1;
-    }
-    return 0;
+    return permit_has_script_metatable(L, idx);
 }
 
 int permit_trace_is_empty(lua_State *L) {

@@ -20,7 +20,7 @@
  *
  * The others are out of a script's reach or only misreport; docs/security.md lists each.
  */
-#include "sandbox_guards.h"
+#include "shim_internal.h"
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -30,8 +30,8 @@
 
 /* Calls upvalue 1 (coroutine.resume, close, or a function made by coroutine.wrap) with the
    arguments, one level deeper. The call is protected so the depth is given back whatever
-   happens; its error, if any, is raised again unchanged. */
-static int counted_coroutine_call(lua_State *L) {
+   happens; returns the status, with the results or the error on the stack. */
+static int counted_call(lua_State *L) {
     permit_guard_state *guards = permit_guards(L);
     if (guards->coroutine_depth >= PERMIT_COROUTINE_DEPTH)
         return permit_fail_nesting(L, "coroutine.resume, coroutine.wrap and coroutine.close");
@@ -41,16 +41,60 @@ static int counted_coroutine_call(lua_State *L) {
     guards->coroutine_depth++;
     int status = lua_pcall(L, nargs, LUA_MULTRET, 0);
     guards->coroutine_depth--;
-    if (status != LUA_OK) return lua_error(L);
+    return status;
+}
+
+/* coroutine.resume(co, ...) and coroutine.close(co). The original runs in a frame called from
+   C, so what it would refuse is refused here first, in this frame, with Lua's messages: an
+   argument error names the function and the error carries the script's position. */
+static int counted_resume(lua_State *L) {
+    luaL_argexpected(L, lua_tothread(L, 1) != NULL, 1, "thread");
+    if (counted_call(L) != LUA_OK) return lua_error(L); /* resume returns its errors: a guard's */
     return lua_gettop(L);
 }
 
-/* coroutine.wrap: the function it returns is counted too. */
+static int counted_close(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co != NULL, 1, "thread");
+    lua_Debug ar;
+    if (co == L) return luaL_error(L, "cannot close a running coroutine");
+    if (lua_status(co) == LUA_OK && lua_getstack(co, 0, &ar)) return luaL_error(L, "cannot close a normal coroutine");
+    if (counted_call(L) != LUA_OK) return lua_error(L);
+    return lua_gettop(L);
+}
+
+/* Whether the error at idx is one the sandbox raised as a guard (HostCalls.c's classify tells
+   the host by the very value) or Lua's memory error (the allocator refused). */
+static int is_sandbox_error(lua_State *L, int idx) {
+    permit_vm *vm = getvm(L);
+    idx = lua_absindex(L, idx);
+    if (vm->mem_refused && strcmp(lua_tostring(L, idx), "not enough memory") == 0) return 1;
+    if (vm->guard_kind == 0) return 0;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
+    int same = lua_rawequal(L, idx, -1);
+    lua_pop(L, 1);
+    return same;
+}
+
+/* A function made by coroutine.wrap. As in Lua, an error that is a string (other than a memory
+   error) gets the position where the function was called: Lua's adds the position of its
+   caller, which here is this C function (none), so it is added here. The sandbox's own errors
+   (budget, time, nesting, guards) pass unchanged, so the host still recognises them. */
+static int counted_wrapped(lua_State *L) {
+    if (counted_call(L) == LUA_OK) return lua_gettop(L);
+    if (lua_type(L, -1) == LUA_TSTRING && !permit_budget_gone(L) && !is_sandbox_error(L, -1)) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/* coroutine.wrap: Lua's own, in this frame (its argument error names it); the function it
+   returns is counted too. */
 static int counted_wrap(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    lua_pushcclosure(L, counted_coroutine_call, 1);
+    (void)permit_run_original(L);
+    lua_pushcclosure(L, counted_wrapped, 1);
     return 1;
 }
 
@@ -292,8 +336,8 @@ int permit_lua544_guards_needed(void) {
 void permit_install_bug_guards(lua_State *L, int base, int utf8, int coroutine) {
     lua_pushcfunction(L, guarded_xpcall);
     lua_setfield(L, base, "xpcall");
-    count_nesting_of(L, coroutine, "resume", counted_coroutine_call);
-    count_nesting_of(L, coroutine, "close", counted_coroutine_call);
+    count_nesting_of(L, coroutine, "resume", counted_resume);
+    count_nesting_of(L, coroutine, "close", counted_close);
     count_nesting_of(L, coroutine, "wrap", counted_wrap);
     if (!permit_lua544_guards_needed()) return;
     lua_getfield(L, utf8, "codes");

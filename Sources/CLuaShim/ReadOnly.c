@@ -11,6 +11,18 @@ int shim_is_frozen(lua_State *L, int idx) {
     return frozen;
 }
 
+int shim_unwrap_frozen(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (!lua_getmetatable(L, idx)) return 0; /* most tables: no registry lookup */
+    lua_pop(L, 1);
+    if (!shim_is_frozen(L, idx)) return 0;
+    lua_getmetatable(L, idx);
+    lua_getfield(L, -1, "__index");
+    lua_replace(L, idx);
+    lua_pop(L, 1);
+    return 1;
+}
+
 static int ro_newindex(lua_State *L) { return luaL_error(L, "attempt to modify a read-only table"); }
 
 static int ro_next(lua_State *L) {

@@ -20,6 +20,7 @@
  * allocated and nothing raises.
  */
 #include "CLuaShim.h"
+#include "sandbox_guards.h"
 #include <string.h>
 
 enum { MAX_TABLES = 512, MAX_DEPTH = 3 };
@@ -99,10 +100,7 @@ static int put_table(lua_State *L, writer *w, int idx, int depth) {
         }
     }
     if (w->table_count == MAX_TABLES) return -1;
-    if (lua_getmetatable(L, idx)) {
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (permit_has_script_metatable(L, idx)) return -1;
     w->tables[w->table_count++] = address;
     put_tag(w, 'T');
     lua_pushnil(L);

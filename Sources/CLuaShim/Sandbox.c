@@ -9,8 +9,7 @@
 const char shim_key_base = 0, shim_key_frozen = 0, shim_key_traceback = 0, shim_key_guard = 0;
 
 static const char *const allowed_base[] = {
-    "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal",
-    "rawlen", NULL,
+    "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal", NULL,
 };
 
 static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
@@ -69,6 +68,7 @@ static void build_base(lua_State *L) {
     lua_setfield(L, 2, "pairs");
     wrap_base(L, 1, 2, "rawget", shim_rawget);
     wrap_base(L, 1, 2, "rawset", shim_rawset);
+    wrap_base(L, 1, 2, "rawlen", shim_rawlen);
     wrap_base(L, 1, 2, "load", shim_load);
     set_fn(L, 2, "print", shim_print);
 }
@@ -152,6 +152,15 @@ static void publish_and_seal(lua_State *L) {
         lua_pushnil(L);
         lua_rawset(L, 1);
     }
+
+    /* Lua names a function called from C (pcall(next, 1)) in an argument error by looking it up
+       in the loaded modules: there, _G is the sandbox base, and permit is the permit table. */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, LUA_GNAME);
+    lua_pushvalue(L, 8);
+    lua_setfield(L, -2, "permit");
+    lua_pop(L, 1);
 }
 
 static int setup(lua_State *L) {

@@ -95,9 +95,5 @@ int shim_rep(lua_State *L) {
                                     "string.rep: resulting string too large (the limit is %I bytes)", (LUAI_UACINT)max);
         shim_charge(L, vm, 1 + (total + copies) / 64, "string.rep"); /* the bytes, and one copy call each */
     }
-    int args = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, args, 1);
-    return 1;
+    return permit_run_original(L);
 }

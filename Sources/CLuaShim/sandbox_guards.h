@@ -24,6 +24,22 @@ typedef struct permit_guard_state {
     int64_t next_object_id; /* tostring's counter (per VM, never reset) */
 } permit_guard_state;
 
+/* Runs the library function in upvalue 1 on this call's arguments, in this call's own frame,
+   and returns its results. A wrapper called from the script has the frame Lua's own function
+   would have had, so an argument error names the function as the script called it
+   (`bad argument #2 to 'format'`) and an error carries the script's position; through
+   lua_call the original would run in a frame called from C, named '?', its position lost.
+   Only for library functions that read no upvalues of their own (math.randomseed and the
+   functions coroutine.wrap makes do). */
+static inline int permit_run_original(lua_State *L) {
+    lua_CFunction original = lua_tocfunction(L, lua_upvalueindex(1));
+    if (original != NULL) return original(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 /* ---- provided by the budget code ---- */
 permit_guard_state *permit_guards(lua_State *L);
 /* Charges `units` of C work against the instruction budget before it runs; raises the budget
@@ -52,6 +68,15 @@ int permit_lua544_guards_needed(void);
 /* Replaces table.sort / unpack / pack, string.byte / format / reverse / upper / lower,
    utf8.len / codepoint / char / offset, tostring, setmetatable and getmetatable. */
 void permit_install_charged_lib(lua_State *L, int base, int string, int table, int utf8);
+/* Whether the value at idx has a metatable as the script sees it (getmetatable): the hidden
+   guard of a table in use as a metatable does not count. For the readers of what a policy
+   returns, which refuse tables with metatables. */
+int permit_has_script_metatable(lua_State *L, int idx);
+/* Whether the table at idx is in use as a metatable (setmetatable guards it). */
+int permit_metatable_in_use(lua_State *L, int idx);
+/* Raises an error when the key at `key` is "__gc" or "__mode" and the table at `t` is in use as
+   a metatable: for rawset, which must not add them to one. */
+void permit_refuse_metatable_key(lua_State *L, int t, int key);
 /* Pushes what tostring shows for the value at `idx`: __tostring's result when it has one,
    else its type and per-VM number (`table: #3`), never a host address. */
 void permit_push_display_string(lua_State *L, int idx);

@@ -154,6 +154,10 @@ int shim_print(lua_State *L);
 int shim_is_frozen(lua_State *L, int idx);
 /* Pushes an empty proxy whose reads go to the table at `real`. */
 void shim_push_proxy(lua_State *L, int real);
+/* When the value at idx is a read-only proxy, replaces it by the table it guards (for next,
+   rawget and rawlen, which read without metamethods; the table's values are proxies or
+   functions themselves). Returns whether it did. */
+int shim_unwrap_frozen(lua_State *L, int idx);
 
 /* BaseLib.c */
 /* Pushes a fresh environment whose reads fall through to the sandbox base. */
@@ -162,6 +166,7 @@ int shim_next(lua_State *L);
 int shim_pairs(lua_State *L);
 int shim_rawget(lua_State *L);
 int shim_rawset(lua_State *L);
+int shim_rawlen(lua_State *L);
 int shim_load(lua_State *L);
 
 /* StringLib.c */

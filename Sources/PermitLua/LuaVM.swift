@@ -197,8 +197,8 @@ public final class LuaVM {
     /// Keeps a table, function or string in the VM (for values reused on every call, e.g. parts
     /// of a context that do not change). With `readOnly`, tables (nested ones
     /// too) are wrapped in read-only proxies so a script cannot alter what the
-    /// next call sees (`pairs` still iterates them; `next`/`rawget`/`#`-free raw
-    /// access sees an empty proxy). Pass it back as `.ref(ref)`.
+    /// next call sees (`pairs`, `next`, `rawget`, `rawlen` and `#` still read them).
+    /// Pass it back as `.ref(ref)`.
     /// - strict: a strict ctx table kind (`StrictContext`) the stored table reads as.
     public func store(_ value: LuaValue, readOnly: Bool = true, strict: Int32? = nil) throws(LuaError) -> LuaRef {
         guard !running else { throw LuaError(kind: .invalidUse, message: "store during a call") }

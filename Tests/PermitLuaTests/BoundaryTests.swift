@@ -199,7 +199,7 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
             return table.concat(out, '|')
             """)
         #expect(r.first?.stringValue == "true|true|y|true|true|done|false|handled e|p|1|nil|locked|false|"
-            + "attempt to modify a read-only table|nil|(load):1: unexpected symbol near <eof>|42|true|nil")
+            + "attempt to modify a read-only table|nil|[string \"return 1 +\"]:1: unexpected symbol near <eof>|42|true|nil")
     }
 
     /// The snapshot's counts come from the host; reading it checks them against the userdata's

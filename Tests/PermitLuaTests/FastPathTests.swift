@@ -136,7 +136,7 @@ import Testing
 
     /// Decisions the warm path reads itself (the first `readInPlace`), and others it hands to
     /// the general path.
-    static let readInPlace = 14
+    static let readInPlace = 15
     static let bodies: [String] = [
         "return nil",
         "return",
@@ -159,6 +159,7 @@ import Testing
         "return { action = 'request_permission', options = { 'alert', 'provisional', 'alert', 'car_play' } }",
         "return { action = 'request_permission', options = {} }",
         "return { action = 'none', reason = string.rep('x', 2000) }",
+        "local d = { action = 'none', reason = 'a metatable' } setmetatable({}, d) return d",
         // Handed to the general path: each is an error there, or a second result.
         "return 42",
         "return 'none'",

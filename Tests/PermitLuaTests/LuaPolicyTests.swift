@@ -251,6 +251,13 @@ private enum Fixture {
         #expect(message.contains(expected), "\(message)")
     }
 
+    /// A table the policy also uses as a metatable has no metatable of its own (getmetatable
+    /// says nil), so it is a plain decision.
+    @Test func aDecisionUsedAsAMetatableIsPlain() throws {
+        let policy = try Fixture.policy("local d = { action = 'none', reason = 'shared' } setmetatable({}, d) return d")
+        #expect(try policy.decide(Fixture.context())?.reason == "shared")
+    }
+
     @Test func cyclicDecisionsAreErrorsNotHangs() {
         let message = Fixture.decideError("local t = { action = 'none' }; t.remember = t; return t")
         #expect(message != "no error")

@@ -56,6 +56,7 @@ import Testing
         "return { { body = 'x', interruption_level = 2 } }",
         "return { setmetatable({ body = 'x' }, {}) }",
         "return setmetatable({ { body = 'x' } }, {})",
+        "local r = { body = 'x' } setmetatable({}, r) return { r }",
         "local l = {} for i = 1, 257 do l[i] = { body = 'x' } end return l",
         "return { { body = 'x' } }, 5",
     ]
