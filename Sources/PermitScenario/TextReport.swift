@@ -145,7 +145,7 @@ public struct TextReport: Sendable {
     }
 
     private func paint(_ text: String, _ code: Int) -> String {
-        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+        colour ? TerminalText.painted(text, code) : text
     }
 }
 
