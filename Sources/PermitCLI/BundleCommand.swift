@@ -50,13 +50,14 @@ struct BundleCommand: AsyncParsableCommand {
         }
         // The bundler writes by rename, which would replace a device or FIFO with a file.
         do {
+            try OutputPath.checkName(out)
             if case .writeThrough = try OutputPath.kind(of: Terminal.file(out).standardizedFileURL.path) {
-                Terminal.printError("--out \(out): names a device or FIFO, which a bundle would replace; "
+                Terminal.printError("--out \(TerminalText.inline(out)): names a device or FIFO, which a bundle would replace; "
                     + "write the bundle to a file and copy it from there")
                 throw Exit.badInput
             }
         } catch let error as OutputPath.Failure {
-            Terminal.printError("--out \(out): cannot write (\(error.reason))")
+            Terminal.printError("--out \(TerminalText.inline(out)): cannot write (\(error.reason))")
             throw Exit.badInput
         }
         let bundler = PackBundler(

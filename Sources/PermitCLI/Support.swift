@@ -104,6 +104,7 @@ struct LimitOptions: ParsableArguments {
 func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
     let url = Terminal.file(path).standardizedFileURL
     do {
+        try OutputPath.checkName(path)
         switch try OutputPath.kind(of: url.path) {
         case .regularOrMissing:
             try AtomicFile.write(data, to: url, permissions: permissions)
@@ -111,10 +112,10 @@ func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) thr
             try OutputPath.writeThrough(data, to: url.path)
         }
     } catch let error as AtomicFileError {
-        Terminal.printError("\(path): cannot write (\(error.reason))")
+        Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")
         throw Exit.badInput
     } catch let error as OutputPath.Failure {
-        Terminal.printError("\(path): cannot write (\(error.reason))")
+        Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")
         throw Exit.badInput
     }
 }
@@ -131,6 +132,13 @@ enum OutputPath {
         case regularOrMissing
         /// A character device or FIFO: opened and written, never replaced.
         case writeThrough
+    }
+
+    /// Refuses a path holding a control character: no file needs one, and the path is
+    /// quoted in messages (a newline in it would start a line of its own).
+    static func checkName(_ path: String) throws(Failure) {
+        guard TerminalText.hasControl(path) else { return }
+        throw Failure(reason: "the path holds a control character; choose a name without one")
     }
 
     /// What `path` names, following symbolic links.

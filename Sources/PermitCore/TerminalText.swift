@@ -24,11 +24,26 @@ public enum TerminalText {
     /// `text` with every character that could steer a terminal written as `\uXXXX`, and the
     /// colour marks of `painted` as colour (or as nothing, with `colour` false).
     public static func escaped(_ text: String, colour: Bool = true) -> String {
-        guard needsWork(text) else { return text }
+        escaped(text, colour: colour, keepingLines: true)
+    }
+
+    /// `text` for one line of output: escaped like `escaped`, and newlines and tabs too, so a
+    /// reason, a name or a path cannot start a line of its own (a forged `PASS`).
+    public static func inline(_ text: String) -> String {
+        escaped(text, colour: false, keepingLines: false)
+    }
+
+    /// Whether `text` holds a character `inline` escapes (a control or bidirectional mark).
+    public static func hasControl(_ text: String) -> Bool {
+        text.unicodeScalars.contains { isSteering($0.value, keepingLines: false) }
+    }
+
+    private static func escaped(_ text: String, colour: Bool, keepingLines: Bool) -> String {
+        guard !keepingLines || needsWork(text) else { return text }
         var out = String()
         out.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
-            if isSteering(scalar.value) {
+            if isSteering(scalar.value, keepingLines: keepingLines) {
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
             } else {
@@ -39,10 +54,10 @@ public enum TerminalText {
         return out.replacingAll(mark, with: colour ? "\u{1B}[" : nil)
     }
 
-    /// Whether a character is escaped.
-    public static func isSteering(_ value: UInt32) -> Bool {
+    /// Whether a character is escaped (newline and tab only with `keepingLines` false).
+    public static func isSteering(_ value: UInt32, keepingLines: Bool = true) -> Bool {
         switch value {
-        case 0x0A, 0x09: false
+        case 0x0A, 0x09: !keepingLines
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
