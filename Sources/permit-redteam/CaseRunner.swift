@@ -22,7 +22,9 @@ enum CaseRunner {
     /// Longest a case's CLI process may run before it counts as hung and is killed.
     static let processTimeout: TimeInterval = 30
 
-    static func run(_ attack: Attack, in directory: URL) -> Outcome {
+    /// The CLI's arguments for a case, its input files written into `directory`; the policy
+    /// file when the call is to be timed in-process too.
+    static func arguments(for attack: Attack, in directory: URL) -> ([String], URL?) {
         let arguments: [String]
         var policyFile: URL?
         switch attack.input {
@@ -56,6 +58,11 @@ enum CaseRunner {
             mkfifo(fifo.path, 0o600)
             arguments = ["test", "policies/polite/tests/app-clip.yaml", "--coverage-format", "lcov", "--coverage-output", fifo.path]
         }
+        return (arguments, policyFile)
+    }
+
+    static func run(_ attack: Attack, in directory: URL) -> Outcome {
+        let (arguments, policyFile) = arguments(for: attack, in: directory)
         var (exit, output, seconds) = runProcess(arguments)
         if case .fifoOutput = attack.input {
             // Whatever the CLI said, the FIFO must still be one.
