@@ -48,6 +48,18 @@ struct BundleCommand: AsyncParsableCommand {
             Terminal.printError("--min-engine: \"\(minEngine)\" is not a version like \(EngineVersion.current)")
             throw Exit.badInput
         }
+        // The bundler writes by rename, which would replace a device or FIFO with a file.
+        do {
+            try OutputPath.checkName(out)
+            if case .writeThrough = try OutputPath.kind(of: Terminal.file(out).standardizedFileURL.path) {
+                Terminal.printError("--out \(TerminalText.inline(out)): names a device or FIFO, which a bundle would replace; "
+                    + "write the bundle to a file and copy it from there")
+                throw Exit.badInput
+            }
+        } catch let error as OutputPath.Failure {
+            Terminal.printError("--out \(TerminalText.inline(out)): cannot write (\(error.reason))")
+            throw Exit.badInput
+        }
         let bundler = PackBundler(
             pack: Terminal.file(pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
             signingKey: try signingKey())

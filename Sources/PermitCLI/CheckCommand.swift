@@ -63,7 +63,7 @@ struct CheckCommand: AsyncParsableCommand {
             }
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                Terminal.say("ok    \(shown)  name \(policy.name)"
+                Terminal.say("ok    \(shown)  name \(TerminalText.inline(policy.name))"
                     + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                     + (policy.plansReminders ? ", plans reminders" : "")
                     + policy.experiments.map { experiment in

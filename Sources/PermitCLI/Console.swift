@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 /// Where a command's output goes, and what it may know of the terminal and the environment.
 ///
@@ -67,20 +68,28 @@ public struct Console: Sendable {
     /// The console the running command writes to: `standard` unless a caller binds another.
     @TaskLocal public static var current: Console = .standard
 
-    /// Writes `text` as is.
+    /// Writes `text`, escaped for a terminal (`TerminalText.escaped`): every text `permit`
+    /// prints passes here, so no policy, scenario or argument can put a control character,
+    /// escape sequence or bidirectional override on the terminal. JSON stays valid JSON.
     ///
     /// - Parameters:
     ///   - text: the text, with any newline it needs.
     ///   - stream: standard output or standard error.
     public func write(_ text: String, to stream: Stream) {
-        sink(stream, text)
+        sink(stream, TerminalText.escaped(text))
     }
 
-    /// Writes one line (a newline is added) to standard output.
+    /// Writes one line (a newline is added) to standard output, escaped like `write`.
     ///
     /// - Parameter line: the line without its newline.
     public func writeLine(_ line: String) {
-        sink(.output, line + "\n")
+        sink(.output, TerminalText.escaped(line) + "\n")
+    }
+
+    /// Writes `text` as is: only for the console's own control characters (the progress bar's
+    /// carriage returns), never for text that holds input.
+    func writeControl(_ text: String, to stream: Stream) {
+        sink(stream, text)
     }
 
     /// Whether `stream` is a terminal: progress bars and colour only go to one.

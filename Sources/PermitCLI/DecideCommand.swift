@@ -261,11 +261,10 @@ struct DecideCommand: AsyncParsableCommand {
             Terminal.printError("--history: cannot read \(history)")
             throw Exit.badInput
         }
-        if case .success(let ledger) = LedgerCoding.decode(data) { return ledger }
         do {
-            return try JSONDecoder().decode(Ledger.self, from: data)
+            return try HistoryFile.ledger(from: data, named: "--history \(history)")
         } catch {
-            Terminal.printError("--history \(history): not a ledger (\(error))")
+            Terminal.printError(error.message)
             throw Exit.badInput
         }
     }

@@ -217,13 +217,13 @@ final class ProgressBar: @unchecked Sendable {
         let filled = percent * width / 100
         let line = "\rsimulating [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
             + "] \(percent)% (\(done)/\(total) users)"
-        console.write(line, to: .error)
+        console.writeControl(line, to: .error)
     }
 
     func clear() {
         lock.lock()
         defer { lock.unlock() }
         guard lastPercent >= 0 else { return }
-        console.write("\r" + String(repeating: " ", count: 79) + "\r", to: .error)
+        console.writeControl("\r" + String(repeating: " ", count: 79) + "\r", to: .error)
     }
 }

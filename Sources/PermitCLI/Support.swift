@@ -97,11 +97,89 @@ struct LimitOptions: ParsableArguments {
 }
 
 /// Writes an output file whole or not at all; a failure is reported and is bad input (exit 2).
+///
+/// A path that names (or links to) a device or a FIFO — `/dev/stdout`, `/dev/null`, a pipe a
+/// reader waits on — is written through, never replaced: a rename would put a regular file
+/// where the node was (as root, in `/dev`). A directory or socket is refused.
 func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
+    let url = Terminal.file(path).standardizedFileURL
     do {
-        try AtomicFile.write(data, to: Terminal.file(path).standardizedFileURL, permissions: permissions)
-    } catch {
-        Terminal.printError("\(path): cannot write (\(error.reason))")
+        try OutputPath.checkName(path)
+        switch try OutputPath.kind(of: url.path) {
+        case .regularOrMissing:
+            try AtomicFile.write(data, to: url, permissions: permissions)
+        case .writeThrough:
+            try OutputPath.writeThrough(data, to: url.path)
+        }
+    } catch let error as AtomicFileError {
+        Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")
         throw Exit.badInput
+    } catch let error as OutputPath.Failure {
+        Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")
+        throw Exit.badInput
+    }
+}
+
+/// What an output path names, for commands that write files.
+enum OutputPath {
+    /// Why an output path cannot be written.
+    struct Failure: Error {
+        let reason: String
+    }
+
+    enum Kind {
+        /// A regular file, or nothing yet: written whole by rename (`AtomicFile`).
+        case regularOrMissing
+        /// A character device or FIFO: opened and written, never replaced.
+        case writeThrough
+    }
+
+    /// Refuses a path holding a control character: no file needs one, and the path is
+    /// quoted in messages (a newline in it would start a line of its own).
+    static func checkName(_ path: String) throws(Failure) {
+        guard TerminalText.hasControl(path) else { return }
+        throw Failure(reason: "the path holds a control character; choose a name without one")
+    }
+
+    /// What `path` names, following symbolic links.
+    static func kind(of path: String) throws(OutputPath.Failure) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return .regularOrMissing }
+            throw Failure(reason: String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regularOrMissing
+        case S_IFCHR, S_IFIFO: return .writeThrough
+        case S_IFDIR: throw Failure(reason: "it is a directory; give a file path")
+        default:
+            throw Failure(reason: "it is neither a file, a device nor a FIFO; give a file path")
+        }
+    }
+
+    /// Writes `data` into the device or FIFO at `path` without replacing it. A FIFO no process
+    /// reads is an error, not a wait.
+    static func writeThrough(_ data: Data, to path: String) throws(OutputPath.Failure) {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ENXIO ? "it is a FIFO that no process is reading" : String(cString: strerror(errno))
+            throw Failure(reason: reason)
+        }
+        defer { close(descriptor) }
+        // Blocking again for the writes: a reader that is slower than us is waited for.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw Failure(reason: String(cString: strerror(failure))) }
     }
 }

@@ -49,7 +49,11 @@ public enum DurableLedgerCoding {
                     + "\(DurableLedger.currentVersion); ignored (left in place for the newer build)"])
         }
         do {
-            return DurableLoadResult(durable: try decoder.decode(DurableLedger.self, from: data))
+            let durable = try decoder.decode(DurableLedger.self, from: data)
+            if let problem = durable.valueProblem {
+                return DurableLoadResult(durable: nil, warnings: ["\(location): the durable ledger is damaged (\(problem)); ignored"])
+            }
+            return DurableLoadResult(durable: durable)
         } catch {
             return DurableLoadResult(durable: nil, warnings: ["\(location): the durable ledger is damaged (\(error)); ignored"])
         }

@@ -33,7 +33,11 @@ extension Ledger {
     /// longer gap iOS may have forgotten, and a kept flag would read a dialog that can show
     /// again as a denial; without it the first request settles the question at once.
     public mutating func restore(_ durable: DurableLedger, keeping keys: DurableKeys, now: Int64) {
-        let systemStillRemembers = durable.lastSeenAt.map { now - $0 < Self.systemMemory } ?? false
+        // The time comes from a Keychain item: a gap too large to compute is no recent sighting.
+        let systemStillRemembers = durable.lastSeenAt.map { seen in
+            let (gap, overflow) = now.subtractingReportingOverflow(seen)
+            return !overflow && gap < Self.systemMemory
+        } ?? false
         legacyRegistered = legacyRegistered || (durable.legacyRegistered && systemStillRemembers)
         if keys.histories.contains(.softPrompt), let history = durable.softPrompt { softPrompt = history }
         if keys.histories.contains(.systemPrompt), let history = durable.systemPrompt { systemPrompt = history }

@@ -1,14 +1,15 @@
 /// The rules by which events, answers and shown prompts change the ledger. Kept apart from the
-/// engine so each rule is one small, tested method.
+/// engine so each rule is one small, tested method. Counters stop at `Int.max` (`countOne`): a
+/// ledger read from a file may hold any count, and recording must never trap.
 extension Ledger {
     /// Counts an app event (before the policy runs).
     mutating func record(_ event: AppEvent, at now: Int64, legacy: Bool) {
         switch event {
         case .appLaunch:
-            launches += 1
+            Self.countOne(&launches)
             if firstLaunchAt == nil { firstLaunchAt = now }
         case .appForeground:
-            foregrounds += 1
+            Self.countOne(&foregrounds)
         case .appBackground, .significantTimeChange, .notificationSettingsOpened:
             break
         case .featureOpened(let name):
@@ -16,9 +17,9 @@ extension Ledger {
             Self.noteOpened(&features[name, default: FeatureHistory()], at: now)
         case .softPromptAnswered(let answer):
             switch answer {
-            case .accept: softPrompt.accepted += 1
-            case .decline: softPrompt.declined += 1
-            case .dismiss: softPrompt.dismissed += 1
+            case .accept: Self.countOne(&softPrompt.accepted)
+            case .decline: Self.countOne(&softPrompt.declined)
+            case .dismiss: Self.countOne(&softPrompt.dismissed)
             }
             softPrompt.lastAnsweredAt = now
         case .systemPromptAnswered(let granted):
@@ -29,8 +30,8 @@ extension Ledger {
             if legacy { legacyRegistered = true }
         case .settingsPromptAnswered(let answer):
             switch answer {
-            case .open: settingsPrompt.opened += 1
-            case .cancel: settingsPrompt.cancelled += 1
+            case .open: Self.countOne(&settingsPrompt.opened)
+            case .cancel: Self.countOne(&settingsPrompt.cancelled)
             case .dismiss: break
             }
         case .custom(let custom):
@@ -39,12 +40,12 @@ extension Ledger {
     }
 
     private static func noteOpened(_ history: inout FeatureHistory, at now: Int64) {
-        history.opened += 1
+        countOne(&history.opened)
         history.lastOpenedAt = now
     }
 
     private static func noteHappened(_ history: inout EventHistory, at now: Int64) {
-        history.count += 1
+        countOne(&history.count)
         history.lastAt = now
     }
 
@@ -81,29 +82,29 @@ extension Ledger {
 
     /// Records a soft prompt put on screen.
     mutating func recordSoftPromptShown(at now: Int64, feature: String?) {
-        softPrompt.shown += 1
+        Self.countOne(&softPrompt.shown)
         softPrompt.lastShownAt = now
         notePrompt(at: now, feature: feature)
     }
 
     /// Records a settings prompt put on screen.
     mutating func recordSettingsPromptShown(at now: Int64, feature: String?) {
-        settingsPrompt.shown += 1
+        Self.countOne(&settingsPrompt.shown)
         settingsPrompt.lastShownAt = now
         notePrompt(at: now, feature: feature)
     }
 
     /// Records a permission request; only a dialog that appeared counts as a prompt.
     mutating func recordPermissionRequest(at now: Int64, dialogShown: Bool, feature: String?) {
-        systemPrompt.requested += 1
+        Self.countOne(&systemPrompt.requested)
         if dialogShown {
-            systemPrompt.shown += 1
+            Self.countOne(&systemPrompt.shown)
             notePrompt(at: now, feature: feature)
         }
     }
 
     private mutating func notePrompt(at now: Int64, feature: String?) {
-        promptsToday += 1
+        Self.countOne(&promptsToday)
         if let feature { features[feature, default: FeatureHistory()].lastPromptAt = now }
     }
 

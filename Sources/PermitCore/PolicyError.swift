@@ -44,11 +44,12 @@ public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
         traceback: String? = nil
     ) {
         self.kind = kind
-        self.message = message
+        // A policy chooses its error text: kept to the size of a reason (`TextCap`).
+        self.message = TextCap.capped(message, bytes: TextCap.errorMessageBytes)
         self.file = file
         self.line = line
         self.field = field
-        self.traceback = traceback
+        self.traceback = traceback.map { TextCap.capped($0, bytes: TextCap.tracebackBytes) }
     }
 
     /// `policy.lua:12: attempt to index a nil value`, or

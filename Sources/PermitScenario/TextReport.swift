@@ -27,10 +27,10 @@ public struct TextReport: Sendable {
                     + "\(scenarios) scenario\(scenarios == 1 ? "" : "s") did not run")
                 out.append("      \(error)")
             case .skipped(let reason):
-                out.append("\(paint("SKIP", 33))  \(report.file.displayPath)  \(report.name)  (\(reason))")
+                out.append("\(paint("SKIP", 33))  \(report.file.displayPath)  \(TerminalText.inline(report.name))  (\(reason))")
             case .ran(let result):
                 let label = report.passed ? paint("PASS", 32) : paint("FAIL", 31)
-                out.append("\(label)  \(report.file.displayPath)  \(result.name) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
+                out.append("\(label)  \(report.file.displayPath)  \(TerminalText.inline(result.name)) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
                 let formatter = TimelineFormatter(start: result.start)
                 for step in result.steps where verbose || !step.passed {
                     out.append(contentsOf: describe(step, formatter: formatter, file: result.file))
@@ -125,14 +125,14 @@ public struct TextReport: Sendable {
         if let outcome = step.outcome {
             lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "
                 + "decision: \(formatter.describe(outcome.decision))" + (outcome.dialogShown ? " [system dialog shown]" : ""))
-            if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(reason)") }
+            if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(TerminalText.inline(reason))") }
             for warning in outcome.warnings { lines.append("        warning \(warning)") }
             for error in outcome.errors { lines.append("        error \(error)") }
             if let scheduled = formatter.scheduledReminders(outcome) { lines.append("        " + scheduled) }
             for traceLine in TimelineFormatter.traceLines(outcome.trace) { lines.append("        trace: \(traceLine)") }
             for followUp in outcome.followUps {
                 lines.append("        ↳ \(followUp.event): \(formatter.describe(followUp.decision))"
-                    + (followUp.decision.reason.map { " (reason: \($0))" } ?? ""))
+                    + (followUp.decision.reason.map { " (reason: \(TerminalText.inline($0)))" } ?? ""))
                 for warning in followUp.warnings { lines.append("          warning \(warning)") }
                 for error in followUp.errors { lines.append("          error \(error)") }
             }
@@ -145,7 +145,7 @@ public struct TextReport: Sendable {
     }
 
     private func paint(_ text: String, _ code: Int) -> String {
-        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+        colour ? TerminalText.painted(text, code) : text
     }
 }
 

@@ -38,7 +38,7 @@ public struct TimelineFormatter: Sendable {
         }
         if outcome.registerForRemoteNotifications { parts.append("[register for remote notifications]") }
         var line = parts.joined(separator: " ")
-        if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(reason)" }
+        if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(TerminalText.inline(reason))" }
         for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }
         for error in outcome.errors { line += "\n" + indent + "error \(error)" }
         if let scheduled = scheduledReminders(outcome) { line += "\n" + indent + scheduled }

@@ -8,6 +8,14 @@ struct Attack: Sendable {
         case policy(String)
         /// A scenario played with `permit run` against the polite pack.
         case scenario(String)
+        /// A scenario played with `permit run` against a policy of its own.
+        case played(policy: String, scenario: String)
+        /// A ledger file given to `permit decide POLICY --history FILE --event app_launch`;
+        /// POLICY is a pack path, or a policy's source when it holds `decide`.
+        case history(ledger: String, policy: String)
+        /// `permit test` writing its lcov coverage to a FIFO no process reads: the CLI must
+        /// refuse, and the FIFO must still be a FIFO afterwards (not replaced by a file).
+        case fifoOutput
     }
 
     var attackClass: String
@@ -121,7 +129,53 @@ enum Battery {
         Attack(attackClass: "NaN", name: "remember = { x = 0/0 }", input: .policy(policy("""
               return { action = "none", remember = { x = 0/0 } }
             """)), expected: ["NaN", "not a number", "finite"]),
+        Attack(attackClass: "ledger", name: "--history with launches at Int64.max, then a launch",
+               input: .history(ledger: #"{"schema": 1, "ledger": {"launches": 9223372036854775807}}"#, policy: policy("""
+              error("launches " .. ctx.history.launches)
+            """)), expected: ["launches 9223372036854775807"]),
+        Attack(attackClass: "ledger", name: "initial.ledger counters at Int64.max, every event",
+               input: .played(policy: policy("error(\"launches \" .. ctx.history.launches)"), scenario: ledgerAtMaximum),
+               expected: ["launches 9223372036854775807"]),
+        Attack(attackClass: "ledger", name: "--history with launches: 1.5", input: .history(
+            ledger: #"{"schema": 1, "ledger": {"launches": 1.5}}"#, policy: "policies/polite"), expected: ["not a whole number"]),
+        Attack(attackClass: "ledger", name: "--history with launches: 1e300", input: .history(
+            ledger: #"{"launches": 1e300}"#, policy: "policies/polite"), expected: ["not a whole number"]),
+        Attack(attackClass: "ledger", name: "--history with schema 99", input: .history(
+            ledger: #"{"schema": 99, "ledger": {}}"#, policy: "policies/polite"), expected: ["newer Permit"]),
+        Attack(attackClass: "ledger", name: "--history with a negative count", input: .history(
+            ledger: #"{"soft_prompt": {"shown": -5}}"#, policy: "policies/polite"), expected: ["never negative"]),
+        Attack(attackClass: "error text", name: "error((\"E\"):rep(1e6))", input: .policy(policy("""
+              error(("E"):rep(1e6))
+            """)), expected: ["bytes cut"]),
+        Attack(attackClass: "terminal", name: "ESC, CR and U+202E in an error message", input: .policy(policy("""
+              error("\\27[2J\\r\\u{202E}forged")
+            """)), expected: [#"\u001B[2J\u000D\u202Eforged"#]),
+        Attack(attackClass: "output path", name: "--coverage-output naming a FIFO nobody reads", input: .fifoOutput,
+               expected: ["no process is reading"]),
     ]
+
+    /// Every counter of the ledger at Int64.max, then every event that counts one; a policy
+    /// error names the launches it saw (`permit run` prints the error).
+    static var ledgerAtMaximum: String {
+        let max = "9223372036854775807"
+        return """
+        name: ledger at maximum
+        device: { os: "16.4" }
+        initial:
+          ledger:
+            launches: \(max)
+            foregrounds: \(max)
+            prompts_today: \(max)
+            soft_prompt: { shown: \(max), accepted: \(max), declined: \(max), dismissed: \(max) }
+            system_prompt: { requested: \(max), shown: \(max) }
+            settings_prompt: { shown: \(max), opened: \(max), cancelled: \(max) }
+            features: { reminders: { opened: \(max) } }
+        steps:
+          - event: app_launch
+          - event: app_foreground
+          - { event: feature_opened, feature: reminders }
+        """
+    }
 
     static var aliasBomb: String {
         var lines = ["name: alias bomb", "device: { os: \"16.4\" }", "params:", "  a0: &a0 [x, x, x, x, x, x, x, x, x]"]

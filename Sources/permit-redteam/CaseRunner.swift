@@ -22,7 +22,9 @@ enum CaseRunner {
     /// Longest a case's CLI process may run before it counts as hung and is killed.
     static let processTimeout: TimeInterval = 30
 
-    static func run(_ attack: Attack, in directory: URL) -> Outcome {
+    /// The CLI's arguments for a case, its input files written into `directory`; the policy
+    /// file when the call is to be timed in-process too.
+    static func arguments(for attack: Attack, in directory: URL) -> ([String], URL?) {
         let arguments: [String]
         var policyFile: URL?
         switch attack.input {
@@ -35,8 +37,42 @@ enum CaseRunner {
             let file = directory.appendingPathComponent("scenario.yaml")
             try? yaml.write(to: file, atomically: true, encoding: .utf8)
             arguments = ["run", "policies/polite", file.path]
+        case .played(let policy, let scenario):
+            let source = directory.appendingPathComponent("policy.lua")
+            try? policy.write(to: source, atomically: true, encoding: .utf8)
+            let file = directory.appendingPathComponent("scenario.yaml")
+            try? scenario.write(to: file, atomically: true, encoding: .utf8)
+            arguments = ["run", source.path, file.path]
+        case .history(let ledger, let policy):
+            let file = directory.appendingPathComponent("ledger.json")
+            try? ledger.write(to: file, atomically: true, encoding: .utf8)
+            var policyPath = policy
+            if policy.contains("decide") {
+                let source = directory.appendingPathComponent("policy.lua")
+                try? policy.write(to: source, atomically: true, encoding: .utf8)
+                policyPath = source.path
+            }
+            arguments = ["decide", policyPath, "--status", "not_determined", "--event", "app_launch", "--history", file.path]
+        case .fifoOutput:
+            let fifo = directory.appendingPathComponent("coverage.fifo")
+            mkfifo(fifo.path, 0o600)
+            arguments = ["test", "policies/polite/tests/app-clip.yaml", "--coverage-format", "lcov", "--coverage-output", fifo.path]
         }
-        let (exit, output, seconds) = runProcess(arguments)
+        return (arguments, policyFile)
+    }
+
+    static func run(_ attack: Attack, in directory: URL) -> Outcome {
+        let (arguments, policyFile) = arguments(for: attack, in: directory)
+        var (exit, output, seconds) = runProcess(arguments)
+        if case .fifoOutput = attack.input {
+            // Whatever the CLI said, the FIFO must still be one.
+            var info = stat()
+            let path = directory.appendingPathComponent("coverage.fifo").path
+            if stat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFIFO {
+                exit = "replaced"
+                output += "\nthe FIFO was replaced by a file"
+            }
+        }
         let errorLine = output.split(separator: "\n").first { line in
             let lower = line.lowercased()
             // `permit: FILE:LINE: ...` is how the CLI reports bad input, whatever the words.
