@@ -97,11 +97,12 @@ struct LimitOptions: ParsableArguments {
 }
 
 /// Writes an output file whole or not at all; a failure is reported and is bad input (exit 2).
-func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
+func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil, replacing: Bool = true) throws {
     do {
-        try AtomicFile.write(data, to: Terminal.file(path).standardizedFileURL, permissions: permissions)
+        try AtomicFile.write(data, to: Terminal.file(path).standardizedFileURL, permissions: permissions, replacing: replacing)
     } catch {
-        Terminal.printError("\(path): cannot write (\(error.reason))")
+        Terminal.printError("\(path): cannot write (\(error.reason))"
+            + (replacing || error.reason != String(cString: strerror(EEXIST)) ? "" : "; refusing to overwrite it (move it away or pick another name)"))
         throw Exit.badInput
     }
 }
