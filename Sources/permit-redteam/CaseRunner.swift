@@ -35,6 +35,22 @@ enum CaseRunner {
             let file = directory.appendingPathComponent("scenario.yaml")
             try? yaml.write(to: file, atomically: true, encoding: .utf8)
             arguments = ["run", "policies/polite", file.path]
+        case .commands(let files, let runs):
+            for (path, text) in files {
+                let file = directory.appendingPathComponent(path)
+                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? text.write(to: file, atomically: true, encoding: .utf8)
+            }
+            let expanded = runs.map { $0.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) } }
+            // Every run but the last prepares the attack; one that fails leaves nothing to judge.
+            for prepare in expanded.dropLast() {
+                let (exit, output, seconds) = runProcess(prepare)
+                if exit != "exit 0" {
+                    return Outcome(passed: false, exit: exit, processSeconds: seconds, callMilliseconds: nil,
+                                   error: "preparing: permit \(prepare.first ?? ""): " + String(output.prefix(150)))
+                }
+            }
+            arguments = expanded.last ?? []
         }
         let (exit, output, seconds) = runProcess(arguments)
         let errorLine = output.split(separator: "\n").first { line in
