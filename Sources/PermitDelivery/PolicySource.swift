@@ -187,7 +187,7 @@ public final class PolicySource: Policy {
     /// Writes the breaker's evidence and reverts off the engine's event path.
     private let writer = DispatchQueue(label: "permit.policy-source.store", qos: .utility)
     /// Runs `installInBackground`: compiling and probing a bundle never happens on the caller's thread.
-    private static let installer = DispatchQueue(label: "permit.policy-source.install", qos: .utility)
+    static let installer = DispatchQueue(label: "permit.policy-source.install", qos: .utility)
 
     /// Starts serving: the persisted bundle when there is a usable one, else `builtIn`.
     public init(builtIn: any Policy, configuration: Configuration) {

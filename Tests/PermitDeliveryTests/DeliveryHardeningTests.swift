@@ -17,10 +17,10 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let releasedInTime = Locked(false)
-    let writesOnMainThread = Locked<[Bool]>([])
+    let onWrite = Locked<(@Sendable () -> Void)?>(nil)
     func read() throws -> Data? { nil }
     func write(_ data: Data) throws {
-        writesOnMainThread.withLock { $0.append(Thread.isMainThread) }
+        onWrite.current?()
         guard holding.current else { return }
         entered.signal()
         let released = release.wait(timeout: .now() + 20) == .success
@@ -260,14 +260,18 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
         #expect(vault.releasedInTime.current, "the events waited for the install's write")
     }
 
-    /// `installInBackground` from the main actor: the work (here, the store's write) is not on
-    /// the main thread.
-    @MainActor @Test func installInBackgroundLeavesTheMainThread() async throws {
+    /// `installInBackground` from the main actor: the work (here, the store's write) runs on the
+    /// installer's queue, not on the caller's thread.
+    @MainActor @Test func installInBackgroundLeavesTheCallersThread() async throws {
+        let key = DispatchSpecificKey<Bool>()
+        PolicySource.installer.setSpecific(key: key, value: true)
+        defer { PolicySource.installer.setSpecific(key: key, value: nil) }
+        let onInstaller = Locked<[Bool]>([])
         let vault = HeldVault()
+        vault.onWrite.withLock { $0 = { onInstaller.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) } } }
         let source = try launch(temporaryDirectory(), vault: vault)
-        let onMain = Thread.isMainThread
-        try await source.installInBackground(bundle(1, taggedPolicy("v1"), key: key))
+        try await source.installInBackground(bundle(1, taggedPolicy("v1"), key: self.key))
         #expect(source.status.serving.version == 1)
-        if onMain { #expect(vault.writesOnMainThread.current == [false]) }
+        #expect(onInstaller.current == [true])
     }
 }
