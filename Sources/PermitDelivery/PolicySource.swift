@@ -82,18 +82,24 @@ public struct DeliveryStatus: Sendable {
 /// built-in policy (the floor) until a bundle is installed, then the newest installed bundle.
 ///
 /// - A bundle installs only when it verifies against the trusted keys (with keys configured an
-///   unsigned or stripped bundle is refused), is for the configured pack, is newer than every
+///   unsigned or stripped bundle is refused), was not created more than a day after the device's
+///   clock, is for the configured pack, is not below `minimumVersion`, is newer than every
 ///   version installed before (and was never revoked), and loads and passes `check` in the
 ///   sandbox with the host's params. Otherwise `install` throws why, and the policy serving
-///   keeps serving.
+///   keeps serving. Checking, compiling and probing run on the installing thread
+///   (`installInBackground`: a background queue), never under the lock events take.
 /// - Swaps are atomic between events: `decide` pins the policy it used, and the
 ///   `plan_reminders` and trace of that same event go to the pinned policy, so an event never
 ///   runs half on the old policy and half on the new one. One source serves one engine.
 /// - The circuit breaker counts errors over recent decisions; when it trips, the source goes
 ///   back to the policy that served before (the previous bundle, or the built-in one), records
-///   why, revokes the broken version for good, and persists the change.
-/// - With a `directory`, the bundle serving is persisted (atomically, with the version
-///   high-water mark and the revoked versions) and verified again and loaded at the next launch.
+///   why, revokes the broken version for good, and persists the change. Its window is saved
+///   while it holds errors, so errors add up across launches.
+/// - With a `directory`, the bundle serving and its fallback are persisted (atomically, with
+///   the version high-water mark, the revoked versions and the breaker's evidence) and verified
+///   again and loaded at the next launch; the mark and the revoked versions are also kept
+///   apart (see `DeliveryStore`, and `antiRollbackVault`), so a damaged or newer store does not
+///   reopen old versions.
 public final class PolicySource: Policy {
     /// How a source verifies, keeps and judges bundles.
     public struct Configuration: Sendable {
