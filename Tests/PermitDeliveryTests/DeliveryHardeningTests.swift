@@ -268,6 +268,18 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
         #expect(served == Array(repeating: 2, count: 5))
     }
 
+    /// `PolicySource.open` restores the saved bundle as `init` does, on the installer's queue.
+    @Test func openRestoresOffTheCallersThread() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try launch(directory).install(bundle(3, taggedPolicy("v3"), key: key))
+        let opened = await PolicySource.open(
+            builtIn: try builtInPolicy(),
+            configuration: PolicySource.Configuration(pack: "demo", trust: .keys([key.publicKey]), directory: directory, clock: ManualClock(start)))
+        #expect(opened.status.serving == .bundle(pack: "demo", version: 3, signer: key.keyID))
+        #expect(opened.status.events.first?.kind == .restored)
+    }
+
     /// `installInBackground` from the main actor: the work (here, the store's write) runs on the
     /// installer's queue, not on the caller's thread.
     @MainActor @Test func installInBackgroundLeavesTheCallersThread() async throws {
