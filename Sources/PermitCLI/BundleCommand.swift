@@ -3,6 +3,7 @@ import Foundation
 import PermitCore
 import PermitDelivery
 import PermitInput
+import PermitLua
 import PermitScenario
 
 struct BundleCommand: AsyncParsableCommand {
@@ -11,9 +12,11 @@ struct BundleCommand: AsyncParsableCommand {
         abstract: "Package a tested policy pack as a bundle an app can install at run time.",
         discussion: """
             Runs the pack's tests first and refuses to bundle a pack whose tests fail (or that has \
-            none). The bundle holds policy.lua, params.json (the params the policy declares) and a \
-            manifest with the pack name, the version, the minimum engine, the creation time, the \
-            optional expiry and the SHA-256 of each file. Sign it with --key here or with \
+            none). policy.lua is read once: the tests run those bytes and the bundle holds the same \
+            bytes; a test that names another policy (`policy:`) is refused. The bundle holds \
+            policy.lua, params.json (the params the policy declares) and a manifest with the pack \
+            name, the version, the minimum engine, the creation time, the expiry (90 days unless \
+            --expires-in says otherwise) and the SHA-256 of each file. Sign it with --key here or with \
             `permit sign` later; an app with trusted keys refuses unsigned bundles. See docs/bundles.md.
 
             Examples:
@@ -33,8 +36,12 @@ struct BundleCommand: AsyncParsableCommand {
     @Option(help: "The oldest engine that may run the bundle (MAJOR.MINOR.PATCH).")
     var minEngine: String = EngineVersion.current.description
 
-    @Option(help: "Refuse the bundle after this long: 30s, 5m, 2h, 3d, 1d12h.")
-    var expiresIn: String?
+    @Option(help: "Refuse the bundle after this long: 30s, 5m, 2h, 3d, 1d12h (default \(Self.defaultExpiry)).")
+    var expiresIn: String = Self.defaultExpiry
+
+    /// How long a bundle is installable when --expires-in is not given: a stale policy cannot
+    /// be replayed to devices forever, and a quarter is longer than any release cycle.
+    static let defaultExpiry = "90d"
 
     @Option(help: "Sign with this private key (from permit keygen).")
     var key: String?
@@ -65,7 +72,7 @@ struct BundleCommand: AsyncParsableCommand {
             signingKey: try signingKey())
         let report: PackBundler.Report
         do {
-            report = try await bundler.bundle(to: Terminal.file(out)) { pack in try await Self.runTests(of: pack) }
+            report = try await bundler.bundle(to: Terminal.file(out)) { candidate in try await Self.runTests(of: candidate) }
         } catch {
             Terminal.printError(error.description)
             throw error.kind == .testsFailed ? Exit.failure : Exit.badInput
@@ -78,7 +85,6 @@ struct BundleCommand: AsyncParsableCommand {
     }
 
     private func expiry() throws -> Date? {
-        guard let expiresIn else { return nil }
         guard let seconds = InputDuration.seconds(expiresIn), seconds > 0 else {
             Terminal.printError("--expires-in: \"\(expiresIn)\" is not a duration; \(InputDuration.hint)")
             throw Exit.badInput
@@ -95,12 +101,35 @@ struct BundleCommand: AsyncParsableCommand {
         }
     }
 
-    /// The gate: the pack's scenarios, as `permit test` runs them; a failing run prints its report.
-    private static func runTests(of pack: URL) async throws -> PackBundler.TestSummary {
-        let files = try Discovery.scenarios(under: [pack.relativePath])
+    /// The gate: the pack's scenarios, as `permit test` runs them, on the policy text the
+    /// bundle will hold (not on the file, which may have changed since it was read); a failing
+    /// run prints its report. A scenario that names another policy is refused before any runs.
+    private static func runTests(of candidate: PackBundler.Candidate) async throws -> PackBundler.TestSummary {
+        let files = try Discovery.scenarios(under: [candidate.pack.relativePath])
+        let packPolicy = candidate.policyFile.standardizedFileURL.resolvingSymlinksInPath()
+        for file in files {
+            // A file that does not parse is reported by the run below, as unreadable.
+            guard let cases = try? ScenarioParser.parseCases(contentsOf: file.url, displayName: file.displayPath) else { continue }
+            for scenario in cases {
+                guard let named = scenario.policy, named.standardizedFileURL.resolvingSymlinksInPath() != packPolicy else { continue }
+                let location = scenario.policyLocation.map { "\($0)" } ?? file.displayPath
+                throw PackBundleError(
+                    .testNamesAnotherPolicy,
+                    "\(location): policy: this test runs \(Discovery.displayPath(of: named)), not the pack's policy.lua, "
+                        + "so it cannot vouch for the bundle; remove `policy:` from the pack's tests (they run the pack's policy.lua)")
+            }
+        }
+        let source = candidate.policySource
+        let loader: PolicyLoader = { url throws(PolicyError) in
+            let displayName = Discovery.displayPath(of: url)
+            guard url.standardizedFileURL.resolvingSymlinksInPath() == packPolicy else {
+                throw PolicyError(kind: .load, message: "a pack's tests run only the pack's policy.lua when bundling", file: displayName)
+            }
+            return try LuaPolicy(source: source, chunkName: displayName)
+        }
         // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all.
         let run = await TestRun.run(
-            files, options: TestRun.Options(refuseOnly: true), loader: luaLoader(coverage: false), delivery: BundleDelivery())
+            files, options: TestRun.Options(refuseOnly: true), loader: loader, delivery: BundleDelivery())
         if run.exitCode != 0 { Terminal.say(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
     }

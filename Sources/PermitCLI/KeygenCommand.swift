@@ -25,8 +25,10 @@ struct KeygenCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let key = BundleSigningKey()
-        try writeAtomically(Data(key.text.utf8), to: privatePath, permissions: 0o600)
-        try writeAtomically(Data(key.publicKey.text.utf8), to: publicPath, permissions: 0o644)
+        // Created with their final modes (the private key 0600 from its first byte), flushed to
+        // the disk, and never over a file that appeared since the check above.
+        try writeAtomically(Data(key.text.utf8), to: privatePath, permissions: 0o600, replacing: false)
+        try writeAtomically(Data(key.publicKey.text.utf8), to: publicPath, permissions: 0o644, replacing: false)
         Terminal.say("key id \(key.keyID)")
         Terminal.say("private key \(privatePath) (keep it secret)")
         Terminal.say("public key  \(publicPath) (give it to the app as a trusted key)")

@@ -100,19 +100,23 @@ struct LimitOptions: ParsableArguments {
 ///
 /// A path that names (or links to) a device or a FIFO — `/dev/stdout`, `/dev/null`, a pipe a
 /// reader waits on — is written through, never replaced: a rename would put a regular file
-/// where the node was (as root, in `/dev`). A directory or socket is refused.
-func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil) throws {
+/// where the node was (as root, in `/dev`). A directory or socket is refused. With `replacing`
+/// false (keys), an existing file is never overwritten.
+func writeAtomically(_ data: Data, to path: String, permissions: Int? = nil, replacing: Bool = true) throws {
     let url = Terminal.file(path).standardizedFileURL
     do {
         try OutputPath.checkName(path)
         switch try OutputPath.kind(of: url.path) {
         case .regularOrMissing:
-            try AtomicFile.write(data, to: url, permissions: permissions)
+            try AtomicFile.write(data, to: url, permissions: permissions, replacing: replacing)
         case .writeThrough:
             try OutputPath.writeThrough(data, to: url.path)
         }
     } catch let error as AtomicFileError {
-        Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")
+        let exists = !replacing && error.reason == String(cString: strerror(EEXIST))
+        Terminal.printError(
+            "\(TerminalText.inline(path)): cannot write (\(error.reason))"
+                + (exists ? "; refusing to overwrite it (move it away or pick another name)" : ""))
         throw Exit.badInput
     } catch let error as OutputPath.Failure {
         Terminal.printError("\(TerminalText.inline(path)): cannot write (\(error.reason))")

@@ -29,6 +29,11 @@ public struct BundleError: Error, Sendable, Hashable, CustomStringConvertible {
         case policyInvalid = "policy_invalid"
         /// No trusted keys are configured, so nothing can be verified.
         case noTrustedKeys = "no_trusted_keys"
+        /// The manifest's `created_at` is further ahead of the device's clock than clock skew
+        /// explains (`PolicyBundle.clockSkewTolerance`).
+        case createdInFuture = "created_in_future"
+        /// The version is below the app's pinned `minimumVersion`.
+        case belowMinimumVersion = "below_minimum_version"
     }
 
     /// Which check refused the bundle.
@@ -61,6 +66,8 @@ public struct BundleError: Error, Sendable, Hashable, CustomStringConvertible {
         case .revoked: label = "revoked"
         case .policyInvalid: label = "policy does not load"
         case .noTrustedKeys: label = "no trusted keys"
+        case .createdInFuture: label = "created in the future"
+        case .belowMinimumVersion: label = "below the minimum version"
         }
         return "\(label): \(message)"
     }

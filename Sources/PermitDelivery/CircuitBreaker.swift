@@ -28,6 +28,13 @@ public struct CircuitBreakerConfiguration: Sendable, Hashable {
 struct BreakerWindow: Sendable {
     private(set) var results: [Bool] = []
 
+    init() {}
+
+    /// A window saved by an earlier launch: its last `window` results.
+    init(results: [Bool], window: Int) {
+        self.results = Array(results.suffix(max(1, window)))
+    }
+
     var count: Int { results.count }
     var errors: Int { results.lazy.filter { $0 }.count }
 

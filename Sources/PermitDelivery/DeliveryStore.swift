@@ -1,25 +1,123 @@
 import Foundation
 import PermitCore
 
-/// Keeps the policy source's state in `<directory>/policy-source.json`: the bundle serving (its
-/// exact bytes), the version high-water mark and the revoked versions, in one file so they can
-/// never disagree.
+/// The anti-rollback state: the greatest bundle version ever installed and the versions the
+/// circuit breaker revoked. It only ever grows; a bundle at or below the mark, or revoked,
+/// never installs.
 ///
-/// Writes go to a temporary file in the same directory that is renamed over the old one, so a
-/// crash mid-write leaves the old state whole. An unreadable file is moved aside as
-/// `policy-source.json.damaged-<time>` and reported; the built-in policy then serves.
+/// Its form is kept small and stable on purpose, so that any app version can read what any
+/// other wrote: one JSON object with `highest_version` (a whole number, absent when nothing
+/// was installed) and `revoked` (whole numbers). A reader ignores fields it does not know, so
+/// a newer app may add some; it must keep these two.
+public struct AntiRollbackRecord: Sendable, Hashable {
+    /// The greatest version ever installed; `nil` before the first install.
+    public var highestVersion: Int64?
+    /// Versions the circuit breaker removed, sorted.
+    public var revoked: [Int64]
+
+    /// A record; `revoked` is sorted and deduplicated.
+    public init(highestVersion: Int64?, revoked: [Int64]) {
+        self.highestVersion = highestVersion
+        self.revoked = Array(Set(revoked)).sorted()
+    }
+
+    /// The union of two records: the greater mark and every revoked version of both. Merging
+    /// never lowers either, so no copy that is behind can roll the state back.
+    public func merged(with other: AntiRollbackRecord?) -> AntiRollbackRecord {
+        guard let other else { return self }
+        let highest: Int64? = switch (highestVersion, other.highestVersion) {
+        case (nil, nil): nil
+        case (let a?, nil): a
+        case (nil, let b?): b
+        case (let a?, let b?): max(a, b)
+        }
+        return AntiRollbackRecord(highestVersion: highest, revoked: revoked + other.revoked)
+    }
+
+    /// `{"highest_version":7,"revoked":[5,6]}` (keys sorted).
+    public func encoded() -> Data {
+        var fields: [String] = []
+        if let highestVersion { fields.append("\"highest_version\":\(highestVersion)") }
+        fields.append("\"revoked\":[" + revoked.map(String.init).joined(separator: ",") + "]")
+        return Data(("{" + fields.joined(separator: ",") + "}\n").utf8)
+    }
+
+    /// Reads a record; `nil` when the bytes are not a JSON object with a well-typed
+    /// `highest_version` or `revoked`. Other fields are ignored (a newer app's additions).
+    public static func decode(_ data: Data) -> AntiRollbackRecord? {
+        guard let object = try? JSONSerialization.jsonObject(with: data), let top = object as? [String: Any] else { return nil }
+        return record(in: top, highest: "highest_version")
+    }
+
+    /// The two fields from an object, under `highest` and `revoked`; `nil` when neither is
+    /// there with its type.
+    static func record(in object: [String: Any], highest: String) -> AntiRollbackRecord? {
+        let mark = (object[highest] as? NSNumber).flatMap(wholeNumber)
+        let revokedValues = object["revoked"] as? [Any]
+        let revoked = revokedValues?.compactMap { ($0 as? NSNumber).flatMap(wholeNumber) }
+        guard mark != nil || revoked != nil else { return nil }
+        return AntiRollbackRecord(highestVersion: mark, revoked: revoked ?? [])
+    }
+
+    private static func wholeNumber(_ number: NSNumber) -> Int64? {
+        let value = number.doubleValue
+        guard value.isFinite, value.rounded() == value, value >= 1, value < 9.2e18 else { return nil }
+        return number.int64Value
+    }
+}
+
+/// A second place for the anti-rollback record, apart from the delivery directory, so that
+/// losing or damaging the directory's files does not reopen old or revoked versions. On Apple
+/// platforms `KeychainAntiRollbackVault` keeps it in the Keychain; tests and other platforms
+/// can give their own.
+public protocol AntiRollbackVault: Sendable {
+    /// The bytes last written, or `nil` when there are none.
+    func read() throws -> Data?
+    /// Replaces the bytes.
+    func write(_ data: Data) throws
+}
+
+/// Keeps the policy source's state in `<directory>/policy-source.json`: the bundle serving (its
+/// exact bytes), the one it falls back to, the version high-water mark, the revoked versions
+/// and the circuit breaker's recent evidence against the bundle serving.
+///
+/// The high-water mark and the revoked versions are also kept apart, in the small
+/// `policy-source.guard.json` (and in the vault when the host gives one): a torn or unreadable
+/// state file, or one a newer app version wrote in a form this one does not know, cannot take
+/// them with it. At load the copies are merged (the greater mark, every revoked version), so
+/// the state never goes back.
+///
+/// Every write is atomic and flushed (`AtomicFile`), guard first. A damaged state file is moved
+/// aside as `policy-source.json.damaged-<time>`, one a newer app wrote as
+/// `policy-source.json.schema-<n>-<time>` (kept, never overwritten, so the newer app's state is
+/// not lost); both are reported and the built-in policy then serves.
 struct DeliveryStore: Sendable {
     static let schema = 1
     static let fileName = "policy-source.json"
+    static let guardFileName = "policy-source.guard.json"
 
     let directory: URL
+    var vault: (any AntiRollbackVault)?
     var url: URL { directory.appendingPathComponent(DeliveryStore.fileName) }
+    var guardURL: URL { directory.appendingPathComponent(DeliveryStore.guardFileName) }
+
+    /// The breaker's recent decisions on one bundle version (`true`: errored).
+    struct BreakerEvidence: Codable, Sendable, Equatable {
+        var version: Int64
+        var results: [Bool]
+    }
 
     struct Saved: Codable, Sendable, Equatable {
         var highestVersion: Int64?
         var revoked: [Int64]
         /// The bundle file's bytes (base64 in JSON).
         var installed: Data?
+        /// The bundle the installed one falls back to (`nil`: the built-in policy).
+        var fallback: Data?
+        /// The breaker's window on the installed bundle, so its errors add up across launches.
+        var breaker: BreakerEvidence?
+
+        var antiRollback: AntiRollbackRecord { AntiRollbackRecord(highestVersion: highestVersion, revoked: revoked) }
     }
 
     private struct Envelope: Codable {
@@ -28,8 +126,11 @@ struct DeliveryStore: Sendable {
     }
 
     struct Loaded {
+        /// The state file's content, when it was readable and of this schema.
         var saved: Saved?
-        var warning: String?
+        /// Every copy of the anti-rollback record merged; apply it whatever `saved` is.
+        var antiRollback = AntiRollbackRecord(highestVersion: nil, revoked: [])
+        var warnings: [String] = []
     }
 
     struct StoreError: Error, CustomStringConvertible {
@@ -37,19 +138,73 @@ struct DeliveryStore: Sendable {
     }
 
     func load() -> Loaded {
-        guard FileManager.default.fileExists(atPath: url.path) else { return Loaded() }
+        var loaded = Loaded()
+        loaded.antiRollback = loaded.antiRollback.merged(with: loadGuard(&loaded.warnings))
+        if let vault {
+            do {
+                if let data = try vault.read() {
+                    if let record = AntiRollbackRecord.decode(data) {
+                        loaded.antiRollback = loaded.antiRollback.merged(with: record)
+                    } else {
+                        loaded.warnings.append("the anti-rollback record in the vault is unreadable; it is rewritten at the next save")
+                    }
+                }
+            } catch {
+                loaded.warnings.append("the anti-rollback vault could not be read (\(error))")
+            }
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else { return loaded }
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            return Loaded(warning: "\(url.path) could not be read; serving the built-in policy")
+            loaded.warnings.append("\(url.path) could not be read; serving the built-in policy")
+            return loaded
+        }
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        // Whatever the file is, the anti-rollback state it holds (in this schema's field
+        // names) is kept: a newer or half-readable file must not lower it.
+        if let savedObject = object?["saved"] as? [String: Any] {
+            loaded.antiRollback = loaded.antiRollback.merged(with: AntiRollbackRecord.record(in: savedObject, highest: "highestVersion"))
+        }
+        if let schema = object?["schema"] as? Int, schema > DeliveryStore.schema {
+            let kept = moveAside(url, as: "schema-\(schema)")
+            loaded.warnings.append("\(url.path) was written by a newer app version (schema \(schema), this one reads \(DeliveryStore.schema)); \(kept) so it is not lost; its version mark and revoked versions still apply; serving the built-in policy")
+            return loaded
         }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.schema == DeliveryStore.schema else {
-            let aside = url.appendingPathExtension("damaged-\(Int64(Date().timeIntervalSince1970))")
-            let kept = (try? FileManager.default.moveItem(at: url, to: aside)) != nil
-                ? "moved it to \(aside.lastPathComponent)" : "could not move it aside"
-            return Loaded(warning: "\(url.path) is damaged or from a newer version; \(kept); serving the built-in policy")
+            let kept = moveAside(url, as: "damaged")
+            loaded.warnings.append("\(url.path) is damaged; \(kept); the version mark and revoked versions kept apart still apply; serving the built-in policy")
+            return loaded
         }
-        return Loaded(saved: envelope.saved)
+        loaded.saved = envelope.saved
+        loaded.antiRollback = loaded.antiRollback.merged(with: envelope.saved.antiRollback)
+        return loaded
     }
 
+    /// The guard file's record; a damaged one is moved aside and reported (the state file and
+    /// the vault still hold the record, and the next save writes it again).
+    private func loadGuard(_ warnings: inout [String]) -> AntiRollbackRecord? {
+        guard FileManager.default.fileExists(atPath: guardURL.path) else { return nil }
+        if let data = FileManager.default.contents(atPath: guardURL.path), let record = AntiRollbackRecord.decode(data) {
+            return record
+        }
+        let kept = moveAside(guardURL, as: "damaged")
+        warnings.append("\(guardURL.path) is damaged; \(kept); it is written again at the next save")
+        return nil
+    }
+
+    /// Moves `file` to `<file>.<label>-<time>` (a free name: nothing kept aside is overwritten).
+    private func moveAside(_ file: URL, as label: String) -> String {
+        let stamp = Int64(Date().timeIntervalSince1970)
+        var aside = file.appendingPathExtension("\(label)-\(stamp)")
+        var counter = 1
+        while FileManager.default.fileExists(atPath: aside.path) {
+            aside = file.appendingPathExtension("\(label)-\(stamp)-\(counter)")
+            counter += 1
+        }
+        return (try? FileManager.default.moveItem(at: file, to: aside)) != nil
+            ? "moved it to \(aside.lastPathComponent)" : "could not move it aside"
+    }
+
+    /// Writes the anti-rollback record (guard file, then vault), then the whole state.
     func save(_ saved: Saved) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -59,10 +214,17 @@ struct DeliveryStore: Sendable {
         } catch {
             throw StoreError(description: "encoding failed: \(error)")
         }
+        let record = saved.antiRollback.encoded()
         do {
-            try AtomicFile.write(data, to: url, creatingDirectory: true)
+            try AtomicFile.write(record, to: guardURL, permissions: 0o600, creatingDirectory: true)
+            try AtomicFile.write(data, to: url, permissions: 0o600, creatingDirectory: true)
         } catch {
             throw StoreError(description: error.description)
+        }
+        if let vault {
+            do { try vault.write(record) } catch {
+                throw StoreError(description: "the anti-rollback vault could not be written (\(error))")
+            }
         }
     }
 }

@@ -49,6 +49,18 @@ public struct PackBundler: Sendable {
         }
     }
 
+    /// What the tests must run: the policy exactly as it will be bundled. The policy file is
+    /// read once; the gate runs `policySource` (never the file again, which could have changed
+    /// since) and the bundle holds the same bytes.
+    public struct Candidate: Sendable {
+        /// The pack directory.
+        public var pack: URL
+        /// `<pack>/policy.lua`, the only policy a pack's tests may run.
+        public var policyFile: URL
+        /// The policy's text as read, tested and bundled.
+        public var policySource: String
+    }
+
     /// What was written, for the report.
     public struct Report: Sendable {
         /// The manifest written into the bundle: pack, version, engine, times, file hashes.
@@ -66,21 +78,25 @@ public struct PackBundler: Sendable {
     /// - Parameters:
     ///   - output: where the bundle file goes (written whole or not at all).
     ///   - now: the bundle's creation time.
-    ///   - runTests: runs the pack's scenarios (given the pack directory); a throw means they
-    ///     could not be found or read.
+    ///   - runTests: runs the pack's scenarios on `candidate.policySource` (never on the file);
+    ///     a `PackBundleError` it throws is passed on, any other throw means the scenarios could
+    ///     not be found or read.
     public func bundle(
-        to output: URL, now: Date = Date(), runTests: @Sendable (URL) async throws -> TestSummary
+        to output: URL, now: Date = Date(), runTests: @Sendable (Candidate) async throws -> TestSummary
     ) async throws(PackBundleError) -> Report {
         let packName = try checkedPackName()
         let policyFile = pack.appendingPathComponent("policy.lua")
+        let text: String
         let policy: LuaPolicy
         do {
-            policy = try LuaPolicy.load(contentsOf: policyFile, displayName: policyFile.relativePath)
+            text = try LuaPolicy.source(contentsOf: policyFile, displayName: policyFile.relativePath)
+            policy = try LuaPolicy(source: text, chunkName: policyFile.relativePath)
         } catch {
             throw PackBundleError(.invalidPolicy, error.description)
         }
-        let tests = try await gate(packName, runTests: runTests)
-        let bundle = try package(policy, file: policyFile, packName: packName, now: now)
+        let candidate = Candidate(pack: pack, policyFile: policyFile, policySource: text)
+        let tests = try await gate(packName, candidate: candidate, runTests: runTests)
+        let bundle = try package(policy, source: Data(text.utf8), packName: packName, now: now)
         do {
             try AtomicFile.write(bundle.encoded(), to: output)
         } catch {
@@ -112,10 +128,12 @@ public struct PackBundler: Sendable {
 
     /// Runs the tests; a pack with none, or with any failing or unreadable, is not bundled.
     private func gate(
-        _ packName: String, runTests: @Sendable (URL) async throws -> TestSummary
+        _ packName: String, candidate: Candidate, runTests: @Sendable (Candidate) async throws -> TestSummary
     ) async throws(PackBundleError) -> TestSummary {
         let tests: TestSummary
-        do { tests = try await runTests(pack) } catch {
+        do { tests = try await runTests(candidate) } catch let error as PackBundleError {
+            throw error
+        } catch {
             throw PackBundleError(.testsUnreadable, String(describing: error))
         }
         guard tests.passed + tests.failed + tests.unreadable > 0 else {
@@ -133,12 +151,11 @@ public struct PackBundler: Sendable {
     }
 
     /// The policy and the params it declares, in a bundle, signed when there is a key.
-    private func package(_ policy: LuaPolicy, file: URL, packName: String, now: Date) throws(PackBundleError) -> PolicyBundle {
+    private func package(_ policy: LuaPolicy, source: Data, packName: String, now: Date) throws(PackBundleError) -> PolicyBundle {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let params = try encoder.encode(policy.defaultParams)
-            let source = try Data(contentsOf: file)
             let bundle = try PolicyBundle.make(
                 pack: packName, version: version, minimumEngine: minimumEngine, createdAt: now, expiresAt: expiresAt,
                 policy: source, params: params)
@@ -161,6 +178,9 @@ public struct PackBundleError: Error, Sendable, CustomStringConvertible {
         case noTests
         /// Scenarios ran and some failed.
         case testsFailed
+        /// A scenario of the pack names another policy (`policy:`), so its pass says nothing
+        /// about the policy that would be bundled.
+        case testNamesAnotherPolicy
         /// Scenarios could not be found or read.
         case testsUnreadable
         /// The bundle could not be made or signed (an expiry before creation, say).

@@ -34,6 +34,10 @@ public struct PolicyBundle: Sendable, Hashable {
 
     /// The first line of every bundle file: names the format, so anything else is refused at once.
     public static let formatTag = "permit-bundle/1"
+    /// How far a bundle's `created_at` may lie ahead of the device's clock: 24 hours covers a
+    /// device clock that is wrong by a time zone or a day; a bundle dated further ahead was
+    /// not made by a publisher with a sane clock (or was made to outlive its expiry) and is refused.
+    public static let clockSkewTolerance: TimeInterval = 24 * 3600
     /// Bundles above this size are refused before parsing.
     public static let maximumSize = 4 << 20
     static let signingContext = Data("permit-bundle-manifest/1\n".utf8)
@@ -145,7 +149,8 @@ public struct PolicyBundle: Sendable, Hashable {
     }
 
     /// Decides whether the bundle is genuine and usable here, in this order: signature (when
-    /// keys are trusted), manifest, file hashes, engine version, expiry.
+    /// keys are trusted), manifest, file hashes, engine version, creation time (not more than
+    /// `clockSkewTolerance` ahead of `now`), expiry.
     public func verify(trust: BundleTrust, now: Date, engine: EngineVersion = .current) throws(BundleError) -> VerifiedBundle {
         var signer: KeyID?
         switch trust {
@@ -170,6 +175,9 @@ public struct PolicyBundle: Sendable, Hashable {
         try checkFiles(against: manifest)
         guard manifest.minimumEngine <= engine else {
             throw BundleError(.engineTooOld, "the bundle needs engine \(manifest.minimumEngine) or newer; this is \(engine)")
+        }
+        if manifest.createdAt.timeIntervalSince(now) > PolicyBundle.clockSkewTolerance {
+            throw BundleError(.createdInFuture, "the bundle was created at \(Timestamp.format(manifest.createdAt)), more than 24 hours after this device's clock (\(Timestamp.format(now))); check the publisher's clock and the device's, and build the bundle again")
         }
         if let expiry = manifest.expiresAt, now >= expiry {
             throw BundleError(.expired, "the bundle expired at \(Timestamp.format(expiry)); it is now \(Timestamp.format(now))")

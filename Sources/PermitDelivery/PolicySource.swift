@@ -82,18 +82,24 @@ public struct DeliveryStatus: Sendable {
 /// built-in policy (the floor) until a bundle is installed, then the newest installed bundle.
 ///
 /// - A bundle installs only when it verifies against the trusted keys (with keys configured an
-///   unsigned or stripped bundle is refused), is for the configured pack, is newer than every
+///   unsigned or stripped bundle is refused), was not created more than a day after the device's
+///   clock, is for the configured pack, is not below `minimumVersion`, is newer than every
 ///   version installed before (and was never revoked), and loads and passes `check` in the
 ///   sandbox with the host's params. Otherwise `install` throws why, and the policy serving
-///   keeps serving.
+///   keeps serving. Checking, compiling and probing run on the installing thread
+///   (`installInBackground`: a background queue), never under the lock events take.
 /// - Swaps are atomic between events: `decide` pins the policy it used, and the
 ///   `plan_reminders` and trace of that same event go to the pinned policy, so an event never
 ///   runs half on the old policy and half on the new one. One source serves one engine.
 /// - The circuit breaker counts errors over recent decisions; when it trips, the source goes
 ///   back to the policy that served before (the previous bundle, or the built-in one), records
-///   why, revokes the broken version for good, and persists the change.
-/// - With a `directory`, the bundle serving is persisted (atomically, with the version
-///   high-water mark and the revoked versions) and verified again and loaded at the next launch.
+///   why, revokes the broken version for good, and persists the change. Its window is saved
+///   while it holds errors, so errors add up across launches.
+/// - With a `directory`, the bundle serving and its fallback are persisted (atomically, with
+///   the version high-water mark, the revoked versions and the breaker's evidence) and verified
+///   again and loaded at the next launch; the mark and the revoked versions are also kept
+///   apart (see `DeliveryStore`, and `antiRollbackVault`), so a damaged or newer store does not
+///   reopen old versions.
 public final class PolicySource: Policy {
     /// How a source verifies, keeps and judges bundles.
     public struct Configuration: Sendable {
@@ -117,14 +123,24 @@ public final class PolicySource: Policy {
         public var engineVersion: EngineVersion
         /// Called for every event, outside any lock, on the thread that caused it.
         public var onEvent: (@Sendable (DeliveryEvent) -> Void)?
+        /// The lowest bundle version this app build accepts: bundles below it are refused, and
+        /// a saved one below it is not restored. Pin it when a release must never again run a
+        /// policy published before it (one that relied on something this build removed, say).
+        public var minimumVersion: Int64?
+        /// A second copy of the version mark and revoked versions, apart from `directory`
+        /// (on Apple platforms `KeychainAntiRollbackVault`); `nil` keeps them in `directory` only.
+        public var antiRollbackVault: (any AntiRollbackVault)?
 
         /// A configuration; an app names its `pack` and its trusted keys, the rest has defaults.
         public init(
             pack: String?, trust: BundleTrust, directory: URL? = nil, limits: LuaLimits = .default,
             hostParams: [String: PolicyValue] = [:], breaker: CircuitBreakerConfiguration = CircuitBreakerConfiguration(),
             clock: any PermitClock = SystemClock(), engineVersion: EngineVersion = .current,
-            onEvent: (@Sendable (DeliveryEvent) -> Void)? = nil
+            onEvent: (@Sendable (DeliveryEvent) -> Void)? = nil, minimumVersion: Int64? = nil,
+            antiRollbackVault: (any AntiRollbackVault)? = nil
         ) {
+            self.minimumVersion = minimumVersion
+            self.antiRollbackVault = antiRollbackVault
             self.pack = pack
             self.trust = trust
             self.directory = directory
@@ -156,6 +172,11 @@ public final class PolicySource: Policy {
         var revoked: Set<Int64> = []
         var events: [DeliveryEvent] = []
         var nextGeneration = 1
+        /// A write of the state is queued and has not yet read it.
+        var writeQueued = false
+        /// The breaker evidence last handed to the store held errors (so a clean window must be
+        /// written too, or the next launch would see errors that have since scrolled out).
+        var savedEvidenceHasErrors = false
     }
 
     /// The policy the app shipped with: served until a bundle installs, and the last resort.
@@ -166,21 +187,57 @@ public final class PolicySource: Policy {
     private let state: Locked<State>
     /// Serialises installs (verifying and loading run outside the state lock).
     private let installGate = Locked(())
+    /// Serialises writes of the store; taken before the state lock, never inside it.
+    private let storeGate = Locked(())
     private let store: DeliveryStore?
+    /// Writes the breaker's evidence and reverts off the engine's event path.
+    private let writer = DispatchQueue(label: "permit.policy-source.store", qos: .utility)
+    /// Runs `installInBackground`: compiling and probing a bundle never happens on the caller's thread.
+    static let installer = DispatchQueue(label: "permit.policy-source.install", qos: .utility)
 
     /// Starts serving: the persisted bundle when there is a usable one, else `builtIn`.
     public init(builtIn: any Policy, configuration: Configuration) {
         self.builtIn = builtIn
         self.configuration = configuration
         builtInServing = Serving(policy: builtIn, origin: .builtIn(name: builtIn.name), bundle: nil, generation: 0)
-        store = configuration.directory.map(DeliveryStore.init(directory:))
+        store = configuration.directory.map { DeliveryStore(directory: $0, vault: configuration.antiRollbackVault) }
         state = Locked(State(current: builtInServing))
         restore()
     }
 
     // MARK: Installing
 
+    /// Starts a source off the caller's thread: restoring the saved bundle verifies and
+    /// compiles it, which an app's main thread should not wait for.
+    public static func open(builtIn: any Policy, configuration: Configuration) async -> PolicySource {
+        await withCheckedContinuation { continuation in
+            installer.async { continuation.resume(returning: PolicySource(builtIn: builtIn, configuration: configuration)) }
+        }
+    }
+
+    /// Verifies and installs a bundle's bytes on a background queue, so the caller (the main
+    /// actor, say) never waits while the bundle is checked, compiled and probed. The swap
+    /// happens between two events, as with `install(_:)`.
+    @discardableResult
+    public func installInBackground(_ data: Data) async throws(BundleError) -> BundleManifest {
+        let result: Result<BundleManifest, BundleError> = await withCheckedContinuation { continuation in
+            PolicySource.installer.async {
+                do throws(BundleError) {
+                    continuation.resume(returning: .success(try self.install(data)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// Verifies and installs a bundle's bytes (as downloaded); throws why when it is refused.
+    ///
+    /// The calling thread does the work (verifying, compiling and probing the policy under the
+    /// sandbox's limits, writing the store); engine events on other threads go on meanwhile on
+    /// the policy serving, and the new one serves from the next event. From the main thread
+    /// use `installInBackground`.
     @discardableResult
     public func install(_ data: Data) throws(BundleError) -> BundleManifest {
         do {
@@ -216,7 +273,8 @@ public final class PolicySource: Policy {
         }
         try checkVersion(manifest.version)
         let policy = try load(verified)
-        let event: DeliveryEvent = state.withLock { state in
+        // The swap: the only step under the state lock, between two events.
+        let installed: (message: String, fallback: PolicyOrigin) = state.withLock { state in
             let serving = Serving(
                 policy: policy, origin: .bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer),
                 bundle: bundle, generation: state.nextGeneration)
@@ -225,15 +283,18 @@ public final class PolicySource: Policy {
             state.current = serving
             state.window.reset()
             state.highestVersion = max(state.highestVersion ?? 0, manifest.version)
-            var message = "now serving \(serving.origin) (policy \(policy.name)); falls back to \(state.previous!.origin)"
-            if let problem = persist(state) { message += "; \(problem)" }
-            return append(DeliveryEvent(time: configuration.clock.now(), kind: .installed, version: manifest.version, message: message), to: &state)
+            return ("now serving \(serving.origin) (policy \(policy.name))", state.previous!.origin)
         }
-        configuration.onEvent?(event)
+        var message = "\(installed.message); falls back to \(installed.fallback)"
+        if let problem = persistNow() { message += "; \(problem)" }
+        report(DeliveryEvent(time: configuration.clock.now(), kind: .installed, version: manifest.version, message: message))
         return manifest
     }
 
     private func checkVersion(_ version: Int64) throws(BundleError) {
+        if let minimum = configuration.minimumVersion, version < minimum {
+            throw BundleError(.belowMinimumVersion, "version \(version) is below version \(minimum), the lowest this app accepts (minimumVersion); publish version \(minimum) or newer")
+        }
         let (highest, revoked, serving) = state.withLock { ($0.highestVersion, $0.revoked, $0.current.origin) }
         if revoked.contains(version) {
             throw BundleError(.revoked, "version \(version) was removed by the circuit breaker and is never installed again; publish a newer version")
@@ -364,93 +425,153 @@ public final class PolicySource: Policy {
     /// Counts one decision (`errored: nil` marks the last decision of `serving` as failed in
     /// `plan_reminders`) and trips the breaker when the share of errors is too high.
     private func record(_ serving: Serving, errored: Bool?) {
-        let event: DeliveryEvent? = state.withLock { state in
-            guard state.current.generation == serving.generation else { return nil }
+        let (event, write): (DeliveryEvent?, Bool) = state.withLock { state in
+            guard state.current.generation == serving.generation else { return (nil, false) }
             if let errored {
                 state.window.record(errored: errored, window: configuration.breaker.window)
             } else {
                 state.window.markLastErrored()
             }
-            guard state.window.isTripped(configuration.breaker) else { return nil }
+            // The evidence outlives the launch only when it matters: while the window holds
+            // errors (and once more when it is clean again). A healthy policy never writes.
+            let evidenceChanged = store != nil && state.current.origin.version != nil
+                && (state.window.errors > 0 || state.savedEvidenceHasErrors)
+            guard state.window.isTripped(configuration.breaker) else { return (nil, evidenceChanged && queueWrite(&state)) }
             let share = "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
             state.window.reset()
             guard let broken = state.current.origin.version else {
-                return append(DeliveryEvent(
+                return (append(DeliveryEvent(
                     time: configuration.clock.now(), kind: .breakerAtFloor, version: nil,
-                    message: "\(state.current.origin) \(share); there is nothing to fall back to"), to: &state)
+                    message: "\(state.current.origin) \(share); there is nothing to fall back to"), to: &state), false)
             }
             let fallback = state.previous ?? builtInServing
             state.revoked.insert(broken)
             state.current = fallback
             state.previous = fallback.bundle == nil ? nil : builtInServing
-            var message = "\(serving.origin) \(share); back to \(fallback.origin); version \(broken) is revoked and never installed again"
-            if let problem = persist(state) { message += "; \(problem)" }
-            return append(DeliveryEvent(time: configuration.clock.now(), kind: .reverted, version: broken, message: message), to: &state)
+            let message = "\(serving.origin) \(share); back to \(fallback.origin); version \(broken) is revoked and never installed again"
+            return (append(DeliveryEvent(time: configuration.clock.now(), kind: .reverted, version: broken, message: message), to: &state),
+                    store != nil && queueWrite(&state))
         }
         if let event { configuration.onEvent?(event) }
+        if write { writeInBackground() }
     }
 
     // MARK: Persistence
 
-    /// Writes what serves now; returns a problem to report, or nil.
-    private func persist(_ state: State) -> String? {
-        guard let store else { return nil }
-        do {
-            try store.save(DeliveryStore.Saved(
-                highestVersion: state.highestVersion, revoked: state.revoked.sorted(),
-                installed: state.current.bundle?.encoded()))
-            return nil
-        } catch {
-            return "could not persist it (\(error)); it serves until the app quits"
+    /// Marks a write as queued; `true` when the caller must queue one (none is waiting).
+    private func queueWrite(_ state: inout State) -> Bool {
+        guard !state.writeQueued else { return false }
+        state.writeQueued = true
+        return true
+    }
+
+    /// Writes the state on the store's queue, off the engine's event path; a failure is reported.
+    private func writeInBackground() {
+        writer.async { [self] in
+            if let problem = persistNow() {
+                report(DeliveryEvent(time: configuration.clock.now(), kind: .storage, version: nil, message: problem))
+            }
         }
     }
 
-    /// Loads the last good bundle of an earlier launch, verifying it again as if it had just arrived.
+    /// Waits until every write queued so far (the breaker's evidence, a revert) is on the disk.
+    /// An app may call it when it goes to the background; tests call it between "launches".
+    public func waitUntilSaved() {
+        writer.sync {}
+    }
+
+    /// Writes the state as it is now (read under the store's gate, so writes never go back in
+    /// time); returns a problem to report, or nil. Never called with the state lock held.
+    private func persistNow() -> String? {
+        guard let store else { return nil }
+        return storeGate.withLock { _ -> String? in
+            let saved: DeliveryStore.Saved = state.withLock { state in
+                state.writeQueued = false
+                let evidence = state.current.origin.version.map {
+                    DeliveryStore.BreakerEvidence(version: $0, results: state.window.results)
+                }
+                state.savedEvidenceHasErrors = state.window.errors > 0
+                return DeliveryStore.Saved(
+                    highestVersion: state.highestVersion, revoked: state.revoked.sorted(),
+                    installed: state.current.bundle?.encoded(), fallback: state.previous?.bundle?.encoded(),
+                    breaker: evidence)
+            }
+            do {
+                try store.save(saved)
+                return nil
+            } catch {
+                return "could not persist it (\(error)); it serves until the app quits"
+            }
+        }
+    }
+
+    /// Loads the last good bundle of an earlier launch, and the one it falls back to, verifying
+    /// each again as if it had just arrived. The version mark and revoked versions apply
+    /// whatever became of the state file (see `DeliveryStore`).
     private func restore() {
         guard let store else { return }
         var events: [DeliveryEvent] = []
         let now = configuration.clock.now()
         let loaded = store.load()
-        if let warning = loaded.warning {
+        for warning in loaded.warnings {
             events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: warning))
         }
-        if let saved = loaded.saved {
-            state.withLock { state in
-                state.highestVersion = saved.highestVersion
-                state.revoked = Set(saved.revoked)
-            }
-            if let data = saved.installed {
-                do throws(BundleError) {
-                    let bundle = try PolicyBundle(data: data)
-                    let verified = try bundle.verify(trust: configuration.trust, now: now, engine: configuration.engineVersion)
-                    let manifest = verified.manifest
-                    if let pack = configuration.pack, manifest.pack != pack {
-                        throw BundleError(.wrongPack, "the saved bundle is for pack \(manifest.pack); this app runs \(pack)")
-                    }
-                    if saved.revoked.contains(manifest.version) {
-                        throw BundleError(.revoked, "the saved version \(manifest.version) was revoked")
-                    }
-                    let policy = try load(verified)
-                    let origin = PolicyOrigin.bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer)
-                    state.withLock { state in
-                        state.previous = builtInServing
-                        state.current = Serving(policy: policy, origin: origin, bundle: bundle, generation: state.nextGeneration)
+        let record = loaded.antiRollback
+        state.withLock { state in
+            state.highestVersion = record.highestVersion
+            state.revoked = Set(record.revoked)
+        }
+        if let saved = loaded.saved, let data = saved.installed {
+            do throws(BundleError) {
+                let current = try restored(data, now: now, revoked: Set(record.revoked))
+                // The fallback is best effort: when it no longer verifies, the built-in policy is the floor.
+                let fallback = saved.fallback.flatMap { try? restored($0, now: now, revoked: Set(record.revoked)) }
+                let evidence = saved.breaker.flatMap { $0.version == current.origin.version ? $0.results : nil }
+                state.withLock { state in
+                    var previous = builtInServing
+                    if let fallback {
+                        previous = Serving(policy: fallback.policy, origin: fallback.origin, bundle: fallback.bundle, generation: state.nextGeneration)
                         state.nextGeneration += 1
-                        state.highestVersion = max(state.highestVersion ?? 0, manifest.version)
                     }
-                    events.append(DeliveryEvent(
-                        time: now, kind: .restored, version: manifest.version, message: "serving \(origin), saved by an earlier launch"))
-                } catch {
-                    events.append(DeliveryEvent(
-                        time: now, kind: .launchFallback, version: versionHint(data),
-                        message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
+                    state.previous = previous
+                    state.current = Serving(policy: current.policy, origin: current.origin, bundle: current.bundle, generation: state.nextGeneration)
+                    state.nextGeneration += 1
+                    state.highestVersion = max(state.highestVersion ?? 0, current.origin.version ?? 0)
+                    if let evidence {
+                        state.window = BreakerWindow(results: evidence, window: configuration.breaker.window)
+                        state.savedEvidenceHasErrors = state.window.errors > 0
+                    }
                 }
+                events.append(DeliveryEvent(
+                    time: now, kind: .restored, version: current.origin.version,
+                    message: "serving \(current.origin), saved by an earlier launch; falls back to \(fallback?.origin ?? builtInServing.origin)"
+                        + (evidence.map { r in r.contains(true) ? "; the breaker remembers \(r.filter { $0 }.count) error(s) in its last \(r.count) decisions" : "" } ?? "")))
+            } catch {
+                events.append(DeliveryEvent(
+                    time: now, kind: .launchFallback, version: versionHint(data),
+                    message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
             }
         }
-        for event in events {
-            let appended = state.withLock { append(event, to: &$0) }
-            configuration.onEvent?(appended)
+        for event in events { report(event) }
+    }
+
+    /// A saved bundle, verified and loaded again as at install (the mark is not checked: the
+    /// saved bundle set it).
+    private func restored(_ data: Data, now: Date, revoked: Set<Int64>) throws(BundleError) -> (policy: LuaPolicy, origin: PolicyOrigin, bundle: PolicyBundle) {
+        let bundle = try PolicyBundle(data: data)
+        let verified = try bundle.verify(trust: configuration.trust, now: now, engine: configuration.engineVersion)
+        let manifest = verified.manifest
+        if let pack = configuration.pack, manifest.pack != pack {
+            throw BundleError(.wrongPack, "the saved bundle is for pack \(manifest.pack); this app runs \(pack)")
         }
+        if revoked.contains(manifest.version) {
+            throw BundleError(.revoked, "the saved version \(manifest.version) was revoked")
+        }
+        if let minimum = configuration.minimumVersion, manifest.version < minimum {
+            throw BundleError(.belowMinimumVersion, "the saved version \(manifest.version) is below version \(minimum), the lowest this app accepts (minimumVersion)")
+        }
+        let policy = try load(verified)
+        return (policy, .bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer), bundle)
     }
 
     // MARK: Events

@@ -10,6 +10,8 @@ public struct Scenario: Sendable {
     public var file: String
     /// The policy named by the file (resolved against the file's directory), if any.
     public var policy: URL?
+    /// Where `policy` is written, for errors about it.
+    public var policyLocation: SourceLocation?
     /// The simulated device.
     public var device: Device
     /// `ctx.user.bucket` (`user.bucket`).

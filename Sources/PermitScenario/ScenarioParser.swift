@@ -128,6 +128,7 @@ public enum ScenarioParser {
             name: name, file: file, policy: policy, device: device, userBucket: bucket, params: params,
             paramsLocation: top["params"]?.location, maxPromptsPerDay: maxPrompts, start: start, initial: initial, steps: steps,
             trustedKeys: trustedKeys, trustedKeysLocation: top["trusted_keys"]?.location)
+        scenario.policyLocation = top["policy"]?.location
         for pin in arms {
             scenario.arms[pin.experiment] = pin.arm
             scenario.armLocations[pin.experiment] = pin.location

@@ -16,6 +16,9 @@ struct Attack: Sendable {
         /// `permit test` writing its lcov coverage to a FIFO no process reads: the CLI must
         /// refuse, and the FIFO must still be a FIFO afterwards (not replaced by a file).
         case fifoOutput
+        /// Files written into the case's directory, then `permit` run with each argument list
+        /// in turn (`{dir}` is the directory); the last run's output is judged.
+        case commands(files: [String: String], runs: [[String]])
     }
 
     var attackClass: String
@@ -126,6 +129,15 @@ enum Battery {
                input: .scenario(aliasBombAsKey), expected: ["alias"]),
         Attack(attackClass: "clock overflow", name: "after: steps summing past Int64", input: .scenario(clockOverflow),
                expected: ["years", "clock", "too far"]),
+        Attack(attackClass: "bundle gate", name: "a pack test that runs ../good.lua (policy:)",
+               input: .commands(files: borrowedPolicyPack, runs: [["bundle", "{dir}/pack", "--version", "1", "--out", "{dir}/x.permitbundle"]]),
+               expected: ["not the pack's policy.lua"]),
+        Attack(attackClass: "future bundle", name: "created_at months after the device clock",
+               input: .commands(files: ["s.yaml": futureBundleScenario], runs: [
+                   ["bundle", "policies/polite", "--version", "1", "--out", "{dir}/now.permitbundle"],
+                   ["run", "policies/polite", "{dir}/s.yaml"],
+               ]),
+               expected: ["created in the future"]),
         Attack(attackClass: "NaN", name: "remember = { x = 0/0 }", input: .policy(policy("""
               return { action = "none", remember = { x = 0/0 } }
             """)), expected: ["NaN", "not a number", "finite"]),
@@ -176,6 +188,23 @@ enum Battery {
           - { event: feature_opened, feature: reminders }
         """
     }
+    /// A pack whose own policy fails its test, and a test that runs a policy beside the pack.
+    static let borrowedPolicyPack: [String: String] = [
+        "good.lua": "return { name = 'good', decide = function(ctx) return { action = 'none', reason = 'fine' } end }\n",
+        "pack/policy.lua": "return { name = 'bad', decide = function(ctx) error('untested') end }\n",
+        "pack/tests/a.yaml": "policy: ../../good.lua\ndevice: { os: \"16.4\" }\nsteps:\n  - { event: app_foreground, expect: none }\n",
+    ]
+
+    /// A bundle made now, installed by a device whose clock reads the scenarios' start
+    /// (2026-01-05): its created_at lies months ahead of that clock.
+    static let futureBundleScenario = """
+        name: bundle from the future
+        start: "2026-01-05T08:00:00Z"
+        device: { os: "16.4" }
+        steps:
+          - event: app_launch
+          - policy_update: now.permitbundle
+        """
 
     static var aliasBomb: String {
         var lines = ["name: alias bomb", "device: { os: \"16.4\" }", "params:", "  a0: &a0 [x, x, x, x, x, x, x, x, x]"]

@@ -57,12 +57,34 @@ enum CaseRunner {
             let fifo = directory.appendingPathComponent("coverage.fifo")
             mkfifo(fifo.path, 0o600)
             arguments = ["test", "policies/polite/tests/app-clip.yaml", "--coverage-format", "lcov", "--coverage-output", fifo.path]
+        case .commands(let files, let runs):
+            for (path, text) in files {
+                let file = directory.appendingPathComponent(path)
+                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? text.write(to: file, atomically: true, encoding: .utf8)
+            }
+            arguments = expanded(runs, in: directory).last ?? []
         }
         return (arguments, policyFile)
     }
 
+    /// A `.commands` case's runs with `{dir}` replaced by the case's directory.
+    static func expanded(_ runs: [[String]], in directory: URL) -> [[String]] {
+        runs.map { $0.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) } }
+    }
+
     static func run(_ attack: Attack, in directory: URL) -> Outcome {
         let (arguments, policyFile) = arguments(for: attack, in: directory)
+        if case .commands(_, let runs) = attack.input {
+            // Every run but the last prepares the attack; one that fails leaves nothing to judge.
+            for prepare in expanded(runs, in: directory).dropLast() {
+                let (exit, output, seconds) = runProcess(prepare)
+                if exit != "exit 0" {
+                    return Outcome(passed: false, exit: exit, processSeconds: seconds, callMilliseconds: nil,
+                                   error: "preparing: permit \(prepare.first ?? ""): " + String(output.prefix(150)))
+                }
+            }
+        }
         var (exit, output, seconds) = runProcess(arguments)
         if case .fifoOutput = attack.input {
             // Whatever the CLI said, the FIFO must still be one.

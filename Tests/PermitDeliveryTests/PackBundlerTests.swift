@@ -28,6 +28,25 @@ import Testing
         #expect(verified.manifest.version == 3)
     }
 
+    /// The policy is read once: the tests get its text, and the bundle holds those bytes even
+    /// when the file changes while the tests run.
+    @Test func theBundleHoldsTheBytesTheTestsRan() async throws {
+        let (pack, root) = try pack()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = root.appendingPathComponent("demo-1.permitbundle")
+        let file = pack.appendingPathComponent("policy.lua")
+        let tested = Locked<String?>(nil)
+        _ = try await PackBundler(pack: pack, version: 1).bundle(to: out, now: start) { candidate in
+            tested.withLock { $0 = candidate.policySource }
+            // Someone saves the file while the tests run.
+            try Data(taggedPolicy("untested").utf8).write(to: file)
+            return PackBundler.TestSummary(passed: 1, failed: 0, unreadable: 0)
+        }
+        #expect(tested.current == taggedPolicy("v1"))
+        let verified = try PolicyBundle.read(contentsOf: out).verify(trust: .unsignedForDevelopment, now: start)
+        #expect(verified.policySource == taggedPolicy("v1"))
+    }
+
     @Test(arguments: [
         (PackBundler.TestSummary(passed: 0, failed: 0, unreadable: 0), PackBundleError.Kind.noTests, "no scenarios found"),
         (PackBundler.TestSummary(passed: 3, failed: 1, unreadable: 0), .testsFailed, "refusing to bundle demo: 1 scenario(s) failed; fix"),

@@ -116,7 +116,9 @@ import PermitTestSupport
         }
         expectRefusal(.revoked) { try source.install(bundle(2, failingPolicy, key: key)) }
         #expect(source.status.serving.version == 1)
-        // Not even after a restart.
+        // Not even after a restart (the revert is written off the event path; wait for it as an
+        // app going to the background would).
+        source.waitUntilSaved()
         let restarted = try PermitDeliveryTests.source(key: key, directory: directory)
         #expect(restarted.status.serving.version == 1)
         expectRefusal(.revoked) { try restarted.install(bundle(2, failingPolicy, key: key)) }

@@ -223,3 +223,110 @@ import PermitTestSupport
         #expect(run.stdout.contains("PASS  policies/reminders/tests/primer-allow.yaml  primer, allowed, nine reminders, topped up [os=9.3, locale=zh-Hans] (8 steps)"))
     }
 }
+
+/// What `permit keygen`, `permit sign` and `permit bundle` do on the disk and at the gate.
+@Suite struct BundleCLIHardeningTests {
+    static let strace = URL(fileURLWithPath: "/usr/bin/strace")
+
+    /// Runs the built `permit` under strace (launched: the system calls of the real process are
+    /// the point) and returns the trace.
+    static func traced(_ arguments: [String], in tree: Tree) throws -> (ProcessResult, [String]) {
+        let log = tree.path("strace.log")
+        let result = try runProcess(
+            strace, ["-f", "-o", log, "-e", "trace=open,openat,creat,chmod,fchmod,fchmodat,fsync,fdatasync,rename,renameat,renameat2,link,linkat",
+                     CLITests.executable.path] + arguments, in: CLITests.repository)
+        let trace = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        return (result, trace)
+    }
+
+    /// The file descriptor an `openat(...) = N` line returns.
+    static func descriptor(_ line: String) -> String? {
+        line.range(of: " = ").map { String(line[$0.upperBound...].prefix { $0.isNumber }) }
+    }
+
+    /// The private key is never readable by anyone else: the only file created for it is made
+    /// with O_CREAT|O_EXCL and mode 0600 (no chmod afterwards), flushed before it takes the
+    /// key's name, and the directory is flushed after. The directory is 0755, as a home is.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace.path), "needs strace"))
+    func keygenCreatesThePrivateKey0600AndFlushesIt() throws {
+        let tree = Tree()
+        let keys = tree.path("keys")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let (result, trace) = try Self.traced(["keygen", "--out", keys + "/release"], in: tree)
+        #expect(result.status == 0, "\(result.stderr)")
+        let inKeys = trace.filter { $0.contains(keys + "/") }
+        let creations = inKeys.filter { $0.contains("O_CREAT") && $0.contains("release.key") }
+        #expect(creations.count == 1, "\(inKeys)")
+        let creation = try #require(creations.first)
+        #expect(creation.contains("O_EXCL") && creation.hasSuffix(", 0600) = \(Self.descriptor(creation) ?? "?")"), "\(creation)")
+        // Nothing in the directory is created readable and narrowed later.
+        #expect(!inKeys.contains { $0.contains("chmod") && $0.contains("release.key") }, "\(inKeys)")
+        let fd = try #require(Self.descriptor(creation))
+        let pid = creation.prefix { $0 != " " }
+        let afterCreation = trace.drop { $0 != creation }
+        let flushed = afterCreation.firstIndex { $0.hasPrefix(pid) && ($0.contains("fsync(\(fd))") || $0.contains("fdatasync(\(fd))")) }
+        let named = afterCreation.firstIndex { ($0.contains("link") || $0.contains("rename")) && $0.contains("release.key") }
+        #expect(flushed != nil && named != nil && flushed! < named!, "the key is flushed before it takes its name: \(inKeys)")
+        let directoryOpened = afterCreation.first { $0.contains("\"\(keys)\"") && $0.contains("O_DIRECTORY") }
+        let directoryFD = try #require(directoryOpened.flatMap { Self.descriptor($0) }, "the directory is opened to be flushed: \(inKeys)")
+        #expect(afterCreation.contains { $0.hasPrefix(pid) && $0.contains("fsync(\(directoryFD))") })
+        let mode = try FileManager.default.attributesOfItem(atPath: keys + "/release.key")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    /// Every atomic write (here `permit sign --out`) flushes the file before the rename and the
+    /// directory after it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace.path), "needs strace"))
+    func atomicWritesFlushTheFileAndTheDirectory() async throws {
+        let tree = Tree()
+        tree.write("README.md", "scratch")
+        #expect(try await CLITests.permit(["keygen", "--out", tree.path("k")]).status == 0)
+        let unsigned = tree.path("p.permitbundle")
+        #expect(try await CLITests.permit(["bundle", "policies/polite", "--version", "1", "--out", unsigned]).status == 0)
+        let (result, trace) = try Self.traced(["sign", unsigned, "--key", tree.path("k.key"), "--out", tree.path("signed.permitbundle")], in: tree)
+        #expect(result.status == 0, "\(result.stderr)")
+        let creation = try #require(trace.first { $0.contains("O_CREAT") && $0.contains("signed.permitbundle") })
+        let fd = try #require(Self.descriptor(creation))
+        let after = trace.drop { $0 != creation }
+        let flushed = after.firstIndex { $0.contains("fsync(\(fd))") }
+        let renamed = after.firstIndex { $0.contains("rename") && $0.contains("signed.permitbundle") }
+        #expect(flushed != nil && renamed != nil && flushed! < renamed!, "\(Array(after))")
+        let directoryLine = after.first { $0.contains("\"\(tree.path())\"") && $0.contains("O_DIRECTORY") }
+        let directory = try #require(directoryLine.flatMap { Self.descriptor($0) })
+        #expect(after.contains { $0.contains("fsync(\(directory))") })
+    }
+
+    /// A pack test that names another policy would vouch for that policy, not for the one
+    /// bundled: `permit bundle` refuses, naming the test file and line.
+    @Test func bundleRefusesATestThatRunsAnotherPolicy() async throws {
+        let tree = Tree()
+        let polite = try String(contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8)
+        tree.write("good.lua", polite)
+        tree.write("pack/policy.lua", "return { name = 'bad', decide = function(ctx) return nil end }")
+        tree.write("pack/tests/a.yaml", "name: borrowed\npolicy: ../../good.lua\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n")
+        let out = tree.path("x.permitbundle")
+        let refused = try await CLITests.permit(["bundle", tree.path("pack"), "--version", "1", "--out", out])
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("tests/a.yaml:2:"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("policy: this test runs") && refused.stderr.contains("not the pack's policy.lua"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Without --expires-in a bundle expires after 90 days.
+    @Test func bundlesExpireAfter90DaysByDefault() async throws {
+        let tree = Tree()
+        tree.write("README.md", "scratch")
+        let out = tree.path("p.permitbundle")
+        let made = try await CLITests.permit(["bundle", "policies/polite", "--version", "1", "--out", out])
+        #expect(made.status == 0, "\(made.stderr)")
+        let bundle = try String(contentsOfFile: out, encoding: .utf8)
+        let manifestText = try #require(bundle.split(separator: "\"").dropFirst(7).first)
+        let manifest = try #require(Data(base64Encoded: String(manifestText)))
+        let object = try #require(try JSONSerialization.jsonObject(with: manifest) as? [String: Any])
+        let createdText = try #require(object["created_at"] as? String)
+        let expiresText = try #require(object["expires_at"] as? String)
+        let created = try #require(ISO8601DateFormatter().date(from: createdText))
+        let expires = try #require(ISO8601DateFormatter().date(from: expiresText))
+        #expect(expires.timeIntervalSince(created) == 90 * 86_400)
+    }
+}
