@@ -21,12 +21,12 @@ enum HistoryFile {
             switch LedgerCoding.decode(data) {
             case .success(let ledger): return ledger
             case .failure(let failure):
-                throw Problem(message: "\(name)\(where_(failure.field, in: text)): \(failure.reason); "
+                throw Problem(message: "\(name)\(lineSuffix(failure.field, in: text)): \(failure.reason); "
                     + advice(for: failure.field))
             }
         }
         for key in object.keys.sorted() where !Ledger.topLevelFields.contains(key) {
-            throw Problem(message: "\(name)\(where_(key, in: text)): unknown ledger field \"\(key)\"; "
+            throw Problem(message: "\(name)\(lineSuffix(key, in: text)): unknown ledger field \"\(key)\"; "
                 + Suggestion.hint(for: key, in: Ledger.topLevelFields))
         }
         let ledger: Ledger
@@ -34,13 +34,13 @@ enum HistoryFile {
             ledger = try JSONDecoder().decode(Ledger.self, from: data)
         } catch {
             if let (field, message) = LedgerCoding.unplacedProblem(error, in: data) {
-                throw Problem(message: "\(name)\(where_(field, in: text)): \(field): \(message); " + advice(for: field))
+                throw Problem(message: "\(name)\(lineSuffix(field, in: text)): \(field): \(message); " + advice(for: field))
             }
             let field = LedgerCoding.path(of: error)
-            throw Problem(message: "\(name)\(where_(field, in: text)): \(LedgerCoding.describe(error)); " + advice(for: field))
+            throw Problem(message: "\(name)\(lineSuffix(field, in: text)): \(LedgerCoding.describe(error)); " + advice(for: field))
         }
         if let (field, _) = ledger.negativeCounter, let problem = ledger.valueProblem {
-            throw Problem(message: "\(name)\(where_(field, in: text)): \(problem); " + advice(for: field))
+            throw Problem(message: "\(name)\(lineSuffix(field, in: text)): \(problem); " + advice(for: field))
         }
         return ledger
     }
@@ -54,7 +54,7 @@ enum HistoryFile {
 
     /// `:LINE` of the last key of `field` (`soft_prompt.shown`), found in order in `text`, or
     /// nothing when a key cannot be found.
-    private static func where_(_ field: String?, in text: String) -> String {
+    private static func lineSuffix(_ field: String?, in text: String) -> String {
         guard let field else { return "" }
         var rest = text[...]
         var line: Int?
