@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test sanitize docs demo redteam clean
+.PHONY: setup build test bench lint format sanitize docs demo redteam clean
 
 setup:
 	@./scripts/setup.sh
@@ -14,6 +14,23 @@ test: setup
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test
 	$(SWIFT) run --skip-build permit test policies
+
+# The benchmark package (Benchmarks/, its own package depending on this one by path): built
+# without warnings and its tests run (the command line of `permit-benchmark`, the minimal host
+# and the policy-layer replay on recorded calls), so it cannot rot. Measuring is
+# `cd Benchmarks && swift run -c release permit-benchmark ...` (docs/performance.md).
+bench: setup
+	cd Benchmarks && $(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	cd Benchmarks && $(SWIFT) test
+
+# The code's layout, as .swift-format states it (swift-format ships with the toolchain).
+# `make format` rewrites the files in place; `make lint` fails on any difference.
+FORMAT_PATHS = Package.swift Sources Tests examples/host Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --parallel --recursive $(FORMAT_PATHS)
 
 # The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The load
 # test sends 100 × 100 events here instead of 100 × 1,000 to stay within CI's time.
@@ -54,4 +71,4 @@ redteam: setup
 	BIN="$$($(SWIFT) build -c release --show-bin-path)"; "$$BIN/permit-redteam" "$$BIN/permit"
 
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build
