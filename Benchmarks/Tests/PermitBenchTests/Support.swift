@@ -30,8 +30,8 @@ func runBenchmark(_ arguments: [String]) throws -> ProcessResult {
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     let process = Process()
     process.executableURL = directory.appendingPathComponent("permit-benchmark")
     process.arguments = arguments
