@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test sanitize docs demo redteam clean
+.PHONY: setup build test bench lint format sanitize docs demo redteam clean
 
 setup:
 	@./scripts/setup.sh
@@ -14,6 +14,28 @@ test: setup
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test
 	$(SWIFT) run --skip-build permit test policies
+
+# The benchmark package (Benchmarks/, its own package depending on this one by path): built
+# without warnings and its tests run (the command line of `permit-benchmark`, the minimal host
+# and the policy-layer replay on recorded calls), so it cannot rot. In release mode, the only
+# one it measures in, so that one build serves the tests and `swift run -c release
+# permit-benchmark ...` (docs/performance.md).
+bench: setup
+	cd Benchmarks && $(SWIFT) build -c release --build-tests -Xswiftc -warnings-as-errors
+	cd Benchmarks && $(SWIFT) test -c release --skip-build
+
+# The code's layout, as .swift-format states it (swift-format ships with the toolchain): 4
+# spaces, lines up to 140 (where the code's lines end but for a few long strings), `#if` bodies
+# not indented. Of swift-format's rules, four are off because the code uses them on purpose:
+# two short statements on one line (`a += 1; b += 1`), `let a = 1, b = 2`, several cases on one
+# line, and names that are not lower camel case (`L` for a lua_State, as Lua's own API names it).
+# `make format` rewrites the files in place; `make lint` fails on any difference.
+FORMAT_PATHS = Package.swift Sources Tests examples/host Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --parallel --recursive $(FORMAT_PATHS)
 
 # The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The load
 # test sends 100 × 100 events here instead of 100 × 1,000 to stay within CI's time.
@@ -54,4 +76,4 @@ redteam: setup
 	BIN="$$($(SWIFT) build -c release --show-bin-path)"; "$$BIN/permit-redteam" "$$BIN/permit"
 
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build

@@ -7,26 +7,27 @@ import PackageDescription
 /// Layering: each line is a target and the targets it depends on. PermitCore (status model,
 /// ledger, engine) knows nothing of Lua or of files people write; PermitLua is the sandbox over
 /// the C shim; PermitInput reads YAML, durations, dates and events with file, line and field
-/// in every error (it also reads libyaml's parser events through CYaml, the C module Yams is
-/// built on and brings with it, to check keys before Yams composes). The scenario player,
-/// bundle delivery and simulation sit side by side and never import one another: the player
-/// installs `policy_update` bundles through Core's `PolicyDelivery`, which the CLI fills with
-/// PermitDelivery's. Only PermitCLI (the `permit` verbs, a library so that tests run them
-/// in-process) and the executables join the layers; the `permit` executable is PermitCLI's
-/// entry point and nothing else. Tests/PermitCoreTests/LayeringTests.swift checks this list
-/// against the targets below and against every `import` line under Sources/.
+/// in every error (it also reads libyaml's parser events through CLibYAML, the system libyaml,
+/// to check keys before Yams composes). The scenario player, bundle delivery and simulation
+/// sit side by side and never import one another: the player installs `policy_update` bundles
+/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only PermitCLI
+/// (the `permit` verbs, a library so that tests run them in-process) and the executables join
+/// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
+/// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
+/// against every `import` line under Sources/.
+///
+/// The benchmarks (a C host driving Lua directly, the minimal host, `permit-benchmark`) are a
+/// package of their own, Benchmarks/, which depends on this one by path: nothing here builds
+/// them, and `permit` links no second Lua host.
 ///
 ///   CLuaShim → CLua
 ///   PermitCore →
 ///   PermitLua → CLua, CLuaShim, PermitCore
-///   PermitInput → PermitCore, Yams
+///   PermitInput → CLibYAML, PermitCore, Yams
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
-///   PermitBenchReference → CLua, CLuaShim
-///   PermitBench → PermitBenchReference, PermitCore, PermitLua
-///   permit-benchmark → ArgumentParser, PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
-///   PermitCLI → ArgumentParser, PermitBench, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
+///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario
@@ -43,6 +44,9 @@ let package = Package(
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
+        // For Benchmarks/ only: the C shim, whose small-block pool the minimal reference host
+        // allocates from. Underscored: not an API of Permit's, and it may change at any time.
+        .library(name: "_PermitLuaShim", targets: ["CLuaShim"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
@@ -58,11 +62,20 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"]), .brew(["lua@5.4"])]
         ),
+        // libyaml's parser events: Yams keeps its own copy of libyaml internal (no product).
+        .systemLibrary(
+            name: "CLibYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "PermitCore"),
         .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
         // Reading files people write: YAML with file, line, column and field in every error; durations.
-        .target(name: "PermitInput", dependencies: ["PermitCore", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "PermitInput",
+            dependencies: ["CLibYAML", "PermitCore", .product(name: "Yams", package: "Yams")]
+        ),
         .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitInput"]),
         // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
         .target(
@@ -74,21 +87,11 @@ let package = Package(
             name: "PermitSimulation",
             dependencies: ["PermitCore", "PermitLua", "PermitInput"]
         ),
-        // Benchmarks: a C reference driving Lua directly, and the Swift measurements.
-        .target(name: "PermitBenchReference", dependencies: ["CLua", "CLuaShim"]),
-        .target(name: "PermitBench", dependencies: ["PermitCore", "PermitLua", "PermitBenchReference"]),
-        .executableTarget(
-            name: "permit-benchmark",
-            dependencies: [
-                "PermitBench", "PermitCore", "PermitLua", "PermitScenario", "PermitSimulation",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
         // The `permit` verbs, writing through a `Console`: the executable and the tests run them.
         .target(
             name: "PermitCLI",
             dependencies: [
-                "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitBench", "PermitDelivery", "PermitSimulation",
+                "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitDelivery", "PermitSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,29 +100,28 @@ let package = Package(
         .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
         // A host configuring budgets, prompt cap and store location; built so it cannot drift.
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
-        // What the test targets share: a timeout for awaits, a child-process runner, and the
-        // in-process `permit` runner that answers like one.
-        .target(name: "PermitTestSupport", dependencies: ["PermitCLI"], path: "Tests/PermitTestSupport"),
+        // What the test targets share: a timeout for awaits, a child-process runner, source scans.
+        .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
+        // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
+        .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
         // The red-team battery is where the attack scripts live; the guard tests replay its
-        // reproducers rather than keep copies of their own.
+        // reproducers rather than keep copies of their own (the one executable a test target
+        // depends on: the battery moves to a library of its own later).
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "permit-redteam"]),
         .testTarget(
             name: "PermitDeliveryTests",
             dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
         ),
+        // The CLI tests run the verbs in-process; the few that must see a real process launch the
+        // `permit` that `swift build`/`swift test` built beside the test bundle (`builtExecutable`).
         .testTarget(
             name: "PermitScenarioTests",
-            // `permit` is built for the CLI tests, which run the executable itself.
-            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "permit"]
+            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitCLITestSupport"]
         ),
         .testTarget(
             name: "PermitSimulationTests",
-            // `permit` and `permit-benchmark` are built for the tests that launch them.
-            dependencies: [
-                "PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitBench", "permit",
-                "permit-benchmark",
-            ]
+            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitCLITestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,8 +2,8 @@
 # Compares the debug test suite's time of this checkout with another one's, measured in the same
 # minutes: the two suites run alternately (ROUNDS times each, `swift test --skip-build`, both
 # already built with `swift build --build-tests`), so machine load falls on both alike.
-# Prints each run's wall and CPU seconds and the medians. docs/performance.md ("The test suite's
-# time") says how it was used for issue 18.
+# Prints each run's wall and CPU seconds and the medians (docs/performance.md, "The test
+# suite's time").
 #
 #   scripts/suite-time.sh OTHER_CHECKOUT [ROUNDS]
 set -euo pipefail

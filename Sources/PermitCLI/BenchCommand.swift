@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PermitBench
 import PermitCore
+import PermitLua
 import PermitScenario
 
 struct BenchCommand: AsyncParsableCommand {
@@ -10,9 +10,10 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure a policy's decision latency, cold start and VM memory.",
         discussion: """
             Warm decisions run through the public engine API (context, policy call, validation, \
-            guardrails, ledger); cold start is a sandboxed VM plus loading and validating the policy. \
-            Build in release mode for meaningful figures. The same policy driven straight through the \
-            Lua C API is measured in the same run as the reference.
+            guardrails, ledger); cold start is what an app waits for before its first answer: a \
+            sandboxed VM, loading and validating the policy, and the first decision. Build in \
+            release mode for meaningful figures. Comparisons with C hosts driving Lua directly \
+            are the benchmark package's (Benchmarks/, `permit-benchmark`).
 
             Examples:
               swift run -c release permit bench policies/polite
@@ -41,50 +42,100 @@ struct BenchCommand: AsyncParsableCommand {
         let url = try policyURL(policy)
         let loaded = try loadPolicy(url, limits: limitOptions.limits)
         let source = try String(contentsOf: url, encoding: .utf8)
-        let events = try scenario.map(Self.events(of:)) ?? Bench.defaultEvents
-        let (decisions, errors) = try await Bench.decisions(policy: loaded, events: events, iterations: iterations)
-        let coldIterations = max(50, min(2000, iterations / 50))
-        let cold = try Bench.coldStarts(
-            source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, iterations: coldIterations)
-        let reference = try Bench.referenceDecisions(source: source, iterations: iterations)
-        let minimal = try await Bench.minimalComparison(
-            policy: loaded, source: source, events: events, iterations: max(events.count, min(iterations, 20_000)))
-        let referenceCold = try Bench.referenceColdStarts(source: source, iterations: coldIterations)
+        let events = try scenario.map(Self.events(of:)) ?? DecisionTiming.defaultEvents
+        let (decisions, errors) = await DecisionTiming.warm(policy: loaded, events: events, iterations: iterations)
+        let cold = try await DecisionTiming.coldStarts(
+            source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, event: events[0],
+            iterations: max(50, min(2000, iterations / 50)))
         let vmKiB = loaded.memoryInUse / 1024
         if format == .json {
             let value: PolicyValue = .table([
-                "min_ns": .number(decisions.minNanoseconds), "median_ns": .number(decisions.medianNanoseconds),
-                "p99_ns": .number(decisions.p99Nanoseconds), "per_second": .number(decisions.perSecond.rounded()),
-                "cold_start_us": .number(cold.medianNanoseconds / 1000), "vm_kib": .integer(Int64(vmKiB)),
+                "min_ns": .number(decisions.min), "median_ns": .number(decisions.median),
+                "p99_ns": .number(decisions.p99), "per_second": .number(decisions.perSecond.rounded()),
+                "cold_start_us": .number(cold.median / 1000), "vm_kib": .integer(Int64(vmKiB)),
                 "decisions": .integer(Int64(decisions.count)), "policy_errors": .integer(Int64(errors)),
-                "reference_median_ns": .number(reference.medianNanoseconds),
-                "reference_cold_start_us": .number(referenceCold.medianNanoseconds / 1000),
-                "decision_ratio": .number(decisions.medianNanoseconds / max(1, reference.medianNanoseconds)),
-                "cold_start_ratio": .number(cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)),
-                "cpu_per_event_ns": .number(minimal.permitNanoseconds.rounded()),
-                "minimal_cpu_per_event_ns": .number(minimal.minimalNanoseconds.rounded()),
-                "minimal_ratio": .number(minimal.ratio),
-                "minimal_pooled_cpu_per_event_ns": .number(minimal.pooledNanoseconds.rounded()),
-                "minimal_pooled_ratio": .number(minimal.pooledRatio),
-                "policy_layer_cpu_per_event_ns": .number(minimal.policyLayerNanoseconds.rounded()),
-                "policy_layer_ratio": .number(minimal.policyLayerRatio),
-                "policy_layer_failed_calls": .integer(Int64(minimal.policyLayerFailedCalls)),
-                "minimal_ctx_reads": .list(minimal.reads.map(PolicyValue.string)),
             ])
             Terminal.say(value.prettyJSON)
         } else {
             func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
             Terminal.say("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")
-            Terminal.say("decision   min \(ns(decisions.minNanoseconds))  median \(ns(decisions.medianNanoseconds))  p99 \(ns(decisions.p99Nanoseconds))  \(String(format: "%.0f", decisions.perSecond))/s")
-            Terminal.say("reference  median \(ns(reference.medianNanoseconds)) (C + Lua, no Swift): ratio \(String(format: "%.2f", decisions.medianNanoseconds / max(1, reference.medianNanoseconds)))×")
-            Terminal.say("minimal    \(ns(minimal.permitNanoseconds)) of CPU per event against \(ns(minimal.minimalNanoseconds)) for a C host building only the ctx read: ratio \(String(format: "%.2f", minimal.ratio))× (goal ≤ 1.5×)")
-            Terminal.say("           \(ns(minimal.pooledNanoseconds)) for that host allocating from Permit's pool: ratio \(String(format: "%.2f", minimal.pooledRatio))×")
-            Terminal.say("           \(ns(minimal.policyLayerNanoseconds)) for Permit's policy layer alone on the same calls (no engine): ratio \(String(format: "%.2f", minimal.policyLayerRatio))×"
-                + (minimal.policyLayerFailedCalls > 0 ? ", \(minimal.policyLayerFailedCalls) calls failed" : ""))
-            Terminal.say("cold start \(String(format: "%.1f µs", cold.medianNanoseconds / 1000)) (reference \(String(format: "%.1f µs", referenceCold.medianNanoseconds / 1000)): ratio \(String(format: "%.2f", cold.medianNanoseconds / max(1, referenceCold.medianNanoseconds)))×)")
+            Terminal.say("decision   min \(ns(decisions.min))  median \(ns(decisions.median))  p99 \(ns(decisions.p99))  \(String(format: "%.0f", decisions.perSecond))/s")
+            Terminal.say("cold start \(String(format: "%.1f µs", cold.median / 1000)) (VM, policy loaded and validated, first decision)")
             Terminal.say("vm memory  \(vmKiB) KiB")
             if errors > 0 { Terminal.say("policy errors during the run: \(errors)") }
         }
+    }
+}
+
+/// The figures `permit bench` gives a policy's author, measured through the public engine API.
+enum DecisionTiming {
+    /// Durations of one measured loop, in nanoseconds.
+    struct Stats {
+        var count: Int
+        var min: Double
+        var median: Double
+        var p99: Double
+        /// Decisions per second at the median.
+        var perSecond: Double { median > 0 ? 1e9 / median : 0 }
+
+        init(samples: [Double]) {
+            let sorted = samples.sorted()
+            count = sorted.count
+            min = sorted.first ?? 0
+            median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+            p99 = sorted.isEmpty ? 0 : sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        }
+    }
+
+    /// The events a bench cycles through by default: the hot path of an app.
+    static let defaultEvents: [AppEvent] = [
+        .appForeground, .featureOpened("reminders"), .appBackground, .featureOpened("reminders"),
+    ]
+
+    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) }
+
+    /// An engine on a simulated iOS 16.4 phone with an in-memory ledger, at a fixed time.
+    static func engine(policy: any Policy) throws -> PermissionEngine {
+        let platform = Platform(version: OSVersion(major: 16, minor: 4))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
+        return PermissionEngine(
+            policy: policy, client: try SimulatedDevice(platform: platform, clock: clock), platform: platform,
+            store: InMemoryLedgerStore(), clock: clock,
+            configuration: EngineConfiguration(timeZone: TimeZone(identifier: "UTC")!, foregroundRechecks: []))
+    }
+
+    /// Warm decisions through one engine, events cycling, after a warm-up of a tenth (at most 1,000).
+    static func warm(policy: LuaPolicy, events: [AppEvent], iterations: Int) async -> (Stats, errors: Int) {
+        guard let engine = try? engine(policy: policy) else { return (Stats(samples: []), 0) }
+        let warmUp = Swift.min(1000, iterations / 10)
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        var errors = 0
+        for index in 0..<(warmUp + iterations) {
+            let start = now()
+            let outcome = await engine.handle(events[index % events.count])
+            let elapsed = now() - start
+            if index >= warmUp {
+                samples.append(elapsed)
+                errors += outcome.errors.count
+            }
+        }
+        return (Stats(samples: samples), errors)
+    }
+
+    /// Cold starts: a sandboxed VM, the policy loaded and validated, an engine, its first decision.
+    static func coldStarts(
+        source: String, chunkName: String, limits: LuaLimits, event: AppEvent, iterations: Int
+    ) async throws -> Stats {
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        for _ in 0..<iterations {
+            let start = now()
+            let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
+            _ = try await engine(policy: policy).handle(event)
+            samples.append(now() - start)
+        }
+        return Stats(samples: samples)
     }
 }
 

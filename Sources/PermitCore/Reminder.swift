@@ -46,8 +46,7 @@ public struct ReminderRequest: Sendable, Hashable {
 ///
 /// Its fields are constants: a record of what was scheduled, and, measured, cheaper to make. With
 /// `var` fields the optimizer copied each new reminder once as it was initialised (its strings
-/// retained, then the original's released), on every reminder planned (docs/performance.md,
-/// session 12). `firing(at:)` gives the same notification at another time.
+/// retained, then the original's released), on every reminder planned. `firing(at:)` gives the same notification at another time.
 public struct ScheduledReminder: Sendable, Hashable, Codable {
     /// The identifier the system keeps it under: a second schedule with it replaces the first.
     public let id: String

@@ -193,7 +193,7 @@ public enum ReminderPlanner {
             return Plan(
                 // By index rather than through `first(where:)`, which returned an optional copy.
                 // (The comparison itself still copies both reminders, as this toolchain's
-                // optimizer does: docs/performance.md, session 12.)
+                // optimizer does.)
                 toSchedule: kept.filter { wanted in
                     guard let same = owned.firstIndex(where: { $0.id == wanted.id }) else { return true }
                     return owned[same] != wanted

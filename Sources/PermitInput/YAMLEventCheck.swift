@@ -1,4 +1,4 @@
-import CYaml
+import CLibYAML
 
 /// Checks a YAML document's parser events before Yams composes it: aliases used inside keys,
 /// and keys that appear twice in one table.
@@ -17,8 +17,9 @@ import CYaml
 /// reports a duplicate at the first key only, and for a flow table (`{ a: 1, a: 2 }`) nothing
 /// in its error says where the second one is.
 ///
-/// It reads events through libyaml's C API (the `CYaml` module Yams is built on, as libyaml's
-/// documentation describes it); a syntax error stops it quietly, and `compose` then reports it.
+/// It reads events through libyaml's C API (the `CLibYAML` system library: Yams keeps its own
+/// copy of libyaml internal and offers no parser events); a syntax error stops it quietly, and
+/// `compose` then reports it.
 enum YAMLEventCheck {
     static func check(_ text: String, file: String) throws(InputError) {
         var scan = Scan(file: file)

@@ -211,7 +211,7 @@ struct UserSimulation: Sendable {
 
     /// Sends an event and answers whatever the app shows, as the model's user would.
     /// Inlined into `session`, its only caller: as a call of its own it cost every event an
-    /// async frame and an executor check (~200 instructions, docs/performance.md, session 8).
+    /// async frame and an executor check (~200 instructions).
     @inline(__always)
     private mutating func interact(_ event: AppEvent, on engine: isolated PermissionEngine) async {
         var outcome = await engine.handle(event)

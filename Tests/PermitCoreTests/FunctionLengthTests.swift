@@ -2,12 +2,15 @@ import Foundation
 import PermitTestSupport
 import Testing
 
-/// No function or initializer under Sources/ is over 60 lines (declaration to closing brace),
-/// so each fits on a screen and reads as one step: Swift functions, and C functions (the shim
-/// and the benchmark's reference, top-level bodies found by matching braces). Tests are exempt;
-/// so is code a tool wrote (none today).
+/// No function or initializer under Sources/ or Benchmarks/Sources/ is over 70 lines
+/// (declaration to closing brace), so each fits on a screen and reads as one step: Swift
+/// functions, and C functions (the shim and the benchmark's reference, top-level bodies found by
+/// matching braces). Tests are exempt; so is code a tool wrote (none today).
+///
+/// 70, not 60: swift-format (`make format`) lays a long call out over several lines where the
+/// code held it on one, and a function that reads as one step should not be split for that.
 @Suite struct FunctionLengthTests {
-    static let limit = 60
+    static let limit = 70
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -173,9 +176,9 @@ import Testing
         return found
     }
 
-    @Test func noShippingCFunctionIsOverSixtyLines() throws {
+    @Test func noShippingCFunctionIsOverSeventyLines() throws {
         var checked = 0
-        for directory in ["Sources/CLuaShim", "Sources/PermitBenchReference"] {
+        for directory in ["Sources/CLuaShim", "Benchmarks/Sources/PermitBenchReference"] {
             let root = Self.repository.appendingPathComponent(directory)
             let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
             for file in files.sorted() where file.hasSuffix(".c") || file.hasSuffix(".h") {
@@ -218,15 +221,17 @@ import Testing
         #expect(long.first?.line == 2 * Self.limit + 3 && long.first?.length == Self.limit + 1, "\(long)")
     }
 
-    @Test func noShippingFunctionIsOverSixtyLines() throws {
-        let sources = Self.repository.appendingPathComponent("Sources")
-        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+    @Test func noShippingFunctionIsOverSeventyLines() throws {
         var checked = 0
         let pattern = Self.declaration()
-        for file in files.sorted() where file.hasSuffix(".swift") {
-            checked += 1
-            for long in try Self.longFunctions(in: sources.appendingPathComponent(file).path, pattern: pattern) {
-                Issue.record("Sources/\(file):\(long.line): a function of \(long.length) lines; split it (at most \(Self.limit))")
+        for directory in ["Sources", "Benchmarks/Sources"] {
+            let sources = Self.repository.appendingPathComponent(directory)
+            let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+            for file in files.sorted() where file.hasSuffix(".swift") {
+                checked += 1
+                for long in try Self.longFunctions(in: sources.appendingPathComponent(file).path, pattern: pattern) {
+                    Issue.record("\(directory)/\(file):\(long.line): a function of \(long.length) lines; split it (at most \(Self.limit))")
+                }
             }
         }
         #expect(checked > 50)

@@ -101,6 +101,32 @@ import Testing
         }
     }
 
+    /// Every module a target imports is one Package.swift declares (a target, a dependency's
+    /// product) or the platform's: a dependency's internal module (Yams' `CYaml`, swift-crypto's
+    /// `CCryptoBoringSSL`) builds only by accident of how SwiftPM passes module maps along, and
+    /// breaks when the dependency renames it.
+    @Test func everyImportIsDeclaredOrThePlatforms() throws {
+        let targets = try Self.declaredTargets()
+        let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
+        let platform: Set<String> = [
+            "Foundation", "Dispatch", "Glibc", "Darwin", "Security", "UIKit", "UserNotifications", "os", "Testing",
+        ]
+        let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#
+        for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
+            let directory = Self.repository.appendingPathComponent(target.path ?? "Sources/\(target.name)")
+            let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+            for file in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for line in SourceScan.lines(of: text, containing: "import") {
+                    guard let module = line.firstMatch(of: importLine).map({ String($0.output.1) }) else { continue }
+                    #expect(
+                        targets[module] != nil || products.contains(module) || platform.contains(module),
+                        "\(target.name)/\(file) imports \(module), which Package.swift does not declare: depend on a product or a target of this package")
+                }
+            }
+        }
+    }
+
     /// The rules the layering exists for: the core knows nothing of Lua or files people write;
     /// the scenario player, delivery and simulation sit side by side and never reach into one
     /// another (only the CLI joins them), and the `permit` executable is the CLI library's
@@ -121,5 +147,24 @@ import Testing
         #expect(targets["PermitInput"]?.dependencies.contains("PermitLua") == false)
         #expect(targets["PermitScenario"]?.dependencies.contains("PermitLua") == false)
         #expect(targets["permit"]?.dependencies == ["PermitCLI"], "the verbs live in PermitCLI, not in the executable")
+        // Tests run the product's code, not its executables: they launch the built `permit`
+        // when they need a real process. The red-team battery is the one executable a test
+        // target depends on (the Lua guard tests replay its reproducers).
+        let executables = Set(targets.values.filter { $0.kind == "executableTarget" }.map(\.name))
+        for target in targets.values where target.kind == "testTarget" || support.contains(target.name) {
+            let reached = target.dependencies.intersection(executables).subtracting(["permit-redteam"])
+            #expect(reached.isEmpty, "\(target.name) depends on the executables \(reached.sorted())")
+        }
+        // The core's tests build no CLI (nor anything above the core but test support).
+        var closure: Set<String> = [], next: [String] = ["PermitCoreTests"]
+        while let name = next.popLast() {
+            for dependency in targets[name]?.dependencies ?? [] where closure.insert(dependency).inserted {
+                next.append(dependency)
+            }
+        }
+        #expect(closure == ["PermitCore", "PermitTestSupport"], "PermitCoreTests builds \(closure.sorted())")
+        // The product's CLI carries no benchmark: the measuring hosts live in Benchmarks/.
+        #expect(!(targets["PermitCLI"]?.dependencies ?? []).contains { $0.hasPrefix("PermitBench") })
+        #expect(targets.keys.allSatisfy { !$0.hasPrefix("PermitBench") && $0 != "permit-benchmark" })
     }
 }

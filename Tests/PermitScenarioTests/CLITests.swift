@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PermitCLITestSupport
 import PermitTestSupport
 @testable import PermitLua
 @testable import PermitScenario

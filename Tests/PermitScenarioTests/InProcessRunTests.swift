@@ -1,4 +1,5 @@
 import Foundation
+import PermitCLITestSupport
 import PermitInput
 import PermitTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PermitCLITestSupport
 import PermitTestSupport
 
 /// `permit simulate` end to end: exit codes, determinism across workers, the report file.

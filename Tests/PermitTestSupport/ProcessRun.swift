@@ -97,7 +97,7 @@ private final class PipeDrain: @unchecked Sendable {
     }
 }
 
-/// An executable of this package (`permit`, `permit-benchmark`) as the build left it, next to
+/// An executable of this package (`permit`) as the build left it, next to
 /// the test bundle: the tests that need a real process launch it from there.
 public func builtExecutable(named name: String) -> URL {
     var directory = Bundle.main.bundleURL

@@ -19,8 +19,7 @@
    1024 rather than 512: every event also makes the lazy ctx's snapshot, a userdata of a
    280-byte header, 40 bytes per feature and app event, 48 per state node and the texts:
    about 600 bytes for a user who has opened the default model's four features. Taken from
-   malloc it cost polite about 300 instructions per simulated event more (docs/performance.md,
-   session 8). */
+   malloc it cost polite about 300 instructions per simulated event more. */
 
 #define SMALL_POOL_MAX 1024
 #define SMALL_POOL_CLASSES (SMALL_POOL_MAX / 16)

@@ -1,13 +1,12 @@
 import Foundation
 import Testing
-import PermitTestSupport
 
 /// `permit-benchmark`'s command line: a misspelt option must not be ignored (the run would
 /// measure the defaults and look like an answer), and `--help` says what the options are.
 /// The built executable is launched: its exit status and streams are what a user sees.
 @Suite struct BenchmarkCommandLineTests {
     static func benchmark(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(builtExecutable(named: "permit-benchmark"), arguments, in: repositoryRoot, limit: 60)
+        try runBenchmark(arguments)
     }
 
     @Test func helpPrintsTheOptionsAndSectionsAndSucceeds() throws {

@@ -357,6 +357,11 @@ struct BenchmarkRun: Sendable {
 // benchmark could not be profiled with callgrind. The measurements run in a task; the main
 // thread waits. The measured loops are nonisolated async functions either way, so they run on
 // the global executor exactly as before.
+// Paths (the policy, policies/ for `packs` and `test`) are the repository root's: run from
+// Benchmarks/ (`cd Benchmarks && swift run -c release permit-benchmark`), it works from there.
+if !FileManager.default.fileExists(atPath: "policies"), FileManager.default.fileExists(atPath: "../policies") {
+    _ = FileManager.default.changeCurrentDirectoryPath("..")
+}
 // Parsed only, never run as a command: the measurements run in the task below.
 let options = Options.parseOrExit()
 let finished = DispatchSemaphore(value: 0)

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCLI
+import PermitTestSupport
 
 /// Runs `permit ARGUMENTS` inside the test process and answers as `runProcess` does for the
 /// built binary: the exit status, standard output and standard error.
