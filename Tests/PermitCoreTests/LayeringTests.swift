@@ -109,7 +109,7 @@ import Testing
         let targets = try Self.declaredTargets()
         let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
         let platform: Set<String> = [
-            "Foundation", "Dispatch", "Glibc", "Darwin", "Security", "UIKit", "UserNotifications", "os", "Testing",
+            "Foundation", "Dispatch", "Glibc", "Musl", "Darwin", "Security", "UIKit", "UserNotifications", "os", "Testing",
         ]
         let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#
         for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
