@@ -36,8 +36,8 @@ public struct LuaLimits: Sendable, Equatable {
     public var maxTableSlots: Int
     /// Longest source text compiled, in bytes: a policy file (`LuaVM.load`) and a string given
     /// to `load` (0: no cap). A compile runs in one C call that no hook interrupts and, for some
-    /// shapes (a long chain of `or`), in time that grows with the square of the length: 16 KiB
-    /// of the worst shape measured took 25 ms here, 32 KiB 98 ms. Inside a call, `load` is also
+    /// shapes (a long chain of `or`), in time that grows with the square of the length: 12 KiB
+    /// of the worst shape measured takes 14 ms here, 16 KiB 25 ms, 32 KiB 98 ms. Inside a call, `load` is also
     /// charged len²/25 units for its text (the worst case of that length), so it is refused up
     /// front when that would not fit the budget or the time left (about 7 KiB at the default
     /// budget). The shipped packs are at most 8 KiB.
@@ -54,7 +54,7 @@ public struct LuaLimits: Sendable, Equatable {
         maxTableDepth: Int = 32,
         maxConvertedValues: Int = 100_000,
         maxTableSlots: Int = 1 << 12,
-        maxSourceBytes: Int = 16 << 10
+        maxSourceBytes: Int = 12 << 10
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
