@@ -180,6 +180,28 @@ import PermitCore
         expectHealthy(vm)
     }
 
+    /// Input-size charges: each call that walks a string is charged by its length before it
+    /// runs, so with a small budget and no clock one long input is refused, naming the function
+    /// (uncharged, each of these is a single call that finishes well within the budget).
+    @Test(arguments: [
+        ("tonumber", "return tonumber(('z'):rep(60000), 36)"),
+        ("string.pack", "return #string.pack((' '):rep(30000))"),
+        ("string.packsize", "return string.packsize((' '):rep(30000))"),
+        ("string.unpack", "return string.unpack((' '):rep(30000), '')"),
+        ("string.upper", "return #(('x'):rep(120000)):upper()"),
+        ("string.lower", "return #(('x'):rep(120000)):lower()"),
+        ("string.reverse", "return #(('x'):rep(120000)):reverse()"),
+        ("string.format", "return #string.format('%q', ('x'):rep(40000))"),
+        ("permit.at_least", "return permit.at_least({ platform = { version = '1' } }, ('1.'):rep(60000) .. '1')"),
+    ])
+    func longInputsAreChargedBeforeTheyRun(name: String, source: String) {
+        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, timeLimitMilliseconds: 0))
+        let e = failure(vm, source)
+        #expect(e?.kind == .instructionBudgetExceeded, "\(name): \(String(describing: e))")
+        #expect(e?.message.contains(name) == true, "\(name): \(String(describing: e))")
+        expectHealthy(vm)
+    }
+
     /// The call hook: table.concat calling a C `__index` runs no instruction and allocates
     /// nothing, yet ends within the limit (it ran for hours before every call was an event).
     @Test func aCLoopCallingBackIsStopped() {
