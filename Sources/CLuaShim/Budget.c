@@ -26,6 +26,38 @@ int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     return lua_error(L);
 }
 
+/* Every function call, Lua or C. A C function called from C (a metamethod called by
+   table.concat's loop, a comparison by table.sort's) runs no instruction, so only this event
+   sees a C loop that calls back into script values: each call is charged, and the clock read at
+   every 16th (at every one once the VM holds a big block, when a single call may walk a long
+   string). The host's own protected helpers between calls are not script work. Returns 0 when
+   the limit error must be raised. */
+static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) {
+    if (!vm->in_call) return 1;
+    if (vm->budget_exceeded) {
+        /* Raising the error calls the host's message handler: let it run. */
+        int handler = 0;
+        if (lua_getinfo(L, "f", ar)) {
+            handler = lua_tocfunction(L, -1) == shim_msgh;
+            lua_pop(L, 1);
+        }
+        return handler;
+    }
+    if (vm->time_limit_ns > 0 && ((++vm->call_events & 15) == 0 || vm->big_blocks) &&
+        now_ns() - vm->call_start_ns > vm->time_check_ns) {
+        vm->time_exceeded = 1;
+    } else if (vm->budget_left >= CALL_EVENT_UNITS) {
+        vm->budget_left -= CALL_EVENT_UNITS;
+        /* A big block made since the call started: the count hook's step shrinks now, not at
+           its next event up to 1,000 instructions (long comparisons) away. */
+        if (vm->big_blocks && step > BIG_HOOK_STEP) lua_sethook(L, shim_count_hook, hook_mask(vm), BIG_HOOK_STEP);
+        return 1;
+    }
+    vm->budget_exceeded = 1;
+    vm->budget_left = 0;
+    return 0;
+}
+
 void shim_count_hook(lua_State *L, lua_Debug *ar) {
     permit_vm *vm = getvm(L);
     if (ar->event == LUA_HOOKLINE) {
@@ -37,7 +69,10 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
         return;
     }
     int step = lua_gethookcount(L);
-    if (!vm->budget_exceeded) {
+    if (ar->event == LUA_HOOKCALL || ar->event == LUA_HOOKTAILCALL) {
+        if (call_may_go_on(L, vm, ar, step)) return;
+        step = 0; /* the count below is reset to one instruction */
+    } else if (!vm->budget_exceeded) {
         /* Safety net for work neither instructions nor allocations show
            (e.g. comparing two long equal strings): a wall-clock limit. */
         if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_check_ns) {

@@ -57,7 +57,7 @@ int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname
 }
 
 /* Message handler: adds a traceback, never runs script code (no __tostring). */
-static int msgh(lua_State *L) {
+int shim_msgh(lua_State *L) {
     permit_vm *vm = getvm(L);
     int saved = vm->limit_on;
     vm->limit_on = 0;
@@ -117,7 +117,7 @@ static int classify(lua_State *L, permit_vm *vm, int st) {
 int permit_call(lua_State *L, int nargs) {
     permit_vm *vm = getvm(L);
     int hidx = lua_gettop(L) - nargs; /* the function's slot; the handler goes there */
-    lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, shim_msgh);
     lua_insert(L, hidx);
     vm->budget_left = vm->budget_limit;
     vm->budget_exceeded = 0;
@@ -131,6 +131,7 @@ int permit_call(lua_State *L, int nargs) {
     vm->cov_base_line = 0;
     vm->guards.coroutine_depth = 0;
     vm->guards.handler_depth = 0;
+    vm->call_events = 0;
     lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;

@@ -77,10 +77,13 @@ static int valid_version(const char *s) {
 int shim_at_least(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     const char *want = luaL_checkstring(L, 2);
+    /* Both versions are walked a byte at a time: each is charged by its length first. */
+    shim_charge_input(L, 1 + lua_rawlen(L, 2), "permit.at_least");
     luaL_argcheck(L, valid_version(want), 2, "version like \"12.0\" expected");
     if (lua_getfield(L, 1, "platform") != LUA_TTABLE) return luaL_error(L, "permit.at_least: ctx.platform is not a table");
     if (lua_getfield(L, -1, "version") != LUA_TSTRING)
         return luaL_error(L, "permit.at_least: ctx.platform.version is not a string");
+    shim_charge_input(L, 1 + lua_rawlen(L, -1), "permit.at_least");
     lua_pushboolean(L, compare_versions(lua_tostring(L, -1), want) >= 0);
     return 1;
 }

@@ -176,6 +176,7 @@ static int setup(lua_State *L) {
        functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
     permit_install_charged_lib(L, 2, 3, 4, 6);
     permit_install_bug_guards(L, 2, 6, 7);
+    shim_install_bounds(L, 2, 3); /* input-size charges, load's cap (Bounds.c) */
     push_permit_table(L);
     publish_and_seal(L);
     lua_settop(L, 0);
@@ -205,6 +206,7 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
     vm->max_string = limits->max_string;
     vm->trace_cap = limits->trace_cap;
     vm->max_table_bytes = limits->max_table_slots * NODE_BYTES;
+    vm->max_source = limits->max_source;
     vm->time_check_ns = vm->time_limit_ns - coarse_tick_ns(vm->time_limit_ns);
     vm->trace = (char *)malloc(vm->trace_cap + 1);
     if (vm->trace == NULL) {

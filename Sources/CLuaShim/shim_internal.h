@@ -73,6 +73,8 @@ typedef struct permit_vm {
     permit_guard_state guards; /* sandbox_guards.h */
     int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
     int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
+        int call_events;           /* call events this call (Budget.c reads the clock every 16th) */
+    size_t max_source;         /* longest text `load` compiles (0: no cap) */
     size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
     int table_refused;         /* this call's memory error came from that cap */
     /* What building and reading ctx looks up on every event, kept where it costs least
@@ -116,9 +118,11 @@ static inline permit_vm *getvm(lua_State *L) {
     return (permit_vm *)ud;
 }
 
-/* The count hook always; line and return events too while coverage is on. */
+/* The count hook and call events always (Budget.c: a call is the one step a C loop calling
+   back into script values takes); line and return events too while coverage is on. */
 static inline int hook_mask(const permit_vm *vm) {
-    return LUA_MASKCOUNT | (vm->coverage_on ? LUA_MASKLINE | LUA_MASKRET : 0);
+    return LUA_MASKCOUNT | LUA_MASKCALL |
+           (vm->coverage_on ? LUA_MASKLINE | LUA_MASKRET : 0);
 }
 
 /* Instructions between hook events while the budget holds (see BIG_HOOK_STEP). */
@@ -135,6 +139,23 @@ int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
 void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
 /* Raises an error of a guard kind the host can recognise (PERMIT_E_*). */
 int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+
+/* Units one function call costs (a call and its hook event: about 25 ns). */
+#define CALL_EVENT_UNITS 10
+
+/* HostCalls.c: the message handler of permit_call (adds the traceback; runs no script code). */
+int shim_msgh(lua_State *L);
+
+/* Bounds.c */
+/* Charges work proportional to a call's input before it starts: units below a few thousand
+   come off the budget, more also read the clock and refuse what would end past the limit. */
+void shim_charge_input(lua_State *L, uint64_t units, const char *where);
+/* Wraps the library functions whose work grows with a string they walk, charging them by its
+   size first; and `load`, capped and charged for its worst-case compile. */
+void shim_install_bounds(lua_State *L, int base, int string);
+/* The units `load` is charged for compiling `len` bytes: the measured worst case (a chain of
+   `or`, whose compile time grows with the square of its length), in budget units. */
+uint64_t shim_compile_units(size_t len);
 
 /* Coverage.c */
 void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);

@@ -1,15 +1,21 @@
 /// Budgets of a `LuaVM`; every field is host-configurable.
 public struct LuaLimits: Sendable, Equatable {
     /// VM instructions per `call` (coroutines included). C work that the count
-    /// hook cannot see is charged too: one unit per element moved by
-    /// table.insert/remove/move, per byte compiled by `load`, per 64 bytes
+    /// hook cannot see is charged too: 10 units per function call (Lua or C), one unit per
+    /// element moved by table.insert/remove/move, len + len²/25 for `load`'s text (its worst
+    /// compile), per byte of the strings walked by tonumber, string.pack/packsize/unpack
+    /// (4 per format byte), upper/lower/reverse, format's %q (3) and permit.at_least, per 64 bytes
     /// searched by string.find and the `permit` text helpers, per 64 bytes
     /// printed, and per 64 bytes allocated (which bounds concatenation,
     /// string.rep, upper, sub, format, table.concat, ...).
     public var instructionsPerCall: Int
     /// Wall-clock safety net per call, in milliseconds (0 disables it), for work
     /// neither instructions nor allocations reveal, such as comparing two long
-    /// equal strings in a loop. Checked every 1000 instructions.
+    /// equal strings in a loop. Checked every 1000 instructions (every 10 once the VM holds a
+    /// block of 64 KiB or more), every 16th function call (every call once it holds such a
+    /// block: a C function called from a C loop, such as a metamethod called by
+    /// table.concat, runs no instruction), and before any C work charged above a few thousand
+    /// units (work predicted to end past the limit is refused before it starts).
     public var timeLimitMilliseconds: Int
     /// Cap on the bytes allocated by the VM (checked while script code runs).
     public var memoryBytes: Int
@@ -28,6 +34,14 @@ public struct LuaLimits: Sendable, Equatable {
     /// only while its worst-case rehash still fits the time limit, which at 50 ms allows 2^11.
     /// Array parts (keys 1...n) are not affected.
     public var maxTableSlots: Int
+    /// Longest source text compiled, in bytes: a policy file (`LuaVM.load`) and a string given
+    /// to `load` (0: no cap). A compile runs in one C call that no hook interrupts and, for some
+    /// shapes (a long chain of `or`), in time that grows with the square of the length: 12 KiB
+    /// of the worst shape measured takes 14 ms here, 16 KiB 25 ms, 32 KiB 98 ms. Inside a call, `load` is also
+    /// charged len²/25 units for its text (the worst case of that length), so it is refused up
+    /// front when that would not fit the budget or the time left (about 7 KiB at the default
+    /// budget). The shipped packs are at most 8 KiB.
+    public var maxSourceBytes: Int
 
     /// Limits; the defaults suit a policy the app ships, a host running delivered policies may
     /// tighten them.
@@ -39,7 +53,8 @@ public struct LuaLimits: Sendable, Equatable {
         traceCapBytes: Int = 64 << 10,
         maxTableDepth: Int = 32,
         maxConvertedValues: Int = 100_000,
-        maxTableSlots: Int = 1 << 12
+        maxTableSlots: Int = 1 << 12,
+        maxSourceBytes: Int = 12 << 10
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
@@ -49,6 +64,7 @@ public struct LuaLimits: Sendable, Equatable {
         self.maxTableDepth = maxTableDepth
         self.maxConvertedValues = maxConvertedValues
         self.maxTableSlots = maxTableSlots
+        self.maxSourceBytes = maxSourceBytes
     }
 
     /// Sized for an app from the shipped packs (docs/security.md, "Budgets"): they use at most

@@ -37,7 +37,8 @@ public final class LuaVM {
             max_string: max(0, limits.maxStringBytes),
             trace_cap: max(0, limits.traceCapBytes),
             time_limit_ms: Int64(max(0, limits.timeLimitMilliseconds)),
-            max_table_slots: max(0, limits.maxTableSlots)
+            max_table_slots: max(0, limits.maxTableSlots),
+            max_source: max(0, limits.maxSourceBytes)
         )
         guard let state = permit_open(&c, randomSeed) else {
             fatalError("PermitLua: cannot create a Lua state (out of memory)")
@@ -57,6 +58,16 @@ public final class LuaVM {
     /// are refused with `.binaryChunkRefused`. Nothing runs yet: call the result.
     public func load(_ source: String, chunkName: String) throws(LuaError) -> LuaRef {
         guard !running else { throw LuaError(kind: .invalidUse, message: "load during a call") }
+        // A compile runs in one C call no hook interrupts, in time that grows with the square of
+        // the text's length for some shapes: the cap bounds it (docs/security.md).
+        let bytes = source.utf8.count
+        if limits.maxSourceBytes > 0, bytes > limits.maxSourceBytes {
+            throw LuaError(
+                kind: .syntax,
+                message: "\(chunkName) is \(bytes) bytes; the sandbox compiles at most \(limits.maxSourceBytes) bytes of "
+                    + "source (LuaLimits.maxSourceBytes): split the file's data out or shorten it",
+                chunkName: chunkName)
+        }
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
         var source = source
@@ -301,6 +312,16 @@ public final class LuaVM {
         let text = p.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: len), as: UTF8.self) } ?? ""
         permit_trace_clear(L)
         return LuaTrace(text: text, truncated: truncated != 0, droppedBytes: dropped)
+    }
+
+    /// Tests: the sandbox's base table (every global a policy can read, the library tables
+    /// among them), to enumerate what the sandbox exposes.
+    func sandboxBase() throws(LuaError) -> LuaRef {
+        guard lua_checkstack(L, 2) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        permit_push_sandbox_base(L)
+        return try makeRef(L, at: -1, typeName: "table")
     }
 
     /// Bytes currently allocated by the VM.

@@ -19,6 +19,9 @@ struct Attack: Sendable {
         /// Files written into the case's directory, then `permit` run with each argument list
         /// in turn (`{dir}` is the directory); the last run's output is judged.
         case commands(files: [String: String], runs: [[String]])
+        /// A policy file given to `permit check` (its load, main chunk included, attacks), then
+        /// loaded in-process to time the load.
+        case check(String)
     }
 
     var attackClass: String
@@ -53,6 +56,20 @@ enum Battery {
     }
 
     static let megabyte = "local s = string.rep('x', 1 << 20)\n"
+
+    /// A C function as `__index`, called by table.concat's C loop: no instruction runs and
+    /// nothing is allocated between two of its calls, only the call itself.
+    static let concatThroughIndex = "table.concat(setmetatable({}, { __index = table.concat }), \"\", 1, 1 << 40)"
+
+    /// The worst shape to compile found: each `or` walks the jump list of every `or` before it.
+    static func orChain(bytes: Int) -> String {
+        "return " + String(repeating: "''or", count: max(0, bytes - 9) / 4) + "''\n"
+    }
+
+    /// A policy whose main chunk (run while loading) does `body` first.
+    static func mainChunk(_ body: String) -> String {
+        "\(body)\nreturn { name = \"redteam\", decide = function(ctx) return { action = \"none\" } end }\n"
+    }
 
     static let all: [Attack] = [
         Attack(attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy(closeChain(20_000))), expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
@@ -123,6 +140,53 @@ enum Battery {
         Attack(attackClass: "long C call", name: "utf8.len of a long string", input: .policy(policy("""
               for i = 1, 1e9 do local n = utf8.len(s) end
             """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(attackClass: "C loop", name: "table.concat calling a C __index 2^40 times", input: .policy(policy(concatThroughIndex)),
+               expected: ["time limit", "budget"]),
+        Attack(attackClass: "C loop", name: "table.concat through a C __index, main chunk", input: .policy(mainChunk(concatThroughIndex)),
+               expected: ["time limit", "budget"]),
+        Attack(attackClass: "C loop", name: "permit check: the same main chunk", input: .check(mainChunk(concatThroughIndex)),
+               expected: ["time limit", "budget"]),
+        Attack(attackClass: "C loop", name: "table.unpack through a C __index", input: .policy(policy("""
+              return select('#', table.unpack(setmetatable({}, { __index = table.concat }), 1, 150000))
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "C loop", name: "table.move through a C __index and __newindex", input: .policy(policy("""
+              local t = setmetatable({}, { __index = rawequal, __newindex = rawequal })
+              for i = 1, 1e9 do table.move(t, 1, 100000, 2) end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "compile", name: "policy file of 360 KB of `a and a and ...`", input: .policy(
+            "local a = ... return " + String(repeating: "a and ", count: 60_000) + "a\n"), expected: ["maxSourceBytes"]),
+        Attack(attackClass: "compile", name: "permit check: 720 KB of `''or''or...`", input: .check(orChain(bytes: 720_000)),
+               expected: ["maxSourceBytes"]),
+        Attack(attackClass: "compile", name: "permit check: the worst shape just under the cap", input: .check(orChain(bytes: 12_000)),
+               expected: ["must return a table"]),
+        Attack(attackClass: "compile", name: "load of 40,000 `a and` terms", input: .policy(policy("""
+              local f, err = load("local a = ... return " .. ("a and "):rep(40000) .. "a")
+              error(err)
+            """)), expected: ["maxSourceBytes"]),
+        Attack(attackClass: "compile", name: "load of the worst shape in a loop", input: .policy(policy("""
+              local text = "return " .. ("''or"):rep(1500) .. "''"
+              for i = 1, 1e9 do load(text) end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "input walk", name: "string.unpack with a 1 MB format", input: .policy(policy("""
+              local f = (" "):rep(1 << 20)
+              for i = 1, 1e9 do string.unpack(f, "") end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "input walk", name: "string.packsize with a 1 MB format", input: .policy(policy("""
+              local f = ("x"):rep(1 << 20)
+              for i = 1, 1e9 do string.packsize(f) end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "input walk", name: "tonumber(s, 36) on 1 MB", input: .policy(policy("""
+              local z = ("z"):rep(1 << 20)
+              for i = 1, 1e9 do tonumber(z, 36) end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "input walk", name: "permit.at_least with 1 MB versions", input: .policy(policy("""
+              local v = ("1."):rep(1 << 19) .. "1"
+              local c = { platform = { version = v } }
+              for i = 1, 1e9 do permit.at_least(c, v) end
+            """)), expected: ["time limit", "budget"]),
+        Attack(attackClass: "input walk", name: "string.format %q of 1 MB", input: .policy(policy("""
+              for i = 1, 1e9 do string.format("%q", s) end
+            """, prelude: megabyte)), expected: ["time limit", "budget"]),
         Attack(attackClass: "alias bomb", name: "nine levels of YAML aliases under params:", input: .scenario(aliasBomb),
                expected: ["alias"]),
         Attack(attackClass: "alias bomb", name: "the same aliases used as a mapping key (? *a9 : 1)",

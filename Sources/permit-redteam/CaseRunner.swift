@@ -33,6 +33,11 @@ enum CaseRunner {
             try? source.write(to: file, atomically: true, encoding: .utf8)
             policyFile = file
             arguments = ["decide", file.path, "--status", "not_determined", "--event", "app_foreground"]
+        case .check(let source):
+            let file = directory.appendingPathComponent("policy.lua")
+            try? source.write(to: file, atomically: true, encoding: .utf8)
+            policyFile = file
+            arguments = ["check", file.path]
         case .scenario(let yaml):
             let file = directory.appendingPathComponent("scenario.yaml")
             try? yaml.write(to: file, atomically: true, encoding: .utf8)
@@ -116,11 +121,17 @@ enum CaseRunner {
         return outcome
     }
 
-    /// Loads the policy with the default limits and times one decide call (nil: it failed to
-    /// load, which is the typed outcome for load-time cases). `typed`: it ended in a PolicyError.
+    /// Loads the policy with the default limits and times one decide call, or the load when it
+    /// failed (loading runs the main chunk under the same limits: the typed outcome of a
+    /// load-time case). `typed`: it ended in a PolicyError.
     static func timeCall(_ file: URL) -> (Double?, Bool) {
-        let policy: LuaPolicy
-        do { policy = try LuaPolicy.load(contentsOf: file, limits: limits) } catch { return (nil, true) }
+        var loaded: Result<LuaPolicy, PolicyError>?
+        let loadTime = ContinuousClock().measure {
+            do throws(PolicyError) { loaded = .success(try LuaPolicy.load(contentsOf: file, limits: limits)) } catch {
+                loaded = .failure(error)
+            }
+        }
+        guard case .success(let policy) = loaded else { return (milliseconds(loadTime), true) }
         let version = try! OSVersion(parsing: "16.4")
         let context = PolicyContext(
             event: .appForeground, status: .notDetermined, previousStatus: .unknown,
@@ -131,8 +142,11 @@ enum CaseRunner {
         let elapsed = clock.measure {
             do { _ = try policy.decide(context) } catch { typed = true }
         }
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return (ms, typed)
+        return (milliseconds(elapsed), typed)
+    }
+
+    static func milliseconds(_ elapsed: Duration) -> Double {
+        Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 
     static func runProcess(_ arguments: [String]) -> (String, String, Double) {

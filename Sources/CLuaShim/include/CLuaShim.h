@@ -38,6 +38,7 @@ typedef struct permit_limits {
     size_t trace_cap;
     int64_t time_limit_ms; /* 0: none */
     size_t max_table_slots; /* most hash slots of one table (0: no cap) */
+    size_t max_source;      /* longest source text `load` compiles (0: no cap) */
 } permit_limits;
 
 /// Opens a sandboxed state (NULL when the state cannot be created).
@@ -52,6 +53,8 @@ int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname
 /// cap. Leaves every result (PERMIT_OK) or one error object on the stack in
 /// place of function and arguments. Never raises.
 int permit_call(lua_State *L, int nargs);
+/// Tests: pushes the sandbox's base table (what a policy's globals read through to).
+void permit_push_sandbox_base(lua_State *L);
 /// Pushes the traceback of the last failed call (or nil) and forgets it.
 void permit_take_traceback(lua_State *L);
 /// Pushes the source name of the function at `idx` (e.g. "@policy.lua").
