@@ -119,7 +119,16 @@ int shim_load(lua_State *L) {
     int has_env = !lua_isnone(L, 4);
     if (has_env) luaL_checktype(L, 4, LUA_TTABLE);
     permit_vm *vm = getvm(L);
-    shim_charge(L, vm, 1 + len, "load");
+    /* A compile runs in one C call no hook interrupts, for some shapes in time growing with the
+       square of the text's length: the text is capped, and charged for the worst compile of its
+       length before it starts (Bounds.c). */
+    if (vm->max_source > 0 && len > vm->max_source) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "load: the text is %I bytes; the sandbox compiles at most %I bytes of source (LuaLimits.maxSourceBytes)",
+                        (LUAI_UACINT)len, (LUAI_UACINT)vm->max_source);
+        return 2;
+    }
+    shim_charge_input(L, shim_compile_units(len), "load");
     if (len > 0 && text[0] == LUA_SIGNATURE[0]) {
         luaL_pushfail(L);
         lua_pushliteral(L, "binary chunks are not allowed in the sandbox");

@@ -8,7 +8,9 @@
  *
  * The rates are units of about one VM instruction (2.5 ns), from the slowest input measured
  * per function on the reference machine (docs/security.md, "Bounds on every path"), rounded up.
- * Each wrapper charges, then calls the function it replaced (upvalue 1).
+ * Each wrapper charges, then runs the function it replaced (upvalue 1, one of Lua's own, which
+ * has no upvalues) in its own frame, so an argument error names the function as Lua does.
+ * string.format's %q and load are charged by their own wrappers (ChargedLib.c, BaseLib.c).
  */
 #include "shim_internal.h"
 #include <lauxlib.h>
@@ -32,15 +34,6 @@ uint64_t shim_compile_units(size_t len) {
     return n + n * n / 25;
 }
 
-/* Calls upvalue 1 with this call's arguments and returns its results. */
-static int call_replaced(lua_State *L) {
-    int args = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, args, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
 /* Bytes of the string at idx (0 for anything else: only strings are walked here). */
 static uint64_t string_bytes(lua_State *L, int idx) {
     return lua_type(L, idx) == LUA_TSTRING ? (uint64_t)lua_rawlen(L, idx) : 0;
@@ -49,64 +42,26 @@ static uint64_t string_bytes(lua_State *L, int idx) {
 /* tonumber(s [, base]): the numeral is read byte by byte (base 36: 3 ns a byte). */
 static int bounded_tonumber(lua_State *L) {
     shim_charge_input(L, 1 + 2 * string_bytes(L, 1), "tonumber");
-    return call_replaced(L);
+    return permit_run_original(L);
 }
 
 /* string.pack / packsize (format first): each format byte is an option read and acted on
    (padding, alignment), up to 8 ns a byte. */
 static int bounded_pack(lua_State *L) {
     shim_charge_input(L, 1 + 4 * string_bytes(L, 1), lua_tostring(L, lua_upvalueindex(2)));
-    return call_replaced(L);
+    return permit_run_original(L);
 }
 
 /* string.unpack(fmt, data [, pos]): the format as for pack, and the data it scans ('z'). */
 static int bounded_unpack(lua_State *L) {
     shim_charge_input(L, 1 + 4 * string_bytes(L, 1) + string_bytes(L, 2) / 4, "string.unpack");
-    return call_replaced(L);
+    return permit_run_original(L);
 }
 
 /* string.upper / lower / reverse: a byte at a time (1.5 ns a byte). */
 static int bounded_per_byte(lua_State *L) {
     shim_charge_input(L, 1 + string_bytes(L, 1), lua_tostring(L, lua_upvalueindex(2)));
-    return call_replaced(L);
-}
-
-/* string.format: %q quotes its argument a byte at a time (7 ns a byte); the format itself is
-   charged by the function this one wraps. */
-static int bounded_format(lua_State *L) {
-    size_t len = 0;
-    const char *fmt = lua_type(L, 1) == LUA_TSTRING ? lua_tolstring(L, 1, &len) : NULL;
-    int quotes = 0;
-    for (size_t i = 0; fmt != NULL && i + 1 < len; i++) {
-        if (fmt[i] != '%') continue;
-        size_t j = i + 1;
-        while (j < len && strchr("-+ #0123456789.", fmt[j]) != NULL) j++;
-        if (j < len && fmt[j] == 'q') quotes = 1;
-        i = j;
-    }
-    if (quotes) {
-        uint64_t bytes = 0;
-        for (int i = 2; i <= lua_gettop(L); i++) bytes += string_bytes(L, i);
-        shim_charge_input(L, 1 + 3 * bytes, "string.format");
-    }
-    return call_replaced(L);
-}
-
-/* load(text, ...): text longer than the cap is refused as a compile error would be (fail and a
-   message); shorter text is charged for the worst compile of its length first. */
-static int bounded_load(lua_State *L) {
-    if (lua_type(L, 1) == LUA_TSTRING) {
-        permit_vm *vm = getvm(L);
-        size_t len = lua_rawlen(L, 1);
-        if (vm->max_source > 0 && len > vm->max_source) {
-            luaL_pushfail(L);
-            lua_pushfstring(L, "load: the text is %I bytes; the sandbox compiles at most %I bytes of source (LuaLimits.maxSourceBytes)",
-                            (LUAI_UACINT)len, (LUAI_UACINT)vm->max_source);
-            return 2;
-        }
-        shim_charge_input(L, shim_compile_units(len), "load");
-    }
-    return call_replaced(L);
+    return permit_run_original(L);
 }
 
 static void wrap(lua_State *L, int lib, const char *name, lua_CFunction f, const char *label) {
@@ -122,14 +77,12 @@ static void wrap(lua_State *L, int lib, const char *name, lua_CFunction f, const
 
 void shim_install_bounds(lua_State *L, int base, int string) {
     wrap(L, base, "tonumber", bounded_tonumber, NULL);
-    wrap(L, base, "load", bounded_load, NULL);
     wrap(L, string, "pack", bounded_pack, "string.pack");
     wrap(L, string, "packsize", bounded_pack, "string.packsize");
     wrap(L, string, "unpack", bounded_unpack, NULL);
     wrap(L, string, "upper", bounded_per_byte, "string.upper");
     wrap(L, string, "lower", bounded_per_byte, "string.lower");
     wrap(L, string, "reverse", bounded_per_byte, "string.reverse");
-    wrap(L, string, "format", bounded_format, NULL);
 }
 
 void permit_push_sandbox_base(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_BASE); }

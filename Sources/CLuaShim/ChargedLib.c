@@ -218,8 +218,8 @@ static int display_tostring(lua_State *L) {
 static int addressless_format(lua_State *L) {
     size_t len;
     const char *fmt = luaL_checklstring(L, 1, &len);
-    permit_charge_work(L, 1 + len / 16, "string.format");
     int arg = 1;
+    uint64_t quoted = 0; /* bytes %q quotes one at a time (7 ns a byte: 3 units) */
     for (size_t i = 0; i < len; i++) {
         if (fmt[i] != '%') continue;
         if (++i < len && fmt[i] == '%') continue;
@@ -227,12 +227,14 @@ static int addressless_format(lua_State *L) {
         if (i >= len) break;
         arg++;
         if (fmt[i] == 'p') return luaL_error(L, "string.format: '%%p' is not available in the sandbox (it shows host addresses)");
+        if (fmt[i] == 'q' && arg <= lua_gettop(L) && lua_type(L, arg) == LUA_TSTRING) quoted += lua_rawlen(L, arg);
         if (fmt[i] == 's' && arg <= lua_gettop(L) && lua_type(L, arg) != LUA_TSTRING && lua_type(L, arg) != LUA_TNUMBER) {
             permit_push_display_string(L, arg);
             lua_replace(L, arg);
             fmt = lua_tolstring(L, 1, &len); /* still the same string (slot 1 is untouched) */
         }
     }
+    permit_charge_work(L, 1 + len / 16 + 3 * quoted, "string.format");
     return permit_run_original(L);
 }
 
