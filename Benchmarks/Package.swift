@@ -16,7 +16,7 @@ let package = Package(
     name: "PermitBenchmarks",
     platforms: [.macOS(.v13), .iOS(.v13)],
     products: [
-        .executable(name: "permit-benchmark", targets: ["permit-benchmark"]),
+        .executable(name: "permit-benchmark", targets: ["permit-benchmark"])
     ],
     dependencies: [
         .package(name: "Permit", path: ".."),

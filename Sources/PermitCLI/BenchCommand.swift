@@ -59,7 +59,9 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
             Terminal.say("policy \(loaded.name) (\(loaded.chunkName)), \(decisions.count) decisions over \(events.count) events")
-            Terminal.say("decision   min \(ns(decisions.min))  median \(ns(decisions.median))  p99 \(ns(decisions.p99))  \(String(format: "%.0f", decisions.perSecond))/s")
+            Terminal.say(
+                "decision   min \(ns(decisions.min))  median \(ns(decisions.median))  p99 \(ns(decisions.p99))  \(String(format: "%.0f", decisions.perSecond))/s"
+            )
             Terminal.say("cold start \(String(format: "%.1f µs", cold.median / 1000)) (VM, policy loaded and validated, first decision)")
             Terminal.say("vm memory  \(vmKiB) KiB")
             if errors > 0 { Terminal.say("policy errors during the run: \(errors)") }

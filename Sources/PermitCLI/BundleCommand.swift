@@ -59,8 +59,9 @@ struct BundleCommand: AsyncParsableCommand {
         do {
             try OutputPath.checkName(out)
             if case .writeThrough = try OutputPath.kind(of: Terminal.file(out).standardizedFileURL.path) {
-                Terminal.printError("--out \(TerminalText.inline(out)): names a device or FIFO, which a bundle would replace; "
-                    + "write the bundle to a file and copy it from there")
+                Terminal.printError(
+                    "--out \(TerminalText.inline(out)): names a device or FIFO, which a bundle would replace; "
+                        + "write the bundle to a file and copy it from there")
                 throw Exit.badInput
             }
         } catch let error as OutputPath.Failure {
@@ -79,9 +80,11 @@ struct BundleCommand: AsyncParsableCommand {
         }
         let manifest = report.manifest
         Terminal.say("tests: \(report.testsPassed) passed")
-        Terminal.say("bundled \(manifest.pack) version \(manifest.version) (policy \(report.policyName), min engine \(engine)"
-            + (manifest.expiresAt.map { ", expires \(InternetDateTime.string(from: $0))" } ?? "") + ") → \(out)")
-        Terminal.say(report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
+        Terminal.say(
+            "bundled \(manifest.pack) version \(manifest.version) (policy \(report.policyName), min engine \(engine)"
+                + (manifest.expiresAt.map { ", expires \(InternetDateTime.string(from: $0))" } ?? "") + ") → \(out)")
+        Terminal.say(
+            report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
     }
 
     private func expiry() throws -> Date? {

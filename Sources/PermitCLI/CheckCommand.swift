@@ -32,7 +32,10 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
-    @Flag(help: "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs.")
+    @Flag(
+        help:
+            "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs."
+    )
     var review = false
 
     @Flag(help: "With --review: exit 1 when there is a warning.")
@@ -63,12 +66,14 @@ struct CheckCommand: AsyncParsableCommand {
             }
             if let policy = loaded {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                Terminal.say("ok    \(shown)  name \(TerminalText.inline(policy.name))"
-                    + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
-                    + (policy.plansReminders ? ", plans reminders" : "")
-                    + policy.experiments.map { experiment in
-                        ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ") + ")"
-                    }.joined())
+                Terminal.say(
+                    "ok    \(shown)  name \(TerminalText.inline(policy.name))"
+                        + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
+                        + (policy.plansReminders ? ", plans reminders" : "")
+                        + policy.experiments.map { experiment in
+                            ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ")
+                                + ")"
+                        }.joined())
                 if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
                 for problem in found { Terminal.say("error \(problem)") }
@@ -77,7 +82,8 @@ struct CheckCommand: AsyncParsableCommand {
         }
         if problems > 0 { throw Exit.badInput }
         if review {
-            Terminal.say(warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
+            Terminal.say(
+                warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
         }
         if strict, warnings > 0 { throw Exit.failure }
     }

@@ -34,7 +34,9 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "The event: \(AppEvent.names.joined(separator: ", ")), or one of the app's own the policy declares (events = { ... }).")
     var event: String
 
-    @Option(name: .customLong("property"), help: "A property of an app event of its own: --property count=2 (repeatable); numbers, true/false, otherwise text.")
+    @Option(
+        name: .customLong("property"),
+        help: "A property of an app event of its own: --property count=2 (repeatable); numbers, true/false, otherwise text.")
     var properties: [String] = []
 
     @Option(help: "The feature, for feature_opened.")
@@ -58,7 +60,9 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "A ledger JSON file (as the file store writes it, or a bare ledger object).")
     var history: String?
 
-    @Option(name: .customLong("param"), help: "Override a policy param: --param renag_after_days=5 (repeatable); a list or table in JSON: --param 'hours=[22,8]'.")
+    @Option(
+        name: .customLong("param"),
+        help: "Override a policy param: --param renag_after_days=5 (repeatable); a list or table in JSON: --param 'hours=[22,8]'.")
     var params: [String] = []
 
     @Option(help: "The clock, ISO 8601: 2026-09-06T21:30:00Z or 2026-09-06T23:30:00+02:00 (default: now).")
@@ -70,7 +74,11 @@ struct DecideCommand: AsyncParsableCommand {
     @Option(help: "ctx.user.bucket, 0-99.")
     var bucket = 0
 
-    @Option(name: .customLong("arm"), help: "Pin an experiment's arm: --arm first_ask=quiet (repeatable); unpinned experiments are assigned as for install id \"decide\" (or the --history ledger's install_id).")
+    @Option(
+        name: .customLong("arm"),
+        help:
+            "Pin an experiment's arm: --arm first_ask=quiet (repeatable); unpinned experiments are assigned as for install id \"decide\" (or the --history ledger's install_id)."
+    )
     var arms: [String] = []
 
     @OptionGroup var limitOptions: LimitOptions
@@ -86,8 +94,9 @@ struct DecideCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         guard let status = PermissionStatus(rawValue: status), status != .unknown else {
-            Terminal.printError("--status: \"\(self.status)\" is not a status; "
-                + Suggestion.hint(for: self.status, in: PermissionStatus.allCases.dropFirst().map(\.rawValue)))
+            Terminal.printError(
+                "--status: \"\(self.status)\" is not a status; "
+                    + Suggestion.hint(for: self.status, in: PermissionStatus.allCases.dropFirst().map(\.rawValue)))
             throw Exit.badInput
         }
         guard (0...99).contains(bucket) else {
@@ -162,8 +171,9 @@ struct DecideCommand: AsyncParsableCommand {
     func parseTimeZone() throws -> TimeZone {
         guard let timezone else { return .current }
         if let zone = TimeZone(identifier: timezone) { return zone }
-        Terminal.printError("--timezone: \"\(timezone)\" is not an IANA time zone; "
-            + Suggestion.hint(for: timezone, in: TimeZone.knownTimeZoneIdentifiers))
+        Terminal.printError(
+            "--timezone: \"\(timezone)\" is not an IANA time zone; "
+                + Suggestion.hint(for: timezone, in: TimeZone.knownTimeZoneIdentifiers))
         throw Exit.badInput
     }
 
@@ -211,7 +221,8 @@ struct DecideCommand: AsyncParsableCommand {
             }
             let text = String(property[property.index(after: equals)...])
             // Text that looks like JSON stays text: a property is a scalar.
-            parsed[String(property[..<equals])] = text.hasPrefix("[") || text.hasPrefix("{")
+            parsed[String(property[..<equals])] =
+                text.hasPrefix("[") || text.hasPrefix("{")
                 ? .string(text) : ((try? ParamParsing.value(text)) ?? .string(text))
         }
         return parsed
@@ -245,7 +256,8 @@ struct DecideCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         if case .custom(let custom) = parsed, !declared.contains(custom.name) {
-            let hint = declared.isEmpty
+            let hint =
+                declared.isEmpty
                 ? "the policy declares no events of its own (add events = { \"\(custom.name)\" } to it), or "
                     + Suggestion.hint(for: event, in: AppEvent.names)
                 : Suggestion.hint(for: event, in: known)
@@ -283,8 +295,9 @@ enum ParamParsing {
             do {
                 return try JSONDecoder().decode(PolicyValue.self, from: Data(text.utf8))
             } catch {
-                throw BadValue(message: "\(text) starts like a JSON list or table but is not valid JSON; "
-                    + "write it like [22, 8] or {\"en\": \"Hello\"}, quoting strings")
+                throw BadValue(
+                    message: "\(text) starts like a JSON list or table but is not valid JSON; "
+                        + "write it like [22, 8] or {\"en\": \"Hello\"}, quoting strings")
             }
         }
         if text == "true" { return .bool(true) }

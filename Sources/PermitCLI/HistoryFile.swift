@@ -14,20 +14,23 @@ enum HistoryFile {
     static func ledger(from data: Data, named name: String) throws(Problem) -> Ledger {
         let text = String(decoding: data, as: UTF8.self)
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw Problem(message: "\(name): not a JSON object; write a ledger like {\"launches\": 3} "
-                + "or one a JSONFileLedgerStore saved ({\"schema\": 1, \"ledger\": {...}})")
+            throw Problem(
+                message: "\(name): not a JSON object; write a ledger like {\"launches\": 3} "
+                    + "or one a JSONFileLedgerStore saved ({\"schema\": 1, \"ledger\": {...}})")
         }
         if object["schema"] != nil || object["ledger"] != nil {
             switch LedgerCoding.decode(data) {
             case .success(let ledger): return ledger
             case .failure(let failure):
-                throw Problem(message: "\(name)\(lineSuffix(failure.field, in: text)): \(failure.reason); "
-                    + advice(for: failure.field))
+                throw Problem(
+                    message: "\(name)\(lineSuffix(failure.field, in: text)): \(failure.reason); "
+                        + advice(for: failure.field))
             }
         }
         for key in object.keys.sorted() where !Ledger.topLevelFields.contains(key) {
-            throw Problem(message: "\(name)\(lineSuffix(key, in: text)): unknown ledger field \"\(key)\"; "
-                + Suggestion.hint(for: key, in: Ledger.topLevelFields))
+            throw Problem(
+                message: "\(name)\(lineSuffix(key, in: text)): unknown ledger field \"\(key)\"; "
+                    + Suggestion.hint(for: key, in: Ledger.topLevelFields))
         }
         let ledger: Ledger
         do {
@@ -47,7 +50,8 @@ enum HistoryFile {
 
     private static func advice(for field: String?) -> String {
         if field == "schema" {
-            return "give a ledger written by this version of Permit (schema \(LedgerCoding.schemaVersion)), or a bare ledger without \"schema\""
+            return
+                "give a ledger written by this version of Permit (schema \(LedgerCoding.schemaVersion)), or a bare ledger without \"schema\""
         }
         return "give a whole number of 0 or more for a count and Unix seconds for a time, or leave the field out"
     }

@@ -23,7 +23,7 @@ struct NewCommand: AsyncParsableCommand {
         let url = Terminal.file(pack).standardizedFileURL
         let name = url.lastPathComponent
         guard !name.isEmpty, name != "/", name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }),
-              !name.hasPrefix(".")
+            !name.hasPrefix(".")
         else {
             Terminal.printError("\(pack): a pack name is letters, digits, -, _ and . (not first), e.g. my-pack")
             throw Exit.badInput

@@ -43,11 +43,14 @@ struct RunCommand: AsyncParsableCommand {
             let scenarioURL = Terminal.file(path)
             do {
                 for scenario in try ScenarioParser.parseCases(contentsOf: scenarioURL, displayName: path) {
-                    let result = try await ScenarioRunner(policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()).run(scenario)
+                    let result = try await ScenarioRunner(
+                        policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()
+                    ).run(scenario)
                     if format == .json {
-                        results.append(ScenarioRecords(
-                            file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
-                            records: result.steps.compactMap { $0.outcome?.record }))
+                        results.append(
+                            ScenarioRecords(
+                                file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
+                                records: result.steps.compactMap { $0.outcome?.record }))
                     } else {
                         Terminal.say(ScenarioTimeline.render(result, file: result.file))
                     }

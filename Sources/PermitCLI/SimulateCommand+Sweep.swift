@@ -10,8 +10,9 @@ extension SimulateCommand {
         let axes = try sweepAxes(for: policy)
         let combinations = axes.reduce(1) { $0 * $1.values.count }
         guard combinations <= Sweep.maxCombinations else {
-            Terminal.printError("--sweep: \(combinations) combinations; a sweep runs at most \(Sweep.maxCombinations), "
-                + "so give fewer values")
+            Terminal.printError(
+                "--sweep: \(combinations) combinations; a sweep runs at most \(Sweep.maxCombinations), "
+                    + "so give fewer values")
             throw Exit.badInput
         }
         let goal = try objective.map { try sweepMetric($0, flag: "--objective") }
@@ -35,7 +36,8 @@ extension SimulateCommand {
         do {
             result = try await Sweep.run(
                 policy: policy, axes: axes, model: userModel, options: options, objective: goal,
-                constraints: bounds) { done, total in bar?.update(done: done, total: total) }
+                constraints: bounds
+            ) { done, total in bar?.update(done: done, total: total) }
         } catch {
             bar?.clear()
             Terminal.printError("--sweep: \(error)")
@@ -48,16 +50,19 @@ extension SimulateCommand {
         case .json: Terminal.say(result.json())
         case .text:
             Terminal.say(result.text())
-            Terminal.say(String(format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
-                         result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
+            Terminal.say(
+                String(
+                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
+                    result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
 
     /// A metric name, or bad input with the names there are.
     func sweepMetric(_ name: String, flag: String) throws -> SweepMetric {
         if let metric = SweepMetric(name: name, days: days) { return metric }
-        Terminal.printError("\(flag) \(name): not a metric of this run (days 1–\(days)); "
-            + Suggestion.hint(for: name, in: SweepMetric.names(days: days)))
+        Terminal.printError(
+            "\(flag) \(name): not a metric of this run (days 1–\(days)); "
+                + Suggestion.hint(for: name, in: SweepMetric.names(days: days)))
         throw Exit.badInput
     }
 
@@ -72,8 +77,9 @@ extension SimulateCommand {
             let key = String(text[..<equals])
             guard policy.defaultParams[key] != nil else {
                 let known = policy.defaultParams.keys.sorted()
-                Terminal.printError("--sweep \(key): \(policy.name) declares no such param; "
-                    + (known.isEmpty ? "it declares no params" : Suggestion.hint(for: key, in: known)))
+                Terminal.printError(
+                    "--sweep \(key): \(policy.name) declares no such param; "
+                        + (known.isEmpty ? "it declares no params" : Suggestion.hint(for: key, in: known)))
                 throw Exit.badInput
             }
             guard !axes.contains(where: { $0.param == key }) else {
@@ -84,8 +90,9 @@ extension SimulateCommand {
             var values: [PolicyValue] = []
             for item in SweepValues.split(list) {
                 guard !item.isEmpty else {
-                    Terminal.printError("--sweep \(key)=\(list): an empty value; separate values with single commas, "
-                        + "e.g. \(key)=1,2,3 or \(key)=[1,7],[3,7]")
+                    Terminal.printError(
+                        "--sweep \(key)=\(list): an empty value; separate values with single commas, "
+                            + "e.g. \(key)=1,2,3 or \(key)=[1,7],[3,7]")
                     throw Exit.badInput
                 }
                 do {

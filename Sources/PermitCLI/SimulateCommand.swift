@@ -49,25 +49,42 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    @Option(name: .customLong("param"), help: "Override a param: --param polite:max_soft_prompts=1 for one policy (its name or path), --param key=value for every policy that declares it (repeatable); lists and tables in JSON.")
+    @Option(
+        name: .customLong("param"),
+        help:
+            "Override a param: --param polite:max_soft_prompts=1 for one policy (its name or path), --param key=value for every policy that declares it (repeatable); lists and tables in JSON."
+    )
     var params: [String] = []
 
-    @Option(help: "Sweep a param of the one policy over values: --sweep max_soft_prompts=1,2,3 or --sweep 'backoff=[1,7],[3,7]' (repeatable; every combination runs on the same users; at most 64).")
+    @Option(
+        help:
+            "Sweep a param of the one policy over values: --sweep max_soft_prompts=1,2,3 or --sweep 'backoff=[1,7],[3,7]' (repeatable; every combination runs on the same users; at most 64)."
+    )
     var sweep: [String] = []
 
-    @Option(help: "With --sweep: the metric to maximise (reach_day_N, quiet_day_N, ephemeral_day_N) or minimise (denied_day_N, never_asked_day_N, uninstalls); marks the best setting.")
+    @Option(
+        help:
+            "With --sweep: the metric to maximise (reach_day_N, quiet_day_N, ephemeral_day_N) or minimise (denied_day_N, never_asked_day_N, uninstalls); marks the best setting."
+    )
     var objective: String?
 
-    @Option(name: .customLong("constraint"), help: "With --sweep: a bound the best setting must meet, metric<=N% or metric>=N%, e.g. uninstalls<=2% (repeatable).")
+    @Option(
+        name: .customLong("constraint"),
+        help: "With --sweep: a bound the best setting must meet, metric<=N% or metric>=N%, e.g. uninstalls<=2% (repeatable).")
     var constraints: [String] = []
 
-    @Option(help: "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery (with --sweep: each figure against the params).")
+    @Option(
+        help:
+            "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery (with --sweep: each figure against the params)."
+    )
     var report: String?
 
     @OptionGroup var limitOptions: LimitOptions
 
-    @Option(help: ArgumentHelp("Parallel workers (default: the number of cores); the result does not depend on it.",
-                               visibility: .hidden))
+    @Option(
+        help: ArgumentHelp(
+            "Parallel workers (default: the number of cores); the result does not depend on it.",
+            visibility: .hidden))
     var workers: Int?
 
     func validate() throws {
@@ -106,8 +123,9 @@ struct SimulateCommand: AsyncParsableCommand {
         for path in policies {
             let url = try policyURL(path)
             do {
-                sources.append(try SimulationPolicy.load(
-                    contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limitOptions.limits))
+                sources.append(
+                    try SimulationPolicy.load(
+                        contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limitOptions.limits))
             } catch {
                 Terminal.printError(error.description)
                 throw Exit.badInput
@@ -136,8 +154,9 @@ struct SimulateCommand: AsyncParsableCommand {
             if let target = precision.flatMap(Precision.init) {
                 Terminal.say("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
             }
-            Terminal.say(String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
-                + (report.map { "; report written to \($0)" } ?? ""))
+            Terminal.say(
+                String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
+                    + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
 }
@@ -165,19 +184,23 @@ extension SimulateCommand {
             if let colon = key.lastIndex(of: ":") {
                 let selector = String(key[..<colon])
                 key = String(key[key.index(after: colon)...])
-                targets = sources.indices.filter { sources[$0].name == selector || policies[$0] == selector
-                    || sources[$0].chunkName == selector || policies[$0].hasSuffix("/") && String(policies[$0].dropLast()) == selector }
+                targets = sources.indices.filter {
+                    sources[$0].name == selector || policies[$0] == selector
+                        || sources[$0].chunkName == selector || policies[$0].hasSuffix("/") && String(policies[$0].dropLast()) == selector
+                }
                 guard !targets.isEmpty else {
-                    Terminal.printError("--param \(param): no policy \"\(selector)\" in this run; "
-                        + Suggestion.hint(for: selector, in: sources.map(\.name)))
+                    Terminal.printError(
+                        "--param \(param): no policy \"\(selector)\" in this run; "
+                            + Suggestion.hint(for: selector, in: sources.map(\.name)))
                     throw Exit.badInput
                 }
             } else {
                 let declaring = targets.filter { sources[$0].defaultParams[key] != nil }
                 guard !declaring.isEmpty else {
                     let known = Set(sources.flatMap(\.defaultParams.keys)).sorted()
-                    Terminal.printError("--param \(key): no policy of this run declares it; "
-                        + (known.isEmpty ? "they declare no params" : Suggestion.hint(for: key, in: known)))
+                    Terminal.printError(
+                        "--param \(key): no policy of this run declares it; "
+                            + (known.isEmpty ? "they declare no params" : Suggestion.hint(for: key, in: known)))
                     throw Exit.badInput
                 }
                 targets = declaring
@@ -215,7 +238,8 @@ final class ProgressBar: @unchecked Sendable {
         lastPercent = percent
         let width = 30
         let filled = percent * width / 100
-        let line = "\rsimulating [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let line =
+            "\rsimulating [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
             + "] \(percent)% (\(done)/\(total) users)"
         console.writeControl(line, to: .error)
     }

@@ -100,8 +100,9 @@ struct TestCommand: AsyncParsableCommand {
             snapshot = next
             reruns += 1
             let affected = WatchSnapshot.affected((try? discover()) ?? [], by: changes)
-            emit("\n\(changes.map { Discovery.displayPath(of: $0) }.joined(separator: ", ")) changed: "
-                + "re-running \(affected.count) scenario\(affected.count == 1 ? "" : "s")")
+            emit(
+                "\n\(changes.map { Discovery.displayPath(of: $0) }.joined(separator: ", ")) changed: "
+                    + "re-running \(affected.count) scenario\(affected.count == 1 ? "" : "s")")
             code = try await runOnce(affected, emptyIsError: false)
         }
         if code != 0 { throw ExitCode(code) }
@@ -127,8 +128,9 @@ struct TestCommand: AsyncParsableCommand {
             loader: luaLoader(coverage: coverage || coverageFormat != .text, limits: limitOptions.limits),
             delivery: BundleDelivery())
         guard !run.reports.isEmpty || !emptyIsError else {
-            Terminal.printError("no scenarios found under \(paths.joined(separator: ", "))"
-                + (filter.map { " matching \"\($0)\"" } ?? ""))
+            Terminal.printError(
+                "no scenarios found under \(paths.joined(separator: ", "))"
+                    + (filter.map { " matching \"\($0)\"" } ?? ""))
             throw Exit.badInput
         }
         switch format {

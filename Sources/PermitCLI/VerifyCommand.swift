@@ -48,10 +48,11 @@ struct VerifyCommand: AsyncParsableCommand {
             if let pack, manifest.pack != pack {
                 throw BundleError(.wrongPack, "the bundle is for pack \(manifest.pack), not \(pack)")
             }
-            Terminal.say("genuine: \(manifest.pack) version \(manifest.version), signed by key \(verified.signer?.hex ?? "?"), "
-                + "created \(InternetDateTime.string(from: manifest.createdAt)), "
-                + (manifest.expiresAt.map { "expires \(InternetDateTime.string(from: $0))" } ?? "no expiry")
-                + ", min engine \(manifest.minimumEngine)")
+            Terminal.say(
+                "genuine: \(manifest.pack) version \(manifest.version), signed by key \(verified.signer?.hex ?? "?"), "
+                    + "created \(InternetDateTime.string(from: manifest.createdAt)), "
+                    + (manifest.expiresAt.map { "expires \(InternetDateTime.string(from: $0))" } ?? "no expiry")
+                    + ", min engine \(manifest.minimumEngine)")
             for name in manifest.files.keys.sorted() {
                 Terminal.say("  \(name)  sha256 \(manifest.files[name]!.sha256)  \(manifest.files[name]!.size) bytes")
             }

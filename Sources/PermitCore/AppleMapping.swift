@@ -49,17 +49,18 @@ public enum AppleMapping {
     /// criticalAlert 16, providesAppNotificationSettings 32, provisional 64.
     public static func authorizationOptionsRawValue(_ options: [AuthorizationOption]) -> UInt {
         options.reduce(0) { bits, option in
-            bits | {
-                switch option {
-                case .badge: 1 << 0
-                case .sound: 1 << 1
-                case .alert: 1 << 2
-                case .carPlay: 1 << 3
-                case .criticalAlert: 1 << 4
-                case .providesAppSettings: 1 << 5
-                case .provisional: 1 << 6
-                }
-            }()
+            bits
+                | {
+                    switch option {
+                    case .badge: 1 << 0
+                    case .sound: 1 << 1
+                    case .alert: 1 << 2
+                    case .carPlay: 1 << 3
+                    case .criticalAlert: 1 << 4
+                    case .providesAppSettings: 1 << 5
+                    case .provisional: 1 << 6
+                    }
+                }()
         }
     }
 

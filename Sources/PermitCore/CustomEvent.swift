@@ -24,8 +24,9 @@ public struct CustomEvent: Sendable, Hashable {
     public init(_ name: String, properties: [String: PolicyValue] = [:]) throws(CustomEventError) {
         if let problem = CustomEvent.problem(withName: name) { throw CustomEventError(message: problem) }
         guard properties.count <= CustomEvent.maxProperties else {
-            throw CustomEventError(message: "event \"\(name)\" has \(properties.count) properties, more than the "
-                + "\(CustomEvent.maxProperties) allowed; send fewer (the ledger keeps only the count and time anyway)")
+            throw CustomEventError(
+                message: "event \"\(name)\" has \(properties.count) properties, more than the "
+                    + "\(CustomEvent.maxProperties) allowed; send fewer (the ledger keeps only the count and time anyway)")
         }
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             if let problem = CustomEvent.problem(withProperty: key, value: value) {
@@ -58,7 +59,8 @@ public struct CustomEvent: Sendable, Hashable {
         case .number(let number):
             return number.isFinite ? nil : "\(number) is not a finite number"
         case .string(let text):
-            return text.utf8.count <= maxStringBytes ? nil
+            return text.utf8.count <= maxStringBytes
+                ? nil
                 : "a text of \(text.utf8.count) bytes is longer than the \(maxStringBytes) allowed"
         case .list, .table:
             return "expected a string, number or boolean, got a \(value.typeName)"

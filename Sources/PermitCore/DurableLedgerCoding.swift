@@ -40,13 +40,16 @@ public enum DurableLedgerCoding {
         struct Header: Decodable { let version: Int }
         let decoder = JSONDecoder()
         guard let header = try? decoder.decode(Header.self, from: data) else {
-            return DurableLoadResult(durable: nil, warnings: ["\(location): the durable ledger is damaged (not JSON with a version); ignored"])
+            return DurableLoadResult(
+                durable: nil, warnings: ["\(location): the durable ledger is damaged (not JSON with a version); ignored"])
         }
         guard header.version <= DurableLedger.currentVersion else {
             return DurableLoadResult(
                 durable: nil,
-                warnings: ["\(location): the durable ledger has layout \(header.version), newer than this build's "
-                    + "\(DurableLedger.currentVersion); ignored (left in place for the newer build)"])
+                warnings: [
+                    "\(location): the durable ledger has layout \(header.version), newer than this build's "
+                        + "\(DurableLedger.currentVersion); ignored (left in place for the newer build)"
+                ])
         }
         do {
             let durable = try decoder.decode(DurableLedger.self, from: data)

@@ -48,8 +48,9 @@ struct DurableSource {
         // The state counts only when the policy keeps some of it: comparing two equal
         // dictionaries held in different storage looks up every key.
         if isBuilt, self.keys == keys, legacyRegistered == ledger.legacyRegistered,
-           softPrompt == ledger.softPrompt, systemPrompt == ledger.systemPrompt,
-           settingsPrompt == ledger.settingsPrompt, keys.state.isEmpty || state == ledger.state {
+            softPrompt == ledger.softPrompt, systemPrompt == ledger.systemPrompt,
+            settingsPrompt == ledger.settingsPrompt, keys.state.isEmpty || state == ledger.state
+        {
             return
         }
         self.keys = keys

@@ -77,44 +77,51 @@ extension Guardrail {
 
         if case .requestPermission(var options) = action {
             guard status.allowsSystemDialog else {
-                return void(.systemDialogUnavailable, status == .denied
-                    ? "the user denied permission, so iOS shows no dialog; offer a settings_prompt instead"
-                    : "the status is \(status), so iOS shows no dialog")
+                return void(
+                    .systemDialogUnavailable,
+                    status == .denied
+                        ? "the user denied permission, so iOS shows no dialog; offer a settings_prompt instead"
+                        : "the status is \(status), so iOS shows no dialog")
             }
             guard situation.appIsActive else {
                 return void(.appNotActive, "the app is not in the foreground, so iOS would show no dialog")
             }
             if situation.version < OSVersion(major: 12), options.contains(.provisional) {
                 options.removeAll { $0 == .provisional }
-                warnings.append(GuardrailWarning(
-                    guardrail: .provisionalUnsupported,
-                    message: "provisional authorization needs iOS 12; the option was dropped on iOS \(situation.version)"))
+                warnings.append(
+                    GuardrailWarning(
+                        guardrail: .provisionalUnsupported,
+                        message: "provisional authorization needs iOS 12; the option was dropped on iOS \(situation.version)"))
                 action = .requestPermission(options: options)
             }
         }
 
         if case .softPrompt = action, !status.allowsSystemDialog {
-            return void(.softPromptPointless,
+            return void(
+                .softPromptPointless,
                 "the status is \(status), so no system dialog can follow a soft prompt")
         }
 
         if case .settingsPrompt(var prompt) = action {
             let alertOff = status.isGranted && situation.settings.alert != .enabled
             guard status == .denied || alertOff else {
-                return void(.settingsPromptPointless,
+                return void(
+                    .settingsPromptPointless,
                     "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
             }
             if prompt.deepLink == .notificationSettings, situation.version < OSVersion(major: 15, minor: 4) {
                 prompt.deepLink = .appSettings
-                warnings.append(GuardrailWarning(
-                    guardrail: .deepLinkFallback,
-                    message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
+                warnings.append(
+                    GuardrailWarning(
+                        guardrail: .deepLinkFallback,
+                        message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
                 action = .settingsPrompt(prompt)
             }
         }
 
         if action.showsPrompt(status: status, version: situation.version), situation.promptsToday >= situation.maxPromptsPerDay {
-            return void(.promptCap,
+            return void(
+                .promptCap,
                 "\(situation.promptsToday) prompts were already shown today; the host allows \(situation.maxPromptsPerDay) a day")
         }
         return (action, warnings)

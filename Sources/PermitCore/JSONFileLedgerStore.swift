@@ -31,7 +31,8 @@ public final class JSONFileLedgerStore: LedgerStore {
         if descriptor < 0 {
             // A read-only or missing location: the ledger can still be read; saves will report.
             lockDescriptor = -1
-            lockWarning = "could not create the lock file \(lockPath) (\(String(cString: strerror(errno)))); "
+            lockWarning =
+                "could not create the lock file \(lockPath) (\(String(cString: strerror(errno)))); "
                 + "engines sharing this location would not be detected"
             return
         }
@@ -112,8 +113,10 @@ public final class JSONFileLedgerStore: LedgerStore {
             protectedFile.withLock { $0 = reason }
             return LedgerLoadResult(
                 ledger: Ledger(),
-                warnings: ["ledger \(url.path) ignored: \(reason); it could not be moved or copied aside, "
-                    + "so it is left in place and will not be overwritten (saves fail until it is removed)"])
+                warnings: [
+                    "ledger \(url.path) ignored: \(reason); it could not be moved or copied aside, "
+                        + "so it is left in place and will not be overwritten (saves fail until it is removed)"
+                ])
         }
         return LedgerLoadResult(
             ledger: Ledger(), warnings: ["ledger \(url.path) ignored: \(reason); \(kept); starting a new ledger"])

@@ -26,9 +26,11 @@ public final class KeychainDurableStore: DurableStore {
     private var location: String { "Keychain item \(service)/\(account)" }
 
     private var query: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword,
-         kSecAttrService as String: service,
-         kSecAttrAccount as String: account]
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
     }
 
     /// Reads the item; a missing one is no durable part, any other failure is a warning.

@@ -34,10 +34,11 @@ extension Ledger {
     /// again as a denial; without it the first request settles the question at once.
     public mutating func restore(_ durable: DurableLedger, keeping keys: DurableKeys, now: Int64) {
         // The time comes from a Keychain item: a gap too large to compute is no recent sighting.
-        let systemStillRemembers = durable.lastSeenAt.map { seen in
-            let (gap, overflow) = now.subtractingReportingOverflow(seen)
-            return !overflow && gap < Self.systemMemory
-        } ?? false
+        let systemStillRemembers =
+            durable.lastSeenAt.map { seen in
+                let (gap, overflow) = now.subtractingReportingOverflow(seen)
+                return !overflow && gap < Self.systemMemory
+            } ?? false
         legacyRegistered = legacyRegistered || (durable.legacyRegistered && systemStillRemembers)
         if keys.histories.contains(.softPrompt), let history = durable.softPrompt { softPrompt = history }
         if keys.histories.contains(.systemPrompt), let history = durable.systemPrompt { systemPrompt = history }

@@ -257,7 +257,8 @@ public struct Ledger: Sendable, Hashable, Codable {
         promptsDay = try c.decodeIfPresent(String.self, forKey: .promptsDay)
         softPrompt = try c.decodeIfPresent(SoftPromptHistory.self, forKey: .softPrompt) ?? SoftPromptHistory()
         systemPrompt = try c.decodeIfPresent(SystemPromptHistory.self, forKey: .systemPrompt) ?? SystemPromptHistory()
-        settingsPrompt = try c.decodeIfPresent(SettingsPromptHistory.self, forKey: .settingsPrompt)
+        settingsPrompt =
+            try c.decodeIfPresent(SettingsPromptHistory.self, forKey: .settingsPrompt)
             ?? SettingsPromptHistory()
         features = try c.decodeIfPresent([String: FeatureHistory].self, forKey: .features) ?? [:]
         state = try c.decodeIfPresent([String: PolicyValue].self, forKey: .state) ?? [:]

@@ -39,13 +39,15 @@ public enum LedgerCoding {
             return .failure(Failure(reason: "it is not a Permit ledger (no readable \"schema\" field)"))
         }
         guard header.schema <= schemaVersion else {
-            return .failure(Failure(
-                reason: "it was written by a newer Permit (schema \(header.schema); this build reads up to \(schemaVersion))",
-                field: "schema"))
+            return .failure(
+                Failure(
+                    reason: "it was written by a newer Permit (schema \(header.schema); this build reads up to \(schemaVersion))",
+                    field: "schema"))
         }
         guard header.schema >= 1 else {
-            return .failure(Failure(
-                reason: "schema \(header.schema) is no Permit ledger schema (they start at 1)", field: "schema"))
+            return .failure(
+                Failure(
+                    reason: "schema \(header.schema) is no Permit ledger schema (they start at 1)", field: "schema"))
         }
         let ledger: Ledger
         do {
@@ -68,7 +70,8 @@ public enum LedgerCoding {
     /// (which may hold any number). `nil` when the error has a place or none is found.
     public static func unplacedProblem(_ error: any Error, in data: Data) -> (field: String, message: String)? {
         guard case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty,
-              let object = try? JSONSerialization.jsonObject(with: data) else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data)
+        else { return nil }
         func walk(_ value: Any, _ path: [String]) -> (field: String, message: String)? {
             if let table = value as? [String: Any] {
                 for key in table.keys.sorted() where key != "state" {
@@ -106,7 +109,9 @@ public enum LedgerCoding {
         }
         switch error {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            let expected = type == Int.self || type == Int64.self ? "a whole number"
+            let expected =
+                type == Int.self || type == Int64.self
+                ? "a whole number"
                 : type == Bool.self ? "true or false" : type == String.self ? "text" : "a value of type \(type)"
             return path(context).isEmpty ? "expected \(expected)" : "\(path(context)): expected \(expected)"
         case .dataCorrupted(let context):

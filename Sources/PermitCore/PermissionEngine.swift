@@ -195,7 +195,8 @@ public actor PermissionEngine {
         if outcome!.decision.cancelReminders || outcome!.followUps.contains(where: \.decision.cancelReminders) {
             await cancelReminders(&outcome!)
         } else if event.plansReminders || outcome!.immediateAnswer != nil, outcome!.statusAfter.isGranted,
-           policy.plansReminders {
+            policy.plansReminders
+        {
             await planReminders(&outcome!, event: event, status: outcome!.statusAfter, previous: statusBefore, now: now)
             outcome!.trace += policy.takeTrace()
         }

@@ -132,9 +132,10 @@ public enum ReminderPlanner {
                 continue
             }
             guard (0...23).contains(request.hour), (0...59).contains(request.minute) else {
-                problems.append(Problem(
-                    index: index,
-                    message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
+                problems.append(
+                    Problem(
+                        index: index,
+                        message: "time \(request.hour):\(request.minute) is not a valid hour (0–23) and minute (0–59)"))
                 continue
             }
             let plain = clock.plainDate(day: request.day, hour: request.hour, minute: request.minute)
@@ -154,10 +155,11 @@ public enum ReminderPlanner {
                 continue
             }
             let title = request.title.flatMap { titles.resolve($0, along: chain) }
-            candidates.append(ScheduledReminder(
-                id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
-                action: request.action, sound: request.sound, badge: request.badge,
-                interruptionLevel: deliveredLevel(request.interruptionLevel)))
+            candidates.append(
+                ScheduledReminder(
+                    id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,
+                    action: request.action, sound: request.sound, badge: request.badge,
+                    interruptionLevel: deliveredLevel(request.interruptionLevel)))
         }
         for reminder in pending where reminder.fireDate > now { until = min(until, reminder.fireDate) }
         return (reconcile(candidates, with: pending, now: now, overflow: overflow, problems: problems), until)

@@ -24,7 +24,8 @@ extension SimulatedDevice {
         return state.withLock { state in
             expireEphemeral(&state, now: now)
             let open = state.dialogOnScreen == nil && state.inForeground && !state.dialogAnswered
-            let asksAgain = state.authorization == .notDetermined || state.authorization == .provisional
+            let asksAgain =
+                state.authorization == .notDetermined || state.authorization == .provisional
                 || state.authorization == .ephemeral
             guard open, asksAgain else { return .noDialog }
             state.legacyTypesRequested = .all

@@ -118,17 +118,18 @@ public final class SimulatedDevice: NotificationCenterClient {
         self.clock = clock
         self.pendingOverflow = pendingOverflow ?? .observed(on: platform.version)
         self.dialogOnBackground = dialogOnBackground
-        self.state = Locked(State(
-            authorization: status,
-            settings: settings,
-            dialogAnswered: status == .denied || status == .authorized,
-            // A device that starts provisional was granted by a request the scenario does not
-            // show; assume the common one (alert, sound, badge) for a later "Deliver Prominently".
-            provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
-            ephemeralUntil: status == .ephemeral ? clock.now().addingTimeInterval(Self.ephemeralLifetime) : nil,
-            staleReadsAfterChange: max(0, staleReadsAfterChange),
-            timeZone: timeZone
-        ))
+        self.state = Locked(
+            State(
+                authorization: status,
+                settings: settings,
+                dialogAnswered: status == .denied || status == .authorized,
+                // A device that starts provisional was granted by a request the scenario does not
+                // show; assume the common one (alert, sound, badge) for a later "Deliver Prominently".
+                provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
+                ephemeralUntil: status == .ephemeral ? clock.now().addingTimeInterval(Self.ephemeralLifetime) : nil,
+                staleReadsAfterChange: max(0, staleReadsAfterChange),
+                timeZone: timeZone
+            ))
     }
 
     // MARK: NotificationCenterClient
@@ -181,7 +182,7 @@ public final class SimulatedDevice: NotificationCenterClient {
                 state.provisionalOptions = options
                 return .answeredWithoutDialog(granted: true)
             case .notDetermined where canShow, .provisional where canShow && !silentProvisional,
-                 .ephemeral where canShow && !silentProvisional:
+                .ephemeral where canShow && !silentProvisional:
                 showDialog(&state, options: options)
                 return .dialogShown
             default:
@@ -198,8 +199,9 @@ public final class SimulatedDevice: NotificationCenterClient {
                 showDialog(&state, options: [])
                 return .dialogShown
             }
-            return .answeredWithoutDialog(granted: !LegacyNotificationTypes(enabledIn: state.settings).isEmpty
-                && state.authorization.isGranted)
+            return .answeredWithoutDialog(
+                granted: !LegacyNotificationTypes(enabledIn: state.settings).isEmpty
+                    && state.authorization.isGranted)
         }
     }
 
@@ -240,7 +242,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         let now = clock.now()
         state.withLock { state in
             guard ephemeralNotifications, platform.capabilities.ephemeral, !state.dialogAnswered,
-                  state.authorization == .ephemeral || state.authorization == .notDetermined else { return }
+                state.authorization == .ephemeral || state.authorization == .notDetermined
+            else { return }
             if state.authorization != .ephemeral {
                 state.authorization = .ephemeral
                 state.settings = typical(.ephemeral)
@@ -267,7 +270,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         state.dialogAnswered = true
         if allow {
             state.authorization = .authorized
-            state.settings = platform.usesLegacyRegistration
+            state.settings =
+                platform.usesLegacyRegistration
                 ? state.legacyTypesRequested.settings
                 : .granted(options: options, on: platform.version, entitlements: entitlements)
         } else {

@@ -77,10 +77,10 @@ public enum TerminalText {
     }
 }
 
-private extension String {
+extension String {
     /// Each `mark` replaced: by `prefix` (keeping the `NNm` after it) or, with `nil`, removed
     /// with its `NNm`.
-    func replacingAll(_ mark: String, with prefix: String?) -> String {
+    fileprivate func replacingAll(_ mark: String, with prefix: String?) -> String {
         var out = ""
         var rest = self[...]
         while let range = rest.range(of: mark) {

@@ -92,7 +92,8 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         let requests = await UNUserNotificationCenter.current().pendingNotificationRequests()
         return requests.compactMap { request -> ScheduledReminder? in
             guard let trigger = request.trigger as? UNCalendarNotificationTrigger,
-                  let date = trigger.nextTriggerDate() else { return nil }
+                let date = trigger.nextTriggerDate()
+            else { return nil }
             let content = request.content
             let fields = AppleNotificationContent(
                 title: content.title, body: content.body, categoryIdentifier: content.categoryIdentifier,
@@ -120,7 +121,8 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             if fields.hasSound { content.sound = .default }
             if let badge = fields.badge { content.badge = NSNumber(value: badge) }
             if #available(iOS 15.0, *), let raw = fields.interruptionLevelRawValue,
-               let level = UNNotificationInterruptionLevel(rawValue: raw) {
+                let level = UNNotificationInterruptionLevel(rawValue: raw)
+            {
                 content.interruptionLevel = level
             }
             let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)

@@ -79,7 +79,9 @@ public struct BundleManifest: Sendable, Hashable {
     /// Pack names: letters, digits, `-`, `_`, `.`; 1–64 of them.
     public static func isValidPackName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count) && !name.hasPrefix(".")
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0))
+            }
     }
 
     /// The exact bytes that are signed.
@@ -135,8 +137,9 @@ public struct BundleManifest: Sendable, Hashable {
         var files: [String: FileEntry] = [:]
         for (name, value) in fileTable {
             guard let entry = value as? [String: Any], Set(entry.keys) == ["sha256", "size"],
-                  let hash = entry["sha256"] as? String, hash.utf8.count == 64, hash.utf8.allSatisfy(Hex.isLowerHexDigit),
-                  let size = entry["size"] as? Int, size >= 0 else {
+                let hash = entry["sha256"] as? String, hash.utf8.count == 64, hash.utf8.allSatisfy(Hex.isLowerHexDigit),
+                let size = entry["size"] as? Int, size >= 0
+            else {
                 throw bad("files.\(name): expected { sha256 = 64 lowercase hex digits, size = bytes }")
             }
             files[name] = FileEntry(sha256: hash, size: size)

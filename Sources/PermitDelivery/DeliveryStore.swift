@@ -25,12 +25,13 @@ public struct AntiRollbackRecord: Sendable, Hashable {
     /// never lowers either, so no copy that is behind can roll the state back.
     public func merged(with other: AntiRollbackRecord?) -> AntiRollbackRecord {
         guard let other else { return self }
-        let highest: Int64? = switch (highestVersion, other.highestVersion) {
-        case (nil, nil): nil
-        case (let a?, nil): a
-        case (nil, let b?): b
-        case (let a?, let b?): max(a, b)
-        }
+        let highest: Int64? =
+            switch (highestVersion, other.highestVersion) {
+            case (nil, nil): nil
+            case (let a?, nil): a
+            case (nil, let b?): b
+            case (let a?, let b?): max(a, b)
+            }
         return AntiRollbackRecord(highestVersion: highest, revoked: revoked + other.revoked)
     }
 
@@ -166,12 +167,16 @@ struct DeliveryStore: Sendable {
         }
         if let schema = object?["schema"] as? Int, schema > DeliveryStore.schema {
             let kept = moveAside(url, as: "schema-\(schema)")
-            loaded.warnings.append("\(url.path) was written by a newer app version (schema \(schema), this one reads \(DeliveryStore.schema)); \(kept) so it is not lost; its version mark and revoked versions still apply; serving the built-in policy")
+            loaded.warnings.append(
+                "\(url.path) was written by a newer app version (schema \(schema), this one reads \(DeliveryStore.schema)); \(kept) so it is not lost; its version mark and revoked versions still apply; serving the built-in policy"
+            )
             return loaded
         }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.schema == DeliveryStore.schema else {
             let kept = moveAside(url, as: "damaged")
-            loaded.warnings.append("\(url.path) is damaged; \(kept); the version mark and revoked versions kept apart still apply; serving the built-in policy")
+            loaded.warnings.append(
+                "\(url.path) is damaged; \(kept); the version mark and revoked versions kept apart still apply; serving the built-in policy"
+            )
             return loaded
         }
         loaded.saved = envelope.saved

@@ -119,7 +119,8 @@ enum JSONDuplicateKeys {
                 index += 4
                 // A surrogate pair spells one scalar in two escapes.
                 if (0xD800..<0xDC00).contains(code), bytes.count > index + 1, bytes[index] == UInt8(ascii: "\\"),
-                   bytes[index + 1] == UInt8(ascii: "u"), let low = hex4(index + 2), (0xDC00..<0xE000).contains(low) {
+                    bytes[index + 1] == UInt8(ascii: "u"), let low = hex4(index + 2), (0xDC00..<0xE000).contains(low)
+                {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     index += 6
                 }

@@ -106,8 +106,9 @@ public struct PolicyBundle: Sendable, Hashable {
         var signature: Signature?
         if let value = top["signature"] {
             guard let table = value as? [String: Any], Set(table.keys) == ["key_id", "ed25519"],
-                  let idText = table["key_id"] as? String, let keyID = KeyID(hex: idText),
-                  let sigText = table["ed25519"] as? String, let bytes = Data(base64Encoded: sigText), bytes.count == 64 else {
+                let idText = table["key_id"] as? String, let keyID = KeyID(hex: idText),
+                let sigText = table["ed25519"] as? String, let bytes = Data(base64Encoded: sigText), bytes.count == 64
+            else {
                 throw bad("signature: expected { key_id = 16 hex digits, ed25519 = base64 of 64 bytes }")
             }
             signature = Signature(keyID: keyID, bytes: bytes)
@@ -156,16 +157,22 @@ public struct PolicyBundle: Sendable, Hashable {
         switch trust {
         case .keys(let keys):
             guard !keys.isEmpty else {
-                throw BundleError(.noTrustedKeys, "the trusted key list is empty, so no bundle can be verified; configure the public key(s) from permit keygen")
+                throw BundleError(
+                    .noTrustedKeys,
+                    "the trusted key list is empty, so no bundle can be verified; configure the public key(s) from permit keygen")
             }
             guard let signature else {
                 throw BundleError(.unsigned, "the bundle carries no signature and trusted keys are configured; sign it with permit sign")
             }
             guard let key = keys.first(where: { $0.keyID == signature.keyID }) else {
-                throw BundleError(.unknownKeyID, "signed by key \(signature.keyID), which is not trusted (trusted: \(keys.map(\.keyID.hex).joined(separator: ", ")))")
+                throw BundleError(
+                    .unknownKeyID,
+                    "signed by key \(signature.keyID), which is not trusted (trusted: \(keys.map(\.keyID.hex).joined(separator: ", ")))")
             }
             guard key.isValidSignature(signature.bytes, for: PolicyBundle.signingContext + manifestBytes) else {
-                throw BundleError(.badSignature, "the signature of key \(signature.keyID) does not match the manifest; the bundle was altered or signed by another key")
+                throw BundleError(
+                    .badSignature,
+                    "the signature of key \(signature.keyID) does not match the manifest; the bundle was altered or signed by another key")
             }
             signer = key.keyID
         case .unsignedForDevelopment:
@@ -177,16 +184,21 @@ public struct PolicyBundle: Sendable, Hashable {
             throw BundleError(.engineTooOld, "the bundle needs engine \(manifest.minimumEngine) or newer; this is \(engine)")
         }
         if manifest.createdAt.timeIntervalSince(now) > PolicyBundle.clockSkewTolerance {
-            throw BundleError(.createdInFuture, "the bundle was created at \(Timestamp.format(manifest.createdAt)), more than 24 hours after this device's clock (\(Timestamp.format(now))); check the publisher's clock and the device's, and build the bundle again")
+            throw BundleError(
+                .createdInFuture,
+                "the bundle was created at \(Timestamp.format(manifest.createdAt)), more than 24 hours after this device's clock (\(Timestamp.format(now))); check the publisher's clock and the device's, and build the bundle again"
+            )
         }
         if let expiry = manifest.expiresAt, now >= expiry {
             throw BundleError(.expired, "the bundle expired at \(Timestamp.format(expiry)); it is now \(Timestamp.format(now))")
         }
         let source = files["policy.lua"]!
         guard let policyText = String(data: source, encoding: .utf8) else {
-            throw BundleError(.policyInvalid, source.first == 0x1B
-                ? "policy.lua is precompiled Lua bytecode, which is refused; bundle the source text"
-                : "policy.lua is not UTF-8 text")
+            throw BundleError(
+                .policyInvalid,
+                source.first == 0x1B
+                    ? "policy.lua is precompiled Lua bytecode, which is refused; bundle the source text"
+                    : "policy.lua is not UTF-8 text")
         }
         let params: [String: PolicyValue]
         let paramsBytes = files["params.json"]!
@@ -213,7 +225,10 @@ public struct PolicyBundle: Sendable, Hashable {
             }
             let hash = PolicyBundle.sha256(bytes)
             guard hash == entry.sha256, bytes.count == entry.size else {
-                throw BundleError(.fileHashMismatch, "\(name) has SHA-256 \(hash.prefix(16))… (\(bytes.count) bytes), the manifest says \(entry.sha256.prefix(16))… (\(entry.size) bytes)")
+                throw BundleError(
+                    .fileHashMismatch,
+                    "\(name) has SHA-256 \(hash.prefix(16))… (\(bytes.count) bytes), the manifest says \(entry.sha256.prefix(16))… (\(entry.size) bytes)"
+                )
             }
         }
         if let extra = Set(files.keys).subtracting(manifest.files.keys).sorted().first {

@@ -246,9 +246,10 @@ public final class PolicySource: Policy {
                 return try install(bundle)
             }
         } catch {
-            report(DeliveryEvent(
-                time: configuration.clock.now(), kind: .refused, version: versionHint(data),
-                message: "\(error.description); still serving \(status.serving)"))
+            report(
+                DeliveryEvent(
+                    time: configuration.clock.now(), kind: .refused, version: versionHint(data),
+                    message: "\(error.description); still serving \(status.serving)"))
             throw error
         }
     }
@@ -293,15 +294,21 @@ public final class PolicySource: Policy {
 
     private func checkVersion(_ version: Int64) throws(BundleError) {
         if let minimum = configuration.minimumVersion, version < minimum {
-            throw BundleError(.belowMinimumVersion, "version \(version) is below version \(minimum), the lowest this app accepts (minimumVersion); publish version \(minimum) or newer")
+            throw BundleError(
+                .belowMinimumVersion,
+                "version \(version) is below version \(minimum), the lowest this app accepts (minimumVersion); publish version \(minimum) or newer"
+            )
         }
         let (highest, revoked, serving) = state.withLock { ($0.highestVersion, $0.revoked, $0.current.origin) }
         if revoked.contains(version) {
-            throw BundleError(.revoked, "version \(version) was removed by the circuit breaker and is never installed again; publish a newer version")
+            throw BundleError(
+                .revoked, "version \(version) was removed by the circuit breaker and is never installed again; publish a newer version")
         }
         if let highest, version <= highest {
-            throw BundleError(.notNewer, "version \(version) is not newer than version \(highest)"
-                + (serving.version == highest ? ", which is installed" : ", installed before"))
+            throw BundleError(
+                .notNewer,
+                "version \(version) is not newer than version \(highest)"
+                    + (serving.version == highest ? ", which is installed" : ", installed before"))
         }
     }
 
@@ -314,7 +321,8 @@ public final class PolicySource: Policy {
             throw BundleError(.policyInvalid, error.description, policyError: error)
         }
         guard ParamsComparison.same(policy.defaultParams, verified.params) else {
-            throw BundleError(.policyInvalid, "params.json does not match the params policy.lua declares; rebuild the bundle with permit bundle")
+            throw BundleError(
+                .policyInvalid, "params.json does not match the params policy.lua declares; rebuild the bundle with permit bundle")
         }
         do {
             try policy.validate(params: configuration.hostParams)
@@ -434,23 +442,30 @@ public final class PolicySource: Policy {
             }
             // The evidence outlives the launch only when it matters: while the window holds
             // errors (and once more when it is clean again). A healthy policy never writes.
-            let evidenceChanged = store != nil && state.current.origin.version != nil
+            let evidenceChanged =
+                store != nil && state.current.origin.version != nil
                 && (state.window.errors > 0 || state.savedEvidenceHasErrors)
             guard state.window.isTripped(configuration.breaker) else { return (nil, evidenceChanged && queueWrite(&state)) }
-            let share = "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
+            let share =
+                "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
             state.window.reset()
             guard let broken = state.current.origin.version else {
-                return (append(DeliveryEvent(
-                    time: configuration.clock.now(), kind: .breakerAtFloor, version: nil,
-                    message: "\(state.current.origin) \(share); there is nothing to fall back to"), to: &state), false)
+                return (
+                    append(
+                        DeliveryEvent(
+                            time: configuration.clock.now(), kind: .breakerAtFloor, version: nil,
+                            message: "\(state.current.origin) \(share); there is nothing to fall back to"), to: &state), false
+                )
             }
             let fallback = state.previous ?? builtInServing
             state.revoked.insert(broken)
             state.current = fallback
             state.previous = fallback.bundle == nil ? nil : builtInServing
             let message = "\(serving.origin) \(share); back to \(fallback.origin); version \(broken) is revoked and never installed again"
-            return (append(DeliveryEvent(time: configuration.clock.now(), kind: .reverted, version: broken, message: message), to: &state),
-                    store != nil && queueWrite(&state))
+            return (
+                append(DeliveryEvent(time: configuration.clock.now(), kind: .reverted, version: broken, message: message), to: &state),
+                store != nil && queueWrite(&state)
+            )
         }
         if let event { configuration.onEvent?(event) }
         if write { writeInBackground() }
@@ -530,11 +545,13 @@ public final class PolicySource: Policy {
                 state.withLock { state in
                     var previous = builtInServing
                     if let fallback {
-                        previous = Serving(policy: fallback.policy, origin: fallback.origin, bundle: fallback.bundle, generation: state.nextGeneration)
+                        previous = Serving(
+                            policy: fallback.policy, origin: fallback.origin, bundle: fallback.bundle, generation: state.nextGeneration)
                         state.nextGeneration += 1
                     }
                     state.previous = previous
-                    state.current = Serving(policy: current.policy, origin: current.origin, bundle: current.bundle, generation: state.nextGeneration)
+                    state.current = Serving(
+                        policy: current.policy, origin: current.origin, bundle: current.bundle, generation: state.nextGeneration)
                     state.nextGeneration += 1
                     state.highestVersion = max(state.highestVersion ?? 0, current.origin.version ?? 0)
                     if let evidence {
@@ -542,14 +559,20 @@ public final class PolicySource: Policy {
                         state.savedEvidenceHasErrors = state.window.errors > 0
                     }
                 }
-                events.append(DeliveryEvent(
-                    time: now, kind: .restored, version: current.origin.version,
-                    message: "serving \(current.origin), saved by an earlier launch; falls back to \(fallback?.origin ?? builtInServing.origin)"
-                        + (evidence.map { r in r.contains(true) ? "; the breaker remembers \(r.filter { $0 }.count) error(s) in its last \(r.count) decisions" : "" } ?? "")))
+                events.append(
+                    DeliveryEvent(
+                        time: now, kind: .restored, version: current.origin.version,
+                        message:
+                            "serving \(current.origin), saved by an earlier launch; falls back to \(fallback?.origin ?? builtInServing.origin)"
+                            + (evidence.map { r in
+                                r.contains(true)
+                                    ? "; the breaker remembers \(r.filter { $0 }.count) error(s) in its last \(r.count) decisions" : ""
+                            } ?? "")))
             } catch {
-                events.append(DeliveryEvent(
-                    time: now, kind: .launchFallback, version: versionHint(data),
-                    message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
+                events.append(
+                    DeliveryEvent(
+                        time: now, kind: .launchFallback, version: versionHint(data),
+                        message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
             }
         }
         for event in events { report(event) }
@@ -557,7 +580,9 @@ public final class PolicySource: Policy {
 
     /// A saved bundle, verified and loaded again as at install (the mark is not checked: the
     /// saved bundle set it).
-    private func restored(_ data: Data, now: Date, revoked: Set<Int64>) throws(BundleError) -> (policy: LuaPolicy, origin: PolicyOrigin, bundle: PolicyBundle) {
+    private func restored(
+        _ data: Data, now: Date, revoked: Set<Int64>
+    ) throws(BundleError) -> (policy: LuaPolicy, origin: PolicyOrigin, bundle: PolicyBundle) {
         let bundle = try PolicyBundle(data: data)
         let verified = try bundle.verify(trust: configuration.trust, now: now, engine: configuration.engineVersion)
         let manifest = verified.manifest
@@ -568,7 +593,9 @@ public final class PolicySource: Policy {
             throw BundleError(.revoked, "the saved version \(manifest.version) was revoked")
         }
         if let minimum = configuration.minimumVersion, manifest.version < minimum {
-            throw BundleError(.belowMinimumVersion, "the saved version \(manifest.version) is below version \(minimum), the lowest this app accepts (minimumVersion)")
+            throw BundleError(
+                .belowMinimumVersion,
+                "the saved version \(manifest.version) is below version \(minimum), the lowest this app accepts (minimumVersion)")
         }
         let policy = try load(verified)
         return (policy, .bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer), bundle)

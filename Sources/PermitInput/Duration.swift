@@ -17,7 +17,7 @@ package enum InputDuration {
                 continue
             }
             guard !digits.isEmpty, let index = units.firstIndex(where: { $0.0 == character }), index >= nextUnit,
-                  let amount = Int64(digits)
+                let amount = Int64(digits)
             else { return nil }
             total += amount * units[index].1
             nextUnit = index + 1

@@ -45,12 +45,13 @@ package enum EventInput {
         }
         if properties != nil, AppEvent.names.contains(name) { throw .notTaken(field: "properties") }
         let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
-        let takes: String? = switch name {
-        case "feature_opened": "feature"
-        case "soft_prompt_answered", "settings_prompt_answered": "answer"
-        case "system_prompt_answered": "granted"
-        default: nil
-        }
+        let takes: String? =
+            switch name {
+            case "feature_opened": "feature"
+            case "soft_prompt_answered", "settings_prompt_answered": "answer"
+            case "system_prompt_answered": "granted"
+            default: nil
+            }
         guard AppEvent.names.contains(name) else { throw .unknownName }
         if let extra = given.first(where: { $0.1 && $0.0 != takes }) { throw .notTaken(field: extra.0) }
         switch name {

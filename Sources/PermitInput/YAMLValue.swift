@@ -28,8 +28,9 @@ package struct YAMLValue {
             throw InputError("cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
         guard let root else {
-            throw InputError("the file is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                             hint: emptyHint)
+            throw InputError(
+                "the file is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                hint: emptyHint)
         }
         try YAMLDocumentCheck.check(root, file: file)
         return YAMLValue(node: root, path: "", file: file)

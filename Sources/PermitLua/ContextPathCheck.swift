@@ -24,11 +24,13 @@ public enum ContextPathCheck {
                 let end = nameEnd(code, from: index)
                 let previous = previousNonSpace(code, before: index)
                 if String(decoding: code[index..<end], as: UTF8.self) == "ctx", previous != UInt8(ascii: "."),
-                   previous != UInt8(ascii: ":") {
+                    previous != UInt8(ascii: ":")
+                {
                     let steps = chain(code, from: end, line: line)
                     if let problem = check(steps, params: params, events: events) {
-                        problems.append(PolicyError(
-                            kind: .load, field: problem.path, message: problem.message, file: chunkName, line: problem.line))
+                        problems.append(
+                            PolicyError(
+                                kind: .load, field: problem.path, message: problem.message, file: chunkName, line: problem.line))
                     }
                 }
                 index = end
@@ -101,8 +103,10 @@ public enum ContextPathCheck {
                 let name = steps[index].name
                 guard events.contains(name) else {
                     let hint = Suggestion.closest(to: name, in: events).map { "; did you mean \"\($0)\"?" } ?? ""
-                    return (path, "has no field \"\(name)\"\(hint) (list app events in the policy's events = { ... })",
-                            steps[index].line)
+                    return (
+                        path, "has no field \"\(name)\"\(hint) (list app events in the policy's events = { ... })",
+                        steps[index].line
+                    )
                 }
                 path += "." + name
                 index += 1

@@ -73,95 +73,121 @@ public enum ContextSchema {
 
     /// `ctx.event`: the name, and the one extra field its kind carries: a built-in event's
     /// `feature`, `answer` or `granted`, an app event's `properties`.
-    public static let event = Record(name: "PermitEvent", fields: [
-        Field("name", "PermitEventName|string"),
-        Field("feature", "string", optional: true),
-        Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
-        Field("granted", "boolean", optional: true),
-        Field("time_zone", "string", optional: true),
-        Field("properties", "table<string, PermitScalar>", optional: true),
-    ])
+    public static let event = Record(
+        name: "PermitEvent",
+        fields: [
+            Field("name", "PermitEventName|string"),
+            Field("feature", "string", optional: true),
+            Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
+            Field("granted", "boolean", optional: true),
+            Field("time_zone", "string", optional: true),
+            Field("properties", "table<string, PermitScalar>", optional: true),
+        ])
 
     /// `ctx.settings`: each iOS notification setting.
-    public static let settings = Record(name: "PermitSettings", fields: [
-        "alert", "sound", "badge", "lock_screen", "notification_center", "car_play", "critical_alert",
-        "time_sensitive", "scheduled_delivery",
-    ].map { Field($0, "PermitSettingValue") })
+    public static let settings = Record(
+        name: "PermitSettings",
+        fields: [
+            "alert", "sound", "badge", "lock_screen", "notification_center", "car_play", "critical_alert",
+            "time_sensitive", "scheduled_delivery",
+        ].map { Field($0, "PermitSettingValue") })
 
     /// `ctx.platform` (read-only).
-    public static let platform = Record(name: "PermitPlatform", fields: [
-        Field("os", #""ios""#), Field("version", "string"), Field("major", "integer"), Field("minor", "integer"),
-        Field("patch", "integer"),
-    ])
+    public static let platform = Record(
+        name: "PermitPlatform",
+        fields: [
+            Field("os", #""ios""#), Field("version", "string"), Field("major", "integer"), Field("minor", "integer"),
+            Field("patch", "integer"),
+        ])
 
     /// `ctx.capabilities` (read-only): what the iOS version allows.
-    public static let capabilities = Record(name: "PermitCapabilities", fields: [
-        "user_notifications", "provisional", "ephemeral", "notification_settings_link", "time_sensitive",
-    ].map { Field($0, "boolean") })
+    public static let capabilities = Record(
+        name: "PermitCapabilities",
+        fields: [
+            "user_notifications", "provisional", "ephemeral", "notification_settings_link", "time_sensitive",
+        ].map { Field($0, "boolean") })
 
     /// `ctx.history.soft_prompt`.
-    public static let softPromptHistory = Record(name: "PermitSoftPromptHistory", fields: [
-        Field("shown", "integer"), Field("accepted", "integer"), Field("declined", "integer"),
-        Field("dismissed", "integer"), Field("last_shown_at", "integer", optional: true),
-        Field("last_answered_at", "integer", optional: true),
-    ])
+    public static let softPromptHistory = Record(
+        name: "PermitSoftPromptHistory",
+        fields: [
+            Field("shown", "integer"), Field("accepted", "integer"), Field("declined", "integer"),
+            Field("dismissed", "integer"), Field("last_shown_at", "integer", optional: true),
+            Field("last_answered_at", "integer", optional: true),
+        ])
 
     /// `ctx.history.system_prompt`.
-    public static let systemPromptHistory = Record(name: "PermitSystemPromptHistory", fields: [
-        Field("requested", "integer"), Field("shown", "integer"), Field("answered_at", "integer", optional: true),
-        Field("granted", "boolean", optional: true),
-    ])
+    public static let systemPromptHistory = Record(
+        name: "PermitSystemPromptHistory",
+        fields: [
+            Field("requested", "integer"), Field("shown", "integer"), Field("answered_at", "integer", optional: true),
+            Field("granted", "boolean", optional: true),
+        ])
 
     /// `ctx.history.settings_prompt`.
-    public static let settingsPromptHistory = Record(name: "PermitSettingsPromptHistory", fields: [
-        Field("shown", "integer"), Field("opened", "integer"), Field("cancelled", "integer"),
-        Field("last_shown_at", "integer", optional: true),
-    ])
+    public static let settingsPromptHistory = Record(
+        name: "PermitSettingsPromptHistory",
+        fields: [
+            Field("shown", "integer"), Field("opened", "integer"), Field("cancelled", "integer"),
+            Field("last_shown_at", "integer", optional: true),
+        ])
 
     /// Each `ctx.history.features[name]`.
-    public static let featureHistory = Record(name: "PermitFeatureHistory", fields: [
-        Field("opened", "integer"), Field("last_opened_at", "integer", optional: true),
-        Field("last_prompt_at", "integer", optional: true),
-    ])
+    public static let featureHistory = Record(
+        name: "PermitFeatureHistory",
+        fields: [
+            Field("opened", "integer"), Field("last_opened_at", "integer", optional: true),
+            Field("last_prompt_at", "integer", optional: true),
+        ])
 
     /// Each `ctx.history.events[name]`: an app event of the app's own.
-    public static let eventHistory = Record(name: "PermitEventHistory", fields: [
-        Field("count", "integer"), Field("last_at", "integer", optional: true),
-    ])
+    public static let eventHistory = Record(
+        name: "PermitEventHistory",
+        fields: [
+            Field("count", "integer"), Field("last_at", "integer", optional: true),
+        ])
 
     /// `ctx.history`: the ledger.
-    public static let history = Record(name: "PermitHistory", fields: [
-        Field("first_launch_at", "integer", optional: true), Field("launches", "integer"),
-        Field("foregrounds", "integer"), Field("last_status", "PermitStatus"),
-        Field("status_changed_at", "integer", optional: true), Field("denied_at", "integer", optional: true),
-        Field("legacy_registered", "boolean"), Field("prompts_today", "integer"),
-        Field("soft_prompt", "PermitSoftPromptHistory"), Field("system_prompt", "PermitSystemPromptHistory"),
-        Field("settings_prompt", "PermitSettingsPromptHistory"),
-        Field("features", "table<string, PermitFeatureHistory>"), Field("state", "table<string, PermitScalar>"),
-        Field("events", "table<string, PermitEventHistory>"),
-    ])
+    public static let history = Record(
+        name: "PermitHistory",
+        fields: [
+            Field("first_launch_at", "integer", optional: true), Field("launches", "integer"),
+            Field("foregrounds", "integer"), Field("last_status", "PermitStatus"),
+            Field("status_changed_at", "integer", optional: true), Field("denied_at", "integer", optional: true),
+            Field("legacy_registered", "boolean"), Field("prompts_today", "integer"),
+            Field("soft_prompt", "PermitSoftPromptHistory"), Field("system_prompt", "PermitSystemPromptHistory"),
+            Field("settings_prompt", "PermitSettingsPromptHistory"),
+            Field("features", "table<string, PermitFeatureHistory>"), Field("state", "table<string, PermitScalar>"),
+            Field("events", "table<string, PermitEventHistory>"),
+        ])
 
     /// `ctx.user`.
-    public static let user = Record(name: "PermitUser", fields: [
-        Field("bucket", "integer"), Field("arms", "table<string, string>"),
-    ])
+    public static let user = Record(
+        name: "PermitUser",
+        fields: [
+            Field("bucket", "integer"), Field("arms", "table<string, string>"),
+        ])
 
     /// `ctx.local_time`: the wall clock in the device's zone (`local` itself is a Lua keyword,
     /// so `ctx.local` could not be written).
-    public static let localTime = Record(name: "PermitLocalTime", fields: [
-        Field("date", "string"), Field("hour", "integer"), Field("minute", "integer"), Field("weekday", "integer"),
-        Field("timezone", "string"),
-    ])
+    public static let localTime = Record(
+        name: "PermitLocalTime",
+        fields: [
+            Field("date", "string"), Field("hour", "integer"), Field("minute", "integer"), Field("weekday", "integer"),
+            Field("timezone", "string"),
+        ])
 
     /// `ctx` itself.
-    public static let context = Record(name: "PermitContext", fields: [
-        Field("event", "PermitEvent"), Field("status", "PermitStatus"), Field("previous_status", "PermitStatus"),
-        Field("settings", "PermitSettings"), Field("platform", "PermitPlatform"),
-        Field("capabilities", "PermitCapabilities"), Field("history", "PermitHistory"),
-        Field("state", "table<string, PermitScalar>"), Field("params", "table<string, any>"),
-        Field("now", "integer"), Field("locale", "string"), Field("user", "PermitUser"),
-        Field("local_time", "PermitLocalTime"),
-    ])
+    public static let context = Record(
+        name: "PermitContext",
+        fields: [
+            Field("event", "PermitEvent"), Field("status", "PermitStatus"), Field("previous_status", "PermitStatus"),
+            Field("settings", "PermitSettings"), Field("platform", "PermitPlatform"),
+            Field("capabilities", "PermitCapabilities"), Field("history", "PermitHistory"),
+            Field("state", "table<string, PermitScalar>"), Field("params", "table<string, any>"),
+            Field("now", "integer"), Field("locale", "string"), Field("user", "PermitUser"),
+            Field("local_time", "PermitLocalTime"),
+        ])
 
     /// The `ctx` fields built on first use from a snapshot (`LazyContext.c`); the others are
     /// set when ctx is pushed. `platform`, `capabilities` and `locale` are stored values the
@@ -173,16 +199,18 @@ public enum ContextSchema {
     // MARK: What a policy returns
 
     /// What `decide` returns.
-    public static let decision = Record(name: "PermitDecision", fields: [
-        Field("action", "PermitAction"), Field("reason", "string", optional: true),
-        Field("remember", "table<string, PermitScalar>", optional: true),
-        Field("title", "PermitText", optional: true), Field("message", "PermitText", optional: true),
-        Field("accept", "PermitText", optional: true), Field("decline", "PermitText", optional: true),
-        Field("open", "PermitText", optional: true), Field("cancel", "PermitText", optional: true),
-        Field("presentation", "PermitPresentation", optional: true), Field("variant", "string", optional: true),
-        Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
-        Field("cancel_reminders", "boolean", optional: true),
-    ])
+    public static let decision = Record(
+        name: "PermitDecision",
+        fields: [
+            Field("action", "PermitAction"), Field("reason", "string", optional: true),
+            Field("remember", "table<string, PermitScalar>", optional: true),
+            Field("title", "PermitText", optional: true), Field("message", "PermitText", optional: true),
+            Field("accept", "PermitText", optional: true), Field("decline", "PermitText", optional: true),
+            Field("open", "PermitText", optional: true), Field("cancel", "PermitText", optional: true),
+            Field("presentation", "PermitPresentation", optional: true), Field("variant", "string", optional: true),
+            Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
+            Field("cancel_reminders", "boolean", optional: true),
+        ])
 
     /// The decision fields every action takes.
     public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders"]
@@ -196,17 +224,20 @@ public enum ContextSchema {
     ]
 
     /// Each entry of what `plan_reminders` returns.
-    public static let reminder = Record(name: "PermitReminder", fields: [
-        Field("day", "integer", optional: true), Field("hour", "integer", optional: true), Field("minute", "integer", optional: true),
-        Field("title", "PermitText", optional: true), Field("body", "PermitText"),
-        Field("action", "string", optional: true), Field("sound", "boolean", optional: true),
-        Field("badge", "integer", optional: true), Field("id", "string", optional: true),
-        Field("interruption_level", "PermitInterruptionLevel", optional: true),
-    ])
+    public static let reminder = Record(
+        name: "PermitReminder",
+        fields: [
+            Field("day", "integer", optional: true), Field("hour", "integer", optional: true), Field("minute", "integer", optional: true),
+            Field("title", "PermitText", optional: true), Field("body", "PermitText"),
+            Field("action", "string", optional: true), Field("sound", "boolean", optional: true),
+            Field("badge", "integer", optional: true), Field("id", "string", optional: true),
+            Field("interruption_level", "PermitInterruptionLevel", optional: true),
+        ])
 
     /// Every record, by class name.
-    public static let records: [String: Record] = Dictionary(uniqueKeysWithValues: [
-        event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-        featureHistory, eventHistory, history, user, localTime, context, decision, reminder,
-    ].map { ($0.name, $0) })
+    public static let records: [String: Record] = Dictionary(
+        uniqueKeysWithValues: [
+            event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
+            featureHistory, eventHistory, history, user, localTime, context, decision, reminder,
+        ].map { ($0.name, $0) })
 }

@@ -23,7 +23,8 @@ enum DecisionReader {
             throw invalid("decision.action", "missing; expected one of: \(Decision.Action.names.joined(separator: ", "))")
         }
         guard case .string(let action) = actionValue, let allowed = fieldsByAction[action] else {
-            let hint = actionValue.stringValue.map { Suggestion.hint(for: $0, in: Decision.Action.names) }
+            let hint =
+                actionValue.stringValue.map { Suggestion.hint(for: $0, in: Decision.Action.names) }
                 ?? "expected one of: \(Decision.Action.names.joined(separator: ", "))"
             throw invalid("decision.action", "\(describe(actionValue)) is not an action; \(hint)")
         }
@@ -43,18 +44,20 @@ enum DecisionReader {
         let result: Decision.Action
         switch action {
         case "soft_prompt":
-            result = .softPrompt(SoftPrompt(
-                title: try localized(table, "title"), message: try localized(table, "message"),
-                accept: try localized(table, "accept"), decline: try localized(table, "decline"),
-                presentation: try presentation(table),
-                variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") }))
+            result = .softPrompt(
+                SoftPrompt(
+                    title: try localized(table, "title"), message: try localized(table, "message"),
+                    accept: try localized(table, "accept"), decline: try localized(table, "decline"),
+                    presentation: try presentation(table),
+                    variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") }))
         case "request_permission":
             result = .requestPermission(options: try options(table["options"]))
         case "settings_prompt":
-            result = .settingsPrompt(SettingsPrompt(
-                title: try localized(table, "title"), message: try localized(table, "message"),
-                open: try localized(table, "open"), cancel: try localized(table, "cancel"),
-                presentation: try presentation(table), deepLink: try deepLink(table["deep_link"])))
+            result = .settingsPrompt(
+                SettingsPrompt(
+                    title: try localized(table, "title"), message: try localized(table, "message"),
+                    open: try localized(table, "open"), cancel: try localized(table, "cancel"),
+                    presentation: try presentation(table), deepLink: try deepLink(table["deep_link"])))
         default:
             result = .none
         }
@@ -68,7 +71,8 @@ enum DecisionReader {
         let table = try record(value, at: "reminders", what: "a list of reminders or nil", allowEmpty: true)
         let items = table.sequence
         guard items.count == table.entries.count else {
-            throw invalid("reminders", notAList(table, sequenceLength: items.count, what: "reminder list", shape: "a list { {...}, {...} }"))
+            throw invalid(
+                "reminders", notAList(table, sequenceLength: items.count, what: "reminder list", shape: "a list { {...}, {...} }"))
         }
         guard items.count <= maxReminders else {
             throw invalid("reminders", "\(items.count) reminders is more than \(maxReminders); iOS keeps 64 anyway")
@@ -82,23 +86,25 @@ enum DecisionReader {
             let entry = try record(item, at: path, what: "a reminder table")
             try checkKeys(entry, allowed: reminderFields, at: path, context: "a reminder")
             guard let body = entry["body"] else { throw invalid("\(path).body", "missing; a reminder needs a body") }
-            result.append(ReminderRequest(
-                day: try integer(entry["day"], at: "\(path).day", in: 0...3650) ?? 0,
-                hour: try integer(entry["hour"], at: "\(path).hour", in: 0...23) ?? 9,
-                minute: try integer(entry["minute"], at: "\(path).minute", in: 0...59) ?? 0,
-                title: try entry["title"].map { value throws(PolicyError) in try localizedText(value, at: "\(path).title") },
-                body: try localizedText(body, at: "\(path).body"),
-                action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
-                sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
-                badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
-                id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") },
-                interruptionLevel: try entry["interruption_level"].map { value throws(PolicyError) in
-                    try interruptionLevel(value, at: "\(path).interruption_level")
-                }))
+            result.append(
+                ReminderRequest(
+                    day: try integer(entry["day"], at: "\(path).day", in: 0...3650) ?? 0,
+                    hour: try integer(entry["hour"], at: "\(path).hour", in: 0...23) ?? 9,
+                    minute: try integer(entry["minute"], at: "\(path).minute", in: 0...59) ?? 0,
+                    title: try entry["title"].map { value throws(PolicyError) in try localizedText(value, at: "\(path).title") },
+                    body: try localizedText(body, at: "\(path).body"),
+                    action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
+                    sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
+                    badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
+                    id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") },
+                    interruptionLevel: try entry["interruption_level"].map { value throws(PolicyError) in
+                        try interruptionLevel(value, at: "\(path).interruption_level")
+                    }))
             if let id = result.last?.id {
                 if let first = positionOfID[id] {
                     throw invalid(
-                        "\(path).id", "\(describe(.string(id))) is already the id of reminders[\(first)]; give each reminder its own id "
+                        "\(path).id",
+                        "\(describe(.string(id))) is already the id of reminders[\(first)]; give each reminder its own id "
                             + "(scheduling a second one with the same id would replace the first)")
                 }
                 positionOfID[id] = index + 1
@@ -193,13 +199,16 @@ enum DecisionReader {
         }
         let items = table.sequence
         guard items.count == table.entries.count else {
-            throw invalid("decision.options", notAList(table, sequenceLength: items.count, what: "options list", shape: "a list like { \"alert\", \"sound\" }"))
+            throw invalid(
+                "decision.options",
+                notAList(table, sequenceLength: items.count, what: "options list", shape: "a list like { \"alert\", \"sound\" }"))
         }
         let names = AuthorizationOption.allCases.map(\.rawValue)
         var options: [AuthorizationOption] = []
         for (index, item) in items.enumerated() {
             guard case .string(let name) = item, let option = AuthorizationOption(rawValue: name) else {
-                let hint = item.stringValue.map { Suggestion.hint(for: $0, in: names) } ?? "expected one of: \(names.joined(separator: ", "))"
+                let hint =
+                    item.stringValue.map { Suggestion.hint(for: $0, in: names) } ?? "expected one of: \(names.joined(separator: ", "))"
                 throw invalid("decision.options[\(index + 1)]", "\(describe(item)) is not an option; \(hint)")
             }
             if !options.contains(option) { options.append(option) }
@@ -222,8 +231,10 @@ enum DecisionReader {
             case .integer(let number): updates[key] = .some(.integer(number))
             case .number(let number) where !number.isFinite:
                 let what = number.isNaN ? "NaN (not a number, as 0/0 makes)" : "\(number < 0 ? "-" : "")math.huge (an infinity)"
-                throw invalid(path, "\(what) cannot be remembered: the ledger is saved as JSON, which holds only finite "
-                    + "numbers; remember a finite number, a string or a boolean instead")
+                throw invalid(
+                    path,
+                    "\(what) cannot be remembered: the ledger is saved as JSON, which holds only finite "
+                        + "numbers; remember a finite number, a string or a boolean instead")
             case .number(let number): updates[key] = .some(.number(number))
             case .string(let text) where text == LuaPolicy.forgetMarker: updates[key] = .some(nil)
             case .string(let text): updates[key] = .some(.string(text))

@@ -17,8 +17,9 @@ enum DeclaredEvents {
             problems.append(PolicyError(kind: .load, field: "policy.events", message: message, file: chunkName, line: line))
         }
         guard case .table(let table) = value, table.sequence.count == table.entries.count else {
-            problem("expected a list of event names, e.g. events = { \"lesson_completed\" }, got "
-                + DecisionReader.describe(value), near: nil)
+            problem(
+                "expected a list of event names, e.g. events = { \"lesson_completed\" }, got "
+                    + DecisionReader.describe(value), near: nil)
             return ([], problems)
         }
         for item in table.sequence {
@@ -27,8 +28,9 @@ enum DeclaredEvents {
                 continue
             }
             if AppEvent.names.contains(name) {
-                problem("\"\(name)\" is a built-in event; list only the app's own events (built-in ones need no declaration)",
-                        near: name)
+                problem(
+                    "\"\(name)\" is a built-in event; list only the app's own events (built-in ones need no declaration)",
+                    near: name)
             } else if let why = CustomEvent.problem(withName: name) {
                 problem(why, near: name)
             } else if names.contains(name) {

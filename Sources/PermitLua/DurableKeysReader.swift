@@ -14,8 +14,12 @@ enum DurableKeysReader {
         var problems: [(field: String, message: String)] = []
         let root = "policy.remember_durable"
         guard case .table(let table) = value else {
-            problems.append((root, "expected a table like { history = { \"settings_prompt\" }, state = { \"asks\" } }, "
-                + "got \(DecisionReader.describe(value))"))
+            problems.append(
+                (
+                    root,
+                    "expected a table like { history = { \"settings_prompt\" }, state = { \"asks\" } }, "
+                        + "got \(DecisionReader.describe(value))"
+                ))
             return (keys, problems)
         }
         for entry in table.entries {
@@ -30,17 +34,23 @@ enum DurableKeysReader {
             if let history = DurableHistory(rawValue: name) {
                 keys.histories.insert(history)
             } else {
-                problems.append(("\(root).history[\(index)]",
-                    "\"\(name)\" is not a history that can be kept; \(Suggestion.hint(for: name, in: histories))"))
+                problems.append(
+                    (
+                        "\(root).history[\(index)]",
+                        "\"\(name)\" is not a history that can be kept; \(Suggestion.hint(for: name, in: histories))"
+                    ))
             }
         }
         for (_, name) in names(table["state"], at: "\(root).state", into: &problems) {
             keys.state.insert(name)
         }
         if keys.state.count > DurableKeys.stateKeyLimit {
-            problems.append(("\(root).state",
-                "\(keys.state.count) keys, more than the \(DurableKeys.stateKeyLimit) allowed; a Keychain item should "
-                    + "stay small, so keep only what must outlive a reinstall"))
+            problems.append(
+                (
+                    "\(root).state",
+                    "\(keys.state.count) keys, more than the \(DurableKeys.stateKeyLimit) allowed; a Keychain item should "
+                        + "stay small, so keep only what must outlive a reinstall"
+                ))
         }
         return (keys, problems)
     }

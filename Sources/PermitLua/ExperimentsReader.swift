@@ -18,15 +18,19 @@ enum ExperimentsReader {
             problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName, line: line ?? top))
         }
         guard case .table(let table) = value else {
-            problem("policy.experiments", "expected a table like { first_ask = { quiet = 50, soft = 50 } }, got "
-                + DecisionReader.describe(value), line: top)
+            problem(
+                "policy.experiments",
+                "expected a table like { first_ask = { quiet = 50, soft = 50 } }, got "
+                    + DecisionReader.describe(value), line: top)
             return ([], problems)
         }
         var experiments: [Experiment] = []
         for entry in table.entries {
             guard case .string(let name) = entry.key, Experiment.isValidName(name) else {
-                problem("policy.experiments", "experiment names are identifiers (letters, digits, _; at most 64), got "
-                    + DecisionReader.describe(entry.key), line: top)
+                problem(
+                    "policy.experiments",
+                    "experiment names are identifiers (letters, digits, _; at most 64), got "
+                        + DecisionReader.describe(entry.key), line: top)
                 continue
             }
             let line = lines.line(of: name, from: top ?? 1)
@@ -35,7 +39,9 @@ enum ExperimentsReader {
             }
         }
         if experiments.count > Experiment.maxExperiments {
-            problem("policy.experiments", "\(experiments.count) experiments; a policy may declare at most \(Experiment.maxExperiments)", line: top)
+            problem(
+                "policy.experiments", "\(experiments.count) experiments; a policy may declare at most \(Experiment.maxExperiments)",
+                line: top)
         }
         return (experiments.sorted { $0.name < $1.name }, problems)
     }
@@ -47,23 +53,29 @@ enum ExperimentsReader {
     ) -> Experiment? {
         let field = "policy.experiments.\(name)"
         guard case .table(let armsTable) = value else {
-            problem(field, "expected a table of arms and their weights like { quiet = 50, soft = 50 }, got "
-                + DecisionReader.describe(value), line)
+            problem(
+                field,
+                "expected a table of arms and their weights like { quiet = 50, soft = 50 }, got "
+                    + DecisionReader.describe(value), line)
             return nil
         }
         var arms: [Experiment.Arm] = []
         var valid = true
         for arm in armsTable.entries {
             guard case .string(let armName) = arm.key, Experiment.isValidName(armName) else {
-                problem(field, "arm names are identifiers (letters, digits, _; at most 64), got "
-                    + DecisionReader.describe(arm.key), line)
+                problem(
+                    field,
+                    "arm names are identifiers (letters, digits, _; at most 64), got "
+                        + DecisionReader.describe(arm.key), line)
                 valid = false
                 continue
             }
             let armLine = lines.line(of: armName, from: line ?? 1) ?? line
             guard case .integer(let weight) = arm.value, (1...Int64(Experiment.maxWeight)).contains(weight) else {
-                problem("\(field).\(armName)", "a weight is a whole number from 1 to \(Experiment.maxWeight), got "
-                    + DecisionReader.describe(arm.value) + "; remove an arm instead of giving it 0", armLine)
+                problem(
+                    "\(field).\(armName)",
+                    "a weight is a whole number from 1 to \(Experiment.maxWeight), got "
+                        + DecisionReader.describe(arm.value) + "; remove an arm instead of giving it 0", armLine)
                 valid = false
                 continue
             }

@@ -450,33 +450,35 @@ extension FastPath {
                 return Decision.Action.none
             case 1:
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
-                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
-                      let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
-                      let decline = localized(slot(Int32(PERMIT_D_DECLINE))),
-                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
+                    let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
+                    let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
+                    let decline = localized(slot(Int32(PERMIT_D_DECLINE))),
+                    let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
                 else { return nil }
                 var variant: String?
                 if has(Int32(PERMIT_D_VARIANT)) {
                     guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
                     variant = text
                 }
-                return .softPrompt(SoftPrompt(
-                    title: title, message: message, accept: accept, decline: decline, presentation: presentation,
-                    variant: variant))
+                return .softPrompt(
+                    SoftPrompt(
+                        title: title, message: message, accept: accept, decline: decline, presentation: presentation,
+                        variant: variant))
             case 2:
                 guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
                 return .requestPermission(options: options)
             case 3:
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
-                      let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
-                      let open = localized(slot(Int32(PERMIT_D_OPEN))),
-                      let cancel = localized(slot(Int32(PERMIT_D_CANCEL))),
-                      let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION))),
-                      let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
+                    let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
+                    let open = localized(slot(Int32(PERMIT_D_OPEN))),
+                    let cancel = localized(slot(Int32(PERMIT_D_CANCEL))),
+                    let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION))),
+                    let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
                 else { return nil }
-                return .settingsPrompt(SettingsPrompt(
-                    title: title, message: message, open: open, cancel: cancel, presentation: presentation,
-                    deepLink: deepLink))
+                return .settingsPrompt(
+                    SettingsPrompt(
+                        title: title, message: message, open: open, cancel: cancel, presentation: presentation,
+                        deepLink: deepLink))
             default:
                 return nil
             }
@@ -535,7 +537,7 @@ extension FastPath {
         /// deletes.
         mutating func rememberUpdates(at index: Int32) -> [String: PolicyValue?]? {
             guard lua_type(L, index) == LUA_TTABLE, permit_settle_then_has_metatable(L, index) == 0,
-                  lua_checkstack(L, 3) != 0
+                lua_checkstack(L, 3) != 0
             else { return nil }
             var updates: [String: PolicyValue?] = [:]
             var entries = 0
@@ -611,7 +613,7 @@ extension FastPath {
                 while position <= entries {
                     defer { permit_pop(L, 1) }
                     guard lua_rawgeti(L, index, position) == LUA_TSTRING,
-                          let option = AuthorizationOption(rawValue: decoded(at: -1))
+                        let option = AuthorizationOption(rawValue: decoded(at: -1))
                     else { return nil }
                     if !options.contains(option) { options.append(option) }
                     position += 1

@@ -289,11 +289,12 @@ extension LazyFieldsEncoder {
             // One record per feature, in the dictionary's order (the C side sorts them when it builds).
             for (name, feature) in context.pointee.history.features {
                 let (offset, length) = state.text.append(text: name)
-                records.append(permit_lazy_feature(
-                    opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
-                    last_prompt_at: feature.lastPromptAt ?? 0,
-                    absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
-                    name_offset: offset, name_length: length))
+                records.append(
+                    permit_lazy_feature(
+                        opened: Int64(feature.opened), last_opened_at: feature.lastOpenedAt ?? 0,
+                        last_prompt_at: feature.lastPromptAt ?? 0,
+                        absent: (feature.lastOpenedAt == nil ? 2 : 0) | (feature.lastPromptAt == nil ? 4 : 0),
+                        name_offset: offset, name_length: length))
             }
             featureCount = context.pointee.history.features.count
             // `history.events` as records like the features' (`opened` holds the count,
@@ -302,14 +303,16 @@ extension LazyFieldsEncoder {
             let events = context.pointee.history.events
             for (name, event) in events {
                 let (offset, length) = state.text.append(text: name)
-                records.append(permit_lazy_feature(
-                    opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
-                    absent: event.lastAt == nil ? 2 : 0, name_offset: offset, name_length: length))
+                records.append(
+                    permit_lazy_feature(
+                        opened: Int64(event.count), last_opened_at: event.lastAt ?? 0, last_prompt_at: 0,
+                        absent: event.lastAt == nil ? 2 : 0, name_offset: offset, name_length: length))
             }
             for name in declaredEvents where events[name] == nil {
                 let (offset, length) = state.text.append(text: name)
-                records.append(permit_lazy_feature(
-                    opened: 0, last_opened_at: 0, last_prompt_at: 0, absent: 2, name_offset: offset, name_length: length))
+                records.append(
+                    permit_lazy_feature(
+                        opened: 0, last_opened_at: 0, last_prompt_at: 0, absent: 2, name_offset: offset, name_length: length))
             }
             localTextOffset = state.text.count
             _ = state.text.append(text: context.pointee.localTime.date)

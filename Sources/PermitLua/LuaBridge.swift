@@ -30,13 +30,14 @@ enum LuaBridge {
     }
 
     static func platform(_ platform: Platform) -> LuaValue {
-        .table(LuaTable([
-            "os": .string(platform.os),
-            "version": .string(platform.version.description),
-            "major": .integer(Int64(platform.version.major)),
-            "minor": .integer(Int64(platform.version.minor)),
-            "patch": .integer(Int64(platform.version.patch)),
-        ]))
+        .table(
+            LuaTable([
+                "os": .string(platform.os),
+                "version": .string(platform.version.description),
+                "major": .integer(Int64(platform.version.major)),
+                "minor": .integer(Int64(platform.version.minor)),
+                "patch": .integer(Int64(platform.version.patch)),
+            ]))
     }
 
     static func capabilities(_ capabilities: Capabilities) -> LuaValue {

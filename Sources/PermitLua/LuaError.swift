@@ -101,7 +101,8 @@ extension LuaError {
     static func pathComponent(for key: LuaValue) -> String {
         switch key {
         case .string(let name):
-            let isName = name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+            let isName =
+                name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
                 && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
             if isName { return ".\(name)" }
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name

@@ -80,8 +80,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public convenience init(
         source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
     ) throws(PolicyError) {
-        try self.init(LuaPolicy.compile(
-            source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage), chunkName: chunkName)
+        try self.init(
+            LuaPolicy.compile(
+                source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage), chunkName: chunkName)
     }
 
     /// The policy a compiled file describes; its first problem, if it has any, is thrown.
@@ -99,9 +100,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.experiments = shape.experiments
         self.declaredEvents = shape.events
         self.limits = compiled.vm.limits
-        self.runtime = Locked(Runtime(
-            vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
-            decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
+        self.runtime = Locked(
+            Runtime(
+                vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
+                decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
@@ -169,8 +171,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName))
         }
         guard let value, case .table(let table) = value else {
-            problem(nil, "the file must return a table like { name = \"polite\", decide = function(ctx) ... end }, "
-                + "got \(value.map(DecisionReader.describe) ?? "nothing")")
+            problem(
+                nil,
+                "the file must return a table like { name = \"polite\", decide = function(ctx) ... end }, "
+                    + "got \(value.map(DecisionReader.describe) ?? "nothing")")
             return shape
         }
         for entry in table.entries {
@@ -334,9 +338,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     private func call(_ context: PolicyContext, runtime: inout Runtime) -> Result<FastPath.DecisionResult, PolicyError> {
         do throws(LuaError) {
             defer { if runtime.decisions != nil { runtime.lastReturnLine = runtime.vm.lastReturnLine } }
-            return .success(try callWithContext(runtime.decide, context, runtime: &runtime) { stack, base throws(LuaError) in
-                try FastPath.readDecision(stack, base: base)
-            })
+            return .success(
+                try callWithContext(runtime.decide, context, runtime: &runtime) { stack, base throws(LuaError) in
+                    try FastPath.readDecision(stack, base: base)
+                })
         } catch {
             return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "decision"))
         }
@@ -451,7 +456,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// interned keys, made again only when the platform, the overrides or the locale change.
     func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
         if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
-           runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale {
+            runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale
+        {
             return slots
         }
         var sharedIsStale = runtime.shared == nil
@@ -477,8 +483,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             // A new list: ctxs made before keep the old one (their snapshots hold it).
             if let old = runtime.shared { runtime.vm.release(old) }
             runtime.shared = nil
-            let parts: [LuaValue] = [.ref(runtime.platformCache!.platform_), .ref(runtime.platformCache!.capabilities),
-                                     .ref(runtime.localeCache!.ref)]
+            let parts: [LuaValue] = [
+                .ref(runtime.platformCache!.platform_), .ref(runtime.platformCache!.capabilities),
+                .ref(runtime.localeCache!.ref),
+            ]
             runtime.shared = try runtime.vm.store(.table(LuaTable(array: parts)), readOnly: false)
         }
         let slots = FastPath.Cached(
@@ -508,7 +516,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         }
         let tables = (
             platform_: try runtime.vm.store(LuaBridge.platform(context.platform), strict: Int32(PERMIT_STRICT_PLATFORM)),
-            capabilities: try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES)))
+            capabilities: try runtime.vm.store(LuaBridge.capabilities(context.capabilities), strict: Int32(PERMIT_STRICT_CAPABILITIES))
+        )
         runtime.platformTables[context.platform] = tables
         return tables
     }
@@ -538,7 +547,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         case .memoryExhausted where error.line == nil:
             // Lua reports a memory error without a position (no message handler runs for it),
             // so the function that was running is the most precise place there is.
-            message = "the policy ran out of memory in \(function(of: result)): \(message) "
+            message =
+                "the policy ran out of memory in \(function(of: result)): \(message) "
                 + "(keep fewer or smaller tables and strings; the limit is LuaLimits.memoryBytes)"
         case .memoryExhausted:
             message = "the policy ran out of memory: \(message)"

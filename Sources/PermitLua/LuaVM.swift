@@ -80,12 +80,13 @@ public final class LuaVM {
         }
         if status != PERMIT_OK {
             let message = errorText(at: -1)
-            let kind: LuaError.Kind = switch status {
-            case PERMIT_E_SYNTAX: .syntax
-            case PERMIT_E_MEMORY: .memoryExhausted
-            case PERMIT_E_BINARY: .binaryChunkRefused
-            default: .runtime
-            }
+            let kind: LuaError.Kind =
+                switch status {
+                case PERMIT_E_SYNTAX: .syntax
+                case PERMIT_E_MEMORY: .memoryExhausted
+                case PERMIT_E_BINARY: .binaryChunkRefused
+                default: .runtime
+                }
             let pos = LuaError.position(in: message)
             throw LuaError(kind: kind, message: message, chunkName: pos?.chunk ?? chunkName, line: pos?.line)
         }
@@ -99,12 +100,15 @@ public final class LuaVM {
     /// become `.ref` only with `keepFunctions: true` (release them when done);
     /// otherwise they read as `.other("function")`.
     public func call(_ function: LuaRef, _ args: [LuaValue] = [], keepFunctions: Bool = false) throws(LuaError) -> [LuaValue] {
-        try perform(function, stackSpace: args.count + 8, pushArguments: { () throws(LuaError) -> Int32 in
-            try pushValues(L, args)
-            return Int32(args.count)
-        }, readResults: { base throws(LuaError) in
-            try readResults(above: base, keepFunctions: keepFunctions)
-        })
+        try perform(
+            function, stackSpace: args.count + 8,
+            pushArguments: { () throws(LuaError) -> Int32 in
+                try pushValues(L, args)
+                return Int32(args.count)
+            },
+            readResults: { base throws(LuaError) in
+                try readResults(above: base, keepFunctions: keepFunctions)
+            })
     }
 
     /// `call` for the warm decision path: `pushArgument` pushes the one argument straight on
@@ -118,12 +122,15 @@ public final class LuaVM {
         readResults: (LuaStack, _ base: Int32) throws(LuaError) -> T
     ) throws(LuaError) -> T {
         let stack = LuaStack(L: L, vm: self)
-        return try perform(function, stackSpace: 9, pushArguments: { () throws(LuaError) -> Int32 in
-            try pushArgument(stack)
-            return 1
-        }, readResults: { base throws(LuaError) in
-            try readResults(stack, base)
-        })
+        return try perform(
+            function, stackSpace: 9,
+            pushArguments: { () throws(LuaError) -> Int32 in
+                try pushArgument(stack)
+                return 1
+            },
+            readResults: { base throws(LuaError) in
+                try readResults(stack, base)
+            })
     }
 
     /// The one place a script function is called: the re-entrancy guard, the stack restored to
@@ -162,7 +169,7 @@ public final class LuaVM {
         if status != PERMIT_OK { throw callError(status, function: function) }
         do {
             return try readResults(base)
-        } catch where error.kind == .unsupportedValue {
+        } catch  where error.kind == .unsupportedValue {
             throw error.placed(at: definition(of: function))
         }
     }
@@ -244,8 +251,9 @@ public final class LuaVM {
             permit_strict_define(L, table.id, table.path, table.hint, list, Int32(table.names.count))
         }
         guard Int(status) == PERMIT_OK else {
-            throw LuaError(kind: Int(status) == PERMIT_E_MEMORY ? .memoryExhausted : .invalidUse,
-                           message: "cannot define the strict table \(table.path)")
+            throw LuaError(
+                kind: Int(status) == PERMIT_E_MEMORY ? .memoryExhausted : .invalidUse,
+                message: "cannot define the strict table \(table.path)")
         }
     }
 
@@ -261,14 +269,15 @@ public final class LuaVM {
         hostFunctions.append(box)
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
-        let status = Int(permit_push_host_function(
-            L,
-            { state, context in
-                guard let state, let context else { return -1 }
-                return Unmanaged<HostFunctionBox>.fromOpaque(context).takeUnretainedValue().invoke(state)
-            },
-            Unmanaged.passUnretained(box).toOpaque()
-        ))
+        let status = Int(
+            permit_push_host_function(
+                L,
+                { state, context in
+                    guard let state, let context else { return -1 }
+                    return Unmanaged<HostFunctionBox>.fromOpaque(context).takeUnretainedValue().invoke(state)
+                },
+                Unmanaged.passUnretained(box).toOpaque()
+            ))
         guard status == PERMIT_OK else {
             throw LuaError(kind: .memoryExhausted, message: "not enough memory to make a host function")
         }
@@ -436,17 +445,18 @@ public final class LuaVM {
             traceback = String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
         }
         permit_pop(L, 1)
-        let kind: LuaError.Kind = switch status {
-        case PERMIT_E_SYNTAX: .syntax
-        case PERMIT_E_MEMORY: .memoryExhausted
-        case PERMIT_E_BUDGET: .instructionBudgetExceeded
-        case PERMIT_E_ERRERR: .errorInErrorHandling
-        case PERMIT_E_BINARY: .binaryChunkRefused
-        case PERMIT_E_STRING_SIZE: .stringTooLarge
-        case PERMIT_E_TIME: .timeLimitExceeded
-        case PERMIT_E_NESTING: .nestingTooDeep
-        default: .runtime
-        }
+        let kind: LuaError.Kind =
+            switch status {
+            case PERMIT_E_SYNTAX: .syntax
+            case PERMIT_E_MEMORY: .memoryExhausted
+            case PERMIT_E_BUDGET: .instructionBudgetExceeded
+            case PERMIT_E_ERRERR: .errorInErrorHandling
+            case PERMIT_E_BINARY: .binaryChunkRefused
+            case PERMIT_E_STRING_SIZE: .stringTooLarge
+            case PERMIT_E_TIME: .timeLimitExceeded
+            case PERMIT_E_NESTING: .nestingTooDeep
+            default: .runtime
+            }
         // When the budget ran out inside an allocation, Lua reports a memory error.
         if message == "not enough memory" {
             if kind == .memoryExhausted, permit_table_cap_hit(L) != 0 {
@@ -607,13 +617,14 @@ public final class LuaVM {
                 throw error.within(key)
             }
             permit_pop(L, 1)
-            let rank: Int = switch key {
-            case .integer(let i) where i >= 1 && i <= border: 0
-            case .integer, .number: 1
-            case .string: 2
-            case .boolean: 3
-            default: 4
-            }
+            let rank: Int =
+                switch key {
+                case .integer(let i) where i >= 1 && i <= border: 0
+                case .integer, .number: 1
+                case .string: 2
+                case .boolean: 3
+                default: 4
+                }
             entries.append((rank, entries.count, LuaTable.Entry(key: key, value: value)))
         }
         entries.sort { a, b in
@@ -693,9 +704,10 @@ public final class LuaVM {
     fileprivate func pushValues(_ L: OpaquePointer, _ values: [LuaValue]) throws(LuaError) {
         var flat = FlatValues()
         for value in values { try flatten(value, into: &flat, depth: 0) }
-        let status = Int(flat.withDescription { nodes, count, text, bytes in
-            permit_push_values(L, nodes, count, text, bytes, Int32(clamping: values.count))
-        })
+        let status = Int(
+            flat.withDescription { nodes, count, text, bytes in
+                permit_push_values(L, nodes, count, text, bytes, Int32(clamping: values.count))
+            })
         switch status {
         case PERMIT_OK: return
         case PERMIT_E_MEMORY: throw LuaError(kind: .memoryExhausted, message: "not enough memory to pass values to Lua")

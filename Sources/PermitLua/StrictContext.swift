@@ -21,16 +21,18 @@ enum StrictContext {
         record(PERMIT_STRICT_SETTINGS, "ctx.settings", ContextSchema.settings),
         record(PERMIT_STRICT_PLATFORM, "ctx.platform", ContextSchema.platform),
         record(PERMIT_STRICT_CAPABILITIES, "ctx.capabilities", ContextSchema.capabilities),
-        Table(id: Int32(PERMIT_STRICT_PARAMS), path: "ctx.params", names: [],
-              hint: " (a param is declared with its default in the policy's params = { ... })"),
+        Table(
+            id: Int32(PERMIT_STRICT_PARAMS), path: "ctx.params", names: [],
+            hint: " (a param is declared with its default in the policy's params = { ... })"),
         record(PERMIT_STRICT_HISTORY, "ctx.history", ContextSchema.history),
         record(PERMIT_STRICT_SOFT_PROMPT, "ctx.history.soft_prompt", ContextSchema.softPromptHistory),
         record(PERMIT_STRICT_SYSTEM_PROMPT, "ctx.history.system_prompt", ContextSchema.systemPromptHistory),
         record(PERMIT_STRICT_SETTINGS_PROMPT, "ctx.history.settings_prompt", ContextSchema.settingsPromptHistory),
         record(PERMIT_STRICT_FEATURE, "a ctx.history.features entry", ContextSchema.featureHistory),
         record(PERMIT_STRICT_EVENT_HISTORY, "a ctx.history.events entry", ContextSchema.eventHistory),
-        Table(id: Int32(PERMIT_STRICT_EVENTS), path: "ctx.history.events", names: [],
-              hint: " (an app event is listed in the policy's events = { ... })"),
+        Table(
+            id: Int32(PERMIT_STRICT_EVENTS), path: "ctx.history.events", names: [],
+            hint: " (an app event is listed in the policy's events = { ... })"),
         record(PERMIT_STRICT_USER, "ctx.user", ContextSchema.user),
         record(PERMIT_STRICT_LOCAL_TIME, "ctx.local_time", ContextSchema.localTime),
     ]

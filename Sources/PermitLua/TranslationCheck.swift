@@ -43,8 +43,9 @@ public enum TranslationCheck {
                 problems.append("\(label): decision.\(field) has no \"en\" translation, the last fallback; add one")
             }
             for key in table.keys.sorted() where !isLanguageTag(key) {
-                problems.append("\(label): decision.\(field) key \"\(key)\" is not a BCP 47 language tag; write it like "
-                    + "\"\(key.replacingOccurrences(of: "_", with: "-"))\"")
+                problems.append(
+                    "\(label): decision.\(field) key \"\(key)\" is not a BCP 47 language tag; write it like "
+                        + "\"\(key.replacingOccurrences(of: "_", with: "-"))\"")
             }
         }
         let all = tables.reduce(into: Set<String>()) { $0.formUnion($1.1) }
@@ -52,8 +53,9 @@ public enum TranslationCheck {
             let missing = all.subtracting(keys).sorted()
             guard !missing.isEmpty else { continue }
             let others = tables.filter { !$0.1.isDisjoint(with: missing) }.map { "decision.\($0.0)" }
-            problems.append("\(label): decision.\(field) lacks \(missing.map { "\"\($0)\"" }.joined(separator: ", ")), "
-                + "which \(others.joined(separator: " and ")) \(others.count == 1 ? "has" : "have")")
+            problems.append(
+                "\(label): decision.\(field) lacks \(missing.map { "\"\($0)\"" }.joined(separator: ", ")), "
+                    + "which \(others.joined(separator: " and ")) \(others.count == 1 ? "has" : "have")")
         }
         return problems
     }
@@ -69,7 +71,8 @@ public enum TranslationCheck {
         var rest = parts.dropFirst()
         if let script = rest.first, letters(script, 4...4) { rest = rest.dropFirst() }
         if let region = rest.first,
-           letters(region, 2...2) || (region.count == 3 && region.allSatisfy { $0.isASCII && $0.isNumber }) {
+            letters(region, 2...2) || (region.count == 3 && region.allSatisfy { $0.isASCII && $0.isNumber })
+        {
             rest = rest.dropFirst()
         }
         return rest.isEmpty
@@ -81,17 +84,20 @@ public enum TranslationCheck {
             for case .string(let name) in features { events.append(.featureOpened(name)) }
         }
         events.append(.featureOpened("any"))
-        events += [.softPromptAnswered(.accept), .softPromptAnswered(.decline), .systemPromptAnswered(granted: false),
-                   .settingsPromptAnswered(.cancel)]
+        events += [
+            .softPromptAnswered(.accept), .softPromptAnswered(.decline), .systemPromptAnswered(granted: false),
+            .settingsPromptAnswered(.cancel),
+        ]
         for name in policy.declaredEvents { if let event = try? AppEvent.custom(name) { events.append(event) } }
         var contexts: [PolicyContext] = []
         for major in [15, 17] {
             let version = OSVersion(major: major, minor: 0)
             for status: PermissionStatus in [.notDetermined, .denied, .provisional, .authorized] {
                 for event in events {
-                    contexts.append(PolicyContext(
-                        event: event, status: status, previousStatus: status, settings: .typical(for: status, on: version),
-                        platform: Platform(version: version), history: Ledger(), now: 1_767_600_000))
+                    contexts.append(
+                        PolicyContext(
+                            event: event, status: status, previousStatus: status, settings: .typical(for: status, on: version),
+                            platform: Platform(version: version), history: Ledger(), now: 1_767_600_000))
                 }
             }
         }

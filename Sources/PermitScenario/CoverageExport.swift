@@ -102,8 +102,9 @@ public enum CoverageExport {
         for (package, members) in packages.sorted(by: { $0.key < $1.key }) {
             let packageLines = members.reduce((0, 0)) { ($0.0 + $1.linesHit, $0.1 + $1.linesFound) }
             let packageBranches = members.reduce((0, 0)) { ($0.0 + $1.branchesHit, $0.1 + $1.branchesFound) }
-            out.append("    <package name=\"\(JUnitReport.escape(package.isEmpty ? "." : package))\" "
-                + "line-rate=\"\(rate(packageLines))\" branch-rate=\"\(rate(packageBranches))\" complexity=\"0\">")
+            out.append(
+                "    <package name=\"\(JUnitReport.escape(package.isEmpty ? "." : package))\" "
+                    + "line-rate=\"\(rate(packageLines))\" branch-rate=\"\(rate(packageBranches))\" complexity=\"0\">")
             out.append("      <classes>")
             for file in members { out += cobertura(file) }
             out.append("      </classes>")
@@ -127,8 +128,9 @@ public enum CoverageExport {
         for (line, count) in file.hits.sorted(by: { $0.key < $1.key }) {
             if returns.contains(line) {
                 let reached = taken[line] != nil ? 1 : 0
-                out.append("            <line number=\"\(line)\" hits=\"\(count)\" branch=\"true\" "
-                    + "condition-coverage=\"\(reached * 100)% (\(reached)/1)\"/>")
+                out.append(
+                    "            <line number=\"\(line)\" hits=\"\(count)\" branch=\"true\" "
+                        + "condition-coverage=\"\(reached * 100)% (\(reached)/1)\"/>")
             } else {
                 out.append("            <line number=\"\(line)\" hits=\"\(count)\" branch=\"false\"/>")
             }

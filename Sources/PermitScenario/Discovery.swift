@@ -33,10 +33,13 @@ public enum Discovery {
                 url = WorkingDirectory.url(for: path).standardizedFileURL
             }
             guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw InputError("\(path): no such file or directory", hint: "give a pack, a directory of packs, a scenario .yaml file, or file.yaml:LINE")
+                throw InputError(
+                    "\(path): no such file or directory",
+                    hint: "give a pack, a directory of packs, a scenario .yaml file, or file.yaml:LINE")
             }
             if line != nil, isDirectory.boolValue || !isScenarioFile(url) {
-                throw InputError("\(argument): a line picks a scenario in a scenario file", hint: "write e.g. policies/polite/tests/first.yaml:12")
+                throw InputError(
+                    "\(argument): a line picks a scenario in a scenario file", hint: "write e.g. policies/polite/tests/first.yaml:12")
             }
             if isDirectory.boolValue {
                 found += walk(url, fileManager: fileManager)

@@ -25,18 +25,23 @@ enum ExpectationCheck {
         }
         if let times = expected.pendingLocalTimes {
             if result.pendingLocalTimes != times {
-                failures.append("expected pending reminders at \(times.isEmpty ? "none" : times.joined(separator: ", ")) "
-                    + "(\(timeZone.permitIdentifier)), got \(result.pendingLocalTimes.isEmpty ? "none" : result.pendingLocalTimes.joined(separator: ", "))")
+                failures.append(
+                    "expected pending reminders at \(times.isEmpty ? "none" : times.joined(separator: ", ")) "
+                        + "(\(timeZone.permitIdentifier)), got \(result.pendingLocalTimes.isEmpty ? "none" : result.pendingLocalTimes.joined(separator: ", "))"
+                )
             }
         } else if let pending = expected.pending, result.pendingReminders != pending {
             failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
         }
         if let register = expected.remoteRegistration, (outcome?.registerForRemoteNotifications ?? false) != register {
-            failures.append(register
-                ? "expected the host to be told to register for remote notifications, it was not"
-                : "expected no remote-notification registration, but the host was told to register")
+            failures.append(
+                register
+                    ? "expected the host to be told to register for remote notifications, it was not"
+                    : "expected no remote-notification registration, but the host was told to register")
         }
-        if let reminders = expected.reminders { failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone) }
+        if let reminders = expected.reminders {
+            failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone)
+        }
         if let trace = expected.trace { failures += self.trace(trace, outcome.map(traceLines) ?? []) }
         failures += self.ledger(expected.ledger, ledger)
         return failures
@@ -139,8 +144,9 @@ enum ExpectationCheck {
         if let times = expected.localTimes {
             let actual = scheduled.map { localTime(of: $0.fireDate, in: timeZone) }
             if actual != times {
-                failures.append("expected reminders at \(times.joined(separator: ", ")) (\(timeZone.identifier)), "
-                    + "got \(actual.isEmpty ? "none" : actual.joined(separator: ", "))")
+                failures.append(
+                    "expected reminders at \(times.joined(separator: ", ")) (\(timeZone.identifier)), "
+                        + "got \(actual.isEmpty ? "none" : actual.joined(separator: ", "))")
             }
         }
         if let level = expected.interruptionLevel {
@@ -148,8 +154,9 @@ enum ExpectationCheck {
             if scheduled.isEmpty {
                 failures.append("expected reminders with interruption level \(name), but none were scheduled")
             } else if let wrong = scheduled.first(where: { $0.interruptionLevel != level }) {
-                failures.append("expected reminders with interruption level \(name), "
-                    + "but \(wrong.id) has \(wrong.interruptionLevel?.rawValue ?? "none")")
+                failures.append(
+                    "expected reminders with interruption level \(name), "
+                        + "but \(wrong.id) has \(wrong.interruptionLevel?.rawValue ?? "none")")
             }
         }
         if let count = expected.count, scheduled.count != count {
@@ -160,8 +167,9 @@ enum ExpectationCheck {
             if scheduled.isEmpty {
                 failures.append("expected reminders \(wanted), but none were scheduled")
             } else if let wrong = scheduled.first(where: { $0.presentsAlert != alert }) {
-                failures.append("expected reminders \(wanted), "
-                    + "but \(wrong.id) \(wrong.presentsAlert ? "shows an alert" : "is badge and sound only")")
+                failures.append(
+                    "expected reminders \(wanted), "
+                        + "but \(wrong.id) \(wrong.presentsAlert ? "shows an alert" : "is badge and sound only")")
             }
         }
         return failures
@@ -175,8 +183,10 @@ enum ExpectationCheck {
         let sorted = scheduled.sorted { $0.fireDate < $1.fireDate }
         guard sorted.count == expected.count else {
             let got = sorted.map { localTime(of: $0.fireDate, in: timeZone) }
-            return ["expected \(expected.count) reminder(s) scheduled, got \(sorted.count)"
-                + (got.isEmpty ? "" : " (at \(got.joined(separator: ", ")))")]
+            return [
+                "expected \(expected.count) reminder(s) scheduled, got \(sorted.count)"
+                    + (got.isEmpty ? "" : " (at \(got.joined(separator: ", ")))")
+            ]
         }
         var failures: [String] = []
         for (index, (want, got)) in zip(expected, sorted).enumerated() {
@@ -190,8 +200,9 @@ enum ExpectationCheck {
             differs("body", want.body, got.body)
             differs("id", want.id, got.id)
             if let alert = want.alert, alert != got.presentsAlert {
-                failures.append("\(label): expected \(alert ? "an alert" : "badge and sound only"), "
-                    + "got \(got.presentsAlert ? "an alert" : "badge and sound only")")
+                failures.append(
+                    "\(label): expected \(alert ? "an alert" : "badge and sound only"), "
+                        + "got \(got.presentsAlert ? "an alert" : "badge and sound only")")
             }
         }
         return failures

@@ -89,8 +89,10 @@ public enum GoldenTimeline {
         if stored == current { return .matched(path: path) }
         guard mode == .update else {
             guard let stored else { return .missing(path: path) }
-            return .differs(path: path, diff: LineDiff.unified(
-                old: stored, new: current, oldName: path + " (stored)", newName: file.displayPath + " (this run)"))
+            return .differs(
+                path: path,
+                diff: LineDiff.unified(
+                    old: stored, new: current, oldName: path + " (stored)", newName: file.displayPath + " (this run)"))
         }
         do {
             try AtomicFile.write(Data(current.utf8), to: url, creatingDirectory: true)

@@ -16,15 +16,16 @@ public enum JSONReport {
         ]
         let coverage = run.coverage
         if !coverage.isEmpty {
-            fields["coverage"] = .list(coverage.map { file in
-                .table([
-                    "file": .string(file.file),
-                    "percent": .number((file.percent * 10).rounded() / 10),
-                    "lines": .integer(Int64(file.executable.count)),
-                    "covered": .integer(Int64(file.executable.count - file.missed.count)),
-                    "missed": .list(file.missed.map { .integer(Int64($0)) }),
-                ])
-            })
+            fields["coverage"] = .list(
+                coverage.map { file in
+                    .table([
+                        "file": .string(file.file),
+                        "percent": .number((file.percent * 10).rounded() / 10),
+                        "lines": .integer(Int64(file.executable.count)),
+                        "covered": .integer(Int64(file.executable.count - file.missed.count)),
+                        "missed": .list(file.missed.map { .integer(Int64($0)) }),
+                    ])
+                })
         }
         let decisions = run.decisionCoverage
         if !decisions.isEmpty { fields["decisions"] = .list(decisions.map(decisionCoverage)) }
@@ -39,13 +40,14 @@ public enum JSONReport {
             "file": .string(file.file),
             "returns": .list(file.returnLines.map { .integer(Int64($0)) }),
             "never_reached": .list(file.neverReached.map { .integer(Int64($0)) }),
-            "answers": .list(file.counts.sorted { $0.key < $1.key }.map { answer, count in
-                var fields: [String: PolicyValue] = [
-                    "line": .integer(Int64(answer.line)), "action": .string(answer.action), "count": .integer(Int64(count)),
-                ]
-                if let reason = answer.reason { fields["reason"] = .string(reason) }
-                return .table(fields)
-            }),
+            "answers": .list(
+                file.counts.sorted { $0.key < $1.key }.map { answer, count in
+                    var fields: [String: PolicyValue] = [
+                        "line": .integer(Int64(answer.line)), "action": .string(answer.action), "count": .integer(Int64(count)),
+                    ]
+                    if let reason = answer.reason { fields["reason"] = .string(reason) }
+                    return .table(fields)
+                }),
         ])
     }
 
@@ -108,17 +110,18 @@ public enum JSONReport {
             fields["errors"] = .list(outcome.errors.map { .string($0.description) })
             fields["dialog_shown"] = .bool(outcome.dialogShown)
             fields["register_for_remote_notifications"] = .bool(outcome.registerForRemoteNotifications)
-            fields["reminders_scheduled"] = .list(outcome.remindersScheduled.map { reminder in
-                var entry: [String: PolicyValue] = [
-                    "id": .string(reminder.id), "fire_at": .integer(Int64(reminder.fireDate.timeIntervalSince1970)),
-                    "sound": .bool(reminder.sound), "alert": .bool(reminder.presentsAlert),
-                ]
-                if let title = reminder.title { entry["title"] = .string(title) }
-                if let body = reminder.body { entry["body"] = .string(body) }
-                if let badge = reminder.badge { entry["badge"] = .integer(Int64(badge)) }
-                if let level = reminder.interruptionLevel { entry["interruption_level"] = .string(level.rawValue) }
-                return .table(entry)
-            })
+            fields["reminders_scheduled"] = .list(
+                outcome.remindersScheduled.map { reminder in
+                    var entry: [String: PolicyValue] = [
+                        "id": .string(reminder.id), "fire_at": .integer(Int64(reminder.fireDate.timeIntervalSince1970)),
+                        "sound": .bool(reminder.sound), "alert": .bool(reminder.presentsAlert),
+                    ]
+                    if let title = reminder.title { entry["title"] = .string(title) }
+                    if let body = reminder.body { entry["body"] = .string(body) }
+                    if let badge = reminder.badge { entry["badge"] = .integer(Int64(badge)) }
+                    if let level = reminder.interruptionLevel { entry["interruption_level"] = .string(level.rawValue) }
+                    return .table(entry)
+                })
             fields["reminders_removed"] = .list(outcome.remindersRemoved.map(PolicyValue.string))
             if !outcome.trace.isEmpty { fields["trace"] = .string(outcome.trace) }
             if let followUp = outcome.followUps.first {

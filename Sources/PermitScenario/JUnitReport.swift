@@ -21,8 +21,9 @@ public enum JUnitReport {
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
         xml.append("<testsuites name=\"permit\" " + counts(run.reports) + " time=\"\(seconds(run.reports))\">")
         for suite in suites {
-            xml.append("  <testsuite name=\"\(escape(suite.name))\" " + counts(suite.reports)
-                + " time=\"\(seconds(suite.reports))\">")
+            xml.append(
+                "  <testsuite name=\"\(escape(suite.name))\" " + counts(suite.reports)
+                    + " time=\"\(seconds(suite.reports))\">")
             for report in suite.reports { xml += testCase(report, suite: suite.name) }
             xml.append("  </testsuite>")
         }
@@ -56,7 +57,8 @@ public enum JUnitReport {
 
     /// One `<testcase>` and what became of it.
     static func testCase(_ report: ScenarioReport, suite: String) -> [String] {
-        let open = "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(report.name))\" "
+        let open =
+            "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(report.name))\" "
             + "file=\"\(escape(report.file.displayPath))\" time=\"\(seconds([report]))\""
         let body: String
         switch report.verdict {

@@ -5,7 +5,8 @@ import PermitCore
 enum LedgerPaths {
     static func table(of ledger: Ledger) -> PolicyValue {
         guard let data = try? JSONEncoder().encode(ledger),
-              let value = try? JSONDecoder().decode(PolicyValue.self, from: data) else { return .table([:]) }
+            let value = try? JSONDecoder().decode(PolicyValue.self, from: data)
+        else { return .table([:]) }
         return value
     }
 

@@ -21,10 +21,11 @@ extension PolicyReview {
                 let location = "\(file) (app_launch, iOS \(version), fresh install)"
                 let decisions = [outcome.proposed, outcome.decision].compactMap { $0 }
                 if let ask = decisions.first(where: asks) {
-                    found.append(ReviewFinding(
-                        location: location, rule: .asksAtLaunch,
-                        message: "decide returned \(ask.action.name) on app_launch, before any feature needs "
-                            + "notifications; ask on feature_opened, when the user sees why"))
+                    found.append(
+                        ReviewFinding(
+                            location: location, rule: .asksAtLaunch,
+                            message: "decide returned \(ask.action.name) on app_launch, before any feature needs "
+                                + "notifications; ask on feature_opened, when the user sees why"))
                 }
                 for decision in decisions { found += textFindings(of: decision, at: location) }
             }

@@ -26,9 +26,11 @@ public enum PolicyReview {
             let location = "\(file):\(index + 1)"
             let code = String(line)
             for fragment in privateURLFragments where code.lowercased().contains(fragment) {
-                found.append(ReviewFinding(location: location, rule: .privateSettingsURL,
-                    message: "the text holds \"\(fragment)\", a private Settings URL; use deep_link = \"app_settings\" or "
-                        + "\"notification_settings\" (the public openSettingsURLString / openNotificationSettingsURLString)"))
+                found.append(
+                    ReviewFinding(
+                        location: location, rule: .privateSettingsURL,
+                        message: "the text holds \"\(fragment)\", a private Settings URL; use deep_link = \"app_settings\" or "
+                            + "\"notification_settings\" (the public openSettingsURLString / openNotificationSettingsURLString)"))
             }
             for literal in stringLiterals(in: code) { found += textFindings(literal, at: location, role: nil) }
         }
@@ -42,17 +44,23 @@ public enum PolicyReview {
         let normalized = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         var found: [ReviewFinding] = []
         if role == nil || role == "accept", allowWords.contains(normalized) || isAllowPhrase(normalized) {
-            found.append(ReviewFinding(location: location, rule: .allowButton,
-                message: "a pre-prompt button says \"\(text)\": nothing is allowed in the app's own screen; "
-                    + "word it as a step, such as \"Continue\" or \"Next\""))
+            found.append(
+                ReviewFinding(
+                    location: location, rule: .allowButton,
+                    message: "a pre-prompt button says \"\(text)\": nothing is allowed in the app's own screen; "
+                        + "word it as a step, such as \"Continue\" or \"Next\""))
         }
         if systemDeclineWords.contains(normalized) || normalized.contains(systemTitleFragment) {
-            found.append(ReviewFinding(location: location, rule: .imitatesSystemAlert,
-                message: "\"\(text)\" copies the system alert's wording; say why notifications help instead"))
+            found.append(
+                ReviewFinding(
+                    location: location, rule: .imitatesSystemAlert,
+                    message: "\"\(text)\" copies the system alert's wording; say why notifications help instead"))
         }
         if role != nil, privateURLFragments.contains(where: normalized.contains) {
-            found.append(ReviewFinding(location: location, rule: .privateSettingsURL,
-                message: "a text holds a private Settings URL (\(text)); use the decision's deep_link"))
+            found.append(
+                ReviewFinding(
+                    location: location, rule: .privateSettingsURL,
+                    message: "a text holds a private Settings URL (\(text)); use the decision's deep_link"))
         }
         return found
     }

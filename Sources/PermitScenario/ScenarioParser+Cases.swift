@@ -108,9 +108,10 @@ extension ScenarioParser {
             guard !item.isEmpty else {
                 throw entry.error("the reminder lists nothing to check", hint: "give at least `at: \"2026-01-06 09:00\"`")
             }
-            each.append(Scenario.ExpectedReminder(
-                line: entry.location.line, at: try item["at"].map(parseLocalTime), title: try item["title"]?.string(),
-                body: try item["body"]?.string(), alert: try item["alert"]?.bool(), id: try item["id"]?.string()))
+            each.append(
+                Scenario.ExpectedReminder(
+                    line: entry.location.line, at: try item["at"].map(parseLocalTime), title: try item["title"]?.string(),
+                    body: try item["body"]?.string(), alert: try item["alert"]?.bool(), id: try item["id"]?.string()))
         }
         return Scenario.ExpectedReminders(count: nil, alert: nil, localTimes: nil, each: each)
     }

@@ -25,10 +25,11 @@ public enum ScenarioParser {
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
     ]
-    static let stepKeys = [
-        "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
-        "timezone", "open_settings_link", "expect_update", "include",
-    ] + expectationKeys
+    static let stepKeys =
+        [
+            "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
+            "timezone", "open_settings_link", "expect_update", "include",
+        ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
     static let expectationKeys = [
@@ -77,7 +78,7 @@ public enum ScenarioParser {
                     scenario.matrixCase = matrixCase.label
                 }
                 scenarios.append(scenario)
-            } catch where !matrixCase.values.isEmpty && !error.message.contains(matrixCase.label) {
+            } catch  where !matrixCase.values.isEmpty && !error.message.contains(matrixCase.label) {
                 var error = error
                 error.message += " (in the case \(matrixCase.label))"
                 throw error
@@ -92,15 +93,18 @@ public enum ScenarioParser {
         _ top: [String: YAMLValue], root: YAMLValue, matrix: ScenarioMatrix, case matrixCase: ScenarioMatrix.Case,
         file: String, directory: URL?
     ) throws(InputError) -> Scenario {
-        let name = try top["name"]?.string()
+        let name =
+            try top["name"]?.string()
             ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let policy = try top["policy"].map { value throws(InputError) in try parsePolicyPath(value, directory: directory) }
         let device = try parseDevice(top["device"], root: root, case: matrixCase)
         let bucket = try parseBucket(top["user"], case: matrixCase)
         let arms = try parseArms(top["user"])
         let switches = CaseSwitch(
-            current: ["os": device.version.description, "locale": device.locale, "timezone": device.timeZone.identifier,
-                      "bucket": String(bucket)],
+            current: [
+                "os": device.version.description, "locale": device.locale, "timezone": device.timeZone.identifier,
+                "bucket": String(bucket),
+            ],
             version: device.version, axisValues: matrix.axisValues, label: matrixCase.label)
         var params: [String: PolicyValue] = [:]
         if let value = top["params"] {
@@ -111,7 +115,8 @@ public enum ScenarioParser {
             maxPrompts = try engine.fields(allowed: engineKeys)["max_prompts_per_day"]?.int(in: 0...1000) ?? 3
         }
         let start = try top["start"]?.date() ?? defaultStart
-        let initial = try top["initial"].map { value throws(InputError) in try parseInitial(value, version: device.version) }
+        let initial =
+            try top["initial"].map { value throws(InputError) in try parseInitial(value, version: device.version) }
             ?? Scenario.Initial(authorization: nil, settings: [:], ledger: Ledger(), location: nil)
         guard let stepsValue = top["steps"] else {
             throw root.error("missing \"steps\"", hint: "a scenario is a list of steps, e.g. `steps: [{ event: app_launch }]`")
@@ -224,9 +229,10 @@ public enum ScenarioParser {
         let overflow = try fields["pending_overflow"].map { value throws(InputError) in
             PendingOverflow(rawValue: try value.oneOf(PendingOverflow.allCases.map(\.rawValue)))!
         }
-        let onBackground = try fields["dialog_on_background"].map { value throws(InputError) in
-            DialogOnBackground(rawValue: try value.oneOf(DialogOnBackground.allCases.map(\.rawValue)))!
-        } ?? .denies
+        let onBackground =
+            try fields["dialog_on_background"].map { value throws(InputError) in
+                DialogOnBackground(rawValue: try value.oneOf(DialogOnBackground.allCases.map(\.rawValue)))!
+            } ?? .denies
         let ephemeral = try fields["app_clip_ephemeral"]?.bool() ?? false
         if ephemeral, !appClip {
             throw fields["app_clip_ephemeral"]!.error(
@@ -250,11 +256,13 @@ public enum ScenarioParser {
     static func isLocale(_ text: String) -> Bool {
         let parts = text.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
         guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy(\.isLetter),
-              language.allSatisfy(\.isASCII), parts.count <= 3 else { return false }
+            language.allSatisfy(\.isASCII), parts.count <= 3
+        else { return false }
         var rest = parts.dropFirst()
         if let script = rest.first, script.count == 4, script.allSatisfy({ $0.isASCII && $0.isLetter }) { rest = rest.dropFirst() }
         if let region = rest.first {
-            let isRegion = (region.count == 2 && region.allSatisfy { $0.isASCII && $0.isLetter })
+            let isRegion =
+                (region.count == 2 && region.allSatisfy { $0.isASCII && $0.isLetter })
                 || (region.count == 3 && region.allSatisfy { $0.isASCII && $0.isNumber })
             guard isRegion else { return false }
             rest = rest.dropFirst()
@@ -266,8 +274,9 @@ public enum ScenarioParser {
         let fields = try value.fields(allowed: initialKeys)
         var authorization: PermissionStatus?
         if let status = fields["authorization"] {
-            authorization = PermissionStatus(rawValue: try status.oneOf(
-                PermissionStatus.allCases.filter { $0 != .unknown }.map(\.rawValue)))
+            authorization = PermissionStatus(
+                rawValue: try status.oneOf(
+                    PermissionStatus.allCases.filter { $0 != .unknown }.map(\.rawValue)))
         }
         let settings = try fields["settings"].map { value throws(InputError) in try parseSettings(value, version: version) } ?? [:]
         let ledger = try fields["ledger"].map { value throws(InputError) in try parseLedger(value) } ?? Ledger()
@@ -388,8 +397,8 @@ public enum ScenarioParser {
         default:
             guard fields["after"] != nil else {
                 throw value.error(
-                "the step does nothing",
-                hint: "give it one of: \(stepActionKeys.joined(separator: ", ")) (or `after` to let time pass)")
+                    "the step does nothing",
+                    hint: "give it one of: \(stepActionKeys.joined(separator: ", ")) (or `after` to let time pass)")
             }
             action = .wait
         }
@@ -422,7 +431,9 @@ public enum ScenarioParser {
     /// `external_request` step may say whether the other SDK's dialog appeared.
     static func checkDecisionExpectations(_ fields: [String: YAMLValue], action: String?) throws(InputError) {
         guard !decidingActions.contains(action ?? "") else { return }
-        for key in ["expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration", "expect_trace"]
+        for key in [
+            "expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration", "expect_trace",
+        ]
         where fields[key] != nil && !(key == "expect_dialog" && action == "external_request") {
             throw fields[key]!.error(
                 "this step sends no event to the policy, so there is no decision to check",
@@ -453,7 +464,9 @@ public enum ScenarioParser {
         let name = try value.string()
         switch name {
         case "soft_prompt_answered", "settings_prompt_answered", "system_prompt_answered":
-            throw value.error("\(name) is sent by answering what is on screen", hint: "write `answer: accept` (or decline, dismiss, open, cancel, allow, deny)")
+            throw value.error(
+                "\(name) is sent by answering what is on screen",
+                hint: "write `answer: accept` (or decline, dismiss, open, cancel, allow, deny)")
         case "significant_time_change":
             throw value.error("\(name) is sent by changing the device's time zone", hint: "write `timezone: Europe/Berlin`")
         case "notification_settings_opened":
@@ -468,7 +481,8 @@ public enum ScenarioParser {
             throw value.error("unknown event \"\(name)\"", hint: Suggestion.hint(for: name, in: stepEvents))
         }
         if let properties {
-            throw properties.error("\(name) takes no properties", hint: "properties go with the app's own events, e.g. `event: lesson_completed`")
+            throw properties.error(
+                "\(name) takes no properties", hint: "properties go with the app's own events, e.g. `event: lesson_completed`")
         }
         let featureName = try feature?.string()
         do throws(EventInput.Problem) {

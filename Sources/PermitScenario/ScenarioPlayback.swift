@@ -55,7 +55,8 @@ struct ScenarioPlayback {
         for step in scenario.steps {
             guard case .event(.custom(let custom)) = step.action, !declared.contains(custom.name) else { continue }
             let known = ScenarioParser.stepEvents + declared
-            let hint = declared.isEmpty
+            let hint =
+                declared.isEmpty
                 ? "the policy declares no events of its own; add events = { \"\(custom.name)\" } to it, or "
                     + Suggestion.hint(for: custom.name, in: known)
                 : Suggestion.hint(for: custom.name, in: known)
@@ -70,7 +71,8 @@ struct ScenarioPlayback {
         do {
             var settings: NotificationSettings?
             if !scenario.initial.settings.isEmpty {
-                let status = scenario.initial.authorization
+                let status =
+                    scenario.initial.authorization
                     ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral ? .ephemeral : .notDetermined)
                 var base = NotificationSettings.typical(for: status, on: platform.version, entitlements: scenario.device.entitlements)
                 for (setting, value) in scenario.initial.settings { base[setting] = value }
@@ -117,7 +119,9 @@ struct ScenarioPlayback {
         if let outcome = result.outcome, !dialogKept {
             screen = Screen(after: outcome)
             if let granted = outcome.immediateAnswer {
-                result.notes.append("no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)")
+                result.notes.append(
+                    "no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)"
+                )
             }
         }
         result.status = engine.status
@@ -163,8 +167,9 @@ struct ScenarioPlayback {
         switch device.externalRequest(allow: allow) {
         case .dialogAnswered(let granted):
             result.externalDialogShown = true
-            result.notes.append("another SDK's request showed the system dialog; the user tapped \(granted ? "Allow" : "Don't Allow")"
-                + " (the app learns it at its next read)")
+            result.notes.append(
+                "another SDK's request showed the system dialog; the user tapped \(granted ? "Allow" : "Don't Allow")"
+                    + " (the app learns it at its next read)")
         case .noDialog:
             result.externalDialogShown = false
             result.notes.append("another SDK's request showed no dialog: iOS answered it at once, nothing changed")
@@ -266,7 +271,8 @@ extension Scenario.Action {
         case .event(let event): event.description
         case .answer(let answer): "answer \(answer.rawValue)"
         case .settings(let authorization, let settings):
-            "settings " + ((authorization.map { ["authorization=\($0)"] } ?? [])
+            "settings "
+                + ((authorization.map { ["authorization=\($0)"] } ?? [])
                 + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
                 .joined(separator: " ")
         case .reinstall(let remembers, let keychainSurvives):

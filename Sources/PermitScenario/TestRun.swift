@@ -205,14 +205,19 @@ public struct TestRun: Sendable {
             }
             // A matrix's cases run as scenarios of their own: the filter, `only` and `skip` apply to each.
             for scenario in cases {
-            if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter) { continue }
-            if options.refuseOnly, scenario.only, let location = scenario.onlyLocation {
-                items.append(.report(ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
-                    "not allowed with --ci: it runs the focused scenarios and leaves the others out", at: location,
-                    field: "only", hint: "remove `only: true` before committing")))))
-                continue
-            }
-            items.append(.scenario(scenario, file))
+                if let filter, !(file.displayPath + " " + scenario.name).lowercased().contains(filter) { continue }
+                if options.refuseOnly, scenario.only, let location = scenario.onlyLocation {
+                    items.append(
+                        .report(
+                            ScenarioReport(
+                                file: file, name: scenario.name,
+                                verdict: .inputError(
+                                    InputError(
+                                        "not allowed with --ci: it runs the focused scenarios and leaves the others out", at: location,
+                                        field: "only", hint: "remove `only: true` before committing")))))
+                    continue
+                }
+                items.append(.scenario(scenario, file))
             }
         }
         let focused = items.filter { if case .scenario(let scenario, _) = $0 { scenario.only } else { false } }
@@ -242,15 +247,21 @@ public struct TestRun: Sendable {
         _ scenario: Scenario, file: ScenarioFile, loader: PolicyLoader, delivery: (any PolicyDelivery)?
     ) async -> ScenarioReport {
         guard let policyURL = scenario.policy ?? file.packPolicy else {
-            return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
-                "the scenario names no policy and is not in a pack",
-                at: SourceLocation(file: file.displayPath, line: 1, column: 1),
-                hint: "add `policy: path/to/policy.lua`, or put the file in <pack>/tests/")))
+            return ScenarioReport(
+                file: file, name: scenario.name,
+                verdict: .inputError(
+                    InputError(
+                        "the scenario names no policy and is not in a pack",
+                        at: SourceLocation(file: file.displayPath, line: 1, column: 1),
+                        hint: "add `policy: path/to/policy.lua`, or put the file in <pack>/tests/")))
         }
         guard FileManager.default.fileExists(atPath: policyURL.path) else {
-            return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(InputError(
-                "policy \(policyURL.path) does not exist", at: SourceLocation(file: file.displayPath, line: 1, column: 1),
-                field: "policy", hint: "policy paths are relative to the scenario file")))
+            return ScenarioReport(
+                file: file, name: scenario.name,
+                verdict: .inputError(
+                    InputError(
+                        "policy \(policyURL.path) does not exist", at: SourceLocation(file: file.displayPath, line: 1, column: 1),
+                        field: "policy", hint: "policy paths are relative to the scenario file")))
         }
         let policy: any Policy
         do {

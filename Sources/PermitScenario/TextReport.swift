@@ -23,14 +23,17 @@ public struct TextReport: Sendable {
                 out.append("\(paint("ERROR", 33)) \(report.file.displayPath)")
                 out.append("      \(error)")
             case .policyFailed(let error, let policy, let scenarios):
-                out.append("\(paint("ERROR", 33)) \(policy)  the policy did not load; "
-                    + "\(scenarios) scenario\(scenarios == 1 ? "" : "s") did not run")
+                out.append(
+                    "\(paint("ERROR", 33)) \(policy)  the policy did not load; "
+                        + "\(scenarios) scenario\(scenarios == 1 ? "" : "s") did not run")
                 out.append("      \(error)")
             case .skipped(let reason):
                 out.append("\(paint("SKIP", 33))  \(report.file.displayPath)  \(TerminalText.inline(report.name))  (\(reason))")
             case .ran(let result):
                 let label = report.passed ? paint("PASS", 32) : paint("FAIL", 31)
-                out.append("\(label)  \(report.file.displayPath)  \(TerminalText.inline(result.name)) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))")
+                out.append(
+                    "\(label)  \(report.file.displayPath)  \(TerminalText.inline(result.name)) (\(result.totalSteps) step\(result.totalSteps == 1 ? "" : "s"))"
+                )
                 let formatter = TimelineFormatter(start: result.start)
                 for step in result.steps where verbose || !step.passed {
                     out.append(contentsOf: describe(step, formatter: formatter, file: result.file))
@@ -47,9 +50,10 @@ public struct TextReport: Sendable {
             out.append("coverage")
             for file in coverage {
                 let missed = file.missed
-                out.append("  \(file.file)  " + String(format: "%.1f%%", file.percent)
-                    + "  (\(file.executable.count - missed.count) of \(file.executable.count) lines)"
-                    + (missed.isEmpty ? "" : "  not run: " + LineRanges.describe(missed)))
+                out.append(
+                    "  \(file.file)  " + String(format: "%.1f%%", file.percent)
+                        + "  (\(file.executable.count - missed.count) of \(file.executable.count) lines)"
+                        + (missed.isEmpty ? "" : "  not run: " + LineRanges.describe(missed)))
             }
             out += Self.describe(run.decisionCoverage)
         }
@@ -101,8 +105,10 @@ public struct TextReport: Sendable {
         guard !files.isEmpty else { return [] }
         var out = ["", "decisions (which return of decide answered)"]
         for file in files {
-            out.append("  \(file.file)  \(file.reachedReturnCount) of \(file.returnLines.count) returns reached"
-                + (file.neverReached.isEmpty ? "" : "  never reached: line " + file.neverReached.map(String.init).joined(separator: ", ")))
+            out.append(
+                "  \(file.file)  \(file.reachedReturnCount) of \(file.returnLines.count) returns reached"
+                    + (file.neverReached.isEmpty
+                        ? "" : "  never reached: line " + file.neverReached.map(String.init).joined(separator: ", ")))
             for (answer, count) in file.counts.sorted(by: { $0.key < $1.key }) {
                 out.append("    line \(answer.line)  \(answer.action)" + (answer.reason.map { " (\($0))" } ?? "") + "  ×\(count)")
             }
@@ -123,16 +129,20 @@ public struct TextReport: Sendable {
     func describe(_ step: StepResult, formatter: TimelineFormatter, file: String = "") -> [String] {
         var lines = ["      step \(step.number) (\(Self.place(of: step, in: file))) \(formatter.clock(step.time)) \(step.action)"]
         if let outcome = step.outcome {
-            lines.append("        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "
-                + "decision: \(formatter.describe(outcome.decision))" + (outcome.dialogShown ? " [system dialog shown]" : ""))
-            if let reason = outcome.decision.reason ?? outcome.proposed?.reason { lines.append("        reason: \(TerminalText.inline(reason))") }
+            lines.append(
+                "        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "
+                    + "decision: \(formatter.describe(outcome.decision))" + (outcome.dialogShown ? " [system dialog shown]" : ""))
+            if let reason = outcome.decision.reason ?? outcome.proposed?.reason {
+                lines.append("        reason: \(TerminalText.inline(reason))")
+            }
             for warning in outcome.warnings { lines.append("        warning \(warning)") }
             for error in outcome.errors { lines.append("        error \(error)") }
             if let scheduled = formatter.scheduledReminders(outcome) { lines.append("        " + scheduled) }
             for traceLine in TimelineFormatter.traceLines(outcome.trace) { lines.append("        trace: \(traceLine)") }
             for followUp in outcome.followUps {
-                lines.append("        ↳ \(followUp.event): \(formatter.describe(followUp.decision))"
-                    + (followUp.decision.reason.map { " (reason: \(TerminalText.inline($0)))" } ?? ""))
+                lines.append(
+                    "        ↳ \(followUp.event): \(formatter.describe(followUp.decision))"
+                        + (followUp.decision.reason.map { " (reason: \(TerminalText.inline($0)))" } ?? ""))
                 for warning in followUp.warnings { lines.append("          warning \(warning)") }
                 for error in followUp.errors { lines.append("          error \(error)") }
             }

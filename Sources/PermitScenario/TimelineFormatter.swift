@@ -38,14 +38,18 @@ public struct TimelineFormatter: Sendable {
         }
         if outcome.registerForRemoteNotifications { parts.append("[register for remote notifications]") }
         var line = parts.joined(separator: " ")
-        if let reason = outcome.decision.reason ?? outcome.proposed?.reason { line += "\n" + indent + "reason: \(TerminalText.inline(reason))" }
+        if let reason = outcome.decision.reason ?? outcome.proposed?.reason {
+            line += "\n" + indent + "reason: \(TerminalText.inline(reason))"
+        }
         for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }
         for error in outcome.errors { line += "\n" + indent + "error \(error)" }
         if let scheduled = scheduledReminders(outcome) { line += "\n" + indent + scheduled }
         for traceLine in Self.traceLines(outcome.trace) { line += "\n" + indent + "trace: \(traceLine)" }
         if let storage = outcome.storageError { line += "\n" + indent + "storage \(storage)" }
         for followUp in outcome.followUps {
-            line += "\n" + indent + "↳ " + self.line(for: followUp).split(separator: "\n").map { String($0.drop { $0 == " " }) }
+            line +=
+                "\n" + indent + "↳ "
+                + self.line(for: followUp).split(separator: "\n").map { String($0.drop { $0 == " " }) }
                 .joined(separator: "\n" + indent + "  ")
         }
         return line

@@ -17,7 +17,9 @@ extension Simulation {
     /// Runs `options.users` users of `model` through `policy` in one VM and one thread, recording
     /// every call. For benchmarks: the users and their choices are those of a real run with the
     /// same seed.
-    public static func recordCalls(policy: SimulationPolicy, model: UserModel, options: SimulationOptions) async throws(PolicyError)
+    public static func recordCalls(
+        policy: SimulationPolicy, model: UserModel, options: SimulationOptions
+    ) async throws(PolicyError)
         -> RecordedCalls
     {
         var seeder = SplitMix64.stream(seed: options.seed ^ 0x5EED_B10C, index: 0)

@@ -55,13 +55,17 @@ struct ChartFrame {
             tick += yStep
         }
         svg += "<line class=\"axis-line\" x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\"/>\n"
-        svg += "<text class=\"axis-label\" id=\"y-axis-label\" transform=\"translate(\(f(left - 50)),\(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">% of users</text>\n"
+        svg +=
+            "<text class=\"axis-label\" id=\"y-axis-label\" transform=\"translate(\(f(left - 50)),\(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">% of users</text>\n"
         svg += "</g>\n<g class=\"axis x-axis\">\n"
-        svg += "<line class=\"axis-line\" x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\"/>\n"
+        svg +=
+            "<line class=\"axis-line\" x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\"/>\n"
         for (position, label) in ticks {
-            svg += "<text class=\"tick\" x=\"\(f(position))\" y=\"\(f(top + plotHeight + 18))\" text-anchor=\"middle\">\(HTMLReport.escape(label))</text>\n"
+            svg +=
+                "<text class=\"tick\" x=\"\(f(position))\" y=\"\(f(top + plotHeight + 18))\" text-anchor=\"middle\">\(HTMLReport.escape(label))</text>\n"
         }
-        svg += "<text class=\"axis-label\" id=\"x-axis-label\" x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 16))\" text-anchor=\"middle\">\(HTMLReport.escape(xLabel))</text>\n"
+        svg +=
+            "<text class=\"axis-label\" id=\"x-axis-label\" x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 16))\" text-anchor=\"middle\">\(HTMLReport.escape(xLabel))</text>\n"
         return svg + "</g>\n"
     }
 
@@ -72,13 +76,15 @@ struct ChartFrame {
         let upper = points.map { "\(f($0.x)),\(f(y($0.interval.high)))" }
         let lower = points.reversed().map { "\(f($0.x)),\(f(y($0.interval.low)))" }
         let attributes = data.map { " data-\($0.0)=\"\(HTMLReport.escape($0.1))\"" }.joined()
-        return "<polygon class=\"band\"\(attributes) fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
+        return
+            "<polygon class=\"band\"\(attributes) fill=\"\(colour)\" fill-opacity=\"0.15\" stroke=\"none\" points=\"\((upper + lower).joined(separator: " "))\"/>\n"
     }
 
     /// One legend entry, the `index`-th, in the right margin.
     func legend(_ index: Int, label: String, colour: String) -> String {
         let f = Self.f, legendY = top + 14 + Double(index) * 22
-        return "<g class=\"legend\"><line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 40))\" y2=\"\(f(legendY - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
+        return
+            "<g class=\"legend\"><line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 40))\" y2=\"\(f(legendY - 4))\" stroke=\"\(colour)\" stroke-width=\"2.5\"/>"
             + "<text x=\"\(f(left + plotWidth + 46))\" y=\"\(f(legendY))\">\(HTMLReport.escape(label))</text></g>\n"
     }
 }

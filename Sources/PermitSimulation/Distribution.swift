@@ -76,8 +76,9 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         }
         let entries = try node.table(allowed: forms)
         guard entries.count == 1, let (form, value) = entries.first else {
-            throw node.error("a distribution has exactly one form; got \(entries.count)",
-                             hint: "write e.g. { poisson: 1.5 }")
+            throw node.error(
+                "a distribution has exactly one form; got \(entries.count)",
+                hint: "write e.g. { poisson: 1.5 }")
         }
         switch form {
         case "poisson":
@@ -126,7 +127,9 @@ public struct Weighted<Value: Sendable & Hashable>: Sendable, Hashable {
     public init(_ pairs: [(value: Value, share: Double)]) {
         items = pairs.map { Item(value: $0.value, share: $0.share) }
         var total = 0.0
-        cumulative = pairs.map { total += $0.share; return total }
+        cumulative = pairs.map {
+            total += $0.share; return total
+        }
     }
 
     init(_ pairs: [(Value, Double, YAMLValue)], at node: YAMLValue) throws(InputError) {

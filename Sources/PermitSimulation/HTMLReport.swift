@@ -54,11 +54,12 @@ public enum HTMLReport {
 
     static func chart(_ result: SimulationResult) -> String {
         let days = max(1, result.days)
-        let highest = result.policies.flatMap { policy in
-            (1...max(1, policy.days)).flatMap { day in
-                policy.days == 0 ? [] : [policy.interval(.fullAlerts, day: day).high, policy.interval(.quiet, day: day).high]
-            }
-        }.max() ?? 0
+        let highest =
+            result.policies.flatMap { policy in
+                (1...max(1, policy.days)).flatMap { day in
+                    policy.days == 0 ? [] : [policy.interval(.fullAlerts, day: day).high, policy.interval(.quiet, day: day).high]
+                }
+            }.max() ?? 0
         let frame = ChartFrame.forHighest(highest)
         let xStep = niceStep(days)
         func x(_ day: Int) -> Double { frame.x(Double(day), of: Double(days)) }
@@ -90,7 +91,8 @@ public enum HTMLReport {
         ] {
             let points = ([0.0] + shares).enumerated().map { "\(f(x($0.offset))),\(f(frame.y($0.element)))" }
             let label = series == "alerts" ? "\(policy.name): can receive alerts" : "\(policy.name): quiet delivery"
-            svg += "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash) points=\"\(points.joined(separator: " "))\"><title>\(escape(label))</title></polyline>\n"
+            svg +=
+                "<polyline class=\"series\" data-policy=\"\(escape(policy.name))\" data-series=\"\(series)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash) points=\"\(points.joined(separator: " "))\"><title>\(escape(label))</title></polyline>\n"
         }
         return svg
     }
@@ -101,19 +103,27 @@ public enum HTMLReport {
         var rows: [(String, [String])] = []
         for state in Reach.allCases {
             for day in result.reportedDays {
-                rows.append(("\(state.label), day \(day)", result.policies.map { policy in
-                    let interval = policy.interval(state, day: day)
-                    return percent(policy.share(state, day: day))
-                        + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
-                }))
+                rows.append(
+                    (
+                        "\(state.label), day \(day)",
+                        result.policies.map { policy in
+                            let interval = policy.interval(state, day: day)
+                            return percent(policy.share(state, day: day))
+                                + String(format: " [%.1f, %.1f]", interval.low * 100, interval.high * 100)
+                        }
+                    ))
             }
         }
         rows.append(("soft prompts / user", result.policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", result.policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", result.policies.map { perUser($0.settingsPromptsPerUser) }))
-        rows.append(("median time to alerts", result.policies.map {
-            $0.medianHoursToAlerts.map { SimulationResult.duration(hours: $0) } ?? "—"
-        }))
+        rows.append(
+            (
+                "median time to alerts",
+                result.policies.map {
+                    $0.medianHoursToAlerts.map { SimulationResult.duration(hours: $0) } ?? "—"
+                }
+            ))
         rows.append(("uninstalls", result.policies.map { "\($0.uninstalls)" }))
         rows.append(("policy errors", result.policies.map { "\($0.errors.values.reduce(0, +))" }))
         for name in Set(result.policies.flatMap(\.warnings.keys)).sorted() {

@@ -16,7 +16,8 @@ public struct Precision: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasSuffix("pp"), let points = Double(trimmed.dropLast(2)), points.isFinite,
-              points >= 0.01, points <= 50 else { return nil }
+            points >= 0.01, points <= 50
+        else { return nil }
         halfWidth = points / 100
     }
 

@@ -159,7 +159,9 @@ public enum Simulation {
         let block: Int
     }
 
-    private static func runBlock(_ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions) async
+    private static func runBlock(
+        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions
+    ) async
         -> Tally
     {
         var tally = Tally(days: options.days)

@@ -107,7 +107,8 @@ public struct PolicyResult: Sendable {
             medianHoursToAlerts = nil
         } else {
             let middle = sorted.count / 2
-            let seconds = sorted.count % 2 == 1
+            let seconds =
+                sorted.count % 2 == 1
                 ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
             medianHoursToAlerts = seconds / 3600
         }
@@ -241,21 +242,22 @@ public struct SimulationResult: Sendable {
     /// Each arm's users, reach and headline with intervals, and, for every arm after an
     /// experiment's first, its difference from that first arm.
     func armsJSON(_ policy: PolicyResult) -> PolicyValue {
-        .list(policy.arms.map { arm in
-            let first = policy.arms.first { $0.experiment == arm.experiment }!
-            let (alerts, reach, changes) = reachJSON(arm.result, from: first.result)
-            var fields: [String: PolicyValue] = [
-                "experiment": .string(arm.experiment), "arm": .string(arm.arm),
-                "users": .integer(Int64(arm.result.users)), "can_receive_alerts": alerts, "reach": reach,
-                "uninstalled_at_end": Self.rounded(arm.result.uninstalledAtEnd),
-                "prompts_per_user": .table([
-                    "soft": Self.rounded(arm.result.softPromptsPerUser), "system": Self.rounded(arm.result.systemDialogsPerUser),
-                    "settings": Self.rounded(arm.result.settingsPromptsPerUser),
-                ]),
-            ]
-            if first.arm != arm.arm { fields["vs_first_arm"] = .table(["arm": .string(first.arm), "reach": changes]) }
-            return .table(fields)
-        })
+        .list(
+            policy.arms.map { arm in
+                let first = policy.arms.first { $0.experiment == arm.experiment }!
+                let (alerts, reach, changes) = reachJSON(arm.result, from: first.result)
+                var fields: [String: PolicyValue] = [
+                    "experiment": .string(arm.experiment), "arm": .string(arm.arm),
+                    "users": .integer(Int64(arm.result.users)), "can_receive_alerts": alerts, "reach": reach,
+                    "uninstalled_at_end": Self.rounded(arm.result.uninstalledAtEnd),
+                    "prompts_per_user": .table([
+                        "soft": Self.rounded(arm.result.softPromptsPerUser), "system": Self.rounded(arm.result.systemDialogsPerUser),
+                        "settings": Self.rounded(arm.result.settingsPromptsPerUser),
+                    ]),
+                ]
+                if first.arm != arm.arm { fields["vs_first_arm"] = .table(["arm": .string(first.arm), "reach": changes]) }
+                return .table(fields)
+            })
     }
 
     static func rounded(_ value: Double) -> PolicyValue { .number((value * 1_000_000).rounded() / 1_000_000) }
@@ -331,9 +333,13 @@ public struct SimulationResult: Sendable {
         rows.append(("system dialogs / user", policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", policies.map { perUser($0.settingsPromptsPerUser) }))
         rows.append(("median time to alerts", policies.map { $0.medianHoursToAlerts.map { Self.duration(hours: $0) } ?? "—" }))
-        rows.append(("quiet users: kept / off / prominent", policies.map {
-            "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
-        }))
+        rows.append(
+            (
+                "quiet users: kept / off / prominent",
+                policies.map {
+                    "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
+                }
+            ))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))
         rows.append(("uninstalled, day \(days)", policies.map { Self.withInterval($0, nil, days) }))
         if policies.count > 1 { rows.append(("  vs \(policies[0].name)", versus(nil, days))) }
@@ -384,8 +390,10 @@ public struct SimulationResult: Sendable {
                     versus = "—"
                 } else {
                     let difference = arm.result.difference(.fullAlerts, day: days, from: arms[0].result)
-                    versus = String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100,
-                                    difference.interval.low * 100, difference.interval.high * 100) + difference.verdict.rawValue
+                    versus =
+                        String(
+                            format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100,
+                            difference.interval.low * 100, difference.interval.high * 100) + difference.verdict.rawValue
                 }
                 rows.append([
                     arm.arm, "\(arm.result.users)", Self.withInterval(arm.result, .fullAlerts, days), versus,
@@ -394,9 +402,11 @@ public struct SimulationResult: Sendable {
             }
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
-                lines.append("  " + zip(row, widths).map { cell, width in
-                    cell.padding(toLength: width, withPad: " ", startingAt: 0)
-                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+                lines.append(
+                    "  "
+                        + zip(row, widths).map { cell, width in
+                            cell.padding(toLength: width, withPad: " ", startingAt: 0)
+                        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
             }
         }
         return lines
@@ -413,8 +423,9 @@ public struct SimulationResult: Sendable {
         policies.enumerated().map { index, policy in
             guard index > 0 else { return "—" }
             let difference = policy.difference(state, day: day, from: policies[0])
-            return String(format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
-                          difference.interval.high * 100) + difference.verdict.rawValue
+            return String(
+                format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
+                difference.interval.high * 100) + difference.verdict.rawValue
         }
     }
 

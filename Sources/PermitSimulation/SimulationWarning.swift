@@ -21,20 +21,23 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
         for (policy, result) in zip(policies, results) {
             let features = policy.namedFeatures.filter { !opened.contains($0) }
             if !features.isEmpty {
-                warnings.append(SimulationWarning(
-                    policy: policy.name,
-                    message: "names feature\(features.count == 1 ? "" : "s") \(quoted(features)) that the model never opens "
-                        + "(it opens \(quoted(opened.sorted()))); prompts keyed to \(features.count == 1 ? "it" : "them") "
-                        + "can never show. Add \(features.count == 1 ? "it" : "them") to the model's `features`"))
+                warnings.append(
+                    SimulationWarning(
+                        policy: policy.name,
+                        message: "names feature\(features.count == 1 ? "" : "s") \(quoted(features)) that the model never opens "
+                            + "(it opens \(quoted(opened.sorted()))); prompts keyed to \(features.count == 1 ? "it" : "them") "
+                            + "can never show. Add \(features.count == 1 ? "it" : "them") to the model's `features`"))
             }
             warnings += eventWarnings(policy, model: model)
-            if result.users > 0, result.answers.softPrompts + result.answers.dialogsCold + result.answers.dialogsAfterAccept
-                + result.answers.settingsPrompts == 0
+            if result.users > 0,
+                result.answers.softPrompts + result.answers.dialogsCold + result.answers.dialogsAfterAccept
+                    + result.answers.settingsPrompts == 0
             {
-                warnings.append(SimulationWarning(
-                    policy: policy.name,
-                    message: "prompted nobody (no soft prompt, system dialog or settings prompt in \(result.users) users × "
-                        + "\(result.days) days); check that the model produces the features and events it waits for"))
+                warnings.append(
+                    SimulationWarning(
+                        policy: policy.name,
+                        message: "prompted nobody (no soft prompt, system dialog or settings prompt in \(result.users) users × "
+                            + "\(result.days) days); check that the model produces the features and events it waits for"))
             }
         }
         return warnings
@@ -47,21 +50,23 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
         let sent = AppEvent.names + model.appEvents(declaredBy: policy).map(\.name)
         let events = policy.namedEvents.filter { !sent.contains($0) }
         if !events.isEmpty {
-            warnings.append(SimulationWarning(
-                policy: policy.name,
-                message: "names event\(events.count == 1 ? "" : "s") \(quoted(events)) that the simulation never sends "
-                    + "(it sends \(quoted(sent))); decisions waiting for \(events.count == 1 ? "it" : "them") never run. "
-                    + "Add \(events.count == 1 ? "it" : "them") to the model's `events` (and to the policy's `events = { ... }`)"))
+            warnings.append(
+                SimulationWarning(
+                    policy: policy.name,
+                    message: "names event\(events.count == 1 ? "" : "s") \(quoted(events)) that the simulation never sends "
+                        + "(it sends \(quoted(sent))); decisions waiting for \(events.count == 1 ? "it" : "them") never run. "
+                        + "Add \(events.count == 1 ? "it" : "them") to the model's `events` (and to the policy's `events = { ... }`)"))
         }
         let skipped = model.appEvents.filter { !policy.declaredEvents.contains($0.name) }
         if !skipped.isEmpty {
             let declared = policy.declaredEvents.isEmpty ? "it declares no events" : "it declares \(quoted(policy.declaredEvents))"
             let named = skipped.map { "\"\($0.name)\" (\($0.place))" }.joined(separator: ", ")
-            warnings.append(SimulationWarning(
-                policy: policy.name,
-                message: "does not declare the event\(skipped.count == 1 ? "" : "s") \(named) that the model sends, "
-                    + "so \(skipped.count == 1 ? "it is" : "they are") not sent to this policy (\(declared)); "
-                    + "if a name is misspelt, fix it in the model"))
+            warnings.append(
+                SimulationWarning(
+                    policy: policy.name,
+                    message: "does not declare the event\(skipped.count == 1 ? "" : "s") \(named) that the model sends, "
+                        + "so \(skipped.count == 1 ? "it is" : "they are") not sent to this policy (\(declared)); "
+                        + "if a name is misspelt, fix it in the model"))
         }
         return warnings
     }

@@ -13,7 +13,8 @@ extension SweepResult {
     /// - Parameter modelFile: the model file as the user named it, shown in the page's heading.
     public func html(modelFile: String? = nil) -> String {
         let title = "Permit sweep: \(simulation.policies.first?.name ?? "") over \(axes.joined(separator: ", "))"
-        let meta = "\(runs.count) settings × \(simulation.users) users × \(simulation.days) days, model "
+        let meta =
+            "\(runs.count) settings × \(simulation.users) users × \(simulation.days) days, model "
             + HTMLReport.escape(simulation.model) + (modelFile.map { " (" + HTMLReport.escape($0) + ")" } ?? "")
             + ", seed \(simulation.seed) (every setting meets the same users)"
         let choice = self.choice
@@ -52,9 +53,12 @@ extension SweepResult {
             let members = stride(from: panel, to: lines.count, by: perPanel).map { lines[$0] }
             let params = runs[members[0].runs[0]].params
             let label = params.dropFirst(2).map { "\($0.0)=\(Self.valueText($0.1))" }.joined(separator: " ")
-            return (label, members.map { line in
-                (runs[line.runs[0]].params.dropFirst().first.map { "\($0.0)=\(Self.valueText($0.1))" } ?? line.label, line.runs)
-            })
+            return (
+                label,
+                members.map { line in
+                    (runs[line.runs[0]].params.dropFirst().first.map { "\($0.0)=\(Self.valueText($0.1))" } ?? line.label, line.runs)
+                }
+            )
         }
     }
 
@@ -73,9 +77,12 @@ extension SweepResult {
         let count = lines.first?.runs.count ?? 1
         func x(_ position: Int) -> Double { frame.x(Double(position) + 0.5, of: Double(count)) }
         let within = panel.label.isEmpty ? "" : ", \(panel.label)"
-        var svg = frame.open(label: "\(metric) against \(axes.first ?? "")\(within), one line per setting of the other params",
-                             title: "\(metric) (95% band) against \(axes.first ?? "")\(within)")
-        let ticks = (lines.first?.runs ?? []).enumerated().map { (x($0.offset), runs[$0.element].params.first.map { Self.valueText($0.1) } ?? "") }
+        var svg = frame.open(
+            label: "\(metric) against \(axes.first ?? "")\(within), one line per setting of the other params",
+            title: "\(metric) (95% band) against \(axes.first ?? "")\(within)")
+        let ticks = (lines.first?.runs ?? []).enumerated().map {
+            (x($0.offset), runs[$0.element].params.first.map { Self.valueText($0.1) } ?? "")
+        }
         svg += frame.axes(ticks: ticks, xLabel: axes.first ?? "")
         for (index, line) in lines.enumerated() {
             let colour = HTMLReport.palette[index % HTMLReport.palette.count]
@@ -83,14 +90,17 @@ extension SweepResult {
             let data = [("metric", metric.description), ("series", line.label)]
             svg += frame.band(shares.enumerated().map { (x($0.offset), $0.element.interval) }, colour: colour, data: data)
             let points = shares.enumerated().map { "\(f(x($0.offset))),\(f(frame.y($0.element.value)))" }
-            svg += "<polyline class=\"series\" data-metric=\"\(HTMLReport.escape(metric.description))\" data-series=\"\(HTMLReport.escape(line.label))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\" points=\"\(points.joined(separator: " "))\"><title>\(HTMLReport.escape(line.label))</title></polyline>\n"
+            svg +=
+                "<polyline class=\"series\" data-metric=\"\(HTMLReport.escape(metric.description))\" data-series=\"\(HTMLReport.escape(line.label))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\" points=\"\(points.joined(separator: " "))\"><title>\(HTMLReport.escape(line.label))</title></polyline>\n"
             for (position, run) in line.runs.enumerated() where run == best {
-                svg += "<circle class=\"best\" data-metric=\"\(HTMLReport.escape(metric.description))\" cx=\"\(f(x(position)))\" cy=\"\(f(frame.y(shares[position].value)))\" r=\"7\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"><title>best: \(HTMLReport.escape(paramsText(runs[run].params)))</title></circle>\n"
+                svg +=
+                    "<circle class=\"best\" data-metric=\"\(HTMLReport.escape(metric.description))\" cx=\"\(f(x(position)))\" cy=\"\(f(frame.y(shares[position].value)))\" r=\"7\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"><title>best: \(HTMLReport.escape(paramsText(runs[run].params)))</title></circle>\n"
             }
             svg += frame.legend(index, label: line.label, colour: colour)
         }
         for bound in bounds {
-            svg += "<line class=\"constraint\" data-constraint=\"\(HTMLReport.escape(bound.description))\" x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(bound.bound)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(frame.y(bound.bound)))\" stroke=\"#000\" stroke-dasharray=\"3 3\"><title>\(HTMLReport.escape(bound.description))</title></line>\n"
+            svg +=
+                "<line class=\"constraint\" data-constraint=\"\(HTMLReport.escape(bound.description))\" x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(bound.bound)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(frame.y(bound.bound)))\" stroke=\"#000\" stroke-dasharray=\"3 3\"><title>\(HTMLReport.escape(bound.description))</title></line>\n"
         }
         return svg + "</svg>\n"
     }

@@ -10,10 +10,11 @@ extension SweepResult {
         let header = axes + metrics.map(\.description) + constraintColumns
         let choice = self.choice
         var rows: [[String]] = runs.enumerated().map { index, run in
-            run.params.map { Self.valueText($0.1) } + metrics.map { metric in
-                let (value, interval) = metric.share(in: run.result)
-                return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
-            } + constraintCells(run) + [index == choice?.best ? "*" : ""]
+            run.params.map { Self.valueText($0.1) }
+                + metrics.map { metric in
+                    let (value, interval) = metric.share(in: run.result)
+                    return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
+                } + constraintCells(run) + [index == choice?.best ? "*" : ""]
         }
         rows.insert(header + [""], at: 0)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -38,10 +39,11 @@ extension SweepResult {
         guard let choice else { return ["objective \(objective)\(bounds): no setting meets the constraints"] }
         var lines = ["objective \(objective)\(bounds): best (*) " + paramsText(runs[choice.best].params)]
         if let runnerUp = choice.runnerUp, let difference = choice.difference {
-            lines.append(String(
-                format: "  vs runner-up %@: %+.1f pp [%+.1f, %+.1f] ", paramsText(runs[runnerUp].params),
-                difference.value * 100, difference.interval.low * 100, difference.interval.high * 100)
-                + difference.verdict.rawValue)
+            lines.append(
+                String(
+                    format: "  vs runner-up %@: %+.1f pp [%+.1f, %+.1f] ", paramsText(runs[runnerUp].params),
+                    difference.value * 100, difference.interval.low * 100, difference.interval.high * 100)
+                    + difference.verdict.rawValue)
         } else {
             lines.append("  the only setting that meets the constraints")
         }
@@ -54,19 +56,23 @@ extension SweepResult {
         let best = runs[choice.best].result
         let figures = constraints.map { bound in
             let (value, interval) = bound.metric.share(in: best)
-            return String(format: "%@ %.1f%% [%.1f, %.1f]", bound.metric.description, value * 100, interval.low * 100,
-                          interval.high * 100)
+            return String(
+                format: "%@ %.1f%% [%.1f, %.1f]", bound.metric.description, value * 100, interval.low * 100,
+                interval.high * 100)
         }.joined(separator: ", ")
         guard choice.constraints == .mayMeet else {
             return ["  meets the constraints: every 95% interval is within its bound (\(figures))"]
         }
-        var lines = ["  may meet the constraints: its share is within each bound but an interval crosses one (\(figures)); "
-            + "more users (--users, --precision) narrow the intervals"]
+        var lines = [
+            "  may meet the constraints: its share is within each bound but an interval crosses one (\(figures)); "
+                + "more users (--users, --precision) narrow the intervals"
+        ]
         if let safer = choice.surelyMeeting, let difference = choice.surelyMeetingDifference {
-            lines.append(String(
-                format: "  the best setting that surely meets them: %@ (%@ %+.1f pp [%+.1f, %+.1f] against the best's, %@)",
-                paramsText(runs[safer].params), objective?.description ?? "", -difference.value * 100,
-                -difference.interval.high * 100, -difference.interval.low * 100, difference.verdict.rawValue))
+            lines.append(
+                String(
+                    format: "  the best setting that surely meets them: %@ (%@ %+.1f pp [%+.1f, %+.1f] against the best's, %@)",
+                    paramsText(runs[safer].params), objective?.description ?? "", -difference.value * 100,
+                    -difference.interval.high * 100, -difference.interval.low * 100, difference.verdict.rawValue))
         } else {
             lines.append("  no setting surely meets them")
         }
@@ -104,25 +110,31 @@ extension SweepResult {
                 "params": .table(Dictionary(run.params, uniquingKeysWith: { $1 })),
                 "metrics": .table(figures), "feasible": .bool(isFeasible(run)),
                 "constraints": .string(status(of: run).rawValue),
-                "by_constraint": .list(constraints.map { bound in
-                    .table(["constraint": .string(bound.description), "status": .string(bound.status(of: run.result).rawValue)])
-                }),
+                "by_constraint": .list(
+                    constraints.map { bound in
+                        .table(["constraint": .string(bound.description), "status": .string(bound.status(of: run.result).rawValue)])
+                    }),
             ])
         }
         var sweep: [String: PolicyValue] = [
             "model": .string(simulation.model), "users": .integer(Int64(simulation.users)),
             "days": .integer(Int64(simulation.days)), "seed": .string(String(simulation.seed)),
             "params": .list(axes.map { .string($0) }), "runs": .list(runs),
-            "constraints": .list(constraints.map { bound in
-                .table(["constraint": .string(bound.description), "metric": .string(bound.metric.description),
-                        "bound": round(bound.bound), "at_most": .bool(bound.atMost)])
-            }),
+            "constraints": .list(
+                constraints.map { bound in
+                    .table([
+                        "constraint": .string(bound.description), "metric": .string(bound.metric.description),
+                        "bound": round(bound.bound), "at_most": .bool(bound.atMost),
+                    ])
+                }),
             "warnings": .list(simulation.warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]
         if let objective { sweep["objective"] = .string(objective.description) }
         if let choice {
-            var best: [String: PolicyValue] = ["index": .integer(Int64(choice.best)),
-                                               "params": .table(Dictionary(self.runs[choice.best].params, uniquingKeysWith: { $1 }))]
+            var best: [String: PolicyValue] = [
+                "index": .integer(Int64(choice.best)),
+                "params": .table(Dictionary(self.runs[choice.best].params, uniquingKeysWith: { $1 })),
+            ]
             if let runnerUp = choice.runnerUp, let difference = choice.difference {
                 best["runner_up"] = .table(Dictionary(self.runs[runnerUp].params, uniquingKeysWith: { $1 }))
                 best["difference"] = round(difference.value)

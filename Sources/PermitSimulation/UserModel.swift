@@ -117,7 +117,8 @@ public struct UserModel: Sendable, Hashable {
             node("system_dialog"), ["allow_cold", "allow_after_soft_accept"],
             example: "{ allow_cold: 0.35, allow_after_soft_accept: 0.85 }")
         let settings = try requiredFields(node("settings_prompt"), ["open", "enable"], example: "{ open: 0.25, enable: 0.6 }")
-        let quiet = try fields["provisional"].map(parseProvisional)
+        let quiet =
+            try fields["provisional"].map(parseProvisional)
             ?? (turnOff: 0, prominent: 0, after: CountDistribution.fixed(1))
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
@@ -226,7 +227,9 @@ public struct UserModel: Sendable, Hashable {
 
     /// `provisional`: keep_quiet, turn_off and deliver_prominently, each required and adding up
     /// to 1 (every quiet user makes exactly one of the choices), and when (`decide_after_days`).
-    static func parseProvisional(_ node: YAMLValue) throws(InputError)
+    static func parseProvisional(
+        _ node: YAMLValue
+    ) throws(InputError)
         -> (turnOff: Double, prominent: Double, after: CountDistribution)
     {
         let example = "{ keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1, decide_after_days: { uniform: [1, 7] } }"
@@ -243,7 +246,8 @@ public struct UserModel: Sendable, Hashable {
                     + String(format: "%.3f", keep + turnOff + prominent) + ", not 1",
                 hint: "every quiet user makes exactly one of the three choices; make them add up to 1 (or 100%)")
         }
-        let after = try fields["decide_after_days"].map { node throws(InputError) in try CountDistribution.parse(node) }
+        let after =
+            try fields["decide_after_days"].map { node throws(InputError) in try CountDistribution.parse(node) }
             ?? .fixed(1)
         return (turnOff, prominent, after)
     }

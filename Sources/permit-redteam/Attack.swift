@@ -72,162 +72,302 @@ enum Battery {
     }
 
     static let all: [Attack] = [
-        Attack(attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy(closeChain(20_000))), expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
-        Attack(attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy(closeChain(1_000))), expected: ["nested deeper than"]),
-        Attack(attackClass: "crash", name: "coroutine.wrap recursion", input: .policy(policy("""
-              local function f() return coroutine.wrap(f)() end
-              return f()
-            """)), expected: ["nested deeper than"]),
-        Attack(attackClass: "crash", name: "xpcall handler overflowing while handling (5.4.4-4)", input: .policy(policy("""
-              local function loop() return 1 + loop() end
-              error(select(2, xpcall(loop, loop)))
-            """)), expected: ["error"]),
-        Attack(attackClass: "crash", name: "_ENV <const> (5.4.4-2)", input: .policy("""
-            local _ENV <const> = { x = 1 }
-            return { name = "e", decide = function() return x end }
-            """), expected: ["_ENV <const>"]),
-        Attack(attackClass: "crash", name: "utf8.codes stray continuation (5.4.4-8)", input: .policy(policy("""
-              for _ in utf8.codes("a\\x80") do end
-            """)), expected: ["invalid UTF-8"]),
-        Attack(attackClass: "long C call", name: "table.sort of 20,000 copies of a 1 MiB string", input: .policy(policy("""
-              local t = {} for i = 1, 20000 do t[i] = s end
-              table.sort(t)
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "table.sort with a comparison on long strings", input: .policy(policy("""
-              local t = {} for i = 1, 20000 do t[i] = s end
-              table.sort(t, function(a, b) return a < b end)
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "integer keys colliding into one chain", input: .policy(policy("""
-              local t, step = {}, (1 << 18) - 1
-              for i = 1, 1 << 18 do t[-i] = true end
-              for i = 1, 1 << 17 do t[i * step] = true end
-              for i = 1, 1 << 18 do t[-i] = nil end
-              for i = (1 << 17) + 1, 1 << 18 do t[i * step] = true end
-            """)), expected: ["hash slots", "out of memory", "budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "colliding keys, a table of 2^11 slots", input: .policy(policy("""
-              local step = (1 << 11) - 1
-              local t = {}
-              for i = 1, step do t[i * step] = true end
-              t[step] = nil
-              t[(step + 1) * step] = true
-              t[(step + 2) * step] = true
-              error("the rehash finished within the limits")
-            """)), expected: ["budget", "time limit", "the rehash finished within the limits"]),
-        Attack(attackClass: "long C call", name: "weak table (__mode)", input: .policy(policy("""
-              local t = setmetatable({}, { __mode = "k" })
-            """)), expected: ["weak tables"]),
-        Attack(attackClass: "long C call", name: "string.byte over large ranges", input: .policy(policy("""
-              for i = 1, 1e9 do local x = { s:byte(1, 20000) } end
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "table.unpack of many values", input: .policy(policy("""
-              local t = {} for i = 1, 20000 do t[i] = i end
-              for i = 1, 1e9 do local n = select('#', table.unpack(t)) end
-            """)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "table.pack of many values", input: .policy(policy("""
-              local t = {} for i = 1, 20000 do t[i] = i end
-              for i = 1, 1e9 do local p = table.pack(table.unpack(t)) end
-            """)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "long string equality", input: .policy(policy("""
-              local a, b = s .. "", string.rep('x', 1 << 20)
-              local n = 0
-              for i = 1, 1e9 do if a == b then n = n + 1 end end
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "long string comparison (<)", input: .policy(policy("""
-              local a, b = s .. "", string.rep('x', 1 << 20)
-              local n = 0
-              for i = 1, 1e9 do if a < b then n = n + 1 end end
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "long C call", name: "utf8.len of a long string", input: .policy(policy("""
-              for i = 1, 1e9 do local n = utf8.len(s) end
-            """, prelude: megabyte)), expected: ["budget", "time limit"]),
-        Attack(attackClass: "C loop", name: "table.concat calling a C __index 2^40 times", input: .policy(policy(concatThroughIndex)),
-               expected: ["time limit", "budget"]),
-        Attack(attackClass: "C loop", name: "table.concat through a C __index, main chunk", input: .policy(mainChunk(concatThroughIndex)),
-               expected: ["time limit", "budget"]),
-        Attack(attackClass: "C loop", name: "permit check: the same main chunk", input: .check(mainChunk(concatThroughIndex)),
-               expected: ["time limit", "budget"]),
-        Attack(attackClass: "C loop", name: "table.unpack through a C __index", input: .policy(policy("""
-              return select('#', table.unpack(setmetatable({}, { __index = table.concat }), 1, 150000))
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "C loop", name: "table.move through a C __index and __newindex", input: .policy(policy("""
-              local t = setmetatable({}, { __index = rawequal, __newindex = rawequal })
-              for i = 1, 1e9 do table.move(t, 1, 100000, 2) end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "compile", name: "policy file of 360 KB of `a and a and ...`", input: .policy(
-            "local a = ... return " + String(repeating: "a and ", count: 60_000) + "a\n"), expected: ["maxSourceBytes"]),
-        Attack(attackClass: "compile", name: "permit check: 720 KB of `''or''or...`", input: .check(orChain(bytes: 720_000)),
-               expected: ["maxSourceBytes"]),
-        Attack(attackClass: "compile", name: "permit check: the worst shape just under the cap", input: .check(orChain(bytes: 12_000)),
-               expected: ["must return a table"]),
-        Attack(attackClass: "compile", name: "load of 40,000 `a and` terms", input: .policy(policy("""
-              local f, err = load("local a = ... return " .. ("a and "):rep(40000) .. "a")
-              error(err)
-            """)), expected: ["maxSourceBytes"]),
-        Attack(attackClass: "compile", name: "load of the worst shape in a loop", input: .policy(policy("""
-              local text = "return " .. ("''or"):rep(1500) .. "''"
-              for i = 1, 1e9 do load(text) end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "input walk", name: "string.unpack with a 1 MB format", input: .policy(policy("""
-              local f = (" "):rep(1 << 20)
-              for i = 1, 1e9 do string.unpack(f, "") end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "input walk", name: "string.packsize with a 1 MB format", input: .policy(policy("""
-              local f = ("x"):rep(1 << 20)
-              for i = 1, 1e9 do string.packsize(f) end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "input walk", name: "tonumber(s, 36) on 1 MB", input: .policy(policy("""
-              local z = ("z"):rep(1 << 20)
-              for i = 1, 1e9 do tonumber(z, 36) end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "input walk", name: "permit.at_least with 1 MB versions", input: .policy(policy("""
-              local v = ("1."):rep(1 << 19) .. "1"
-              local c = { platform = { version = v } }
-              for i = 1, 1e9 do permit.at_least(c, v) end
-            """)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "input walk", name: "string.format %q of 1 MB", input: .policy(policy("""
-              for i = 1, 1e9 do string.format("%q", s) end
-            """, prelude: megabyte)), expected: ["time limit", "budget"]),
-        Attack(attackClass: "alias bomb", name: "nine levels of YAML aliases under params:", input: .scenario(aliasBomb),
-               expected: ["alias"]),
-        Attack(attackClass: "alias bomb", name: "the same aliases used as a mapping key (? *a9 : 1)",
-               input: .scenario(aliasBombAsKey), expected: ["alias"]),
-        Attack(attackClass: "clock overflow", name: "after: steps summing past Int64", input: .scenario(clockOverflow),
-               expected: ["years", "clock", "too far"]),
-        Attack(attackClass: "bundle gate", name: "a pack test that runs ../good.lua (policy:)",
-               input: .commands(files: borrowedPolicyPack, runs: [["bundle", "{dir}/pack", "--version", "1", "--out", "{dir}/x.permitbundle"]]),
-               expected: ["not the pack's policy.lua"]),
-        Attack(attackClass: "future bundle", name: "created_at months after the device clock",
-               input: .commands(files: ["s.yaml": futureBundleScenario], runs: [
-                   ["bundle", "policies/polite", "--version", "1", "--out", "{dir}/now.permitbundle"],
-                   ["run", "policies/polite", "{dir}/s.yaml"],
-               ]),
-               expected: ["created in the future"]),
-        Attack(attackClass: "NaN", name: "remember = { x = 0/0 }", input: .policy(policy("""
-              return { action = "none", remember = { x = 0/0 } }
-            """)), expected: ["NaN", "not a number", "finite"]),
-        Attack(attackClass: "ledger", name: "--history with launches at Int64.max, then a launch",
-               input: .history(ledger: #"{"schema": 1, "ledger": {"launches": 9223372036854775807}}"#, policy: policy("""
-              error("launches " .. ctx.history.launches)
-            """)), expected: ["launches 9223372036854775807"]),
-        Attack(attackClass: "ledger", name: "initial.ledger counters at Int64.max, every event",
-               input: .played(policy: policy("error(\"launches \" .. ctx.history.launches)"), scenario: ledgerAtMaximum),
-               expected: ["launches 9223372036854775807"]),
-        Attack(attackClass: "ledger", name: "--history with launches: 1.5", input: .history(
-            ledger: #"{"schema": 1, "ledger": {"launches": 1.5}}"#, policy: "policies/polite"), expected: ["not a whole number"]),
-        Attack(attackClass: "ledger", name: "--history with launches: 1e300", input: .history(
-            ledger: #"{"launches": 1e300}"#, policy: "policies/polite"), expected: ["not a whole number"]),
-        Attack(attackClass: "ledger", name: "--history with schema 99", input: .history(
-            ledger: #"{"schema": 99, "ledger": {}}"#, policy: "policies/polite"), expected: ["newer Permit"]),
-        Attack(attackClass: "ledger", name: "--history with a negative count", input: .history(
-            ledger: #"{"soft_prompt": {"shown": -5}}"#, policy: "policies/polite"), expected: ["never negative"]),
-        Attack(attackClass: "error text", name: "error((\"E\"):rep(1e6))", input: .policy(policy("""
-              error(("E"):rep(1e6))
-            """)), expected: ["bytes cut"]),
-        Attack(attackClass: "terminal", name: "ESC, CR and U+202E in an error message", input: .policy(policy("""
-              error("\\27[2J\\r\\u{202E}forged")
-            """)), expected: [#"\u001B[2J\u000D\u202Eforged"#]),
-        Attack(attackClass: "output path", name: "--coverage-output naming a FIFO nobody reads", input: .fifoOutput,
-               expected: ["no process is reading"]),
+        Attack(
+            attackClass: "crash", name: "coroutine.close chain through __close (5.4.4-9)", input: .policy(policy(closeChain(20_000))),
+            expected: ["nested deeper than", "out of memory", "time limit", "budget"]),
+        Attack(
+            attackClass: "crash", name: "coroutine.close chain, 1,000 deep (fits in memory)", input: .policy(policy(closeChain(1_000))),
+            expected: ["nested deeper than"]),
+        Attack(
+            attackClass: "crash", name: "coroutine.wrap recursion",
+            input: .policy(
+                policy(
+                    """
+                      local function f() return coroutine.wrap(f)() end
+                      return f()
+                    """)), expected: ["nested deeper than"]),
+        Attack(
+            attackClass: "crash", name: "xpcall handler overflowing while handling (5.4.4-4)",
+            input: .policy(
+                policy(
+                    """
+                      local function loop() return 1 + loop() end
+                      error(select(2, xpcall(loop, loop)))
+                    """)), expected: ["error"]),
+        Attack(
+            attackClass: "crash", name: "_ENV <const> (5.4.4-2)",
+            input: .policy(
+                """
+                local _ENV <const> = { x = 1 }
+                return { name = "e", decide = function() return x end }
+                """), expected: ["_ENV <const>"]),
+        Attack(
+            attackClass: "crash", name: "utf8.codes stray continuation (5.4.4-8)",
+            input: .policy(
+                policy(
+                    """
+                      for _ in utf8.codes("a\\x80") do end
+                    """)), expected: ["invalid UTF-8"]),
+        Attack(
+            attackClass: "long C call", name: "table.sort of 20,000 copies of a 1 MiB string",
+            input: .policy(
+                policy(
+                    """
+                      local t = {} for i = 1, 20000 do t[i] = s end
+                      table.sort(t)
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "table.sort with a comparison on long strings",
+            input: .policy(
+                policy(
+                    """
+                      local t = {} for i = 1, 20000 do t[i] = s end
+                      table.sort(t, function(a, b) return a < b end)
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "integer keys colliding into one chain",
+            input: .policy(
+                policy(
+                    """
+                      local t, step = {}, (1 << 18) - 1
+                      for i = 1, 1 << 18 do t[-i] = true end
+                      for i = 1, 1 << 17 do t[i * step] = true end
+                      for i = 1, 1 << 18 do t[-i] = nil end
+                      for i = (1 << 17) + 1, 1 << 18 do t[i * step] = true end
+                    """)), expected: ["hash slots", "out of memory", "budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "colliding keys, a table of 2^11 slots",
+            input: .policy(
+                policy(
+                    """
+                      local step = (1 << 11) - 1
+                      local t = {}
+                      for i = 1, step do t[i * step] = true end
+                      t[step] = nil
+                      t[(step + 1) * step] = true
+                      t[(step + 2) * step] = true
+                      error("the rehash finished within the limits")
+                    """)), expected: ["budget", "time limit", "the rehash finished within the limits"]),
+        Attack(
+            attackClass: "long C call", name: "weak table (__mode)",
+            input: .policy(
+                policy(
+                    """
+                      local t = setmetatable({}, { __mode = "k" })
+                    """)), expected: ["weak tables"]),
+        Attack(
+            attackClass: "long C call", name: "string.byte over large ranges",
+            input: .policy(
+                policy(
+                    """
+                      for i = 1, 1e9 do local x = { s:byte(1, 20000) } end
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "table.unpack of many values",
+            input: .policy(
+                policy(
+                    """
+                      local t = {} for i = 1, 20000 do t[i] = i end
+                      for i = 1, 1e9 do local n = select('#', table.unpack(t)) end
+                    """)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "table.pack of many values",
+            input: .policy(
+                policy(
+                    """
+                      local t = {} for i = 1, 20000 do t[i] = i end
+                      for i = 1, 1e9 do local p = table.pack(table.unpack(t)) end
+                    """)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "long string equality",
+            input: .policy(
+                policy(
+                    """
+                      local a, b = s .. "", string.rep('x', 1 << 20)
+                      local n = 0
+                      for i = 1, 1e9 do if a == b then n = n + 1 end end
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "long string comparison (<)",
+            input: .policy(
+                policy(
+                    """
+                      local a, b = s .. "", string.rep('x', 1 << 20)
+                      local n = 0
+                      for i = 1, 1e9 do if a < b then n = n + 1 end end
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "long C call", name: "utf8.len of a long string",
+            input: .policy(
+                policy(
+                    """
+                      for i = 1, 1e9 do local n = utf8.len(s) end
+                    """, prelude: megabyte)), expected: ["budget", "time limit"]),
+        Attack(
+            attackClass: "C loop", name: "table.concat calling a C __index 2^40 times", input: .policy(policy(concatThroughIndex)),
+            expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "C loop", name: "table.concat through a C __index, main chunk", input: .policy(mainChunk(concatThroughIndex)),
+            expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "C loop", name: "permit check: the same main chunk", input: .check(mainChunk(concatThroughIndex)),
+            expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "C loop", name: "table.unpack through a C __index",
+            input: .policy(
+                policy(
+                    """
+                      return select('#', table.unpack(setmetatable({}, { __index = table.concat }), 1, 150000))
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "C loop", name: "table.move through a C __index and __newindex",
+            input: .policy(
+                policy(
+                    """
+                      local t = setmetatable({}, { __index = rawequal, __newindex = rawequal })
+                      for i = 1, 1e9 do table.move(t, 1, 100000, 2) end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "compile", name: "policy file of 360 KB of `a and a and ...`",
+            input: .policy(
+                "local a = ... return " + String(repeating: "a and ", count: 60_000) + "a\n"), expected: ["maxSourceBytes"]),
+        Attack(
+            attackClass: "compile", name: "permit check: 720 KB of `''or''or...`", input: .check(orChain(bytes: 720_000)),
+            expected: ["maxSourceBytes"]),
+        Attack(
+            attackClass: "compile", name: "permit check: the worst shape just under the cap", input: .check(orChain(bytes: 12_000)),
+            expected: ["must return a table"]),
+        Attack(
+            attackClass: "compile", name: "load of 40,000 `a and` terms",
+            input: .policy(
+                policy(
+                    """
+                      local f, err = load("local a = ... return " .. ("a and "):rep(40000) .. "a")
+                      error(err)
+                    """)), expected: ["maxSourceBytes"]),
+        Attack(
+            attackClass: "compile", name: "load of the worst shape in a loop",
+            input: .policy(
+                policy(
+                    """
+                      local text = "return " .. ("''or"):rep(1500) .. "''"
+                      for i = 1, 1e9 do load(text) end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "input walk", name: "string.unpack with a 1 MB format",
+            input: .policy(
+                policy(
+                    """
+                      local f = (" "):rep(1 << 20)
+                      for i = 1, 1e9 do string.unpack(f, "") end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "input walk", name: "string.packsize with a 1 MB format",
+            input: .policy(
+                policy(
+                    """
+                      local f = ("x"):rep(1 << 20)
+                      for i = 1, 1e9 do string.packsize(f) end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "input walk", name: "tonumber(s, 36) on 1 MB",
+            input: .policy(
+                policy(
+                    """
+                      local z = ("z"):rep(1 << 20)
+                      for i = 1, 1e9 do tonumber(z, 36) end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "input walk", name: "permit.at_least with 1 MB versions",
+            input: .policy(
+                policy(
+                    """
+                      local v = ("1."):rep(1 << 19) .. "1"
+                      local c = { platform = { version = v } }
+                      for i = 1, 1e9 do permit.at_least(c, v) end
+                    """)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "input walk", name: "string.format %q of 1 MB",
+            input: .policy(
+                policy(
+                    """
+                      for i = 1, 1e9 do string.format("%q", s) end
+                    """, prelude: megabyte)), expected: ["time limit", "budget"]),
+        Attack(
+            attackClass: "alias bomb", name: "nine levels of YAML aliases under params:", input: .scenario(aliasBomb),
+            expected: ["alias"]),
+        Attack(
+            attackClass: "alias bomb", name: "the same aliases used as a mapping key (? *a9 : 1)",
+            input: .scenario(aliasBombAsKey), expected: ["alias"]),
+        Attack(
+            attackClass: "clock overflow", name: "after: steps summing past Int64", input: .scenario(clockOverflow),
+            expected: ["years", "clock", "too far"]),
+        Attack(
+            attackClass: "bundle gate", name: "a pack test that runs ../good.lua (policy:)",
+            input: .commands(
+                files: borrowedPolicyPack, runs: [["bundle", "{dir}/pack", "--version", "1", "--out", "{dir}/x.permitbundle"]]),
+            expected: ["not the pack's policy.lua"]),
+        Attack(
+            attackClass: "future bundle", name: "created_at months after the device clock",
+            input: .commands(
+                files: ["s.yaml": futureBundleScenario],
+                runs: [
+                    ["bundle", "policies/polite", "--version", "1", "--out", "{dir}/now.permitbundle"],
+                    ["run", "policies/polite", "{dir}/s.yaml"],
+                ]),
+            expected: ["created in the future"]),
+        Attack(
+            attackClass: "NaN", name: "remember = { x = 0/0 }",
+            input: .policy(
+                policy(
+                    """
+                      return { action = "none", remember = { x = 0/0 } }
+                    """)), expected: ["NaN", "not a number", "finite"]),
+        Attack(
+            attackClass: "ledger", name: "--history with launches at Int64.max, then a launch",
+            input: .history(
+                ledger: #"{"schema": 1, "ledger": {"launches": 9223372036854775807}}"#,
+                policy: policy(
+                    """
+                      error("launches " .. ctx.history.launches)
+                    """)), expected: ["launches 9223372036854775807"]),
+        Attack(
+            attackClass: "ledger", name: "initial.ledger counters at Int64.max, every event",
+            input: .played(policy: policy("error(\"launches \" .. ctx.history.launches)"), scenario: ledgerAtMaximum),
+            expected: ["launches 9223372036854775807"]),
+        Attack(
+            attackClass: "ledger", name: "--history with launches: 1.5",
+            input: .history(
+                ledger: #"{"schema": 1, "ledger": {"launches": 1.5}}"#, policy: "policies/polite"), expected: ["not a whole number"]),
+        Attack(
+            attackClass: "ledger", name: "--history with launches: 1e300",
+            input: .history(
+                ledger: #"{"launches": 1e300}"#, policy: "policies/polite"), expected: ["not a whole number"]),
+        Attack(
+            attackClass: "ledger", name: "--history with schema 99",
+            input: .history(
+                ledger: #"{"schema": 99, "ledger": {}}"#, policy: "policies/polite"), expected: ["newer Permit"]),
+        Attack(
+            attackClass: "ledger", name: "--history with a negative count",
+            input: .history(
+                ledger: #"{"soft_prompt": {"shown": -5}}"#, policy: "policies/polite"), expected: ["never negative"]),
+        Attack(
+            attackClass: "error text", name: "error((\"E\"):rep(1e6))",
+            input: .policy(
+                policy(
+                    """
+                      error(("E"):rep(1e6))
+                    """)), expected: ["bytes cut"]),
+        Attack(
+            attackClass: "terminal", name: "ESC, CR and U+202E in an error message",
+            input: .policy(
+                policy(
+                    """
+                      error("\\27[2J\\r\\u{202E}forged")
+                    """)), expected: [#"\u001B[2J\u000D\u202Eforged"#]),
+        Attack(
+            attackClass: "output path", name: "--coverage-output naming a FIFO nobody reads", input: .fifoOutput,
+            expected: ["no process is reading"]),
     ]
 
     /// Every counter of the ledger at Int64.max, then every event that counts one; a policy
@@ -235,22 +375,22 @@ enum Battery {
     static var ledgerAtMaximum: String {
         let max = "9223372036854775807"
         return """
-        name: ledger at maximum
-        device: { os: "16.4" }
-        initial:
-          ledger:
-            launches: \(max)
-            foregrounds: \(max)
-            prompts_today: \(max)
-            soft_prompt: { shown: \(max), accepted: \(max), declined: \(max), dismissed: \(max) }
-            system_prompt: { requested: \(max), shown: \(max) }
-            settings_prompt: { shown: \(max), opened: \(max), cancelled: \(max) }
-            features: { reminders: { opened: \(max) } }
-        steps:
-          - event: app_launch
-          - event: app_foreground
-          - { event: feature_opened, feature: reminders }
-        """
+            name: ledger at maximum
+            device: { os: "16.4" }
+            initial:
+              ledger:
+                launches: \(max)
+                foregrounds: \(max)
+                prompts_today: \(max)
+                soft_prompt: { shown: \(max), accepted: \(max), declined: \(max), dismissed: \(max) }
+                system_prompt: { requested: \(max), shown: \(max) }
+                settings_prompt: { shown: \(max), opened: \(max), cancelled: \(max) }
+                features: { reminders: { opened: \(max) } }
+            steps:
+              - event: app_launch
+              - event: app_foreground
+              - { event: feature_opened, feature: reminders }
+            """
     }
     /// A pack whose own policy fails its test, and a test that runs a policy beside the pack.
     static let borrowedPolicyPack: [String: String] = [

@@ -85,8 +85,9 @@ enum CaseRunner {
             for prepare in expanded(runs, in: directory).dropLast() {
                 let (exit, output, seconds) = runProcess(prepare)
                 if exit != "exit 0" {
-                    return Outcome(passed: false, exit: exit, processSeconds: seconds, callMilliseconds: nil,
-                                   error: "preparing: permit \(prepare.first ?? ""): " + String(output.prefix(150)))
+                    return Outcome(
+                        passed: false, exit: exit, processSeconds: seconds, callMilliseconds: nil,
+                        error: "preparing: permit \(prepare.first ?? ""): " + String(output.prefix(150)))
                 }
             }
         }
@@ -100,12 +101,13 @@ enum CaseRunner {
                 output += "\nthe FIFO was replaced by a file"
             }
         }
-        let errorLine = output.split(separator: "\n").first { line in
-            let lower = line.lowercased()
-            // `permit: FILE:LINE: ...` is how the CLI reports bad input, whatever the words.
-            return lower.hasPrefix("permit:") || lower.contains("error") || lower.contains("refused")
-                || lower.contains("excessive")
-        }.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "(no error reported)"
+        let errorLine =
+            output.split(separator: "\n").first { line in
+                let lower = line.lowercased()
+                // `permit: FILE:LINE: ...` is how the CLI reports bad input, whatever the words.
+                return lower.hasPrefix("permit:") || lower.contains("error") || lower.contains("refused")
+                    || lower.contains("excessive")
+            }.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "(no error reported)"
         let matched = attack.expected.contains { errorLine.lowercased().contains($0.lowercased()) }
         var outcome = Outcome(
             passed: exit.hasPrefix("exit") && matched, exit: exit, processSeconds: seconds, callMilliseconds: nil,

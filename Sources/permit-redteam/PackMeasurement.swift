@@ -26,9 +26,11 @@ enum PackMeasurement {
             }
             semaphore.wait()
             let r = recorder.snapshot()
-            print(String(format: "  %-18@ %4d calls  max %6d instructions  max %7.3f ms  peak %5d KiB  (%d/%d scenarios pass)",
-                         pack as NSString, r.calls, r.maxInstructions, r.maxMilliseconds, r.peakBytes >> 10,
-                         box.run?.passedCount ?? 0, box.run?.reports.count ?? 0))
+            print(
+                String(
+                    format: "  %-18@ %4d calls  max %6d instructions  max %7.3f ms  peak %5d KiB  (%d/%d scenarios pass)",
+                    pack as NSString, r.calls, r.maxInstructions, r.maxMilliseconds, r.peakBytes >> 10,
+                    box.run?.passedCount ?? 0, box.run?.reports.count ?? 0))
         }
     }
 }
@@ -74,7 +76,9 @@ struct MeasuredPolicy: Policy {
         return try body()
     }
 
-    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? { try measured { () throws(PolicyError) in try inner.decide(context) } }
+    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        try measured { () throws(PolicyError) in try inner.decide(context) }
+    }
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         try measured { () throws(PolicyError) in try inner.planReminders(context) }
     }

@@ -6,14 +6,17 @@ import PermitLua
 
 let limits = LuaLimits.default
 let allowedMilliseconds = Double(limits.timeLimitMilliseconds) * 1.1
-let permitBinary = CommandLine.arguments.dropFirst().first.map { URL(fileURLWithPath: $0) }
+let permitBinary =
+    CommandLine.arguments.dropFirst().first.map { URL(fileURLWithPath: $0) }
     ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("permit")
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("permit-redteam-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
 
 print("Lua: header release \(luaHeaderRelease), runtime probe \(luaRuntimeRelease), 5.4.4 guards \(luaBugGuardsActive ? "on" : "off")")
-print("Limits: \(limits.timeLimitMilliseconds) ms, \(limits.instructionsPerCall) instructions, \(limits.memoryBytes >> 10) KiB, \(limits.maxTableSlots) hash slots per table; pass when every call ends within \(allowedMilliseconds) ms")
+print(
+    "Limits: \(limits.timeLimitMilliseconds) ms, \(limits.instructionsPerCall) instructions, \(limits.memoryBytes >> 10) KiB, \(limits.maxTableSlots) hash slots per table; pass when every call ends within \(allowedMilliseconds) ms"
+)
 print("")
 PackMeasurement.printAll()
 print("")
@@ -29,5 +32,8 @@ for (index, attack) in Battery.all.enumerated() {
     print(outcome.line(for: attack))
 }
 print("")
-print(failures == 0 ? "redteam: all \(Battery.all.count) cases ended in a typed error in time" : "redteam: \(failures) of \(Battery.all.count) cases FAILED")
+print(
+    failures == 0
+        ? "redteam: all \(Battery.all.count) cases ended in a typed error in time"
+        : "redteam: \(failures) of \(Battery.all.count) cases FAILED")
 exit(failures == 0 ? 0 : 1)

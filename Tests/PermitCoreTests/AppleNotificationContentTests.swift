@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The Apple adapter writes a reminder as `AppleNotificationContent` and reads pending requests
@@ -51,9 +52,10 @@ import Testing
         var before15 = plain
         before15.interruptionLevelRawValue = nil
         #expect(before15.reminder(id: "r", fireDate: at).interruptionLevel == nil)
-        #expect(InterruptionLevel.allCases.allSatisfy {
-            AppleMapping.interruptionLevel(fromRawValue: AppleMapping.interruptionLevelRawValue($0)) == $0
-        })
+        #expect(
+            InterruptionLevel.allCases.allSatisfy {
+                AppleMapping.interruptionLevel(fromRawValue: AppleMapping.interruptionLevelRawValue($0)) == $0
+            })
     }
 
     /// The trigger the adapter builds names the fire date's minute on the device's clock, so a

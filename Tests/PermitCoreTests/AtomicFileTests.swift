@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The one atomic write the ledger store, the delivery store and the CLI share.

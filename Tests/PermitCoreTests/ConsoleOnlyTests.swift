@@ -38,7 +38,8 @@ import Testing
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 for (pattern, what) in forbidden where code.contains(pattern) {
-                    Issue.record("\(name):\(number + 1) calls \(what) directly; write through Console.current (Terminal.say, Terminal.printError)")
+                    Issue.record(
+                        "\(name):\(number + 1) calls \(what) directly; write through Console.current (Terminal.say, Terminal.printError)")
                 }
             }
         }

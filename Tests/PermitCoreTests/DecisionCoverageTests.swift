@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitCore
 
 @Suite struct DecisionCoverageTests {
@@ -20,9 +21,10 @@ import Testing
         var coverage = DecisionCoverage(file: "p.lua", returnLines: [4, 5, 9])
         coverage.record(line: 7, action: "none", reason: "spread")
         coverage.record(line: 4, action: "soft_prompt", reason: nil)
-        #expect(coverage.counts == [
-            .init(line: 5, action: "none", reason: "spread"): 1, .init(line: 4, action: "soft_prompt", reason: nil): 1,
-        ])
+        #expect(
+            coverage.counts == [
+                .init(line: 5, action: "none", reason: "spread"): 1, .init(line: 4, action: "soft_prompt", reason: nil): 1,
+            ])
         #expect(coverage.neverReached == [9])
         let merged = coverage.merged(with: coverage)
         #expect(merged.counts[.init(line: 5, action: "none", reason: "spread")] == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// Decision records: every key always present, the stream and the callback a host logs from.
@@ -35,9 +36,10 @@ import Testing
         let warning = try #require((voided["warnings"] as? [[String: Any]])?.first)
         #expect(Set(warning.keys) == Set(DecisionRecord.warningFieldNames))
 
-        let failing = World(policy: ClosurePolicy(name: "failing") { _ throws(PolicyError) in
-            throw PolicyError(kind: .runtime, message: "boom", file: "p.lua", line: 3)
-        })
+        let failing = World(
+            policy: ClosurePolicy(name: "failing") { _ throws(PolicyError) in
+                throw PolicyError(kind: .runtime, message: "boom", file: "p.lua", line: 3)
+            })
         let failed = try object(await failing.engine.handle(.appLaunch).record)
         let error = try #require((failed["errors"] as? [[String: Any]])?.first)
         #expect(Set(error.keys) == Set(DecisionRecord.errorFieldNames))
@@ -48,7 +50,9 @@ import Testing
 
     /// The reminder changes of an event: scheduled with the documented keys, removed by id.
     @Test func reminderChangesAreRecorded() async throws {
-        let wanted = Locked([ReminderRequest(day: 1, hour: 9, title: "T", body: "a", id: "a"), ReminderRequest(day: 2, hour: 9, body: "b", id: "b")])
+        let wanted = Locked([
+            ReminderRequest(day: 1, hour: 9, title: "T", body: "a", id: "a"), ReminderRequest(day: 2, hour: 9, body: "b", id: "b"),
+        ])
         let world = World(authorization: .authorized, policy: ClosurePolicy(decide: { _ in nil }, planReminders: { _ in wanted.current }))
         let first = try object(await world.engine.handle(.appLaunch).record)
         let scheduled = try #require(first["reminders_scheduled"] as? [[String: Any]])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 @Suite struct DocumentationTests {
@@ -58,7 +59,7 @@ import Testing
     /// The lines between `// snippet: begin` and `// snippet: end`, each ending in a newline.
     static func region(of source: String) -> String? {
         guard let begin = source.range(of: "// snippet: begin\n"),
-              let end = source.range(of: "// snippet: end\n", range: begin.upperBound..<source.endIndex)
+            let end = source.range(of: "// snippet: end\n", range: begin.upperBound..<source.endIndex)
         else { return nil }
         return String(source[begin.upperBound..<end.lowerBound])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// `remember_durable`: what survives a reinstall in the Keychain (docs/reference.md#policy-remember-durable,
@@ -99,15 +100,18 @@ import Testing
     }
 
     @Test func aDurablePartNeverOverwritesWhatThisInstallRecorded() async {
-        let keychain = InMemoryDurableStore(DurableLedger(settingsPrompt: {
-            var history = Ledger.SettingsPromptHistory()
-            history.shown = 5
-            return history
-        }()))
+        let keychain = InMemoryDurableStore(
+            DurableLedger(
+                settingsPrompt: {
+                    var history = Ledger.SettingsPromptHistory()
+                    history.shown = 5
+                    return history
+                }()))
         var used = Ledger()
         used.launches = 1
         let engine = PermissionEngine(
-            policy: ClosurePolicy(durableKeys: keys) { _ in nil }, client: try! SimulatedDevice(platform: platform("16.0"), clock: ManualClock(start)),
+            policy: ClosurePolicy(durableKeys: keys) { _ in nil },
+            client: try! SimulatedDevice(platform: platform("16.0"), clock: ManualClock(start)),
             platform: platform("16.0"), store: InMemoryLedgerStore(used), durableStore: keychain)
         #expect(!engine.restoredDurablePart)
         #expect(await engine.history.settingsPrompt.shown == 0)
@@ -115,9 +119,10 @@ import Testing
 
     @Test func theKeychainIsWrittenOnlyWhenTheDurablePartChanges() async {
         let keychain = CountingDurableStore()
-        let world = World(policy: ClosurePolicy(durableKeys: keys) { ctx in
-            ctx.event.feature == "nag" ? Decision(.none, remember: ["asks": .integer(1), "mood": .string("x")]) : nil
-        }, durableStore: keychain)
+        let world = World(
+            policy: ClosurePolicy(durableKeys: keys) { ctx in
+                ctx.event.feature == "nag" ? Decision(.none, remember: ["asks": .integer(1), "mood": .string("x")]) : nil
+            }, durableStore: keychain)
         _ = await world.engine.handle(.appLaunch)
         _ = await world.engine.handle(.appForeground)
         #expect(keychain.saves.current == 0)  // nothing durable yet: no item written
@@ -147,9 +152,10 @@ import Testing
 
     @Test func aFailingKeychainIsReportedAndRetried() async {
         let keychain = CountingDurableStore(failures: 1)
-        let world = World(policy: ClosurePolicy(durableKeys: keys) { ctx in
-            ctx.event.feature != nil ? Decision(.none, remember: ["asks": .integer(1)]) : nil
-        }, durableStore: keychain)
+        let world = World(
+            policy: ClosurePolicy(durableKeys: keys) { ctx in
+                ctx.event.feature != nil ? Decision(.none, remember: ["asks": .integer(1)]) : nil
+            }, durableStore: keychain)
         let failed = await world.engine.handle(.featureOpened("a"))
         #expect(failed.storageError?.contains("test keychain refused") == true)
         let retried = await world.engine.handle(.appForeground)
@@ -161,13 +167,14 @@ import Testing
     /// tried again at the next event even when nothing changed since.
     @Test func aFailedWriteIsRetriedWithNothingChangedAndEachChangeIsWritten() async {
         let keychain = CountingDurableStore(failures: 1)
-        let world = World(policy: ClosurePolicy(durableKeys: keys) { ctx in
-            switch ctx.event.feature {
-            case "nag": Decision(.none, remember: ["asks": .integer(1)])
-            case "more": Decision(.none, remember: ["asks": .integer(2)])
-            default: nil
-            }
-        }, durableStore: keychain)
+        let world = World(
+            policy: ClosurePolicy(durableKeys: keys) { ctx in
+                switch ctx.event.feature {
+                case "nag": Decision(.none, remember: ["asks": .integer(1)])
+                case "more": Decision(.none, remember: ["asks": .integer(2)])
+                default: nil
+                }
+            }, durableStore: keychain)
         #expect(await world.engine.handle(.featureOpened("nag")).storageError != nil)
         #expect(await world.engine.handle(.featureOpened("other")).storageError == nil)
         #expect(keychain.saves.current == 1)

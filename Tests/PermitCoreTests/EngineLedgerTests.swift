@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The ledger after each event and answer (docs/reference.md#ctx-history).
@@ -22,9 +23,10 @@ import Testing
     }
 
     @Test func featuresAndSoftPromptAnswers() async {
-        let world = World(policy: ClosurePolicy { ctx in
-            ctx.event.feature != nil ? Decision(.softPrompt(softPrompt)) : nil
-        })
+        let world = World(
+            policy: ClosurePolicy { ctx in
+                ctx.event.feature != nil ? Decision(.softPrompt(softPrompt)) : nil
+            })
         _ = await world.engine.handle(.featureOpened("diary"))
         world.advance(60)
         _ = await world.engine.handle(.softPromptAnswered(.decline))
@@ -46,9 +48,10 @@ import Testing
     }
 
     @Test func systemPromptAnswerAndDeniedAt() async throws {
-        let world = World(policy: ClosurePolicy { ctx in
-            ctx.event.feature != nil ? Decision(.requestPermission(options: [.alert])) : nil
-        })
+        let world = World(
+            policy: ClosurePolicy { ctx in
+                ctx.event.feature != nil ? Decision(.requestPermission(options: [.alert])) : nil
+            })
         _ = await world.engine.handle(.featureOpened("x"))
         world.advance(30)
         _ = try await world.answerDialog(allow: false)
@@ -65,9 +68,11 @@ import Testing
     }
 
     @Test func settingsPromptAnswers() async {
-        let world = World(authorization: .denied, policy: ClosurePolicy { ctx in
-            ctx.event.feature != nil ? Decision(.settingsPrompt(settingsPrompt)) : nil
-        })
+        let world = World(
+            authorization: .denied,
+            policy: ClosurePolicy { ctx in
+                ctx.event.feature != nil ? Decision(.settingsPrompt(settingsPrompt)) : nil
+            })
         for answer in [SettingsPromptAnswer.open, .cancel, .dismiss] {
             let shown = await world.engine.handle(.featureOpened("x"))
             #expect(shown.decision.action == .settingsPrompt(settingsPrompt))
@@ -82,9 +87,11 @@ import Testing
 
     @Test func promptsTodayCountsTheLocalDayInTaipei() async {
         // 2026-01-05 08:00 UTC is 16:00 in Taipei; local midnight comes 8 hours later.
-        let world = World(timeZone: "Asia/Taipei", policy: ClosurePolicy { ctx in
-            ctx.event.feature != nil ? Decision(.softPrompt(softPrompt)) : nil
-        })
+        let world = World(
+            timeZone: "Asia/Taipei",
+            policy: ClosurePolicy { ctx in
+                ctx.event.feature != nil ? Decision(.softPrompt(softPrompt)) : nil
+            })
         for _ in 0..<3 {
             #expect(await world.engine.handle(.featureOpened("x")).warnings.isEmpty)
             _ = await world.engine.handle(.softPromptAnswered(.decline))
@@ -113,10 +120,12 @@ import Testing
 
     @Test func remindersOnlyWhileGrantedAndOnlyOnTheirEvents() async throws {
         let planned = Locked(0)
-        let policy = ClosurePolicy(decide: { _ in nil }, planReminders: { _ in
-            planned.withLock { $0 += 1 }
-            return [ReminderRequest(day: 1, hour: 9, body: "b")]
-        })
+        let policy = ClosurePolicy(
+            decide: { _ in nil },
+            planReminders: { _ in
+                planned.withLock { $0 += 1 }
+                return [ReminderRequest(day: 1, hour: 9, body: "b")]
+            })
         let denied = World(authorization: .denied, policy: policy)
         #expect(await denied.engine.handle(.appLaunch).remindersScheduled.isEmpty)
         #expect(planned.current == 0)
@@ -147,7 +156,11 @@ import Testing
         let overlaps = Locked(0)
         let calls = Locked(0)
         let policy = ClosurePolicy { ctx in
-            if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.withLock { $0 += 1 } }
+            if inside.withLock({
+                $0 += 1; return $0
+            }) > 1 {
+                overlaps.withLock { $0 += 1 }
+            }
             calls.withLock { $0 += 1 }
             inside.withLock { $0 -= 1 }
             return ctx.event == .appForeground ? Decision(.none, remember: ["last": .integer(ctx.now)]) : nil
@@ -177,11 +190,12 @@ import Testing
 /// Events of the app's own: the host's call, the ledger's count and cap.
 @Suite struct AppEventLedgerTests {
     @Test func theLedgerCountsEachNameAndItsLastTime() async throws {
-        let world = World(policy: ClosurePolicy { ctx in
-            #expect(ctx.event.name == "lesson_completed")
-            #expect(ctx.event.fields.first?.value == .table(["count": .integer(2)]))
-            return nil
-        })
+        let world = World(
+            policy: ClosurePolicy { ctx in
+                #expect(ctx.event.name == "lesson_completed")
+                #expect(ctx.event.fields.first?.value == .table(["count": .integer(2)]))
+                return nil
+            })
         _ = await world.engine.handle(try .custom("lesson_completed", properties: ["count": 2]))
         world.advance(60)
         let outcome = await world.engine.handle(try .custom("lesson_completed", properties: ["count": 2]))
@@ -196,10 +210,12 @@ import Testing
         var ledger = Ledger()
         for index in 0..<Ledger.maxEventNames { ledger.events["event_\(index)"] = Ledger.EventHistory() }
         let asked = Locked(false)
-        let world = World(ledger: ledger, policy: ClosurePolicy { _ in
-            asked.withLock { $0 = true }
-            return Decision(.softPrompt(softPrompt))
-        })
+        let world = World(
+            ledger: ledger,
+            policy: ClosurePolicy { _ in
+                asked.withLock { $0 = true }
+                return Decision(.softPrompt(softPrompt))
+            })
         let refused = await world.engine.handle(try .custom("one_too_many"))
         #expect(!asked.withLock { $0 })
         #expect(refused.decision == .none)
@@ -220,8 +236,10 @@ import Testing
         ("lesson_completed", ["list": .list([.integer(1)])], "expected a string, number or boolean, got a"),
         ("lesson_completed", ["ratio": .number(.infinity)], "is not a finite number"),
         ("lesson_completed", ["title": .string(String(repeating: "x", count: 257))], "longer than the 256 allowed"),
-        ("lesson_completed", Dictionary(uniqueKeysWithValues: (0..<17).map { ("p\($0)", PolicyValue.integer(1)) }),
-         "17 properties, more than the 16 allowed"),
+        (
+            "lesson_completed", Dictionary(uniqueKeysWithValues: (0..<17).map { ("p\($0)", PolicyValue.integer(1)) }),
+            "17 properties, more than the 16 allowed"
+        ),
     ])
     func aBadEventIsRefusedWhereTheHostMakesIt(name: String, properties: [String: PolicyValue], message: String) {
         do {

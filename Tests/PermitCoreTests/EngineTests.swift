@@ -1,23 +1,27 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// A small "polite" policy in Swift: soft prompt on a feature, the dialog after an accept, a
 /// settings prompt after a denial, reminders while granted.
-let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
-    switch (ctx.event, ctx.status) {
-    case (.featureOpened, .notDetermined):
-        return Decision(.softPrompt(softPrompt), reason: "feature needs notifications")
-    case (.softPromptAnswered(.accept), _):
-        return Decision(.requestPermission(options: [.alert, .sound, .badge]), reason: "accepted the soft prompt")
-    case (.featureOpened, .denied):
-        return Decision(.settingsPrompt(settingsPrompt(.notificationSettings)), reason: "denied earlier")
-    default:
-        return nil
-    }
-}, planReminders: { _ in
-    [9, 14, 20].map { ReminderRequest(day: 1, hour: $0, title: "Mood", body: "How do you feel?") }
-})
+let politePolicy = ClosurePolicy(
+    name: "polite",
+    decide: { ctx in
+        switch (ctx.event, ctx.status) {
+        case (.featureOpened, .notDetermined):
+            return Decision(.softPrompt(softPrompt), reason: "feature needs notifications")
+        case (.softPromptAnswered(.accept), _):
+            return Decision(.requestPermission(options: [.alert, .sound, .badge]), reason: "accepted the soft prompt")
+        case (.featureOpened, .denied):
+            return Decision(.settingsPrompt(settingsPrompt(.notificationSettings)), reason: "denied earlier")
+        default:
+            return nil
+        }
+    },
+    planReminders: { _ in
+        [9, 14, 20].map { ReminderRequest(day: 1, hour: $0, title: "Mood", body: "How do you feel?") }
+    })
 
 @Suite struct EngineFlowTests {
     @Test func politeFlowOnIOS16() async throws {
@@ -87,10 +91,12 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     /// A reinstall wipes the iOS 9 flag while the system remembers the denial: the app first
     /// reads "not asked", asks, and the register callback fires at once with no types.
     @Test func iOS9ReinstallWithTheSystemRemembering() async throws {
-        let world = World(os: "9.3", authorization: .denied, policy: ClosurePolicy { ctx in
-            ctx.status == .notDetermined && ctx.event == .appLaunch
-                ? Decision(.requestPermission(options: [.alert, .badge])) : nil
-        })
+        let world = World(
+            os: "9.3", authorization: .denied,
+            policy: ClosurePolicy { ctx in
+                ctx.status == .notDetermined && ctx.event == .appLaunch
+                    ? Decision(.requestPermission(options: [.alert, .badge])) : nil
+            })
         let launch = await world.engine.handle(.appLaunch)
         #expect(launch.statusBefore == .unknown)
         #expect(launch.decision.action == .requestPermission(options: [.alert, .badge]))
@@ -107,15 +113,17 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     /// decides then is carried out in the same step.
     @Test func anInstantAnswerIsHeardByThePolicy() async throws {
         let heard = Locked<[AppEvent]>([])
-        let world = World(os: "9.3", authorization: .denied, policy: ClosurePolicy { ctx in
-            heard.withLock { $0.append(ctx.event) }
-            switch ctx.event {
-            case .softPromptAnswered(.accept): return Decision(.requestPermission(options: [.alert]))
-            case .systemPromptAnswered(granted: false) where ctx.status == .denied:
-                return Decision(.settingsPrompt(settingsPrompt), reason: "denied before; offer Settings now")
-            default: return nil
-            }
-        })
+        let world = World(
+            os: "9.3", authorization: .denied,
+            policy: ClosurePolicy { ctx in
+                heard.withLock { $0.append(ctx.event) }
+                switch ctx.event {
+                case .softPromptAnswered(.accept): return Decision(.requestPermission(options: [.alert]))
+                case .systemPromptAnswered(granted: false) where ctx.status == .denied:
+                    return Decision(.settingsPrompt(settingsPrompt), reason: "denied before; offer Settings now")
+                default: return nil
+                }
+            })
         _ = await world.engine.handle(.appLaunch)
         let accept = await world.engine.handle(.softPromptAnswered(.accept))
         #expect(accept.decision.action == .requestPermission(options: [.alert]))
@@ -136,10 +144,13 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     }
 
     @Test func provisionalAtLaunchIsSilentAndPlansReminders() async {
-        let world = World(os: "13.0", policy: ClosurePolicy(decide: { ctx in
-            ctx.event == .appLaunch && ctx.status == .notDetermined && ctx.capabilities.provisional
-                ? Decision(.requestPermission(options: [.alert, .provisional])) : nil
-        }, planReminders: { _ in [ReminderRequest(day: 1, hour: 9, title: "t", body: "b")] }))
+        let world = World(
+            os: "13.0",
+            policy: ClosurePolicy(
+                decide: { ctx in
+                    ctx.event == .appLaunch && ctx.status == .notDetermined && ctx.capabilities.provisional
+                        ? Decision(.requestPermission(options: [.alert, .provisional])) : nil
+                }, planReminders: { _ in [ReminderRequest(day: 1, hour: 9, title: "t", body: "b")] }))
         let launch = await world.engine.handle(.appLaunch)
         #expect(!launch.dialogShown)
         #expect(launch.immediateAnswer == true)
@@ -158,9 +169,11 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     }
 
     @Test func requestOnBackgroundIsVoided() async {
-        let world = World(os: "16.0", policy: ClosurePolicy { ctx in
-            ctx.event == .appBackground ? Decision(.requestPermission(options: [.alert])) : nil
-        })
+        let world = World(
+            os: "16.0",
+            policy: ClosurePolicy { ctx in
+                ctx.event == .appBackground ? Decision(.requestPermission(options: [.alert])) : nil
+            })
         _ = await world.engine.handle(.appLaunch)
         let background = await world.engine.handle(.appBackground)
         #expect(background.decision.action == .none)
@@ -174,10 +187,12 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
 
     @Test func previousStatusShowsAChangeFoundByTheReRead() async throws {
         let seen = Locked<[(PermissionStatus, PermissionStatus)]>([])
-        let world = World(os: "16.0", authorization: .denied, policy: ClosurePolicy { ctx in
-            seen.withLock { $0.append((ctx.previousStatus, ctx.status)) }
-            return nil
-        })
+        let world = World(
+            os: "16.0", authorization: .denied,
+            policy: ClosurePolicy { ctx in
+                seen.withLock { $0.append((ctx.previousStatus, ctx.status)) }
+                return nil
+            })
         _ = await world.engine.handle(.appLaunch)
         try world.device.changeInSettings(authorization: .authorized)
         _ = await world.engine.handle(.featureOpened("x"))  // no re-read: still denied
@@ -194,7 +209,9 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
         let clock = ManualClock(start)
         let device = try! SimulatedDevice(platform: platform("15.4"), clock: clock)
         let engine = PermissionEngine(
-            policy: ClosurePolicy { ctx in captured.withLock { $0 = ctx }; return nil },
+            policy: ClosurePolicy { ctx in
+                captured.withLock { $0 = ctx }; return nil
+            },
             client: device, platform: platform("15.4"), clock: clock,
             configuration: EngineConfiguration(
                 locale: "zh-Hans", timeZone: TimeZone(identifier: "Asia/Taipei")!, userBucket: 42,
@@ -224,11 +241,14 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
 @Suite struct EngineErrorTests {
     @Test func aPolicyErrorNeverEscapesAndTheNextEventIsServed() async {
         let calls = Locked(0)
-        let world = World(policy: ClosurePolicy { _ throws(PolicyError) in
-            let call = calls.withLock { $0 += 1; return $0 }
-            if call == 1 { throw PolicyError(kind: .runtime, message: "boom", file: "policy.lua", line: 7) }
-            return Decision(.softPrompt(softPrompt))
-        })
+        let world = World(
+            policy: ClosurePolicy { _ throws(PolicyError) in
+                let call = calls.withLock {
+                    $0 += 1; return $0
+                }
+                if call == 1 { throw PolicyError(kind: .runtime, message: "boom", file: "policy.lua", line: 7) }
+                return Decision(.softPrompt(softPrompt))
+            })
         let first = await world.engine.handle(.featureOpened("x"))
         #expect(first.decision == .none)
         #expect(first.error?.description == "policy.lua:7: boom")
@@ -256,15 +276,16 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     }
 
     @Test func rememberStoresDeletesAndIsCapped() async {
-        let world = World(policy: ClosurePolicy { ctx -> Decision? in
-            switch ctx.event.feature {
-            case "set": Decision(.none, remember: ["variant": .string("b"), "n": .integer(1)])
-            case "delete": Decision(.none, remember: ["n": nil])
-            case "huge": Decision(.none, remember: ["blob": .string(String(repeating: "x", count: 5000))])
-            case "table": Decision(.none, remember: ["t": .list([.integer(1)])])
-            default: nil
-            }
-        })
+        let world = World(
+            policy: ClosurePolicy { ctx -> Decision? in
+                switch ctx.event.feature {
+                case "set": Decision(.none, remember: ["variant": .string("b"), "n": .integer(1)])
+                case "delete": Decision(.none, remember: ["n": nil])
+                case "huge": Decision(.none, remember: ["blob": .string(String(repeating: "x", count: 5000))])
+                case "table": Decision(.none, remember: ["t": .list([.integer(1)])])
+                default: nil
+                }
+            })
         _ = await world.engine.handle(.featureOpened("set"))
         #expect(await world.engine.history.state == ["variant": .string("b"), "n": .integer(1)])
         _ = await world.engine.handle(.featureOpened("delete"))
@@ -278,13 +299,14 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     }
 
     @Test func aDecisionAGuardrailVoidedRemembersNothing() async {
-        let world = World(policy: ClosurePolicy { ctx in
-            switch ctx.event {
-            case .featureOpened: Decision(.requestPermission(options: [.alert]), remember: ["asked_at": .integer(ctx.now)])
-            case .appForeground: Decision(.none, remember: ["seen": .bool(true)])
-            default: nil
-            }
-        })
+        let world = World(
+            policy: ClosurePolicy { ctx in
+                switch ctx.event {
+                case .featureOpened: Decision(.requestPermission(options: [.alert]), remember: ["asked_at": .integer(ctx.now)])
+                case .appForeground: Decision(.none, remember: ["seen": .bool(true)])
+                default: nil
+                }
+            })
         _ = await world.engine.handle(.appLaunch)
         _ = await world.engine.handle(.appBackground)
         let voided = await world.engine.handle(.featureOpened("x"))
@@ -360,9 +382,13 @@ let politePolicy = ClosurePolicy(name: "polite", decide: { ctx in
     }
 
     @Test func invalidReminderRequestsAreReportedNotScheduled() async {
-        let world = World(authorization: .authorized, policy: ClosurePolicy(decide: { _ in nil }, planReminders: { _ in
-            [ReminderRequest(day: 1, hour: 25, body: "bad"), ReminderRequest(day: 1, hour: 9, body: "good")]
-        }))
+        let world = World(
+            authorization: .authorized,
+            policy: ClosurePolicy(
+                decide: { _ in nil },
+                planReminders: { _ in
+                    [ReminderRequest(day: 1, hour: 25, body: "bad"), ReminderRequest(day: 1, hour: 9, body: "good")]
+                }))
         let launch = await world.engine.handle(.appLaunch)
         #expect(launch.remindersScheduled.map(\.body) == ["good"])
         #expect(launch.error?.description == "reminders: reminders[1]: time 25:0 is not a valid hour (0–23) and minute (0–59)")

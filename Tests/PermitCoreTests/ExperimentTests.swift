@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 private func experiment(_ name: String, _ arms: [String: Int]) -> Experiment {
@@ -72,10 +73,12 @@ private func policy(_ experiments: [Experiment]) -> ClosurePolicy {
         #expect(ArmAssignment.reconcile(withCopy, experiments: [grown[1]], installID: softInstall).keys.sorted() == ["copy"])
 
         // A pin wins over a kept arm; a pin of an arm the experiment lacks is ignored.
-        #expect(ArmAssignment.reconcile(assignedQuiet, experiments: v1, installID: quietInstall, pins: ["first_ask": "soft"])
-            == ["first_ask": "soft"])
-        #expect(ArmAssignment.reconcile(assignedQuiet, experiments: v1, installID: quietInstall, pins: ["first_ask": "nope"])
-            == ["first_ask": "quiet"])
+        #expect(
+            ArmAssignment.reconcile(assignedQuiet, experiments: v1, installID: quietInstall, pins: ["first_ask": "soft"])
+                == ["first_ask": "soft"])
+        #expect(
+            ArmAssignment.reconcile(assignedQuiet, experiments: v1, installID: quietInstall, pins: ["first_ask": "nope"])
+                == ["first_ask": "quiet"])
     }
 
     @Test func pinProblemsSuggestTheNearestName() {

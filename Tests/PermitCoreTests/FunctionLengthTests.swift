@@ -34,7 +34,13 @@ import Testing
                 if stringQuotes == 1 { stringQuotes = 0 }
                 index += 1
             } else if blockComments > 0 {
-                if Self.bytes(bytes, at: index, are: "*/") { blockComments -= 1; index += 2 } else if Self.bytes(bytes, at: index, are: "/*") { blockComments += 1; index += 2 } else { index += 1 }
+                if Self.bytes(bytes, at: index, are: "*/") {
+                    blockComments -= 1; index += 2
+                } else if Self.bytes(bytes, at: index, are: "/*") {
+                    blockComments += 1; index += 2
+                } else {
+                    index += 1
+                }
             } else if stringQuotes > 0 {
                 if byte == UInt8(ascii: "\\") {
                     index += 2
@@ -90,7 +96,9 @@ import Testing
 
     /// Made once per test and passed to `longFunctions`: compiling it per file cost more than
     /// the scan.
-    static func declaration() -> Regex<Substring> { #/^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|private|package|internal|fileprivate|open|static|class|mutating|nonmutating|override|final|nonisolated|convenience|required|isolated)(?:\([^)]*\))?\s+)*(?:func\s|init[?!]?\s*[(<]|subscript\s*[(<])/# }
+    static func declaration() -> Regex<Substring> {
+        #/^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|private|package|internal|fileprivate|open|static|class|mutating|nonmutating|override|final|nonisolated|convenience|required|isolated)(?:\([^)]*\))?\s+)*(?:func\s|init[?!]?\s*[(<]|subscript\s*[(<])/#
+    }
 
     /// Every function at least `limit` + 1 lines long: (file, first line, length).
     static func longFunctions(in file: String, pattern: Regex<Substring> = declaration()) throws -> [(line: Int, length: Int)] {
@@ -117,10 +125,11 @@ import Testing
                 // A requirement with no body (in a protocol) ends at its line.
                 if !opened, parens == 0, number + 1 < lines.count {
                     let next = lines[number + 1].trimmingCharacters(in: .whitespaces)
-                    let continues = next.hasPrefix("throws") || next.hasPrefix("->") || next.hasPrefix("where")
+                    let continues =
+                        next.hasPrefix("throws") || next.hasPrefix("->") || next.hasPrefix("where")
                         || next.hasPrefix("async") || next.hasPrefix("{") || next.hasPrefix("rethrows")
                     let open = lines[number].trimmingCharacters(in: .whitespaces)
-                    if !continues, !open.hasSuffix(",") , !open.hasSuffix("("), !open.hasSuffix("->") { break search }
+                    if !continues, !open.hasSuffix(","), !open.hasSuffix("("), !open.hasSuffix("->") { break search }
                 }
             }
         }
@@ -184,7 +193,8 @@ import Testing
             for file in files.sorted() where file.hasSuffix(".c") || file.hasSuffix(".h") {
                 checked += 1
                 for long in try Self.longCFunctions(in: root.appendingPathComponent(file).path) {
-                    Issue.record("\(directory)/\(file):\(long.line): a C function of \(long.length) lines; split it (at most \(Self.limit))")
+                    Issue.record(
+                        "\(directory)/\(file):\(long.line): a C function of \(long.length) lines; split it (at most \(Self.limit))")
                 }
             }
         }

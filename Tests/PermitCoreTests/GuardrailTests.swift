@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitCore
 
 @Suite struct GuardrailTests {
@@ -16,10 +17,11 @@ import Testing
     func names(_ warnings: [GuardrailWarning]) -> [String] { warnings.map(\.name) }
 
     @Test func namesMatchTheSpecInOrder() {
-        #expect(Guardrail.allCases.map(\.rawValue) == [
-            "system-dialog-unavailable", "app-not-active", "provisional-unsupported", "soft-prompt-pointless",
-            "settings-prompt-pointless", "deep-link-fallback", "prompt-cap",
-        ])
+        #expect(
+            Guardrail.allCases.map(\.rawValue) == [
+                "system-dialog-unavailable", "app-not-active", "provisional-unsupported", "soft-prompt-pointless",
+                "settings-prompt-pointless", "deep-link-fallback", "prompt-cap",
+            ])
     }
 
     /// docs/platform.md A-03: an App Clip may ask for full authorization while ephemeral.

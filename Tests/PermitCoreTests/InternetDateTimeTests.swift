@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The one ISO 8601 reader and writer of scenario and model dates and manifest times.

@@ -78,7 +78,8 @@ import Testing
         for target in targets {
             #expect(
                 stated[target.name] == target.dependencies,
-                "Package.swift's layering comment says \(target.name) → \(stated[target.name].map { $0.sorted() } ?? []), its dependencies are \(target.dependencies.sorted())")
+                "Package.swift's layering comment says \(target.name) → \(stated[target.name].map { $0.sorted() } ?? []), its dependencies are \(target.dependencies.sorted())"
+            )
         }
         #expect(Set(stated.keys) == Set(targets.map(\.name)), "the comment names targets Package.swift does not have, or misses some")
     }
@@ -92,7 +93,8 @@ import Testing
             // C targets (no Swift files) include their dependencies' headers instead.
             let isSwift = !imported.isEmpty || target.dependencies.isEmpty
             for (module, files) in imported where !target.dependencies.contains(module) {
-                Issue.record("\(target.name) imports \(module) (\(files.sorted().joined(separator: ", "))) without declaring it in Package.swift")
+                Issue.record(
+                    "\(target.name) imports \(module) (\(files.sorted().joined(separator: ", "))) without declaring it in Package.swift")
             }
             guard isSwift else { continue }
             for dependency in target.dependencies where imported[dependency] == nil {
@@ -121,7 +123,8 @@ import Testing
                     guard let module = line.firstMatch(of: importLine).map({ String($0.output.1) }) else { continue }
                     #expect(
                         targets[module] != nil || products.contains(module) || platform.contains(module),
-                        "\(target.name)/\(file) imports \(module), which Package.swift does not declare: depend on a product or a target of this package")
+                        "\(target.name)/\(file) imports \(module), which Package.swift does not declare: depend on a product or a target of this package"
+                    )
                 }
             }
         }

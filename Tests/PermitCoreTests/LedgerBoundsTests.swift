@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// A ledger comes from a file, a defaults value or a Keychain item, so it may hold any count:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 @Suite struct LegacyResolutionTests {
@@ -51,14 +52,17 @@ import Testing
         let requests = (0...2).flatMap { day in [9, 14, 20].map { ReminderRequest(day: day, hour: $0, body: "x") } }
         let plan = ReminderPlanner.plan(requests, now: now, timeZone: zone, locale: "en", pending: [], contentShown: true)
         let parts = plan.toSchedule.map { AppleMapping.triggerComponents(for: $0.fireDate, in: zone) }
-        #expect(parts.map { [$0.year, $0.month, $0.day, $0.hour, $0.minute] } == (6...8).flatMap { day in
-            [9, 14, 20].map { [2026, 9, day, $0, 0] }
-        })
+        #expect(
+            parts.map { [$0.year, $0.month, $0.day, $0.hour, $0.minute] }
+                == (6...8).flatMap { day in
+                    [9, 14, 20].map { [2026, 9, day, $0, 0] }
+                })
     }
 
     @Test func authorizationStatusRawValues() {
-        #expect((0...4).map(AppleMapping.status(fromAuthorizationStatus:))
-            == [.notDetermined, .denied, .authorized, .provisional, .ephemeral])
+        #expect(
+            (0...4).map(AppleMapping.status(fromAuthorizationStatus:))
+                == [.notDetermined, .denied, .authorized, .provisional, .ephemeral])
         #expect(AppleMapping.status(fromAuthorizationStatus: 5) == nil)
         #expect(AppleMapping.status(fromAuthorizationStatus: -1) == nil)
     }
@@ -72,10 +76,12 @@ import Testing
         let settings = AppleMapping.settings(
             alert: 2, sound: 1, badge: 2, lockScreen: 2, notificationCenter: 2, carPlay: 0,
             criticalAlert: nil, timeSensitive: nil, scheduledDelivery: 1)
-        #expect(settings == NotificationSettings(
-            alert: .enabled, sound: .disabled, badge: .enabled, lockScreen: .enabled, notificationCenter: .enabled,
-            carPlay: .notSupported, criticalAlert: .notSupported, timeSensitive: .notSupported,
-            scheduledDelivery: .disabled))
+        #expect(
+            settings
+                == NotificationSettings(
+                    alert: .enabled, sound: .disabled, badge: .enabled, lockScreen: .enabled, notificationCenter: .enabled,
+                    carPlay: .notSupported, criticalAlert: .notSupported, timeSensitive: .notSupported,
+                    scheduledDelivery: .disabled))
     }
 
     @Test func authorizationOptionBits() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// `prompts_today` is keyed by the local day; the cache computes it without a `Calendar`, so it

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// `ctx.local_time` is worked out from the local-day cache's offset, not a `Calendar`, so it is

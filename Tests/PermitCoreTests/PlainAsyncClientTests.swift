@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// A host's own client, written with plain `async` methods, conforms and drives the engine.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The rules of docs/platform.md added by "Platform fidelity 2": each cross-platform function
@@ -22,12 +23,16 @@ import Testing
     /// Added in order: a late one first, then sooner ones. `newest` drops the first added,
     /// `soonest` the latest firing; both keep the order they were added in.
     @Test func newestDropsTheFirstAddedAndSoonestTheLatestFiring() {
-        let added = [reminder("late", hoursFromStart: 100), reminder("b", hoursFromStart: 3),
-                     reminder("c", hoursFromStart: 2), reminder("d", hoursFromStart: 1)]
+        let added = [
+            reminder("late", hoursFromStart: 100), reminder("b", hoursFromStart: 3),
+            reminder("c", hoursFromStart: 2), reminder("d", hoursFromStart: 1),
+        ]
         #expect(PendingOverflow.newest.kept(added, limit: 3).map(\.id) == ["b", "c", "d"])
         #expect(PendingOverflow.soonest.kept(added, limit: 3).map(\.id) == ["b", "c", "d"])
-        let sooner = [reminder("a", hoursFromStart: 1), reminder("b", hoursFromStart: 2),
-                      reminder("c", hoursFromStart: 3), reminder("late", hoursFromStart: 0.5)]
+        let sooner = [
+            reminder("a", hoursFromStart: 1), reminder("b", hoursFromStart: 2),
+            reminder("c", hoursFromStart: 3), reminder("late", hoursFromStart: 0.5),
+        ]
         #expect(PendingOverflow.newest.kept(sooner, limit: 3).map(\.id) == ["b", "c", "late"])
         #expect(PendingOverflow.soonest.kept(sooner, limit: 3).map(\.id) == ["a", "b", "late"])
         #expect(PendingOverflow.soonest.kept(sooner, limit: 4).map(\.id) == ["a", "b", "c", "late"])
@@ -39,8 +44,10 @@ import Testing
             let device = try SimulatedDevice(
                 platform: platform("16.4"), clock: clock, authorization: .authorized, pendingOverflow: overflow)
             device.add((1...64).map { reminder("f\($0)", hoursFromStart: 24 * Double($0)) })
-            device.add([reminder("n1", hoursFromStart: 1), reminder("n2", hoursFromStart: 5000),
-                        reminder("s1", hoursFromStart: 2), reminder("s2", hoursFromStart: 3)])
+            device.add([
+                reminder("n1", hoursFromStart: 1), reminder("n2", hoursFromStart: 5000),
+                reminder("s1", hoursFromStart: 2), reminder("s2", hoursFromStart: 3),
+            ])
             let ids = Set(device.pending.map(\.id))
             #expect(device.pending.count == 64)
             #expect(Set(kept).isSubset(of: ids), "\(overflow)")
@@ -117,8 +124,9 @@ import Testing
         #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .authorized))
         #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .authorized, after: .provisional))
         #expect(!Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .denied))
-        #expect(Outcome.registersForRemoteNotifications(
-            event: .systemPromptAnswered(granted: true), before: .notDetermined, after: .authorized))
+        #expect(
+            Outcome.registersForRemoteNotifications(
+                event: .systemPromptAnswered(granted: true), before: .notDetermined, after: .authorized))
         #expect(Outcome.registersForRemoteNotifications(event: .appForeground, before: .denied, after: .authorized))
         #expect(!Outcome.registersForRemoteNotifications(event: .appForeground, before: .authorized, after: .authorized))
         #expect(!Outcome.registersForRemoteNotifications(event: .featureOpened("x"), before: .ephemeral, after: .ephemeral))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The engine's last reminder plan is taken again only while it is what planning would give:
@@ -104,8 +105,11 @@ import Testing
         changed.append(("list", Self.inputs(Self.window(badge: 1), pending: pending, zone: zone, alert: true), now))
         changed.append(("settings", Self.inputs(Self.window(badge: nil), pending: pending, zone: zone, alert: false), now))
         changed.append(("pending", Self.inputs(Self.window(badge: nil), pending: Array(pending.dropLast()), zone: zone, alert: true), now))
-        changed.append(("zone", Self.inputs(Self.window(badge: nil), pending: pending, zone: TimeZone(identifier: "Europe/Berlin")!, alert: true), now))
-        changed.append(("overflow", Self.inputs(Self.window(badge: nil), pending: pending, zone: zone, alert: true, overflow: .soonest), now))
+        changed.append(
+            ("zone", Self.inputs(Self.window(badge: nil), pending: pending, zone: TimeZone(identifier: "Europe/Berlin")!, alert: true), now)
+        )
+        changed.append(
+            ("overflow", Self.inputs(Self.window(badge: nil), pending: pending, zone: zone, alert: true, overflow: .soonest), now))
         changed.append(("clock set back", settled, now.addingTimeInterval(-1)))
         changed.append(("a reminder's time reached", settled, until))
         for (what, inputs, when) in changed {
@@ -114,10 +118,12 @@ import Testing
             _ = memo.plan(for: settled, now: until.addingTimeInterval(-1), planning: { Self.fresh($0, now: until.addingTimeInterval(-1)) })
             #expect(memo.hits == 1, "\(what)")
             var planned = false
-            _ = memo.plan(for: inputs, now: when, planning: { inputs in
-                planned = true
-                return Self.fresh(inputs, now: when)
-            })
+            _ = memo.plan(
+                for: inputs, now: when,
+                planning: { inputs in
+                    planned = true
+                    return Self.fresh(inputs, now: when)
+                })
             #expect(planned, "\(what)")
             #expect(memo.hits == 1, "\(what)")
         }

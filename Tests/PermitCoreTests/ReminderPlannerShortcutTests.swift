@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The planner's cheaper steps against the plain ones they replaced: identifiers written in one
@@ -52,8 +53,9 @@ import Testing
             let size = [2, 9, 20, 70][round % 4]
             var wanted: [ScheduledReminder] = []
             for index in 0..<draw(size + 1) {
-                wanted.append(ScheduledReminder(
-                    id: "permit.w\(index)", fireDate: now.addingTimeInterval(Double(60 * (1 + draw(5_000)))), body: "b"))
+                wanted.append(
+                    ScheduledReminder(
+                        id: "permit.w\(index)", fireDate: now.addingTimeInterval(Double(60 * (1 + draw(5_000)))), body: "b"))
             }
             var pending: [ScheduledReminder] = []
             // Every fifth round, what is pending is what is wanted (the usual case, nothing to
@@ -64,7 +66,8 @@ import Testing
                 if draw(2) == 0 { pending.append(ScheduledReminder(id: "app.x", fireDate: now.addingTimeInterval(600))) }
             }
             for _ in 0..<(round % 5 == 4 ? 0 : draw(size + 1)) {
-                var reminder = wanted.isEmpty || draw(3) == 0
+                var reminder =
+                    wanted.isEmpty || draw(3) == 0
                     ? ScheduledReminder(id: "permit.p\(draw(size + 1))", fireDate: now.addingTimeInterval(Double(60 * (draw(5_000) - 500))))
                     : wanted[draw(wanted.count)]
                 if draw(4) == 0 { reminder = reminder.with(id: reminder.id, body: "reworded") }
@@ -103,8 +106,9 @@ import Testing
         let first = LocalizedText.translations(["en": "First", "fr": "Premier"])
         let second = LocalizedText.translations(["en": "Second", "fr": "Second (fr)"])
         let requests = (0..<6).map { index in
-            ReminderRequest(day: 1, hour: 8 + index, minute: 0, title: index % 3 == 0 ? nil : second,
-                            body: index % 2 == 0 ? first : second)
+            ReminderRequest(
+                day: 1, hour: 8 + index, minute: 0, title: index % 3 == 0 ? nil : second,
+                body: index % 2 == 0 ? first : second)
         }
         let plan = ReminderPlanner.plan(
             requests, now: now, timeZone: TimeZone(identifier: "UTC")!, locale: "fr", pending: [], contentShown: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 @Suite struct ReminderPlannerTests {
@@ -17,7 +18,8 @@ import Testing
 
     @Test func fireDatesInTheDeviceTimeZoneAndPastOnesDropped() {
         // 08:00 UTC is 16:00 in Taipei: today's 9:00 and 14:00 have passed there, 20:00 has not.
-        let requests = [9, 14, 20].map { ReminderRequest(day: 0, hour: $0, body: "mood") }
+        let requests =
+            [9, 14, 20].map { ReminderRequest(day: 0, hour: $0, body: "mood") }
             + [ReminderRequest(day: 1, hour: 9, body: "mood")]
         let result = plan(requests, zone: "Asia/Taipei")
         #expect(result.toSchedule.map(\.fireDate) == [iso("2026-01-05T12:00:00Z"), iso("2026-01-06T01:00:00Z")])
@@ -27,18 +29,21 @@ import Testing
     @Test func acrossADayBoundary() {
         // 23:30 local on the 5th: day 0 at 23:45 is today, day 1 at 00:15 is just after midnight.
         let now = iso("2026-01-05T23:30:00Z")
-        let result = plan([
-            ReminderRequest(day: 0, hour: 23, minute: 45, body: "a"),
-            ReminderRequest(day: 1, hour: 0, minute: 15, body: "b"),
-            ReminderRequest(day: 0, hour: 23, minute: 15, body: "past"),
-        ], now: now)
+        let result = plan(
+            [
+                ReminderRequest(day: 0, hour: 23, minute: 45, body: "a"),
+                ReminderRequest(day: 1, hour: 0, minute: 15, body: "b"),
+                ReminderRequest(day: 0, hour: 23, minute: 15, body: "past"),
+            ], now: now)
         #expect(result.toSchedule.map(\.fireDate) == [iso("2026-01-05T23:45:00Z"), iso("2026-01-06T00:15:00Z")])
     }
 
     /// Fire dates are arithmetic while the zone's offset holds: every one must be the
     /// Calendar's, whatever the zone, the day and the time (DST gaps and repeats included).
-    @Test(arguments: ["UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Santiago",
-                      "Asia/Kolkata", "Pacific/Chatham"])
+    @Test(arguments: [
+        "UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Santiago",
+        "Asia/Kolkata", "Pacific/Chatham",
+    ])
     func fireDatesAreTheCalendars(zoneName: String) throws {
         let zone = try #require(TimeZone(identifier: zoneName))
         var now = iso("2026-01-01T00:00:00Z")
@@ -145,11 +150,12 @@ import Testing
         let changed = ScheduledReminder(id: "permit.changed", fireDate: iso("2026-01-05T21:00:00Z"), body: "quiet")
         let gone = ScheduledReminder(id: "permit.gone", fireDate: iso("2026-01-06T09:00:00Z"), body: "gone")
         let apps = ScheduledReminder(id: "app.own", fireDate: iso("2026-01-06T10:00:00Z"), body: "the app's")
-        let result = plan([
-            ReminderRequest(hour: 20, body: "same", id: "same"),
-            ReminderRequest(hour: 21, body: "now with words", id: "changed"),
-            ReminderRequest(day: 1, hour: 8, body: "new", id: "new"),
-        ], pending: [same, changed, gone, apps])
+        let result = plan(
+            [
+                ReminderRequest(hour: 20, body: "same", id: "same"),
+                ReminderRequest(hour: 21, body: "now with words", id: "changed"),
+                ReminderRequest(day: 1, hour: 8, body: "new", id: "new"),
+            ], pending: [same, changed, gone, apps])
         #expect(result.toSchedule.map(\.id) == ["permit.changed", "permit.new"])
         #expect(result.toSchedule.first?.body == "now with words")
         #expect(result.toRemove == ["permit.gone"])  // the app's own notification stays
@@ -223,8 +229,9 @@ import Testing
     @Test func contentIsShownWhereverTheNotificationIsSeen() {
         let provisional = NotificationSettings.typical(for: .provisional, on: OSVersion(major: 16))
         #expect(provisional.alert == .disabled && provisional.showsContent)
-        let hidden = NotificationSettings(alert: .disabled, sound: .enabled, badge: .enabled,
-                                          lockScreen: .disabled, notificationCenter: .disabled)
+        let hidden = NotificationSettings(
+            alert: .disabled, sound: .enabled, badge: .enabled,
+            lockScreen: .disabled, notificationCenter: .disabled)
         #expect(!hidden.showsContent)
     }
 
@@ -272,7 +279,8 @@ import Testing
             let chain = LocalizedText.fallbackChain(for: locale)
             let normalized = locale.replacingOccurrences(of: "_", with: "-")
             let language = String(normalized.prefix { $0 != "-" })
-            let expected = normalized == "zh-Hans-CN"
+            let expected =
+                normalized == "zh-Hans-CN"
                 ? ["zh-Hans-CN", "zh-Hans", "zh", "en"] : [normalized, language + "-Latn", language, "en"]
             #expect(chain == expected, "\(locale)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The engine carries out the reconciliation and `cancel_reminders` on the device
@@ -13,7 +14,10 @@ import Testing
         var policy: ClosurePolicy {
             ClosurePolicy(
                 decide: { _ in
-                    self.cancel.current ? { var decision = Decision(.none); decision.cancelReminders = true; return decision }() : nil
+                    self.cancel.current
+                        ? {
+                            var decision = Decision(.none); decision.cancelReminders = true; return decision
+                        }() : nil
                 },
                 planReminders: { _ in self.wanted.current })
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The simulated device's pending list, read without copying when nothing is due and it is

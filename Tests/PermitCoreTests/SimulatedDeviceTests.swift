@@ -1,9 +1,12 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 @Suite struct SimulatedDeviceTests {
-    func device(_ os: String, appClip: Bool = false, _ authorization: PermissionStatus? = nil, stale: Int = 0)
+    func device(
+        _ os: String, appClip: Bool = false, _ authorization: PermissionStatus? = nil, stale: Int = 0
+    )
         -> (SimulatedDevice, ManualClock)
     {
         let clock = ManualClock(start)
@@ -116,7 +119,9 @@ import Testing
     @Test func provisionalOptionIsIgnoredBelow12() {
         let (device, _) = device("11.4")
         #expect(device.request(options: [.provisional, .alert]) == .dialogShown)
-        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("11.4"), clock: SystemClock(), authorization: .provisional) }
+        #expect(throws: SimulatedDeviceError.self) {
+            try SimulatedDevice(platform: platform("11.4"), clock: SystemClock(), authorization: .provisional)
+        }
     }
 
     /// docs/platform.md.
@@ -146,8 +151,12 @@ import Testing
         try clip.answerDialog(allow: true)
         clock.advance(by: 9 * 3_600)
         #expect(clip.read().status(legacyRegistered: false) == .authorized)
-        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .ephemeral) }
-        #expect(throws: SimulatedDeviceError.self) { try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .unknown) }
+        #expect(throws: SimulatedDeviceError.self) {
+            try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .ephemeral)
+        }
+        #expect(throws: SimulatedDeviceError.self) {
+            try SimulatedDevice(platform: platform("16"), clock: SystemClock(), authorization: .unknown)
+        }
     }
 
     @Test func iOS9ExposesOnlyTheEnabledTypes() throws {

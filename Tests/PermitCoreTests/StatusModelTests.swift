@@ -1,11 +1,13 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 @Suite struct PermissionStatusTests {
     @Test func luaNamesMatchTheSpec() {
-        #expect(PermissionStatus.allCases.map(\.rawValue)
-            == ["unknown", "not_determined", "denied", "authorized", "provisional", "ephemeral"])
+        #expect(
+            PermissionStatus.allCases.map(\.rawValue)
+                == ["unknown", "not_determined", "denied", "authorized", "provisional", "ephemeral"])
     }
 
     @Test(arguments: [
@@ -31,10 +33,11 @@ import Testing
     }
 
     @Test func settingNamesMatchTheSpec() {
-        #expect(NotificationSettings.names == [
-            "alert", "sound", "badge", "lock_screen", "notification_center", "car_play",
-            "critical_alert", "time_sensitive", "scheduled_delivery",
-        ])
+        #expect(
+            NotificationSettings.names == [
+                "alert", "sound", "badge", "lock_screen", "notification_center", "car_play",
+                "critical_alert", "time_sensitive", "scheduled_delivery",
+            ])
         #expect(SettingValue.allCases.map(\.rawValue) == ["enabled", "disabled", "not_supported"])
     }
 
@@ -149,8 +152,9 @@ import Testing
     }
 
     @Test func luaNames() {
-        #expect(Capabilities(version: version("16")).namedValues.map(\.name)
-            == ["user_notifications", "provisional", "ephemeral", "notification_settings_link", "time_sensitive"])
+        #expect(
+            Capabilities(version: version("16")).namedValues.map(\.name)
+                == ["user_notifications", "provisional", "ephemeral", "notification_settings_link", "time_sensitive"])
         #expect(platform("9.3").usesLegacyRegistration)
         #expect(!platform("10.0").usesLegacyRegistration)
         #expect(platform("12").os == "ios")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import PermitCore
 import PermitTestSupport
+import Testing
+
+@testable import PermitCore
 
 @Suite struct StatusStreamTests {
     @Test func emitsTheCurrentValueThenDistinctChanges() async throws {
@@ -69,8 +70,9 @@ import PermitTestSupport
     /// engine re-reads after a delay and the stream still gets the change. The delay is the
     /// engine's clock's: the test moves the manual clock, nothing sleeps for real.
     @Test func aStaleForegroundReadIsCorrectedByTheRecheck() async throws {
-        let world = World(authorization: .denied, staleReads: 1, rechecks: [.seconds(2), .seconds(4)],
-                          policy: always(.none))
+        let world = World(
+            authorization: .denied, staleReads: 1, rechecks: [.seconds(2), .seconds(4)],
+            policy: always(.none))
         _ = await world.engine.handle(.appLaunch)
         try await withTimeout {
             var iterator = world.engine.statusStream.makeAsyncIterator()

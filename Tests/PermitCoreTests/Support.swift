@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PermitCore
 
 /// 2026-01-05 08:00:00 UTC, a Monday.

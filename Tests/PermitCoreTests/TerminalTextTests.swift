@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// The one escaping every text `permit` prints goes through (`Console.write`).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// `UserDefaultsLedgerStore` runs wherever Foundation's `UserDefaults` does, so it is tested here

@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+
 @testable import PermitDelivery
 
 /// Experiments across bundle versions, through the source an app serves from: the records name

@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+
 @testable import PermitDelivery
 
 /// Installing a bundle runs its policy's main chunk under the limits of a call, so a bundle can

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import Testing
+
 @testable import PermitDelivery
 
 @Suite struct BundleFormatTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import Testing
+
 @testable import PermitDelivery
 
 /// A bundle's `params.json` must say one thing: a key given twice in one object is refused
@@ -25,7 +26,8 @@ import Testing
     }
 
     @Test func equalKeysInDifferentObjectsAndEscapedTextAreFine() throws {
-        let verified = try verify("""
+        let verified = try verify(
+            """
             {"a": {"x": 1}, "b": {"x": 2}, "list": [{"x": 1}, {"x": 2}], "t": "\\"a\\": 1, \\"a\\"", "é": 1, "\\u00e9x": 2}
             """)
         #expect(verified.params["a"] == .table(["x": .integer(1)]))

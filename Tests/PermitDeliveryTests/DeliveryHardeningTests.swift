@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+
 @testable import PermitDelivery
 
 /// A vault in memory: what the Keychain keeps on an Apple device.
@@ -125,8 +126,9 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
         #expect(b.merged(with: a) == a.merged(with: b))
         #expect(AntiRollbackRecord.decode(a.encoded()) == a)
         // A newer app's additions are ignored; a torn record is nothing, not zero.
-        #expect(AntiRollbackRecord.decode(Data(#"{"highest_version":12,"revoked":[11],"signed_by":"x"}"#.utf8))
-            == AntiRollbackRecord(highestVersion: 12, revoked: [11]))
+        #expect(
+            AntiRollbackRecord.decode(Data(#"{"highest_version":12,"revoked":[11],"signed_by":"x"}"#.utf8))
+                == AntiRollbackRecord(highestVersion: 12, revoked: [11]))
         #expect(AntiRollbackRecord.decode(Data(#"{"highest_vers"#.utf8)) == nil)
     }
 
@@ -275,7 +277,8 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
         try launch(directory).install(bundle(3, taggedPolicy("v3"), key: key))
         let opened = await PolicySource.open(
             builtIn: try builtInPolicy(),
-            configuration: PolicySource.Configuration(pack: "demo", trust: .keys([key.publicKey]), directory: directory, clock: ManualClock(start)))
+            configuration: PolicySource.Configuration(
+                pack: "demo", trust: .keys([key.publicKey]), directory: directory, clock: ManualClock(start)))
         #expect(opened.status.serving == .bundle(pack: "demo", version: 3, signer: key.keyID))
         #expect(opened.status.events.first?.kind == .restored)
     }

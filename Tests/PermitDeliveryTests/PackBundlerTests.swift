@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import Testing
+
 @testable import PermitDelivery
 
 /// `permit bundle`'s pipeline as a library call: the tests gate the bundle, the bundle is

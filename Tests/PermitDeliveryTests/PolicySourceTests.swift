@@ -1,8 +1,9 @@
 import Foundation
 import PermitCore
 import PermitLua
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitDelivery
 
 @Suite struct PolicySourceTests {
@@ -52,9 +53,9 @@ import PermitTestSupport
         let engine = try engine(source)
         try source.install(bundle(1, taggedPolicy("v1"), key: key))
         let broken = [
-            "return {",                                           // does not compile
-            "return { name = \"x\" }",                            // no decide
-            "error('at load')",                                   // raises while loading
+            "return {",  // does not compile
+            "return { name = \"x\" }",  // no decide
+            "error('at load')",  // raises while loading
             "return { name = \"x\", decide = function() end, colour = 1 }",  // unknown field
             "return { name = \"x\", decide = function() end, params = { n = 1 } }",  // params.json says {}
         ]

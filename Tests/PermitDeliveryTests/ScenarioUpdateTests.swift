@@ -4,6 +4,7 @@ import PermitInput
 import PermitLua
 import PermitScenario
 import Testing
+
 @testable import PermitDelivery
 
 /// `policy_update: FILE` in scenario files: a rollout tested like any other behaviour.
@@ -17,7 +18,8 @@ import Testing
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try bundle(2, taggedPolicy("v2")).write(to: directory.appendingPathComponent("v2.permitbundle"))
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "17.0" }
             initial: { authorization: authorized }
             steps:
@@ -36,7 +38,8 @@ import Testing
         try Data(key.publicKey.text.utf8).write(to: directory.appendingPathComponent("release.pub"))
         try bundle(2, taggedPolicy("v2")).write(to: directory.appendingPathComponent("unsigned.permitbundle"))
         try bundle(3, taggedPolicy("v3"), key: key).write(to: directory.appendingPathComponent("v3.permitbundle"))
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "17.0" }
             trusted_keys: release.pub
             steps:
@@ -49,7 +52,8 @@ import Testing
         #expect(result.passed, "\(result.steps.flatMap(\.failures))")
 
         // A refusal nobody expected fails the step.
-        let failing = try await run("""
+        let failing = try await run(
+            """
             device: { os: "17.0" }
             trusted_keys: [release.pub]
             steps:
@@ -66,7 +70,8 @@ import Testing
         var steps = ["  - { policy_update: broken.permitbundle }"]
         for _ in 0..<10 { steps.append("  - { event: app_foreground, expect_error: boom }") }
         steps.append("  - { event: app_foreground, expect: { action: none, reason: builtin } }")
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "17.0" }
             steps:
             \(steps.joined(separator: "\n"))
@@ -77,10 +82,13 @@ import Testing
 
     @Test func parserNamesMistakes() throws {
         #expect(throws: InputError.self) {
-            try ScenarioParser.parse("device: { os: \"17.0\" }\nsteps:\n  - policy_update: missing.permitbundle\n", file: "x.yaml", directory: temporaryDirectory())
+            try ScenarioParser.parse(
+                "device: { os: \"17.0\" }\nsteps:\n  - policy_update: missing.permitbundle\n", file: "x.yaml",
+                directory: temporaryDirectory())
         }
         #expect(throws: InputError.self) {
-            try ScenarioParser.parse("device: { os: \"17.0\" }\nsteps:\n  - { event: app_launch, expect_update: installed }\n", file: "x.yaml")
+            try ScenarioParser.parse(
+                "device: { os: \"17.0\" }\nsteps:\n  - { event: app_launch, expect_update: installed }\n", file: "x.yaml")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+
 @testable import PermitDelivery
 
 /// 2026-01-05 08:00 UTC, the scenarios' default start.
@@ -77,9 +78,10 @@ func engine(_ policy: any Policy, clock: ManualClock = ManualClock(start)) throw
 
 /// The policy tags an outcome's trace names (`decide v3`, `plan v3` → ["v3"]).
 func tags(in trace: String) -> Set<String> {
-    Set(trace.split(separator: "\n").compactMap { line in
-        line.split(separator: " ").last.map(String.init)
-    })
+    Set(
+        trace.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").last.map(String.init)
+        })
 }
 
 /// Asserts that `body` throws a `BundleError` of `kind`; returns it.

@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitTestSupport
 import Testing
+
 @testable import PermitDelivery
 
 /// Policies that wrap another (`RecordingPolicy`, `PolicySource`, the red team's
@@ -24,10 +25,11 @@ import Testing
     @Test func theProtocolIsReadWhole() throws {
         // A parser that found nothing would make the source check below vacuous.
         let names = try Self.requirements()
-        #expect(Set(names) == [
-            "name", "plansReminders", "durableKeys", "experiments", "version", "decide", "planReminders",
-            "validate", "declaredEvents", "takeTrace", "answer", "eventHandled",
-        ])
+        #expect(
+            Set(names) == [
+                "name", "plansReminders", "durableKeys", "experiments", "version", "decide", "planReminders",
+                "validate", "declaredEvents", "takeTrace", "answer", "eventHandled",
+            ])
     }
 
     /// Every type in `Sources/` that conforms to `Policy` and holds another policy declares
@@ -38,7 +40,8 @@ import Testing
         #expect(Set(wrappers.keys).isSuperset(of: ["RecordingPolicy", "PolicySource", "MeasuredPolicy"]))
         for (wrapper, body) in wrappers {
             let missing = required.filter { !members(in: body).contains($0) }
-            #expect(missing.isEmpty, "\(wrapper) does not forward \(missing.joined(separator: ", ")): it would answer the protocol's default")
+            #expect(
+                missing.isEmpty, "\(wrapper) does not forward \(missing.joined(separator: ", ")): it would answer the protocol's default")
         }
     }
 
@@ -80,20 +83,23 @@ import Testing
     /// (`any Policy` or a `LuaPolicy`).
     static func wrapperBodies() throws -> [String: String] {
         let sources = repository.appendingPathComponent("Sources")
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         let declaration = /(?:struct|class|actor)\s+(\w+)\s*:[^{]*\bPolicy\b[^{]*\{/
         var bodies: [String: String] = [:]
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
             // The regex is tried only where a type keyword starts (SourceScan says why).
-            let starts = (SourceScan.starts(of: "struct", in: text) + SourceScan.starts(of: "class", in: text)
+            let starts =
+                (SourceScan.starts(of: "struct", in: text) + SourceScan.starts(of: "class", in: text)
                 + SourceScan.starts(of: "actor", in: text)).sorted()
             for start in starts {
                 guard let match = text[start...].prefixMatch(of: declaration) else { continue }
                 let name = String(match.output.1)
                 guard let body = typeBody(from: match.range.upperBound, in: text),
-                      body.contains(/(?:let|var)\s+\w+\s*:\s*(?:any Policy|LuaPolicy)\b/) else { continue }
+                    body.contains(/(?:let|var)\s+\w+\s*:\s*(?:any Policy|LuaPolicy)\b/)
+                else { continue }
                 bodies[name] = body
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -13,15 +14,19 @@ import Testing
         let context = FastPathTests.context(.appLaunch)
         return (
             Result { () throws(PolicyError) -> Decision? in try policy.decide(context) },
-            Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) })
+            Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) }
+        )
     }
 
-    static func plan(_ body: String) throws -> (fast: Result<[ReminderRequest], PolicyError>, general: Result<[ReminderRequest], PolicyError>) {
+    static func plan(
+        _ body: String
+    ) throws -> (fast: Result<[ReminderRequest], PolicyError>, general: Result<[ReminderRequest], PolicyError>) {
         let policy = try ReminderFastPathTests.policy(body)
         let context = FastPathTests.context(.appLaunch, status: .authorized)
         return (
             Result { () throws(PolicyError) -> [ReminderRequest] in try policy.planReminders(context) },
-            Result { () throws(PolicyError) -> [ReminderRequest] in try policy.generalPlanReminders(context) })
+            Result { () throws(PolicyError) -> [ReminderRequest] in try policy.generalPlanReminders(context) }
+        )
     }
 
     static func error<T>(_ result: Result<T, PolicyError>, sourceLocation: SourceLocation = #_sourceLocation) -> PolicyError? {
@@ -55,7 +60,8 @@ import Testing
     }
 
     @Test func twoRemindersWithOneIDAreRefused() throws {
-        let results = try Self.plan("""
+        let results = try Self.plan(
+            """
             return { { id = 'a', body = 'x' }, { id = 'b', body = 'y' }, { id = 'a', day = 1, body = 'z' } }
             """)
         for result in [results.fast, results.general] {
@@ -91,7 +97,8 @@ import Testing
     }
 
     @Test func aTableTooDeepNamesTheFieldItIsIn() throws {
-        let results = try Self.decide("""
+        let results = try Self.decide(
+            """
             local t = {} local inner = t for i = 1, 40 do inner.a = {} inner = inner.a end
             return { action = 'none', remember = { deep = t } }
             """)
@@ -115,7 +122,8 @@ import Testing
     }
 
     @Test func aCyclicTableNamesTheFieldItIsIn() throws {
-        let results = try Self.decide("""
+        let results = try Self.decide(
+            """
             local t = { list = { 1, 2 } } t.list[3] = t
             return { action = 'none', remember = { ["odd key"] = t } }
             """)

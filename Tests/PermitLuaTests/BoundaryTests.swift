@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -67,12 +68,17 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
 /// The C boundary: what the host pushes runs under protection, recursive C routines check
 /// their stack, and a loaded chunk cannot pose as the policy file.
 @Suite(.serialized) struct BoundaryTests {
-    static let bigValue: LuaValue = .table(LuaTable(entries: (1...40).map { i in
-        LuaTable.Entry(key: .string("key\(i)"), value: .table(LuaTable(entries: [
-            LuaTable.Entry(key: .integer(1), value: .string(String(repeating: "x", count: i * 10))),
-            LuaTable.Entry(key: .integer(2), value: .integer(Int64(i))),
-        ])))
-    }))
+    static let bigValue: LuaValue = .table(
+        LuaTable(
+            entries: (1...40).map { i in
+                LuaTable.Entry(
+                    key: .string("key\(i)"),
+                    value: .table(
+                        LuaTable(entries: [
+                            LuaTable.Entry(key: .integer(1), value: .string(String(repeating: "x", count: i * 10))),
+                            LuaTable.Entry(key: .integer(2), value: .integer(Int64(i))),
+                        ])))
+            }))
 
     /// Every allocation a push makes is made to fail in turn: each ends as a typed error (an
     /// allocation error raised outside a protected call would abort the process), and the VM
@@ -164,7 +170,8 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         var value = LuaValue.table(LuaTable(entries: [LuaTable.Entry(key: .string("v"), value: .integer(7))]))
         for _ in 1..<60 { value = .table(LuaTable(entries: [LuaTable.Entry(key: .string("x"), value: value)])) }
         let ref = try vm.store(value)
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local t = ... for i = 1, 59 do t = t.x end
             local ok = pcall(function() t.v = 8 end)
             return t.v, ok
@@ -177,7 +184,9 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
     /// including yielding through xpcall and __pairs, and pairs never hands out Lua's raw next.
     @Test func wrappedBaseFunctionsBehaveAsLuas() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local out = {}
             local function add(...) for i = 1, select('#', ...) do out[#out + 1] = tostring((select(i, ...))) end end
             add(pairs({}) == next)
@@ -198,8 +207,9 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
             add(rawget(setmetatable({}, { __index = function() return 1 end }), 'k'))
             return table.concat(out, '|')
             """)
-        #expect(r.first?.stringValue == "true|true|y|true|true|done|false|handled e|p|1|nil|locked|false|"
-            + "attempt to modify a read-only table|nil|[string \"return 1 +\"]:1: unexpected symbol near <eof>|42|true|nil")
+        #expect(
+            r.first?.stringValue == "true|true|y|true|true|done|false|handled e|p|1|nil|locked|false|"
+                + "attempt to modify a read-only table|nil|[string \"return 1 +\"]:1: unexpected symbol near <eof>|42|true|nil")
     }
 
     /// The snapshot's counts come from the host; reading it checks them against the userdata's
@@ -212,20 +222,22 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         let f = try vm.load("local ctx = ... return ctx.history ~= nil", chunkName: "snapshot.lua")
         var failure: LuaError?
         do {
-            _ = try vm.callDirect(f, pushArgument: { stack throws(LuaError) in
-                lua_createtable(stack.L, 0, 8)
-                // Room for state's root node and user.arms' (the smallest valid snapshot's nodes).
-                let size = MemoryLayout<permit_lazy_header>.size + 2 * MemoryLayout<permit_lazy_node>.stride
-                guard let memory = permit_lazy_attach(stack.L, -1, size) else {
-                    throw LuaError(kind: .memoryExhausted, message: "attach")
-                }
-                var header = permit_lazy_header()
-                header.state_nodes = UInt32(nodes)
-                header.arms_node = 1
-                header.feature_count = UInt32(features)
-                header.text_bytes = UInt32(text)
-                memory.storeBytes(of: header, as: permit_lazy_header.self)
-            }, readResults: { _, _ throws(LuaError) in 0 })
+            _ = try vm.callDirect(
+                f,
+                pushArgument: { stack throws(LuaError) in
+                    lua_createtable(stack.L, 0, 8)
+                    // Room for state's root node and user.arms' (the smallest valid snapshot's nodes).
+                    let size = MemoryLayout<permit_lazy_header>.size + 2 * MemoryLayout<permit_lazy_node>.stride
+                    guard let memory = permit_lazy_attach(stack.L, -1, size) else {
+                        throw LuaError(kind: .memoryExhausted, message: "attach")
+                    }
+                    var header = permit_lazy_header()
+                    header.state_nodes = UInt32(nodes)
+                    header.arms_node = 1
+                    header.feature_count = UInt32(features)
+                    header.text_bytes = UInt32(text)
+                    memory.storeBytes(of: header, as: permit_lazy_header.self)
+                }, readResults: { _, _ throws(LuaError) in 0 })
         } catch {
             failure = error
         }
@@ -247,21 +259,23 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         let keysSlot = try vm.slot(of: keys)
         var failure: LuaError?
         do {
-            let result = try vm.callDirect(f, pushArgument: { stack throws(LuaError) in
-                lua_createtable(stack.L, 0, 8)
-                let headerSize = MemoryLayout<permit_lazy_header>.size
-                guard let memory = permit_lazy_attach(stack.L, -1, headerSize + MemoryLayout<permit_lazy_node>.size) else {
-                    throw LuaError(kind: .memoryExhausted, message: "attach")
-                }
-                var header = permit_lazy_header()
-                header.keys_ref = keysSlot
-                header.state_nodes = 1
-                header.text_bytes = UInt32(text)
-                memory.storeBytes(of: header, as: permit_lazy_header.self)
-                var node = permit_lazy_node()
-                node.type = Int32(PERMIT_LAZY_TABLE)
-                memory.storeBytes(of: node, toByteOffset: headerSize, as: permit_lazy_node.self)
-            }, readResults: { stack, base throws(LuaError) in lua_toboolean(stack.L, base + 1) != 0 ? 1 : 0 })
+            let result = try vm.callDirect(
+                f,
+                pushArgument: { stack throws(LuaError) in
+                    lua_createtable(stack.L, 0, 8)
+                    let headerSize = MemoryLayout<permit_lazy_header>.size
+                    guard let memory = permit_lazy_attach(stack.L, -1, headerSize + MemoryLayout<permit_lazy_node>.size) else {
+                        throw LuaError(kind: .memoryExhausted, message: "attach")
+                    }
+                    var header = permit_lazy_header()
+                    header.keys_ref = keysSlot
+                    header.state_nodes = 1
+                    header.text_bytes = UInt32(text)
+                    memory.storeBytes(of: header, as: permit_lazy_header.self)
+                    var node = permit_lazy_node()
+                    node.type = Int32(PERMIT_LAZY_TABLE)
+                    memory.storeBytes(of: node, toByteOffset: headerSize, as: permit_lazy_node.self)
+                }, readResults: { stack, base throws(LuaError) in lua_toboolean(stack.L, base + 1) != 0 ? 1 : 0 })
             Issue.record("a truncated snapshot was read: \(result)")
         } catch {
             failure = error
@@ -289,7 +303,9 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
     @Test func aLoadedChunkAddsNoCoverageToThePolicy() throws {
         let vm = LuaVM(limits: testLimits)
         vm.recordCoverage(true)
-        try run(vm, """
+        try run(
+            vm,
+            """
             local f = load("local a = 1\\nlocal b = 2\\nlocal c = 3\\nreturn a", "@@policy.lua")
             return f()
             """, chunk: "policy.lua")
@@ -306,11 +322,12 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         for i in 0..<3000 {
             ledger.features["f\(generator.next() % 100_000)-\(i)"] = Ledger.FeatureHistory()
         }
-        let policy = try FastPathTests.policy("""
+        let policy = try FastPathTests.policy(
+            """
             local n = 0
             for name in pairs(ctx.history.features) do n = n + 1 end
             return { action = 'none', reason = tostring(n) }
-            """, limits: LuaLimits(timeLimitMilliseconds: 10_000)) // 3,000 features, in a debug build
+            """, limits: LuaLimits(timeLimitMilliseconds: 10_000))  // 3,000 features, in a debug build
         let decision = try policy.decide(FastPathTests.context(.appLaunch, history: ledger))
         #expect(decision?.reason == "3000")
         let (fast, general) = try policy.contextsForTesting(FastPathTests.context(.appLaunch, history: ledger))
@@ -351,8 +368,9 @@ private func refusingEachAllocationInTurn(in vm: LuaVM, _ body: () throws -> Voi
         for i in 0..<4096 { ledger.features["feature-\(4096 - i)"] = Ledger.FeatureHistory() }
         var limits = testLimits
         limits.instructionsPerCall = 20_000
-        let policy = try FastPathTests.policy("local n = 0 for _ in pairs(ctx.history.features) do n = n + 1 end "
-            + "return { action = 'none', reason = tostring(n) }", limits: limits)
+        let policy = try FastPathTests.policy(
+            "local n = 0 for _ in pairs(ctx.history.features) do n = n + 1 end "
+                + "return { action = 'none', reason = tostring(n) }", limits: limits)
         #expect(throws: PolicyError.self) { try policy.decide(FastPathTests.context(.appLaunch, history: ledger)) }
         do {
             _ = try policy.decide(FastPathTests.context(.appLaunch, history: ledger))

@@ -1,14 +1,18 @@
 import Testing
+
 @testable import PermitLua
 
 @Suite struct BridgeTests {
     @Test func valuesRoundTrip() throws {
         let vm = LuaVM(limits: testLimits)
-        let arg: LuaValue = .table(LuaTable([
-            "name": "open", "n": 3, "x": 1.5, "yes": true,
-            "list": .table(LuaTable(array: ["a", "b"])),
-        ]))
-        let r = try run(vm, """
+        let arg: LuaValue = .table(
+            LuaTable([
+                "name": "open", "n": 3, "x": 1.5, "yes": true,
+                "list": .table(LuaTable(array: ["a", "b"])),
+            ]))
+        let r = try run(
+            vm,
+            """
             local t = ...
             return t.name, t.n, math.type(t.n), t.x, t.yes, #t.list, t.list[2], t, 'é\\0z'
             """, [arg])
@@ -19,7 +23,9 @@ import Testing
 
     @Test func readingTablesRunsNoLuaCode() throws {
         let vm = LuaVM(limits: fastLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local loop = function() while true do end end
             local t = setmetatable({ 1, 2, a = 'x' }, { __index = loop, __pairs = loop, __len = loop, __newindex = loop })
             return t
@@ -79,7 +85,8 @@ import Testing
     @Test func storedReadOnlyTablesCannotBeChangedByScripts() throws {
         let vm = LuaVM(limits: testLimits)
         let platform = try vm.store(.table(LuaTable(["version": "17.2", "nested": .table(LuaTable(["a": 1]))])))
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local p = ...
             local ok1 = pcall(function() p.version = '1.0' end)
             local ok2 = pcall(function() p.nested.a = 2 end)
@@ -97,7 +104,8 @@ import Testing
             guard let a = args.first?.integerValue, let b = args.dropFirst().first?.integerValue else { throw Refused() }
             return [.integer(a + b), .table(LuaTable(array: ["x"]))]
         }
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local add = ...
             local s, t = add(2, 3)
             local ok, err = pcall(function() return add('no') end)
@@ -148,7 +156,8 @@ import Testing
             kept = args
             return [.integer(Int64(args.count))]
         }
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local keep = ...
             return coroutine.wrap(function() return keep({ a = 1 }, 'x'), (coroutine.running()) end)()
             """, chunkName: "co.lua")
@@ -165,7 +174,9 @@ import Testing
     @Test func permitHelpers() throws {
         let vm = LuaVM(limits: testLimits)
         let ctx: LuaValue = .table(LuaTable(["now": 1_000_000, "platform": .table(LuaTable(["version": "15.4"]))]))
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local ctx = ...
             return permit.minutes(2), permit.hours(1), permit.days(3), permit.days(0.5),
               permit.since(ctx, 999000), permit.since(ctx, nil) == math.huge,

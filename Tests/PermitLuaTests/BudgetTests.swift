@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 @Suite struct BudgetTests {
@@ -6,44 +7,66 @@ import Testing
         ("plain loop", "while true do end"),
         ("repeat", "local i = 0 repeat i = i + 1 until false"),
         ("coroutine", "coroutine.wrap(function() while true do end end)()"),
-        ("coroutine resumed in a loop", """
+        (
+            "coroutine resumed in a loop",
+            """
             local co = coroutine.create(function() while true do coroutine.yield() end end)
             while true do coroutine.resume(co) end
-            """),
-        ("nested coroutines", """
+            """
+        ),
+        (
+            "nested coroutines",
+            """
             coroutine.wrap(function() coroutine.wrap(function() while true do end end)() end)()
-            """),
+            """
+        ),
         ("pcall swallowing", "while true do pcall(function() while true do end end) end"),
         ("xpcall handler loops", "xpcall(function() error('x') end, function() while true do end end)"),
-        ("error handler of pcall in coroutine", """
+        (
+            "error handler of pcall in coroutine",
+            """
             while true do coroutine.resume(coroutine.create(function() while true do end end)) end
-            """),
-        ("to-be-closed", """
+            """
+        ),
+        (
+            "to-be-closed",
+            """
             local x <close> = setmetatable({}, { __close = function() while true do end end })
             while true do end
-            """),
+            """
+        ),
         ("sort comparator", "local t = {3, 2, 1} table.sort(t, function(a, b) while true do end end)"),
         ("__index loop", "local t = setmetatable({}, { __index = function() while true do end end }) return t.x"),
         ("table.move huge", "table.move({}, 1, 1 << 40, 2)"),
-        ("plain find in a loop", """
+        (
+            "plain find in a loop",
+            """
             local s, n = string.rep('a', 1000000), string.rep('a', 4000) .. 'b'
             for i = 1, 1e9 do s:find(n, 1, true) end
-            """),
-        ("text helpers in a loop", """
+            """
+        ),
+        (
+            "text helpers in a loop",
+            """
             local s = string.rep('a, ', 100000)
             for i = 1, 1e9 do permit.contains(s, 'b') permit.trim(s) permit.split(s, ',') end
-            """),
+            """
+        ),
         ("xpcall handler loops after budget", "xpcall(function() while true do end end, function() while true do end end)"),
-        ("nested xpcall handlers", """
+        (
+            "nested xpcall handlers",
+            """
             xpcall(function() xpcall(function() while true do end end, function() while true do end end) end,
                    function() while true do end end)
-            """),
+            """
+        ),
         ("load of the largest text in a loop", "local s = string.rep(' ', 12000) for i = 1, 1e9 do load(s) end"),
     ])
     func infiniteWorkEndsWithABudgetError(name: String, source: String) {
         // A small budget so each case stops soon; work the budget does not see still hangs
         // until the far-off time limit and fails as a time error.
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 250_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
+        let vm = LuaVM(
+            limits: LuaLimits(instructionsPerCall: 250_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
         let e = failure(vm, source, chunk: "loop.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "loop.lua", "\(name)")
@@ -58,8 +81,9 @@ import Testing
         #expect(e?.line == 2)
         // The app's defaults: 2 M instructions or 50 ms, whichever this machine reaches first.
         let message = e?.message ?? ""
-        #expect(message.hasPrefix("spin.lua:2: instruction budget of 2000000 exceeded")
-            || message.hasPrefix("spin.lua:2: time limit of 50 ms exceeded"), "\(message)")
+        #expect(
+            message.hasPrefix("spin.lua:2: instruction budget of 2000000 exceeded")
+                || message.hasPrefix("spin.lua:2: time limit of 50 ms exceeded"), "\(message)")
         #expect(e?.traceback?.contains("stack traceback:") == true)
         expectHealthy(vm)
     }
@@ -77,7 +101,8 @@ import Testing
         // The wall-clock net far out of the way: on a loaded machine it fired first (a time
         // error, not the budget error this test is about); left unset, a charge that failed
         // would hang instead of failing.
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 400_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
+        let vm = LuaVM(
+            limits: LuaLimits(instructionsPerCall: 400_000, timeLimitMilliseconds: 60_000, memoryBytes: 16 << 20, maxStringBytes: 4 << 20))
         var e: LuaError?
         e = failure(vm, source, chunk: "big.lua")
         #expect(e?.kind.stoppedForBudget == true, "\(name): \(String(describing: e))")
@@ -87,12 +112,15 @@ import Testing
 
     @Test func timeLimitCatchesWorkNoCounterSees() {
         // Comparing two distinct, equal 4 MB strings costs a memcmp per instruction.
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 1 << 40, timeLimitMilliseconds: 200, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
-        let e = failure(vm, """
-                local s, t = string.rep('x', 4000000), string.rep('x', 3999999) .. 'x'
-                local n = 0
-                while true do if s == t then n = n + 1 end end
-                """, chunk: "cmp.lua")
+        let vm = LuaVM(
+            limits: LuaLimits(instructionsPerCall: 1 << 40, timeLimitMilliseconds: 200, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
+        let e = failure(
+            vm,
+            """
+            local s, t = string.rep('x', 4000000), string.rep('x', 3999999) .. 'x'
+            local n = 0
+            while true do if s == t then n = n + 1 end end
+            """, chunk: "cmp.lua")
         #expect(e?.kind == .timeLimitExceeded, "\(String(describing: e))")
         #expect(e?.message.contains("time limit of 200 ms exceeded") == true)
         expectHealthy(vm)
@@ -103,14 +131,18 @@ import Testing
         // machine could stretch 20,000 iterations past the app's 50 ms.
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, timeLimitMilliseconds: 60_000))
         let f = try vm.load("local n = 0 for i = 1, 20000 do n = n + i end return n", chunkName: "sum.lua")
-        for _ in 0..<50 { #expect(try vm.call(f) == [200010000]) }
+        for _ in 0..<50 { #expect(try vm.call(f) == [200_010_000]) }
         #expect(vm.instructionsUsedByLastCall <= 100_000)
     }
 
     /// table.insert and table.remove are Lua's own, charged first for the elements they shift.
     @Test func tableInsertAndRemoveAreChargedForWhatTheyShift() throws {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
-        let r = try run(vm, """
+        let vm = LuaVM(
+            limits: LuaLimits(
+                instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
+        let r = try run(
+            vm,
+            """
             local t = {}
             for i = 1, 5 do table.insert(t, i) end
             table.insert(t, 1, 0)

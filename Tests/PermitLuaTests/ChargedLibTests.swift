@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitLua
 
 /// Library calls that do their work inside one C call are charged before they run, so a single
@@ -31,7 +32,9 @@ import Testing
         // Raised by the charge (naming table.sort) or by the next hook event, whichever comes first.
         #expect(e?.kind == .instructionBudgetExceeded, "\(String(describing: e))")
         #expect(e?.message.contains("instruction budget") == true)
-        let e2 = failure(vm, """
+        let e2 = failure(
+            vm,
+            """
             local s = string.rep('x', 1 << 20) local t = {} for i = 1, 2000 do t[i] = s end
             table.sort(t, function(a, b) return a < b end)
             """)
@@ -41,7 +44,9 @@ import Testing
 
     @Test func sortStillSorts() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local a = { 5, 3, 9, 1 } table.sort(a)
             local b = { "pear", "apple", "fig" } table.sort(b)
             local c = { 1, 2, 3 } table.sort(c, function(x, y) return x > y end)
@@ -61,7 +66,9 @@ import Testing
 
     @Test func metatablesStillBehave() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local Point = {} Point.__index = Point
             function Point.new(x, y) return setmetatable({ x = x, y = y }, Point) end
             Point.__add = function(a, b) return Point.new(a.x + b.x, a.y + b.y) end
@@ -74,7 +81,9 @@ import Testing
 
     @Test func tostringShowsNoHostAddress() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local t, u = {}, {}
             print(t, print)
             return tostring(t), tostring(t) == tostring(t), tostring(t) ~= tostring(u), tostring(print),

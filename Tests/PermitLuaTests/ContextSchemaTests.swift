@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -37,8 +38,9 @@ import Testing
         #expect(ContextSchema.statuses == PermissionStatus.allCases.map(\.rawValue))
         #expect(ContextSchema.settingValues == SettingValue.allCases.map(\.rawValue))
         #expect(ContextSchema.actions == Decision.Action.names)
-        #expect(Set(ContextSchema.answers)
-            == Set(SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)))
+        #expect(
+            Set(ContextSchema.answers)
+                == Set(SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)))
         let events: [AppEvent] = [
             .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .softPromptAnswered(.accept),
             .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
@@ -58,8 +60,9 @@ import Testing
         let texts = FastPath.Key.allCases.map(\.text)
         #expect(Set(texts).count == texts.count, "a key is interned twice")
         let eager = ContextSchema.context.fields.map(\.name).filter { !ContextSchema.lazyContextFields.contains($0) }
-        let expected = Set(eager + ContextSchema.event.fields.map(\.name) + ContextSchema.eventNames
-            + ContextSchema.answers + ContextSchema.statuses + ContextSchema.settingValues)
+        let expected = Set(
+            eager + ContextSchema.event.fields.map(\.name) + ContextSchema.eventNames
+                + ContextSchema.answers + ContextSchema.statuses + ContextSchema.settingValues)
         #expect(Set(texts) == expected)
     }
 
@@ -87,8 +90,9 @@ import Testing
             for clip in [false, true] {
                 let platform = Platform(version: version, isAppClip: clip)
                 Self.check(LuaBridge.platform(platform), as: ContextSchema.platform.name, at: "platform", problems: &problems)
-                Self.check(LuaBridge.capabilities(platform.capabilities), as: ContextSchema.capabilities.name,
-                           at: "capabilities", problems: &problems)
+                Self.check(
+                    LuaBridge.capabilities(platform.capabilities), as: ContextSchema.capabilities.name,
+                    at: "capabilities", problems: &problems)
             }
         }
         for ledger in [Ledger(), FastPathTests.fullLedger] {
@@ -99,8 +103,9 @@ import Testing
         }
         let version = OSVersion(major: 16, minor: 4)
         for status in PermissionStatus.allCases {
-            Self.check(LuaBridge.settings(.typical(for: status, on: version)), as: ContextSchema.settings.name,
-                       at: "settings", problems: &problems)
+            Self.check(
+                LuaBridge.settings(.typical(for: status, on: version)), as: ContextSchema.settings.name,
+                at: "settings", problems: &problems)
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "; "))")
     }
@@ -156,7 +161,8 @@ import Testing
 
     /// `LazyContext.c` builds exactly the lazy ctx fields and the fields of the tables under them.
     @Test func theLazyBuildersNamesAreTheSchemas() throws {
-        let names = try Self.cStrings(after: "static const char *const names[N_COUNT] = {", in: Self.source("Sources/CLuaShim/LazyContext.c"))
+        let names = try Self.cStrings(
+            after: "static const char *const names[N_COUNT] = {", in: Self.source("Sources/CLuaShim/LazyContext.c"))
         #expect(Set(names).count == names.count)
         let expected = Self.names(
             ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
@@ -208,7 +214,9 @@ import Testing
     }
 
     /// The `---@class` fields and `---@alias` string lists of a LuaLS annotation file.
-    static func annotations(_ text: String) -> (classes: [String: [(name: String, type: String, optional: Bool)]], aliases: [String: [String]]) {
+    static func annotations(
+        _ text: String
+    ) -> (classes: [String: [(name: String, type: String, optional: Bool)]], aliases: [String: [String]]) {
         var classes: [String: [(name: String, type: String, optional: Bool)]] = [:]
         var aliases: [String: [String]] = [:]
         var current: String?

@@ -1,18 +1,20 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
 /// `remember_durable` in a policy file (docs/reference.md#policy-remember-durable).
 @Suite struct DurableKeysReaderTests {
     func policy(_ declaration: String) throws(PolicyError) -> LuaPolicy {
-        try LuaPolicy(source: """
-            return {
-              name = "durable",
-              remember_durable = \(declaration),
-              decide = function(ctx) return nil end,
-            }
-            """, chunkName: "durable.lua")
+        try LuaPolicy(
+            source: """
+                return {
+                  name = "durable",
+                  remember_durable = \(declaration),
+                  decide = function(ctx) return nil end,
+                }
+                """, chunkName: "durable.lua")
     }
 
     func loadError(_ declaration: String) -> String {
@@ -33,9 +35,14 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{ history = { "setings_prompt" } }"#,
-         #"policy.remember_durable.history[1]: "setings_prompt" is not a history that can be kept; did you mean "settings_prompt"?"#),
-        (#"{ histories = { "soft_prompt" } }"#, #"policy.remember_durable.histories: not a field of remember_durable; did you mean "history"?"#),
+        (
+            #"{ history = { "setings_prompt" } }"#,
+            #"policy.remember_durable.history[1]: "setings_prompt" is not a history that can be kept; did you mean "settings_prompt"?"#
+        ),
+        (
+            #"{ histories = { "soft_prompt" } }"#,
+            #"policy.remember_durable.histories: not a field of remember_durable; did you mean "history"?"#
+        ),
         (#"{ state = "asks" }"#, #"policy.remember_durable.state: expected a list of names like { "asks" }, got "asks""#),
         (#"{ state = { asks = true } }"#, "policy.remember_durable.state: expected a list of names"),
         (#"{ state = { "a", 2 } }"#, "policy.remember_durable.state[2]: expected a name, got 2"),

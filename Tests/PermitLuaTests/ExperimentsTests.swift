@@ -1,19 +1,21 @@
-import Testing
-@testable import PermitLua
 import PermitCore
+import Testing
+
+@testable import PermitLua
 
 /// A policy's `experiments` table: read at load, every mistake with its file and line, and the
 /// install's arms in `ctx.user.arms` on the warm path as on the general one.
 @Suite struct ExperimentsTests {
     static func load(_ experiments: String, decide: String = "return nil") -> Result<LuaPolicy, PolicyError> {
         Result { () throws(PolicyError) -> LuaPolicy in
-            try LuaPolicy(source: """
-                return {
-                  name = "arms",
-                  experiments = \(experiments),
-                  decide = function(ctx) \(decide) end,
-                }
-                """, chunkName: "arms.lua", limits: testLimits)
+            try LuaPolicy(
+                source: """
+                    return {
+                      name = "arms",
+                      experiments = \(experiments),
+                      decide = function(ctx) \(decide) end,
+                    }
+                    """, chunkName: "arms.lua", limits: testLimits)
         }
     }
 
@@ -46,18 +48,19 @@ import PermitCore
     /// Over several lines, an arm's error points at the arm's own line.
     @Test func anArmsLineIsItsOwn() {
         let result = Result { () throws(PolicyError) -> LuaPolicy in
-            try LuaPolicy(source: """
-                return {
-                  name = "arms",
-                  experiments = {
-                    first_ask = {
-                      quiet = 50, -- the quiet arm
-                      soft = -1,
-                    },
-                  },
-                  decide = function(ctx) return nil end,
-                }
-                """, chunkName: "arms.lua", limits: testLimits)
+            try LuaPolicy(
+                source: """
+                    return {
+                      name = "arms",
+                      experiments = {
+                        first_ask = {
+                          quiet = 50, -- the quiet arm
+                          soft = -1,
+                        },
+                      },
+                      decide = function(ctx) return nil end,
+                    }
+                    """, chunkName: "arms.lua", limits: testLimits)
         }
         guard case .failure(let error) = result else {
             Issue.record("loaded")
@@ -70,7 +73,8 @@ import PermitCore
     @Test func thePolicyReadsItsArm() throws {
         let policy = try Self.load(
             "{ first_ask = { quiet = 50, soft = 50 } }",
-            decide: "return { action = 'none', reason = ctx.user.arms.first_ask .. '/' .. tostring(ctx.user.bucket) }").get()
+            decide: "return { action = 'none', reason = ctx.user.arms.first_ask .. '/' .. tostring(ctx.user.bucket) }"
+        ).get()
         var ledger = Ledger()
         ledger.arms = ["first_ask": "soft"]
         let context = FastPathTests.context(.appLaunch, history: ledger)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -8,15 +9,16 @@ import Testing
 /// the same ctx, the same decisions, the same errors word for word.
 @Suite struct FastPathTests {
     static func policy(_ body: String, limits: LuaLimits = testLimits) throws -> LuaPolicy {
-        try LuaPolicy(source: """
-            return {
-              name = "fast",
-              params = { features = { "diary" }, gap = 2.5, nested = { a = { 1, 2 } } },
-              decide = function(ctx)
-            \(body)
-              end,
-            }
-            """, chunkName: "fast.lua", limits: limits)
+        try LuaPolicy(
+            source: """
+                return {
+                  name = "fast",
+                  params = { features = { "diary" }, gap = 2.5, nested = { a = { 1, 2 } } },
+                  decide = function(ctx)
+                \(body)
+                  end,
+                }
+                """, chunkName: "fast.lua", limits: limits)
     }
 
     static func context(
@@ -80,7 +82,8 @@ import Testing
         .settingsPromptAnswered(.dismiss), .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
         .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened,
         .settingsPromptAnswered(.dismiss), try! .custom("lesson_completed"),
-        try! .custom("lesson_completed", properties: ["count": .integer(2), "ratio": .number(0.5), "ok": .bool(true), "title": .string("Verbs")]),
+        try! .custom(
+            "lesson_completed", properties: ["count": .integer(2), "ratio": .number(0.5), "ok": .bool(true), "title": .string("Verbs")]),
     ]
 
     @Test func theContextIsTheOneTheGeneralPathBuilds() throws {
@@ -235,7 +238,8 @@ import Testing
             end }
             """
         for limit in [5, 9, 10, 11, 12, 13, 100] {
-            let policy = try LuaPolicy(source: source, chunkName: "few.lua", limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
+            let policy = try LuaPolicy(
+                source: source, chunkName: "few.lua", limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
             let context = Self.context(.appLaunch)
             let fast = Result { () throws(PolicyError) -> Decision? in try policy.decide(context) }
             let general = Result { () throws(PolicyError) -> Decision? in try policy.generalDecide(context) }
@@ -246,7 +250,8 @@ import Testing
 
     @Test func readingRunsNoMetamethod() throws {
         // A decision whose every table has a metatable that would raise if consulted.
-        let policy = try Self.policy("""
+        let policy = try Self.policy(
+            """
             local trap = { __index = function() error('index ran') end, __pairs = function() error('pairs ran') end,
                            __len = function() error('len ran') end }
             local title = setmetatable({ en = 'T' }, trap)
@@ -265,7 +270,8 @@ import Testing
     /// device's platform and capabilities, whether its tables are new, kept from an earlier
     /// device or stored again after the VM's cache of them filled up.
     @Test func eachDeviceSeesItsOwnPlatformThroughTheKeptTables() throws {
-        let policy = try Self.policy("""
+        let policy = try Self.policy(
+            """
                 return { action = "none", reason = ctx.platform.version
                   .. " ephemeral=" .. tostring(ctx.capabilities.ephemeral)
                   .. " link=" .. tostring(ctx.capabilities.notification_settings_link) }
@@ -278,7 +284,8 @@ import Testing
             context.platform = device
             context.capabilities = device.capabilities
             let reason = try #require(try policy.decide(context)?.reason)
-            let expected = "\(device.version) ephemeral=\(device.capabilities.ephemeral)"
+            let expected =
+                "\(device.version) ephemeral=\(device.capabilities.ephemeral)"
                 + " link=\(device.capabilities.notificationSettingsLink)"
             #expect(reason == expected)
         }

@@ -1,4 +1,5 @@
 import PermitCore
+
 @testable import PermitLua
 
 /// The general ("slow") ctx and decision path: `ctx` built as a `LuaValue` tree and pushed by
@@ -81,31 +82,36 @@ extension LuaPolicy {
     /// read-only tables.
     func contextValue(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> LuaValue {
         _ = try cachedParts(context, runtime: &runtime)
-        let cache = (platform: runtime.platformCache!.platform_, capabilities: runtime.platformCache!.capabilities,
-                     params: runtime.paramsCache!.ref)
-        return .table(LuaTable([
-            "event": LuaBridge.event(context.event),
-            "status": .string(context.status.rawValue),
-            "previous_status": .string(context.previousStatus.rawValue),
-            "settings": LuaBridge.settings(context.settings),
-            "platform": .ref(cache.platform),
-            "capabilities": .ref(cache.capabilities),
-            "history": LuaBridge.history(context.history, declaredEvents: declaredEvents),
-            "state": LuaBridge.table(context.state),
-            "params": .ref(cache.params),
-            "now": .integer(context.now),
-            "locale": .string(context.locale),
-            "user": .table(LuaTable([
-                "bucket": .integer(Int64(context.userBucket)),
-                "arms": .table(LuaTable(context.arms.mapValues(LuaValue.string))),
-            ])),
-            "local_time": .table(LuaTable([
-                "date": .string(context.localTime.date), "hour": .integer(Int64(context.localTime.hour)),
-                "minute": .integer(Int64(context.localTime.minute)),
-                "weekday": .integer(Int64(context.localTime.weekday)),
-                "timezone": .string(context.localTime.timeZone),
-            ])),
-        ]))
+        let cache = (
+            platform: runtime.platformCache!.platform_, capabilities: runtime.platformCache!.capabilities,
+            params: runtime.paramsCache!.ref
+        )
+        return .table(
+            LuaTable([
+                "event": LuaBridge.event(context.event),
+                "status": .string(context.status.rawValue),
+                "previous_status": .string(context.previousStatus.rawValue),
+                "settings": LuaBridge.settings(context.settings),
+                "platform": .ref(cache.platform),
+                "capabilities": .ref(cache.capabilities),
+                "history": LuaBridge.history(context.history, declaredEvents: declaredEvents),
+                "state": LuaBridge.table(context.state),
+                "params": .ref(cache.params),
+                "now": .integer(context.now),
+                "locale": .string(context.locale),
+                "user": .table(
+                    LuaTable([
+                        "bucket": .integer(Int64(context.userBucket)),
+                        "arms": .table(LuaTable(context.arms.mapValues(LuaValue.string))),
+                    ])),
+                "local_time": .table(
+                    LuaTable([
+                        "date": .string(context.localTime.date), "hour": .integer(Int64(context.localTime.hour)),
+                        "minute": .integer(Int64(context.localTime.minute)),
+                        "weekday": .integer(Int64(context.localTime.weekday)),
+                        "timezone": .string(context.localTime.timeZone),
+                    ])),
+            ]))
     }
 }
 

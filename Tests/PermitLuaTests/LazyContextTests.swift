@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -77,7 +78,9 @@ import Testing
     @Test func theProbesSeeRealValues() throws {
         let policy = try FastPathTests.policy(Self.probes[0])
         let decision = try policy.decide(FastPathTests.context(.appLaunch))
-        #expect(decision?.reason == "capabilities,event,history,local_time,locale,now,params,platform,previous_status,settings,state,status,user")
+        #expect(
+            decision?.reason
+                == "capabilities,event,history,local_time,locale,now,params,platform,previous_status,settings,state,status,user")
         let values = try FastPathTests.policy(Self.probes[16]).decide(FastPathTests.context(.featureOpened("diary"), history: Self.ledger))
         #expect(values?.reason == "4 9 denied 1767100000 true 2 false 2 3 nil hi two false disabled 42")
     }
@@ -85,13 +88,14 @@ import Testing
     /// A ctx kept past its call still shows what was read of it during the call, from its own
     /// event, not a later one's: `history` read then, and the eager fields.
     @Test func aKeptContextKeepsWhatWasReadOfIt() throws {
-        let policy = try LuaPolicy(source: """
-            local kept
-            return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx local _ = ctx.history.launches return nil end
-              return { action = 'none', reason = kept.history.launches .. ' ' .. ctx.history.launches .. ' ' .. kept.event.name }
-            end }
-            """, chunkName: "keeper.lua")
+        let policy = try LuaPolicy(
+            source: """
+                local kept
+                return { name = 'keeper', decide = function(ctx)
+                  if kept == nil then kept = ctx local _ = ctx.history.launches return nil end
+                  return { action = 'none', reason = kept.history.launches .. ' ' .. ctx.history.launches .. ' ' .. kept.event.name }
+                end }
+                """, chunkName: "keeper.lua")
         var first = Ledger()
         first.launches = 1
         var second = Ledger()
@@ -115,14 +119,15 @@ import Testing
         ("next(kept)", "ctx is iterated after its call returned"),
     ])
     func aFieldFirstReadAfterItsCallIsAnError(read: String, message: String) throws {
-        let policy = try LuaPolicy(source: """
-            local kept
-            return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx return nil end
-              local _ = \(read)
-              return nil
-            end }
-            """, chunkName: "keeper.lua")
+        let policy = try LuaPolicy(
+            source: """
+                local kept
+                return { name = 'keeper', decide = function(ctx)
+                  if kept == nil then kept = ctx return nil end
+                  local _ = \(read)
+                  return nil
+                end }
+                """, chunkName: "keeper.lua")
         #expect(try policy.decide(FastPathTests.context(.appLaunch)) == nil)
         #expect {
             try policy.decide(FastPathTests.context(.appForeground))
@@ -136,14 +141,15 @@ import Testing
     /// `soft_prompt` read then shows its own event's count, `system_prompt` first read later is
     /// the same error as a field of ctx, whichever other field was read.
     @Test func aKeptHistoryKeepsTheTablesReadDuringItsCall() throws {
-        let policy = try LuaPolicy(source: """
-            local kept
-            return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx.history local _ = kept.soft_prompt.shown return nil end
-              if ctx.event.name == 'app_background' then return { action = 'none', reason = tostring(kept.system_prompt.shown) } end
-              return { action = 'none', reason = kept.soft_prompt.shown .. ' ' .. ctx.history.soft_prompt.shown }
-            end }
-            """, chunkName: "keeper.lua")
+        let policy = try LuaPolicy(
+            source: """
+                local kept
+                return { name = 'keeper', decide = function(ctx)
+                  if kept == nil then kept = ctx.history local _ = kept.soft_prompt.shown return nil end
+                  if ctx.event.name == 'app_background' then return { action = 'none', reason = tostring(kept.system_prompt.shown) } end
+                  return { action = 'none', reason = kept.soft_prompt.shown .. ' ' .. ctx.history.soft_prompt.shown }
+                end }
+                """, chunkName: "keeper.lua")
         var first = Ledger()
         first.softPrompt.shown = 1
         var second = Ledger()
@@ -162,16 +168,17 @@ import Testing
     /// The stored platform, capabilities and locale a kept ctx read during its call are its own
     /// event's, after the host has replaced (and released) them for another device.
     @Test func aKeptContextKeepsItsOwnPlatformAndLocale() throws {
-        let policy = try LuaPolicy(source: """
-            local kept
-            local function describe(c)
-              return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
-            end
-            return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx describe(ctx) return nil end
-              return { action = 'none', reason = describe(kept) .. ' | ' .. describe(ctx) }
-            end }
-            """, chunkName: "keeper.lua")
+        let policy = try LuaPolicy(
+            source: """
+                local kept
+                local function describe(c)
+                  return c.platform.major .. ' ' .. tostring(c.capabilities.provisional) .. ' ' .. c.locale
+                end
+                return { name = 'keeper', decide = function(ctx)
+                  if kept == nil then kept = ctx describe(ctx) return nil end
+                  return { action = 'none', reason = describe(kept) .. ' | ' .. describe(ctx) }
+                end }
+                """, chunkName: "keeper.lua")
         var first = FastPathTests.context(.appLaunch)
         first.platform = Platform(version: OSVersion(major: 11, minor: 0))
         first.capabilities = first.platform.capabilities
@@ -187,15 +194,16 @@ import Testing
     /// Writing a field of a kept ctx builds nothing, so it is no error: the value written reads
     /// back, and the fields left alone stay as they were.
     @Test func writingAKeptContextIsNoError() throws {
-        let policy = try LuaPolicy(source: """
-            local kept
-            return { name = 'keeper', decide = function(ctx)
-              if kept == nil then kept = ctx return nil end
-              kept.history = { launches = 7 }
-              kept.note = 'mine'
-              return { action = 'none', reason = kept.history.launches .. ' ' .. kept.note .. ' ' .. kept.event.name }
-            end }
-            """, chunkName: "keeper.lua")
+        let policy = try LuaPolicy(
+            source: """
+                local kept
+                return { name = 'keeper', decide = function(ctx)
+                  if kept == nil then kept = ctx return nil end
+                  kept.history = { launches = 7 }
+                  kept.note = 'mine'
+                  return { action = 'none', reason = kept.history.launches .. ' ' .. kept.note .. ' ' .. kept.event.name }
+                end }
+                """, chunkName: "keeper.lua")
         #expect(try policy.decide(FastPathTests.context(.appLaunch)) == nil)
         #expect(try policy.decide(FastPathTests.context(.appForeground))?.reason == "7 mine app_launch")
     }
@@ -203,11 +211,12 @@ import Testing
     /// A ctx read back by the host after the call (the policy returned a lazy part of it as a
     /// value) is read while the call's source is still open: the same values as the general path.
     @Test func aReturnedPartOfCtxIsReadWithItsOwnValues() throws {
-        let policy = try LuaPolicy(source: """
-            return { name = 'returner', decide = function(ctx)
-              return { action = 'none', reason = 'kept', remember = { copy = ctx.history.soft_prompt } }
-            end }
-            """, chunkName: "returner.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return { name = 'returner', decide = function(ctx)
+                  return { action = 'none', reason = 'kept', remember = { copy = ctx.history.soft_prompt } }
+                end }
+                """, chunkName: "returner.lua")
         var ledger = Ledger()
         ledger.softPrompt.shown = 3
         let context = FastPathTests.context(.appLaunch, history: ledger)

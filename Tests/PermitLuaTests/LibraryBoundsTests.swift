@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitCore
+import Testing
+
 @testable import PermitLua
 
 /// Every function the sandbox exposes to a policy, driven with its worst input in a loop, ends
@@ -50,7 +51,7 @@ import PermitCore
         "setmetatable": "local mt = {} for i = 1, 200000 do mt[i] = i end " + loop("setmetatable({}, mt)"),
         "xpcall": loop("xpcall(C, C)"),
         // string
-        "string.byte": loop("S:byte(1, 500000)"), // the longest slice fits the stack; a longer one is Lua's argument error
+        "string.byte": loop("S:byte(1, 500000)"),  // the longest slice fits the stack; a longer one is Lua's argument error
         "string.char": "local t = {} for i = 1, 100000 do t[i] = 65 end " + loop("string.char(table.unpack(t))"),
         "string.find": loop("S:find(('x'):rep(4000) .. 'y', 1, true)"),
         "string.format": loop("string.format('%q', S)"),
@@ -142,7 +143,9 @@ import PermitCore
     static func exposedFunctions() throws -> Set<String> {
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 10_000_000, timeLimitMilliseconds: 0))
         let base = try vm.sandboxBase()
-        let list = try run(vm, """
+        let list = try run(
+            vm,
+            """
             local base = ...
             local names = {}
             for k, v in pairs(base) do

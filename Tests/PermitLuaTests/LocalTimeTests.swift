@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -18,9 +19,10 @@ import Testing
 
     /// The `reason` of a decision whose reason is `expression`'s value as text.
     static func evaluate(_ expression: String, at context: PolicyContext) throws -> String {
-        let policy = try LuaPolicy(source: """
-            return { name = "t", decide = function(ctx) return { action = "none", reason = tostring(\(expression)) } end }
-            """, chunkName: "t.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "t", decide = function(ctx) return { action = "none", reason = tostring(\(expression)) } end }
+                """, chunkName: "t.lua")
         return try #require(try policy.decide(context)?.reason)
     }
 
@@ -34,13 +36,15 @@ import Testing
 
     @Test func aPolicyReadsTheLocalTime() throws {
         let context = Self.context(hour: 1, minute: 5)
-        #expect(try Self.evaluate(
-            #"ctx.local_time.date .. " " .. ctx.local_time.hour .. ":" .. ctx.local_time.minute .. " " .. ctx.local_time.weekday .. " " .. ctx.local_time.timezone"#,
-            at: context) == "2026-09-06 1:5 7 America/Santiago")
+        #expect(
+            try Self.evaluate(
+                #"ctx.local_time.date .. " " .. ctx.local_time.hour .. ":" .. ctx.local_time.minute .. " " .. ctx.local_time.weekday .. " " .. ctx.local_time.timezone"#,
+                at: context) == "2026-09-06 1:5 7 America/Santiago")
         // Iterating ctx (which builds every lazy field at once) finds it too.
-        #expect(try Self.evaluate(
-            #"(function() for k, v in pairs(ctx) do if k == "local_time" then return v.hour end end end)()"#,
-            at: context) == "1")
+        #expect(
+            try Self.evaluate(
+                #"(function() for k, v in pairs(ctx) do if k == "local_time" then return v.hour end end end)()"#,
+                at: context) == "1")
     }
 
     @Test(arguments: [(21, false), (22, true), (23, true), (0, true), (7, true), (8, false), (12, false)])

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import Testing
+
 @testable import PermitLua
 @testable import permit_redteam
 
@@ -29,7 +30,7 @@ import Testing
             } catch {
                 if limits == Self.roomy {
                     #expect(error.message.contains("nested deeper than 40 levels"), "\(error)")
-                } else { // the app's 4 MiB and 50 ms stop 20,000 coroutines first
+                } else {  // the app's 4 MiB and 50 ms stop 20,000 coroutines first
                     #expect(error.kind == .memory || error.kind == .instructionBudget, "\(error)")
                 }
             }
@@ -46,7 +47,9 @@ import Testing
 
     @Test func theNestingErrorCannotBeSwallowed() {
         let vm = LuaVM(limits: Self.roomy)
-        let e = failure(vm, """
+        let e = failure(
+            vm,
+            """
             local ok = pcall(function() local function f() return coroutine.wrap(f)() end return f() end)
             return "carried on", ok
             """)
@@ -56,7 +59,9 @@ import Testing
 
     @Test func ordinaryCoroutinesStillWork() throws {
         let vm = LuaVM()
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local gen = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)
             local a, b, c = gen(), gen(), gen()
             local co = coroutine.create(function(x) local y = coroutine.yield(x + 1) return y * 2 end)
@@ -70,7 +75,9 @@ import Testing
             """)
         #expect(r == [.integer(6), .integer(2), .integer(10), .boolean(true), .string("dead"), .string("inner")])
         // Nesting within the limit is fine.
-        let nested = try run(vm, """
+        let nested = try run(
+            vm,
+            """
             local function depth(n) if n == 0 then return 0 end return coroutine.wrap(function() return 1 + depth(n - 1) end)() end
             return depth(30)
             """)
@@ -80,7 +87,9 @@ import Testing
     @Test func anXpcallHandlerThatOverflowsEndsCleanly() throws {
         // 5.4.4-4: the handler was called again for each error it raised while the stacks were full.
         let vm = LuaVM(limits: Self.roomy)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local function loop() return 1 + loop() end
             local ok, err = xpcall(loop, loop)
             return ok, type(err)
@@ -94,7 +103,9 @@ import Testing
 
     @Test func xpcallKeepsItsContract() throws {
         let vm = LuaVM()
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local a, b = xpcall(function(x, y) return x + y end, print, 1, 2)
             local c, d = xpcall(function() error({ code = 7 }) end, function(e) return e.code * 6 end)
             return a, b, c, d
@@ -126,7 +137,9 @@ import Testing
         let viaLoad = try run(vm, "return load('local _ENV <const> = {}')")
         #expect(viaLoad.first == .nil)
         // Look-alikes in strings and comments, and a plain _ENV, still compile.
-        let fine = try run(vm, """
+        let fine = try run(
+            vm,
+            """
             -- local _ENV <const> = {}
             local s = "local _ENV <const>" --[==[ _ENV <const> ]==]
             local f = load("local _ENV = { v = 5 } return v")

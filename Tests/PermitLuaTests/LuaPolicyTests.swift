@@ -1,21 +1,23 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
 /// Policies and contexts for the LuaPolicy tests.
 private enum Fixture {
     static func policy(_ body: String, params: String = "{}", extra: String = "") throws(PolicyError) -> LuaPolicy {
-        try LuaPolicy(source: """
-            return {
-              name = "fixture",
-              params = \(params),
-              decide = function(ctx)
-            \(body)
-              end,
-            \(extra)
-            }
-            """, chunkName: "fixture.lua")
+        try LuaPolicy(
+            source: """
+                return {
+                  name = "fixture",
+                  params = \(params),
+                  decide = function(ctx)
+                \(body)
+                  end,
+                \(extra)
+                }
+                """, chunkName: "fixture.lua")
     }
 
     /// An engine on a simulated iOS 16.4 device running `policy`.
@@ -60,12 +62,14 @@ private enum Fixture {
 
 @Suite struct LuaPolicyLoadingTests {
     @Test func loadsNameParamsAndFunctions() throws {
-        let policy = try Fixture.policy("return nil", params: "{ renag_after_days = 3, gaps = { 3, 7 }, name = \"x\" }",
-                                        extra: "plan_reminders = function(ctx) return {} end,")
+        let policy = try Fixture.policy(
+            "return nil", params: "{ renag_after_days = 3, gaps = { 3, 7 }, name = \"x\" }",
+            extra: "plan_reminders = function(ctx) return {} end,")
         #expect(policy.name == "fixture")
-        #expect(policy.defaultParams == [
-            "renag_after_days": .integer(3), "gaps": .list([.integer(3), .integer(7)]), "name": .string("x"),
-        ])
+        #expect(
+            policy.defaultParams == [
+                "renag_after_days": .integer(3), "gaps": .list([.integer(3), .integer(7)]), "name": .string("x"),
+            ])
         #expect(policy.plansReminders)
         #expect(try !Fixture.policy("return nil").plansReminders)
     }
@@ -78,10 +82,14 @@ private enum Fixture {
         ("return { decide = function() end }", "broken.lua: policy.name: missing"),
         ("return { name = 'x' }", "broken.lua: policy.decide: missing; a policy needs decide = function(ctx) ... end"),
         ("return { name = 'x', decide = 3 }", "policy.decide: missing"),
-        ("return { name = 'x', decide = function() end, plan_reminder = function() end }",
-         "broken.lua: policy.plan_reminder: not a field of a policy; did you mean \"plan_reminders\"?"),
-        ("return { name = 'x', decide = function() end, params = { f = function() end } }",
-         "broken.lua: policy.params.f: expected a string, number, boolean or table, got a function"),
+        (
+            "return { name = 'x', decide = function() end, plan_reminder = function() end }",
+            "broken.lua: policy.plan_reminder: not a field of a policy; did you mean \"plan_reminders\"?"
+        ),
+        (
+            "return { name = 'x', decide = function() end, params = { f = function() end } }",
+            "broken.lua: policy.params.f: expected a string, number, boolean or table, got a function"
+        ),
         ("return { name = 'x', decide = function() end, params = 5 }", "policy.params: expected a table of defaults, got 5"),
         // The app's defaults (2 M instructions, 50 ms): either may end it first on a loaded machine.
         ("while true do end", "the policy ran"),
@@ -123,7 +131,8 @@ private enum Fixture {
 
 @Suite struct LuaPolicyContextTests {
     @Test func theContextCarriesEverythingTheSpecPromises() throws {
-        let policy = try Fixture.policy("""
+        let policy = try Fixture.policy(
+            """
             local parts = {
               ctx.event.name, ctx.event.feature, ctx.status, ctx.previous_status, ctx.settings.alert,
               ctx.settings.time_sensitive, ctx.platform.os, ctx.platform.version, ctx.platform.major, ctx.platform.minor,
@@ -141,12 +150,14 @@ private enum Fixture {
         history.features["diary"]?.opened = 2
         history.state = ["variant": .string("b")]
         let decision = try policy.decide(Fixture.context(params: ["extra": .string("z")], history: history))
-        #expect(decision?.reason == "feature_opened diary not_determined unknown disabled disabled ios 16.4 16 4 "
-            + "true false 4 1 nil 2 b 3 z 1767600000 zh-Hans 42")
+        #expect(
+            decision?.reason == "feature_opened diary not_determined unknown disabled disabled ios 16.4 16 4 "
+                + "true false 4 1 nil 2 b 3 z 1767600000 zh-Hans 42")
     }
 
     @Test func eventFieldsForEveryEvent() throws {
-        let policy = try Fixture.policy("""
+        let policy = try Fixture.policy(
+            """
             return { action = "none", reason = ctx.event.name .. ":" .. tostring(ctx.event.answer) .. ":" .. tostring(ctx.event.granted) }
             """)
         #expect(try policy.decide(Fixture.context(.softPromptAnswered(.decline)))?.reason == "soft_prompt_answered:decline:nil")
@@ -155,7 +166,8 @@ private enum Fixture {
     }
 
     @Test func helpers() throws {
-        let policy = try Fixture.policy("""
+        let policy = try Fixture.policy(
+            """
             local h = ctx.history
             return { action = "none", reason = table.concat({
               permit.minutes(2), permit.hours(1), permit.days(3),
@@ -168,7 +180,8 @@ private enum Fixture {
     }
 
     @Test func theContextIsFreshEachCall() throws {
-        let policy = try Fixture.policy("""
+        let policy = try Fixture.policy(
+            """
             local seen = rawget(ctx, "status_seen")
             ctx.status_seen = true
             ctx.history.launches = 99
@@ -179,7 +192,8 @@ private enum Fixture {
     }
 
     @Test func paramsAndPlatformCannotBeChangedByTheScript() throws {
-        let policy = try Fixture.policy("""
+        let policy = try Fixture.policy(
+            """
             local ok = pcall(function() ctx.params.limit = 100 end)
             local ok2 = pcall(function() ctx.platform.major = 1 end)
             return { action = "none", reason = tostring(ok) .. " " .. tostring(ok2) .. " " .. ctx.params.limit .. " " .. ctx.platform.major }
@@ -191,25 +205,35 @@ private enum Fixture {
 
 @Suite struct LuaDecisionValidationTests {
     @Test func readsEveryAction() throws {
-        let soft = try Fixture.policy("""
+        let soft = try Fixture.policy(
+            """
             return { action = "soft_prompt", title = { en = "Hi", ["zh-Hans"] = "嗨" }, message = "m",
                      accept = "a", decline = "d", presentation = "sheet", variant = "b", reason = "why",
                      remember = { asked = true, n = 2, f = 1.5, s = "x" } }
-            """).decide(Fixture.context())
-        #expect(soft == Decision(
-            .softPrompt(SoftPrompt(title: .translations(["en": "Hi", "zh-Hans": "嗨"]), message: "m", accept: "a",
-                                   decline: "d", presentation: .sheet, variant: "b")),
-            reason: "why", remember: ["asked": .bool(true), "n": .integer(2), "f": .number(1.5), "s": .string("x")]))
+            """
+        ).decide(Fixture.context())
+        #expect(
+            soft
+                == Decision(
+                    .softPrompt(
+                        SoftPrompt(
+                            title: .translations(["en": "Hi", "zh-Hans": "嗨"]), message: "m", accept: "a",
+                            decline: "d", presentation: .sheet, variant: "b")),
+                    reason: "why", remember: ["asked": .bool(true), "n": .integer(2), "f": .number(1.5), "s": .string("x")]))
         let request = try Fixture.policy("return { action = 'request_permission', options = { 'alert', 'provisional', 'alert' } }")
             .decide(Fixture.context())
         #expect(request?.action == .requestPermission(options: [.alert, .provisional]))
         let defaults = try Fixture.policy("return { action = 'request_permission' }").decide(Fixture.context())
         #expect(defaults?.action == .requestPermission(options: [.alert, .sound, .badge]))
-        let settings = try Fixture.policy("""
+        let settings = try Fixture.policy(
+            """
             return { action = "settings_prompt", title = "t", message = "m", open = "o", cancel = "c",
                      deep_link = "notification_settings" }
-            """).decide(Fixture.context())
-        #expect(settings?.action == .settingsPrompt(SettingsPrompt(title: "t", message: "m", open: "o", cancel: "c", deepLink: .notificationSettings)))
+            """
+        ).decide(Fixture.context())
+        #expect(
+            settings?.action
+                == .settingsPrompt(SettingsPrompt(title: "t", message: "m", open: "o", cancel: "c", deepLink: .notificationSettings)))
         #expect(try Fixture.policy("return nil").decide(Fixture.context()) == nil)
         #expect(try Fixture.policy("return { action = 'none' }").decide(Fixture.context()) == Decision.none)
     }
@@ -219,29 +243,54 @@ private enum Fixture {
         ("return {}", "decision.action: missing; expected one of: none, soft_prompt, request_permission, settings_prompt"),
         ("return { action = 'soft_promt' }", "decision.action: \"soft_promt\" is not an action; did you mean \"soft_prompt\"?"),
         ("return { action = 7 }", "decision.action: 7 is not an action; expected one of"),
-        ("return { action = 'soft_prompt', titel = 'x' }", "decision.titel: not a field of a soft_prompt decision; did you mean \"title\"?"),
-        ("return { action = 'none', title = 'x' }", "decision.title: not a field of a none decision; expected one of: action, reason, remember"),
+        (
+            "return { action = 'soft_prompt', titel = 'x' }",
+            "decision.titel: not a field of a soft_prompt decision; did you mean \"title\"?"
+        ),
+        (
+            "return { action = 'none', title = 'x' }",
+            "decision.title: not a field of a none decision; expected one of: action, reason, remember"
+        ),
         ("return { action = 'request_permission', title = 'x' }", "decision.title: not a field of a request_permission decision"),
-        ("return { action = 'soft_prompt', title = 'x', message = 'm', accept = 'a' }",
-         "decision.decline: missing; give a string or a table of translations"),
-        ("return { action = 'soft_prompt', title = 3, message = 'm', accept = 'a', decline = 'd' }",
-         "decision.title: expected a string or a table of translations, got 3"),
-        ("return { action = 'soft_prompt', title = { en = 1 }, message = 'm', accept = 'a', decline = 'd' }",
-         "decision.title[\"en\"]: expected a string, got 1"),
-        ("return { action = 'soft_prompt', title = string.rep('x', 3000), message = 'm', accept = 'a', decline = 'd' }",
-         "decision.title: text of 3000 bytes is longer than the 2000 allowed"),
-        ("return { action = 'soft_prompt', title = 't', message = 'm', accept = 'a', decline = 'd', presentation = 'modal' }",
-         "decision.presentation: expected alert, banner, sheet, got \"modal\""),
-        ("return { action = 'settings_prompt', title = 't', message = 'm', open = 'o', cancel = 'c', deep_link = 'App-Prefs:root=NOTIFICATIONS_ID' }",
-         "decision.deep_link: expected app_settings or notification_settings, got \"App-Prefs:root=NOTIFICATIONS_ID\" (App-Prefs: and prefs:root= URLs are private API and get an app rejected from the App Store)"),
-        ("return { action = 'request_permission', options = { 'alert', 'xyzzy' } }",
-         "decision.options[2]: \"xyzzy\" is not an option; expected one of"),
-        ("return { action = 'request_permission', options = { 'alert', 'sond' } }",
-         "decision.options[2]: \"sond\" is not an option; did you mean \"sound\"?"),
+        (
+            "return { action = 'soft_prompt', title = 'x', message = 'm', accept = 'a' }",
+            "decision.decline: missing; give a string or a table of translations"
+        ),
+        (
+            "return { action = 'soft_prompt', title = 3, message = 'm', accept = 'a', decline = 'd' }",
+            "decision.title: expected a string or a table of translations, got 3"
+        ),
+        (
+            "return { action = 'soft_prompt', title = { en = 1 }, message = 'm', accept = 'a', decline = 'd' }",
+            "decision.title[\"en\"]: expected a string, got 1"
+        ),
+        (
+            "return { action = 'soft_prompt', title = string.rep('x', 3000), message = 'm', accept = 'a', decline = 'd' }",
+            "decision.title: text of 3000 bytes is longer than the 2000 allowed"
+        ),
+        (
+            "return { action = 'soft_prompt', title = 't', message = 'm', accept = 'a', decline = 'd', presentation = 'modal' }",
+            "decision.presentation: expected alert, banner, sheet, got \"modal\""
+        ),
+        (
+            "return { action = 'settings_prompt', title = 't', message = 'm', open = 'o', cancel = 'c', deep_link = 'App-Prefs:root=NOTIFICATIONS_ID' }",
+            "decision.deep_link: expected app_settings or notification_settings, got \"App-Prefs:root=NOTIFICATIONS_ID\" (App-Prefs: and prefs:root= URLs are private API and get an app rejected from the App Store)"
+        ),
+        (
+            "return { action = 'request_permission', options = { 'alert', 'xyzzy' } }",
+            "decision.options[2]: \"xyzzy\" is not an option; expected one of"
+        ),
+        (
+            "return { action = 'request_permission', options = { 'alert', 'sond' } }",
+            "decision.options[2]: \"sond\" is not an option; did you mean \"sound\"?"
+        ),
         ("return { action = 'request_permission', options = 'alert' }", "decision.options: expected a list"),
         ("return { action = 'request_permission', options = { first = 'alert' } }", "decision.options: expected a list like"),
         ("return setmetatable({ action = 'none' }, {})", "decision: tables with metatables are not accepted here"),
-        ("return setmetatable({}, { __index = function() error('ran policy code') end })", "decision: tables with metatables are not accepted here"),
+        (
+            "return setmetatable({}, { __index = function() error('ran policy code') end })",
+            "decision: tables with metatables are not accepted here"
+        ),
         ("return { action = 'none', remember = { t = {} } }", "decision.remember.t: expected a string, number or boolean, got a table"),
         ("return { action = 'none', reason = 5 }", "decision.reason: expected a string, got 5"),
         ("return { action = 'none', [1] = 'x' }", "decision: unexpected number key 1; use field names"),
@@ -275,16 +324,21 @@ private enum Fixture {
     }
 
     @Test func remindersAreValidated() throws {
-        let good = try Fixture.policy("return nil", extra: """
-            plan_reminders = function(ctx)
-              return { { day = 1, hour = 9, body = { en = "Hi" }, title = "T", badge = 1, sound = false, id = "r1", action = "MOOD" },
-                       { hour = 20, minute = 30, body = "Evening" } }
-            end,
-            """).planReminders(Fixture.context())
-        #expect(good == [
-            ReminderRequest(day: 1, hour: 9, title: "T", body: .translations(["en": "Hi"]), action: "MOOD", sound: false, badge: 1, id: "r1"),
-            ReminderRequest(day: 0, hour: 20, minute: 30, body: "Evening"),
-        ])
+        let good = try Fixture.policy(
+            "return nil",
+            extra: """
+                plan_reminders = function(ctx)
+                  return { { day = 1, hour = 9, body = { en = "Hi" }, title = "T", badge = 1, sound = false, id = "r1", action = "MOOD" },
+                           { hour = 20, minute = 30, body = "Evening" } }
+                end,
+                """
+        ).planReminders(Fixture.context())
+        #expect(
+            good == [
+                ReminderRequest(
+                    day: 1, hour: 9, title: "T", body: .translations(["en": "Hi"]), action: "MOOD", sound: false, badge: 1, id: "r1"),
+                ReminderRequest(day: 0, hour: 20, minute: 30, body: "Evening"),
+            ])
         for (body, expected) in [
             ("return { { hour = 25, body = 'x' } }", "reminders[1].hour: expected a whole number from 0 to 23, got 25"),
             ("return { { hour = 9 } }", "reminders[1].body: missing"),
@@ -305,22 +359,23 @@ private enum Fixture {
 @Suite struct LuaPolicyEngineTests {
     /// The engine from the foundation runs a Lua policy end to end.
     @Test func engineRunsALuaPolicyEndToEnd() async throws {
-        let policy = try LuaPolicy(source: """
-            return {
-              name = "e2e",
-              decide = function(ctx)
-                if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
-                  return { action = "soft_prompt", title = { en = "Hi", ["zh-Hans"] = "你好" }, message = "m",
-                           accept = "a", decline = "d", remember = { asked_at = ctx.now } }
-                elseif ctx.event.name == "soft_prompt_answered" and ctx.event.answer == "accept" then
-                  return { action = "request_permission", options = { "alert", "sound" } }
-                end
-              end,
-              plan_reminders = function(ctx)
-                return { { day = 1, hour = 9, body = "Good morning" } }
-              end,
-            }
-            """, chunkName: "e2e.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return {
+                  name = "e2e",
+                  decide = function(ctx)
+                    if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
+                      return { action = "soft_prompt", title = { en = "Hi", ["zh-Hans"] = "你好" }, message = "m",
+                               accept = "a", decline = "d", remember = { asked_at = ctx.now } }
+                    elseif ctx.event.name == "soft_prompt_answered" and ctx.event.answer == "accept" then
+                      return { action = "request_permission", options = { "alert", "sound" } }
+                    end
+                  end,
+                  plan_reminders = function(ctx)
+                    return { { day = 1, hour = 9, body = "Good morning" } }
+                  end,
+                }
+                """, chunkName: "e2e.lua")
         let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
         let platform = Platform(version: try OSVersion(parsing: "16.4"))
         let device = try SimulatedDevice(platform: platform, clock: clock)
@@ -340,12 +395,13 @@ private enum Fixture {
     }
 
     @Test func printGoesToTheOutcomeTraceNotStdout() async throws {
-        let policy = try LuaPolicy(source: """
-            return { name = "chatty", decide = function(ctx)
-              print("event", ctx.event.name, 42)
-              permit.log("status", ctx.status)
-            end }
-            """, chunkName: "chatty.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "chatty", decide = function(ctx)
+                  print("event", ctx.event.name, 42)
+                  permit.log("status", ctx.status)
+                end }
+                """, chunkName: "chatty.lua")
         let engine = try Fixture.engine(policy)
         let outcome = await engine.handle(.appLaunch)
         #expect(outcome.trace.contains("event\tapp_launch\t42"))
@@ -357,12 +413,13 @@ private enum Fixture {
     /// `Policy.answer` drains the trace under the same lock as the call: what a policy printed
     /// before it failed still reaches the outcome, next to the error, and only that event's.
     @Test func theTraceOfAFailedCallIsKept() async throws {
-        let policy = try LuaPolicy(source: """
-            return { name = "noisy", decide = function(ctx)
-              print("before", ctx.event.name)
-              if ctx.event.name == "app_launch" then error("boom") end
-            end }
-            """, chunkName: "noisy.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "noisy", decide = function(ctx)
+                  print("before", ctx.event.name)
+                  if ctx.event.name == "app_launch" then error("boom") end
+                end }
+                """, chunkName: "noisy.lua")
         let engine = try Fixture.engine(policy)
         let failed = await engine.handle(.appLaunch)
         #expect(failed.errors.count == 1)
@@ -373,15 +430,16 @@ private enum Fixture {
     }
 
     @Test func aFailingLuaPolicyNeverBreaksTheEngine() async throws {
-        let policy = try LuaPolicy(source: """
-            return { name = "flaky", decide = function(ctx)
-              if ctx.event.name == "app_launch" then while true do end end
-              if ctx.event.name == "app_foreground" then error("boom") end
-              if ctx.event.name == "app_background" then return { action = "settings_prompt", title = "t", message = "m",
-                open = "o", cancel = "c", deep_link = "prefs:root=NOTIFICATIONS_ID" } end
-              return { action = "none", reason = "fine" }
-            end }
-            """, chunkName: "flaky.lua", limits: LuaLimits(instructionsPerCall: 200_000, timeLimitMilliseconds: 60_000))
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "flaky", decide = function(ctx)
+                  if ctx.event.name == "app_launch" then while true do end end
+                  if ctx.event.name == "app_foreground" then error("boom") end
+                  if ctx.event.name == "app_background" then return { action = "settings_prompt", title = "t", message = "m",
+                    open = "o", cancel = "c", deep_link = "prefs:root=NOTIFICATIONS_ID" } end
+                  return { action = "none", reason = "fine" }
+                end }
+                """, chunkName: "flaky.lua", limits: LuaLimits(instructionsPerCall: 200_000, timeLimitMilliseconds: 60_000))
         let engine = try Fixture.engine(policy)
         let loop = await engine.handle(.appLaunch)
         #expect(loop.error?.kind == .instructionBudget)
@@ -438,12 +496,13 @@ private enum Fixture {
 
 @Suite struct LuaForgetTests {
     @Test func forgetDeletesARememberedKey() async throws {
-        let policy = try LuaPolicy(source: """
-            return { name = "forget", decide = function(ctx)
-              if ctx.event.name == "app_launch" then return { action = "none", remember = { a = 1, b = "x" } } end
-              return { action = "none", remember = { a = permit.forget } }
-            end }
-            """, chunkName: "forget.lua")
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "forget", decide = function(ctx)
+                  if ctx.event.name == "app_launch" then return { action = "none", remember = { a = 1, b = "x" } } end
+                  return { action = "none", remember = { a = permit.forget } }
+                end }
+                """, chunkName: "forget.lua")
         let engine = try Fixture.engine(policy)
         _ = await engine.handle(.appLaunch)
         #expect(await engine.history.state == ["a": .integer(1), "b": .string("x")])
@@ -457,15 +516,17 @@ private enum Fixture {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("permit-check-\(UUID().uuidString).lua")
         try Data("return { decide = 3, plan = 1, params = { ok = 1, bad = function() end } }".utf8).write(to: url)
         let problems = LuaPolicy.problems(contentsOf: url, displayName: "multi.lua").map(\.description)
-        #expect(problems == [
-            "multi.lua: policy.plan: not a field of a policy; did you mean \"plan_reminders\"?",
-            "multi.lua: policy.name: missing; give the policy a name, e.g. name = \"polite\"",
-            "multi.lua: policy.decide: missing; a policy needs decide = function(ctx) ... end",
-            "multi.lua: policy.params.bad: expected a string, number, boolean or table, got a function",
-        ])
+        #expect(
+            problems == [
+                "multi.lua: policy.plan: not a field of a policy; did you mean \"plan_reminders\"?",
+                "multi.lua: policy.name: missing; give the policy a name, e.g. name = \"polite\"",
+                "multi.lua: policy.decide: missing; a policy needs decide = function(ctx) ... end",
+                "multi.lua: policy.params.bad: expected a string, number, boolean or table, got a function",
+            ])
         try Data("return {".utf8).write(to: url)
-        #expect(LuaPolicy.problems(contentsOf: url, displayName: "multi.lua").map(\.description)
-            == ["multi.lua:1: unexpected symbol near <eof>"])
+        #expect(
+            LuaPolicy.problems(contentsOf: url, displayName: "multi.lua").map(\.description)
+                == ["multi.lua:1: unexpected symbol near <eof>"])
         try Data("return { name = 'fine', decide = function() end }".utf8).write(to: url)
         #expect(LuaPolicy.problems(contentsOf: url).isEmpty)
     }

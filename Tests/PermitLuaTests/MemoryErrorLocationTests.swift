@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -8,17 +9,18 @@ import Testing
     static let limits = LuaLimits(instructionsPerCall: 200_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 4 << 20)
 
     static func hog(_ function: String) throws -> LuaPolicy {
-        try LuaPolicy(source: """
-            local function grow()
-              local t = {}
-              for i = 1, 1e9 do t[i] = { i } end
-            end
-            return {
-              name = "hog",
-              decide = function(ctx) \(function == "decide" ? "grow()" : "") return nil end,
-              plan_reminders = function(ctx) \(function == "plan_reminders" ? "grow()" : "") return {} end,
-            }
-            """, chunkName: "hog.lua", limits: limits)
+        try LuaPolicy(
+            source: """
+                local function grow()
+                  local t = {}
+                  for i = 1, 1e9 do t[i] = { i } end
+                end
+                return {
+                  name = "hog",
+                  decide = function(ctx) \(function == "decide" ? "grow()" : "") return nil end,
+                  plan_reminders = function(ctx) \(function == "plan_reminders" ? "grow()" : "") return {} end,
+                }
+                """, chunkName: "hog.lua", limits: limits)
     }
 
     static var context: PolicyContext {

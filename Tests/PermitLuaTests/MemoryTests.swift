@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 @Suite struct MemoryTests {
@@ -7,15 +8,24 @@ import Testing
         ("wide table", "local t = {} for i = 1, 1e9 do t['k' .. i] = true end", .memoryExhausted),
         ("concatenation", "local s = 'x' while true do s = s .. s end", .memoryExhausted),
         ("concat many", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 4000) .. i end", .memoryExhausted),
-        ("table.concat", "local t = {} for i = 1, 5000 do t[i] = string.rep('x', 4000) end local s = table.concat(t) .. table.concat(t) .. table.concat(t)", .memoryExhausted),
+        (
+            "table.concat",
+            "local t = {} for i = 1, 5000 do t[i] = string.rep('x', 4000) end local s = table.concat(t) .. table.concat(t) .. table.concat(t)",
+            .memoryExhausted
+        ),
         ("string.rep huge", "return string.rep('x', 1e12)", .stringTooLarge),
         ("string.rep sep", "return string.rep('x', 1e6, string.rep('y', 100))", .stringTooLarge),
         ("split bomb", "local s = string.rep(',', 4e6) local t = {} for i = 1, 1e9 do t[i] = permit.split(s, ',') end", .memoryExhausted),
         ("coroutines", "local t = {} for i = 1, 1e9 do t[i] = coroutine.create(print) end", .memoryExhausted),
-        ("memory error swallowed then rethrown", "local ok, e = pcall(function() local s = 'x' while true do s = s .. s end end) error(e, 0)", .memoryExhausted),
+        (
+            "memory error swallowed then rethrown",
+            "local ok, e = pcall(function() local s = 'x' while true do s = s .. s end end) error(e, 0)", .memoryExhausted
+        ),
     ])
     func bombsEndWithATypedError(name: String, source: String, kind: LuaError.Kind) {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 200_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 8 << 20, maxStringBytes: 4 << 20))
+        let vm = LuaVM(
+            limits: LuaLimits(
+                instructionsPerCall: 200_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 8 << 20, maxStringBytes: 4 << 20))
         let e = failure(vm, source, chunk: "bomb.lua")
         #expect(e?.kind == kind, "\(name): \(String(describing: e))")
         #expect(e?.chunkName == "bomb.lua", "\(name)")
@@ -70,7 +80,9 @@ import Testing
         let e2 = failure(vm, "error(setmetatable({}, { __tostring = function() error('boom') end }))")
         #expect(e2?.message == "(error object is a table value)")
         // The script's own tostring of such an object runs under the budget.
-        let e3 = failure(vm, """
+        let e3 = failure(
+            vm,
+            """
             local ok, err = pcall(error, setmetatable({}, { __tostring = function() while true do end end }))
             return tostring(err)
             """)
@@ -112,7 +124,8 @@ import Testing
 
     @Test func stackBalanceAndFlatMemoryOver20kCalls() throws {
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, timeLimitMilliseconds: 60_000, memoryBytes: 1 << 20))
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local n, mode = ...
             if mode == 1 then error('planned ' .. n) end
             if mode == 2 then while true do end end

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -7,15 +8,16 @@ import Testing
 /// `DecisionReader.reminders`): the same reminders, the same errors word for word.
 @Suite struct ReminderFastPathTests {
     static func policy(_ body: String, limits: LuaLimits = testLimits) throws -> LuaPolicy {
-        try LuaPolicy(source: """
-            return {
-              name = "plans",
-              decide = function(ctx) return nil end,
-              plan_reminders = function(ctx)
-            \(body)
-              end,
-            }
-            """, chunkName: "plans.lua", limits: limits)
+        try LuaPolicy(
+            source: """
+                return {
+                  name = "plans",
+                  decide = function(ctx) return nil end,
+                  plan_reminders = function(ctx)
+                \(body)
+                  end,
+                }
+                """, chunkName: "plans.lua", limits: limits)
     }
 
     static let bodies: [String] = [
@@ -88,9 +90,12 @@ import Testing
     @Test func theListIsReadInFull() throws {
         let policy = try Self.policy(Self.bodies[4])
         let reminders = try policy.planReminders(FastPathTests.context(.appLaunch, status: .authorized))
-        #expect(reminders == [ReminderRequest(
-            day: 2, hour: 21, minute: 30, title: .plain("T"), body: .translations(["en": "B", "zh-Hans": "乙"]),
-            action: "open", sound: false, badge: 3, id: "r1")])
+        #expect(
+            reminders == [
+                ReminderRequest(
+                    day: 2, hour: 21, minute: 30, title: .plain("T"), body: .translations(["en": "B", "zh-Hans": "乙"]),
+                    action: "open", sound: false, badge: 3, id: "r1")
+            ])
     }
 
     @Test func aSharedTranslationTableCountsItsValuesEveryTime() throws {
@@ -116,7 +121,8 @@ import Testing
         var outcomes: [Bool] = []
         for limit in [8, 9, 10, 11, 12, 100] {
             let policy = try Self.policy(
-                "return { { body = { en = 'a', de = 'b' }, hour = 8 } }", limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
+                "return { { body = { en = 'a', de = 'b' }, hour = 8 } }",
+                limits: LuaLimits(timeLimitMilliseconds: 60_000, maxConvertedValues: limit))
             let context = FastPathTests.context(.appLaunch, status: .authorized)
             let fast = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.planReminders(context) }
             let general = Result { () throws(PolicyError) -> [ReminderRequest] in try policy.generalPlanReminders(context) }

@@ -1,8 +1,9 @@
+import CLuaShim
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
-import CLuaShim
 
 /// An unchanged `plan_reminders` list is answered with the list read last time
 /// (`ReminderListMemo`): it must be used when the contents are the same, and never when
@@ -12,16 +13,17 @@ import CLuaShim
     /// A policy whose list is `lists[ctx.params.v]()`: each call builds it afresh, or changes
     /// the tables kept from the call before.
     static func policy(_ lists: String) throws -> LuaPolicy {
-        try LuaPolicy(source: """
-            local kept = { { body = { en = 'a', de = 'b' }, hour = 9 } }
-            local lists = { \(lists) }
-            return {
-              name = "memo",
-              params = { v = 1 },
-              decide = function(ctx) return nil end,
-              plan_reminders = function(ctx) return lists[ctx.params.v]() end,
-            }
-            """, chunkName: "memo.lua", limits: testLimits)
+        try LuaPolicy(
+            source: """
+                local kept = { { body = { en = 'a', de = 'b' }, hour = 9 } }
+                local lists = { \(lists) }
+                return {
+                  name = "memo",
+                  params = { v = 1 },
+                  decide = function(ctx) return nil end,
+                  plan_reminders = function(ctx) return lists[ctx.params.v]() end,
+                }
+                """, chunkName: "memo.lua", limits: testLimits)
     }
 
     /// Calls the fast path with `v` in turn, each result checked against the general path.
@@ -37,7 +39,8 @@ import CLuaShim
     }
 
     @Test func aListWithTheSameContentsIsAnsweredUnread() throws {
-        let fresh = "function() local t = { en = 'mood', de = 'Laune' } return { { body = t, title = t, hour = 9 }, { body = t, hour = 20, badge = 1 } } end"
+        let fresh =
+            "function() local t = { en = 'mood', de = 'Laune' } return { { body = t, title = t, hour = 9 }, { body = t, hour = 20, badge = 1 } } end"
         let policy = try Self.policy("\(fresh), \(fresh)")
         let results = Self.expectEachCallIsTheGeneralPaths(policy, versions: [1, 1, 2, 1])
         #expect(policy.reminderListHitsForTesting == 3)
@@ -46,11 +49,15 @@ import CLuaShim
 
     @Test(arguments: [
         // a text of a shared table of translations
-        ("function() local t = { en = 'a' } return { { body = t, title = t } } end",
-         "function() local t = { en = 'b' } return { { body = t, title = t } } end", 0),
+        (
+            "function() local t = { en = 'a' } return { { body = t, title = t } } end",
+            "function() local t = { en = 'b' } return { { body = t, title = t } } end", 0
+        ),
         // a table shared, then two tables with the same first one
-        ("function() local t = { en = 'a' } return { { body = t, title = t } } end",
-         "function() return { { body = { en = 'a' }, title = { en = 'c' } } } end", 0),
+        (
+            "function() local t = { en = 'a' } return { { body = t, title = t } } end",
+            "function() return { { body = { en = 'a' }, title = { en = 'c' } } } end", 0
+        ),
         // a whole number, then the same number as a float (left to the general path, which takes
         // it: the same reminder, but not the same bytes, so not answered from the memo)
         ("function() return { { body = 'x', hour = 9 } } end", "function() return { { body = 'x', hour = 9.0 } } end", 1),

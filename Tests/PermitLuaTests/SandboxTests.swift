@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 @Suite struct SandboxTests {
@@ -31,7 +32,9 @@ import Testing
 
     @Test func libraryContentsAreComplete() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local n = {}
             for _, lib in ipairs{ 'string', 'table', 'math', 'utf8', 'coroutine', 'permit' } do
               local c = 0
@@ -46,8 +49,10 @@ import Testing
         #expect(r.count == 6)
         #expect(r[0] == 16 && r[1] == 7 && r[3] == 6 && r[4] == 8 && r[5] == 13)
         #expect(r[2] == 27 || r[2] == 35)
-        #expect(try run(vm, "return math.type(math.maxinteger), type(string.format), type(utf8.charpattern)") ==
-            ["integer", "function", "string"])
+        #expect(
+            try run(vm, "return math.type(math.maxinteger), type(string.format), type(utf8.charpattern)") == [
+                "integer", "function", "string",
+            ])
     }
 
     @Test(arguments: [
@@ -95,7 +100,9 @@ import Testing
 
     @Test func sandboxLoadCompilesTextIntoAFreshSandboxEnvironment() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, """
+        let r = try run(
+            vm,
+            """
             local f = assert(load('x = 41; return x + 1, os, string.rep("a", 2)'))
             local a, b, c = f()
             local env = {}
@@ -104,8 +111,11 @@ import Testing
             local ok2, spoof = pcall(load('error("x")', '@policy.lua'))
             return a, b == nil, c, x, env.y, ok, msg, spoof
             """)
-        #expect(r == [42, true, "aa", .nil, 1, .nil, .string("[string \"broken\"]:1: unexpected symbol near '+'"),
-                     .string("[string \"policy.lua\"]:1: x")])
+        #expect(
+            r == [
+                42, true, "aa", .nil, 1, .nil, .string("[string \"broken\"]:1: unexpected symbol near '+'"),
+                .string("[string \"policy.lua\"]:1: x"),
+            ])
     }
 
     @Test func globalsOfAChunkStayInItsOwnEnvironment() throws {
@@ -138,7 +148,9 @@ import Testing
             vm.release(f)
             // Each attempt either fails, or only changed the chunk's own environment.
             if r.first == true { #expect(attempt.hasPrefix("debug"), "\(attempt) succeeded") }
-            let check = try run(vm, """
+            let check = try run(
+                vm,
+                """
                 return ('x'):rep(3), string.rep('y', 2), math.floor(1.5), permit.days(1), string.evil,
                   table.concat({1, 2}, ','), type(coroutine.wrap), utf8.char(65), getmetatable('')
                 """)

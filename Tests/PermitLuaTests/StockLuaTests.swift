@@ -1,5 +1,6 @@
 import CLua
 import Testing
+
 @testable import PermitLua
 
 /// Runs `source` on a stock Lua state of the very library the sandbox links (every standard
@@ -174,7 +175,8 @@ func sandboxLua(_ vm: LuaVM, _ source: String, chunk: String = "test.lua") -> St
 
         let list = try vm.store(.table(LuaTable(array: ["a", "b", "c"])))
         let params = try vm.store(.table(LuaTable(["flag": true])))
-        let f = try vm.load("""
+        let f = try vm.load(
+            """
             local list, params = ...
             return rawlen(list), next(params), rawget(params, 'flag'), next({}) == nil and next(params) ~= nil
             """, chunkName: "ro.lua")
@@ -276,7 +278,8 @@ func sandboxLua(_ vm: LuaVM, _ source: String, chunk: String = "test.lua") -> St
     /// The table stays strong: a key only the weak side would drop survives a collection.
     @Test func aMetatableInUseNeverMakesItsTablesWeak() throws {
         let vm = LuaVM(limits: testLimits)
-        let chunk = try vm.load("""
+        let chunk = try vm.load(
+            """
             local t
             return function(step)
               if step == 1 then

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 
@@ -25,8 +26,10 @@ import Testing
 
     @Test(arguments: [
         ("ctx.histroy", #"strict.lua:6: ctx has no field "histroy"; did you mean "history"?"#),
-        ("ctx.capabilities.notification_setting_link",
-         #"strict.lua:6: ctx.capabilities has no field "notification_setting_link"; did you mean "notification_settings_link"?"#),
+        (
+            "ctx.capabilities.notification_setting_link",
+            #"strict.lua:6: ctx.capabilities has no field "notification_setting_link"; did you mean "notification_settings_link"?"#
+        ),
         ("ctx.history.soft_prompt.shwon", #"strict.lua:6: ctx.history.soft_prompt has no field "shwon"; did you mean "shown"?"#),
         ("ctx.event.feture", #"strict.lua:6: ctx.event has no field "feture"; did you mean "feature"?"#),
         ("ctx.settings.alrt", #"strict.lua:6: ctx.settings has no field "alrt"; did you mean "alert"?"#),
@@ -36,10 +39,18 @@ import Testing
         ("ctx.history.system_prompt.grnted", #"strict.lua:6: ctx.history.system_prompt has no field "grnted"; did you mean "granted"?"#),
         ("ctx.history.settings_prompt.opend", #"strict.lua:6: ctx.history.settings_prompt has no field "opend"; did you mean "opened"?"#),
         ("ctx.history.features.diary.opend", #"strict.lua:6: a ctx.history.features entry has no field "opend"; did you mean "opened"?"#),
-        ("ctx.history.events.lesson_complete",
-         #"strict.lua:6: ctx.history.events has no field "lesson_complete"; did you mean "lesson_completed"? (an app event is listed in the policy's events = { ... })"#),
-        ("ctx.history.events.lesson_completed.cont", #"strict.lua:6: a ctx.history.events entry has no field "cont"; did you mean "count"?"#),
-        ("ctx.params.gpa", #"strict.lua:6: ctx.params has no field "gpa"; did you mean "gap"? (a param is declared with its default in the policy's params = { ... })"#),
+        (
+            "ctx.history.events.lesson_complete",
+            #"strict.lua:6: ctx.history.events has no field "lesson_complete"; did you mean "lesson_completed"? (an app event is listed in the policy's events = { ... })"#
+        ),
+        (
+            "ctx.history.events.lesson_completed.cont",
+            #"strict.lua:6: a ctx.history.events entry has no field "cont"; did you mean "count"?"#
+        ),
+        (
+            "ctx.params.gpa",
+            #"strict.lua:6: ctx.params has no field "gpa"; did you mean "gap"? (a param is declared with its default in the policy's params = { ... })"#
+        ),
         ("ctx.xyzzy", #"strict.lua:6: ctx has no field "xyzzy""#),
     ])
     func anUnknownFieldIsAnErrorAtItsLine(path: String, message: String) {

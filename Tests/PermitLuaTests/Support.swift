@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 /// Small limits keep budget-exhaustion tests fast in debug builds. The wall-clock net is far

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 /// Policies get no Lua patterns: `string.find` searches plain text, `match`, `gmatch`, `gsub`
@@ -19,8 +20,9 @@ import Testing
         let vm = LuaVM(limits: testLimits)
         let e = failure(vm, source, chunk: "policy.lua")
         #expect(e?.kind == .runtime, "\(String(describing: e))")
-        #expect(e?.message.hasPrefix("policy.lua:1: \(name) is not available in Permit policies") == true,
-                "\(String(describing: e?.message))")
+        #expect(
+            e?.message.hasPrefix("policy.lua:1: \(name) is not available in Permit policies") == true,
+            "\(String(describing: e?.message))")
         #expect(e?.message.contains("Lua patterns are disabled in the sandbox") == true)
         #expect(e?.message.contains("permit.split") == true)
         #expect(e?.message.contains("string.find(s, text, 1, true)") == true)
@@ -29,7 +31,9 @@ import Testing
 
     @Test func plainFindFollowsTheManual() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, #"""
+        let r = try run(
+            vm,
+            #"""
             local out = {}
             local function add(...) for i = 1, select('#', ...) do out[#out + 1] = tostring((select(i, ...))) end end
             add(("hello world"):find("o w"))        -- no special characters: a plain search
@@ -54,7 +58,9 @@ import Testing
 
     @Test func startsAndEndsWith() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, #"""
+        let r = try run(
+            vm,
+            #"""
             return permit.starts_with("hello", "he"), permit.starts_with("hello", ""), permit.starts_with("", ""),
                 permit.starts_with("he", "hello"), permit.starts_with("hello", "lo"), permit.starts_with("a\0b", "a\0"),
                 permit.ends_with("hello", "lo"), permit.ends_with("hello", ""), permit.ends_with("lo", "hello"),
@@ -65,7 +71,9 @@ import Testing
 
     @Test func contains() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, #"""
+        let r = try run(
+            vm,
+            #"""
             return permit.contains("hello", "ll"), permit.contains("hello", ""), permit.contains("", "a"),
                 permit.contains("a.b", "."), permit.contains("abc", "abcd"), permit.contains("abc", "a.c")
             """#)
@@ -74,7 +82,9 @@ import Testing
 
     @Test func split() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, #"""
+        let r = try run(
+            vm,
+            #"""
             local out = {}
             for _, case in ipairs({ {"a,b,c", ","}, {"a,,b", ","}, {"", ","}, {"a,", ","}, {",a", ","},
                                     {"a::b::c", "::"}, {"abc", "x"}, {"aaa", "aa"}, {"1.2.3", "."}, {",", ","} }) do
@@ -87,7 +97,9 @@ import Testing
 
     @Test func trim() throws {
         let vm = LuaVM(limits: testLimits)
-        let r = try run(vm, #"""
+        let r = try run(
+            vm,
+            #"""
             return permit.trim("  a b \t\n"), permit.trim(""), permit.trim(" \r\n\t\v\f "), permit.trim("x"),
                 permit.trim("\0 x"), permit.trim(" é ")
             """#)
@@ -119,7 +131,9 @@ import Testing
         ("permit.split(s, 'b')", 1 << 20),
     ])
     func helpersAreChargedBySize(call: String, bytes: Int) throws {
-        let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
+        let vm = LuaVM(
+            limits: LuaLimits(
+                instructionsPerCall: 20_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 32 << 20, maxStringBytes: 4 << 20))
         // 1 MiB: big enough that its 16,384 units stand far above a short string's few.
         let big = LuaValue.string(String(repeating: "a", count: bytes))
         try run(vm, "local s = ... local _ = \(call)", [big])

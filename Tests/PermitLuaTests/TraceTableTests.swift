@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 /// `print` and `permit.log` show a table's contents, bounded, in a stable order, never an address.
@@ -10,7 +11,8 @@ import Testing
     }
 
     @Test func aTableShowsItsEntriesWithKeysInOrder() throws {
-        let text = try printed("""
+        let text = try printed(
+            """
             permit.log({ b = { c = 2, d = { e = 1 } }, a = 1, "x", 2, [true] = "y", [10] = false, ["two words"] = "v" }, {})
             """)
         #expect(text == "{\"x\", 2, [10] = false, a = 1, b = {c = 2, d = {…}}, [\"two words\"] = \"v\", [true] = \"y\"}\t{}\n")
@@ -28,7 +30,8 @@ import Testing
     }
 
     @Test func longTextIsCutAndTostringAndFunctionsKeepTheirForm() throws {
-        let text = try printed("""
+        let text = try printed(
+            """
             print({ s = string.rep("x", 1000) }, setmetatable({}, { __tostring = function() return "custom" end }), { f = print })
             """)
         #expect(text == "{s = \"" + String(repeating: "x", count: 60) + "…\"}\tcustom\t{f = function: #1}\n", "\(text)")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PermitLua
 
 @Suite struct TranslationCheckTests {

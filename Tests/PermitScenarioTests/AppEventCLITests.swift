@@ -26,28 +26,30 @@ import Testing
     }
 
     @Test func aScenarioSendsAppEventsWithPropertiesAndChecksTheirCounts() async throws {
-        let tree = Self.tree(scenario: """
-            device: { os: "17.0" }
-            steps:
-              - { event: app_launch }
-              - { event: lesson_completed, properties: { course: verbs }, expect: none }
-              - event: lesson_completed
-                properties: { course: nouns, minutes: 12, perfect: true }
-                expect: { action: soft_prompt, reason: lesson nouns }
-                expect_ledger: { events.lesson_completed.count: 2, events.streak_opened.count: null }
-            """)
+        let tree = Self.tree(
+            scenario: """
+                device: { os: "17.0" }
+                steps:
+                  - { event: app_launch }
+                  - { event: lesson_completed, properties: { course: verbs }, expect: none }
+                  - event: lesson_completed
+                    properties: { course: nouns, minutes: 12, perfect: true }
+                    expect: { action: soft_prompt, reason: lesson nouns }
+                    expect_ledger: { events.lesson_completed.count: 2, events.streak_opened.count: null }
+                """)
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"), "\(run.stdout)")
     }
 
     @Test func aMisspeltEventIsAnErrorAtItsLineWithASuggestion() async throws {
-        let tree = Self.tree(scenario: """
-            device: { os: "17.0" }
-            steps:
-              - { event: app_launch }
-              - { event: lesson_complete }
-            """)
+        let tree = Self.tree(
+            scenario: """
+                device: { os: "17.0" }
+                steps:
+                  - { event: app_launch }
+                  - { event: lesson_complete }
+                """)
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         let output = run.stdout + run.stderr
@@ -62,20 +64,24 @@ import Testing
     }
 
     @Test func propertiesAreCheckedWhereTheyAreWritten() async throws {
-        let nested = Self.tree(scenario: """
-            device: { os: "17.0" }
-            steps:
-              - { event: lesson_completed, properties: { course: [a, b] } }
-            """)
+        let nested = Self.tree(
+            scenario: """
+                device: { os: "17.0" }
+                steps:
+                  - { event: lesson_completed, properties: { course: [a, b] } }
+                """)
         let run = try await CLITests.permit(["test", nested.path()])
         #expect(run.status == 2)
         #expect((run.stdout + run.stderr).contains("case.yaml:3:"), "\(run.stdout)\(run.stderr)")
-        #expect((run.stdout + run.stderr).contains("property course is a table; a property is a string, number or boolean"), "\(run.stdout)\(run.stderr)")
-        let builtIn = Self.tree(scenario: """
-            device: { os: "17.0" }
-            steps:
-              - { event: app_launch, properties: { a: 1 } }
-            """)
+        #expect(
+            (run.stdout + run.stderr).contains("property course is a table; a property is a string, number or boolean"),
+            "\(run.stdout)\(run.stderr)")
+        let builtIn = Self.tree(
+            scenario: """
+                device: { os: "17.0" }
+                steps:
+                  - { event: app_launch, properties: { a: 1 } }
+                """)
         let second = try await CLITests.permit(["test", builtIn.path()])
         #expect(second.status == 2)
         #expect((second.stdout + second.stderr).contains("app_launch takes no properties"), "\(second.stdout)\(second.stderr)")
@@ -96,8 +102,9 @@ import Testing
             "decide", tree.path("lessons"), "--status", "not_determined", "--event", "lesson_complete",
         ])
         #expect(typo.status == 2)
-        #expect(typo.stderr.contains("--event: the policy does not declare \"lesson_complete\"; did you mean \"lesson_completed\"?"),
-                "\(typo.stderr)")
+        #expect(
+            typo.stderr.contains("--event: the policy does not declare \"lesson_complete\"; did you mean \"lesson_completed\"?"),
+            "\(typo.stderr)")
         let onBuiltIn = try await CLITests.permit([
             "decide", tree.path("lessons"), "--status", "not_determined", "--event", "app_launch", "--property", "a=1",
         ])

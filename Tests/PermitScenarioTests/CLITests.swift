@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import PermitCLITestSupport
 import PermitTestSupport
+import Testing
+
 @testable import PermitLua
 @testable import PermitScenario
 
@@ -16,7 +17,9 @@ import PermitTestSupport
 
     /// Runs `permit ARGUMENTS` in this process with `directory` as its working directory
     /// (`runPermitInProcess`): the verbs' own code, answering as the binary would.
-    static func permit(_ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]) async throws -> ProcessResult {
+    static func permit(
+        _ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]
+    ) async throws -> ProcessResult {
         await runPermitInProcess(arguments, in: directory, environment: environment)
     }
 
@@ -44,14 +47,21 @@ import PermitTestSupport
     /// status (0, 1) and real stdout, not a colour-free console by construction.
     @Test func testExitCodesFollowTheSpec() async throws {
         let tree = Tree()
-        tree.write("polite/policy.lua", try String(contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8))
-        tree.write("polite/tests/pass.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n")
+        tree.write(
+            "polite/policy.lua",
+            try String(contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8))
+        tree.write(
+            "polite/tests/pass.yaml",
+            "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n"
+        )
         let pass = try Self.launch(["test", tree.path()])
         #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
         #expect(pass.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
         #expect(!pass.stdout.contains("\u{1B}["), "no colour when not on a terminal")
 
-        tree.write("polite/tests/fail.yaml", "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n")
+        tree.write(
+            "polite/tests/fail.yaml",
+            "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n")
         let fail = try Self.launch(["test", tree.path()])
         #expect(fail.status == 1)
         #expect(fail.stdout.contains("✗ expected none, got soft_prompt (reason: a feature that needs notifications opened)"))
@@ -111,7 +121,9 @@ import PermitTestSupport
         let badStatus = try await Self.permit(["decide", "policies/polite", "--status", "denid", "--event", "app_launch"])
         #expect(badStatus.status == 2)
         #expect(badStatus.stderr.contains("did you mean \"denied\"?"))
-        let badParam = try await Self.permit(["decide", "policies/polite", "--status", "denied", "--event", "app_launch", "--param", "max_soft_prompt=2"])
+        let badParam = try await Self.permit([
+            "decide", "policies/polite", "--status", "denied", "--event", "app_launch", "--param", "max_soft_prompt=2",
+        ])
         #expect(badParam.status == 2)
         #expect(badParam.stderr.contains("did you mean \"max_soft_prompts\"?"))
 
@@ -213,7 +225,9 @@ import PermitTestSupport
     @Test func theGuidesMatrixStoryIsTheShippedOne() async throws {
         let blocks = try Self.codeBlocks("yaml")
         let tests = CLITests.repository.appendingPathComponent("policies/reminders/tests")
-        for (start, file) in [("name: primer, allowed", "primer-allow.yaml"), ("# policies/reminders/tests/common/", "common/primer-allowed.steps.yaml")] {
+        for (start, file) in [
+            ("name: primer, allowed", "primer-allow.yaml"), ("# policies/reminders/tests/common/", "common/primer-allowed.steps.yaml"),
+        ] {
             let block = try #require(blocks.first { $0.hasPrefix(start) }, "the guide shows \(file)")
             let shipped = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
             let body = block.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
@@ -221,7 +235,10 @@ import PermitTestSupport
         }
         let run = try await CLITests.permit(["test", "policies/reminders/tests/primer-allow.yaml"])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("PASS  policies/reminders/tests/primer-allow.yaml  primer, allowed, nine reminders, topped up [os=9.3, locale=zh-Hans] (8 steps)"))
+        #expect(
+            run.stdout.contains(
+                "PASS  policies/reminders/tests/primer-allow.yaml  primer, allowed, nine reminders, topped up [os=9.3, locale=zh-Hans] (8 steps)"
+            ))
     }
 }
 
@@ -234,8 +251,12 @@ import PermitTestSupport
     static func traced(_ arguments: [String], in tree: Tree) throws -> (ProcessResult, [String]) {
         let log = tree.path("strace.log")
         let result = try runProcess(
-            strace, ["-f", "-o", log, "-e", "trace=open,openat,creat,chmod,fchmod,fchmodat,fsync,fdatasync,rename,renameat,renameat2,link,linkat",
-                     CLITests.executable.path] + arguments, in: CLITests.repository)
+            strace,
+            [
+                "-f", "-o", log, "-e",
+                "trace=open,openat,creat,chmod,fchmod,fchmodat,fsync,fdatasync,rename,renameat,renameat2,link,linkat",
+                CLITests.executable.path,
+            ] + arguments, in: CLITests.repository)
         let trace = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         return (result, trace)
     }
@@ -284,7 +305,8 @@ import PermitTestSupport
         #expect(try await CLITests.permit(["keygen", "--out", tree.path("k")]).status == 0)
         let unsigned = tree.path("p.permitbundle")
         #expect(try await CLITests.permit(["bundle", "policies/polite", "--version", "1", "--out", unsigned]).status == 0)
-        let (result, trace) = try Self.traced(["sign", unsigned, "--key", tree.path("k.key"), "--out", tree.path("signed.permitbundle")], in: tree)
+        let (result, trace) = try Self.traced(
+            ["sign", unsigned, "--key", tree.path("k.key"), "--out", tree.path("signed.permitbundle")], in: tree)
         #expect(result.status == 0, "\(result.stderr)")
         let creation = try #require(trace.first { $0.contains("O_CREAT") && $0.contains("signed.permitbundle") })
         let fd = try #require(Self.descriptor(creation))
@@ -304,12 +326,16 @@ import PermitTestSupport
         let polite = try String(contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8)
         tree.write("good.lua", polite)
         tree.write("pack/policy.lua", "return { name = 'bad', decide = function(ctx) return nil end }")
-        tree.write("pack/tests/a.yaml", "name: borrowed\npolicy: ../../good.lua\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n")
+        tree.write(
+            "pack/tests/a.yaml",
+            "name: borrowed\npolicy: ../../good.lua\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n"
+        )
         let out = tree.path("x.permitbundle")
         let refused = try await CLITests.permit(["bundle", tree.path("pack"), "--version", "1", "--out", out])
         #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stderr.contains("tests/a.yaml:2:"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("policy: this test runs") && refused.stderr.contains("not the pack's policy.lua"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("policy: this test runs") && refused.stderr.contains("not the pack's policy.lua"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// `permit check`: the static half of the strict ctx (every unknown `ctx.` path with its line)
 /// and incomplete translations.
@@ -12,7 +12,8 @@ import PermitTestSupport
     }
 
     @Test func everyUnknownContextPathIsReportedWithItsLine() async throws {
-        let run = try await Self.check("""
+        let run = try await Self.check(
+            """
             -- ctx.histroy in a comment is not code
             return {
               name = "typos",
@@ -34,18 +35,20 @@ import PermitTestSupport
             """)
         #expect(run.status == 2)
         let lines = run.stdout.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
-        #expect(lines == [
-            #"policy.lua:8: ctx: has no field "histroy"; did you mean "history"?"#,
-            #"policy.lua:9: ctx.capabilities: has no field "notification_setting_link"; did you mean "notification_settings_link"?"#,
-            #"policy.lua:11: ctx.history.soft_prompt: has no field "shwon"; did you mean "shown"?"#,
-            #"policy.lua:12: ctx.history.events: has no field "lesson_complete"; did you mean "lesson_completed"? (list app events in the policy's events = { ... })"#,
-            #"policy.lua:13: ctx.params: has no field "gpa"; did you mean "gap"? (declare it in the policy's params)"#,
-            #"policy.lua:14: ctx.history.features.diary: has no field "opend"; did you mean "opened"?"#,
-        ], "\(run.stdout)")
+        #expect(
+            lines == [
+                #"policy.lua:8: ctx: has no field "histroy"; did you mean "history"?"#,
+                #"policy.lua:9: ctx.capabilities: has no field "notification_setting_link"; did you mean "notification_settings_link"?"#,
+                #"policy.lua:11: ctx.history.soft_prompt: has no field "shwon"; did you mean "shown"?"#,
+                #"policy.lua:12: ctx.history.events: has no field "lesson_complete"; did you mean "lesson_completed"? (list app events in the policy's events = { ... })"#,
+                #"policy.lua:13: ctx.params: has no field "gpa"; did you mean "gap"? (declare it in the policy's params)"#,
+                #"policy.lua:14: ctx.history.features.diary: has no field "opend"; did you mean "opened"?"#,
+            ], "\(run.stdout)")
     }
 
     @Test func incompleteTranslationsAreReportedByDecision() async throws {
-        let run = try await Self.check("""
+        let run = try await Self.check(
+            """
             return {
               name = "tr",
               params = { features = { "diary" } },
@@ -67,12 +70,13 @@ import PermitTestSupport
             """)
         #expect(run.status == 2)
         let lines = run.stdout.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
-        #expect(lines == [
-            #"policy.lua: the decision with reason "launch": decision.accept key "en_US" is not a BCP 47 language tag; write it like "en-US""#,
-            #"policy.lua: the decision with reason "launch": decision.message lacks "fr", which decision.title has"#,
-            #"policy.lua: the decision with reason "launch": decision.accept lacks "fr", which decision.title has"#,
-            #"policy.lua: the decision with reason "diary": decision.title has no "en" translation, the last fallback; add one"#,
-        ], "\(run.stdout)")
+        #expect(
+            lines == [
+                #"policy.lua: the decision with reason "launch": decision.accept key "en_US" is not a BCP 47 language tag; write it like "en-US""#,
+                #"policy.lua: the decision with reason "launch": decision.message lacks "fr", which decision.title has"#,
+                #"policy.lua: the decision with reason "launch": decision.accept lacks "fr", which decision.title has"#,
+                #"policy.lua: the decision with reason "diary": decision.title has no "en" translation, the last fallback; add one"#,
+            ], "\(run.stdout)")
     }
 
     @Test func theShippedPacksPass() async throws {

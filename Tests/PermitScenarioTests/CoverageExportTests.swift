@@ -1,10 +1,12 @@
 import Foundation
+import PermitTestSupport
+import Testing
+
+@testable import PermitScenario
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-import PermitTestSupport
-@testable import PermitScenario
 
 /// `--coverage`'s decisions, `--coverage-format lcov|cobertura` and JUnit's times and errors,
 /// through the `permit` verbs (in-process).
@@ -55,20 +57,24 @@ import PermitTestSupport
         let tree = tree()
         let result = try await CLITests.permit(["test", "--coverage", "tiny"], in: tree.root)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("""
-            decisions (which return of decide answered)
-              tiny/policy.lua  3 of 4 returns reached  never reached: line 19
-                line 8  none (launch)  ×3
-                line 11  none (from the helper)  ×1
-                line 14  none (background)  ×1
-            """), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                """
+                decisions (which return of decide answered)
+                  tiny/policy.lua  3 of 4 returns reached  never reached: line 19
+                    line 8  none (launch)  ×3
+                    line 11  none (from the helper)  ×1
+                    line 14  none (background)  ×1
+                """), "\(result.stdout)")
     }
 
     /// A coroutine's body also has no Lua frame below it: its lines and its `return` are not
     /// decide's, even after decide tail-called the helper that runs it.
     @Test func aCoroutineInsideATailCallDoesNotMoveTheAnswer() async throws {
         let tree = Tree()
-        tree.write("co/policy.lua", """
+        tree.write(
+            "co/policy.lua",
+            """
             local function finish(ctx)
               local co = coroutine.wrap(function()
                 return "from the coroutine"
@@ -157,12 +163,15 @@ import PermitTestSupport
         parser.delegate = collector
         #expect(parser.parse())
         let root = try #require(collector.elements.first { $0.name == "testsuites" })
-        #expect(root.attributes["tests"] == "5" && root.attributes["failures"] == "1" && root.attributes["errors"] == "2", "\(result.stdout)")
+        #expect(
+            root.attributes["tests"] == "5" && root.attributes["failures"] == "1" && root.attributes["errors"] == "2", "\(result.stdout)")
         let cases = collector.elements.filter { $0.name == "testcase" }
         #expect(cases.count == 5)
         let boom = try #require(collector.elements.first { $0.name == "testsuite" && $0.attributes["name"] == "boom" })
         #expect(boom.attributes["errors"] == "1" && boom.attributes["failures"] == "0")
-        #expect(result.stdout.contains("<error message=\"step 1 (line 3): the policy raised an error: boom/policy.lua:1: boom"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("<error message=\"step 1 (line 3): the policy raised an error: boom/policy.lua:1: boom"),
+            "\(result.stdout)")
         for testCase in cases + [root] {
             let time = try #require(Double(testCase.attributes["time"] ?? ""), "every case has a time in seconds")
             #expect(time >= 0)

@@ -20,7 +20,8 @@ import Testing
     static func decide(_ arguments: [String]) async throws -> (status: Int32, reason: String?, stderr: String) {
         let tree = Tree()
         tree.write("probe.lua", Self.policy)
-        let run = try await CLITests.permit(["decide", tree.path("probe.lua"), "--status", "not_determined"] + arguments + ["--format", "json"])
+        let run = try await CLITests.permit(
+            ["decide", tree.path("probe.lua"), "--status", "not_determined"] + arguments + ["--format", "json"])
         let object = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         let decision = object?["decision"] as? [String: Any]
         return (run.status, decision?["reason"] as? String, run.stderr)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 
 /// Random event sequences through the engine and the simulated device, checking the
@@ -9,24 +10,27 @@ import Testing
     /// guardrails must stop), drawn from its own seeded generator.
     static func chaoticPolicy(seed: UInt64) -> ClosurePolicy {
         let rng = Locked(SplitMix64(seed: seed))
-        return ClosurePolicy(name: "chaos", decide: { ctx throws(PolicyError) in
-            let roll = rng.withLock { $0.int(0...9) }
-            let link: DeepLink = rng.withLock { $0.chance(0.5) } ? .appSettings : .notificationSettings
-            switch roll {
-            case 0, 1: return nil
-            case 2, 3: return Decision(.softPrompt(SoftPrompt(title: "t", message: "m", accept: "a", decline: "d")))
-            case 4, 5:
-                let options: [AuthorizationOption] = rng.withLock { $0.chance(0.3) } ? [.alert, .provisional] : [.alert, .sound]
-                return Decision(.requestPermission(options: options))
-            case 6: return Decision(.settingsPrompt(SettingsPrompt(title: "t", message: "m", open: "o", cancel: "c", deepLink: link)))
-            case 7: return Decision(.none, remember: ["n": .integer(ctx.now)])
-            case 8: throw PolicyError(kind: .runtime, message: "chaos")
-            default:
-                return Decision(.softPrompt(SoftPrompt(title: .translations(["fr": "x"]), message: "m", accept: "a", decline: "d")))
-            }
-        }, planReminders: { ctx in
-            (0..<rng.withLock { $0.int(0...80) }).map { ReminderRequest(day: $0 / 3, hour: 8 + $0 % 3 * 5, body: "r") }
-        })
+        return ClosurePolicy(
+            name: "chaos",
+            decide: { ctx throws(PolicyError) in
+                let roll = rng.withLock { $0.int(0...9) }
+                let link: DeepLink = rng.withLock { $0.chance(0.5) } ? .appSettings : .notificationSettings
+                switch roll {
+                case 0, 1: return nil
+                case 2, 3: return Decision(.softPrompt(SoftPrompt(title: "t", message: "m", accept: "a", decline: "d")))
+                case 4, 5:
+                    let options: [AuthorizationOption] = rng.withLock { $0.chance(0.3) } ? [.alert, .provisional] : [.alert, .sound]
+                    return Decision(.requestPermission(options: options))
+                case 6: return Decision(.settingsPrompt(SettingsPrompt(title: "t", message: "m", open: "o", cancel: "c", deepLink: link)))
+                case 7: return Decision(.none, remember: ["n": .integer(ctx.now)])
+                case 8: throw PolicyError(kind: .runtime, message: "chaos")
+                default:
+                    return Decision(.softPrompt(SoftPrompt(title: .translations(["fr": "x"]), message: "m", accept: "a", decline: "d")))
+                }
+            },
+            planReminders: { ctx in
+                (0..<rng.withLock { $0.int(0...80) }).map { ReminderRequest(day: $0 / 3, hour: 8 + $0 % 3 * 5, body: "r") }
+            })
     }
 
     struct Counters: Equatable {
@@ -59,7 +63,8 @@ import Testing
                 foregroundRechecks: [])
             let policy = Self.chaoticPolicy(seed: rng.next())
             var store = InMemoryLedgerStore()
-            var engine = PermissionEngine(policy: policy, client: device, platform: platform, store: store, clock: clock, configuration: configuration)
+            var engine = PermissionEngine(
+                policy: policy, client: device, platform: platform, store: store, clock: clock, configuration: configuration)
             var previous = Counters(Ledger())
             var onScreen: String?
             for _ in 0..<40 {
@@ -91,7 +96,8 @@ import Testing
                     case 5 where rng.chance(0.3):
                         device.reinstall(systemRemembers: rng.chance(0.5))
                         store = InMemoryLedgerStore()
-                        engine = PermissionEngine(policy: policy, client: device, platform: platform, store: store, clock: clock, configuration: configuration)
+                        engine = PermissionEngine(
+                            policy: policy, client: device, platform: platform, store: store, clock: clock, configuration: configuration)
                         previous = Counters(Ledger())
                     default:
                         outcome = await engine.handle(.featureOpened(rng.pick(["diary", "goals", "reminders"])))

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PermitCore
 import PermitTestSupport
+import Testing
 
 /// Experiments and decision records through the `permit` CLI: scenario pins, `decide --arm`,
 /// `run --format json`, and the documented record schema.
@@ -26,12 +26,13 @@ import PermitTestSupport
 
     @Test(arguments: ["quiet", "soft"])
     func aScenarioPinsEachArm(arm: String) async throws {
-        let tree = Self.pack(scenario: """
-            device: { os: "16.0" }
-            user: { arms: { first_ask: \(arm) } }
-            steps:
-              - { event: app_launch, expect: { action: none, reason: "arm \(arm)" } }
-            """)
+        let tree = Self.pack(
+            scenario: """
+                device: { os: "16.0" }
+                user: { arms: { first_ask: \(arm) } }
+                steps:
+                  - { event: app_launch, expect: { action: none, reason: "arm \(arm)" } }
+                """)
         let result = try await CLITests.permit(["test", tree.path()])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
@@ -46,13 +47,16 @@ import PermitTestSupport
         let quiet = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "quiet" })
         let soft = try #require(installs.first { Self.firstAsk.arm(forInstall: $0) == "soft" })
         let drawn = Self.firstAsk.arm(forInstall: "scenario")
-        for (ledger, arm) in [("", drawn), ("initial: { ledger: { install_id: \(quiet) } }\n", "quiet"),
-                              ("initial: { ledger: { install_id: \(soft) } }\n", "soft")] {
-            let tree = Self.pack(scenario: """
-                device: { os: "16.0" }
-                \(ledger)steps:
-                  - { event: app_launch, expect: { reason: "arm \(arm)" }, expect_ledger: { arms.first_ask: \(arm) } }
-                """)
+        for (ledger, arm) in [
+            ("", drawn), ("initial: { ledger: { install_id: \(quiet) } }\n", "quiet"),
+            ("initial: { ledger: { install_id: \(soft) } }\n", "soft"),
+        ] {
+            let tree = Self.pack(
+                scenario: """
+                    device: { os: "16.0" }
+                    \(ledger)steps:
+                      - { event: app_launch, expect: { reason: "arm \(arm)" }, expect_ledger: { arms.first_ask: \(arm) } }
+                    """)
             let result = try await CLITests.permit(["test", tree.path()])
             #expect(result.status == 0, "\(ledger): \(result.stdout)\(result.stderr)")
         }
@@ -62,11 +66,13 @@ import PermitTestSupport
     }
 
     @Test func anUnknownExperimentOrArmIsAnInputErrorWithItsLine() async throws {
-        let experiment = Self.pack(scenario: "device: { os: \"16.0\" }\nuser: { arms: { frist_ask: quiet } }\nsteps:\n  - { event: app_launch }\n")
+        let experiment = Self.pack(
+            scenario: "device: { os: \"16.0\" }\nuser: { arms: { frist_ask: quiet } }\nsteps:\n  - { event: app_launch }\n")
         let badExperiment = try await CLITests.permit(["test", experiment.path()])
         #expect(badExperiment.status == 2)
-        #expect(badExperiment.stdout.contains("pinned.yaml:2:") || badExperiment.stderr.contains("pinned.yaml:2:"),
-                "\(badExperiment.stdout)\(badExperiment.stderr)")
+        #expect(
+            badExperiment.stdout.contains("pinned.yaml:2:") || badExperiment.stderr.contains("pinned.yaml:2:"),
+            "\(badExperiment.stdout)\(badExperiment.stderr)")
         #expect((badExperiment.stdout + badExperiment.stderr).contains("did you mean \"first_ask\"?"))
 
         let arm = Self.pack(scenario: "device: { os: \"16.0\" }\nuser: { arms: { first_ask: quite } }\nsteps:\n  - { event: app_launch }\n")
@@ -107,14 +113,15 @@ import PermitTestSupport
     /// `permit run --format json` prints each step's decision record, with the documented keys
     /// and the pinned arm.
     @Test func runPrintsTheDecisionRecords() async throws {
-        let tree = Self.pack(scenario: """
-            device: { os: "16.0" }
-            user: { arms: { first_ask: soft } }
-            steps:
-              - { event: app_launch }
-              - { after: 1h }
-              - { event: feature_opened, feature: diary }
-            """)
+        let tree = Self.pack(
+            scenario: """
+                device: { os: "16.0" }
+                user: { arms: { first_ask: soft } }
+                steps:
+                  - { event: app_launch }
+                  - { after: 1h }
+                  - { event: feature_opened, feature: diary }
+                """)
         let result = try await CLITests.permit(["run", tree.path("abtest"), tree.path("abtest/tests/pinned.yaml"), "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let scenarios = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -130,7 +137,10 @@ import PermitTestSupport
 
     @Test func checkListsExperimentsAndEveryMistakeWithItsLine() async throws {
         let tree = Self.pack(scenario: "")
-        tree.write("bad.lua", "return {\n  name = 'bad',\n  experiments = {\n    first_ask = { quiet = 0 },\n    copy = {},\n  },\n  decide = function(ctx) return nil end,\n}\n")
+        tree.write(
+            "bad.lua",
+            "return {\n  name = 'bad',\n  experiments = {\n    first_ask = { quiet = 0 },\n    copy = {},\n  },\n  decide = function(ctx) return nil end,\n}\n"
+        )
         let result = try await CLITests.permit(["check", tree.path("abtest"), tree.path("bad.lua")])
         #expect(result.status == 2)
         #expect(result.stdout.contains("name abtest, experiment first_ask (quiet 50, soft 50)"), "\(result.stdout)")

@@ -2,6 +2,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import Testing
+
 @testable import PermitScenario
 
 /// The fidelity suite (`Tests/fidelity/*.yaml`): one scenario per platform rule of

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitCore
 @testable import PermitScenario
 
@@ -16,7 +17,10 @@ import PermitTestSupport
     /// A ledger at Int64.max used to trap on the next count (SIGILL): now the count stays put.
     @Test func historyAtTheMaximumIsServed() async throws {
         let tree = Tree()
-        tree.write("policy.lua", #"return { name = "count", decide = function(ctx) return { action = "none", reason = "launches " .. ctx.history.launches } end }"#)
+        tree.write(
+            "policy.lua",
+            #"return { name = "count", decide = function(ctx) return { action = "none", reason = "launches " .. ctx.history.launches } end }"#
+        )
         tree.write("ledger.json", #"{"schema": 1, "ledger": {"launches": 9223372036854775807, "foregrounds": 9223372036854775807}}"#)
         let result = try await Self.permit([
             "decide", tree.path("policy.lua"), "--status", "not_determined", "--event", "app_launch",
@@ -30,8 +34,13 @@ import PermitTestSupport
     @Test func initialLedgerAtTheMaximumIsPlayed() async throws {
         let max = "9223372036854775807"
         let tree = Tree()
-        tree.write("pack/policy.lua", #"return { name = "count", decide = function(ctx) return { action = "none", reason = "launches " .. ctx.history.launches } end }"#)
-        tree.write("pack/tests/full.yaml", """
+        tree.write(
+            "pack/policy.lua",
+            #"return { name = "count", decide = function(ctx) return { action = "none", reason = "launches " .. ctx.history.launches } end }"#
+        )
+        tree.write(
+            "pack/tests/full.yaml",
+            """
             name: full
             device: { os: "16.4" }
             initial:
@@ -55,7 +64,10 @@ import PermitTestSupport
     /// field and what to do; never an empty ledger in silence.
     @Test func aBadHistoryIsRefusedNamingFileLineAndField() async throws {
         let cases: [(String, String)] = [
-            ("{\"schema\": 1,\n \"ledger\": {\n  \"launches\": 1.5}}", "ledger.json:3: it is damaged (ledger.launches: 1.5 is not a whole number"),
+            (
+                "{\"schema\": 1,\n \"ledger\": {\n  \"launches\": 1.5}}",
+                "ledger.json:3: it is damaged (ledger.launches: 1.5 is not a whole number"
+            ),
             ("{\n\"launches\": 1e300}", "ledger.json:2: launches: 1e+300 is not a whole number"),
             ("{\"schema\": 99, \"ledger\": {\"launches\": 3}}", "ledger.json:1: it was written by a newer Permit (schema 99"),
             ("{\n\"soft_prompt\": {\n\"shown\": -3}}", "ledger.json:3: soft_prompt.shown is -3; counters are never negative"),
@@ -100,7 +112,9 @@ import PermitTestSupport
     /// and U+202E (and a reason a newline).
     static func hostilePack() -> Tree {
         let tree = Tree()
-        tree.write("pack/policy.lua", """
+        tree.write(
+            "pack/policy.lua",
+            """
             return {
               name = "evil\\27[2J\\r\\u{202E}",
               decide = function(ctx)
@@ -109,7 +123,9 @@ import PermitTestSupport
               end,
             }
             """)
-        tree.write("pack/tests/a.yaml", """
+        tree.write(
+            "pack/tests/a.yaml",
+            """
             name: "scenario\\e[2J\\r\\u202E"
             device: { os: "16.0" }
             steps:

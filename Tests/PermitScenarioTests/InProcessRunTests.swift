@@ -3,6 +3,7 @@ import PermitCLITestSupport
 import PermitInput
 import PermitTestSupport
 import Testing
+
 @testable import PermitScenario
 
 /// The in-process `permit` (`runPermitInProcess`) keeps each run apart, as separate processes

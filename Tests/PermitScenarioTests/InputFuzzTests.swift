@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
 @testable import PermitScenario
@@ -76,13 +77,16 @@ import Testing
             case 2: return .integer(Int64(rng.int(-5...100)))
             case 3: return .number(Double(rng.int(-100...100)) / 7)
             case 4:
-                return .string(rng.pick([
-                    "none", "soft_prompt", "request_permission", "settings_prompt", "alert", "provisional", "app_settings",
-                    "notification_settings", "App-Prefs:root=NOTIFICATIONS_ID", "sheet", "en", "", String(repeating: "x", count: 2500),
-                ]))
+                return .string(
+                    rng.pick([
+                        "none", "soft_prompt", "request_permission", "settings_prompt", "alert", "provisional", "app_settings",
+                        "notification_settings", "App-Prefs:root=NOTIFICATIONS_ID", "sheet", "en", "", String(repeating: "x", count: 2500),
+                    ]))
             case 5:
-                let keys = ["action", "title", "message", "accept", "decline", "open", "cancel", "options", "deep_link",
-                            "presentation", "variant", "reason", "remember", "en", "zh-Hans", "bogus"]
+                let keys = [
+                    "action", "title", "message", "accept", "decline", "open", "cancel", "options", "deep_link",
+                    "presentation", "variant", "reason", "remember", "en", "zh-Hans", "bogus",
+                ]
                 var entries: [LuaTable.Entry] = []
                 for key in Set((0..<rng.int(0...6)).map { _ in rng.pick(keys) }) {
                     entries.append(LuaTable.Entry(key: .string(key), value: randomValue(&rng, depth: depth + 1)))

@@ -13,7 +13,9 @@ import Testing
     static func tree() -> Tree {
         let tree = Tree()
         tree.write("heavy-load.lua", "\(loop)\nreturn { name = 'heavy-load', decide = function(ctx) return nil end }\n")
-        tree.write("heavy-decide.lua", """
+        tree.write(
+            "heavy-decide.lua",
+            """
             return { name = "heavy-decide", decide = function(ctx)
               \(loop)
               return { action = "none", reason = tostring(n) }

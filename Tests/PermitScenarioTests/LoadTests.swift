@@ -1,8 +1,9 @@
 import Foundation
+import PermitTestSupport
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
-import PermitTestSupport
 
 /// Many tasks, one engine, a real Lua policy.
 @Suite struct LoadTests {
@@ -33,7 +34,11 @@ import PermitTestSupport
         var declaredEvents: [String] { inner.declaredEvents }
 
         private func entering<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
-            if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.withLock { $0 += 1 } }
+            if inside.withLock({
+                $0 += 1; return $0
+            }) > 1 {
+                overlaps.withLock { $0 += 1 }
+            }
             calls.withLock { $0 += 1 }
             defer { inside.withLock { $0 -= 1 } }
             return try body()
@@ -61,8 +66,9 @@ import PermitTestSupport
     /// 100 tasks × 1,000 events into one engine running the polite pack: every event counted
     /// exactly once, and the Lua VM never entered by two events at once.
     @Test func hundredTasksThousandEventsEach() async throws {
-        let policy = OverlapDetector(try LuaPolicy.load(
-            contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), displayName: "polite/policy.lua"))
+        let policy = OverlapDetector(
+            try LuaPolicy.load(
+                contentsOf: Self.repository.appendingPathComponent("policies/polite/policy.lua"), displayName: "polite/policy.lua"))
         let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
         let platform = Platform(version: OSVersion(major: 16, minor: 4))
         let store = InMemoryLedgerStore()
@@ -75,22 +81,23 @@ import PermitTestSupport
         let eventsPerTask = ProcessInfo.processInfo.environment["PERMIT_LOAD_EVENTS"].flatMap(Int.init).map { max(4, $0 / 4 * 4) } ?? 1000
         let errors = Locked(0)
         try await withTimeout(.seconds(600)) {
-        await withTaskGroup(of: Void.self) { group in
-            for task in 0..<tasks {
-                group.addTask {
-                    for index in 0..<eventsPerTask {
-                        let event: AppEvent = switch (task + index) % 4 {
-                        case 0: .appForeground
-                        case 1: .featureOpened("feature-\(task % 10)")
-                        case 2: .appBackground
-                        default: .featureOpened("reminders")
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for index in 0..<eventsPerTask {
+                            let event: AppEvent =
+                                switch (task + index) % 4 {
+                                case 0: .appForeground
+                                case 1: .featureOpened("feature-\(task % 10)")
+                                case 2: .appBackground
+                                default: .featureOpened("reminders")
+                                }
+                            let outcome = await engine.handle(event)
+                            if !outcome.errors.isEmpty { errors.withLock { $0 += 1 } }
                         }
-                        let outcome = await engine.handle(event)
-                        if !outcome.errors.isEmpty { errors.withLock { $0 += 1 } }
                     }
                 }
             }
-        }
         }
         let history = await engine.history
         let total = tasks * eventsPerTask

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// `permit new PACK`, through the `permit` verbs (in-process): a pack that passes at once,
 /// whose test would catch a change, and no overwriting.

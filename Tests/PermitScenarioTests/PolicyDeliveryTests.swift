@@ -1,6 +1,7 @@
 import Foundation
 import PermitInput
 import Testing
+
 @testable import PermitCore
 @testable import PermitScenario
 
@@ -55,7 +56,8 @@ import Testing
     }
 
     @Test func updatesInstallThroughTheGivenDelivery() async throws {
-        let (scenario, directory) = try scenario("""
+        let (scenario, directory) = try scenario(
+            """
               - { policy_update: good-v2.bundle, expect_update: installed }
               - { event: app_launch, expect: { action: none, reason: good-v2 } }
               - { policy_update: bad-v3.bundle, expect_update: "not good" }

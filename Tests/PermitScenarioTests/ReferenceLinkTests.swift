@@ -23,7 +23,8 @@ import Testing
                 continue
             }
             guard let data = FileManager.default.contents(atPath: url.path), data.count < 2_000_000,
-                  let text = String(data: data, encoding: .utf8) else { continue }
+                let text = String(data: data, encoding: .utf8)
+            else { continue }
             files.append((String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)), text))
         }
         return files

@@ -1,8 +1,9 @@
 import Foundation
+import PermitScenario
 import Testing
+
 @testable import PermitCore
 @testable import PermitLua
-import PermitScenario
 
 /// docs/reference.md's tables of the policy API list exactly what the code builds and accepts:
 /// the ctx a policy really sees (walked with `pairs` through the production path), the
@@ -125,9 +126,11 @@ import PermitScenario
     /// is absent there (and present in a full one, above).
     @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger)
-        for table in ["ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
-                      "ctx.history.settings_prompt", "ctx.history.features", "ctx.history.events", "ctx.user",
-                      "ctx.local_time"] {
+        for table in [
+            "ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
+            "ctx.history.settings_prompt", "ctx.history.features", "ctx.history.events", "ctx.user",
+            "ctx.local_time",
+        ] {
             let rows = try reference.rows(table)
             let never = rows.filter { $0.count > 2 && $0[2].hasPrefix("never") }.map { $0[0] }
             #expect(Set(never) == seen[table] ?? [], "the \"nil when\" column of <!-- keys: \(table) -->")
@@ -190,10 +193,12 @@ import PermitScenario
     static func written(_ value: PolicyValue) -> String {
         switch value {
         case .string(let text): "`\"\(text)\"`"
-        case .list(let items): "`{ " + items.map { item in
-                if case .string(let text) = item { return "\"\(text)\"" }
-                return item.description
-            }.joined(separator: ", ") + " }`"
+        case .list(let items):
+            "`{ "
+                + items.map { item in
+                    if case .string(let text) = item { return "\"\(text)\"" }
+                    return item.description
+                }.joined(separator: ", ") + " }`"
         default: "`\(value)`"
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import PermitCore
 import PermitLua
+import Testing
+
+@testable import PermitCore
 @testable import PermitScenario
 
 /// docs/reference.md lists exactly the scenario keys the parser accepts, at every level, so a

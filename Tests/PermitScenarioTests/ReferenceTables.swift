@@ -22,7 +22,7 @@ struct ReferenceTables {
     /// the first cell is returned without its backticks.
     func rows(_ name: String) throws -> [[String]] {
         guard let start = text.range(of: "<!-- keys: \(name) -->"),
-              let end = text.range(of: "<!-- end keys -->", range: start.upperBound..<text.endIndex)
+            let end = text.range(of: "<!-- end keys -->", range: start.upperBound..<text.endIndex)
         else { throw MissingSection(name: name) }
         return text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> [String]? in
             guard line.hasPrefix("| `") else { return nil }

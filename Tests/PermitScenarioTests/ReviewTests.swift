@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitScenario
 
 /// `permit check --review`: App Store and HIG risks, through the `permit` verbs (in-process).
@@ -38,8 +39,10 @@ import PermitTestSupport
         #expect(out.contains("warn  risky/policy.lua:3: allow-button: a pre-prompt button says \"Erlauben\""))
         #expect(out.contains("warn  risky/policy.lua:2: imitates-system-alert: "))
         // Probes: the ask on launch, and the URL the static scan cannot see (it is built at run time).
-        #expect(out.contains("warn  risky/policy.lua (app_launch, iOS 17.0, fresh install): asks-at-launch: "
-            + "decide returned soft_prompt on app_launch"))
+        #expect(
+            out.contains(
+                "warn  risky/policy.lua (app_launch, iOS 17.0, fresh install): asks-at-launch: "
+                    + "decide returned soft_prompt on app_launch"))
         #expect(out.contains("private-settings-url: a text holds a private Settings URL (Open App-Prefs:root=NOTIFICATIONS_ID)"))
         #expect(out.contains("https://developer.apple.com/design/human-interface-guidelines/privacy"))
         #expect(out.contains("see docs/review.md#asks-at-launch"))
@@ -55,7 +58,9 @@ import PermitTestSupport
 
     @Test func aPrivateURLInTheFileIsFoundWithoutAnyProbe() async throws {
         let tree = Tree()
-        tree.write("p/policy.lua", """
+        tree.write(
+            "p/policy.lua",
+            """
             local unused = "prefs:root=NOTIFICATIONS_ID" -- never returned
             return { name = "p", decide = function(ctx) return { action = "none" } end }
             """)
@@ -87,8 +92,9 @@ import PermitTestSupport
     @Test func theStaticScanReadsLiteralsNotComments() {
         #expect(PolicyReview.stringLiterals(in: #"x = "a\"b" .. 'c' -- "not this""#) == [#"a"b"#, "c"])
         #expect(PolicyReview.scan(source: "-- tap \"Allow\" in the dialog\n", file: "f").isEmpty)
-        #expect(PolicyReview.scan(source: "message = \"Allow notifications and we will remind you.\"\n", file: "f").isEmpty,
-                "a sentence is not a button")
+        #expect(
+            PolicyReview.scan(source: "message = \"Allow notifications and we will remind you.\"\n", file: "f").isEmpty,
+            "a sentence is not a button")
         #expect(PolicyReview.scan(source: "accept = \"Allow alerts\"\n", file: "f").map(\.rule) == [.allowButton])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PermitCore
 @testable import PermitScenario
 
@@ -45,7 +46,8 @@ import Testing
     /// An anchored scalar used again as a key costs nothing to expand: still accepted (and read
     /// as the name it is).
     @Test func aScalarAliasAsAKeyIsFine() throws {
-        let scenario = try parse("""
+        let scenario = try parse(
+            """
             device: { os: "16.0" }
             params:
               first: { &name gap: 1 }
@@ -57,7 +59,8 @@ import Testing
     }
 
     @Test func anchorsAndMergeKeysStillShareAPreamble() throws {
-        let scenario = try parse("""
+        let scenario = try parse(
+            """
             device: { os: "16.0" }
             params:
               base: &base { gap: 2, copy: hi }
@@ -144,10 +147,22 @@ import Testing
     /// A flow table (`{ a: 1, a: 2 }`) has its duplicate key reported where the second one is:
     /// line and column, with the table's field.
     @Test(arguments: [
-        ("device: { os: \"16.0\", os: \"17.0\" }\nsteps:\n  - event: app_launch\n", "1:23: device: \"os\" appears twice in one table (first at line 1)"),
-        ("device: { os: \"16.0\" }\nparams: { a: 1,\n  b: 2, a: 3 }\nsteps:\n  - event: app_launch\n", "3:9: params: \"a\" appears twice in one table (first at line 2)"),
-        ("device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none, event: app_foreground }\n", "3:40: steps[1]: \"event\" appears twice in one table (first at line 3)"),
-        ("device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n    after: 1d\n    event: app_foreground\n", "5:5: steps[1]: \"event\" appears twice in one table (first at line 3)"),
+        (
+            "device: { os: \"16.0\", os: \"17.0\" }\nsteps:\n  - event: app_launch\n",
+            "1:23: device: \"os\" appears twice in one table (first at line 1)"
+        ),
+        (
+            "device: { os: \"16.0\" }\nparams: { a: 1,\n  b: 2, a: 3 }\nsteps:\n  - event: app_launch\n",
+            "3:9: params: \"a\" appears twice in one table (first at line 2)"
+        ),
+        (
+            "device: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none, event: app_foreground }\n",
+            "3:40: steps[1]: \"event\" appears twice in one table (first at line 3)"
+        ),
+        (
+            "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n    after: 1d\n    event: app_foreground\n",
+            "5:5: steps[1]: \"event\" appears twice in one table (first at line 3)"
+        ),
     ])
     func aDuplicateKeyInAFlowTableIsReportedAtItsLine(text: String, expected: String) {
         let error = parseError(text)
@@ -177,7 +192,8 @@ import Testing
         #expect(huge.hasPrefix("tests/example.yaml:3:"), "\(huge)")
         #expect(huge.contains("steps[1].after: the scenario would span more than 100 years by this step"), "\(huge)")
         let summed = parseError(
-            "device: { os: \"16.0\" }\nsteps:\n  - { after: 36500d, event: app_launch }\n  - event: app_foreground\n  - { after: 26d, event: app_launch }\n")
+            "device: { os: \"16.0\" }\nsteps:\n  - { after: 36500d, event: app_launch }\n  - event: app_foreground\n  - { after: 26d, event: app_launch }\n"
+        )
         #expect(summed.hasPrefix("tests/example.yaml:5:"), "\(summed)")
         #expect(summed.contains("steps[3].after"), "\(summed)")
     }

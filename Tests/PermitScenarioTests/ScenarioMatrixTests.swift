@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitScenario
 
 /// `matrix:` and case-dependent expectations, through `permit test` (in-process), with
@@ -9,8 +10,10 @@ import PermitTestSupport
     /// A pack running the polite policy with the given test files.
     static func politePack(_ files: [String: String]) throws -> Tree {
         let tree = Tree()
-        tree.write("p/policy.lua", try String(
-            contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8))
+        tree.write(
+            "p/policy.lua",
+            try String(
+                contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8))
         for (name, text) in files { tree.write("p/tests/\(name)", text) }
         return tree
     }
@@ -65,18 +68,30 @@ import PermitTestSupport
 
     @Test func matrixMistakesAreInputErrorsNamingTheLine() async throws {
         let cases: [(String, String)] = [
-            (Self.deepLinks.replacingOccurrences(of: "locale: [en, de]", with: "lang: [en, de]"),
-             "links.yaml:2:41: matrix: unknown key \"lang\"; expected one of: os, locale, timezone, bucket"),
-            (Self.deepLinks.replacingOccurrences(of: "locale: [en, de]", with: "locale: []"),
-             "links.yaml:2:49: matrix.locale: the axis locale has no values"),
-            (Self.deepLinks.replacingOccurrences(of: "timezone: UTC", with: "os: \"16.4\""),
-             "links.yaml:3:15: device.os: os is set by the matrix"),
-            (Self.deepLinks.replacingOccurrences(of: "default: notification_settings", with: "\"15.3\": app_settings"),
-             "links.yaml:9:28: steps[2].expect.deep_link: no value for the case os=16.4, locale=en; add `default:`"),
-            (Self.deepLinks.replacingOccurrences(of: "en: Notifications", with: "fr: Notifications"),
-             "links.yaml:10:24: steps[2].expect.title: no value for the case os=12.0, locale=en; add `default:`"),
-            (Self.deepLinks.replacingOccurrences(of: "en: Notifications", with: "english: Notifications"),
-             "links.yaml:10:62: steps[2].expect.title.english: \"english\" picks no case"),
+            (
+                Self.deepLinks.replacingOccurrences(of: "locale: [en, de]", with: "lang: [en, de]"),
+                "links.yaml:2:41: matrix: unknown key \"lang\"; expected one of: os, locale, timezone, bucket"
+            ),
+            (
+                Self.deepLinks.replacingOccurrences(of: "locale: [en, de]", with: "locale: []"),
+                "links.yaml:2:49: matrix.locale: the axis locale has no values"
+            ),
+            (
+                Self.deepLinks.replacingOccurrences(of: "timezone: UTC", with: "os: \"16.4\""),
+                "links.yaml:3:15: device.os: os is set by the matrix"
+            ),
+            (
+                Self.deepLinks.replacingOccurrences(of: "default: notification_settings", with: "\"15.3\": app_settings"),
+                "links.yaml:9:28: steps[2].expect.deep_link: no value for the case os=16.4, locale=en; add `default:`"
+            ),
+            (
+                Self.deepLinks.replacingOccurrences(of: "en: Notifications", with: "fr: Notifications"),
+                "links.yaml:10:24: steps[2].expect.title: no value for the case os=12.0, locale=en; add `default:`"
+            ),
+            (
+                Self.deepLinks.replacingOccurrences(of: "en: Notifications", with: "english: Notifications"),
+                "links.yaml:10:62: steps[2].expect.title.english: \"english\" picks no case"
+            ),
         ]
         for (text, message) in cases {
             let tree = try Self.politePack(["links.yaml": text])
@@ -88,7 +103,8 @@ import PermitTestSupport
 
     /// Without a matrix, ranges still pick by the device's version.
     @Test func rangesWorkWithoutAMatrix() throws {
-        let scenario = try ScenarioParser.parse("""
+        let scenario = try ScenarioParser.parse(
+            """
             device: { os: "9.3" }
             steps:
               - { event: app_launch, expect_status: { ">=10": not_determined, default: denied } }
@@ -96,7 +112,8 @@ import PermitTestSupport
         #expect(scenario.steps[0].expectations.status == .denied)
         #expect(scenario.name == "s")
         // Setting names are never case keys, though `car_play` has the shape of a locale with a script.
-        let settings = try ScenarioParser.parse("""
+        let settings = try ScenarioParser.parse(
+            """
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_settings: { car_play: disabled, alert: { "<17": disabled, default: enabled } } }

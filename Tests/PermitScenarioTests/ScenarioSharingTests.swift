@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitScenario
 
 /// Writing a story once: YAML merge keys, `include:` steps files, and the expectations that
@@ -27,15 +28,19 @@ import PermitTestSupport
     }
 
     @Test func mergeKeysAndAnchorsShareStepsWithinAFile() async throws {
-        let tree = Self.pack(policy: Self.loggingPolicy, ["tests/a.yaml": """
-            anchors:
-              launch: &launch { event: app_launch, expect: { action: none, reason: nothing to do } }
-            device: { os: "16.4" }
-            steps:
-              - *launch
-              - { <<: *launch, after: 1d }
-              - { <<: *launch, after: 1d, expect_status: authorized }
-            """])
+        let tree = Self.pack(
+            policy: Self.loggingPolicy,
+            [
+                "tests/a.yaml": """
+                anchors:
+                  launch: &launch { event: app_launch, expect: { action: none, reason: nothing to do } }
+                device: { os: "16.4" }
+                steps:
+                  - *launch
+                  - { <<: *launch, after: 1d }
+                  - { <<: *launch, after: 1d, expect_status: authorized }
+                """
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("step 3 (line 7) +2d00h app_launch"), "\(run.stdout)")
@@ -44,10 +49,13 @@ import PermitTestSupport
     }
 
     @Test func includedStepsRunInPlaceAndNameTheirFile() async throws {
-        let tree = Self.pack(policy: Self.loggingPolicy, [
-            "tests/common/launch.steps.yaml": "steps:\n  - event: app_launch\n  - { after: 1h, event: app_background, expect_status: authorized }\n",
-            "tests/a.yaml": "device: { os: \"16.4\" }\nsteps:\n  - include: common/launch.steps.yaml\n  - event: app_foreground\n",
-        ])
+        let tree = Self.pack(
+            policy: Self.loggingPolicy,
+            [
+                "tests/common/launch.steps.yaml":
+                    "steps:\n  - event: app_launch\n  - { after: 1h, event: app_background, expect_status: authorized }\n",
+                "tests/a.yaml": "device: { os: \"16.4\" }\nsteps:\n  - include: common/launch.steps.yaml\n  - event: app_foreground\n",
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("a (3 steps)"), "the include brought two steps; the steps file is not a scenario")
@@ -59,37 +67,46 @@ import PermitTestSupport
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let scenarios = try #require(object["scenarios"] as? [[String: Any]], "\(json.stdout)")
         let steps = try #require(scenarios.first?["steps"] as? [[String: Any]])
-        #expect(steps.map { $0["file"] as? String } == [
-            tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/a.yaml"),
-        ])
+        #expect(
+            steps.map { $0["file"] as? String } == [
+                tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/common/launch.steps.yaml"), tree.path("p/tests/a.yaml"),
+            ])
         #expect(steps.map { $0["line"] as? Int } == [2, 3, 4])
         let junit = try await CLITests.permit(["test", tree.path(), "--format", "junit"])
         #expect(junit.stdout.contains("step 2 (\(tree.path("p/tests/common/launch.steps.yaml")):3): "), "\(junit.stdout)")
     }
 
     @Test func aMistakeInAnIncludedFileNamesItAndTheIncludingLine() async throws {
-        let tree = Self.pack(policy: Self.loggingPolicy, [
-            "tests/common/launch.steps.yaml": "steps:\n  - event: app_launch\n  - { after: 1x, event: app_background }\n",
-            "tests/a.yaml": "device: { os: \"16.4\" }\nsteps:\n  - event: app_foreground\n  - include: common/launch.steps.yaml\n",
-            "tests/b.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/missing.yaml }\n",
-            "tests/c.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/launch.steps.yaml, after: 1d }\n",
-        ])
+        let tree = Self.pack(
+            policy: Self.loggingPolicy,
+            [
+                "tests/common/launch.steps.yaml": "steps:\n  - event: app_launch\n  - { after: 1x, event: app_background }\n",
+                "tests/a.yaml": "device: { os: \"16.4\" }\nsteps:\n  - event: app_foreground\n  - include: common/launch.steps.yaml\n",
+                "tests/b.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/missing.yaml }\n",
+                "tests/c.yaml": "device: { os: \"16.4\" }\nsteps:\n  - { include: common/launch.steps.yaml, after: 1d }\n",
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 2)
-        #expect(run.stdout.contains("launch.steps.yaml:3:14: steps[2].after: \"1x\" is not a duration "
-            + "(in the steps included at \(tree.path("p/tests/a.yaml")):4)"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "launch.steps.yaml:3:14: steps[2].after: \"1x\" is not a duration "
+                    + "(in the steps included at \(tree.path("p/tests/a.yaml")):4)"), "\(run.stdout)")
         #expect(run.stdout.contains("b.yaml:3:16: steps[1].include: no steps file at \(tree.path("p/tests/common/missing.yaml"))"))
         #expect(run.stdout.contains("c.yaml:3:5: steps[1]: an include step only includes"))
     }
 
     @Test func reasonAndErrorsMatchByPieceOrPattern() async throws {
-        let tree = Self.pack(policy: Self.loggingPolicy, ["tests/a.yaml": """
-            device: { os: "16.4" }
-            steps:
-              - { event: app_launch, expect: { reason: "to do on app_launch" } }
-              - { event: app_foreground, expect: { action: none, reason: "/^nothing .* app_fore/" } }
-              - { event: app_foreground, expect: { reason: "/launch$/" } }
-            """])
+        let tree = Self.pack(
+            policy: Self.loggingPolicy,
+            [
+                "tests/a.yaml": """
+                device: { os: "16.4" }
+                steps:
+                  - { event: app_launch, expect: { reason: "to do on app_launch" } }
+                  - { event: app_foreground, expect: { action: none, reason: "/^nothing .* app_fore/" } }
+                  - { event: app_foreground, expect: { reason: "/launch$/" } }
+                """
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1)
         #expect(run.stdout.contains("step 3 (line 5)"), "\(run.stdout)")
@@ -103,23 +120,29 @@ import PermitTestSupport
     }
 
     @Test func expectTraceMatchesLoggedLinesInOrder() async throws {
-        let tree = Self.pack(policy: Self.loggingPolicy, ["tests/a.yaml": """
-            device: { os: "16.4" }
-            user: { bucket: 42 }
-            steps:
-              - { event: app_launch, expect_trace: ["event app_launch", "/^bucket \\\\d+$/"] }
-              - { event: app_foreground, expect_trace: "bucket 42" }
-              - { event: app_foreground, expect_trace: ["bucket 42", "event app_foreground"] }
-              - { event: app_foreground, expect_trace: [] }
-            """])
+        let tree = Self.pack(
+            policy: Self.loggingPolicy,
+            [
+                "tests/a.yaml": """
+                device: { os: "16.4" }
+                user: { bucket: 42 }
+                steps:
+                  - { event: app_launch, expect_trace: ["event app_launch", "/^bucket \\\\d+$/"] }
+                  - { event: app_foreground, expect_trace: "bucket 42" }
+                  - { event: app_foreground, expect_trace: ["bucket 42", "event app_foreground"] }
+                  - { event: app_foreground, expect_trace: [] }
+                """
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 1)
         #expect(!run.stdout.contains("step 1 (") && !run.stdout.contains("step 2 ("), "\(run.stdout)")
-        #expect(run.stdout.contains(
-            "✗ expected a trace line containing \"event app_foreground\" after the entries before it, "
-                + "the policy logged \"event app_foreground\", \"bucket 42\""))
-        #expect(run.stdout.contains(
-            "✗ expected the policy to log nothing, it logged \"event app_foreground\", \"bucket 42\""))
+        #expect(
+            run.stdout.contains(
+                "✗ expected a trace line containing \"event app_foreground\" after the entries before it, "
+                    + "the policy logged \"event app_foreground\", \"bucket 42\""))
+        #expect(
+            run.stdout.contains(
+                "✗ expected the policy to log nothing, it logged \"event app_foreground\", \"bucket 42\""))
     }
 
     /// The reminders pack: nine reminders at 9:00, 14:00 and 20:00 for three days.
@@ -138,20 +161,28 @@ import PermitTestSupport
             """
         }
         // 18:00 in Taipei on launch day; the next day's launch at 18:00 adds the third day's three.
-        let tree = Self.pack(policy: policy, ["tests/a.yaml": scenario("""
+        let tree = Self.pack(
+            policy: policy,
             [
-                  { at: "2026-01-08 09:00", title: 你现在感觉怎么样？, body: 今天记录心情了吗？, alert: true },
-                  { at: "2026-01-08 14:00" }, { at: "2026-01-08 20:00", alert: true } ]
-            """)])
+                "tests/a.yaml": scenario(
+                    """
+                    [
+                          { at: "2026-01-08 09:00", title: 你现在感觉怎么样？, body: 今天记录心情了吗？, alert: true },
+                          { at: "2026-01-08 14:00" }, { at: "2026-01-08 20:00", alert: true } ]
+                    """)
+            ])
         let run = try await CLITests.permit(["test", tree.path()])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
 
-        tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, {} ]"))
+        tree.write(
+            "p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, {} ]"))
         let wrong = try await CLITests.permit(["test", tree.path()])
         #expect(wrong.status == 2)
         #expect(wrong.stdout.contains("the reminder lists nothing to check"), "\(wrong.stdout)")
 
-        tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, { id: x } ]"))
+        tree.write(
+            "p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\", title: Hi, alert: false }, { at: \"2026-01-08 15:00\" }, { id: x } ]")
+        )
         let failed = try await CLITests.permit(["test", tree.path()])
         #expect(failed.status == 1)
         #expect(failed.stdout.contains("✗ reminder 1 (line 7) title: expected \"Hi\", got \"你现在感觉怎么样？\""), "\(failed.stdout)")
@@ -160,7 +191,8 @@ import PermitTestSupport
 
         tree.write("p/tests/a.yaml", scenario("[ { at: \"2026-01-08 09:00\" } ]"))
         let count = try await CLITests.permit(["test", tree.path()])
-        #expect(count.stdout.contains("✗ expected 1 reminder(s) scheduled, got 3 (at 2026-01-08 09:00, 2026-01-08 14:00, 2026-01-08 20:00)"),
-                "\(count.stdout)")
+        #expect(
+            count.stdout.contains("✗ expected 1 reminder(s) scheduled, got 3 (at 2026-01-08 09:00, 2026-01-08 14:00, 2026-01-08 20:00)"),
+            "\(count.stdout)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
+
 @testable import PermitScenario
 
 /// `permit test --snapshot`: golden timelines through the `permit` verbs (in-process).
@@ -22,8 +23,9 @@ import PermitTestSupport
 
         let missing = try await permit(["test", "--snapshot", "polite"], in: tree)
         #expect(missing.status == 1, "\(missing.stdout)\(missing.stderr)")
-        #expect(missing.stdout.contains(
-            "✗ no snapshot polite/tests/__snapshots__/first.yaml.snap; run `permit test --snapshot --update` to write it"))
+        #expect(
+            missing.stdout.contains(
+                "✗ no snapshot polite/tests/__snapshots__/first.yaml.snap; run `permit test --snapshot --update` to write it"))
         #expect(!FileManager.default.fileExists(atPath: snapshot), "without --update nothing is written")
 
         let written = try await permit(["test", "--update", "polite"], in: tree)
@@ -55,8 +57,10 @@ import PermitTestSupport
         let differs = try await permit(["test", "--snapshot", "polite"], in: tree)
         #expect(differs.status == 1)
         #expect(differs.stdout.contains("✗ the timeline differs from snapshot polite/tests/__snapshots__/first.yaml.snap"))
-        #expect(differs.stdout.contains("        --- polite/tests/__snapshots__/first.yaml.snap (stored)\n"
-            + "        +++ polite/tests/first.yaml (this run)\n        @@ -"))
+        #expect(
+            differs.stdout.contains(
+                "        --- polite/tests/__snapshots__/first.yaml.snap (stored)\n"
+                    + "        +++ polite/tests/first.yaml (this run)\n        @@ -"))
         #expect(differs.stdout.contains("        -+5m      soft_prompt_answered(accept)\n        +" + lines[declineLine]))
         #expect(differs.stdout.hasSuffix("0 passed, 1 failed, 0 skipped\n"))
         let junit = try await permit(["test", "--snapshot", "--format", "junit", "polite"], in: tree)
@@ -71,7 +75,9 @@ import PermitTestSupport
     /// case but the last written would differ from it.
     @Test func eachMatrixCaseHasItsOwnSnapshot() async throws {
         let tree = try tree()
-        tree.write("polite/tests/many.yaml", """
+        tree.write(
+            "polite/tests/many.yaml",
+            """
             name: many
             matrix: { os: ["16.0", "16.4"], timezone: [UTC, Asia/Taipei] }
             device: { locale: en }
@@ -108,20 +114,21 @@ import PermitTestSupport
     @Test func aChangedLineShowsWithItsContextAndCounts() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\n"
         let new = "a\nb\nc\nd\nE\nf\ng\nh\ni\n"
-        #expect(LineDiff.unified(old: old, new: new, oldName: "old", newName: "new") == """
-            --- old
-            +++ new
-            @@ -2,7 +2,8 @@
-             b
-             c
-             d
-            -e
-            +E
-             f
-             g
-             h
-            +i
-            """)
+        #expect(
+            LineDiff.unified(old: old, new: new, oldName: "old", newName: "new") == """
+                --- old
+                +++ new
+                @@ -2,7 +2,8 @@
+                 b
+                 c
+                 d
+                -e
+                +E
+                 f
+                 g
+                 h
+                +i
+                """)
         #expect(LineDiff.unified(old: old, new: old, oldName: "old", newName: "new").isEmpty)
     }
 

@@ -1,12 +1,14 @@
 import Foundation
 import PermitInput
 import PermitLua
+import Testing
+
+@testable import PermitCore
+@testable import PermitScenario
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-@testable import PermitCore
-@testable import PermitScenario
 
 /// A scratch tree of packs and loose files.
 struct Tree {
@@ -27,13 +29,17 @@ struct Tree {
     func path(_ relative: String = "") -> String { root.appendingPathComponent(relative).path }
 }
 
-let passing = "name: passes\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: soft_prompt }\n  - { answer: decline }\n"
-let failing = "name: fails\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: none }\n  - { answer: decline }\n"
+let passing =
+    "name: passes\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: soft_prompt }\n  - { answer: decline }\n"
+let failing =
+    "name: fails\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: none }\n  - { answer: decline }\n"
 
 /// Loads every policy as the Swift polite policy; a file containing "broken" fails to load.
 let swiftLoader: PolicyLoader = { url throws(PolicyError) in
     let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-    if text.contains("broken") { throw PolicyError(kind: .load, message: "unexpected symbol near 'broken'", file: url.lastPathComponent, line: 1) }
+    if text.contains("broken") {
+        throw PolicyError(kind: .load, message: "unexpected symbol near 'broken'", file: url.lastPathComponent, line: 1)
+    }
     return polite
 }
 
@@ -113,7 +119,9 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         #expect(run.reports.count == 2 && run.inputErrorCount == 1 && run.passedCount == 1 && run.failedCount == 0)
         let text = TextReport().render(run)
         let policy = Discovery.displayPath(of: tree.root.appendingPathComponent("broken/policy.lua"))
-        #expect(text.contains("ERROR \(policy)  the policy did not load; 3 scenarios did not run\n      policy.lua:1: unexpected symbol near 'broken'"))
+        #expect(
+            text.contains(
+                "ERROR \(policy)  the policy did not load; 3 scenarios did not run\n      policy.lua:1: unexpected symbol near 'broken'"))
         #expect(text.components(separatedBy: "unexpected symbol").count == 2, "the load error is printed once")
         #expect(text.hasSuffix("\n1 policy did not load (exit 2)\n1 passed, 0 failed, 0 skipped"))
         let json = try JSONSerialization.jsonObject(with: Data(JSONReport.render(run).utf8)) as! [String: Any]
@@ -169,7 +177,10 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         final class Collector: NSObject, XMLParserDelegate {
             var cases: [String] = []
             var failures = 0
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            func parser(
+                _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]
+            ) {
                 if name == "testcase" { cases.append(attributes["name"] ?? "") }
                 if name == "failure" { failures += 1 }
             }
@@ -186,7 +197,9 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
 @Suite struct CoverageReportTests {
     @Test func coverageIsMergedPerPolicyAndReported() async throws {
         let tree = Tree()
-        tree.write("p/policy.lua", """
+        tree.write(
+            "p/policy.lua",
+            """
             return { name = "p", decide = function(ctx)
               if ctx.status == "denied" then
                 return { action = "none", reason = "denied" }
@@ -195,7 +208,9 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
             end }
             """)
         tree.write("p/tests/a.yaml", "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n")
-        let loader: PolicyLoader = { url throws(PolicyError) in try LuaPolicy.load(contentsOf: url, displayName: "p/policy.lua", coverage: true) }
+        let loader: PolicyLoader = { url throws(PolicyError) in
+            try LuaPolicy.load(contentsOf: url, displayName: "p/policy.lua", coverage: true)
+        }
         var run = await TestRun.run(try Discovery.scenarios(under: [tree.path()]), filter: nil, loader: loader)
         #expect(run.coverage.count == 1)
         #expect(run.coverage.first?.missed == [3])

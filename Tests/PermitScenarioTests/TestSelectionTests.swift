@@ -1,6 +1,7 @@
 import Foundation
 import PermitInput
 import Testing
+
 @testable import PermitCore
 @testable import PermitScenario
 
@@ -58,7 +59,9 @@ import Testing
     }
 
     @Test func ciRefusesOnlyNamingFileAndLine() async throws {
-        let tree = pack(["a.yaml": passing, "c.yaml": "name: focused\nonly: true\n" + passing.replacingOccurrences(of: "name: passes\n", with: "")])
+        let tree = pack([
+            "a.yaml": passing, "c.yaml": "name: focused\nonly: true\n" + passing.replacingOccurrences(of: "name: passes\n", with: ""),
+        ])
         let run = try await self.run([tree.path()], TestRun.Options(refuseOnly: true))
         #expect(run.exitCode == 2)
         #expect(TextReport().render(run).contains("c.yaml:2:7: only: not allowed with --ci"))
@@ -69,8 +72,9 @@ import Testing
         let run = try await self.run([tree.path()], TestRun.Options(failFast: true))
         #expect(run.reports.map(\.name) == ["passes", "fails"])
         #expect(run.notRun == 2 && run.exitCode == 1)
-        #expect(TextReport().render(run).hasSuffix(
-            "\nstopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped"))
+        #expect(
+            TextReport().render(run).hasSuffix(
+                "\nstopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped"))
         let whole = try await self.run([tree.path()])
         #expect(whole.reports.count == 4 && whole.notRun == 0)
     }
@@ -102,7 +106,8 @@ import Testing
     @Test func anUnquotedColonInAValueSaysQuoteTheValue() {
         #expect(throws: InputError.self) { try ScenarioParser.parse("name: ios 9: first launch\n" + passing, file: "s.yaml") }
         do {
-            _ = try ScenarioParser.parse("name: ios 9: first launch\ndevice: { os: \"16.0\" }\nsteps: [{ event: app_launch }]\n", file: "s.yaml")
+            _ = try ScenarioParser.parse(
+                "name: ios 9: first launch\ndevice: { os: \"16.0\" }\nsteps: [{ event: app_launch }]\n", file: "s.yaml")
         } catch {
             #expect(error.description.contains("s.yaml:1:") && error.description.contains("quote the value"), "\(error)")
         }
@@ -112,8 +117,10 @@ import Testing
 /// The same through the `permit` verbs (in-process), as a user types it.
 @Suite struct TestSelectionCLITests {
     static let policy = CLITests.repository.appendingPathComponent("policies/polite/policy.lua")
-    static let pass = "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n"
-    static let fail = "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n"
+    static let pass =
+        "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n"
+    static let fail =
+        "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n"
 
     func tree(_ files: [String: String]) throws -> Tree {
         let tree = Tree()
@@ -131,7 +138,8 @@ import Testing
         #expect(all.stdout.contains("SKIP  ") && all.stdout.contains("(not yet)"))
         let fast = try await CLITests.permit(["test", "--fail-fast", tree.path()])
         #expect(fast.status == 1)
-        #expect(fast.stdout.hasSuffix("stopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped\n"))
+        #expect(
+            fast.stdout.hasSuffix("stopped at the first failure (--fail-fast): 2 scenarios did not run\n1 passed, 1 failed, 0 skipped\n"))
         let past = try await CLITests.permit(["test", tree.path("polite/tests/a.yaml") + ":40"])
         #expect(past.status == 2 && past.stdout.contains("no scenario at line 40; the file has 4 lines"))
     }

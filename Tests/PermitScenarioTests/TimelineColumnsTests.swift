@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// `permit run` keeps its columns aligned whatever the event's length.
 @Suite struct TimelineColumnsTests {
     @Test func aLongFeatureNameWidensTheColumnForEveryLine() async throws {
         let tree = Tree()
-        tree.write("long.yaml", """
+        tree.write(
+            "long.yaml",
+            """
             device: { os: "16.4" }
             params: { features: [reminders, a_very_long_feature_name_for_the_weekly_digest] }
             steps:

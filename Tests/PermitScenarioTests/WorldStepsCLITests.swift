@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// The scenario steps of the world outside Permit (`external_request`, `timezone`,
 /// `open_settings_link`, leaving with the dialog up) and `expect_remote_registration`, through
@@ -27,7 +27,8 @@ import PermitTestSupport
     }
 
     @Test func theSettingsLinkNeedsARequestWithTheOption() async throws {
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -39,7 +40,8 @@ import PermitTestSupport
     }
 
     @Test func afterHomeDeniedTheDialogIsGone() async throws {
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -49,7 +51,8 @@ import PermitTestSupport
         #expect(result.status == 1)
         #expect(result.stdout.contains("there is nothing on screen to answer with allow"), "\(result.stdout)")
         // Kept instead, the dialog waits for the return and may be answered then.
-        let stays = try await run("""
+        let stays = try await run(
+            """
             device: { os: "16.4", dialog_on_background: stays }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -61,7 +64,8 @@ import PermitTestSupport
     }
 
     @Test func aRemoteRegistrationExpectationFailsWhenNotToldTo() async throws {
-        let result = try await run("""
+        let result = try await run(
+            """
             device: { os: "16.4" }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -72,7 +76,8 @@ import PermitTestSupport
     }
 
     @Test func theTimeZoneStepSendsTheEventWithTheZone() async throws {
-        let pass = try await run("""
+        let pass = try await run(
+            """
             device: { os: "16.4", timezone: Asia/Taipei }
             steps:
               - { event: app_launch, expect_dialog: true }
@@ -90,12 +95,15 @@ import PermitTestSupport
         let badZone = try await run("device: { os: \"16.4\" }\nsteps:\n  - { timezone: Mars/Olympus }\n")
         #expect(badZone.status == 2)
         #expect((badZone.stdout + badZone.stderr).contains("unknown time zone \"Mars/Olympus\""), "\(badZone.stdout)")
-        let noDecision = try await run("device: { os: \"16.4\" }\nsteps:\n  - { external_request: allow, expect_remote_registration: true }\n")
+        let noDecision = try await run(
+            "device: { os: \"16.4\" }\nsteps:\n  - { external_request: allow, expect_remote_registration: true }\n")
         #expect(noDecision.status == 2)
         #expect((noDecision.stdout + noDecision.stderr).contains("this step sends no event to the policy"), "\(noDecision.stdout)")
         let badOverflow = try await run("device: { os: \"16.4\", pending_overflow: latest }\nsteps:\n  - { event: app_launch }\n")
         #expect(badOverflow.status == 2)
-        #expect((badOverflow.stdout + badOverflow.stderr).contains("soonest") && (badOverflow.stdout + badOverflow.stderr).contains("newest"), "\(badOverflow.stdout)")
+        #expect(
+            (badOverflow.stdout + badOverflow.stderr).contains("soonest") && (badOverflow.stdout + badOverflow.stderr).contains("newest"),
+            "\(badOverflow.stdout)")
         let sent = try await run("device: { os: \"16.4\" }\nsteps:\n  - { event: significant_time_change }\n")
         #expect(sent.status == 2)
         #expect((sent.stdout + sent.stderr).contains("write `timezone: Europe/Berlin`"), "\(sent.stdout)")
@@ -105,11 +113,16 @@ import PermitTestSupport
     /// each reminder's interruption level as iOS delivers it.
     @Test func theJSONTimelineCarriesRegistrationAndLevels() async throws {
         let tree = Tree()
-        tree.write("levels.lua", """
+        tree.write(
+            "levels.lua",
+            """
             return { name = "levels", decide = function(ctx) return nil end,
               plan_reminders = function(ctx) return { { day = 1, body = "x", interruption_level = "time_sensitive" } } end }
             """)
-        tree.write("story.yaml", "device: { os: \"16.4\", entitlements: [time_sensitive] }\ninitial: { authorization: authorized }\nsteps:\n  - event: app_launch\n  - { event: feature_opened, feature: x }\n")
+        tree.write(
+            "story.yaml",
+            "device: { os: \"16.4\", entitlements: [time_sensitive] }\ninitial: { authorization: authorized }\nsteps:\n  - event: app_launch\n  - { event: feature_opened, feature: x }\n"
+        )
         let run = try await CLITests.permit(["run", tree.path("levels.lua"), tree.path("story.yaml"), "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let scenarios = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
@@ -129,7 +142,9 @@ import PermitTestSupport
         #expect(decide.status == 0, "\(decide.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(decide.stdout.utf8)) as? [String: Any]
         #expect((object?["decision"] as? [String: Any])?["reason"] as? String == "zone Asia/Tokyo", "\(decide.stdout)")
-        let opened = try await CLITests.permit(["decide", tree.path("ask"), "--status", "authorized", "--event", "notification_settings_opened"])
+        let opened = try await CLITests.permit([
+            "decide", tree.path("ask"), "--status", "authorized", "--event", "notification_settings_opened",
+        ])
         #expect(opened.status == 0, "\(opened.stderr)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// `permit simulate` for a policy with experiments (a per-arm breakdown with intervals) and
 /// `--param` overrides.
@@ -30,8 +30,11 @@ struct ArmsAndParamsTests {
     /// One day is enough: the policy asks at the first launch. 600 users make three blocks,
     /// so the one-worker run below splits them differently from the default.
     static func run(_ extra: [String], policy: URL, users: Int = 600) async throws -> ProcessResult {
-        try await SimulateCommandTests.permit(["simulate", policy.path, "--model", "examples/models/default.yaml",
-                                         "--users", "\(users)", "--days", "1", "--seed", "5"] + extra)
+        try await SimulateCommandTests.permit(
+            [
+                "simulate", policy.path, "--model", "examples/models/default.yaml",
+                "--users", "\(users)", "--days", "1", "--seed", "5",
+            ] + extra)
     }
 
     @Test func armsSplitUsersCloseToTheirWeightsWithIntervals() async throws {

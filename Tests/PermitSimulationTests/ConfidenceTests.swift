@@ -72,12 +72,16 @@ struct ConfidenceTests {
     /// cannot flake. The difference's interval (Newcombe's, which assumes independent samples)
     /// is conservative on the same users: it must cover at least as often.
     @Test func intervalsCoverTheTrueRateInAbout95PercentOfSeededRuns() async throws {
-        let everyone = try inline("everyone", """
+        let everyone = try inline(
+            "everyone",
+            """
             if ctx.event.name == "app_launch" and ctx.status == "not_determined" then
               return { action = "request_permission", options = { "alert" } }
             end
             """)
-        let half = try inline("half", """
+        let half = try inline(
+            "half",
+            """
             if ctx.event.name == "app_launch" and ctx.status == "not_determined" and ctx.user.bucket < 50 then
               return { action = "request_permission", options = { "alert" } }
             end
@@ -99,7 +103,10 @@ struct ConfidenceTests {
                             if all.interval(.fullAlerts, day: 1)
                                 == Confidence.wilson(successes: all.count(.fullAlerts, day: 1), of: users)
                                 && some.interval(.fullAlerts, day: 1)
-                                == Confidence.wilson(successes: some.count(.fullAlerts, day: 1), of: users) { shipped += 1 }
+                                    == Confidence.wilson(successes: some.count(.fullAlerts, day: 1), of: users)
+                            {
+                                shipped += 1
+                            }
                             if all.interval(.fullAlerts, day: 1).contains(0.35) { rateHits += 1 }
                             if some.interval(.fullAlerts, day: 1).contains(0.175) { halfHits += 1 }
                             if all.difference(.fullAlerts, day: 1, from: some).interval.contains(0.175) { differenceHits += 1 }

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
+@testable import PermitSimulation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import PermitSimulation
 
 /// Collects the chart's series and axis labels from the page, parsed as XML.
 final class ChartReader: NSObject, XMLParserDelegate {
@@ -19,8 +19,10 @@ final class ChartReader: NSObject, XMLParserDelegate {
     private var currentLabel: String?
     private var text = ""
 
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if element == "svg" { svgCount += 1 }
         if element == "script" { scripts += 1 }
         if let source = attributes["src"] ?? attributes["href"], !source.hasPrefix("#") { externalReferences += 1 }
@@ -71,8 +73,11 @@ struct HTMLReportTests {
         #expect(reader.svgCount == 1)
         #expect(reader.scripts == 0 && reader.externalReferences == 0)  // self-contained
         // Two lines per policy: who can receive alerts, and who has quiet delivery only.
-        #expect(reader.series.map(\.policy) == ["polite", "polite", "provisional-first", "provisional-first",
-                                                "q<&>\"uote", "q<&>\"uote"])
+        #expect(
+            reader.series.map(\.policy) == [
+                "polite", "polite", "provisional-first", "provisional-first",
+                "q<&>\"uote", "q<&>\"uote",
+            ])
         #expect(reader.series.map(\.kind) == ["alerts", "quiet", "alerts", "quiet", "alerts", "quiet"])
         for series in reader.series {
             #expect(series.points.count == 13)  // day 0, then the end of each of the 12 days

@@ -10,14 +10,15 @@ import Testing
 struct ModelActivityTests {
     /// Counts lessons; prompts once, on the 3rd, so the run is not silent.
     static func lessonPolicy() throws -> SimulationPolicy {
-        try SimulationPolicy(source: """
-            return { name = "lessons-probe", events = { "lesson_completed" },
-              decide = function(ctx)
-                if ctx.event.name == "lesson_completed" and ctx.history.events.lesson_completed.count == 3 then
-                  return { action = "request_permission", options = { "alert" } }
-                end
-              end }
-            """, chunkName: "lessons-probe.lua")
+        try SimulationPolicy(
+            source: """
+                return { name = "lessons-probe", events = { "lesson_completed" },
+                  decide = function(ctx)
+                    if ctx.event.name == "lesson_completed" and ctx.history.events.lesson_completed.count == 3 then
+                      return { action = "request_permission", options = { "alert" } }
+                    end
+                  end }
+                """, chunkName: "lessons-probe.lua")
     }
 
     @Test func eventsAreSentAtTheModelledRatePerSession() async throws {
@@ -38,9 +39,10 @@ struct ModelActivityTests {
             policies: [try Self.lessonPolicy()], model: model, options: SimulationOptions(users: 10, days: 2, seed: 1))
         #expect(result.policies[0].answers.appEvents.isEmpty)
         let messages = result.warnings.map(\.description)
-        #expect(messages.contains {
-            $0.hasPrefix("lessons-probe: does not declare the event \"lesson_complete\" (test-model.yaml:9) that the model sends")
-        }, "\(messages)")
+        #expect(
+            messages.contains {
+                $0.hasPrefix("lessons-probe: does not declare the event \"lesson_complete\" (test-model.yaml:9) that the model sends")
+            }, "\(messages)")
         // The policy compares with "lesson_completed", which the model never sends.
         #expect(messages.contains { $0.contains("names event \"lesson_completed\" that the simulation never sends") })
     }
@@ -70,10 +72,13 @@ struct ModelActivityTests {
     /// day 1 (the local day moved with the zone, before the day's first session), and asks at
     /// the next launch.
     @Test func travelMovesTheDeviceAndTheLocalDay() async throws {
-        let model = try fixedModel("""
+        let model = try fixedModel(
+            """
             travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
             """, opens: 0)
-        let policy = try inline("tz-probe", """
+        let policy = try inline(
+            "tz-probe",
+            """
             if ctx.event.name == "significant_time_change" and ctx.event.time_zone == "Asia/Tokyo"
                 and ctx.local_time.date == "2026-01-06" and ctx.now < 1767657600 then
               return { action = "none", remember = { arrived = true } }
@@ -101,7 +106,8 @@ struct ModelActivityTests {
     }
 
     @Test func travelAndEventsAreTheSameWhateverTheWorkerCount() async throws {
-        let model = try fixedModel("""
+        let model = try fixedModel(
+            """
             events: { lesson_completed: { per_session: { poisson: 0.8 }, properties: { course: verbs, minutes: 5 } } }
             travel: { share: 0.5, trips_per_month: 4, stay_days: { uniform: [1, 3] }, zones: { Asia/Tokyo: 0.5, America/New_York: 0.5 } }
             """)
@@ -119,7 +125,8 @@ struct ModelActivityTests {
     /// change to daylight time on 2026-03-08, and never before the run starts (Tokyo's first
     /// day is the next local one). Both zones get users.
     @Test func usersLiveOnTheirHomeZonesClock() async throws {
-        let model = try fixedModel("""
+        let model = try fixedModel(
+            """
             start: "2026-03-02T00:00:00Z"
             home_zones: { Asia/Tokyo: 0.5, America/New_York: 0.5 }
             """, sessions: 3)
@@ -151,7 +158,8 @@ struct ModelActivityTests {
 
     /// Trips come back to the home zone, not to UTC.
     @Test func travellersComeHomeToTheirHomeZone() async throws {
-        let model = try fixedModel("""
+        let model = try fixedModel(
+            """
             home_zones: { Europe/Berlin: 1 }
             travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
             """)

@@ -35,7 +35,10 @@ struct ModelTests {
     @Test func readsEveryField() throws {
         let model = try UserModel.parse(validModel, file: "m.yaml")
         #expect(model.name == "test")
-        #expect(model.osVersions.items.map(\.value) == [OSVersion(major: 9, minor: 3), OSVersion(major: 12, minor: 4), OSVersion(major: 17, minor: 5)])
+        #expect(
+            model.osVersions.items.map(\.value) == [
+                OSVersion(major: 9, minor: 3), OSVersion(major: 12, minor: 4), OSVersion(major: 17, minor: 5),
+            ])
         #expect(model.locales.items.map(\.value) == ["en", "zh-Hans"])
         #expect(model.sessionsPerDay == .poisson(mean: 1.5))
         #expect(model.featureOpensPerSession == .uniform(0...2))

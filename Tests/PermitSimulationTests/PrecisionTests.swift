@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PermitSimulation
+import Testing
 
 /// `--precision`: the user count that bounds every reported share's 95% interval.
 @Suite("permit simulate --precision")

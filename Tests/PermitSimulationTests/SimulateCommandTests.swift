@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PermitCLITestSupport
 import PermitTestSupport
+import Testing
 
 /// `permit simulate` end to end: exit codes, determinism across workers, the report file.
 @Suite("permit simulate")
@@ -32,8 +32,10 @@ struct SimulateCommandTests {
     /// stderr (a pipe here), which an in-process console only answers by construction.
     @Test func jsonIsTheSameWhateverTheWorkersAndTheReportIsWritten() async throws {
         let report = try Self.temporaryFile("report.html")
-        let common = ["simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
-                      "--users", "300", "--days", "2", "--seed", "11", "--format", "json"]
+        let common = [
+            "simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
+            "--users", "300", "--days", "2", "--seed", "11", "--format", "json",
+        ]
         let one = try Self.launch(common + ["--workers", "1", "--report", report.path])
         let three = try await Self.permit(common + ["--workers", "3"])
         #expect(one.status == 0, "\(one.stderr)")
@@ -45,22 +47,28 @@ struct SimulateCommandTests {
     }
 
     @Test func textComparesSideBySide() async throws {
-        let result = try await Self.permit(["simulate", "policies/polite", "policies/provisional-first", "--model",
-                                      "examples/models/default.yaml", "--users", "100", "--days", "2"])
+        let result = try await Self.permit([
+            "simulate", "policies/polite", "policies/provisional-first", "--model",
+            "examples/models/default.yaml", "--users", "100", "--days", "2",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
         #expect(result.stdout.contains("can receive alerts, day 2"))
     }
 
     @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() async throws {
-        let policy = try Self.temporaryFile("camera.lua", """
+        let policy = try Self.temporaryFile(
+            "camera.lua",
+            """
             return { name = "camera-only", decide = function(ctx)
               if ctx.event.feature == "camera" then return { action = "request_permission", options = { "alert" } } end
             end }
             """)
         let report = try Self.temporaryFile("report.html")
-        let result = try await Self.permit(["simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
-                                      "--days", "2", "--report", report.path])
+        let result = try await Self.permit([
+            "simulate", policy.path, "--model", "examples/models/default.yaml", "--users", "50",
+            "--days", "2", "--report", report.path,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("permit: warning: camera-only: names feature \"camera\" that the model never opens"))
         #expect(result.stderr.contains("permit: warning: camera-only: prompted nobody"))

@@ -19,7 +19,8 @@ func inline(_ name: String, _ decide: String) throws -> SimulationPolicy {
 
 /// A model with everything fixed except the chance under test.
 func fixedModel(_ extra: String = "", sessions: Int = 1, opens: Int = 1, maxPrompts: Int = 3) throws -> UserModel {
-    try UserModel.parse("""
+    try UserModel.parse(
+        """
         os_versions: { "17.5": 1 }
         sessions_per_day: \(sessions)
         feature_opens_per_session: \(opens)
@@ -37,7 +38,9 @@ struct SimulationTests {
     @Test func sameSeedSameJSONWhateverTheWorkerCount() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         // A policy drawing from math.random too: the VM's seed must not depend on the workers either.
-        let random = try inline("coin", """
+        let random = try inline(
+            "coin",
+            """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" and math.random() < 0.5 then
               return { action = "request_permission", options = { "alert" } }
             end
@@ -61,7 +64,9 @@ struct SimulationTests {
         // not determined and every open prompts again: 20 answers per user. 10,000 answers:
         // the standard error of a share is 0.0046 at 0.3 and 0.003 at 0.1, so 0.02 and 0.015
         // are 4 to 5 of them (and a swapped or ignored chance is far outside).
-        let policy = try inline("soft-only", """
+        let policy = try inline(
+            "soft-only",
+            """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
               return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
             end
@@ -82,7 +87,9 @@ struct SimulationTests {
     }
 
     @Test func systemDialogAllowShareMatchesTheModel() async throws {
-        let policy = try inline("ask-cold", """
+        let policy = try inline(
+            "ask-cold",
+            """
             if ctx.event.name == "feature_opened" then
               return { action = "request_permission", options = { "alert", "sound" } }
             end
@@ -103,7 +110,8 @@ struct SimulationTests {
     }
 
     @Test func policyThatNeverAsksYieldsNoPromptsAndNoOptIn() async throws {
-        let never = try SimulationPolicy(source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
+        let never = try SimulationPolicy(
+            source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let result = await Simulation.run(
             policies: [never], model: model, options: SimulationOptions(users: 100, days: 10, seed: 1))
@@ -122,7 +130,9 @@ struct SimulationTests {
     }
 
     @Test func policyErrorsAndWarningsAreCountedByName() async throws {
-        let policy = try inline("broken", """
+        let policy = try inline(
+            "broken",
+            """
             if ctx.event.name == "app_launch" then error("boom") end
             if ctx.event.name == "feature_opened" then
               return { action = "settings_prompt", title = "t", message = "m", open = "o", cancel = "c" }
@@ -138,7 +148,9 @@ struct SimulationTests {
     }
 
     @Test func annoyanceMakesUsersLeave() async throws {
-        let nag = try inline("nag", """
+        let nag = try inline(
+            "nag",
+            """
             if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
               return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
             end
@@ -162,11 +174,13 @@ struct SimulationTests {
         let text = result.text()
         let header = try #require(text.split(separator: "\n").first { $0.contains("polite") })
         #expect(header.contains("provisional-first"))
-        for row in ["can receive alerts, day 1", "can receive alerts, day 7", "quiet (provisional), day 1",
-                    "quiet (provisional), day 7", "ephemeral, day 7", "denied, day 1", "denied, day 7",
-                    "never asked, day 1", "never asked, day 7", "soft prompts / user", "system dialogs / user",
-                    "settings prompts / user", "median time to alerts", "quiet users: kept / off / prominent",
-                    "uninstalls", "policy errors", "guardrail warnings"] {
+        for row in [
+            "can receive alerts, day 1", "can receive alerts, day 7", "quiet (provisional), day 1",
+            "quiet (provisional), day 7", "ephemeral, day 7", "denied, day 1", "denied, day 7",
+            "never asked, day 1", "never asked, day 7", "soft prompts / user", "system dialogs / user",
+            "settings prompts / user", "median time to alerts", "quiet users: kept / off / prominent",
+            "uninstalls", "policy errors", "guardrail warnings",
+        ] {
             #expect(text.contains(row), "missing row \(row)")
         }
         #expect(result.reportedDays == [1, 7])

@@ -8,7 +8,9 @@ import Testing
 struct SimulationWarningTests {
     @Test func aFeatureTheModelNeverOpensIsNamed() async throws {
         // Keyed to "camera", which fixedModel never opens (it opens only "reminders").
-        let policy = try inline("camera-only", """
+        let policy = try inline(
+            "camera-only",
+            """
             if ctx.event.feature == "camera" and ctx.status == "not_determined" then
               return { action = "request_permission", options = { "alert" } }
             end
@@ -23,7 +25,9 @@ struct SimulationWarningTests {
     }
 
     @Test func anEventTheSimulationNeverSendsIsNamed() async throws {
-        let policy = try inline("on-purchase", """
+        let policy = try inline(
+            "on-purchase",
+            """
             local event = ctx.event.name
             if event == "purchase_completed" then
               return { action = "request_permission", options = { "alert" } }
@@ -31,9 +35,10 @@ struct SimulationWarningTests {
             """)
         let result = await Simulation.run(
             policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 20, days: 1, seed: 1))
-        #expect(result.warnings.map(\.description).contains {
-            $0.hasPrefix("on-purchase: names event \"purchase_completed\" that the simulation never sends")
-        })
+        #expect(
+            result.warnings.map(\.description).contains {
+                $0.hasPrefix("on-purchase: names event \"purchase_completed\" that the simulation never sends")
+            })
     }
 
     @Test func aPackWhoseFeaturesTheModelOpensGetsNoWarning() async throws {

@@ -1,19 +1,24 @@
 import Foundation
-import Testing
 import PermitTestSupport
+import Testing
 
 /// `permit simulate --sweep` through the built binary: the table, the JSON, and bad input.
 @Suite("permit simulate --sweep")
 struct SweepCommandTests {
     static func run(_ extra: [String]) async throws -> ProcessResult {
         let file = try SimulateCommandTests.temporaryFile("knob.lua", SweepTests.source)
-        return try await SimulateCommandTests.permit(["simulate", file.path, "--model", "examples/models/default.yaml",
-                                                "--users", "150", "--days", "2", "--seed", "4"] + extra)
+        return try await SimulateCommandTests.permit(
+            [
+                "simulate", file.path, "--model", "examples/models/default.yaml",
+                "--users", "150", "--days", "2", "--seed", "4",
+            ] + extra)
     }
 
     @Test func theBinaryFindsTheKnownOptimum() async throws {
-        let sweep = ["--sweep", "ask=false,true", "--sweep", "quiet=false,true", "--objective", "reach_day_2",
-                     "--constraint", "uninstalls<=50%"]
+        let sweep = [
+            "--sweep", "ask=false,true", "--sweep", "quiet=false,true", "--objective", "reach_day_2",
+            "--constraint", "uninstalls<=50%",
+        ]
         let json = try await Self.run(sweep + ["--format", "json"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -41,7 +46,8 @@ struct SweepCommandTests {
     @Test func listValuesSplitAtTopLevelCommas() async throws {
         let polite = try await SimulateCommandTests.permit([
             "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--users", "50", "--days", "1",
-            "--sweep", "settings_backoff_days=[1,7,30],[3,7,30]", "--format", "json"])
+            "--sweep", "settings_backoff_days=[1,7,30],[3,7,30]", "--format", "json",
+        ])
         #expect(polite.status == 0, "\(polite.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(polite.stdout.utf8)) as? [String: Any])
         let runs = try #require((object["sweep"] as? [String: Any])?["runs"] as? [[String: Any]])
@@ -54,19 +60,28 @@ struct SweepCommandTests {
             #expect(result.status == 2, "\(extra): \(result.stdout)")
             return result.stderr
         }
-        #expect(try await failure(["--sweep", "asc=true,false"]).contains("--sweep asc: knob declares no such param; did you mean \"ask\"?"))
+        #expect(
+            try await failure(["--sweep", "asc=true,false"]).contains("--sweep asc: knob declares no such param; did you mean \"ask\"?"))
         #expect(try await failure(["--sweep", "ask=[1,2"]).contains("--sweep ask: [1,2 starts like a JSON list"))
         #expect(try await failure(["--sweep", "ask=true,,false"]).contains("--sweep ask=true,,false: an empty value"))
         #expect(try await failure(["--sweep", "ask=true", "--objective", "reach_day_9"]).contains("--objective reach_day_9: not a metric"))
         #expect(try await failure(["--sweep", "ask=true", "--objective", "rech_day_2"]).contains("did you mean \"reach_day_2\"?"))
-        #expect(try await failure(["--sweep", "ask=true", "--constraint", "uninstalls<2%"]).contains("--constraint uninstalls<2%: write metric<=N%"))
+        #expect(
+            try await failure(["--sweep", "ask=true", "--constraint", "uninstalls<2%"]).contains(
+                "--constraint uninstalls<2%: write metric<=N%"))
         #expect(try await failure(["--sweep", "ask=true", "--constraint", "uninstals<=2%"]).contains("--constraint uninstals"))
         #expect(try await failure(["--sweep", "ask=true", "--sweep", "ask=false"]).contains("swept twice"))
-        #expect(try await failure(["--sweep", "ask=true", "--sweep", "quiet=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65"])
+        #expect(
+            try await failure([
+                "--sweep", "ask=true", "--sweep",
+                "quiet=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65",
+            ])
             .contains("65 combinations; a sweep runs at most 64"))
         #expect(try await failure(["--objective", "reach_day_2"]).contains("add --sweep"))
-        let two = try await SimulateCommandTests.permit(["simulate", "policies/polite", "policies/lessons", "--model",
-                                                         "examples/models/default.yaml", "--sweep", "max_soft_prompts=1,2"])
+        let two = try await SimulateCommandTests.permit([
+            "simulate", "policies/polite", "policies/lessons", "--model",
+            "examples/models/default.yaml", "--sweep", "max_soft_prompts=1,2",
+        ])
         #expect(two.status == 2)
         #expect(two.stderr.contains("give exactly one policy, not 2"))
     }

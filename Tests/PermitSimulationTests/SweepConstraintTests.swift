@@ -10,8 +10,9 @@ import Testing
 struct SweepConstraintTests {
     /// `base`'s runs judged under other bounds (each test runs the knob sweep once: 400 users, 2 days).
     static func judged(_ base: SweepResult, _ constraints: [SweepConstraint]) -> SweepResult {
-        SweepResult(simulation: base.simulation, axes: base.axes, runs: base.runs, objective: base.objective,
-                    constraints: constraints)
+        SweepResult(
+            simulation: base.simulation, axes: base.axes, runs: base.runs, objective: base.objective,
+            constraints: constraints)
     }
 
     static let denied = SweepMetric(name: "denied_day_2", days: 2)!
@@ -86,8 +87,11 @@ struct SweepConstraintTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(sweep.json().utf8)) as? [String: Any])
         let runs = try #require((json["sweep"] as? [String: Any])?["runs"] as? [[String: Any]])
         let each = try #require(runs[2]["by_constraint"] as? [[String: String]])
-        #expect(each == [["constraint": loose.description, "status": "meets"],
-                         ["constraint": tight.description, "status": "breaks"]])
+        #expect(
+            each == [
+                ["constraint": loose.description, "status": "meets"],
+                ["constraint": tight.description, "status": "breaks"],
+            ])
         #expect(runs[2]["constraints"] as? String == "breaks")
         // A setting that denies nobody meets both.
         #expect((runs[0]["by_constraint"] as? [[String: String]])?.map { $0["status"] } == ["meets", "meets"])

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
+@testable import PermitSimulation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import PermitSimulation
 
 /// Collects, per chart of the sweep page, its lines, bands, best markers and constraint lines.
 final class SweepChartReader: NSObject, XMLParserDelegate {
@@ -31,8 +31,10 @@ final class SweepChartReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if element == "svg" { charts.append(Chart(label: attributes["aria-label"] ?? "")) }
         if element == "script" { scripts += 1 }
         guard !charts.isEmpty else { return }

@@ -42,8 +42,11 @@ struct SweepTests {
 
     @Test func theGridIsTheCartesianProductFirstAxisSlowest() {
         let grid = Sweep.grid(Self.axes).map { $0.map { "\($0.0)=\($0.1)" } }
-        #expect(grid == [["ask=false", "quiet=false"], ["ask=false", "quiet=true"],
-                         ["ask=true", "quiet=false"], ["ask=true", "quiet=true"]])
+        #expect(
+            grid == [
+                ["ask=false", "quiet=false"], ["ask=false", "quiet=true"],
+                ["ask=true", "quiet=false"], ["ask=true", "quiet=true"],
+            ])
     }
 
     @Test func theKnownOptimumIsFoundWithAClearDifference() async throws {

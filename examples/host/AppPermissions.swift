@@ -17,7 +17,7 @@ import PermitLua
         }
         engine = PermissionEngine(
             policy: try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"),
-            client: client,                                  // tests use `SimulatedDevice`
+            client: client,  // tests use `SimulatedDevice`
             platform: Platform(version: try OSVersion(parsing: systemVersion)),  // UIDevice's
             store: try JSONFileLedgerStore(url: ledgerURL),  // one engine per file: a second is refused
             configuration: EngineConfiguration(maxPromptsPerDay: 3, locale: "zh-Hans"))
@@ -26,13 +26,13 @@ import PermitLua
     /// Sends one app event; shows what the policy decided (localised already).
     func handle(_ event: AppEvent) async {
         guard let outcome = await engine?.handle(event) else { return }
-        if outcome.registerForRemoteNotifications {       // granted now, or a launch while granted:
-            registerForRemoteNotifications()              // APNs wants it at every launch
+        if outcome.registerForRemoteNotifications {  // granted now, or a launch while granted:
+            registerForRemoteNotifications()  // APNs wants it at every launch
         }
-        switch outcome.finalDecision.action {             // the event's decision, or the reaction
-        case .softPrompt(let prompt): present(prompt)     // to an answer iOS gave at once
+        switch outcome.finalDecision.action {  // the event's decision, or the reaction
+        case .softPrompt(let prompt): present(prompt)  // to an answer iOS gave at once
         case .settingsPrompt(let prompt): offerSettings(prompt.deepLink)
-        case .requestPermission, .none: break             // the engine already asked iOS
+        case .requestPermission, .none: break  // the engine already asked iOS
         }
     }
 

@@ -13,8 +13,8 @@ import PermitLua
 //    host may set its own.
 let limits = LuaLimits(
     instructionsPerCall: 2_000_000,  // an endless loop ends in a typed error after this many
-    timeLimitMilliseconds: 50,       // no call stalls an event for longer
-    memoryBytes: 4 << 20             // the VM's memory cap
+    timeLimitMilliseconds: 50,  // no call stalls an event for longer
+    memoryBytes: 4 << 20  // the VM's memory cap
 )
 
 // 2. The policy: the app's built-in pack (an app would ship it in its bundle).

@@ -118,7 +118,8 @@ public enum Bench {
             error.withUnsafeMutableBufferPointer { error in body(samples.baseAddress!, error.baseAddress!) }
         }
         guard status == 0 else {
-            throw ReferenceError(description: "C reference failed: " + String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+            throw ReferenceError(
+                description: "C reference failed: " + String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
         }
         return LatencyStats(samples: samples)
     }

@@ -31,17 +31,24 @@ indirect enum ContextTree: Sendable {
             ("previous_status", .string(context.previousStatus.rawValue)), ("settings", .table(settings)),
             ("platform", .cached(.table(platform))),
             ("capabilities", .cached(.table(context.capabilities.namedValues.map { ($0.name, .boolean($0.value)) }))),
-            ("history", ContextTree(history: context.history, declaredEvents: declaredEvents)), ("state", ContextTree(fields: context.state)),
+            ("history", ContextTree(history: context.history, declaredEvents: declaredEvents)),
+            ("state", ContextTree(fields: context.state)),
             ("params", .params), ("now", .integer(context.now)), ("locale", .string(context.locale)),
-            ("user", .table([
-                ("bucket", .integer(Int64(context.userBucket))),
-                ("arms", .table(context.arms.sorted { $0.key < $1.key }.map { ($0.key, ContextTree.string($0.value)) })),
-            ])),
-            ("local_time", .table([
-                ("date", .string(local.date)), ("hour", .integer(Int64(local.hour))),
-                ("minute", .integer(Int64(local.minute))), ("weekday", .integer(Int64(local.weekday))),
-                ("timezone", .string(local.timeZone)),
-            ])),
+            (
+                "user",
+                .table([
+                    ("bucket", .integer(Int64(context.userBucket))),
+                    ("arms", .table(context.arms.sorted { $0.key < $1.key }.map { ($0.key, ContextTree.string($0.value)) })),
+                ])
+            ),
+            (
+                "local_time",
+                .table([
+                    ("date", .string(local.date)), ("hour", .integer(Int64(local.hour))),
+                    ("minute", .integer(Int64(local.minute))), ("weekday", .integer(Int64(local.weekday))),
+                    ("timezone", .string(local.timeZone)),
+                ])
+            ),
         ])
     }
 
@@ -69,31 +76,49 @@ indirect enum ContextTree: Sendable {
         }
         let soft = ledger.softPrompt, system = ledger.systemPrompt, settings = ledger.settingsPrompt
         let features = ledger.features.sorted { $0.key < $1.key }.map { name, feature in
-            (name, table([("opened", count(feature.opened)), ("last_opened_at", time(feature.lastOpenedAt)),
-                          ("last_prompt_at", time(feature.lastPromptAt))]))
+            (
+                name,
+                table([
+                    ("opened", count(feature.opened)), ("last_opened_at", time(feature.lastOpenedAt)),
+                    ("last_prompt_at", time(feature.lastPromptAt)),
+                ])
+            )
         }
         self = table([
             ("first_launch_at", time(ledger.firstLaunchAt)), ("launches", count(ledger.launches)),
             ("foregrounds", count(ledger.foregrounds)), ("last_status", .string(ledger.lastStatus.rawValue)),
             ("status_changed_at", time(ledger.statusChangedAt)), ("denied_at", time(ledger.deniedAt)),
             ("legacy_registered", .boolean(ledger.legacyRegistered)), ("prompts_today", count(ledger.promptsToday)),
-            ("soft_prompt", table([
-                ("shown", count(soft.shown)), ("accepted", count(soft.accepted)), ("declined", count(soft.declined)),
-                ("dismissed", count(soft.dismissed)), ("last_shown_at", time(soft.lastShownAt)),
-                ("last_answered_at", time(soft.lastAnsweredAt)),
-            ])),
-            ("system_prompt", table([
-                ("requested", count(system.requested)), ("shown", count(system.shown)),
-                ("answered_at", time(system.answeredAt)), ("granted", system.granted.map(ContextTree.boolean)),
-            ])),
-            ("settings_prompt", table([
-                ("shown", count(settings.shown)), ("opened", count(settings.opened)),
-                ("cancelled", count(settings.cancelled)), ("last_shown_at", time(settings.lastShownAt)),
-            ])),
+            (
+                "soft_prompt",
+                table([
+                    ("shown", count(soft.shown)), ("accepted", count(soft.accepted)), ("declined", count(soft.declined)),
+                    ("dismissed", count(soft.dismissed)), ("last_shown_at", time(soft.lastShownAt)),
+                    ("last_answered_at", time(soft.lastAnsweredAt)),
+                ])
+            ),
+            (
+                "system_prompt",
+                table([
+                    ("requested", count(system.requested)), ("shown", count(system.shown)),
+                    ("answered_at", time(system.answeredAt)), ("granted", system.granted.map(ContextTree.boolean)),
+                ])
+            ),
+            (
+                "settings_prompt",
+                table([
+                    ("shown", count(settings.shown)), ("opened", count(settings.opened)),
+                    ("cancelled", count(settings.cancelled)), ("last_shown_at", time(settings.lastShownAt)),
+                ])
+            ),
             ("features", .table(features)),
-            ("events", .table(ledger.events(including: declaredEvents).sorted { $0.key < $1.key }.map { name, event in
-                (name, table([("count", count(event.count)), ("last_at", time(event.lastAt))]))
-            })),
+            (
+                "events",
+                .table(
+                    ledger.events(including: declaredEvents).sorted { $0.key < $1.key }.map { name, event in
+                        (name, table([("count", count(event.count)), ("last_at", time(event.lastAt))]))
+                    })
+            ),
             ("state", ContextTree(fields: ledger.state)),
         ])
     }

@@ -68,8 +68,7 @@ public enum MinimalReference {
 
     private static func run(
         source: String, program: ReferenceProgram, rounds: Int, pooled: Bool, trackReads: Bool
-    ) throws -> (run: permit_reference_run, reads: [String])
-    {
+    ) throws -> (run: permit_reference_run, reads: [String]) {
         guard program.cachedTables <= 64 else { throw Failure(description: "more than 64 distinct platforms") }
         var result = permit_reference_run()
         let errorSize = 512, readsSize = trackReads ? 1 << 16 : 1

@@ -52,8 +52,9 @@ struct Options: ParsableCommand, Sendable {
     var packUsers = 20_000
     @Option(help: ArgumentHelp("One section only.", valueName: "section"))
     var only: String?
-    @Option(help: ArgumentHelp(
-        "One pack only for `packs` (a directory of policies/; default: every pack).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "One pack only for `packs` (a directory of policies/; default: every pack).", valueName: "name"))
     var pack: String?
     @Option(help: "Users whose policy calls the minimal host replays for `packs`.")
     var sampleUsers = 1_000
@@ -64,9 +65,11 @@ struct Options: ParsableCommand, Sendable {
         discussion: "Sections: \(BenchmarkRun.sections.map(\.name).joined(separator: ", ")). Run it in release mode.")
 
     func validate() throws {
-        let counts = [("--decisions", decisions), ("--memory-decisions", memoryDecisions), ("--users", users),
-                      ("--days", days), ("--workers", workers ?? 1), ("--pack-users", packUsers),
-                      ("--sample-users", sampleUsers)]
+        let counts = [
+            ("--decisions", decisions), ("--memory-decisions", memoryDecisions), ("--users", users),
+            ("--days", days), ("--workers", workers ?? 1), ("--pack-users", packUsers),
+            ("--sample-users", sampleUsers),
+        ]
         for (name, value) in counts where value < 1 {
             throw ValidationError("\(name) must be a positive whole number, got \(value)")
         }
@@ -99,7 +102,9 @@ func fail(_ message: String) -> Never {
 }
 
 func format(_ stats: LatencyStats) -> String {
-    String(format: "min %6.0f  median %6.0f  p99 %7.0f ns  (%.0f/s)", stats.minNanoseconds, stats.medianNanoseconds, stats.p99Nanoseconds, stats.perSecond)
+    String(
+        format: "min %6.0f  median %6.0f  p99 %7.0f ns  (%.0f/s)", stats.minNanoseconds, stats.medianNanoseconds, stats.p99Nanoseconds,
+        stats.perSecond)
 }
 
 func run(_ options: Options) async {
@@ -179,7 +184,8 @@ struct BenchmarkRun: Sendable {
         print("\nwarm decision (best of 3 rounds of \(decisionCount / 3))")
         print("  permit engine   \(format(our))")
         print("  C reference     \(format(their))")
-        print(String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
+        print(
+            String(format: "  ratio           %.2f× the C reference median (goal ≤ 1.5×)", our.medianNanoseconds / their.medianNanoseconds))
     }
 
     /// The warm decision in CPU per event against the minimal host replaying the same calls.
@@ -193,9 +199,11 @@ struct BenchmarkRun: Sendable {
         print(String(format: "  ratio           %.2f× (goal ≤ 1.5×)", comparison.ratio))
         print(String(format: "  pooled host     %6.0f ns (the minimal host with Permit's pooled allocator)", comparison.pooledNanoseconds))
         print(String(format: "  ratio, pooled   %.2f×", comparison.pooledRatio))
-        print(String(format: "  policy layer    %6.0f ns (Permit without its engine, on the same calls), %.2f× the host",
-            comparison.policyLayerNanoseconds, comparison.policyLayerRatio)
-            + (comparison.policyLayerFailedCalls > 0 ? " (\(comparison.policyLayerFailedCalls) calls failed)" : ""))
+        print(
+            String(
+                format: "  policy layer    %6.0f ns (Permit without its engine, on the same calls), %.2f× the host",
+                comparison.policyLayerNanoseconds, comparison.policyLayerRatio)
+                + (comparison.policyLayerFailedCalls > 0 ? " (\(comparison.policyLayerFailedCalls) calls failed)" : ""))
     }
 
     /// `permit simulate` of each pack in policies/ against the minimal host replaying the calls
@@ -213,8 +221,9 @@ struct BenchmarkRun: Sendable {
         let users = options.packUsers
         let parallel = SimulationOptions(users: users, days: options.days, seed: 1, workers: options.workers)
         print("\npermit simulate per pack: \(users) users × \(options.days) days of \(modelPath), CPU per event")
-        print("  pack                 permit ns   minimal ns   ratio (goal ≤ 1.5×)   "
-            + "permit ns, \(parallel.workers) workers   wall s")
+        print(
+            "  pack                 permit ns   minimal ns   ratio (goal ≤ 1.5×)   "
+                + "permit ns, \(parallel.workers) workers   wall s")
         for name in names {
             let path = "policies/\(name)/policy.lua"
             let pack = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
@@ -234,9 +243,11 @@ struct BenchmarkRun: Sendable {
                 source: pack.source, calls: calls, declaredEvents: pack.declaredEvents)
             let minimal = measured.cpuNanoseconds / Double(recorded.events)
             let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
-            print("  " + label + String(
-                format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
-                alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
+            print(
+                "  " + label
+                    + String(
+                        format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
+                        alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
             let pooled = measured.pooledCpuNanoseconds / Double(recorded.events)
             let layer = try PolicyLayerReplay.measure(
                 source: pack.source, chunkName: pack.chunkName, limits: pack.limits, calls: calls)
@@ -244,14 +255,18 @@ struct BenchmarkRun: Sendable {
             print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
             print(String(format: "    with Permit's pooled allocator: %.0f ns, ratio %.2f×", pooled, alone.nanoseconds / pooled))
             let layerNanoseconds = layer.cpuNanoseconds / Double(recorded.events)
-            print(String(format: "    Permit's policy layer alone on these calls: %.0f ns, %.2f× the host", layerNanoseconds,
-                layerNanoseconds / minimal) + (layer.failedCalls > 0 ? " (\(layer.failedCalls) calls failed)" : ""))
+            print(
+                String(
+                    format: "    Permit's policy layer alone on these calls: %.0f ns, %.2f× the host", layerNanoseconds,
+                    layerNanoseconds / minimal) + (layer.failedCalls > 0 ? " (\(layer.failedCalls) calls failed)" : ""))
             fflush(nil)
         }
     }
 
     /// The whole process's CPU time per simulated event of one run of `pack`, and its wall time.
-    private static func cpuPerEvent(_ pack: SimulationPolicy, _ model: UserModel, _ options: SimulationOptions) async
+    private static func cpuPerEvent(
+        _ pack: SimulationPolicy, _ model: UserModel, _ options: SimulationOptions
+    ) async
         -> (nanoseconds: Double, wallSeconds: Double)
     {
         let cpuBefore = Bench.cpuSeconds()
@@ -267,19 +282,25 @@ struct BenchmarkRun: Sendable {
         let polite = try SimulationPolicy.load(contentsOf: URL(fileURLWithPath: path), displayName: path)
         let options = SimulationOptions(users: self.options.packUsers, days: self.options.days, seed: 1, workers: self.options.workers)
         let axes = [
-            SweepAxis(param: "settings_backoff_days", values: [[1, 7, 30], [3, 7, 30], [7, 14, 60]].map { days in
-                .list(days.map { .integer(Int64($0)) }) }),
+            SweepAxis(
+                param: "settings_backoff_days",
+                values: [[1, 7, 30], [3, 7, 30], [7, 14, 60]].map { days in
+                    .list(days.map { .integer(Int64($0)) })
+                }),
             SweepAxis(param: "max_soft_prompts", values: [.integer(1), .integer(2), .integer(3)]),
         ]
-        print("\npermit simulate --sweep: 9 settings × \(options.users) users × \(options.days) days of polite, "
-            + "\(options.workers) workers, CPU per event")
+        print(
+            "\npermit simulate --sweep: 9 settings × \(options.users) users × \(options.days) days of polite, "
+                + "\(options.workers) workers, CPU per event")
         var singles: [Double] = []
         func single() async {
             let before = Bench.cpuSeconds()
             let result = await Simulation.run(policies: [polite], model: model, options: options)
             singles.append((Bench.cpuSeconds() - before) * 1e9 / Double(result.policies[0].events))
-            print(String(format: "  single run   %6.0f ns  (%.2f s wall, %d events)", singles.last!,
-                         result.elapsedSeconds, result.policies[0].events))
+            print(
+                String(
+                    format: "  single run   %6.0f ns  (%.2f s wall, %d events)", singles.last!,
+                    result.elapsedSeconds, result.policies[0].events))
         }
         await single()
         let before = Bench.cpuSeconds()
@@ -299,7 +320,9 @@ struct BenchmarkRun: Sendable {
         print("\ncold start (median of 2000)")
         print(String(format: "  sandboxed VM + load + validate   %.1f µs", cold.medianNanoseconds / 1000))
         print(String(format: "  luaL_newstate + openlibs + load  %.1f µs", referenceCold.medianNanoseconds / 1000))
-        print(String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds))
+        print(
+            String(format: "  ratio                            %.2f× (goal ≤ 2×)", cold.medianNanoseconds / referenceCold.medianNanoseconds)
+        )
     }
 
     /// `permit test policies`, when run from the repository.
@@ -315,8 +338,10 @@ struct BenchmarkRun: Sendable {
             if case .ran(let result) = report.verdict { return total + result.steps.count }
             return total
         }
-        print(String(format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
-                     run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
+        print(
+            String(
+                format: "\npermit test policies: %d scenarios, %d steps in %.3f s = %.0f steps/s (%d passed)",
+                run.reports.count, steps, seconds, Double(steps) / seconds, run.passedCount))
     }
 
     func memory() async throws {
@@ -343,12 +368,16 @@ struct BenchmarkRun: Sendable {
         let events = result.policies[0].events
         let perEvent = cpu / Double(events) * 1e9
         print("\npermit simulate: \(options.users) users × \(options.days) days, \(modelPath), \(simulation.workers) workers")
-        print(String(format: "  %.2f s wall (goal < 10 s for 100,000 × 30 on 2 cores), %.1f s CPU, %d events",
-                     result.elapsedSeconds, cpu, events))
+        print(
+            String(
+                format: "  %.2f s wall (goal < 10 s for 100,000 × 30 on 2 cores), %.1f s CPU, %d events",
+                result.elapsedSeconds, cpu, events))
         print(String(format: "  %.0f events/s; %.0f ns of CPU per event", Double(events) / result.elapsedSeconds, perEvent))
         let reference = try Bench.referenceDecisions(source: source, iterations: 100_000)
-        print(String(format: "  per event %.2f× the C reference's decision median (%.0f ns), measured now",
-                     perEvent / reference.medianNanoseconds, reference.medianNanoseconds))
+        print(
+            String(
+                format: "  per event %.2f× the C reference's decision median (%.0f ns), measured now",
+                perEvent / reference.medianNanoseconds, reference.medianNanoseconds))
     }
 }
 
