@@ -54,6 +54,28 @@ import Testing
         #expect(run.stdout.contains("instruction budget of 10000 exceeded"), "\(run.stdout)")
     }
 
+    /// `permit bench`'s cold start is what an app waits for before its first answer: the VM,
+    /// the policy loaded, and the first decision. With a decision far dearer than loading, the
+    /// cold start cannot be cheaper than half a warm decision.
+    @Test func benchColdStartIncludesTheFirstDecision() async throws {
+        let tree = Tree()
+        tree.write(
+            "slow-decide.lua",
+            """
+            return { name = "slow-decide", decide = function(ctx)
+              local n = 0
+              for i = 1, 300000 do n = n + i end
+              return { action = "none", reason = tostring(n) }
+            end }
+            """)
+        let run = try await CLITests.permit(["bench", tree.path("slow-decide.lua"), "--iterations", "60", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let cold = try #require(object["cold_start_us"] as? Double) * 1000
+        let warm = try #require(object["median_ns"] as? Double)
+        #expect(cold >= warm / 2, "cold start \(cold) ns against a warm decision of \(warm) ns")
+    }
+
     @Test(arguments: [["check"], ["bench", "--iterations", "1"], ["simulate", "--model", "examples/models/default.yaml"]])
     func aLimitThatIsNotPositiveIsAUsageError(verb: [String]) async throws {
         let tree = Self.tree()
