@@ -146,9 +146,6 @@ public struct LuaRef: Sendable, Hashable {
     public let typeName: String
 }
 
-/// Compatibility spelling used in the issue.
-public typealias LuaFunctionRef = LuaRef
-
 /// What `print` and `permit.log` wrote since the last drain.
 public struct LuaTrace: Sendable, Equatable {
     /// What was written, up to the cap.

@@ -6,7 +6,7 @@ import PermitTestSupport
 /// built binary: the exit status, standard output and standard error.
 ///
 /// Why: launching the debug binary costs tens of milliseconds of CPU per run, and the suite
-/// ran it ~150 times (issue #18). This runs the same entry point the executable calls
+/// ran it ~150 times. This runs the same entry point the executable calls
 /// (`PermitCommandLine.run`) on a capturing console that answers like two pipes (no
 /// terminal, no colour, help at 80 columns), with `directory` as the working directory
 /// relative paths and display paths follow, so a test's assertions hold for both.

@@ -101,7 +101,7 @@ import Testing
         return found
     }()
 
-    /// Issue 13 item 1: on a day whose midnight is skipped (or repeated), "day N at HH:MM" is
+    /// On a day whose midnight is skipped (or repeated), "day N at HH:MM" is
     /// HH:MM on the wall clock, not the day's first instant plus HH hours.
     @Test func everyMidnightSwitchFrom2024To2030MatchesTheCalendar() {
         let zones = Set(Self.midnightSwitches.map(\.zone.identifier))

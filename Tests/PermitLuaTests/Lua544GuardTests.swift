@@ -20,7 +20,7 @@ import Testing
     }()
 
     @Test func theIssuesCloseChainEndsInATypedErrorThroughLuaPolicy() throws {
-        // The reproducer of issue 17 (20,000 links) through the path `permit run` takes.
+        // The close-chain reproducer (20,000 links) through the path `permit run` takes.
         let source = Battery.policy(Battery.closeChain(20_000))
         for limits in [LuaLimits.default, Self.roomy] {
             let policy = try LuaPolicy(source: source, chunkName: "crash.lua", limits: limits)

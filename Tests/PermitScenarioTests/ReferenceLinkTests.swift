@@ -67,4 +67,21 @@ import Testing
             }
         }
     }
+
+    /// The repository speaks of the product: the project's own working sessions and issue
+    /// numbers live in git and the tracker, not in code or docs. An outside tracker's issue is
+    /// named with its repository (`owner/name issue 1423`) and stays.
+    @Test func nothingNamesTheProjectsOwnSessionsOrIssues() {
+        let session = #/(\S+ )?\b[Ss]essions? \d+/#
+        let issue = #/(\S+ )?\[?\b[Ii]ssues? #?\d+/#
+        for (path, text) in Self.repositoryFiles() where !path.hasPrefix("Tests/PermitScenarioTests/ReferenceLinkTests") {
+            for line in text.split(separator: "\n") {
+                let ownIssue = line.matches(of: issue).contains { !($0.output.1 ?? "").contains("/") }
+                // A WWDC session is named with its year: "WWDC 2018 session 710".
+                let ownSession = line.matches(of: session).contains { !($0.output.1 ?? "").hasPrefix("20") }
+                let named = ownSession || ownIssue
+                #expect(!named, "\(path): \"\(line.prefix(120))\" names a working session or issue; say what the code does and why")
+            }
+        }
+    }
 }

@@ -80,7 +80,7 @@ import Testing
     }
 }
 
-/// The wording defects of issue 15 item 6.
+/// The wording of the runner's messages: each says what happened in the user's terms.
 @Suite struct ReportWordingTests {
     @Test func oneUnrunStepIsNotARange() {
         #expect(TextReport.unrunSteps(from: 21, to: 21) == "step 21 did not run")
