@@ -44,9 +44,9 @@ format:
 # reports reachable memory as leaked. Leaks are checked by the VM memory tests and the
 # benchmark's resident-memory run instead.
 sanitize: setup
-	PERMIT_LOAD_EVENTS=100 ASAN_OPTIONS=detect_leaks=0 \
+	PERMIT_LOAD_EVENTS=100 PERMIT_SANITIZER=address ASAN_OPTIONS=detect_leaks=0 \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan
-	PERMIT_LOAD_EVENTS=100 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	PERMIT_LOAD_EVENTS=100 PERMIT_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
