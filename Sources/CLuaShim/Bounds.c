@@ -2,9 +2,10 @@
  * Input-size charges: library functions whose one C call walks a string argument byte by byte
  * (a pack format, a numeral, text to quote or to change case) are charged by that size before
  * they run, so a long input is refused up front (permit_charge_work predicts its time) instead
- * of running past the limit between two clock readings. And `load`: a compile runs in one C
- * call no hook interrupts and, for some shapes, in time growing with the square of the text's
- * length, so its text is capped and charged for the worst case of its size.
+ * of running past the limit between two clock readings. Also the worst-case charge of a compile
+ * (shim_compile_units), which the sandbox's `load` (BaseLib.c) takes before it compiles: a
+ * compile runs in one C call no hook interrupts and, for some shapes, in time growing with the
+ * square of the text's length.
  *
  * The rates are units of about one VM instruction (2.5 ns), from the slowest input measured
  * per function on the reference machine (docs/security.md, "Bounds on every path"), rounded up.

@@ -176,7 +176,7 @@ static int setup(lua_State *L) {
        functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
     permit_install_charged_lib(L, 2, 3, 4, 6);
     permit_install_bug_guards(L, 2, 6, 7);
-    shim_install_bounds(L, 2, 3); /* input-size charges, load's cap (Bounds.c) */
+    shim_install_bounds(L, 2, 3); /* input-size charges (Bounds.c) */
     push_permit_table(L);
     publish_and_seal(L);
     lua_settop(L, 0);

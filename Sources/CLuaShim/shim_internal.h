@@ -73,7 +73,7 @@ typedef struct permit_vm {
     permit_guard_state guards; /* sandbox_guards.h */
     int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
     int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
-        int call_events;           /* call events this call (Budget.c reads the clock every 16th) */
+    int call_events;           /* call events this call (Budget.c reads the clock every 16th) */
     size_t max_source;         /* longest text `load` compiles (0: no cap) */
     size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
     int table_refused;         /* this call's memory error came from that cap */
@@ -151,7 +151,7 @@ int shim_msgh(lua_State *L);
    come off the budget, more also read the clock and refuse what would end past the limit. */
 void shim_charge_input(lua_State *L, uint64_t units, const char *where);
 /* Wraps the library functions whose work grows with a string they walk, charging them by its
-   size first; and `load`, capped and charged for its worst-case compile. */
+   size first (string.format's %q and load are charged by their own wrappers). */
 void shim_install_bounds(lua_State *L, int base, int string);
 /* The units `load` is charged for compiling `len` bytes: the measured worst case (a chain of
    `or`, whose compile time grows with the square of its length), in budget units. */

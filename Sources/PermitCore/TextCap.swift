@@ -5,7 +5,8 @@
 /// the one a decision's `reason` has (2,000 bytes); the cut text ends in a marker that says how
 /// much was dropped, so no reader takes it for the whole message.
 public enum TextCap {
-    /// The most bytes (UTF-8) a policy error's message keeps, like a decision's `reason`.
+    /// The most bytes (UTF-8) a policy error's message keeps; a decision's texts (its `reason`,
+    /// a prompt's fields) are refused past the same bound (PermitLua's DecisionReader).
     public static let errorMessageBytes = 2_000
     /// The most bytes a policy error's traceback keeps.
     public static let tracebackBytes = 8_000

@@ -3,8 +3,9 @@ import PermitCore
 /// Reads what `decide` and `plan_reminders` return, validating every field. Works on values
 /// already copied out of the VM, so no policy code (no metamethod) can run while reading.
 enum DecisionReader {
-    /// The longest text a prompt field may carry, in bytes.
-    static let maxTextBytes = 2000
+    /// The longest text a prompt field or reason may carry, in bytes: the bound a policy
+    /// error's message is cut to as well (one number, in PermitCore).
+    static let maxTextBytes = TextCap.errorMessageBytes
     static let maxReminders = 256
 
     // The field names are the schema's (one home for every name a policy meets).
