@@ -113,15 +113,24 @@ let package = Package(
             name: "PermitDeliveryTests",
             dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
         ),
-        // The CLI tests run the verbs in-process; the few that must see a real process launch the
-        // `permit` that `swift build`/`swift test` built beside the test bundle (`builtExecutable`).
+        .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
         .testTarget(
             name: "PermitScenarioTests",
-            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitCLITestSupport"]
+            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport"]
         ),
         .testTarget(
             name: "PermitSimulationTests",
-            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport", "PermitCLITestSupport"]
+            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport"]
+        ),
+        // The `permit` verbs, run in-process like the binary; the few tests that must see a real
+        // process launch the `permit` that `swift build`/`swift test` built beside the test bundle
+        // (`builtExecutable`). The reference's tables are checked here, against every layer.
+        .testTarget(
+            name: "PermitCLITests",
+            dependencies: [
+                "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
+                "PermitCore", "PermitLua",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

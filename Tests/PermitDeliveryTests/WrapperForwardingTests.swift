@@ -17,7 +17,7 @@ import Testing
     /// The requirements `Policy` declares, read from its source: a member added to the
     /// protocol is checked here without anyone extending a list.
     static func requirements() throws -> [String] {
-        let text = try String(contentsOf: repository.appendingPathComponent("Sources/PermitCore/Policy.swift"), encoding: .utf8)
+        let text = try String(contentsOf: repository.appendingPathComponent("Sources/PermitCore/Policy/Policy.swift"), encoding: .utf8)
         let body = try #require(typeBody(of: "protocol Policy", in: text))
         return members(in: body)
     }

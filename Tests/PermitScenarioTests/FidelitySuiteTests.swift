@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitTestSupport
 import Testing
 
 @testable import PermitScenario
@@ -10,8 +11,8 @@ import Testing
 /// ids the scenarios claim (`# rule: R-01` comments), so no rule is documented without a
 /// scenario showing it and no scenario claims a rule the table does not list.
 @Suite struct FidelitySuiteTests {
-    static let suite = ReferenceTables.repository.appendingPathComponent("Tests/fidelity")
-    static let platformDoc = ReferenceTables.repository.appendingPathComponent("docs/platform.md")
+    static let suite = Repository.root.appendingPathComponent("Tests/fidelity")
+    static let platformDoc = Repository.root.appendingPathComponent("docs/platform.md")
 
     @Test func everyFidelityScenarioPasses() async throws {
         let files = try Discovery.scenarios(under: [Self.suite.path])

@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore

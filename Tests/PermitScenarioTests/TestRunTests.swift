@@ -1,6 +1,7 @@
 import Foundation
 import PermitInput
 import PermitLua
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore
@@ -9,30 +10,6 @@ import Testing
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-/// A scratch tree of packs and loose files.
-struct Tree {
-    let root: URL
-
-    init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("permit-tree-\(UUID().uuidString)")
-    }
-
-    func write(_ path: String, _ text: String) {
-        let url = root.appendingPathComponent(path)
-        try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        // Atomically, as editors save: a watcher polling while a test rewrites a file (WatchTests'
-        // editor thread) must never read it half-written (it failed "the file is empty" under load).
-        try! Data(text.utf8).write(to: url, options: .atomic)
-    }
-
-    func path(_ relative: String = "") -> String { root.appendingPathComponent(relative).path }
-}
-
-let passing =
-    "name: passes\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: soft_prompt }\n  - { answer: decline }\n"
-let failing =
-    "name: fails\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: x, expect: none }\n  - { answer: decline }\n"
 
 /// Loads every policy as the Swift polite policy; a file containing "broken" fails to load.
 let swiftLoader: PolicyLoader = { url throws(PolicyError) in

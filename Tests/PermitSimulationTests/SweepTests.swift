@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -7,22 +8,7 @@ import Testing
 /// `--sweep`: a grid of params of one policy, the best feasible setting and how sure it is.
 @Suite("Sweep")
 struct SweepTests {
-    /// Asks at the first launch when `ask` is on, for provisional (quiet) when `quiet` is on: in
-    /// a fixed model the most users who can receive alerts come from ask=true, quiet=false, the
-    /// most quiet ones from ask=true, quiet=true, and nobody is asked with ask=false.
-    static let source = """
-        return {
-          name = "knob",
-          params = { ask = true, quiet = false },
-          decide = function(ctx)
-            if ctx.event.name ~= "app_launch" or ctx.status ~= "not_determined" or not ctx.params.ask then return nil end
-            if ctx.params.quiet and ctx.capabilities.provisional then
-              return { action = "request_permission", options = { "alert", "provisional" }, reason = "quiet" }
-            end
-            return { action = "request_permission", options = { "alert" }, reason = "loud" }
-          end,
-        }
-        """
+    static let source = KnobPolicy.source
 
     static let axes = [
         SweepAxis(param: "ask", values: [.bool(false), .bool(true)]),

@@ -11,13 +11,13 @@ struct SimulateCommandTests {
 
     /// Runs `permit ARGUMENTS` in this process from the repository root (`runPermitInProcess`).
     static func permit(_ arguments: [String]) async throws -> ProcessResult {
-        await runPermitInProcess(arguments, in: repositoryRoot)
+        await runPermitInProcess(arguments, in: Repository.root)
     }
 
     /// Launches the built `permit` from the repository root (see `runProcess`): only for what
     /// needs the real process (here, stderr that really is not a terminal).
     static func launch(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(executable, arguments, in: repositoryRoot)
+        try runProcess(executable, arguments, in: Repository.root)
     }
 
     static func temporaryFile(_ name: String, _ contents: String? = nil) throws -> URL {

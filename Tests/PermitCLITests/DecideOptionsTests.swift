@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// `permit decide`'s clock, zone, bucket and structured params, and its exit code when the

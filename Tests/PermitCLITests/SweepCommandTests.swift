@@ -6,7 +6,7 @@ import Testing
 @Suite("permit simulate --sweep")
 struct SweepCommandTests {
     static func run(_ extra: [String]) async throws -> ProcessResult {
-        let file = try SimulateCommandTests.temporaryFile("knob.lua", SweepTests.source)
+        let file = try SimulateCommandTests.temporaryFile("knob.lua", KnobPolicy.source)
         return try await SimulateCommandTests.permit(
             [
                 "simulate", file.path, "--model", "examples/models/default.yaml",

@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// A value `decide` returns that cannot be copied out of the VM (nested too

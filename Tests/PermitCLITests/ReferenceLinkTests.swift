@@ -74,7 +74,7 @@ import Testing
     @Test func nothingNamesTheProjectsOwnSessionsOrIssues() {
         let session = #/(\S+ )?\b[Ss]essions? \d+/#
         let issue = #/(\S+ )?\[?\b[Ii]ssues? #?\d+/#
-        for (path, text) in Self.repositoryFiles() where !path.hasPrefix("Tests/PermitScenarioTests/ReferenceLinkTests") {
+        for (path, text) in Self.repositoryFiles() where !path.hasPrefix("Tests/PermitCLITests/ReferenceLinkTests") {
             for line in text.split(separator: "\n") {
                 let ownIssue = line.matches(of: issue).contains { !($0.output.1 ?? "").contains("/") }
                 // A WWDC session is named with its year: "WWDC 2018 session 710".

@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// `--time-limit` and `--instruction-budget` reach every verb that runs a policy. `run`, `test`

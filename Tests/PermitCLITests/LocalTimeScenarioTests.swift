@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// `ctx.local_time` and `permit.within_hours` end to end: a pack whose policy keeps quiet hours

@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// Events of the app's own through the CLI: scenario steps with `properties:`, the ledger's
