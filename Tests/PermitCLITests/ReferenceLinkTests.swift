@@ -265,7 +265,7 @@ import Testing
     /// Code comments, messages, scenarios and Lua name `docs/….md#anchor` from the repository's
     /// root; each lands on a file and an anchor of it. This file's own examples are built to fail.
     @Test func everyDocsPathTheRepositoryNamesResolves() {
-        let own = "Tests/PermitScenarioTests/ReferenceLinkTests.swift"
+        let own = "Tests/PermitCLITests/ReferenceLinkTests.swift"
         var named = 0
         for (path, text) in Self.tree.files where path != own {
             for line in SourceScan.lines(of: text, containing: "docs/") { named += Self.docsPaths(on: line).count }
