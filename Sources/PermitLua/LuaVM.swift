@@ -15,8 +15,8 @@ import CLuaShim
 public final class LuaVM {
     /// The limits every call runs under.
     public let limits: LuaLimits
-    /// The state; internal for tests that replace its allocator (BoundaryTests), nothing else
-    /// outside this file touches it.
+    /// The state; internal for the tests (BoundaryTests replaces its allocator, TestHooks.swift
+    /// calls the shim's test hooks on it), nothing else outside this file touches it.
     let L: OpaquePointer
     private let id: UInt64
     // A VM is used by one thread at a time (its owner's lock) and never re-entered (`running`):
