@@ -17,8 +17,12 @@ import PackageDescription
 /// against every `import` line under Sources/.
 ///
 /// The benchmarks (a C host driving Lua directly, the minimal host, `permit-benchmark`) are a
-/// package of their own, Benchmarks/, which depends on this one by path: nothing here builds
-/// them, and `permit` links no second Lua host.
+/// package of their own, Benchmarks/, which depends on this one's library products by path:
+/// nothing here builds them, and `permit` links no second Lua host. The red team's runner is a
+/// tool (Tools/permit-redteam, `make redteam`), not a layer of the product: no test target
+/// depends on it, and the tests read its attack scripts as fixtures (Tools/permit-redteam/attacks).
+/// The C shim's public headers are the sandbox and the warm context; its test hooks are the
+/// explicit submodule `CLuaShim.TestHooks`, which only test targets import.
 ///
 ///   CLuaShim → CLua
 ///   PermitCore →
@@ -30,7 +34,7 @@ import PackageDescription
 ///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua
-///   permit-redteam → PermitCore, PermitLua, PermitScenario
+///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
 let package = Package(
     name: "Permit",
     // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
@@ -44,9 +48,6 @@ let package = Package(
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
-        // For Benchmarks/ only: the C shim, whose small-block pool the minimal reference host
-        // allocates from. Underscored: not an API of Permit's, and it may change at any time.
-        .library(name: "_PermitLuaShim", targets: ["CLuaShim"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
@@ -97,7 +98,13 @@ let package = Package(
         ),
         .executableTarget(name: "permit", dependencies: ["PermitCLI"]),
         // `make redteam`: the sandbox's attack battery, run through the real CLI and timed in-process.
-        .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
+        // A tool, not the product; its cases are the data under attacks/, which the tests read too.
+        .executableTarget(
+            name: "permit-redteam",
+            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")],
+            path: "Tools/permit-redteam",
+            exclude: ["attacks"]
+        ),
         // A host configuring budgets, prompt cap and store location; built so it cannot drift.
         .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
         // What the test targets share: a timeout for awaits, a child-process runner, source scans.
@@ -105,10 +112,9 @@ let package = Package(
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
         .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
-        // The red-team battery is where the attack scripts live; the guard tests replay its
-        // reproducers rather than keep copies of their own (the one executable a test target
-        // depends on: the battery moves to a library of its own later).
-        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "permit-redteam"]),
+        // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
+        // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
+        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "CLua", "CLuaShim"]),
         .testTarget(
             name: "PermitDeliveryTests",
             dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]

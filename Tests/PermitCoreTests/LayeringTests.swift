@@ -130,6 +130,24 @@ import Testing
         }
     }
 
+    /// The C shim's test hooks (`CLuaShim.TestHooks`, permit_test_hooks.h) are the tests' alone:
+    /// no target that ships, nor a tool or the example host, imports them.
+    @Test func onlyTestsImportTheShimsTestHooks() throws {
+        let targets = try Self.declaredTargets()
+        for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
+            guard !(target.path ?? "").hasPrefix("Tests/") else { continue }
+            let directory = Self.repository.appendingPathComponent(target.path ?? "Sources/\(target.name)")
+            let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+            for file in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for line in SourceScan.lines(of: text, containing: "TestHooks") {
+                    let importsHooks = line.contains(#/^\s*(?:@\w+\s+)*import\s+CLuaShim\.TestHooks\b/#)
+                    #expect(!importsHooks, "\(target.name)/\(file) imports the shim's test hooks, which only test targets may")
+                }
+            }
+        }
+    }
+
     /// The rules the layering exists for: the core knows nothing of Lua or files people write;
     /// the scenario player, delivery and simulation sit side by side and never reach into one
     /// another (only the CLI joins them), and the `permit` executable is the CLI library's
@@ -151,11 +169,10 @@ import Testing
         #expect(targets["PermitScenario"]?.dependencies.contains("PermitLua") == false)
         #expect(targets["permit"]?.dependencies == ["PermitCLI"], "the verbs live in PermitCLI, not in the executable")
         // Tests run the product's code, not its executables: they launch the built `permit`
-        // when they need a real process. The red-team battery is the one executable a test
-        // target depends on (the Lua guard tests replay its reproducers).
+        // when they need a real process, and read the red team's attack scripts as fixtures.
         let executables = Set(targets.values.filter { $0.kind == "executableTarget" }.map(\.name))
         for target in targets.values where target.kind == "testTarget" || support.contains(target.name) {
-            let reached = target.dependencies.intersection(executables).subtracting(["permit-redteam"])
+            let reached = target.dependencies.intersection(executables)
             #expect(reached.isEmpty, "\(target.name) depends on the executables \(reached.sorted())")
         }
         // The core's tests build no CLI (nor anything above the core but test support).
