@@ -10,7 +10,10 @@ import PackageDescription
 /// in every error (it also reads libyaml's parser events through CLibYAML, the system libyaml,
 /// to check keys before Yams composes). The scenario player, bundle delivery and simulation
 /// sit side by side and never import one another: the player installs `policy_update` bundles
-/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only PermitCLI
+/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. PermitFetch, the
+/// app's bundle download (URLSession; FoundationNetworking and libcurl on Linux), sits on
+/// PermitDelivery in a target of its own so that the CLI, which never downloads, links no
+/// networking and `permit` stays a static binary of its own. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
 /// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
@@ -26,10 +29,11 @@ import PackageDescription
 ///   PermitInput → CLibYAML, PermitCore, Yams
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
+///   PermitFetch → PermitCore, PermitDelivery
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
 ///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
-///   permit-host-example → PermitCore, PermitLua
+///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario
 let package = Package(
     name: "Permit",
@@ -43,6 +47,7 @@ let package = Package(
         .library(name: "PermitInput", targets: ["PermitInput"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
+        .library(name: "PermitFetch", targets: ["PermitFetch"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
         // For Benchmarks/ only: the C shim, whose small-block pool the minimal reference host
         // allocates from. Underscored: not an API of Permit's, and it may change at any time.
@@ -82,6 +87,9 @@ let package = Package(
             name: "PermitDelivery",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // An app's bundle download: conditional GETs, a size cap, timeouts, backoff; installs
+        // through PermitDelivery's `PolicySource`. Apart so the CLI links no networking.
+        .target(name: "PermitFetch", dependencies: ["PermitCore", "PermitDelivery"]),
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",
@@ -98,8 +106,11 @@ let package = Package(
         .executableTarget(name: "permit", dependencies: ["PermitCLI"]),
         // `make redteam`: the sandbox's attack battery, run through the real CLI and timed in-process.
         .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
-        // A host configuring budgets, prompt cap and store location; built so it cannot drift.
-        .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
+        // A host configuring budgets, prompt cap and store location, and fetching bundles
+        // (docs/bundles.md's code); built so it cannot drift.
+        .executableTarget(
+            name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch"],
+            path: "examples/host"),
         // What the test targets share: a timeout for awaits, a child-process runner, source scans.
         .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
@@ -109,9 +120,13 @@ let package = Package(
         // reproducers rather than keep copies of their own (the one executable a test target
         // depends on: the battery moves to a library of its own later).
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "permit-redteam"]),
+        // With the fetcher's tests, against a real HTTP/1.1 server on loopback that they start
+        // (Tests/PermitDeliveryTests/TestHTTPServer.swift: POSIX sockets, no dependency).
         .testTarget(
             name: "PermitDeliveryTests",
-            dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
+            dependencies: [
+                "PermitDelivery", "PermitFetch", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport",
+            ]
         ),
         .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
         .testTarget(
