@@ -28,8 +28,9 @@ final class TestHTTPServer: Sendable {
         case delayed(seconds: TimeInterval, Reply)
         /// A 200 whose Content-Length says `declared` but whose connection closes after `body`.
         case truncated(body: Data, declared: Int)
-        /// A 200 of `total` bytes, sent in 16 KiB pieces as fast as the client reads, with or
-        /// without a Content-Length (without: the body ends when the connection closes).
+        /// A 200 of `total` bytes, with or without a Content-Length (without: the body ends
+        /// when the connection closes), sent in 16 KiB pieces 2 ms apart (8 MiB a second, as a
+        /// network would, where loopback would hand the client everything before it could stop).
         case huge(total: Int, declaresLength: Bool)
     }
 
@@ -143,6 +144,7 @@ final class TestHTTPServer: Sendable {
             while sent < total, send(piece.prefix(total - sent), to: client) {
                 sent += min(piece.count, total - sent)
                 state.withLock { $0.bodyBytesSent[request.path] = sent }
+                usleep(2_000)
             }
         }
     }
