@@ -137,11 +137,12 @@ public actor BundleFetcher {
             headers["If-None-Match"] = memory.etag
             headers["If-Modified-Since"] = memory.lastModified
         }
+        let limit = max(0, configuration.maximumBytes)
         let request = HTTPRequest(
             url: url, headers: headers, requestTimeout: configuration.requestTimeout,
-            resourceTimeout: configuration.resourceTimeout)
+            resourceTimeout: configuration.resourceTimeout, maximumBytes: limit)
         let reply = await HTTPTransfer.receive(
-            transport.start(request), limit: max(0, configuration.maximumBytes), resourceTimeout: configuration.resourceTimeout)
+            transport.start(request), limit: limit, resourceTimeout: configuration.resourceTimeout)
         let outcome: FetchOutcome
         var upToDate = false
         switch reply {

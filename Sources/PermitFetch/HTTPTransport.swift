@@ -9,6 +9,9 @@ struct HTTPRequest: Sendable {
     var requestTimeout: TimeInterval
     /// The longest the whole transfer may take, in seconds.
     var resourceTimeout: TimeInterval
+    /// The most body bytes the fetcher accepts: a transport stops the transfer once the body
+    /// (or its Content-Length) passes it, without waiting for the fetcher to read the events.
+    var maximumBytes: Int
 }
 
 /// What a transport reports of one GET, in order: the final response's head (after

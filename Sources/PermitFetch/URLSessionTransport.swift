@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -6,7 +7,9 @@ import FoundationNetworking
 
 /// GETs through URLSession, one ephemeral session per request: no cache (the fetcher sends
 /// its own conditional headers and must see the 304), no cookies, redirects followed, the
-/// body handed over chunk by chunk as it arrives so that the fetcher can stop it at the cap.
+/// body handed over chunk by chunk as it arrives. The delegate stops the task itself once the
+/// body passes the cap, on URLSession's queue: the fetcher reads the events on the shared
+/// concurrency pool, and URLSession would go on buffering a huge body meanwhile.
 struct URLSessionTransport: HTTPTransport {
     func start(_ request: HTTPRequest) -> HTTPExchange {
         let (events, continuation) = AsyncThrowingStream<HTTPEvent, any Error>.makeStream()
@@ -21,7 +24,8 @@ struct URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
-        let session = URLSession(configuration: configuration, delegate: StreamingDelegate(continuation), delegateQueue: nil)
+        let session = URLSession(
+            configuration: configuration, delegate: StreamingDelegate(continuation, maximumBytes: request.maximumBytes), delegateQueue: nil)
         var urlRequest = URLRequest(
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: requestTimeout)
         urlRequest.httpMethod = "GET"
@@ -41,9 +45,13 @@ struct URLSessionTransport: HTTPTransport {
 /// Turns URLSession's delegate calls into the exchange's events.
 private final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation
+    private let maximumBytes: Int
+    /// Body bytes handed over so far.
+    private let received = Locked(0)
 
-    init(_ continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation) {
+    init(_ continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation, maximumBytes: Int) {
         self.continuation = continuation
+        self.maximumBytes = maximumBytes
     }
 
     func urlSession(
@@ -60,11 +68,22 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendabl
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
         continuation.yield(.head(status: http.statusCode, headers: headers))
+        // The fetcher refuses a declared length over the cap; no byte of that body is needed.
+        if http.expectedContentLength > Int64(maximumBytes) {
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         continuation.yield(.body(data))
+        let total = received.withLock { count in
+            count += data.count
+            return count
+        }
+        if total > maximumBytes { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

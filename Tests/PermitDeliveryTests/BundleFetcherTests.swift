@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func hugeBodyIsRefusedAtTheCapByItsContentLength() async throws {
-        let total = 32 << 20
+        let total = 64 << 20
         let server = try TestHTTPServer { _ in .huge(total: total, declaresLength: true) }
         defer { server.stop() }
         let source = try makeSource()
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func hugeBodyWithoutALengthIsCutAtTheCapWhileStreaming() async throws {
-        let total = 32 << 20
+        let total = 64 << 20
         let server = try TestHTTPServer { _ in .huge(total: total, declaresLength: false) }
         defer { server.stop() }
         let source = try makeSource()
