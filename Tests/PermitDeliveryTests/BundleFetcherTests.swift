@@ -250,6 +250,18 @@ import Testing
         #expect(source.status.events.last?.kind == .refused)
     }
 
+    @Test func twoChecksAtOnceShareOneRequest() async throws {
+        let body = try bundle(1, taggedPolicy("v1"), key: key)
+        let server = try TestHTTPServer { _ in .delayed(seconds: 0.3, .send(status: 200, body: body)) }
+        defer { server.stop() }
+        let fetcher = makeFetcher(server.url("/b"), try makeSource())
+        async let first = fetcher.check()
+        async let second = fetcher.check()
+        let outcomes = await [first, second]
+        #expect(outcomes == [.installed(version: 1), .installed(version: 1)])
+        #expect(server.requests.count == 1)
+    }
+
     @Test func backoffDoublesUpToItsMaximumAndJitterOnlyShortensIt() {
         let backoff = FetchBackoff(initial: 300, multiplier: 2, maximum: 6 * 3600, jitter: 0.5)
         #expect(backoff.delay(afterFailures: 1, random: 0) == 300)
