@@ -51,7 +51,7 @@ sanitize: setup
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
 # name) fails it, and so does a public declaration without a doc comment.
-DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitScenario PermitSimulation PermitCLI
+DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
 	@$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \

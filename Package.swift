@@ -10,7 +10,10 @@ import PackageDescription
 /// in every error (it also reads libyaml's parser events through CLibYAML, the system libyaml,
 /// to check keys before Yams composes). The scenario player, bundle delivery and simulation
 /// sit side by side and never import one another: the player installs `policy_update` bundles
-/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only PermitCLI
+/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. PermitFetch, the
+/// app's bundle download (URLSession; FoundationNetworking and libcurl on Linux), sits on
+/// PermitDelivery in a target of its own so that the CLI, which never downloads, links no
+/// networking and `permit` stays a static binary of its own. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
 /// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
@@ -30,10 +33,11 @@ import PackageDescription
 ///   PermitInput → CLibYAML, PermitCore, Yams
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
+///   PermitFetch → PermitCore, PermitDelivery
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
 ///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
-///   permit-host-example → PermitCore, PermitLua
+///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
 let package = Package(
     name: "Permit",
@@ -47,6 +51,7 @@ let package = Package(
         .library(name: "PermitInput", targets: ["PermitInput"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
+        .library(name: "PermitFetch", targets: ["PermitFetch"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
@@ -83,6 +88,9 @@ let package = Package(
             name: "PermitDelivery",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // An app's bundle download: conditional GETs, a size cap, timeouts, backoff; installs
+        // through PermitDelivery's `PolicySource`. Apart so the CLI links no networking.
+        .target(name: "PermitFetch", dependencies: ["PermitCore", "PermitDelivery"]),
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",
@@ -105,8 +113,11 @@ let package = Package(
             path: "Tools/permit-redteam",
             exclude: ["attacks"]
         ),
-        // A host configuring budgets, prompt cap and store location; built so it cannot drift.
-        .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
+        // A host configuring budgets, prompt cap and store location, and fetching bundles
+        // (docs/bundles.md's code); built so it cannot drift.
+        .executableTarget(
+            name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch"],
+            path: "examples/host"),
         // What the test targets share: a timeout for awaits, a child-process runner, source scans.
         .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
@@ -115,9 +126,13 @@ let package = Package(
         // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
         // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
         .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "CLua", "CLuaShim"]),
+        // With the fetcher's tests, against a real HTTP/1.1 server on loopback that they start
+        // (Tests/PermitDeliveryTests/TestHTTPServer.swift: POSIX sockets, no dependency).
         .testTarget(
             name: "PermitDeliveryTests",
-            dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
+            dependencies: [
+                "PermitDelivery", "PermitFetch", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport",
+            ]
         ),
         .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
         .testTarget(
