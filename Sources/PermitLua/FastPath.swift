@@ -11,6 +11,12 @@ import PermitCore
 /// and anything else (a wrong type, an unknown key, a metatable, a text too long, a key that is
 /// not UTF-8, ...) is read again by the general path, which words the error. Only raw access
 /// is used, so no metamethod runs.
+///
+/// What must stay true: a policy cannot tell the two paths apart. Every ctx this path pushes
+/// is the table the general path would push, every decision it accepts is the one
+/// `DecisionReader` would read, and every error message is the general path's (anything
+/// doubtful goes there). `FastPathTests` and `ReminderFastPathTests` run the same policies
+/// through both and compare; a change to either path changes both, or those tests fail.
 enum FastPath {
     // MARK: Interned strings
 
