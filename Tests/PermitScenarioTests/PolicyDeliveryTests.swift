@@ -82,6 +82,25 @@ import Testing
         #expect(result.steps[4].outcome?.decision.reason == nil)
     }
 
+    /// What the app installed is in its storage: the next process serves it again, until a
+    /// reinstall empties the storage.
+    @Test func anInstalledUpdateSurvivesARelaunch() async throws {
+        let (scenario, directory) = try scenario(
+            """
+              - event: app_launch
+              - { policy_update: good-v2.bundle, expect_update: installed }
+              - terminate: true
+              - { after: 1d, event: app_launch, expect: { action: none, reason: good-v2 } }
+              - reinstall: true
+              - { event: app_launch, expect: { action: none } }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await ScenarioRunner(policy: polite, delivery: FileNameDelivery()).run(scenario)
+        #expect(failures(result) == [])
+        #expect(result.steps[3].notes.contains("policy source restored good-v2"))
+        #expect(result.steps[5].outcome?.decision.reason == nil)
+    }
+
     @Test func withoutADeliveryAPolicyUpdateIsAnInputErrorAtTheStep() async throws {
         let (scenario, directory) = try scenario("  - { event: app_launch }\n  - { policy_update: good-v2.bundle }\n")
         defer { try? FileManager.default.removeItem(at: directory) }

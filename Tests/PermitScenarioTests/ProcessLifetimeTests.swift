@@ -138,7 +138,7 @@ import Testing
             """)
         #expect(
             event
-                == "tests/example.yaml:6:5: event: step 4: feature_opened diary needs the app running, but the app's process "
+                == "tests/example.yaml:6:5: event: step 4: feature_opened feature=\"diary\" needs the app running, but the app's process "
                 + "ended at step 2 (reinstall); add an app_launch step")
         let twice = parseError("device: { os: \"17.0\" }\nsteps:\n  - terminate: true\n  - terminate: true\n")
         #expect(twice.hasPrefix("tests/example.yaml:4:5: terminate: step 2: terminate: the app's process ended at step 1"))
