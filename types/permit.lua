@@ -1,11 +1,11 @@
 ---@meta permit
--- Type annotations for Permit policy scripts (the contract: docs/reference.md#ctx), for the Lua language server
+-- Type annotations for Permit policy scripts (the contract: docs/reference/policy.md#ctx), for the Lua language server
 -- (LuaLS / sumneko). Editors then complete `ctx.` fields and check decisions as you type.
 -- This file is never loaded by Permit; `.luarc.json` at the repository root points LuaLS here.
 -- ctx is strict at run time: reading a field a class below does not list is an error with "did you mean"
--- (docs/reference.md#strict-ctx); `?` fields may be nil; table<string, ...> fields are open maps.
+-- (docs/reference/policy.md#strict-ctx); `?` fields may be nil; table<string, ...> fields are open maps.
 -- ctx describes its call: keep the values you need, not ctx (a part of a kept ctx first read after
--- its call returned is an error; docs/reference.md#ctx).
+-- its call returned is an error; docs/reference/policy.md#ctx).
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported"
@@ -159,7 +159,7 @@
 ---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)
 ---@field experiments? table<string, table<string, integer>> # { first_ask = { quiet = 50, soft = 50 } }: arms and their weights; read the install's arm as ctx.user.arms.first_ask
 
----What of the ledger outlives deleting and reinstalling the app (docs/reference.md#policy-remember-durable).
+---What of the ledger outlives deleting and reinstalling the app (docs/reference/policy.md#policy-remember-durable).
 ---@class PermitDurable
 ---@field history? ("soft_prompt"|"system_prompt"|"settings_prompt")[]
 ---@field state? string[] # keys of ctx.state, at most 16

@@ -415,7 +415,7 @@ static const int history_names[H_COUNT] = {
 
 /* The call a ctx belongs to has returned and the policy reads a part of it that was not read
    during the call: the host's source for it is gone, so this is the policy's error (a kept ctx
-   keeps what was read of it, docs/reference.md "ctx"). */
+   keeps what was read of it, docs/reference/policy.md "ctx"). */
 static void expired(lua_State *L, const char *path, const char *name, const char *verb) {
     shim_push_where(L);
     lua_pushfstring(L,

@@ -5,7 +5,7 @@ enum PackTemplate {
     /// `policy.lua`.
     static let policy = #"""
         -- {{NAME}}: a starting point written by `permit new`. Every part of a policy appears once; change
-        -- the copy and the rules, then run `permit test` (the contract: docs/reference.md#policy).
+        -- the copy and the rules, then run `permit test` (the contract: docs/reference/policy.md#policy).
 
         -- Texts are a string, or translations by locale; always include `en`.
         local copy = {
@@ -100,7 +100,7 @@ enum PackTemplate {
 
     /// `tests/first.yaml`: every scenario key in one story (a matrix of 4 cases).
     static let firstTest = #"""
-        # One story, every part of a scenario once: the reference is docs/reference.md#scenarios.
+        # One story, every part of a scenario once: the reference is docs/reference/scenarios.md#scenarios.
         name: asked in context, denied, sent to Settings
         matrix: { os: ["12.0", "16.4"], locale: [en, de] }   # 4 cases, each its own scenario
         device: { timezone: Europe/Berlin }

@@ -10,7 +10,7 @@ import PermitInput
 /// and the same commands, and returns. The `permit` executable calls it with the real console
 /// and exits with its code; tests call it with a capturing console, in their own process.
 public enum PermitCommandLine {
-    /// Runs `permit ARGUMENTS` and returns its exit code (docs/reference.md#exit-codes).
+    /// Runs `permit ARGUMENTS` and returns its exit code (docs/reference/cli.md#exit-codes).
     ///
     /// ArgumentParser exits 64 (EX_USAGE) on a usage error; `permit` promises 2 for every
     /// kind of bad input, so scripts need test for one code only. Help and `--version` go to

@@ -76,7 +76,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// One scenario of `--format json`: its steps as `permit test --format json` prints them,
     /// and the decision records of the steps that sent an event, exactly as a host's
-    /// `PermissionEngine.decisionRecords` yields them (docs/reference.md#decision-records).
+    /// `PermissionEngine.decisionRecords` yields them (docs/reference/policy.md#decision-records).
     struct ScenarioRecords: Encodable {
         let file: String
         let name: String

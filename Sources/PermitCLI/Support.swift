@@ -32,7 +32,7 @@ enum Terminal {
     }
 }
 
-/// Exit codes of docs/reference.md#exit-codes.
+/// Exit codes of docs/reference/cli.md#exit-codes.
 enum Exit {
     static let failure = ExitCode(1)
     static let badInput = ExitCode(2)

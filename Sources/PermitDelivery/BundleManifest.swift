@@ -32,7 +32,7 @@ public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvert
         self.init(numbers[0], numbers[1], numbers[2])
     }
 
-    /// The engine this library is: the policy API of docs/reference.md#policy, as shipped by `permit` 0.1.0.
+    /// The engine this library is: the policy API of docs/reference/policy.md#policy, as shipped by `permit` 0.1.0.
     public static let current = EngineVersion(0, 1, 0)
 
     /// `MAJOR.MINOR.PATCH`.

@@ -358,7 +358,7 @@ public final class PolicySource: Policy {
     /// The serving policy's durable keys: a delivered version may keep more or less.
     public var durableKeys: DurableKeys { pinnedOrCurrent.policy.durableKeys }
     /// The serving policy's experiments: an update that changes them reconciles the install's
-    /// arms at the next event (docs/reference.md#experiments).
+    /// arms at the next event (docs/reference/policy.md#experiments).
     public var experiments: [Experiment] { current.experiments }
 
     /// The version of the bundle the event in progress ran on (`nil` for the built-in policy).

@@ -1,7 +1,7 @@
 import PermitCore
 
 /// Reads a policy's `remember_durable = { history = { ... }, state = { ... } }`
-/// (docs/reference.md#policy-remember-durable) into `DurableKeys`, collecting every problem,
+/// (docs/reference/policy.md#policy-remember-durable) into `DurableKeys`, collecting every problem,
 /// as `permit check` lists them all.
 enum DurableKeysReader {
     /// The fields `remember_durable` may have.

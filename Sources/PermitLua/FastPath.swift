@@ -101,12 +101,12 @@ enum FastPath {
         let shared: Int32
     }
 
-    /// Pushes `ctx` as `LuaPolicy`'s general path builds it (docs/reference.md#ctx): a fresh table each call,
+    /// Pushes `ctx` as `LuaPolicy`'s general path builds it (docs/reference/policy.md#ctx): a fresh table each call,
     /// with the stored read-only params table. The fields most events never read (`history`,
     /// `settings`, `state`, `user`, `local_time`, and the stored `platform`, `capabilities` and
     /// `locale`) are built on first use during the call, from a snapshot of `context` written
     /// then (`LazyContext.c`), which no policy can tell apart from having them from the start
-    /// during the call (a part of a kept ctx first read after it is an error, docs/reference.md#ctx).
+    /// during the call (a part of a kept ctx first read after it is an error, docs/reference/policy.md#ctx).
     /// `context` must stay valid until the call returns (`LuaVM` closes the source then).
     static func pushContext(
         _ context: UnsafePointer<PolicyContext>, cached: Cached, lazyFields: LazyFieldsEncoder, on stack: LuaVM.LuaStack

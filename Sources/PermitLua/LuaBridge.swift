@@ -1,6 +1,6 @@
 import PermitCore
 
-/// Converts the core's values into Lua values. Names follow docs/reference.md#ctx.
+/// Converts the core's values into Lua values. Names follow docs/reference/policy.md#ctx.
 enum LuaBridge {
     static func value(_ value: PolicyValue) -> LuaValue {
         switch value {

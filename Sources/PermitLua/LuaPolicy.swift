@@ -2,7 +2,7 @@ import CLuaShim
 import Foundation
 import PermitCore
 
-/// A policy script (docs/reference.md#policy) running in its own sandboxed `LuaVM`.
+/// A policy script (docs/reference/policy.md#policy) running in its own sandboxed `LuaVM`.
 ///
 /// The VM sits behind a lock, so a `LuaPolicy` may be shared across threads while its
 /// `lua_State` is only ever entered by one of them at a time. Everything that does not change

@@ -148,7 +148,7 @@ import Testing
         #expect(result.stdout.contains("bad.lua:5: policy.experiments.copy: an experiment needs at least one arm"), "\(result.stdout)")
     }
 
-    /// docs/reference.md#decision-records lists exactly the keys the encoder writes, in order.
+    /// docs/reference/policy.md#decision-records lists exactly the keys the encoder writes, in order.
     @Test func theDocumentedRecordIsTheEncodersRecord() throws {
         #expect(try ReferenceTables().keys("record") == DecisionRecord.fieldNames)
     }

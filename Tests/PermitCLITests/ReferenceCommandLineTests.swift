@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docs/reference.md lists exactly the verbs and options of `permit`, as its argument
+/// docs/reference/cli.md lists exactly the verbs and options of `permit`, as its argument
 /// parser describes them (`--experimental-dump-help`, hidden options included).
 @Suite struct ReferenceCommandLineTests {
     let reference: ReferenceTables
@@ -48,7 +48,7 @@ import Testing
         #expect(try reference.keys("cli") == verbs.map(\.commandName))
         for verb in verbs {
             let documented = try reference.keys("cli.\(verb.commandName)")
-            #expect(Set(documented) == Set(Self.options(of: verb)), "docs/reference.md <!-- keys: cli.\(verb.commandName) -->")
+            #expect(Set(documented) == Set(Self.options(of: verb)), "docs/reference/cli.md <!-- keys: cli.\(verb.commandName) -->")
         }
     }
 
@@ -56,12 +56,12 @@ import Testing
     /// Launches the binary: ArgumentParser's own code for it is 64, and only the process's
     /// real exit status shows that the executable maps it to 2.
     @Test func aUsageErrorExitsAsDocumented() throws {
-        let text = reference.text
+        let text = try reference.page("cli")
         let section = try #require(text.range(of: "<a id=\"exit-codes\"></a>"))
         let row = try #require(text[section.upperBound...].split(separator: "\n").first { $0.contains("usage error") })
         let code = try #require(Int32(row.split(separator: "|").first?.trimmingCharacters(in: .whitespaces) ?? ""))
         let result = try CLITests.launch(["test", "--no-such-option"])
-        #expect(result.status == code, "docs/reference.md#exit-codes says \(code) for a usage error")
+        #expect(result.status == code, "docs/reference/cli.md#exit-codes says \(code) for a usage error")
         #expect(result.stderr.contains("--no-such-option"))
     }
 }

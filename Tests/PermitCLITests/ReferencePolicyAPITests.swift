@@ -5,7 +5,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitLua
 
-/// docs/reference.md's tables of the policy API list exactly what the code builds and accepts:
+/// docs/reference/policy.md's tables of the policy API list exactly what the code builds and accepts:
 /// the ctx a policy really sees (walked with `pairs` through the production path), the
 /// decision and reminder fields the reader accepts, which of them are required, and the
 /// defaults of the optional ones.
@@ -117,7 +117,7 @@ import Testing
         let seen = try Self.seenKeys(events: Self.events, ledger: Self.fullLedger)
         for table in Self.ctxTables {
             let documented = try reference.keys(table)
-            #expect(Set(documented) == seen[table] ?? [], "docs/reference.md <!-- keys: \(table) -->")
+            #expect(Set(documented) == seen[table] ?? [], "docs/reference/policy.md <!-- keys: \(table) -->")
             #expect(documented.count == Set(documented).count, "\(table) lists a key twice")
         }
     }
@@ -160,7 +160,7 @@ import Testing
     @Test func theHelperTableIsDocumented() throws {
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Ledger())
         let documented = try reference.keys("permit") + reference.keys("permit.text")
-        #expect(Set(documented) == seen["permit"] ?? [], "docs/reference.md#helpers against the sandbox's `permit` table")
+        #expect(Set(documented) == seen["permit"] ?? [], "docs/reference/policy.md#helpers against the sandbox's `permit` table")
         #expect(documented.count == Set(documented).count, "a helper is listed twice")
     }
 
@@ -237,7 +237,7 @@ import Testing
 
     /// The documented `plan_reminders` example is read as written.
     @Test func theReminderExampleIsValid() throws {
-        let text = reference.text
+        let text = try reference.page("policy")
         let start = try #require(text.range(of: "```lua\nplan_reminders = function(ctx)"))
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let function = String(text[text.index(start.lowerBound, offsetBy: 7)..<end.lowerBound])

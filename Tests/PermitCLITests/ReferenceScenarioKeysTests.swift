@@ -5,7 +5,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitScenario
 
-/// docs/reference.md lists exactly the scenario keys the parser accepts, at every level, so a
+/// docs/reference/scenarios.md lists exactly the scenario keys the parser accepts, at every level, so a
 /// reader of the docs can write every key the runner takes (and none it refuses).
 @Suite struct ReferenceScenarioKeysTests {
     let reference: ReferenceTables
@@ -58,7 +58,7 @@ import Testing
     /// The documented example is a real test of the polite pack: it parses with every key it
     /// shows, and passes when it sits in `policies/polite/tests/`.
     @Test func theReferenceExamplePassesAgainstThePolitePack() async throws {
-        let text = reference.text
+        let text = try reference.page("scenarios")
         let start = try #require(text.range(of: "```yaml\nname: iOS 9"))
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let yaml = String(text[text.index(start.lowerBound, offsetBy: 8)..<end.lowerBound])

@@ -1,27 +1,51 @@
 import Foundation
 
-/// The machine-checked parts of `docs/reference.md`: tables between `<!-- keys: NAME -->` and
-/// `<!-- end keys -->` whose rows start with the key in backticks, and the `<a id>` anchors
-/// other files link to.
+/// The reference as tests read it: the index `docs/reference.md` and its pages under
+/// `docs/reference/` (one for each kind of reader). The machine-checked parts of the pages are
+/// tables between `<!-- keys: NAME -->` and `<!-- end keys -->` whose rows start with the key in
+/// backticks, and the `<a id>` anchors other files link to.
 struct ReferenceTables {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let indexPath = "docs/reference.md"
+    static let pagesDirectory = "docs/reference"
 
-    let text: String
+    /// The index page.
+    let index: String
+    /// Every page, by its path in the repository (`docs/reference/policy.md`), in name order.
+    let pages: [(path: String, text: String)]
 
     init() throws {
-        text = try String(contentsOf: Self.repository.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        index = try String(contentsOf: Self.repository.appendingPathComponent(Self.indexPath), encoding: .utf8)
+        let directory = Self.repository.appendingPathComponent(Self.pagesDirectory)
+        pages = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".md") }.sorted()
+            .map { name in
+                ("\(Self.pagesDirectory)/\(name)", try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
+            }
     }
 
     struct MissingSection: Error, CustomStringConvertible {
         let name: String
-        var description: String { "docs/reference.md has no section <!-- keys: \(name) --> ... <!-- end keys -->" }
+        var description: String { "no page of docs/reference/ has a section <!-- keys: \(name) --> ... <!-- end keys -->" }
+    }
+
+    struct MissingPage: Error, CustomStringConvertible {
+        let name: String
+        var description: String { "docs/reference/\(name).md does not exist" }
+    }
+
+    /// The text of the page `NAME.md` under `docs/reference/`.
+    func page(_ name: String) throws -> String {
+        guard let page = pages.first(where: { $0.path == "\(Self.pagesDirectory)/\(name).md" }) else { throw MissingPage(name: name) }
+        return page.text
     }
 
     /// The cells of each row of the marked table `name` whose first cell is a key in backticks;
-    /// the first cell is returned without its backticks.
+    /// the first cell is returned without its backticks. The table may be on any page, once.
     func rows(_ name: String) throws -> [[String]] {
-        guard let start = text.range(of: "<!-- keys: \(name) -->"),
+        let marker = "<!-- keys: \(name) -->"
+        let holding = pages.filter { $0.text.contains(marker) }
+        guard holding.count == 1, let text = holding.first?.text, let start = text.range(of: marker),
             let end = text.range(of: "<!-- end keys -->", range: start.upperBound..<text.endIndex)
         else { throw MissingSection(name: name) }
         return text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> [String]? in
@@ -38,8 +62,13 @@ struct ReferenceTables {
     /// The keys of the marked table `name`, in the table's order.
     func keys(_ name: String) throws -> [String] { try rows(name).map { $0[0] } }
 
-    /// The explicit anchors (`<a id="ctx-history"></a>`), in order.
-    var anchors: [String] {
+    /// The explicit anchors of every page (`<a id="ctx-history"></a>`), page by page, in order.
+    var anchors: [(path: String, anchor: String)] {
+        pages.flatMap { page in Self.explicitAnchors(in: page.text).map { (page.path, $0) } }
+    }
+
+    /// The explicit anchors of `text` (`<a id="ctx-history"></a>`), in order.
+    static func explicitAnchors(in text: String) -> [String] {
         var found: [String] = []
         var rest = text[...]
         while let open = rest.range(of: "<a id=\"") {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PermitCore
 
-/// `remember_durable`: what survives a reinstall in the Keychain (docs/reference.md#policy-remember-durable,
+/// `remember_durable`: what survives a reinstall in the Keychain (docs/reference/policy.md#policy-remember-durable,
 /// docs/platform.md K-01).
 @Suite struct DurableLedgerTests {
     let keys = DurableKeys(histories: [.settingsPrompt], state: ["asks"])

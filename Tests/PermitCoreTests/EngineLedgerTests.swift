@@ -3,7 +3,7 @@ import Testing
 
 @testable import PermitCore
 
-/// The ledger after each event and answer (docs/reference.md#ctx-history).
+/// The ledger after each event and answer (docs/reference/policy.md#ctx-history).
 @Suite struct EngineLedgerTests {
     @Test func launchesAndForegrounds() async {
         let world = World(policy: always(.none))

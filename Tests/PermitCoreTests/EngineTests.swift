@@ -56,7 +56,7 @@ let politePolicy = ClosurePolicy(
         #expect(world.store.ledger == history)
     }
 
-    /// The scenario example of docs/reference.md#scenarios: iOS 9, denied, then enabled in Settings.
+    /// The scenario example of docs/reference/scenarios.md#scenarios: iOS 9, denied, then enabled in Settings.
     @Test func iOS9DeniedThenEnabledInSettings() async throws {
         let world = World(os: "9.3", policy: politePolicy)
         #expect(await world.engine.handle(.appLaunch).statusAfter == .notDetermined)

@@ -17,12 +17,12 @@ private func policy(_ experiments: [Experiment]) -> ClosurePolicy {
 /// Assignment of installs to experiment arms: the documented hash, the split, independence,
 /// and the rule for new policy versions.
 @Suite struct ExperimentTests {
-    /// The example docs/reference.md#experiments gives, so a backend can check its own code.
+    /// The example docs/reference/policy.md#experiments gives, so a backend can check its own code.
     @Test func theDocumentedHashExample() throws {
         #expect(ArmAssignment.position(installID: "abc", experiment: "first_ask") == 0x6fca_910a_217d_d513)
         #expect(experiment("first_ask", ["quiet": 50, "soft": 50]).arm(forInstall: "abc") == "soft")
         let reference = try String(
-            contentsOf: DocumentationTests.repository.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+            contentsOf: DocumentationTests.repository.appendingPathComponent("docs/reference/policy.md"), encoding: .utf8)
         #expect(reference.contains("gives `p = 0x6fca910a217dd513`,\n`p mod 100 = 63`, so arm `soft`"))
     }
 

@@ -143,7 +143,7 @@ import Testing
         #expect(result.toSchedule.map(\.body) == ["new"])
     }
 
-    /// The list is the whole set the policy wants (docs/reference.md#plan-reminders): what is
+    /// The list is the whole set the policy wants (docs/reference/policy.md#plan-reminders): what is
     /// missing is added, what changed replaced, what is gone removed, the same left alone.
     @Test func theListIsReconciledWithThePoliciesPendingReminders() {
         let same = ScheduledReminder(id: "permit.same", fireDate: iso("2026-01-05T20:00:00Z"), body: "same")

@@ -4,7 +4,7 @@ import Testing
 @testable import PermitCore
 
 /// The engine carries out the reconciliation and `cancel_reminders` on the device
-/// (docs/reference.md#reminder-reconcile).
+/// (docs/reference/policy.md#reminder-reconcile).
 @Suite struct ReminderReconcileEngineTests {
     /// A policy whose wanted reminders and decision the test changes between events.
     final class Script: @unchecked Sendable {

@@ -4,7 +4,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitLua
 
-/// `cancel_reminders` in a decision (docs/reference.md#decision-fields), read alike by the
+/// `cancel_reminders` in a decision (docs/reference/policy.md#decision-fields), read alike by the
 /// warm path and the general reader.
 @Suite struct CancelRemindersTests {
     func policy(_ decision: String) throws -> LuaPolicy {

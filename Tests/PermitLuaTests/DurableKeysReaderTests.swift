@@ -4,7 +4,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitLua
 
-/// `remember_durable` in a policy file (docs/reference.md#policy-remember-durable).
+/// `remember_durable` in a policy file (docs/reference/policy.md#policy-remember-durable).
 @Suite struct DurableKeysReaderTests {
     func policy(_ declaration: String) throws(PolicyError) -> LuaPolicy {
         try LuaPolicy(

@@ -5,7 +5,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitScenario
 
-/// The scenario example of docs/reference.md#scenarios, verbatim but for the policy path.
+/// The scenario example of docs/reference/scenarios.md#scenarios, verbatim but for the policy path.
 let specExample = """
     name: iOS 9 — denied, then enabled in Settings
     policy: ../policy.lua            # relative to this file; default: the pack's policy.lua

@@ -4,7 +4,7 @@ import Testing
 @testable import PermitCore
 @testable import PermitScenario
 
-/// A polite policy in Swift, shaped like the one the scenario example (docs/reference.md#scenarios) expects.
+/// A polite policy in Swift, shaped like the one the scenario example (docs/reference/scenarios.md#scenarios) expects.
 let polite = ClosurePolicy(
     name: "polite",
     decide: { ctx in

@@ -1,6 +1,6 @@
 import PermitCore
 
-/// A policy context as the plain tree of fields a Lua host would build (docs/reference.md#ctx),
+/// A policy context as the plain tree of fields a Lua host would build (docs/reference/policy.md#ctx),
 /// for the minimal C reference. Permit's own builder lives in PermitLua; this one is written
 /// from the contract so the reference does not share Permit's code.
 indirect enum ContextTree: Sendable {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* The `permit` helpers a policy calls, in plain Lua, with the results the sandbox's give (docs/
-   reference.md#helpers): both reference hosts load them, so a policy decides there as in Permit.
+   reference/policy.md#helpers): both reference hosts load them, so a policy decides there as in Permit.
    Text helpers are left out: the packs the benchmarks run do not call them. */
 #define BENCH_HELPERS \
     "permit = {" \

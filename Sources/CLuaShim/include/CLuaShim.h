@@ -252,7 +252,7 @@ enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOC
 /// operations only; call between calls.
 int permit_push_context(lua_State *L, permit_ctx_fields *f);
 /// Ends the call of the ctx last pushed: its `source` is not asked again, and a part of it not
-/// read by then is an error to read later (docs/reference.md, "ctx"). Never raises.
+/// read by then is an error to read later (docs/reference/policy.md, "ctx"). Never raises.
 void permit_lazy_close(lua_State *L);
 /// Pops the table on top into ctx.event.properties (ctx at `ctx`, made with event_kind 4, whose
 /// event table has room for it: raw operations that neither allocate nor raise).

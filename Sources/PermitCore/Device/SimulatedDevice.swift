@@ -1,6 +1,6 @@
 import Foundation
 
-/// A faithful stand-in for iOS's notification system (docs/reference.md#platform), for tests, scenarios and
+/// A faithful stand-in for iOS's notification system (docs/reference/policy.md#platform), for tests, scenarios and
 /// simulations.
 ///
 /// It keeps the device's truth (the authorization, the settings, whether the dialog was

@@ -1,6 +1,6 @@
 /// Which `return` statements of a policy's `decide` answered, with what, and how often:
 /// line coverage says a line ran, this says which decisions the scenarios actually reached
-/// (`permit test --coverage`, docs/reference.md#coverage).
+/// (`permit test --coverage`, docs/reference/cli.md#coverage).
 public struct DecisionCoverage: Sendable, Hashable {
     /// One kind of answer: the `return` that gave it, its action and its reason.
     public struct Answer: Sendable, Hashable, Comparable {

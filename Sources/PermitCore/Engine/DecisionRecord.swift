@@ -1,7 +1,7 @@
 import Foundation
 
 /// One event's outcome as a stable, versioned record for the app's analytics
-/// (docs/reference.md#decision-records), like a policy engine's decision log.
+/// (docs/reference/policy.md#decision-records), like a policy engine's decision log.
 ///
 /// Why a record apart from `Outcome`: `Outcome` is the engine's working value and may grow any
 /// way the engine needs; this is a contract with analytics pipelines, so its JSON keys are
@@ -12,7 +12,7 @@ public struct DecisionRecord: Sendable, Hashable, Encodable {
     /// The schema this build writes.
     public static let schemaVersion = 1
 
-    /// The record's keys, in the order docs/reference.md lists them (a test holds the two equal,
+    /// The record's keys, in the order docs/reference/policy.md lists them (a test holds the two equal,
     /// and equal to what `encode(to:)` writes).
     public static let fieldNames = [
         "schema", "policy", "time", "event", "status_before", "status_after", "decision", "proposed_action", "arms",

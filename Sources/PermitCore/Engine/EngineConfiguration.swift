@@ -24,7 +24,7 @@ public struct EngineConfiguration: Sendable {
         get { foregroundRecheckDelays.map { .milliseconds(Int64(($0 * 1_000).rounded())) } }
         set { foregroundRecheckDelays = newValue.map(\.timeInterval) }
     }
-    /// The install's id, from which its experiment arms are drawn (docs/reference.md#experiments).
+    /// The install's id, from which its experiment arms are drawn (docs/reference/policy.md#experiments).
     /// Pass your analytics' install id so a backend can recompute the arms; `nil` keeps the one
     /// in the ledger, or draws a random one at the first event and keeps it there.
     public var installID: String?

@@ -70,7 +70,7 @@ public struct Experiment: Sendable, Hashable {
     }
 }
 
-/// How installs are assigned to arms (docs/reference.md#experiments), in one place so the rule
+/// How installs are assigned to arms (docs/reference/policy.md#experiments), in one place so the rule
 /// and its hash are tested and documented together.
 public enum ArmAssignment {
     /// The stable hash an install's arm is drawn from: FNV-1a (64-bit) over the UTF-8 bytes of

@@ -1,4 +1,4 @@
-/// The rules the core keeps whatever the policy says (docs/reference.md#guardrails), in the order they apply.
+/// The rules the core keeps whatever the policy says (docs/reference/policy.md#guardrails), in the order they apply.
 public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// `request_permission` while the system dialog cannot appear (denied, or already granted).
     case systemDialogUnavailable = "system-dialog-unavailable"

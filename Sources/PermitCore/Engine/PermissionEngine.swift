@@ -66,7 +66,7 @@ public actor PermissionEngine {
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
     public nonisolated let storeWarnings: [String]
     /// Whether this install's fresh ledger took back what an earlier install kept durable
-    /// (`remember_durable`, docs/reference.md#policy-remember-durable).
+    /// (`remember_durable`, docs/reference/policy.md#policy-remember-durable).
     public nonisolated let restoredDurablePart: Bool
 
     /// An engine for one app session. It loads the ledger from `store` at once; one engine per
@@ -126,7 +126,7 @@ public actor PermissionEngine {
     /// cancelling the iterating task releases the subscription.
     public nonisolated var statusStream: AsyncStream<PermissionStatus> { broadcaster.subscribe() }
 
-    /// Every event's decision record (docs/reference.md#decision-records), from the next event
+    /// Every event's decision record (docs/reference/policy.md#decision-records), from the next event
     /// on, for the app's analytics. Many subscribers may listen; cancelling the iterating task
     /// releases the subscription. Records are built only while someone listens.
     public nonisolated var decisionRecords: AsyncStream<DecisionRecord> { records.subscribe() }

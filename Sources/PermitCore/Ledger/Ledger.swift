@@ -1,4 +1,4 @@
-/// The app's asking history (`ctx.history`, docs/reference.md#ctx-history).
+/// The app's asking history (`ctx.history`, docs/reference/policy.md#ctx-history).
 ///
 /// Counters only grow; times are Unix seconds or `nil`. The coding keys are the Lua names, so
 /// the JSON store, a scenario's `initial.ledger` and `expect_ledger` paths all read the same.

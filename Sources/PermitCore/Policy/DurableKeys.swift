@@ -1,5 +1,5 @@
 /// What of the ledger a policy keeps across a reinstall (`remember_durable`,
-/// docs/reference.md#policy-remember-durable).
+/// docs/reference/policy.md#policy-remember-durable).
 ///
 /// Deleting an app wipes its files and defaults, but on iOS its Keychain items have so far
 /// survived (docs/platform.md, rule R-02). A policy names the few facts that must outlive a

@@ -117,7 +117,7 @@ public protocol LineCoverageReporting {
     var lineCoverage: LineCoverage? { get }
 }
 
-/// Everything a policy sees for one event (`ctx`, docs/reference.md#ctx).
+/// Everything a policy sees for one event (`ctx`, docs/reference/policy.md#ctx).
 public struct PolicyContext: Sendable {
     /// What happened (`ctx.event`).
     public var event: AppEvent

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns a policy's reminder requests into notifications to schedule (docs/reference.md#plan-reminders).
+/// Turns a policy's reminder requests into notifications to schedule (docs/reference/policy.md#plan-reminders).
 ///
 /// A pure function of its inputs, so every rule is tested without a device: fire dates in the
 /// device's time zone, past ones dropped, badge and sound only when nothing would show the

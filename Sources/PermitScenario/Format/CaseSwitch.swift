@@ -1,7 +1,7 @@
 import PermitCore
 import PermitInput
 
-/// An expectation that depends on the case (docs/reference.md#case-values):
+/// An expectation that depends on the case (docs/reference/scenarios.md#case-values):
 /// `deep_link: { "<15.4": app_settings, default: notification_settings }` or
 /// `title: { de: "Erinnerungen", default: "Reminders" }`.
 ///

@@ -16,7 +16,7 @@ public struct ScenarioFile: Sendable, Hashable {
 }
 
 /// Finds packs (`<pack>/policy.lua` with `<pack>/tests/*.yaml`) and loose scenario files
-/// under the given paths (docs/reference.md#packs).
+/// under the given paths (docs/reference/scenarios.md#packs).
 public enum Discovery {
     /// Every scenario under `paths` (packs' `tests/` folders and loose files), sorted so runs are
     /// reproducible; a path that does not exist is an input error naming it.

@@ -2,7 +2,7 @@ import Foundation
 import PermitCore
 import PermitInput
 
-/// One scenario file: a device, a starting state and the steps a user takes (docs/reference.md#scenarios).
+/// One scenario file: a device, a starting state and the steps a user takes (docs/reference/scenarios.md#scenarios).
 public struct Scenario: Sendable {
     /// The scenario's `name` (the file name when it has none).
     public var name: String
@@ -135,7 +135,7 @@ public struct Scenario: Sendable {
         case accept, decline, dismiss, open, cancel, allow, deny
     }
 
-    /// What a step expects (docs/reference.md#expectations). `nil` fields are not checked.
+    /// What a step expects (docs/reference/scenarios.md#expectations). `nil` fields are not checked.
     public struct Expectations: Sendable {
         /// `expect`: the decision.
         public var decision: ExpectedDecision?

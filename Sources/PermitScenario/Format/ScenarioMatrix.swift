@@ -2,7 +2,7 @@ import PermitCore
 import PermitInput
 
 /// `matrix: { os: ["9.3", "16.4"], locale: [en, de] }`: one story told on several devices
-/// (docs/reference.md#matrix). Each combination of the axes' values is a case that runs as its
+/// (docs/reference/scenarios.md#matrix). Each combination of the axes' values is a case that runs as its
 /// own scenario, named `name [os=9.3, locale=de]`, so a report, `--filter` and JUnit tell the
 /// cases apart.
 struct ScenarioMatrix {

@@ -2,7 +2,7 @@ import PermitInput
 
 /// How a scenario matches a text the policy produced (an error, a `reason`, a trace line):
 /// a piece it contains, or a `/pattern/` it matches somewhere. One rule for every such
-/// expectation, so an author learns it once (docs/reference.md#text-match).
+/// expectation, so an author learns it once (docs/reference/scenarios.md#text-match).
 public enum TextMatch: Sendable, Hashable, CustomStringConvertible {
     /// The text contains this piece.
     case containing(String)

@@ -4,7 +4,7 @@ import PermitCore
 /// `--coverage-format lcov|cobertura`: the run's coverage in the formats CI services read
 /// (Codecov, GitLab, Coveralls). Lines are counted per scenario: a line's hits are the number
 /// of scenarios that ran it. Each `return` of `decide` is a branch: taken as often as a call
-/// ended there (docs/reference.md#coverage).
+/// ended there (docs/reference/cli.md#coverage).
 public enum CoverageExport {
     /// The formats.
     public enum Format: String, Sendable, CaseIterable {

@@ -4,7 +4,7 @@ import PermitInput
 
 /// `permit test --snapshot`: each scenario's timeline (its `permit run` text) stored next to it
 /// in `__snapshots__/FILE.snap`, so a policy change is reviewed as a diff of what users see
-/// (docs/reference.md#snapshots).
+/// (docs/reference/cli.md#snapshots).
 public enum GoldenTimeline {
     /// Compare with the stored timelines, or rewrite them.
     public enum Mode: Sendable {

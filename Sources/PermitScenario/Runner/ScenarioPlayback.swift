@@ -64,7 +64,7 @@ struct ScenarioPlayback {
     }
 
     /// The install id of a scenario whose `initial.ledger` sets none, so its unpinned arms are
-    /// the same on every run (docs/reference.md#scenario-user).
+    /// the same on every run (docs/reference/scenarios.md#scenario-user).
     static let installID = "scenario"
 
     /// Every app event of its own a step sends must be one the policy declares: a typo

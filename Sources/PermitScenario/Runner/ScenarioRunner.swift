@@ -3,7 +3,7 @@ import PermitCore
 import PermitInput
 
 /// Plays a scenario against the real engine on a simulated device with an injected clock
-/// (docs/reference.md#scenario-steps): a step does one thing; a prompt stays on screen until answered; a system dialog
+/// (docs/reference/scenarios.md#scenario-steps): a step does one thing; a prompt stays on screen until answered; a system dialog
 /// must be answered with allow or deny; reinstall with or without the system remembering.
 public struct ScenarioRunner: Sendable {
     /// The policy the scenario's first process runs.

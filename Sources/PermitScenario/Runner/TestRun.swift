@@ -122,7 +122,7 @@ public struct TestRun: Sendable {
         reports.filter { if case .written? = $0.snapshot { true } else { false } }.count
     }
 
-    /// docs/reference.md#exit-codes: 0 all pass, 1 a failure, 2 bad input.
+    /// docs/reference/cli.md#exit-codes: 0 all pass, 1 a failure, 2 bad input.
     public var exitCode: Int32 { hasInputErrors ? 2 : failedCount > 0 ? 1 : 0 }
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
