@@ -7,7 +7,7 @@ import Testing
 @testable import PermitScenario
 
 /// Every `app_launch` is a cold start: iOS sends didFinishLaunching once per process, so each
-/// launch builds a new engine and a new policy from what the app saved (docs/reference.md#scenario-steps).
+/// launch builds a new engine and a new policy from what the app saved (docs/reference/scenarios.md#app-process).
 @Suite struct ProcessLifetimeTests {
     /// A Lua policy that counts the launches its own VM has seen in a chunk-level local (the
     /// policy's own state, gone with its process), and says which status change it saw.
