@@ -108,10 +108,11 @@ import Testing
                   - answer: allow
                 """))
         #expect(failures(result) == [])
-        #expect(result.steps[1].notes == [
-            "the app's process ended: its engine, its policy's globals and its screen are gone; the next app_launch "
-                + "is a cold start (a soft prompt on screen went with it, unanswered)"
-        ])
+        #expect(
+            result.steps[1].notes == [
+                "the app's process ended: its engine, its policy's globals and its screen are gone; the next app_launch "
+                    + "is a cold start (a soft prompt on screen went with it, unanswered)"
+            ])
     }
 
     @Test func stepsThatNeedTheAppAfterItsProcessEndedAreInputErrors() {

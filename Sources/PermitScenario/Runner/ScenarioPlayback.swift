@@ -240,7 +240,8 @@ struct ScenarioPlayback {
         case .terminate:
             let onScreen = screen
             endProcess()
-            var note = "the app's process ended: its engine, its policy's globals and its screen are gone; "
+            var note =
+                "the app's process ended: its engine, its policy's globals and its screen are gone; "
                 + "the next app_launch is a cold start"
             if onScreen != .nothing { note += " (\(onScreen.name) on screen went with it, unanswered)" }
             result.notes.append(note)
