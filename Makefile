@@ -30,7 +30,7 @@ bench: setup
 # two short statements on one line (`a += 1; b += 1`), `let a = 1, b = 2`, several cases on one
 # line, and names that are not lower camel case (`L` for a lua_State, as Lua's own API names it).
 # `make format` rewrites the files in place; `make lint` fails on any difference.
-FORMAT_PATHS = Package.swift Sources Tests examples/host Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests
+FORMAT_PATHS = Package.swift Sources Tests Tools examples/host Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests
 lint:
 	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
 
@@ -51,7 +51,7 @@ sanitize: setup
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
 # name) fails it, and so does a public declaration without a doc comment.
-DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitScenario PermitSimulation PermitCLI
+DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
 	@$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \
@@ -69,7 +69,9 @@ demo: setup
 
 # The sandbox's attack battery (docs/security.md, "Red team"): a release build, then one case
 # per attack class through the real CLI, each policy call timed in-process. Fails unless every
-# case ends in a typed error within the time limit plus 10 %.
+# case ends in a typed error within the time limit plus 10 %. The runner is a tool
+# (Tools/permit-redteam), not part of the product; its cases are the fixtures in
+# Tools/permit-redteam/attacks/ (battery.yaml and the files it names), which tests read too.
 redteam: setup
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit-redteam

@@ -10,15 +10,22 @@ import PackageDescription
 /// in every error (it also reads libyaml's parser events through CLibYAML, the system libyaml,
 /// to check keys before Yams composes). The scenario player, bundle delivery and simulation
 /// sit side by side and never import one another: the player installs `policy_update` bundles
-/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. Only PermitCLI
+/// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. PermitFetch, the
+/// app's bundle download (URLSession; FoundationNetworking and libcurl on Linux), sits on
+/// PermitDelivery in a target of its own so that the CLI, which never downloads, links no
+/// networking and `permit` stays a static binary of its own. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
 /// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
 /// against every `import` line under Sources/.
 ///
 /// The benchmarks (a C host driving Lua directly, the minimal host, `permit-benchmark`) are a
-/// package of their own, Benchmarks/, which depends on this one by path: nothing here builds
-/// them, and `permit` links no second Lua host.
+/// package of their own, Benchmarks/, which depends on this one's library products by path:
+/// nothing here builds them, and `permit` links no second Lua host. The red team's runner is a
+/// tool (Tools/permit-redteam, `make redteam`), not a layer of the product: no test target
+/// depends on it, and the tests read its attack scripts as fixtures (Tools/permit-redteam/attacks).
+/// The C shim's public headers are the sandbox and the warm context; its test hooks are the
+/// explicit submodule `CLuaShim.TestHooks`, which only test targets import.
 ///
 ///   CLuaShim → CLua
 ///   PermitCore →
@@ -26,11 +33,12 @@ import PackageDescription
 ///   PermitInput → CLibYAML, PermitCore, Yams
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
+///   PermitFetch → PermitCore, PermitDelivery
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua
 ///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
 ///   permit → PermitCLI
-///   permit-host-example → PermitCore, PermitLua
-///   permit-redteam → PermitCore, PermitLua, PermitScenario
+///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
+///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
 let package = Package(
     name: "Permit",
     // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
@@ -43,10 +51,8 @@ let package = Package(
         .library(name: "PermitInput", targets: ["PermitInput"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
         .library(name: "PermitDelivery", targets: ["PermitDelivery"]),
+        .library(name: "PermitFetch", targets: ["PermitFetch"]),
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
-        // For Benchmarks/ only: the C shim, whose small-block pool the minimal reference host
-        // allocates from. Underscored: not an API of Permit's, and it may change at any time.
-        .library(name: "_PermitLuaShim", targets: ["CLuaShim"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
     dependencies: [
@@ -82,6 +88,9 @@ let package = Package(
             name: "PermitDelivery",
             dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // An app's bundle download: conditional GETs, a size cap, timeouts, backoff; installs
+        // through PermitDelivery's `PolicySource`. Apart so the CLI links no networking.
+        .target(name: "PermitFetch", dependencies: ["PermitCore", "PermitDelivery"]),
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",
@@ -97,21 +106,33 @@ let package = Package(
         ),
         .executableTarget(name: "permit", dependencies: ["PermitCLI"]),
         // `make redteam`: the sandbox's attack battery, run through the real CLI and timed in-process.
-        .executableTarget(name: "permit-redteam", dependencies: ["PermitCore", "PermitLua", "PermitScenario"]),
-        // A host configuring budgets, prompt cap and store location; built so it cannot drift.
-        .executableTarget(name: "permit-host-example", dependencies: ["PermitCore", "PermitLua"], path: "examples/host"),
+        // A tool, not the product; its cases are the data under attacks/, which the tests read too.
+        .executableTarget(
+            name: "permit-redteam",
+            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")],
+            path: "Tools/permit-redteam",
+            exclude: ["attacks"]
+        ),
+        // A host configuring budgets, prompt cap and store location, and fetching bundles
+        // (docs/bundles.md's code); built so it cannot drift.
+        .executableTarget(
+            name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch"],
+            path: "examples/host"),
         // What the test targets share: a timeout for awaits, a child-process runner, source scans.
         .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
         .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
-        // The red-team battery is where the attack scripts live; the guard tests replay its
-        // reproducers rather than keep copies of their own (the one executable a test target
-        // depends on: the battery moves to a library of its own later).
-        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "permit-redteam"]),
+        // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
+        // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
+        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "CLua", "CLuaShim"]),
+        // With the fetcher's tests, against a real HTTP/1.1 server on loopback that they start
+        // (Tests/PermitDeliveryTests/TestHTTPServer.swift: POSIX sockets, no dependency).
         .testTarget(
             name: "PermitDeliveryTests",
-            dependencies: ["PermitDelivery", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport"]
+            dependencies: [
+                "PermitDelivery", "PermitFetch", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport",
+            ]
         ),
         .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
         .testTarget(

@@ -9,7 +9,7 @@ import PackageDescription
 ///
 ///     cd Benchmarks && swift run -c release permit-benchmark ../policies/polite/policy.lua
 ///
-///   PermitBenchReference → CLuaReference, _PermitLuaShim
+///   PermitBenchReference → CLuaReference
 ///   PermitBench → PermitBenchReference, PermitCore, PermitLua
 ///   permit-benchmark → ArgumentParser, PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
 let package = Package(
@@ -28,12 +28,8 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"]), .brew(["lua@5.4"])]
         ),
-        // The C hosts. The minimal host also runs on Permit's small-block pool (CLuaShim's
-        // small_pool.h, the root's `_PermitLuaShim` product) to tell the allocator's share apart.
-        .target(
-            name: "PermitBenchReference",
-            dependencies: ["CLuaReference", .product(name: "_PermitLuaShim", package: "Permit")]
-        ),
+        // The C hosts: plain Lua on the C library's allocator, as a minimal C + Lua host has it.
+        .target(name: "PermitBenchReference", dependencies: ["CLuaReference"]),
         .target(
             name: "PermitBench",
             dependencies: [

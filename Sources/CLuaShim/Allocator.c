@@ -2,6 +2,7 @@
    code can run, charges big allocations to the instruction budget, and keeps small blocks in
    the VM's pool (small_pool.h). */
 #include "shim_internal.h"
+#include "permit_test_hooks.h"
 #include <stdlib.h>
 
 static void fail_allocation_disarm(permit_vm *vm) {

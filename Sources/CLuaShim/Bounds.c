@@ -14,6 +14,7 @@
  * string.format's %q and load are charged by their own wrappers (ChargedLib.c, BaseLib.c).
  */
 #include "shim_internal.h"
+#include "permit_test_hooks.h"
 #include <lauxlib.h>
 #include <string.h>
 

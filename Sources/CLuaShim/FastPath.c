@@ -5,7 +5,7 @@
  * passes its slot; a key is then one lua_rawgeti instead of hashing the text on every call. Every function here uses raw access only (no metamethod can run) and runs
  * between calls, while the memory cap is off, like the rest of the host's pushes.
  */
-#include "CLuaShim.h"
+#include "permit_context.h"
 #include "lazy_context.h"
 #include "sandbox_guards.h"
 #include <lauxlib.h>

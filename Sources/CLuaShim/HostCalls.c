@@ -287,7 +287,6 @@ void permit_host_error(lua_State *L, const char *message) {
 }
 
 void permit_pop(lua_State *L, int n) { lua_pop(L, n); }
-void permit_newtable(lua_State *L, int narr, int nrec) { lua_createtable(L, narr, nrec); }
 const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len) {
     if (lua_type(L, idx) != LUA_TSTRING) {
         *len = 0;

@@ -1,7 +1,7 @@
 /* Values from the host, pushed under protection. Making a string or a table can raise a memory
    error; raised outside a protected call it would abort the process, and raised while Swift
    code is on the C stack it would unwind through Swift frames. So the host describes its
-   values (flattened, CLuaShim.h's permit_value) and C builds them inside lua_pcall. */
+   values (flattened, permit_sandbox.h's permit_value) and C builds them inside lua_pcall. */
 #include "shim_internal.h"
 #include <lauxlib.h>
 #include <stdlib.h>

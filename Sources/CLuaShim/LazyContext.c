@@ -35,9 +35,10 @@
  * so a memory error at any point leaves each lazy key either set and marked or absent and lazy
  * (LazyContextAtomicityTests fails an allocation at every step to hold this).
  */
-#include "CLuaShim.h"
+#include "permit_context.h"
 #include "lazy_context.h"
 #include "shim_internal.h"
+#include "permit_test_hooks.h"
 #include <lauxlib.h>
 #include <string.h>
 

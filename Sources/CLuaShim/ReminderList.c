@@ -19,7 +19,7 @@
  * so without the cap a small list could ask the host for gigabytes). Raw access only; nothing is
  * allocated and nothing raises.
  */
-#include "CLuaShim.h"
+#include "permit_context.h"
 #include "sandbox_guards.h"
 #include <string.h>
 

@@ -17,7 +17,7 @@
  * The metatables carry __metatable = false, like the read-only proxies: getmetatable shows no
  * host table and setmetatable cannot replace it.
  */
-#include "CLuaShim.h"
+#include "permit_context.h"
 #include "lazy_context.h"
 #include "shim_internal.h"
 #include <lauxlib.h>

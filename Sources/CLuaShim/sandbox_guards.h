@@ -1,8 +1,11 @@
 #ifndef PERMIT_SANDBOX_GUARDS_H
 #define PERMIT_SANDBOX_GUARDS_H
 /*
- * The sandbox's guards against the linked Lua's known bugs (lua544_guards.c) and against
- * single C calls that would run past the time limit (charged_lib.c).
+ * Private to the shim: included by its C files alone (through shim_internal.h, and directly by
+ * FastPath.c and ReminderList.c), never by a host or a test.
+ *
+ * The sandbox's guards against the linked Lua's known bugs (Lua544Guards.c) and against
+ * single C calls that would run past the time limit (ChargedLib.c).
  *
  * Both files replace library functions with wrappers while the sandbox is built; they reach
  * the VM's budget only through the functions below, which the budget code provides.

@@ -1,9 +1,12 @@
 #ifndef PERMIT_SHIM_INTERNAL_H
 #define PERMIT_SHIM_INTERNAL_H
-/* What the shim's C files share and the host never sees: the per-VM state behind the
-   allocator's user data, the registry keys, and the helpers one concern offers another
-   (charging the budget, raising a guard error, read-only proxies, a fresh environment). */
-#include "CLuaShim.h"
+/* Private to the shim: included by its C files alone, never by a host or a test. What they
+   share and the host never sees: the per-VM state behind the allocator's user data (it holds
+   the sandbox's and the warm context's state, so it includes both public headers), the
+   registry keys, and the helpers one concern offers another (charging the budget, raising a
+   guard error, read-only proxies, a fresh environment). */
+#include "permit_sandbox.h"
+#include "permit_context.h"
 #include "small_pool.h"
 #include "sandbox_guards.h"
 #include <lua.h>

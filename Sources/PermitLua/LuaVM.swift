@@ -15,8 +15,8 @@ import CLuaShim
 public final class LuaVM {
     /// The limits every call runs under.
     public let limits: LuaLimits
-    /// The state; internal for tests that replace its allocator (BoundaryTests), nothing else
-    /// outside this file touches it.
+    /// The state; internal for the tests (BoundaryTests replaces its allocator, TestHooks.swift
+    /// calls the shim's test hooks on it), nothing else outside this file touches it.
     let L: OpaquePointer
     private let id: UInt64
     // A VM is used by one thread at a time (its owner's lock) and never re-entered (`running`):
@@ -323,28 +323,12 @@ public final class LuaVM {
         return LuaTrace(text: text, truncated: truncated != 0, droppedBytes: dropped)
     }
 
-    /// Tests: the sandbox's base table (every global a policy can read, the library tables
-    /// among them), to enumerate what the sandbox exposes.
-    func sandboxBase() throws(LuaError) -> LuaRef {
-        guard lua_checkstack(L, 2) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
-        let base = lua_gettop(L)
-        defer { lua_settop(L, base) }
-        permit_push_sandbox_base(L)
-        return try makeRef(L, at: -1, typeName: "table")
-    }
-
     /// Bytes currently allocated by the VM.
     public var memoryInUse: Int { permit_memory_used(L) }
     /// Highest `memoryInUse` so far.
     public var peakMemory: Int { permit_memory_peak(L) }
     /// Instructions (and charged C work) used by the last call, to the hook's granularity (1000).
     public var instructionsUsedByLastCall: Int { Int(permit_instructions_used(L)) }
-    /// Tests only: refuses the `n`th allocation that grows memory while policy code runs (and
-    /// Lua's retry of it), as if the memory cap were reached there; 0 disarms. Lets a test put
-    /// an out-of-memory error at every step of an operation in turn.
-    func failAllocation(_ n: Int) { permit_fail_allocation(L, UInt64(n)) }
-    /// Tests only: the armed failure has not happened yet.
-    var allocationFailurePending: Bool { permit_fail_allocation_pending(L) != 0 }
     /// Number of live registry references made by this VM.
     public var liveReferenceCount: Int { liveRefs.count }
 
@@ -405,8 +389,9 @@ public final class LuaVM {
     // MARK: Internals
 
     /// References the value at `index` of `L` (the main state or a coroutine:
-    /// the registry is shared, so the ref works from any thread of this VM).
-    private func makeRef(_ L: OpaquePointer, at index: Int32, typeName: String) throws(LuaError) -> LuaRef {
+    /// the registry is shared, so the ref works from any thread of this VM). Internal, not
+    /// private: the tests reference the sandbox's base table through it.
+    func makeRef(_ L: OpaquePointer, at index: Int32, typeName: String) throws(LuaError) -> LuaRef {
         guard lua_checkstack(L, 1) != 0 else { throw LuaError(kind: .invalidUse, message: "Lua stack exhausted") }
         lua_pushvalue(L, index)
         let slot = permit_ref(L)

@@ -20,17 +20,19 @@ import Testing
         #expect(names == Guardrail.allCases.map(\.rawValue))
     }
 
-    /// Every code block the README marks `<!-- snippet: FILE -->` is, character for character,
-    /// the region of FILE between `// snippet: begin` and `// snippet: end`. FILE is compiled
-    /// with the package, so the README's code cannot stop compiling unnoticed.
-    @Test func theReadmesSnippetsAreTheCompiledFiles() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let snippets = Self.markedSnippets(in: readme)
-        #expect(!snippets.isEmpty, "the README shows the library's use from a compiled file")
+    /// Every code block the README (and docs/bundles.md, for fetching bundles) marks
+    /// `<!-- snippet: FILE -->` is, character for character, the region of FILE between
+    /// `// snippet: begin` and `// snippet: end`. FILE is compiled with the package, so the
+    /// pages' code cannot stop compiling unnoticed.
+    @Test(arguments: ["README.md", "docs/bundles.md"])
+    func thePagesSnippetsAreTheCompiledFiles(page: String) throws {
+        let text = try String(contentsOf: Self.repository.appendingPathComponent(page), encoding: .utf8)
+        let snippets = Self.markedSnippets(in: text)
+        #expect(!snippets.isEmpty, "\(page) shows the library's use from a compiled file")
         for (path, block) in snippets {
             let source = try String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)
             let region = try #require(Self.region(of: source), "\(path) has no `// snippet: begin` ... `// snippet: end`")
-            #expect(block == region, "README's block from \(path) differs from the file; copy the region again")
+            #expect(block == region, "\(page)'s block from \(path) differs from the file; copy the region again")
         }
     }
 

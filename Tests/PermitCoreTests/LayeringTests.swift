@@ -111,7 +111,8 @@ import Testing
         let targets = try Self.declaredTargets()
         let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
         let platform: Set<String> = [
-            "Foundation", "Dispatch", "Glibc", "Musl", "Darwin", "Security", "UIKit", "UserNotifications", "os", "Testing",
+            "Foundation", "FoundationNetworking", "Dispatch", "Glibc", "Musl", "Darwin", "Security", "UIKit", "UserNotifications",
+            "os", "Testing",
         ]
         let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#
         for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
@@ -127,6 +128,57 @@ import Testing
                     )
                 }
             }
+        }
+    }
+
+    /// The C shim's test hooks (`CLuaShim.TestHooks`, permit_test_hooks.h) are the tests' alone:
+    /// no target that ships, nor a tool or the example host, imports them.
+    @Test func onlyTestsImportTheShimsTestHooks() throws {
+        let targets = try Self.declaredTargets()
+        for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
+            guard !(target.path ?? "").hasPrefix("Tests/") else { continue }
+            for (file, text) in try Self.swiftFiles(of: target) {
+                for line in SourceScan.lines(of: text, containing: "TestHooks") {
+                    let importsHooks = line.contains(#/^\s*(?:@\w+\s+)*import\s+CLuaShim\.TestHooks\b/#)
+                    #expect(!importsHooks, "\(target.name)/\(file) imports the shim's test hooks, which only test targets may")
+                }
+            }
+        }
+    }
+
+    /// Every target `name` depends on, directly or not.
+    static func closure(of name: String, in targets: [String: Target]) -> Set<String> {
+        var closure: Set<String> = [], next: [String] = [name]
+        while let name = next.popLast() {
+            for dependency in targets[name]?.dependencies ?? [] where closure.insert(dependency).inserted {
+                next.append(dependency)
+            }
+        }
+        return closure
+    }
+
+    /// Networking (FoundationNetworking, which brings libcurl on Linux) is PermitFetch's
+    /// alone, so the layers the CLI links stay free of it.
+    @Test func onlyTheFetcherImportsNetworking() throws {
+        let targets = try Self.declaredTargets()
+        for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {
+            for (file, text) in try Self.swiftFiles(of: target) {
+                let importsNetworking = SourceScan.lines(of: text, containing: "import FoundationNetworking").contains {
+                    $0.trimmingCharacters(in: .whitespaces).hasPrefix("import ")
+                }
+                #expect(
+                    !importsNetworking || target.name == "PermitFetch",
+                    "\(target.name)/\(file) imports FoundationNetworking; downloads belong in PermitFetch")
+            }
+        }
+    }
+
+    /// The Swift files of a target, by path relative to its folder, with their text.
+    static func swiftFiles(of target: Target) throws -> [(String, String)] {
+        let directory = Self.repository.appendingPathComponent(target.path ?? "Sources/\(target.name)")
+        let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        return try files.filter { $0.hasSuffix(".swift") }.map {
+            ($0, try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8))
         }
     }
 
@@ -151,21 +203,18 @@ import Testing
         #expect(targets["PermitScenario"]?.dependencies.contains("PermitLua") == false)
         #expect(targets["permit"]?.dependencies == ["PermitCLI"], "the verbs live in PermitCLI, not in the executable")
         // Tests run the product's code, not its executables: they launch the built `permit`
-        // when they need a real process. The red-team battery is the one executable a test
-        // target depends on (the Lua guard tests replay its reproducers).
+        // when they need a real process, and read the red team's attack scripts as fixtures.
         let executables = Set(targets.values.filter { $0.kind == "executableTarget" }.map(\.name))
         for target in targets.values where target.kind == "testTarget" || support.contains(target.name) {
-            let reached = target.dependencies.intersection(executables).subtracting(["permit-redteam"])
+            let reached = target.dependencies.intersection(executables)
             #expect(reached.isEmpty, "\(target.name) depends on the executables \(reached.sorted())")
         }
         // The core's tests build no CLI (nor anything above the core but test support).
-        var closure: Set<String> = [], next: [String] = ["PermitCoreTests"]
-        while let name = next.popLast() {
-            for dependency in targets[name]?.dependencies ?? [] where closure.insert(dependency).inserted {
-                next.append(dependency)
-            }
-        }
+        let closure = Self.closure(of: "PermitCoreTests", in: targets)
         #expect(closure == ["PermitCore", "PermitTestSupport"], "PermitCoreTests builds \(closure.sorted())")
+        // The CLI never downloads: `permit` links no PermitFetch, so no FoundationNetworking
+        // (libcurl on Linux), and links statically without it.
+        #expect(!Self.closure(of: "permit", in: targets).contains("PermitFetch"), "permit links the bundle fetcher")
         // The product's CLI carries no benchmark: the measuring hosts live in Benchmarks/.
         #expect(!(targets["PermitCLI"]?.dependencies ?? []).contains { $0.hasPrefix("PermitBench") })
         #expect(targets.keys.allSatisfy { !$0.hasPrefix("PermitBench") && $0 != "permit-benchmark" })

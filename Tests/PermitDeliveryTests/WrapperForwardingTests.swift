@@ -32,8 +32,8 @@ import Testing
             ])
     }
 
-    /// Every type in `Sources/` that conforms to `Policy` and holds another policy declares
-    /// every requirement itself.
+    /// Every type in `Sources/` and `Tools/` that conforms to `Policy` and holds another policy
+    /// declares every requirement itself.
     @Test func everyWrapperInTheSourcesDeclaresEveryRequirement() throws {
         let required = try Self.requirements()
         let wrappers = try Self.wrapperBodies()
@@ -79,13 +79,13 @@ import Testing
         #expect(probe.handled.current == ["seen"])
     }
 
-    /// The body of each type in `Sources/` that conforms to `Policy` and holds another policy
-    /// (`any Policy` or a `LuaPolicy`).
+    /// The body of each type in `Sources/` and `Tools/` (the red team's runner) that conforms to
+    /// `Policy` and holds another policy (`any Policy` or a `LuaPolicy`).
     static func wrapperBodies() throws -> [String: String] {
-        let sources = repository.appendingPathComponent("Sources")
-        let files =
-            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        let files = ["Sources", "Tools"].flatMap { folder in
+            FileManager.default.enumerator(at: repository.appendingPathComponent(folder), includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        }
         let declaration = /(?:struct|class|actor)\s+(\w+)\s*:[^{]*\bPolicy\b[^{]*\{/
         var bodies: [String: String] = [:]
         for file in files {

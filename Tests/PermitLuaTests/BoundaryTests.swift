@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import CLuaShim.TestHooks
 import Testing
 
 @testable import PermitCore

@@ -3,13 +3,21 @@ import PermitCore
 import Testing
 
 @testable import PermitLua
-@testable import permit_redteam
 
 /// The bugs of Lua 5.4.4 (Debian 12's liblua5.4) a policy can reach, each held by the sandbox.
 /// Without the guards these scripts crash the process or misbehave silently.
 @Suite struct Lua544GuardTests {
     /// Room for the issue's 20,000 coroutines, so the nesting limit (not memory) is what stops it.
     static let roomy = LuaLimits(instructionsPerCall: 200_000_000, timeLimitMilliseconds: 60_000, memoryBytes: 256 << 20)
+
+    /// The red team's close-chain reproducer with `links` coroutines, read from its fixture
+    /// (the battery's own file, so the two cannot drift): a policy whose `decide` builds the chain.
+    static func closeChainPolicy(links: Int) throws -> String {
+        let repository = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = repository.appendingPathComponent("Tools/permit-redteam/attacks/crash/close-chain.lua")
+        return try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "{{LINKS}}", with: String(links))
+    }
 
     static let context: PolicyContext = {
         let version = try! OSVersion(parsing: "16.4")
@@ -21,7 +29,7 @@ import Testing
 
     @Test func theIssuesCloseChainEndsInATypedErrorThroughLuaPolicy() throws {
         // The close-chain reproducer (20,000 links) through the path `permit run` takes.
-        let source = Battery.policy(Battery.closeChain(20_000))
+        let source = try Self.closeChainPolicy(links: 20_000)
         for limits in [LuaLimits.default, Self.roomy] {
             let policy = try LuaPolicy(source: source, chunkName: "crash.lua", limits: limits)
             do {
@@ -37,9 +45,10 @@ import Testing
         }
     }
 
-    @Test func aCloseChainIsStoppedByTheNestingLimit() {
+    @Test func aCloseChainIsStoppedByTheNestingLimit() throws {
         let vm = LuaVM(limits: Self.roomy)
-        let e = failure(vm, Battery.closeChain(1000))
+        // The policy file's chunk as a function's body, then its decide called.
+        let e = failure(vm, "local policy = (function()\n\(try Self.closeChainPolicy(links: 1000))\nend)()\nreturn policy.decide({})")
         #expect(e?.kind == .nestingTooDeep, "\(String(describing: e))")
         #expect(e?.message.contains("coroutine.close") == true)
         expectHealthy(vm)

@@ -8,8 +8,6 @@ public struct MinimalComparison: Sendable {
     public let permitNanoseconds: Double
     /// The minimal host's CPU time per event for the same policy calls, in nanoseconds.
     public let minimalNanoseconds: Double
-    /// The same host allocating from Permit's pool (`MinimalReference`), in nanoseconds.
-    public let pooledNanoseconds: Double
     /// Permit's policy layer alone on the same calls (`PolicyLayerReplay`), in nanoseconds: the
     /// part of `permitNanoseconds` that is not the engine's.
     public let policyLayerNanoseconds: Double
@@ -20,19 +18,16 @@ public struct MinimalComparison: Sendable {
 
     /// How many times the minimal host's cost Permit's is (the goal is ≤ 1.5).
     public var ratio: Double { permitNanoseconds / max(1, minimalNanoseconds) }
-    /// How many times the pooled host's cost Permit's is.
-    public var pooledRatio: Double { permitNanoseconds / max(1, pooledNanoseconds) }
     /// How many times the minimal host's cost Permit's policy layer alone is.
     public var policyLayerRatio: Double { policyLayerNanoseconds / max(1, minimalNanoseconds) }
 
     /// A comparison of Permit's CPU time per call with the minimal host's, and the ctx fields read.
     public init(
-        permitNanoseconds: Double, minimalNanoseconds: Double, pooledNanoseconds: Double,
+        permitNanoseconds: Double, minimalNanoseconds: Double,
         policyLayerNanoseconds: Double, policyLayerFailedCalls: Int = 0, reads: [String]
     ) {
         self.permitNanoseconds = permitNanoseconds
         self.minimalNanoseconds = minimalNanoseconds
-        self.pooledNanoseconds = pooledNanoseconds
         self.policyLayerNanoseconds = policyLayerNanoseconds
         self.policyLayerFailedCalls = policyLayerFailedCalls
         self.reads = reads
@@ -53,7 +48,7 @@ extension Bench {
         for index in 0..<iterations { _ = await recording.handle(events[index % events.count]) }
         let calls = recorder.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
         var permit = Double.infinity
-        var minimal = Double.infinity, pooled = Double.infinity
+        var minimal = Double.infinity
         var reads: [String] = []
         for _ in 0..<MinimalReference.rounds {
             let engine = makeEngine(policy: policy, os: os)
@@ -64,14 +59,13 @@ extension Bench {
                 let measured = try MinimalReference.measure(
                     source: source, calls: calls, declaredEvents: policy.declaredEvents)
                 minimal = measured.cpuNanoseconds / Double(iterations)
-                pooled = measured.pooledCpuNanoseconds / Double(iterations)
                 reads = measured.reads
             }
         }
         let layer = try PolicyLayerReplay.measure(
             source: source, chunkName: policy.chunkName, limits: policy.limits, calls: calls)
         return MinimalComparison(
-            permitNanoseconds: permit, minimalNanoseconds: minimal, pooledNanoseconds: pooled,
+            permitNanoseconds: permit, minimalNanoseconds: minimal,
             policyLayerNanoseconds: layer.cpuNanoseconds / Double(iterations), policyLayerFailedCalls: layer.failedCalls,
             reads: reads)
     }

@@ -8,21 +8,15 @@ import PermitCore
 /// runs must give the same decisions (a checksum of every action and reminder list), so the
 /// dropped fields provably did not matter.
 ///
-/// The timed replays run twice: in a state that allocates as `luaL_newstate`'s does (the C
-/// library's malloc, realloc and free: plain Lua, the host the goal is set on), and in one whose
-/// small blocks come from the free lists Permit's own VMs use. The C library's allocator is
-/// about a quarter of the first host's time, so the second is the nearer limit: against it the
-/// ratio measures everything Permit does except how it allocates (docs/performance.md).
+/// The host allocates as `luaL_newstate`'s state does (the C library's malloc, realloc and
+/// free): plain Lua, as a minimal C + Lua host has it, and the host the goal is set on.
+/// Permit's own VMs take their small blocks from free lists (docs/performance.md, "The small
+/// pool"), which is part of what the ratio credits Permit with.
 public enum MinimalReference {
     /// What the minimal host cost for the calls.
     public struct Measurement: Sendable {
         /// CPU time of the best round for all the calls, in nanoseconds (the C library's allocator).
         public let cpuNanoseconds: Double
-        /// The same with Permit's pooled allocator.
-        public let pooledCpuNanoseconds: Double
-        /// The 64 KiB chunks the pooled host's free lists took from the C library: more than
-        /// none shows the pool served its small blocks (none where `poolIsOn` is false).
-        public let pooledChunks: Int
         /// The calls made in a round.
         public let calls: Int
         /// The ctx paths the policy read (`x.*`: a table it iterated).
@@ -34,10 +28,6 @@ public enum MinimalReference {
         /// Why, in the reference host's words.
         public let description: String
     }
-
-    /// Whether this build's pool holds small blocks (not under AddressSanitizer, which must see
-    /// every block; the pooled host then allocates as the plain one does).
-    public static var poolIsOn: Bool { permit_reference_pool_is_on() != 0 }
 
     /// How many times each side of a comparison is measured; the best (lowest CPU) counts, on
     /// both sides: the same estimator for Permit's runs as for the host's replays.
@@ -52,22 +42,20 @@ public enum MinimalReference {
         let trees = calls.map { (tree: ContextTree($0.context, declaredEvents: declaredEvents), planning: $0.planning) }
         var full = ReferenceProgram()
         for call in trees { full.append(call.tree, planning: call.planning) }
-        let discovery = try run(source: source, program: full, rounds: 1, pooled: false, trackReads: true)
+        let discovery = try run(source: source, program: full, rounds: 1, trackReads: true)
         let reads = Set(discovery.reads)
         var minimal = ReferenceProgram()
         for call in trees { minimal.append(call.tree.pruned(to: reads) ?? .table([]), planning: call.planning) }
-        let timed = try run(source: source, program: minimal, rounds: rounds, pooled: false, trackReads: false)
-        let pooled = try run(source: source, program: minimal, rounds: rounds, pooled: true, trackReads: false)
-        guard timed.run.checksum == discovery.run.checksum, pooled.run.checksum == discovery.run.checksum else {
+        let timed = try run(source: source, program: minimal, rounds: rounds, trackReads: false)
+        guard timed.run.checksum == discovery.run.checksum else {
             throw Failure(description: "the minimal ctx changed the policy's decisions (reads: \(discovery.reads))")
         }
         return Measurement(
-            cpuNanoseconds: timed.run.cpu_ns, pooledCpuNanoseconds: pooled.run.cpu_ns,
-            pooledChunks: Int(pooled.run.pool_chunks), calls: Int(timed.run.calls), reads: discovery.reads.sorted())
+            cpuNanoseconds: timed.run.cpu_ns, calls: Int(timed.run.calls), reads: discovery.reads.sorted())
     }
 
     private static func run(
-        source: String, program: ReferenceProgram, rounds: Int, pooled: Bool, trackReads: Bool
+        source: String, program: ReferenceProgram, rounds: Int, trackReads: Bool
     ) throws -> (run: permit_reference_run, reads: [String]) {
         guard program.cachedTables <= 64 else { throw Failure(description: "more than 64 distinct platforms") }
         var result = permit_reference_run()
@@ -80,7 +68,7 @@ public enum MinimalReference {
                     reads.withUnsafeMutableBufferPointer { reads in
                         permit_minimal_reference(
                             source, source.utf8.count, cacheOps.baseAddress, cacheOps.count, ops.baseAddress, ops.count,
-                            strings.baseAddress, Int32(rounds), pooled ? 1 : 0, trackReads ? reads.baseAddress : nil,
+                            strings.baseAddress, Int32(rounds), trackReads ? reads.baseAddress : nil,
                             readsSize, &result, &error, errorSize)
                     }
                 }

@@ -126,8 +126,8 @@ static int build(lua_State *L, const permit_reference_op *op, const char *string
     return 0;
 }
 
-static lua_State *open_minimal(const char *source, size_t length, small_pool *pool, char *error, size_t error_size) {
-    return bench_open_policy(minimal_prelude, source, length, pool, error, error_size);
+static lua_State *open_minimal(const char *source, size_t length, char *error, size_t error_size) {
+    return bench_open_policy(minimal_prelude, source, length, error, error_size);
 }
 
 static int ref_field(lua_State *L, const char *name, int want_table) {
@@ -182,12 +182,11 @@ static int fail(lua_State *L, char *error, size_t error_size) {
     return -1;
 }
 
-/* The measurement in a state allocating from `pool` (NULL: the C library); the state is closed
-   on every path, the pool left for the caller to release. */
-static int measure(const char *source, size_t length, const permit_reference_op *cache_ops, size_t cache_count,
-                   const permit_reference_op *ops, size_t count, const char *strings, int rounds, char *reads,
-                   size_t reads_size, small_pool *pool, permit_reference_run *run, char *error, size_t error_size) {
-    lua_State *L = open_minimal(source, length, pool, error, error_size);
+int permit_minimal_reference(const char *source, size_t length, const permit_reference_op *cache_ops,
+                             size_t cache_count, const permit_reference_op *ops, size_t count,
+                             const char *strings, int rounds, char *reads, size_t reads_size,
+                             permit_reference_run *run, char *error, size_t error_size) {
+    lua_State *L = open_minimal(source, length, error, error_size);
     if (L == NULL) return -1;
     refs r;
     memset(&r, 0, sizeof r);
@@ -226,18 +225,3 @@ static int measure(const char *source, size_t length, const permit_reference_op 
     lua_close(L);
     return 0;
 }
-
-int permit_minimal_reference(const char *source, size_t length, const permit_reference_op *cache_ops,
-                             size_t cache_count, const permit_reference_op *ops, size_t count,
-                             const char *strings, int rounds, int pooled, char *reads, size_t reads_size,
-                             permit_reference_run *run, char *error, size_t error_size) {
-    small_pool pool;
-    memset(&pool, 0, sizeof pool);
-    int status = measure(source, length, cache_ops, cache_count, ops, count, strings, rounds, reads, reads_size,
-                         pooled ? &pool : NULL, run, error, error_size);
-    run->pool_chunks = (int64_t)small_pool_chunk_count(&pool);
-    small_pool_release(&pool);
-    return status;
-}
-
-int permit_reference_pool_is_on(void) { return small_pool_holds(16); }

@@ -3,14 +3,8 @@
 #include <lualib.h>
 #include <stdio.h>
 
-/* Permit's VM allocator without its memory cap. */
-static void *pooled_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    return small_pool_lua_alloc((small_pool *)ud, ptr, ptr != NULL ? osize : 0, nsize);
-}
-
-lua_State *bench_open_policy(const char *prelude, const char *source, size_t length, small_pool *pool, char *error,
-                             size_t error_size) {
-    lua_State *L = pool != NULL ? lua_newstate(pooled_alloc, pool) : luaL_newstate();
+lua_State *bench_open_policy(const char *prelude, const char *source, size_t length, char *error, size_t error_size) {
+    lua_State *L = luaL_newstate();
     if (L == NULL) {
         snprintf(error, error_size, "out of memory");
         return NULL;

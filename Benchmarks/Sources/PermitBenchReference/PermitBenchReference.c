@@ -136,7 +136,7 @@ static int read_decision(lua_State *L) {
 }
 
 static lua_State *open_policy(const char *source, size_t length, char *error, size_t error_size) {
-    return bench_open_policy(prelude, source, length, NULL, error, error_size);
+    return bench_open_policy(prelude, source, length, error, error_size);
 }
 
 int permit_reference_decisions(const char *source, size_t length, int iterations, double *samples,

@@ -1,7 +1,6 @@
 #ifndef PERMIT_BENCH_OPEN_POLICY_H
 #define PERMIT_BENCH_OPEN_POLICY_H
 #include <lua.h>
-#include <small_pool.h>
 #include <stddef.h>
 
 /* The `permit` helpers a policy calls, in plain Lua, with the results the sandbox's give (docs/
@@ -29,11 +28,8 @@
 
 /* A plain Lua state (all standard libraries, no sandbox) that ran `prelude` and then the
    policy `source`, with the policy's table on top; NULL with the reason in `error` otherwise.
-   Shared by both reference hosts, so they load a policy exactly alike. With `pool` NULL the
-   state allocates as luaL_newstate's does (the C library's realloc and free); otherwise its
-   small blocks come from `pool`, the free lists Permit's own VMs use (CLuaShim's small_pool),
-   which the caller releases after lua_close. */
-lua_State *bench_open_policy(const char *prelude, const char *source, size_t length, small_pool *pool, char *error,
-                             size_t error_size);
+   Shared by both reference hosts, so they load a policy exactly alike. The state allocates as
+   luaL_newstate's does (the C library's realloc and free), as a minimal C + Lua host's would. */
+lua_State *bench_open_policy(const char *prelude, const char *source, size_t length, char *error, size_t error_size);
 
 #endif

@@ -197,8 +197,6 @@ struct BenchmarkRun: Sendable {
         print(String(format: "  permit engine   %6.0f ns", comparison.permitNanoseconds))
         print(String(format: "  minimal host    %6.0f ns", comparison.minimalNanoseconds))
         print(String(format: "  ratio           %.2f× (goal ≤ 1.5×)", comparison.ratio))
-        print(String(format: "  pooled host     %6.0f ns (the minimal host with Permit's pooled allocator)", comparison.pooledNanoseconds))
-        print(String(format: "  ratio, pooled   %.2f×", comparison.pooledRatio))
         print(
             String(
                 format: "  policy layer    %6.0f ns (Permit without its engine, on the same calls), %.2f× the host",
@@ -248,12 +246,10 @@ struct BenchmarkRun: Sendable {
                     + String(
                         format: " %9.0f   %10.0f   %5.2f×                %9.0f              %6.2f", alone.nanoseconds, minimal,
                         alone.nanoseconds / minimal, together.nanoseconds, together.wallSeconds))
-            let pooled = measured.pooledCpuNanoseconds / Double(recorded.events)
             let layer = try PolicyLayerReplay.measure(
                 source: pack.source, chunkName: pack.chunkName, limits: pack.limits, calls: calls)
             print("    ctx read: \(measured.reads.joined(separator: " "))")
             print("    minimal host: \(calls.count) policy calls of \(recorded.events) events (\(sample.users) users)")
-            print(String(format: "    with Permit's pooled allocator: %.0f ns, ratio %.2f×", pooled, alone.nanoseconds / pooled))
             let layerNanoseconds = layer.cpuNanoseconds / Double(recorded.events)
             print(
                 String(

@@ -26,10 +26,6 @@ import Testing
             #expect(!reads.contains(path), "\(path) in \(reads)")
         }
         #expect(comparison.minimalNanoseconds > 0 && comparison.ratio > 0)
-        // The same host allocating from Permit's pool: measured too, and it reached the same
-        // decisions (the comparison throws otherwise).
-        #expect(comparison.pooledNanoseconds > 0)
-        #expect(abs(comparison.pooledRatio - comparison.permitNanoseconds / comparison.pooledNanoseconds) < 0.01 * comparison.pooledRatio)
         // Permit's policy layer alone on the same calls: measured, and its ratio to the same host.
         #expect(comparison.policyLayerNanoseconds > 0)
         #expect(comparison.policyLayerFailedCalls == 0, "polite never fails")

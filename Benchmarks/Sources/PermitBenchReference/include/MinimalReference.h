@@ -37,12 +37,10 @@ typedef struct {
     double cpu_ns;         /// CPU time of this thread over the timed replay (best of `rounds`)
     int64_t calls;         /// policy calls made per round
     uint64_t checksum;     /// a hash of every decision's action and every plan's length
-    int64_t pool_chunks;   /// chunks the pooled host's free lists took from the C library (0: plain host)
 } permit_reference_run;
 
 /// Replays `ops` `rounds` times in one Lua state (luaL_newstate + openlibs + the policy) and
-/// keeps the best round's CPU time. With `pooled` non-zero the state's small blocks come from
-/// the free lists Permit's VMs use (CLuaShim's small_pool) instead of the C library's malloc.
+/// keeps the best round's CPU time, allocating as luaL_newstate's state does (the C library's).
 /// `cache_ops` defines the cached tables (each ends with PERMIT_OP_CACHE_END). With `reads`
 /// non-NULL, the ctx is wrapped in read-tracking proxies and every path read
 /// (`history.soft_prompt.shown`, `params`; `x.*` when a table was iterated) is written to `reads`
@@ -50,11 +48,7 @@ typedef struct {
 /// `error`.
 int permit_minimal_reference(const char *source, size_t length, const permit_reference_op *cache_ops,
                              size_t cache_count, const permit_reference_op *ops, size_t count,
-                             const char *strings, int rounds, int pooled, char *reads, size_t reads_size,
+                             const char *strings, int rounds, char *reads, size_t reads_size,
                              permit_reference_run *run, char *error, size_t error_size);
-
-/// Whether this build's pool holds small blocks at all (not under AddressSanitizer, which must
-/// see every block): without it the pooled host allocates as the plain one does.
-int permit_reference_pool_is_on(void);
 
 #endif

@@ -1,5 +1,6 @@
 // `make redteam`: the sandbox's attack battery. Every case must end in a clean, typed error
 // (no crash, no hang) and every policy call within the time limit plus 10 %. Exits 1 otherwise.
+// The cases are fixtures: attacks/battery.yaml beside this file and the files it names.
 import Foundation
 import PermitCore
 import PermitLua
@@ -9,6 +10,13 @@ let allowedMilliseconds = Double(limits.timeLimitMilliseconds) * 1.1
 let permitBinary =
     CommandLine.arguments.dropFirst().first.map { URL(fileURLWithPath: $0) }
     ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("permit")
+// The cases, read before anything runs: a wrong manifest ends the run at once.
+let battery: [Attack]
+do { battery = try Battery.load() } catch {
+    print("redteam: \(error)")
+    exit(2)
+}
+
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("permit-redteam-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
@@ -24,7 +32,7 @@ CollisionMeasurement.printAll()
 print("")
 
 var failures = 0
-for (index, attack) in Battery.all.enumerated() {
+for (index, attack) in battery.enumerated() {
     let directory = scratch.appendingPathComponent("case\(index)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let outcome = CaseRunner.run(attack, in: directory)
@@ -34,6 +42,6 @@ for (index, attack) in Battery.all.enumerated() {
 print("")
 print(
     failures == 0
-        ? "redteam: all \(Battery.all.count) cases ended in a typed error in time"
-        : "redteam: \(failures) of \(Battery.all.count) cases FAILED")
+        ? "redteam: all \(battery.count) cases ended in a typed error in time"
+        : "redteam: \(failures) of \(battery.count) cases FAILED")
 exit(failures == 0 ? 0 : 1)

@@ -1,10 +1,10 @@
 #ifndef PERMIT_SMALL_POOL_H
 #define PERMIT_SMALL_POOL_H
 
-#include <stddef.h>
-#include <stdlib.h>
+/* Private to the shim: included by its allocator (through shim_internal.h), by small_pool.c
+   and by permit_test_hooks.h, through which the tests reach the pool; never by a host.
 
-/* Free lists for the small blocks Lua makes and drops on every decision (tables, their
+   Free lists for the small blocks Lua makes and drops on every decision (tables, their
    node and array parts, short strings, closures): a block of up to SMALL_POOL_MAX bytes is
    taken from a per-VM free list of its 16-byte size class instead of malloc, and given back
    there instead of free. A warm decision makes about a dozen tables; with malloc and free
@@ -20,6 +20,8 @@
    280-byte header, 40 bytes per feature and app event, 48 per state node and the texts:
    about 600 bytes for a user who has opened the default model's four features. Taken from
    malloc it cost polite about 300 instructions per simulated event more. */
+#include <stddef.h>
+#include <stdlib.h>
 
 #define SMALL_POOL_MAX 1024
 #define SMALL_POOL_CLASSES (SMALL_POOL_MAX / 16)
@@ -79,8 +81,7 @@ static inline int small_pool_give(small_pool *pool, void *block, size_t size) {
 
 /* Lua's allocator over `pool` (lua_Alloc's contract, `old` already 0 for a new block): a block
    given back or freed when `size` is 0, otherwise taken from a free list or moved by
-   small_pool_realloc. Permit's VM allocator adds its memory cap around it; the benchmark's
-   pooled reference host uses it as it is, so both allocate alike. */
+   small_pool_realloc. Permit's VM allocator adds its memory cap around it. */
 static inline void *small_pool_lua_alloc(small_pool *pool, void *ptr, size_t old, size_t size) {
     if (size == 0) {
         if (ptr != NULL && !small_pool_give(pool, ptr, old)) free(ptr);

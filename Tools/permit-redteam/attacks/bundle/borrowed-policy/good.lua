@@ -1,0 +1,1 @@
+return { name = 'good', decide = function(ctx) return { action = 'none', reason = 'fine' } end }

@@ -1,0 +1,1 @@
+return { name = 'bad', decide = function(ctx) error('untested') end }

@@ -1,0 +1,1 @@
+local a = ... return {{TERMS}}a

@@ -1,0 +1,3 @@
+return { name = "redteam", decide = function(ctx)
+  error("\27[2J\r\u{202E}forged")
+end }

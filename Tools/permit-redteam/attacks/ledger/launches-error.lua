@@ -1,0 +1,3 @@
+return { name = "redteam", decide = function(ctx)
+  error("launches " .. ctx.history.launches)
+end }

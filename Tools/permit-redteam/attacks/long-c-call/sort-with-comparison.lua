@@ -1,0 +1,6 @@
+local s = string.rep('x', 1 << 20)
+
+return { name = "redteam", decide = function(ctx)
+  local t = {} for i = 1, 20000 do t[i] = s end
+  table.sort(t, function(a, b) return a < b end)
+end }
