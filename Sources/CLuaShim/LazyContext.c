@@ -57,27 +57,10 @@ enum {
     H_STATUS_CHANGED_AT, H_COUNT
 };
 
-/* The key strings the builder sets, made once per VM (a sequence in the registry): a key is
-   then one lua_rawgeti, where lua_setfield with a C string hashed or compared it every time. */
-enum {
-    N_ACCEPTED = 1, N_ANSWERED_AT, N_BUCKET, N_CANCELLED, N_DECLINED, N_DENIED_AT, N_DISMISSED, N_FEATURES,
-    N_FIRST_LAUNCH_AT, N_FOREGROUNDS, N_GRANTED, N_HISTORY, N_LAST_ANSWERED_AT, N_LAST_OPENED_AT, N_LAST_PROMPT_AT,
-    N_LAST_SHOWN_AT, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_OPENED, N_PROMPTS_TODAY, N_REQUESTED,
-    N_SETTINGS, N_SETTINGS_PROMPT, N_SHOWN, N_SOFT_PROMPT, N_STATE, N_STATUS_CHANGED_AT, N_SYSTEM_PROMPT, N_USER,
-    N_ALERT, N_BADGE, N_CAR_PLAY, N_CRITICAL_ALERT, N_LOCK_SCREEN, N_NOTIFICATION_CENTER, N_SCHEDULED_DELIVERY,
-    N_SOUND, N_TIME_SENSITIVE, N_DATE, N_HOUR, N_LOCAL_TIME, N_MINUTE, N_TIMEZONE, N_WEEKDAY, N_ARMS, N_COUNT_FIELD,
-    N_EVENTS, N_LAST_AT, N_CAPABILITIES, N_LOCALE, N_PLATFORM, N_COUNT
-};
-static const char *const names[N_COUNT] = {
-    NULL, "accepted", "answered_at", "bucket", "cancelled", "declined", "denied_at", "dismissed", "features",
-    "first_launch_at", "foregrounds", "granted", "history", "last_answered_at", "last_opened_at", "last_prompt_at",
-    "last_shown_at", "last_status", "launches", "legacy_registered", "opened", "prompts_today", "requested",
-    "settings", "settings_prompt", "shown", "soft_prompt", "state", "status_changed_at", "system_prompt", "user",
-    "alert", "badge", "car_play", "critical_alert", "lock_screen", "notification_center", "scheduled_delivery",
-    "sound", "time_sensitive", "date", "hour", "local_time", "minute", "timezone", "weekday", "arms", "count",
-    "events", "last_at", "capabilities", "locale", "platform",
-};
-_Static_assert(N_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
+/* The key names the builder sets (N_*, lazy_names), generated from ContextSchema. */
+#include "lazy_names.generated.h"
+_Static_assert(N_TIME_SENSITIVE == N_ALERT + PERMIT_S_COUNT - 1, "ctx.settings' names are contiguous, in PERMIT_S_* order");
+_Static_assert(N_NAME_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
 
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
@@ -265,7 +248,7 @@ static void push_events(lua_State *L, const snapshot *s) {
         int at_present = (e->absent & 2u) ? 0 : 1;
         lua_createtable(L, 0, 1 + at_present);
         lua_pushinteger(L, e->opened);
-        set_top(L, s, N_COUNT_FIELD);
+        set_top(L, s, N_COUNT);
         if (at_present) {
             lua_pushinteger(L, e->last_opened_at);
             set_top(L, s, N_LAST_AT);
@@ -463,7 +446,7 @@ static void open_snapshot(lua_State *L, int idx, int kind, int key, snapshot *s)
     if (lua_rawgetp(L, idx, &snapshot_key) == LUA_TNIL && kind == LAZY_CTX) {
         /* only ctx is made without one: history is made from a snapshot */
         if (key < 0) make_snapshot(L, idx, "ctx", "", "is iterated");
-        else make_snapshot(L, idx, "ctx.", names[ctx_names[key]], "is read");
+        else make_snapshot(L, idx, "ctx.", lazy_names[ctx_names[key]], "is read");
     }
     s->header = (permit_lazy_header *)lua_touserdata(L, -1);
     if (s->header == NULL || lua_rawlen(L, -1) < sizeof(permit_lazy_header) || s->header->arms_node == 0 ||
@@ -488,7 +471,7 @@ static void open_snapshot(lua_State *L, int idx, int kind, int key, snapshot *s)
 static void push_field(lua_State *L, const snapshot *s, int kind, int key, int ud) {
     const permit_vm *vm = getvm(L);
     if (s->header->serial != 0 && (vm->lazy_ctx == NULL || s->header->serial != vm->lazy_serial))
-        expired(L, kind == LAZY_CTX ? "ctx." : "ctx.history.", names[(kind == LAZY_CTX ? ctx_names : history_names)[key]],
+        expired(L, kind == LAZY_CTX ? "ctx." : "ctx.history.", lazy_names[(kind == LAZY_CTX ? ctx_names : history_names)[key]],
                 "is read");
     if (kind == LAZY_CTX) {
         switch (key) {
@@ -664,9 +647,9 @@ static int lazy_newindex(lua_State *L) {
 
 void permit_lazy_install(lua_State *L) {
     permit_vm *vm = getvm(L);
-    lua_createtable(L, N_COUNT - 1, 0);
-    for (int n = 1; n < N_COUNT; n++) {
-        lua_pushstring(L, names[n]);
+    lua_createtable(L, N_NAME_COUNT - 1, 0);
+    for (int n = 1; n < N_NAME_COUNT; n++) {
+        lua_pushstring(L, lazy_names[n]);
         vm->lazy_name_text[n] = lua_tostring(L, -1);
         lua_rawseti(L, -2, n);
     }

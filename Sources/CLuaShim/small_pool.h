@@ -19,7 +19,12 @@
    1024 rather than 512: every event also makes the lazy ctx's snapshot, a userdata of a
    280-byte header, 40 bytes per feature and app event, 48 per state node and the texts:
    about 600 bytes for a user who has opened the default model's four features. Taken from
-   malloc it cost polite about 300 instructions per simulated event more. */
+   malloc it cost polite about 300 instructions per simulated event more.
+
+   What must stay true: a pool is used by one thread at a time (the VM's lock; it has none of
+   its own); the memory cap is charged above it, by shim_alloc, in the bytes Lua asked for, so
+   the pool never decides what fits; a shrink (a block given back smaller) never fails, as Lua
+   requires; and nothing but the pool's own VM frees its blocks. */
 #include <stddef.h>
 #include <stdlib.h>
 

@@ -3,16 +3,24 @@ import PermitCore
 /// The one home of the names a policy meets: `ctx` and its tables, the fields of a decision and
 /// of a reminder, and the values its enumerations take.
 ///
-/// Why one home: these names are spelled wherever Lua and Swift meet: the warm path's interned
-/// keys (`FastPath.Key`), the lazy fields' builder (`LazyContext.c`), the in-place decision
-/// reader (`FastPath.c`), `DecisionReader`, and the editor annotations (`types/permit.lua`).
-/// A field added in one and forgotten in another is a policy that works in one path and not
-/// the other. `DecisionReader` reads its field lists from here; the others are checked
-/// against this schema by `ContextSchemaTests` (the C sources' name tables and the `---@field`
-/// lines included), so a field is added here first and every other spelling must follow.
+/// Why one home: these names are spelled wherever Lua and Swift meet, and a field added in one
+/// place and forgotten in another is a policy that works on one path and not the other. So
+/// every other spelling comes from here:
 ///
-/// Nothing here runs per event: the hot path keeps its own interned tables, checked once in
-/// the tests rather than rebuilt at run time.
+/// - `DecisionReader`, which validates what a policy returns and words every error on either
+///   path, and `StrictContext`, which gives the C side its strict tables' names when a VM is made, read
+///   their lists from here at run time.
+/// - The warm path's interned keys (`FastPath.Key`) and the lazy builder's key names
+///   (`LazyContext.c`) are generated from here into checked-in files
+///   (`FastPathKey.generated.swift`, `lazy_names.generated.h`) by `make generate`; a test
+///   fails while they differ, and code using a renamed name stops compiling.
+/// - The in-place decision reader's C tables (`FastPath.c`: decision fields, actions, the
+///   fields each action takes) are checked against this schema by `ContextSchemaTests`.
+/// - The editor annotations (`types/permit.lua`, which carry notes for policy authors) and
+///   the reference (docs/reference.md) are checked against this schema by tests that name the
+///   missing or extra field.
+///
+/// Nothing here runs per event: the generated tables are interned once per VM.
 public enum ContextSchema {
     /// One field of a Lua table a policy reads or returns.
     public struct Field: Sendable, Hashable {

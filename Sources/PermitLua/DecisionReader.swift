@@ -11,6 +11,8 @@ enum DecisionReader {
     // The field names are the schema's (one home for every name a policy meets).
     static let commonFields = ContextSchema.commonDecisionFields
     static let fieldsByAction = ContextSchema.decisionFieldsByAction
+    /// Every field each action takes, the common ones first: made once, not per decision.
+    static let allowedByAction = fieldsByAction.mapValues { commonFields + $0 }
     static let reminderFields = ContextSchema.reminder.fields.map(\.name)
 
     static func invalid(_ field: String, _ message: String) -> PolicyError {
@@ -23,13 +25,13 @@ enum DecisionReader {
         guard let actionValue = table["action"] else {
             throw invalid("decision.action", "missing; expected one of: \(Decision.Action.names.joined(separator: ", "))")
         }
-        guard case .string(let action) = actionValue, let allowed = fieldsByAction[action] else {
+        guard case .string(let action) = actionValue, let allowed = allowedByAction[action] else {
             let hint =
                 actionValue.stringValue.map { Suggestion.hint(for: $0, in: Decision.Action.names) }
                 ?? "expected one of: \(Decision.Action.names.joined(separator: ", "))"
             throw invalid("decision.action", "\(describe(actionValue)) is not an action; \(hint)")
         }
-        try checkKeys(table, allowed: commonFields + allowed, at: "decision", context: "a \(action) decision")
+        try checkKeys(table, allowed: allowed, at: "decision", context: "a \(action) decision")
 
         var reason: String?
         if let value = table["reason"] { reason = try text(value, at: "decision.reason") }

@@ -11,78 +11,14 @@ import PermitCore
 /// and anything else (a wrong type, an unknown key, a metatable, a text too long, a key that is
 /// not UTF-8, ...) is read again by the general path, which words the error. Only raw access
 /// is used, so no metamethod runs.
+///
+/// What must stay true: a policy cannot tell the two paths apart. Every ctx this path pushes
+/// is the table the general path would push, every decision it accepts is the one
+/// `DecisionReader` would read, and every error message is the general path's (anything
+/// doubtful goes there). `FastPathTests` and `ReminderFastPathTests` run the same policies
+/// through both and compare; a change to either path changes both, or those tests fail.
 enum FastPath {
     // MARK: Interned strings
-
-    /// Every key and enum value `ctx` holds, interned once per VM (a sequence in the registry)
-    /// so that a key costs one `lua_rawgeti` instead of hashing its text on every call.
-    enum Key: Int32, CaseIterable {
-        // ctx's eager keys (the lazy fields' names are LazyContext.c's own)
-        case event = 1, now, params, previousStatus, status
-        // event
-        case name, feature, answer, granted, timeZone, properties
-        case appLaunch, appForeground, appBackground, featureOpened, softPromptAnswered, systemPromptAnswered,
-            settingsPromptAnswered, significantTimeChange, notificationSettingsOpened
-        case accept, decline, dismiss, open, cancel
-        // statuses
-        case unknown, notDetermined, denied, authorized, provisional, ephemeral
-        // setting values
-        case enabled, disabled, notSupported
-
-        var text: String {
-            switch self {
-            case .previousStatus: "previous_status"
-            case .appLaunch: "app_launch"
-            case .appForeground: "app_foreground"
-            case .appBackground: "app_background"
-            case .featureOpened: "feature_opened"
-            case .softPromptAnswered: "soft_prompt_answered"
-            case .systemPromptAnswered: "system_prompt_answered"
-            case .settingsPromptAnswered: "settings_prompt_answered"
-            case .timeZone: "time_zone"
-            case .significantTimeChange: "significant_time_change"
-            case .notificationSettingsOpened: "notification_settings_opened"
-            case .notDetermined: "not_determined"
-            case .notSupported: "not_supported"
-            default: String(describing: self)
-            }
-        }
-
-        static func of(_ status: PermissionStatus) -> Key {
-            switch status {
-            case .unknown: .unknown
-            case .notDetermined: .notDetermined
-            case .denied: .denied
-            case .authorized: .authorized
-            case .provisional: .provisional
-            case .ephemeral: .ephemeral
-            }
-        }
-
-        static func of(_ answer: SoftPromptAnswer) -> Key {
-            switch answer {
-            case .accept: .accept
-            case .decline: .decline
-            case .dismiss: .dismiss
-            }
-        }
-
-        static func of(_ answer: SettingsPromptAnswer) -> Key {
-            switch answer {
-            case .open: .open
-            case .cancel: .cancel
-            case .dismiss: .dismiss
-            }
-        }
-
-        static func of(_ value: SettingValue) -> Key {
-            switch value {
-            case .enabled: .enabled
-            case .disabled: .disabled
-            case .notSupported: .notSupported
-            }
-        }
-    }
 
     /// The table of interned strings, in `Key` order; stored once per VM.
     static var internedTable: LuaValue {
@@ -623,6 +559,44 @@ extension FastPath {
             default:
                 return nil
             }
+        }
+    }
+}
+
+/// The interned key of each value of the core's enumerations ctx holds.
+extension FastPath.Key {
+    static func of(_ status: PermissionStatus) -> Self {
+        switch status {
+        case .unknown: .unknown
+        case .notDetermined: .notDetermined
+        case .denied: .denied
+        case .authorized: .authorized
+        case .provisional: .provisional
+        case .ephemeral: .ephemeral
+        }
+    }
+
+    static func of(_ answer: SoftPromptAnswer) -> Self {
+        switch answer {
+        case .accept: .accept
+        case .decline: .decline
+        case .dismiss: .dismiss
+        }
+    }
+
+    static func of(_ answer: SettingsPromptAnswer) -> Self {
+        switch answer {
+        case .open: .open
+        case .cancel: .cancel
+        case .dismiss: .dismiss
+        }
+    }
+
+    static func of(_ value: SettingValue) -> Self {
+        switch value {
+        case .enabled: .enabled
+        case .disabled: .disabled
+        case .notSupported: .notSupported
         }
     }
 }

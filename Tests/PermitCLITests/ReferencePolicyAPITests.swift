@@ -122,6 +122,29 @@ import Testing
         }
     }
 
+    /// Each ctx table's documented fields are `ContextSchema`'s, the one source every other
+    /// spelling comes from; a field missing on either side is named.
+    @Test func everyCtxFieldOfTheSchemaIsDocumented() throws {
+        let records: [(String, ContextSchema.Record)] = [
+            ("ctx", ContextSchema.context), ("ctx.event", ContextSchema.event), ("ctx.settings", ContextSchema.settings),
+            ("ctx.platform", ContextSchema.platform), ("ctx.capabilities", ContextSchema.capabilities),
+            ("ctx.history", ContextSchema.history), ("ctx.history.soft_prompt", ContextSchema.softPromptHistory),
+            ("ctx.history.system_prompt", ContextSchema.systemPromptHistory),
+            ("ctx.history.settings_prompt", ContextSchema.settingsPromptHistory),
+            ("ctx.history.features", ContextSchema.featureHistory), ("ctx.history.events", ContextSchema.eventHistory),
+            ("ctx.user", ContextSchema.user), ("ctx.local_time", ContextSchema.localTime),
+        ]
+        for (table, record) in records {
+            let documented = Set(try reference.keys(table))
+            for field in record.fields where !documented.contains(field.name) {
+                Issue.record("docs/reference.md <!-- keys: \(table) --> lacks \(field.name), a field of ContextSchema.\(record.name)")
+            }
+            for name in documented where record[name] == nil {
+                Issue.record("docs/reference.md <!-- keys: \(table) --> documents \(name), which ContextSchema.\(record.name) lacks")
+            }
+        }
+    }
+
     /// A row whose "nil when" column says `never` is there in a fresh ledger; any other row
     /// is absent there (and present in a full one, above).
     @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {

@@ -4,8 +4,8 @@ import Testing
 @testable import PermitCore
 
 /// The planner's cheaper steps against the plain ones they replaced: identifiers written in one
-/// allocation, repeated ids found without hashing while there are few, and the reconciliation
-/// comparing a few pending notifications one by one. Each must answer exactly as before.
+/// allocation and the reconciliation comparing a few pending notifications one by one. Each
+/// must answer exactly as before.
 @Suite struct ReminderPlannerShortcutTests {
     @Test(arguments: [0, 9, 10, -1, -86_400, 1_767_600_000, 1_000_000_000_000, Int64.max, Int64.min])
     func anIdentifierWithoutAnIdIsTheInterpolatedOne(seconds: Int64) {
@@ -15,17 +15,6 @@ import Testing
             #expect(ReminderPlanner.identifier(for: nil, fireDate: date) == "permit.reminder.\(seconds)")
         }
         #expect(ReminderPlanner.identifier(for: "a", fireDate: date) == "permit.a")
-    }
-
-    @Test(arguments: [5, 16, 17, 40])
-    func repeatedIdentifiersAreFoundPastTheLinearLimit(distinct: Int) {
-        var random = SplitMix64(seed: UInt64(distinct))
-        var seen = SeenIdentifiers()
-        var reference = Set<String>()
-        for _ in 0..<(distinct * 4) {
-            let id = "permit.r\(random.next() % UInt64(distinct))"
-            #expect(seen.insert(id) == reference.insert(id).inserted, "\(id)")
-        }
     }
 
     /// The reconciliation as it was first written: by dictionary and set, whatever the sizes.
@@ -78,25 +67,6 @@ import Testing
             let expected = Self.reference(wanted, with: pending, now: now, overflow: overflow)
             #expect(plan.toSchedule == expected.toSchedule, "round \(round)")
             #expect(plan.toRemove == expected.toRemove, "round \(round)")
-        }
-    }
-
-    /// Reminders one after another naming the same text (shared storage, as the Lua reader
-    /// gives), an equal one with its own storage, a different one, a plain one and one with no
-    /// text for the chain: each resolves as `resolved(along:)` resolves it alone.
-    @Test(arguments: [["en"], ["zh-Hans", "zh", "en"], ["fr", "en"], ["de"]])
-    func aRepeatedTextResolvesAsItDoesAlone(chain: [String]) {
-        let shared = LocalizedText.translations(["en": "Mood?", "zh-Hans": "心情？", "fr": "Humeur ?"])
-        let copy = LocalizedText.translations(["en": "Mood?", "zh-Hans": "心情？", "fr": "Humeur ?"])
-        let other = LocalizedText.translations(["en": "Track it", "fr": "Notez-la"])
-        let chineseOnly = LocalizedText.translations(["zh-Hans": "只有中文"])
-        let texts: [LocalizedText] = [
-            shared, shared, copy, other, shared, .plain("Plain"), .plain("Plain"), chineseOnly, chineseOnly, shared,
-            .plain("Other plain"), other,
-        ]
-        var last = LastResolvedText()
-        for (index, text) in texts.enumerated() {
-            #expect(last.resolve(text, along: chain) == text.resolved(along: chain), "text \(index)")
         }
     }
 

@@ -4,10 +4,12 @@ import Testing
 @testable import PermitCore
 @testable import PermitLua
 
-/// Every spelling of a ctx, decision or reminder field agrees with `ContextSchema`: the warm
-/// path's interned keys, the C name tables (read from the sources), the ctx a policy really
-/// gets, and the editor annotations in `types/permit.lua`. Adding a field means adding it to
-/// the schema; each check below then names the place that still lacks it.
+/// What is not generated from `ContextSchema` agrees with it: the core's enumerations, the ctx
+/// a policy really gets on either path, the in-place decision reader's C tables (read from
+/// `FastPath.c`), and the editor annotations in `types/permit.lua` (the names the lazy builder
+/// and the warm path intern are generated from it, `GeneratedNamesTests`).
+/// Adding a field means adding it to the schema; each check below then names the place that
+/// still lacks it.
 @Suite struct ContextSchemaTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -53,18 +55,6 @@ import Testing
     }
 
     // MARK: Swift
-
-    /// `FastPath.Key` interns exactly the eager ctx keys, the event's fields, and the values
-    /// those fields take.
-    @Test func theWarmPathInternsTheSchemasNames() {
-        let texts = FastPath.Key.allCases.map(\.text)
-        #expect(Set(texts).count == texts.count, "a key is interned twice")
-        let eager = ContextSchema.context.fields.map(\.name).filter { !ContextSchema.lazyContextFields.contains($0) }
-        let expected = Set(
-            eager + ContextSchema.event.fields.map(\.name) + ContextSchema.eventNames
-                + ContextSchema.answers + ContextSchema.statuses + ContextSchema.settingValues)
-        #expect(Set(texts) == expected)
-    }
 
     /// The ctx a policy gets on the warm path, with every optional field set, has exactly the
     /// schema's fields with the schema's types; with a fresh ledger it lacks only optional ones.
@@ -159,20 +149,6 @@ import Testing
 
     // MARK: C
 
-    /// `LazyContext.c` builds exactly the lazy ctx fields and the fields of the tables under them.
-    @Test func theLazyBuildersNamesAreTheSchemas() throws {
-        let names = try Self.cStrings(
-            after: "static const char *const names[N_COUNT] = {", in: Self.source("Sources/CLuaShim/LazyContext.c"))
-        #expect(Set(names).count == names.count)
-        let expected = Self.names(
-            ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
-            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.eventHistory,
-            ContextSchema.settings, ContextSchema.user,
-            ContextSchema.localTime
-        ).union(ContextSchema.lazyContextFields)
-        #expect(Set(names) == expected)
-    }
-
     /// `FastPath.c` reads exactly the schema's decision fields, actions, and fields per action.
     @Test func theInPlaceDecisionReadersNamesAreTheSchemas() throws {
         let source = try Self.source("Sources/CLuaShim/FastPath.c")
@@ -201,7 +177,14 @@ import Testing
         let (classes, aliases) = try Self.annotations(Self.source("types/permit.lua"))
         for record in ContextSchema.records.values {
             let declared = try #require(classes[record.name], "types/permit.lua has no ---@class \(record.name)")
-            #expect(declared.map(\.name) == record.fields.map(\.name), "\(record.name)")
+            let names = declared.map(\.name)
+            for field in record.fields where !names.contains(field.name) {
+                Issue.record("types/permit.lua: ---@class \(record.name) lacks ---@field \(field.name)")
+            }
+            for name in names where record[name] == nil {
+                Issue.record("types/permit.lua: ---@class \(record.name) has ---@field \(name), which ContextSchema lacks")
+            }
+            #expect(names == record.fields.map(\.name), "types/permit.lua: the fields of \(record.name), in order")
             for field in record.fields {
                 let annotation = declared.first { $0.name == field.name }
                 #expect(annotation?.type == field.type, "\(record.name).\(field.name)")

@@ -187,35 +187,32 @@ public actor PermissionEngine {
             status = await readStatus(at: now)
         }
 
-        var outcome: Outcome? = Self.emptyOutcome(event, at: now, before: statusBefore, after: status)
-        outcome!.arms = ledger.arms
+        var outcome = Self.emptyOutcome(event, at: now, before: statusBefore, after: status)
+        outcome.arms = ledger.arms
 
-        decide(&outcome!, status: status, previous: statusBefore, now: now)
-        if case .requestPermission = outcome!.decision.action { await carryOutRequest(&outcome!, now: now) }
+        decide(&outcome, status: status, previous: statusBefore, now: now)
+        if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
 
-        if let granted = outcome!.immediateAnswer { await followUp(&outcome!, granted: granted, status: status, now: now) }
+        if let granted = outcome.immediateAnswer { await followUp(&outcome, granted: granted, status: status, now: now) }
 
-        if outcome!.decision.cancelReminders || outcome!.followUps.contains(where: \.decision.cancelReminders) {
-            await cancelReminders(&outcome!)
-        } else if event.plansReminders || outcome!.immediateAnswer != nil, outcome!.statusAfter.isGranted,
+        if outcome.decision.cancelReminders || outcome.followUps.contains(where: \.decision.cancelReminders) {
+            await cancelReminders(&outcome)
+        } else if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
             policy.plansReminders
         {
-            await planReminders(&outcome!, event: event, status: outcome!.statusAfter, previous: statusBefore, now: now)
-            outcome!.trace += policy.takeTrace()
+            await planReminders(&outcome, event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
+            outcome.trace += policy.takeTrace()
         }
 
         if case .appForeground = event, status == statusBefore, !configuration.foregroundRecheckDelays.isEmpty {
             scheduleForegroundRechecks()
         }
 
-        outcome!.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
-            event: event, before: statusBefore, after: outcome!.statusAfter)
-        outcome!.storageError = saveLedger()
-        report(&outcome!)
-        // Moved out of an optional: `outcome` lives in the async frame, and returning it from
-        // there copied it (every array and string of it retained, then released with the
-        // frame); `consume` is not supported here yet. `take()` leaves a `nil` to destroy.
-        return outcome.take()!
+        outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
+            event: event, before: statusBefore, after: outcome.statusAfter)
+        outcome.storageError = saveLedger()
+        report(&outcome)
+        return outcome
     }
 
     /// The end of an event: the policy hears of its errors, the outcome is signed with the

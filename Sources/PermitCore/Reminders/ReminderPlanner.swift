@@ -120,11 +120,10 @@ public enum ReminderPlanner {
         calendar.timeZone = timeZone
         let clock = LocalWallClock(now: now, timeZone: timeZone)
         var until = clock.sameDayUntil
-        var seenIds = SeenIdentifiers()
+        var seenIds = Set<String>()
         var candidates: [ScheduledReminder] = []
         candidates.reserveCapacity(requests.count)
         var problems: [Problem] = []
-        var bodies = LastResolvedText(), titles = LastResolvedText()
 
         for (index, request) in requests.enumerated() {
             guard (0...3650).contains(request.day) else {
@@ -149,12 +148,12 @@ public enum ReminderPlanner {
             guard fireDate > now else { continue }
             until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
-            guard seenIds.insert(id) else { continue }
-            guard let body = bodies.resolve(request.body, along: chain) else {
+            guard seenIds.insert(id).inserted else { continue }
+            guard let body = request.body.resolved(along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue
             }
-            let title = request.title.flatMap { titles.resolve($0, along: chain) }
+            let title = request.title.flatMap { $0.resolved(along: chain) }
             candidates.append(
                 ScheduledReminder(
                     id: id, fireDate: fireDate, title: contentShown ? title : nil, body: contentShown ? body : nil,

@@ -9,6 +9,12 @@ import Foundation
 /// the zone's next offset change, whichever comes first, so within it the offset is constant
 /// and the arithmetic exact. The offset itself is kept until the zone's next change, so the
 /// time zone is asked again only then (or when the clock goes back): a new day is arithmetic.
+///
+/// What must stay true: every answer is `Calendar`'s for the same instant and zone. A kept
+/// answer is used only for instants inside the span it was worked out for, and a span never
+/// reaches past the zone's next offset change as `TimeZone.nextDaylightSavingTimeTransition`
+/// reports it. `LocalDayCacheTests` compare with `Calendar` across a year in zones with
+/// midnight DST changes, half-hour offsets and a skipped day, and with the clock set back.
 struct LocalDayCache {
     let timeZone: TimeZone
     /// The zone's IANA id, read once (`TimeZone.identifier` builds a new string each time);
