@@ -225,6 +225,20 @@ let politePolicy = ClosurePolicy(
         #expect(launch.statusBefore == .authorized && launch.statusAfter == .denied)
         #expect(relaunched.status == .denied)
     }
+
+    /// A process whose first event is not a launch still reads the status before deciding:
+    /// the ledger's last status is only what came before.
+    @Test func theFirstEventOfAProcessReadsTheStatusWhateverItIs() async throws {
+        let world = World(os: "16.0", authorization: .authorized, policy: always(.none))
+        _ = await world.engine.handle(.appLaunch)
+        try world.device.changeInSettings(authorization: .denied)
+        let relaunched = PermissionEngine(
+            policy: always(.none), client: world.device, platform: world.device.platform, store: world.store,
+            clock: world.clock, configuration: EngineConfiguration(foregroundRechecks: []))
+        let opened = await relaunched.handle(.featureOpened("diary"))
+        #expect(opened.statusBefore == .authorized && opened.statusAfter == .denied)
+        #expect(relaunched.status == .denied)
+    }
 }
 
 @Suite struct EngineContextTests {
