@@ -126,6 +126,9 @@ enum PackTemplate {
           - { after: 1m, event: app_foreground, expect_status: authorized,
               expect_reminders: [ { at: "2026-01-07 09:00", alert: true,
                                     body: { de: "Etwas, dem du folgst, hat sich geändert", default: Something you follow changed } } ] }
+          - terminate: true                               # swiped away: the next launch is a cold start
+          - { after: 2h, settings: { authorization: denied } }
+          - { after: 1h, event: app_launch, expect: { action: none, reason: turned off in Settings }, expect_pending: 0 }
         """#
 
     /// `README.md`, in the shape of the shipped packs' READMEs.
@@ -153,7 +156,9 @@ enum PackTemplate {
 
         ## Scenarios
 
-        `tests/first.yaml` tells one story on iOS 12 and 16.4, in English and German (a `matrix`).
+        `tests/first.yaml` tells one story on iOS 12 and 16.4, in English and German (a `matrix`): asked,
+        denied, sent to Settings, turned on there; then the app is swiped away and notifications turned
+        off, and the next launch (a new process) still sees the change and clears the reminder.
         Run `permit test {{NAME}}`; `permit run {{NAME}} {{NAME}}/tests/first.yaml` prints its timeline.
         """#
 

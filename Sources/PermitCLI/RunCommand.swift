@@ -3,6 +3,7 @@ import Foundation
 import PermitCore
 import PermitDelivery
 import PermitInput
+import PermitLua
 import PermitScenario
 
 struct RunCommand: AsyncParsableCommand {
@@ -43,8 +44,13 @@ struct RunCommand: AsyncParsableCommand {
             let scenarioURL = Terminal.file(path)
             do {
                 for scenario in try ScenarioParser.parseCases(contentsOf: scenarioURL, displayName: path) {
+                    let limits = limitOptions.limits
+                    // Each cold launch of the app loads the policy again: a fresh VM, as on a device.
                     let result = try await ScenarioRunner(
-                        policy: try loadPolicy(url, limits: limitOptions.limits), delivery: BundleDelivery()
+                        policy: try loadPolicy(url, limits: limits),
+                        relaunch: { () throws(PolicyError) -> any Policy in
+                            try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits)
+                        }, delivery: BundleDelivery()
                     ).run(scenario)
                     if format == .json {
                         results.append(

@@ -8,16 +8,21 @@ public struct BundleDelivery: PolicyDelivery {
     /// Bundle delivery; it holds no state of its own.
     public init() {}
 
-    /// Sources that accept any pack (a scenario names no pack), keep nothing on disk and
-    /// check bundles against `trustedKeys`.
+    /// Sources that accept any pack (a scenario names no pack), check bundles against
+    /// `trustedKeys` and keep their state (the bundle serving, its fallback, the version mark,
+    /// the revoked versions, the breaker's evidence) in `storage`, restored at each launch.
     public func policies(
         trustedKeys: [URL], hostParams: [String: PolicyValue], clock: any PermitClock
-    ) throws -> @Sendable (_ builtIn: any Policy) -> any UpdatablePolicy {
+    ) throws -> @Sendable (_ builtIn: any Policy, _ storage: URL) -> any UpdatablePolicy {
         var keys: [BundlePublicKey] = []
         for url in trustedKeys { keys.append(try BundlePublicKey.read(contentsOf: url)) }
         let configuration = PolicySource.Configuration(
             pack: nil, trust: keys.isEmpty ? .unsignedForDevelopment : .keys(keys), hostParams: hostParams, clock: clock)
-        return { builtIn in PolicySource(builtIn: builtIn, configuration: configuration) }
+        return { builtIn, storage in
+            var configuration = configuration
+            configuration.directory = storage
+            return PolicySource(builtIn: builtIn, configuration: configuration)
+        }
     }
 }
 

@@ -10,9 +10,20 @@ import PermitCore
 /// as a whole word.
 enum ExperimentsReader {
     /// The experiments of `value` (the `experiments` field) and the problems found.
+    ///
+    /// A valid table (the usual case, read at every load of the policy) is read without
+    /// scanning the source; the lines are looked up only when there is a problem to place.
     static func read(_ value: LuaValue, source: String, chunkName: String) -> (experiments: [Experiment], problems: [PolicyError]) {
-        let lines = SourceLines(source)
-        let top = lines.line(of: "experiments", from: 1)
+        let read = read(value, lines: nil, chunkName: chunkName)
+        guard !read.problems.isEmpty else { return read }
+        return self.read(value, lines: SourceLines(source), chunkName: chunkName)
+    }
+
+    /// `read`, placing problems on the lines of `lines` (none without it).
+    private static func read(
+        _ value: LuaValue, lines: SourceLines?, chunkName: String
+    ) -> (experiments: [Experiment], problems: [PolicyError]) {
+        let top = lines?.line(of: "experiments", from: 1)
         var problems: [PolicyError] = []
         func problem(_ field: String, _ message: String, line: Int?) {
             problems.append(PolicyError(kind: .load, field: field, message: message, file: chunkName, line: line ?? top))
@@ -33,7 +44,7 @@ enum ExperimentsReader {
                         + DecisionReader.describe(entry.key), line: top)
                 continue
             }
-            let line = lines.line(of: name, from: top ?? 1)
+            let line = lines?.line(of: name, from: top ?? 1)
             if let experiment = readArms(of: entry.value, experiment: name, lines: lines, line: line, problem: problem) {
                 experiments.append(experiment)
             }
@@ -48,7 +59,7 @@ enum ExperimentsReader {
 
     /// One experiment's arms, or `nil` (with the problems reported) when they are not valid.
     private static func readArms(
-        of value: LuaValue, experiment name: String, lines: SourceLines, line: Int?,
+        of value: LuaValue, experiment name: String, lines: SourceLines?, line: Int?,
         problem: (String, String, Int?) -> Void
     ) -> Experiment? {
         let field = "policy.experiments.\(name)"
@@ -70,7 +81,7 @@ enum ExperimentsReader {
                 valid = false
                 continue
             }
-            let armLine = lines.line(of: armName, from: line ?? 1) ?? line
+            let armLine = lines?.line(of: armName, from: line ?? 1) ?? line
             guard case .integer(let weight) = arm.value, (1...Int64(Experiment.maxWeight)).contains(weight) else {
                 problem(
                     "\(field).\(armName)",

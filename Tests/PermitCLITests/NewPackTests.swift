@@ -20,7 +20,7 @@ import Testing
 
         let test = try await CLITests.permit(["test", tree.path("packs/my-pack")])
         #expect(test.status == 0, "\(test.stdout)\(test.stderr)")
-        #expect(test.stdout.contains("asked in context, denied, sent to Settings [os=16.4, locale=de] (8 steps)"))
+        #expect(test.stdout.contains("asked in context, denied, sent to Settings [os=16.4, locale=de] (11 steps)"))
         #expect(test.stdout.hasSuffix("4 passed, 0 failed, 0 skipped\n"))
         let check = try await CLITests.permit(["check", tree.path("packs/my-pack")])
         #expect(check.status == 0, "\(check.stdout)")

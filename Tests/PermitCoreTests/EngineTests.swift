@@ -201,6 +201,44 @@ let politePolicy = ClosurePolicy(
         #expect(pairs.map(\.0) == [.unknown, .denied, .denied])
         #expect(pairs.map(\.1) == [.denied, .denied, .authorized])
     }
+
+    /// A cold launch: the new process's engine loads the ledger the last one saved, so a grant
+    /// turned off in Settings while the app was not running is seen as `authorized → denied`
+    /// at the launch after it, as on a device; the status itself is `unknown` until read.
+    @Test func previousStatusAtAColdLaunchIsWhatTheLedgerLastSaw() async throws {
+        let seen = Locked<[(PermissionStatus, PermissionStatus)]>([])
+        let policy = ClosurePolicy { ctx in
+            seen.withLock { $0.append((ctx.previousStatus, ctx.status)) }
+            return nil
+        }
+        let world = World(os: "16.0", authorization: .authorized, policy: policy)
+        _ = await world.engine.handle(.appLaunch)
+        #expect(world.store.ledger.lastStatus == .authorized)
+        try world.device.changeInSettings(authorization: .denied)
+        let relaunched = PermissionEngine(
+            policy: policy, client: world.device, platform: world.device.platform, store: world.store,
+            clock: world.clock, configuration: EngineConfiguration(foregroundRechecks: []))
+        #expect(relaunched.status == .unknown)
+        let launch = await relaunched.handle(.appLaunch)
+        #expect(seen.current.map(\.0) == [.unknown, .authorized])
+        #expect(seen.current.map(\.1) == [.authorized, .denied])
+        #expect(launch.statusBefore == .authorized && launch.statusAfter == .denied)
+        #expect(relaunched.status == .denied)
+    }
+
+    /// A process whose first event is not a launch still reads the status before deciding:
+    /// the ledger's last status is only what came before.
+    @Test func theFirstEventOfAProcessReadsTheStatusWhateverItIs() async throws {
+        let world = World(os: "16.0", authorization: .authorized, policy: always(.none))
+        _ = await world.engine.handle(.appLaunch)
+        try world.device.changeInSettings(authorization: .denied)
+        let relaunched = PermissionEngine(
+            policy: always(.none), client: world.device, platform: world.device.platform, store: world.store,
+            clock: world.clock, configuration: EngineConfiguration(foregroundRechecks: []))
+        let opened = await relaunched.handle(.featureOpened("diary"))
+        #expect(opened.statusBefore == .authorized && opened.statusAfter == .denied)
+        #expect(relaunched.status == .denied)
+    }
 }
 
 @Suite struct EngineContextTests {

@@ -31,6 +31,30 @@ import Testing
         #expect(result.steps[1].notes.contains { $0.contains("installed bundle demo version 2") })
     }
 
+    /// A relaunched app restores the bundle it installed (verified again) from its delivery
+    /// store; a reinstall empties the store and the built-in policy serves.
+    @Test func anInstalledBundleSurvivesARelaunch() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try bundle(2, taggedPolicy("v2")).write(to: directory.appendingPathComponent("v2.permitbundle"))
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: authorized }
+            steps:
+              - { event: app_launch, expect: { action: none, reason: builtin } }
+              - { policy_update: v2.permitbundle, expect_update: installed }
+              - terminate: true
+              - { after: 1d, event: app_launch, expect: { action: none, reason: v2 } }
+              - { event: app_background }
+              - { after: 1d, event: app_launch, expect: { action: none, reason: v2 } }
+              - reinstall: { system_remembers: true }
+              - { event: app_launch, expect: { action: none, reason: builtin } }
+            """, in: directory)
+        #expect(result.passed, "\(result.steps.flatMap(\.failures))")
+        #expect(result.steps[3].notes.contains { $0.contains("restored") && $0.contains("version 2") })
+    }
+
     @Test func refusedUpdatesAreExpectedOrFail() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

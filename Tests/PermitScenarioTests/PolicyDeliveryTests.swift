@@ -9,12 +9,19 @@ import Testing
 /// player needs no bundle code: these tests give it a delivery written here.
 @Suite struct PolicyDeliveryTests {
     /// Installs any file whose name starts with "good" as a policy that decides nothing with
-    /// the file's name as reason; refuses the rest.
+    /// the file's name as reason; refuses the rest. It keeps the name in its storage, so the
+    /// next process serves it again.
     final class FileNamePolicy: UpdatablePolicy {
         let builtIn: any Policy
-        private let state = Locked((installed: String?.none, log: [String]()))
+        let saved: URL
+        private let state: Locked<(installed: String?, log: [String])>
 
-        init(builtIn: any Policy) { self.builtIn = builtIn }
+        init(builtIn: any Policy, storage: URL) {
+            self.builtIn = builtIn
+            saved = storage.appendingPathComponent("installed")
+            let restored = (try? String(contentsOf: saved, encoding: .utf8))
+            state = Locked((restored, restored.map { ["restored \($0)"] } ?? []))
+        }
 
         var name: String { state.current.installed ?? builtIn.name }
         func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
@@ -31,6 +38,8 @@ import Testing
                 $0.installed = file
                 $0.log.append("installed \(file)")
             }
+            try FileManager.default.createDirectory(at: saved.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try file.write(to: saved, atomically: true, encoding: .utf8)
             return "update \(file)"
         }
         var updateLog: [String] { state.current.log }
@@ -39,9 +48,9 @@ import Testing
     struct FileNameDelivery: PolicyDelivery {
         func policies(
             trustedKeys: [URL], hostParams: [String: PolicyValue], clock: any PermitClock
-        ) throws -> @Sendable (any Policy) -> any UpdatablePolicy {
+        ) throws -> @Sendable (any Policy, URL) -> any UpdatablePolicy {
             if let key = trustedKeys.first { throw InputError("cannot use \(key.lastPathComponent)") }
-            return { FileNamePolicy(builtIn: $0) }
+            return { FileNamePolicy(builtIn: $0, storage: $1) }
         }
     }
 
@@ -71,6 +80,25 @@ import Testing
         #expect(result.steps[2].notes == ["policy update refused: bad-v3 is not good"])
         // A reinstall starts a fresh updatable policy: the built-in one serves again.
         #expect(result.steps[4].outcome?.decision.reason == nil)
+    }
+
+    /// What the app installed is in its storage: the next process serves it again, until a
+    /// reinstall empties the storage.
+    @Test func anInstalledUpdateSurvivesARelaunch() async throws {
+        let (scenario, directory) = try scenario(
+            """
+              - event: app_launch
+              - { policy_update: good-v2.bundle, expect_update: installed }
+              - terminate: true
+              - { after: 1d, event: app_launch, expect: { action: none, reason: good-v2 } }
+              - reinstall: true
+              - { event: app_launch, expect: { action: none } }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await ScenarioRunner(policy: polite, delivery: FileNameDelivery()).run(scenario)
+        #expect(failures(result) == [])
+        #expect(result.steps[3].notes.contains("policy source restored good-v2"))
+        #expect(result.steps[5].outcome?.decision.reason == nil)
     }
 
     @Test func withoutADeliveryAPolicyUpdateIsAnInputErrorAtTheStep() async throws {

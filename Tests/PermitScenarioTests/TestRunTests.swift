@@ -199,4 +199,37 @@ let swiftLoader: PolicyLoader = { url throws(PolicyError) in
         #expect(((json["coverage"] as? [[String: Any]])?.first?["percent"] as? Double) == 100)
         #expect(LineRanges.describe([1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–8")
     }
+
+    /// Each cold launch runs a fresh VM: the lines a later process ran count too.
+    @Test func coverageCountsEveryProcessOfAScenario() async throws {
+        let tree = Tree()
+        tree.write(
+            "p/policy.lua",
+            """
+            return { name = "p", decide = function(ctx)
+              if ctx.status == "denied" then
+                return { action = "none", reason = "denied" }
+              end
+              return nil
+            end }
+            """)
+        tree.write(
+            "p/tests/a.yaml",
+            """
+            device: { os: "16.0" }
+            initial: { authorization: authorized }
+            steps:
+              - event: app_launch
+              - terminate: true
+              - settings: { authorization: denied }
+              - event: app_launch
+            """)
+        let loader: PolicyLoader = { url throws(PolicyError) in
+            try LuaPolicy.load(contentsOf: url, displayName: "p/policy.lua", coverage: true)
+        }
+        let run = await TestRun.run(try Discovery.scenarios(under: [tree.path()]), filter: nil, loader: loader)
+        #expect(run.passedCount == 1)
+        #expect(run.coverage.first?.percent == 100)
+        #expect(run.decisionCoverage.first?.neverReached.contains(3) == false)
+    }
 }

@@ -173,14 +173,18 @@ public actor PermissionEngine {
         ledger.roll(toDay: localDays.day(of: now))
         let experiments = policy.experiments
         if armsReconciledFor != experiments { reconcileArms(with: experiments) }
-        let statusBefore = published
+        // Before this process's first read, the status the app knew is the one its ledger last
+        // saw: a cold launch sees a change made in Settings while the app was not running
+        // (`unknown` only for a fresh ledger). The published status stays `unknown` until read.
+        let unread = published == .unknown
+        let statusBefore = unread ? ledger.lastStatus : published
         if case .custom(let custom) = event, let problem = ledger.problem(recordingEvent: custom.name) {
             return refused(event, at: now, status: statusBefore, because: problem)
         }
         ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
 
         var status = statusBefore
-        if event.rereadsStatus || status == .unknown {
+        if event.rereadsStatus || unread {
             status = await readStatus(at: now)
         }
 

@@ -123,6 +123,9 @@ public struct Scenario: Sendable {
         /// The user taps the app's link in Settings › Notifications; the app hears
         /// `notification_settings_opened`.
         case openSettingsLink
+        /// The app's process ends (the user swipes it away, or iOS reclaims it): what it held
+        /// in memory and on screen is gone; the next `app_launch` is a cold start.
+        case terminate
     }
 
     /// An answer to whatever is on screen.

@@ -16,6 +16,52 @@ enum ScenarioInputChecks {
     /// Why a `YYYY-MM-DD...` text names no real day or time, or `nil` (`CalendarText`).
     static func impossibleDate(_ text: String) -> String? { CalendarText.impossibleDate(text) }
 
+    // MARK: The app's process
+
+    /// Refuses a step that needs the app's process after `terminate` or `reinstall` ended it
+    /// and before an `app_launch` starts the next one. The scenario begins with the process
+    /// running. What needs it: an app event, an `answer` (the screen went with the process),
+    /// another SDK's request and a policy bundle's download (both run in the app), and a tap
+    /// on the app's link in Settings (iOS launches the app for it: write that launch). What
+    /// the world does needs no process: Settings, time passing, a time zone change (the app
+    /// learns the zone at its next launch, so it decides nothing then), a reinstall.
+    static func checkProcess(of steps: [Scenario.Step]) throws(InputError) {
+        var endedBy: Scenario.Step?
+        for step in steps {
+            guard let ended = endedBy else {
+                switch step.action {
+                case .terminate, .reinstall: endedBy = step
+                default: break
+                }
+                continue
+            }
+            let why = "the app's process ended at step \(ended.number) (\(ended.action.summary))"
+            switch step.action {
+            case .event(.appLaunch):
+                endedBy = nil
+            case .reinstall:
+                endedBy = step
+            case .settings, .wait:
+                break
+            case .timeZone where step.expectations.decidesNothing:
+                break
+            case .timeZone:
+                throw InputError(
+                    "step \(step.number): \(why), so no app hears the time zone change and there is no decision to check",
+                    at: step.location, field: "timezone", hint: "add an app_launch step, or move the expectations to it")
+            case .terminate:
+                throw InputError(
+                    "step \(step.number): terminate: \(why) and no app_launch started another",
+                    at: step.location, field: "terminate", hint: "remove the step, or add an app_launch step before it")
+            case .event, .answer, .externalRequest, .policyUpdate, .openSettingsLink:
+                let field = step.action.key
+                throw InputError(
+                    "step \(step.number): \(step.action.summary) needs the app running, but \(why)",
+                    at: step.location, field: field, hint: "add an app_launch step")
+            }
+        }
+    }
+
     // MARK: The initial ledger
 
     /// The fields of `initial.ledger` that count things: never below zero.

@@ -24,11 +24,12 @@ public enum ScenarioParser {
     static let expectedReminderItemKeys = ["at", "title", "body", "alert", "id"]
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
+        "terminate",
     ]
     static let stepKeys =
         [
             "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
-            "timezone", "open_settings_link", "expect_update", "include",
+            "timezone", "open_settings_link", "terminate", "expect_update", "include",
         ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
@@ -189,6 +190,7 @@ public enum ScenarioParser {
             }
             steps.append(step)
         }
+        try ScenarioInputChecks.checkProcess(of: steps)
         return steps
     }
 
@@ -379,7 +381,7 @@ public enum ScenarioParser {
             action = .settings(authorization: authorization, settings: settingsOnly)
         case "policy_update":
             action = .policyUpdate(try existingFile(fields["policy_update"]!, directory: directory, what: "bundle"))
-        case "external_request", "timezone", "open_settings_link":
+        case "external_request", "timezone", "open_settings_link", "terminate":
             action = try parseWorldAction(actions[0], fields[actions[0]]!)
         case "reinstall":
             let reinstall = fields["reinstall"]!
@@ -441,14 +443,19 @@ public enum ScenarioParser {
         }
     }
 
-    /// `external_request: allow | deny`, `timezone: Europe/Berlin`, `open_settings_link: true`:
-    /// what the world does to the device outside Permit.
+    /// `external_request: allow | deny`, `timezone: Europe/Berlin`, `open_settings_link: true`,
+    /// `terminate: true`: what the world does to the device and the app outside Permit.
     static func parseWorldAction(_ key: String, _ value: YAMLValue) throws(InputError) -> Scenario.Action {
         switch key {
         case "external_request":
             return .externalRequest(allow: try value.oneOf(["allow", "deny"]) == "allow")
         case "timezone":
             return .timeZone(try parseTimeZone(value))
+        case "terminate":
+            guard try value.bool() else {
+                throw value.error("terminate: false does nothing", hint: "remove the step, or write `terminate: true`")
+            }
+            return .terminate
         default:
             guard try value.bool() else {
                 throw value.error("open_settings_link: false does nothing", hint: "remove the step, or write `open_settings_link: true`")

@@ -2,20 +2,21 @@ import Foundation
 import PermitCore
 import PermitInput
 
-/// The updatable policy behind `policy_update` steps. The policy lives in the app, so a
-/// reinstall starts a fresh one; the notes it yields are what the timeline shows.
+/// The updatable policy behind `policy_update` steps. What it installed lives in the app's
+/// storage, a directory of its own that outlives the app's process (each process rebuilds
+/// the updatable policy from it, as a relaunched app does) and that a reinstall empties; the
+/// notes it yields are what the timeline shows.
 final class PolicyUpdates: Sendable {
-    private let builtIn: any Policy
-    private let makePolicy: @Sendable (any Policy) -> any UpdatablePolicy
-    private let state: Locked<(policy: (any UpdatablePolicy)?, seenEvents: Int)>
+    private let makePolicy: @Sendable (any Policy, URL) -> any UpdatablePolicy
+    /// The scenario's own folder; each install of the app has a storage directory inside.
+    private let root: URL
+    private let state: Locked<(policy: (any UpdatablePolicy)?, seenEvents: Int, install: Int)>
 
     /// `nil` when the scenario has no `policy_update` step.
     ///
     /// - Throws: when it has one and there is no delivery to install with, or a trusted key
     ///   cannot be used.
-    init?(
-        _ scenario: Scenario, builtIn: any Policy, clock: ManualClock, delivery: (any PolicyDelivery)?
-    ) throws(InputError) {
+    init?(_ scenario: Scenario, clock: ManualClock, delivery: (any PolicyDelivery)?) throws(InputError) {
         guard let first = scenario.steps.first(where: { if case .policyUpdate = $0.action { true } else { false } }) else {
             return nil
         }
@@ -29,15 +30,36 @@ final class PolicyUpdates: Sendable {
         } catch {
             throw InputError(String(describing: error), at: scenario.trustedKeysLocation, field: "trusted_keys")
         }
-        self.builtIn = builtIn
-        state = Locked((nil, 0))
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("permit-scenario-\(UUID().uuidString)")
+        state = Locked((nil, 0, 1))
     }
 
-    /// A fresh updatable policy serving the built-in one (at the start, and after a reinstall).
-    func reset() -> any Policy {
-        let fresh = makePolicy(builtIn)
-        state.withLock { $0 = (fresh, 0) }
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// Where the current install of the app keeps what it installed.
+    private var storage: URL { root.appendingPathComponent("install-\(state.current.install)") }
+
+    /// The updatable policy of a new process, serving `builtIn` until the storage holds a
+    /// bundle an earlier process installed.
+    func start(builtIn: any Policy) -> any Policy {
+        let fresh = makePolicy(builtIn, storage)
+        state.withLock {
+            $0.policy = fresh
+            $0.seenEvents = 0
+        }
         return fresh
+    }
+
+    /// The process ends: what the policy queued for its storage is written first.
+    func end() {
+        state.current.policy?.waitUntilSaved()
+        state.withLock { $0.policy = nil }
+    }
+
+    /// A reinstall: the app's storage is gone, the next process starts from nothing.
+    func reinstall() {
+        try? FileManager.default.removeItem(at: storage)
+        state.withLock { $0.install += 1 }
     }
 
     /// What one `policy_update` step did.

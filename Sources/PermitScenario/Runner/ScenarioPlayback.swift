@@ -2,23 +2,41 @@ import Foundation
 import PermitCore
 import PermitInput
 
-/// One run of a scenario: the clock, the simulated device, the engine and what is on screen,
-/// advanced one step at a time. Each kind of step has its own function.
+/// One run of a scenario: the clock, the simulated device, what the app keeps between its
+/// launches, and the app's process while it runs, advanced one step at a time. Each kind of
+/// step has its own function.
+///
+/// What persists across processes lives here: the device (settings, pending reminders, the
+/// system dialog, the Keychain, which holds the ledger's durable part), the ledger store, and
+/// the storage of the updatable policy. What a process holds lives in `ScenarioProcess`.
 struct ScenarioPlayback {
     let scenario: Scenario
+    /// The policy of the first process, which the scenario's params, events and arms are
+    /// checked against.
     let policy: any Policy
+    /// Makes the policy of each later process (a fresh VM: a cold start); `nil` runs
+    /// `policy` in every process.
+    let relaunch: PolicyFactory?
     let clock: ManualClock
     let device: SimulatedDevice
     let configuration: EngineConfiguration
-    /// With `policy_update` steps the engine runs an updatable policy over the scenario's
-    /// policy, as an app receiving bundles does.
+    /// The app's saved ledger, which each process's engine loads (a reinstall empties it).
+    let ledgerStore: InMemoryLedgerStore
+    /// With `policy_update` steps each process runs an updatable policy over the scenario's
+    /// policy, as an app receiving bundles does, rebuilt from what earlier processes installed.
     let updates: PolicyUpdates?
-    private(set) var engine: PermissionEngine
+    /// The app's process; `nil` after `terminate` or a reinstall until an `app_launch`.
+    private(set) var process: ScenarioProcess?
+    /// What the process has on screen (nothing when none runs).
     private(set) var screen = Screen.nothing
+    /// The status the last process read, reported while none runs.
+    private var statusWhenEnded = PermissionStatus.unknown
 
-    /// Sets up the device and the engine. Setup problems the file causes (params the policy
-    /// does not take, an initial state iOS cannot be in) are input errors.
-    init(_ scenario: Scenario, policy: any Policy, delivery: (any PolicyDelivery)?) throws(InputError) {
+    /// Sets up the device and the first process. Setup problems the file causes (params the
+    /// policy does not take, an initial state iOS cannot be in) are input errors.
+    init(
+        _ scenario: Scenario, policy: any Policy, relaunch: PolicyFactory? = nil, delivery: (any PolicyDelivery)?
+    ) throws(InputError) {
         do {
             try policy.validate(params: scenario.params)
         } catch {
@@ -32,16 +50,17 @@ struct ScenarioPlayback {
         }
         self.scenario = scenario
         self.policy = policy
+        self.relaunch = relaunch
         clock = ManualClock(scenario.start)
         device = try Self.device(for: scenario, clock: clock)
         configuration = EngineConfiguration(
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
             foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms)
-        updates = try PolicyUpdates(scenario, builtIn: policy, clock: clock, delivery: delivery)
-        engine = Self.engine(
-            ledger: scenario.initial.ledger, policy: updates?.reset() ?? policy, device: device, clock: clock,
-            configuration: configuration)
+        ledgerStore = InMemoryLedgerStore(scenario.initial.ledger)
+        updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
+        // The scenario begins with the app's process running.
+        process = startProcess(policy: policy)
     }
 
     /// The install id of a scenario whose `initial.ledger` sets none, so its unpinned arms are
@@ -88,15 +107,63 @@ struct ScenarioPlayback {
         }
     }
 
-    private static func engine(
-        ledger: Ledger, policy: any Policy, device: SimulatedDevice, clock: ManualClock,
-        configuration: EngineConfiguration
-    ) -> PermissionEngine {
-        PermissionEngine(
-            policy: policy, client: device, platform: device.platform, store: InMemoryLedgerStore(ledger),
-            durableStore: device.keychain, clock: clock,
-            configuration: configuration)
+    /// A new process: a fresh engine that loads the saved ledger, over `policy` (or the
+    /// updatable policy rebuilt from its storage), in the device's current time zone.
+    private func startProcess(policy: any Policy) -> ScenarioProcess {
+        var configuration = configuration
+        configuration.timeZone = device.timeZone
+        let served = updates?.start(builtIn: policy) ?? policy
+        let engine = PermissionEngine(
+            policy: served, client: device, platform: device.platform, store: ledgerStore,
+            durableStore: device.keychain, clock: clock, configuration: configuration)
+        return ScenarioProcess(engine: engine)
     }
+
+    /// Ends the process: its engine, its policy (and the policy's globals) and its screen are
+    /// gone; what it saved stays. The app is no longer in the foreground.
+    private mutating func endProcess() {
+        guard let process else { return }
+        statusWhenEnded = process.engine.status
+        updates?.end()
+        self.process = nil
+        screen = .nothing
+        device.isInForeground = false
+    }
+
+    /// `app_launch`: iOS starts a new process (didFinishLaunching comes once per process), so
+    /// the running one ends first, unless it has handled no event yet (it is no different
+    /// from a new one). False when the policy could not be made again.
+    private mutating func launchProcess(into result: inout StepResult) -> Bool {
+        if let process, !process.handledEvents { return true }
+        endProcess()
+        let policy: any Policy
+        do {
+            policy = try relaunch?() ?? self.policy
+        } catch {
+            result.failures.append("the policy did not load at this launch: \(error.description)")
+            return false
+        }
+        let process = startProcess(policy: policy)
+        var note = "a new process: the engine and the policy start afresh from what the app saved"
+        if process.engine.restoredDurablePart { note += "; the ledger's durable part came back from the Keychain" }
+        result.notes.append(note)
+        self.process = process
+        return true
+    }
+
+    /// The running process's engine; a step that needs one where none runs fails (the
+    /// parser refuses such scenarios, so only one built in code gets here).
+    private func engine(into result: inout StepResult) -> PermissionEngine? {
+        guard let engine = process?.engine else {
+            result.failures.append("the app is not running: add an app_launch step before this one")
+            result.status = statusWhenEnded
+            return nil
+        }
+        return engine
+    }
+
+    /// The status as the running process last read it, or as the last one did.
+    private var status: PermissionStatus { process?.engine.status ?? statusWhenEnded }
 
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
@@ -108,10 +175,11 @@ struct ScenarioPlayback {
             failures: [], notes: [])
         if let blocked = screen.refusal(of: step.action, appInForeground: device.isInForeground) {
             result.failures.append(blocked)
-            result.status = engine.status
+            result.status = status
             return (result, true)
         }
         guard await perform(step, into: &result) else { return (result, true) }
+        if result.outcome != nil { process?.handledEvents = true }
         // What the updatable policy did on its own (the circuit breaker) shows as notes.
         if let updates { result.notes += updates.takeNewEvents() }
         // A dialog kept while the app was away is on screen again when it returns.
@@ -124,12 +192,13 @@ struct ScenarioPlayback {
                 )
             }
         }
-        result.status = engine.status
+        result.status = status
         let pending = device.pending
         result.pendingReminders = pending.count
         result.pendingLocalTimes = pending.map { ExpectationCheck.localTime(of: $0.fireDate, in: device.timeZone) }
+        let ledger = await process?.engine.history ?? ledgerStore.ledger
         result.failures += ExpectationCheck.failures(
-            step.expectations, against: result, ledger: await engine.history, timeZone: device.timeZone)
+            step.expectations, against: result, ledger: ledger, timeZone: device.timeZone)
         result.failures += ExpectationCheck.settings(step.expectations.settings, device.settings)
         return (result, false)
     }
@@ -138,24 +207,44 @@ struct ScenarioPlayback {
     private mutating func perform(_ step: Scenario.Step, into result: inout StepResult) async -> Bool {
         switch step.action {
         case .event(let event):
-            if case .appLaunch = event { device.launch() }
-            await send(event, into: &result)
+            if case .appLaunch = event {
+                guard launchProcess(into: &result) else { return false }
+                device.launch()
+            }
+            guard let engine = engine(into: &result) else { return false }
+            await send(event, to: engine, into: &result)
         case .answer(let answer):
-            return await answerScreen(with: answer, into: &result)
+            guard let engine = engine(into: &result) else { return false }
+            return await answerScreen(with: answer, engine: engine, into: &result)
         case .settings(let authorization, let settings):
             return changeSettings(authorization: authorization, settings: settings, into: &result)
         case .reinstall(let remembers, let keychainSurvives):
             reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
         case .policyUpdate(let url):
+            guard engine(into: &result) != nil else { return false }
             installUpdate(url, expected: step.expectations.update, into: &result)
         case .externalRequest(let allow):
+            guard engine(into: &result) != nil else { return false }
             externalRequest(allow: allow, into: &result)
         case .timeZone(let zone):
             device.changeTimeZone(to: zone)
             result.notes.append("the device is now in \(zone.permitIdentifier); pending reminders keep their wall-clock times")
-            result.outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+            if let engine = process?.engine {
+                result.outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+            } else {
+                result.notes.append("the app is not running: it finds the new zone at its next launch")
+            }
         case .openSettingsLink:
-            return await openSettingsLink(into: &result)
+            guard let engine = engine(into: &result) else { return false }
+            return await openSettingsLink(engine: engine, into: &result)
+        case .terminate:
+            let onScreen = screen
+            endProcess()
+            var note =
+                "the app's process ended: its engine, its policy's globals and its screen are gone; "
+                + "the next app_launch is a cold start"
+            if onScreen != .nothing { note += " (\(onScreen.name) on screen went with it, unanswered)" }
+            result.notes.append(note)
         case .wait:
             break
         }
@@ -177,7 +266,7 @@ struct ScenarioPlayback {
     }
 
     /// `open_settings_link:` the user taps the app's link in Settings; the app opens to it.
-    private func openSettingsLink(into result: inout StepResult) async -> Bool {
+    private func openSettingsLink(engine: PermissionEngine, into result: inout StepResult) async -> Bool {
         do {
             try device.openAppSettingsLink()
         } catch {
@@ -192,7 +281,7 @@ struct ScenarioPlayback {
     /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
     /// Leaving with the system dialog up dismisses it as Don't Allow, or keeps it for the
     /// return (`device.dialog_on_background`).
-    private func send(_ event: AppEvent, into result: inout StepResult) async {
+    private func send(_ event: AppEvent, to engine: PermissionEngine, into result: inout StepResult) async {
         switch event {
         case .appLaunch, .appForeground: device.isInForeground = true
         case .appBackground:
@@ -209,7 +298,9 @@ struct ScenarioPlayback {
     }
 
     /// `answer:` answers what is on screen (a dialog through the device) and sends the event.
-    private mutating func answerScreen(with answer: Scenario.Answer, into result: inout StepResult) async -> Bool {
+    private mutating func answerScreen(
+        with answer: Scenario.Answer, engine: PermissionEngine, into result: inout StepResult
+    ) async -> Bool {
         do {
             let event = try screen.event(answering: answer, on: device)
             if answer == .open {
@@ -235,23 +326,24 @@ struct ScenarioPlayback {
             return true
         } catch {
             result.failures.append("cannot change Settings: \(error.description)")
-            result.status = engine.status
+            result.status = status
             return false
         }
     }
 
-    /// `reinstall:` wipes the app's storage (and its updatable policy); the system may remember,
-    /// and the Keychain (the durable part of the ledger) survives unless the step says otherwise.
+    /// `reinstall:` ends the process and wipes the app's storage (the saved ledger and what
+    /// the updatable policy installed); the system may remember, and the Keychain (the
+    /// durable part of the ledger) survives unless the step says otherwise. The app runs again
+    /// at the next `app_launch`.
     private mutating func reinstall(systemRemembers remembers: Bool, keychainSurvives: Bool, into result: inout StepResult) {
+        endProcess()
         device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
-        engine = Self.engine(
-            ledger: Ledger(), policy: updates?.reset() ?? policy, device: device, clock: clock, configuration: configuration)
+        device.isInForeground = false
+        try? ledgerStore.save(Ledger())
+        updates?.reinstall()
+        statusWhenEnded = .unknown
         var note = "reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer"
-        if !keychainSurvives {
-            note += "; the Keychain is wiped too"
-        } else if engine.restoredDurablePart {
-            note += "; the ledger's durable part came back from the Keychain"
-        }
+        if !keychainSurvives { note += "; the Keychain is wiped too" }
         result.notes.append(note)
     }
 
@@ -282,6 +374,31 @@ extension Scenario.Action {
         case .externalRequest(let allow): "external_request \(allow ? "allow" : "deny")"
         case .timeZone(let zone): "timezone \(zone.permitIdentifier)"
         case .openSettingsLink: "open_settings_link"
+        case .terminate: "terminate"
         }
+    }
+
+    /// The step's key in the scenario file (`event`, `answer`, `terminate`, ...).
+    var key: String {
+        switch self {
+        case .event: "event"
+        case .answer: "answer"
+        case .settings: "settings"
+        case .reinstall: "reinstall"
+        case .wait: "after"
+        case .policyUpdate: "policy_update"
+        case .externalRequest: "external_request"
+        case .timeZone: "timezone"
+        case .openSettingsLink: "open_settings_link"
+        case .terminate: "terminate"
+        }
+    }
+}
+
+extension Scenario.Expectations {
+    /// Whether the step expects nothing of a decision of its own (only of the state after it).
+    var decidesNothing: Bool {
+        decision == nil && reason == nil && warnings == nil && error == nil && dialog == nil && reminders == nil
+            && remoteRegistration == nil && trace == nil
     }
 }

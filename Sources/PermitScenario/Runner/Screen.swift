@@ -54,6 +54,8 @@ enum Screen: Equatable {
             }
             return nil
         }
+        // The process ends, and the app's own prompts with it.
+        if case .terminate = action, self == .softPrompt || self == .settingsPrompt { return nil }
         guard self != .nothing else { return nil }
         return "\(name) is on screen and stays until answered; this step must be `answer: "
             + answers.map(\.rawValue).joined(separator: " | ") + "`"

@@ -127,7 +127,7 @@ public struct TestRun: Sendable {
 
     /// Runs `files` (after `filter`, a case-insensitive piece of the path or scenario name).
     public static func run(
-        _ files: [ScenarioFile], filter: String?, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
+        _ files: [ScenarioFile], filter: String?, loader: @escaping PolicyLoader, delivery: (any PolicyDelivery)? = nil
     ) async -> TestRun {
         await run(files, options: Options(filter: filter), loader: loader, delivery: delivery)
     }
@@ -143,7 +143,7 @@ public struct TestRun: Sendable {
     ///   - loader: loads the policy each scenario runs (a pack's, or the one it names).
     ///   - delivery: how `policy_update` steps install bundles (see `ScenarioRunner`).
     public static func run(
-        _ files: [ScenarioFile], options: Options, loader: PolicyLoader, delivery: (any PolicyDelivery)? = nil
+        _ files: [ScenarioFile], options: Options, loader: @escaping PolicyLoader, delivery: (any PolicyDelivery)? = nil
     ) async -> TestRun {
         let selected = select(files, options: options)
         var testRun = TestRun(reports: [], leftOutByOnly: selected.leftOutByOnly)
@@ -244,7 +244,7 @@ public struct TestRun: Sendable {
     }
 
     static func run(
-        _ scenario: Scenario, file: ScenarioFile, loader: PolicyLoader, delivery: (any PolicyDelivery)?
+        _ scenario: Scenario, file: ScenarioFile, loader: @escaping PolicyLoader, delivery: (any PolicyDelivery)?
     ) async -> ScenarioReport {
         guard let policyURL = scenario.policy ?? file.packPolicy else {
             return ScenarioReport(
@@ -271,14 +271,30 @@ public struct TestRun: Sendable {
             let policyPath = Discovery.displayPath(of: policyURL)
             return ScenarioReport(file: file, name: policyPath, verdict: .policyFailed(error, policy: policyPath, scenarios: 1))
         }
+        // Each cold launch loads the policy again; the coverage is that of every process.
+        let relaunched = Locked<[any Policy]>([])
+        let relaunch: PolicyFactory = { () throws(PolicyError) -> any Policy in
+            let policy = try loader(policyURL)
+            relaunched.withLock { $0.append(policy) }
+            return policy
+        }
         do {
-            let result = try await ScenarioRunner(policy: policy, delivery: delivery).run(scenario)
+            let result = try await ScenarioRunner(policy: policy, relaunch: relaunch, delivery: delivery).run(scenario)
+            let processes = [policy] + relaunched.current
             return ScenarioReport(
                 file: file, name: scenario.name, verdict: .ran(result),
-                coverage: (policy as? any LineCoverageReporting)?.lineCoverage,
-                decisions: (policy as? any DecisionCoverageReporting)?.decisionCoverage)
+                coverage: merged(processes.compactMap { ($0 as? any LineCoverageReporting)?.lineCoverage }) { $0.merged(with: $1) },
+                decisions: merged(processes.compactMap { ($0 as? any DecisionCoverageReporting)?.decisionCoverage }) {
+                    $0.merged(with: $1)
+                })
         } catch {
             return ScenarioReport(file: file, name: scenario.name, verdict: .inputError(error))
         }
+    }
+
+    /// The coverage of several processes as one, or nil when none recorded any.
+    private static func merged<Coverage>(_ parts: [Coverage], _ merge: (Coverage, Coverage) -> Coverage) -> Coverage? {
+        guard let first = parts.first else { return nil }
+        return parts.dropFirst().reduce(first, merge)
     }
 }
