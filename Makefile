@@ -16,8 +16,10 @@ test: setup
 	$(SWIFT) run --skip-build permit test policies
 
 # The names C and the warm path use, written again from ContextSchema, their one source
-# (Sources/CLuaShim/lazy_names.generated.h, Sources/PermitLua/FastPathKey.generated.swift): the
-# generator is GeneratedNamesTests, which fails in `make test` while a checked-in file differs.
+# (Sources/CLuaShim/lazy_names.generated.h, Sources/PermitLua/FastPathKey.generated.swift, and the
+# in-place decision reader's Sources/CLuaShim/include/permit_decision.generated.h and
+# Sources/CLuaShim/decision_fields.generated.h): the generator is GeneratedNamesTests, which
+# fails in `make test` while a checked-in file differs.
 generate: setup
 	PERMIT_GENERATE=1 $(SWIFT) test --filter GeneratedNamesTests
 

@@ -98,24 +98,13 @@ void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t ke
 
 /* ------------------------------------------------------------ decision table */
 
-/* The names DecisionReader accepts, in PERMIT_D_* order. */
-static const char *const decision_names[PERMIT_D_COUNT] = {
-    "action", "reason", "remember", "title", "message", "accept", "decline",
-    "presentation", "variant", "options", "open", "cancel", "deep_link", "cancel_reminders",
-};
+/* decision_names, action_names and allowed_fields: generated from ContextSchema, the names
+   DecisionReader accepts. */
+#include "decision_fields.generated.h"
 
 #define BIT(f) (1u << (f))
-#define COMMON (BIT(PERMIT_D_ACTION) | BIT(PERMIT_D_REASON) | BIT(PERMIT_D_REMEMBER) | BIT(PERMIT_D_CANCEL_REMINDERS))
-
-static const char *const action_names[4] = {"none", "soft_prompt", "request_permission", "settings_prompt"};
-static const unsigned allowed_fields[4] = {
-    COMMON,
-    COMMON | BIT(PERMIT_D_TITLE) | BIT(PERMIT_D_MESSAGE) | BIT(PERMIT_D_ACCEPT) | BIT(PERMIT_D_DECLINE) |
-        BIT(PERMIT_D_PRESENTATION) | BIT(PERMIT_D_VARIANT),
-    COMMON | BIT(PERMIT_D_OPTIONS),
-    COMMON | BIT(PERMIT_D_TITLE) | BIT(PERMIT_D_MESSAGE) | BIT(PERMIT_D_OPEN) | BIT(PERMIT_D_CANCEL) |
-        BIT(PERMIT_D_PRESENTATION) | BIT(PERMIT_D_DEEP_LINK),
-};
+/* The action's code takes bits 16 and up of the answer, the fields the bits below. */
+_Static_assert(PERMIT_D_COUNT <= 16, "a decision's field bits must fit below the action's");
 
 static int field_code(const char *s, size_t len) {
     for (int i = 0; i < PERMIT_D_COUNT; i++) {
@@ -153,7 +142,7 @@ int permit_decision_fields(lua_State *L, int idx) {
     }
     size_t len;
     const char *action = lua_tolstring(L, base + 1 + PERMIT_D_ACTION, &len);
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < PERMIT_A_COUNT; a++) {
         if (strlen(action_names[a]) == len && memcmp(action_names[a], action, len) == 0) {
             if ((present & ~allowed_fields[a]) != 0) break;
             return (int)(((unsigned)a << 16) | present);

@@ -10,12 +10,12 @@ import PermitCore
 /// - `DecisionReader`, which validates what a policy returns and words every error on either
 ///   path, and `StrictContext`, which gives the C side its strict tables' names when a VM is made, read
 ///   their lists from here at run time.
-/// - The warm path's interned keys (`FastPath.Key`) and the lazy builder's key names
-///   (`LazyContext.c`) are generated from here into checked-in files
-///   (`FastPathKey.generated.swift`, `lazy_names.generated.h`) by `make generate`; a test
-///   fails while they differ, and code using a renamed name stops compiling.
-/// - The in-place decision reader's C tables (`FastPath.c`: decision fields, actions, the
-///   fields each action takes) are checked against this schema by `ContextSchemaTests`.
+/// - The warm path's interned keys (`FastPath.Key`), the lazy builder's key names
+///   (`LazyContext.c`) and the in-place decision reader's codes and tables (`FastPath.c`: the
+///   decision's fields, the actions, the fields each action takes) are generated from here into
+///   checked-in files (`FastPathKey.generated.swift`, `lazy_names.generated.h`,
+///   `include/permit_decision.generated.h`, `decision_fields.generated.h`) by `make generate`;
+///   `GeneratedNamesTests` fails while they differ, and code using a renamed name stops compiling.
 /// - The editor annotations (`types/permit.lua`, which carry notes for policy authors) and
 ///   the reference (docs/reference.md) are checked against this schema by tests that name the
 ///   missing or extra field.
@@ -221,9 +221,20 @@ public enum ContextSchema {
         ])
 
     /// The decision fields every action takes.
+    ///
+    /// With `decisionFieldsByAction` and `actions`, the one definition of what a decision may
+    /// hold, for both readers: `DecisionReader` (which words every error) reads these lists, and
+    /// the warm path's in-place reader (`FastPath.c`) gets its field codes, names, action names
+    /// and allowed-field masks generated from them (`make generate`).
     public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders"]
 
     /// The further fields each action takes.
+    ///
+    /// Adding a field to an action here (and to `decision`, which the editor annotations follow)
+    /// and running `make generate` is all it takes for both readers to accept it; each reader
+    /// then ignores it until code reads its value (`DecisionReader.decision` and
+    /// `FastPath.DecisionTableReader`, which `FastPathTests` keeps word for word alike). At most
+    /// 16 fields in all: the in-place reader answers them as bits below the action's code.
     public static let decisionFieldsByAction: [String: [String]] = [
         "none": [],
         "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],

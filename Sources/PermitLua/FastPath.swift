@@ -376,15 +376,15 @@ extension FastPath {
             return String(validating: bytes, as: UTF8.self)
         }
 
-        /// The action of kind `kind` (its position in the C reader's action names), with the
-        /// fields it requires; `nil` when any is not plainly valid.
+        /// The action of kind `kind` (its `PERMIT_A_*` code, generated from `ContextSchema.actions`),
+        /// with the fields it requires; `nil` when any is not plainly valid.
         mutating func action(kind: Int, present: Int, at index: Int32) -> Decision.Action? {
             func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
             func slot(_ field: Int32) -> Int32 { index + 1 + field }
             switch kind {
-            case 0:
+            case PERMIT_A_NONE:
                 return Decision.Action.none
-            case 1:
+            case PERMIT_A_SOFT_PROMPT:
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
                     let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
                     let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
@@ -400,10 +400,10 @@ extension FastPath {
                     SoftPrompt(
                         title: title, message: message, accept: accept, decline: decline, presentation: presentation,
                         variant: variant))
-            case 2:
+            case PERMIT_A_REQUEST_PERMISSION:
                 guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
                 return .requestPermission(options: options)
-            case 3:
+            case PERMIT_A_SETTINGS_PROMPT:
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
                     let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
                     let open = localized(slot(Int32(PERMIT_D_OPEN))),

@@ -5,9 +5,9 @@ import Testing
 @testable import PermitLua
 
 /// What is not generated from `ContextSchema` agrees with it: the core's enumerations, the ctx
-/// a policy really gets on either path, the in-place decision reader's C tables (read from
-/// `FastPath.c`), and the editor annotations in `types/permit.lua` (the names the lazy builder
-/// and the warm path intern are generated from it, `GeneratedNamesTests`).
+/// a policy really gets on either path, and the editor annotations in `types/permit.lua` (the
+/// names the lazy builder and the warm path intern, and the in-place decision reader's codes
+/// and tables, are generated from it: `GeneratedNamesTests`).
 /// Adding a field means adding it to the schema; each check below then names the place that
 /// still lacks it.
 @Suite struct ContextSchemaTests {
@@ -16,13 +16,6 @@ import Testing
 
     static func source(_ path: String) throws -> String {
         try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
-    }
-
-    /// The quoted strings of the C initializer that follows `declaration` up to its `};`.
-    static func cStrings(after declaration: String, in source: String) throws -> [String] {
-        let start = try #require(source.range(of: declaration), "\(declaration) not found")
-        let end = try #require(source.range(of: "};", range: start.upperBound..<source.endIndex))
-        return quoted(String(source[start.upperBound..<end.lowerBound]))
     }
 
     static func quoted(_ text: String) -> [String] {
@@ -144,28 +137,6 @@ import Testing
             case ("integer", .integer), ("boolean", .boolean), ("string", .string), ("any", _), ("PermitScalar", _): break
             default: fail("\(value) is not a \(type)")
             }
-        }
-    }
-
-    // MARK: C
-
-    /// `FastPath.c` reads exactly the schema's decision fields, actions, and fields per action.
-    @Test func theInPlaceDecisionReadersNamesAreTheSchemas() throws {
-        let source = try Self.source("Sources/CLuaShim/FastPath.c")
-        let fields = try Self.cStrings(after: "static const char *const decision_names[PERMIT_D_COUNT] = {", in: source)
-        #expect(Set(fields) == Self.names(ContextSchema.decision))
-        #expect(fields.count == ContextSchema.decision.fields.count)
-        let actions = try Self.cStrings(after: "static const char *const action_names[4] = {", in: source)
-        #expect(actions == ContextSchema.actions)
-        // allowed_fields: one COMMON | BIT(PERMIT_D_X) | ... entry per action, in action order.
-        let start = try #require(source.range(of: "static const unsigned allowed_fields[4] = {"))
-        let end = try #require(source.range(of: "};", range: start.upperBound..<source.endIndex))
-        let entries = source[start.upperBound..<end.lowerBound].components(separatedBy: "COMMON").dropFirst()
-        #expect(entries.count == actions.count)
-        for (action, entry) in zip(actions, entries) {
-            let bits = entry.components(separatedBy: "BIT(PERMIT_D_").dropFirst()
-                .map { String($0.prefix { $0 != ")" }).lowercased() }
-            #expect(Set(bits) == Set(ContextSchema.decisionFieldsByAction[action] ?? []), "\(action)")
         }
     }
 

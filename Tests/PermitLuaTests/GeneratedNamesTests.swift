@@ -4,18 +4,34 @@ import Testing
 @testable import PermitLua
 
 /// The names C and the warm path use are generated from `ContextSchema`, their one source:
-/// `FastPath.Key` (`Sources/PermitLua/FastPathKey.generated.swift`) and the lazy builder's key
-/// names (`Sources/CLuaShim/lazy_names.generated.h`). Both files are checked in so the build
-/// needs no generator; this suite is the generator. A schema change fails it, naming the file;
-/// `make generate` (this suite with `PERMIT_GENERATE=1`) writes the files again, and the code
-/// that used a renamed or removed name then stops compiling where it does.
+/// `FastPath.Key` (`Sources/PermitLua/FastPathKey.generated.swift`), the lazy builder's key
+/// names (`Sources/CLuaShim/lazy_names.generated.h`), and the in-place decision reader's codes
+/// and tables (`Sources/CLuaShim/include/permit_decision.generated.h`, public: the codes Swift
+/// reads a decision's slots by; `Sources/CLuaShim/decision_fields.generated.h`, private to
+/// `FastPath.c`: the names, the action names and the fields each action allows). The files are
+/// checked in so the build needs no generator; this suite is the generator. A schema change
+/// fails it, naming the file; `make generate` (this suite with `PERMIT_GENERATE=1`) writes the
+/// files again, and the code that used a renamed or removed name then stops compiling where it does.
 @Suite struct GeneratedNamesTests {
     static let header = "Sources/CLuaShim/lazy_names.generated.h"
     static let keys = "Sources/PermitLua/FastPathKey.generated.swift"
+    static let decisionCodes = "Sources/CLuaShim/include/permit_decision.generated.h"
+    static let decisionTables = "Sources/CLuaShim/decision_fields.generated.h"
 
-    @Test(arguments: [header, keys])
+    /// What the generated file at `path` holds, made from the schema.
+    static func contents(of path: String) -> String? {
+        switch path {
+        case header: lazyNamesHeader()
+        case keys: fastPathKeys()
+        case decisionCodes: decisionCodesHeader()
+        case decisionTables: decisionTablesHeader()
+        default: nil
+        }
+    }
+
+    @Test(arguments: [header, keys, decisionCodes, decisionTables])
     func theCheckedInFileIsWhatTheSchemaMakes(path: String) throws {
-        let expected = path == Self.header ? Self.lazyNamesHeader() : Self.fastPathKeys()
+        let expected = try #require(Self.contents(of: path))
         let url = ContextSchemaTests.repository.appendingPathComponent(path)
         let current = try? String(contentsOf: url, encoding: .utf8)
         if current == expected { return }
@@ -123,6 +139,85 @@ import Testing
                     }
                 }
             }
+
+            """
+    }
+
+    // MARK: The in-place decision reader
+
+    /// The decision's fields in `PERMIT_D_*` order: the fields every action takes, then each
+    /// action's further fields in action order, each once.
+    static var decisionFields: [String] {
+        var seen = Set<String>()
+        let actions = ContextSchema.actions.flatMap { ContextSchema.decisionFieldsByAction[$0] ?? [] }
+        return (ContextSchema.commonDecisionFields + actions).filter { seen.insert($0).inserted }
+    }
+
+    static func decisionCodesHeader() -> String {
+        let fields = decisionFields.map { "    PERMIT_D_\($0.uppercased())," }
+        let actions = ContextSchema.actions.map { "    PERMIT_A_\($0.uppercased())," }
+        return """
+            /* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
+               edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+
+               The codes of a decision's fields and actions, shared by the in-place reader (FastPath.c, whose
+               tables are in decision_fields.generated.h) and the Swift side that reads the values it pushes
+               (FastPath.swift); included by permit_context.h. */
+            #ifndef PERMIT_DECISION_GENERATED_H
+            #define PERMIT_DECISION_GENERATED_H
+
+            /* The fields of a decision table, in the order permit_decision_fields pushes them: the fields
+               every action takes, then each action's further fields in action order. */
+            enum {
+            \(fields.joined(separator: "\n"))
+                PERMIT_D_COUNT
+            };
+
+            /* The actions, as permit_decision_fields answers them (bits 16 and up). */
+            enum {
+            \(actions.joined(separator: "\n"))
+                PERMIT_A_COUNT
+            };
+
+            #endif
+
+            """
+    }
+
+    static func decisionTablesHeader() -> String {
+        let fields = decisionFields
+        let names = fields.map { "    \"\($0)\"," }
+        let actions = ContextSchema.actions.map { "    \"\($0)\"," }
+        let masks = ContextSchema.actions.map { action in
+            let allowed = ContextSchema.commonDecisionFields + (ContextSchema.decisionFieldsByAction[action] ?? [])
+            let mask = fields.indices.filter { allowed.contains(fields[$0]) }.reduce(0) { $0 | 1 << $1 }
+            return "    0x\(String(mask, radix: 16))u, /* \(action): \(allowed.joined(separator: ", ")) */"
+        }
+        return """
+            /* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
+               edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+
+               The in-place decision reader's tables (FastPath.c), DecisionReader's names: the fields a
+               decision may hold (by PERMIT_D_* code), the actions (by PERMIT_A_* code), and the fields each
+               action allows (bit n: PERMIT_D_* code n). */
+            #ifndef PERMIT_DECISION_FIELDS_GENERATED_H
+            #define PERMIT_DECISION_FIELDS_GENERATED_H
+
+            #include "permit_context.h"
+
+            static const char *const decision_names[PERMIT_D_COUNT] = {
+            \(names.joined(separator: "\n"))
+            };
+
+            static const char *const action_names[PERMIT_A_COUNT] = {
+            \(actions.joined(separator: "\n"))
+            };
+
+            static const unsigned allowed_fields[PERMIT_A_COUNT] = {
+            \(masks.joined(separator: "\n"))
+            };
+
+            #endif
 
             """
     }

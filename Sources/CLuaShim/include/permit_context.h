@@ -118,16 +118,13 @@ void permit_lazy_close(lua_State *L);
 /// event table has room for it: raw operations that neither allocate nor raise).
 void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t key_event, int32_t key_properties);
 
-/// The fields of a decision table, in this order (DecisionReader's names).
-enum {
-    PERMIT_D_ACTION, PERMIT_D_REASON, PERMIT_D_REMEMBER, PERMIT_D_TITLE, PERMIT_D_MESSAGE, PERMIT_D_ACCEPT,
-    PERMIT_D_DECLINE, PERMIT_D_PRESENTATION, PERMIT_D_VARIANT, PERMIT_D_OPTIONS, PERMIT_D_OPEN, PERMIT_D_CANCEL,
-    PERMIT_D_DEEP_LINK, PERMIT_D_CANCEL_REMINDERS, PERMIT_D_COUNT
-};
-/// For a plain decision table at `idx` (no metatable, only string keys among the names above,
-/// `action` one of none / soft_prompt / request_permission / settings_prompt with only the
-/// fields that action allows): pushes PERMIT_D_COUNT values (nil when absent) and returns
-/// (action << 16) | the bit set of present fields. Otherwise pushes nothing and returns -1:
+/// The codes of a decision table's fields (PERMIT_D_*) and actions (PERMIT_A_*), generated from
+/// ContextSchema (DecisionReader's names).
+#include "permit_decision.generated.h"
+/// For a plain decision table at `idx` (no metatable, only string keys among the PERMIT_D_*
+/// fields, `action` one of the PERMIT_A_* actions with only the fields that action allows):
+/// pushes PERMIT_D_COUNT values (nil when absent) and returns (PERMIT_A_* code << 16) | the bit
+/// set of present fields (bit n: PERMIT_D_* code n). Otherwise pushes nothing and returns -1:
 /// the caller takes the general path, which words the error. Never runs Lua code.
 int permit_decision_fields(lua_State *L, int idx);
 /// The most bytes `permit_reminder_list_bytes` writes: a list is held in Lua's capped memory, but a

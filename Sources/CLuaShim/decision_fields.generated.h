@@ -1,0 +1,43 @@
+/* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
+   edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+
+   The in-place decision reader's tables (FastPath.c), DecisionReader's names: the fields a
+   decision may hold (by PERMIT_D_* code), the actions (by PERMIT_A_* code), and the fields each
+   action allows (bit n: PERMIT_D_* code n). */
+#ifndef PERMIT_DECISION_FIELDS_GENERATED_H
+#define PERMIT_DECISION_FIELDS_GENERATED_H
+
+#include "permit_context.h"
+
+static const char *const decision_names[PERMIT_D_COUNT] = {
+    "action",
+    "reason",
+    "remember",
+    "cancel_reminders",
+    "title",
+    "message",
+    "accept",
+    "decline",
+    "presentation",
+    "variant",
+    "options",
+    "open",
+    "cancel",
+    "deep_link",
+};
+
+static const char *const action_names[PERMIT_A_COUNT] = {
+    "none",
+    "soft_prompt",
+    "request_permission",
+    "settings_prompt",
+};
+
+static const unsigned allowed_fields[PERMIT_A_COUNT] = {
+    0xfu, /* none: action, reason, remember, cancel_reminders */
+    0x3ffu, /* soft_prompt: action, reason, remember, cancel_reminders, title, message, accept, decline, presentation, variant */
+    0x40fu, /* request_permission: action, reason, remember, cancel_reminders, options */
+    0x393fu, /* settings_prompt: action, reason, remember, cancel_reminders, title, message, open, cancel, presentation, deep_link */
+};
+
+#endif
