@@ -53,15 +53,14 @@ public enum ContextSchema {
 
     // MARK: Enumerations (`---@alias`)
 
+    // The values below are the core's own names; the schema reads them rather than spelling them
+    // again, so a status, setting value or event added in PermitCore reaches the generated files.
     /// `ctx.status`, `ctx.previous_status`, `history.last_status`.
-    public static let statuses = ["unknown", "not_determined", "denied", "authorized", "provisional", "ephemeral"]
+    public static let statuses = PermissionStatus.allCases.map(\.rawValue)
     /// Each `ctx.settings` field.
-    public static let settingValues = ["enabled", "disabled", "not_supported"]
+    public static let settingValues = SettingValue.allCases.map(\.rawValue)
     /// `ctx.event.name`.
-    public static let eventNames = [
-        "app_launch", "app_foreground", "app_background", "feature_opened", "soft_prompt_answered",
-        "system_prompt_answered", "settings_prompt_answered", "significant_time_change", "notification_settings_opened",
-    ]
+    public static let eventNames = AppEvent.names
     /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`) or a settings
     /// prompt's (`open`, `cancel`, `dismiss`).
     public static let answers = ["accept", "decline", "dismiss", "open", "cancel"]
