@@ -9,8 +9,7 @@ import Testing
 /// The `permit` verbs end to end: exit codes, formats, help. Most run in this process
 /// (`permit`); the few that must see the real process launch the built binary (`launch`).
 @Suite struct CLITests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// The built `permit` next to this test bundle.
     static var executable: URL { builtExecutable(named: "permit") }

@@ -1,12 +1,12 @@
 import Foundation
+import PermitTestSupport
 
 /// The reference as tests read it: the index `docs/reference.md` and its pages under
 /// `docs/reference/` (one for each kind of reader). The machine-checked parts of the pages are
 /// tables between `<!-- keys: NAME -->` and `<!-- end keys -->` whose rows start with the key in
 /// backticks, and the `<a id>` anchors other files link to.
 struct ReferenceTables {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
     static let indexPath = "docs/reference.md"
     static let pagesDirectory = "docs/reference"
 

@@ -1,11 +1,11 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore
 
 @Suite struct DocumentationTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// The guardrails the guide lists, in its order, are exactly the ones the code applies.
     @Test func theGuideListsTheGuardrailsOfTheCode() throws {

@@ -11,8 +11,7 @@ import Testing
 /// code held it on one, and a function that reads as one step should not be split for that.
 @Suite struct FunctionLengthTests {
     static let limit = 70
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// The file's lines with comments and string literals left out, so only code braces count
     /// (in C also character literals like '{'). Works on bytes: every delimiter it looks for is

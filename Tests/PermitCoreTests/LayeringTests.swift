@@ -6,8 +6,7 @@ import Testing
 /// dependencies and the `import` lines of every target under Sources/ (and the example host)
 /// say the same thing. Reads files only, so it is fast and runs with every `make test`.
 @Suite struct LayeringTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     struct Target {
         var name: String

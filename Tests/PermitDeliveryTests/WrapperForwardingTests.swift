@@ -11,8 +11,7 @@ import Testing
 /// (no experiments, no durable keys, no declared events): twice a wrapper did exactly that
 /// when a member was added. These tests fail at the source instead.
 @Suite struct WrapperForwardingTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// The requirements `Policy` declares, read from its source: a member added to the
     /// protocol is checked here without anyone extending a list.

@@ -9,8 +9,7 @@ import Testing
 /// Random and mutated inputs through every parser and validator: each case must end in a
 /// result or a typed error, never a crash or a hang.
 @Suite struct InputFuzzTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// Byte-level and line-level mutations of a text.
     static func mutate(_ text: String, rng: inout SplitMix64) -> String {

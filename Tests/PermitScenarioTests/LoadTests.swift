@@ -7,8 +7,7 @@ import Testing
 
 /// Many tasks, one engine, a real Lua policy.
 @Suite struct LoadTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// Wraps a policy and notes whenever two calls overlap (the VM entered twice at once).
     ///

@@ -1,12 +1,12 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
+let repositoryRoot = Repository.root
 
 func pack(_ name: String) throws -> SimulationPolicy {
     try SimulationPolicy.load(
