@@ -76,7 +76,12 @@ extension Guardrail {
         let status = situation.status
 
         if case .requestPermission(var options) = action {
-            guard status.allowsSystemDialog else {
+            // An entitled app, already authorized, asking for critical alerts it does not have
+            // yet gets iOS's separate critical-alerts dialog (docs/platform.md S-02); without the
+            // entitlement the setting reads `not_supported`.
+            let asksCriticalAlerts =
+                status == .authorized && options.contains(.criticalAlert) && situation.settings.criticalAlert == .disabled
+            guard status.allowsSystemDialog || asksCriticalAlerts else {
                 return void(
                     .systemDialogUnavailable,
                     status == .denied

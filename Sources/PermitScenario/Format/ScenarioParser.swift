@@ -11,7 +11,7 @@ public enum ScenarioParser {
     ]
     static let deviceKeys = [
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
-        "dialog_on_background",
+        "dialog_on_background", "app_clip_card_notifications", "scheduled_summary",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -234,15 +234,29 @@ public enum ScenarioParser {
         let onBackground =
             try fields["dialog_on_background"].map { value throws(InputError) in
                 DialogOnBackground(rawValue: try value.oneOf(DialogOnBackground.allCases.map(\.rawValue)))!
-            } ?? .denies
+            } ?? .observed
         let ephemeral = try fields["app_clip_ephemeral"]?.bool() ?? false
         if ephemeral, !appClip {
             throw fields["app_clip_ephemeral"]!.error(
                 "app_clip_ephemeral is for App Clips", hint: "add `app_clip: true`, or remove app_clip_ephemeral")
         }
-        return Scenario.Device(
+        let cardNotifications = try fields["app_clip_card_notifications"]?.bool() ?? true
+        if !cardNotifications, !ephemeral {
+            throw fields["app_clip_card_notifications"]!.error(
+                "app_clip_card_notifications is the App Clip card's switch for ephemeral notifications",
+                hint: "add `app_clip: true` and `app_clip_ephemeral: true`, or remove app_clip_card_notifications")
+        }
+        var device = Scenario.Device(
             version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements,
             appClipEphemeral: ephemeral, pendingOverflow: overflow, dialogOnBackground: onBackground)
+        device.appClipCardNotifications = cardNotifications
+        device.scheduledSummary = try fields["scheduled_summary"]?.bool() ?? false
+        if device.scheduledSummary, version < NotificationSettings.Setting.scheduledDelivery.introducedIn {
+            throw fields["scheduled_summary"]!.error(
+                "Scheduled Summary came with iOS 15; this device runs iOS \(version)",
+                hint: "use os: \"15\" or later, or remove scheduled_summary")
+        }
+        return device
     }
 
     /// An IANA time zone name (`device.timezone`, a `timezone:` step).

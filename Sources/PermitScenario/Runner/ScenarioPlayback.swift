@@ -92,7 +92,8 @@ struct ScenarioPlayback {
             if !scenario.initial.settings.isEmpty {
                 let status =
                     scenario.initial.authorization
-                    ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral ? .ephemeral : .notDetermined)
+                    ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral
+                        && scenario.device.appClipCardNotifications ? .ephemeral : .notDetermined)
                 var base = NotificationSettings.typical(for: status, on: platform.version, entitlements: scenario.device.entitlements)
                 for (setting, value) in scenario.initial.settings { base[setting] = value }
                 settings = base
@@ -100,7 +101,9 @@ struct ScenarioPlayback {
             return try SimulatedDevice(
                 platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
                 staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements,
-                ephemeralNotifications: scenario.device.appClipEphemeral, pendingOverflow: scenario.device.pendingOverflow,
+                ephemeralNotifications: scenario.device.appClipEphemeral,
+                appClipCardNotifications: scenario.device.appClipCardNotifications,
+                scheduledSummary: scenario.device.scheduledSummary, pendingOverflow: scenario.device.pendingOverflow,
                 timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
@@ -192,6 +195,11 @@ struct ScenarioPlayback {
                 )
             }
         }
+        if let outcome = result.outcome, !outcome.remindersScheduled.isEmpty, device.settings.scheduledDelivery == .enabled {
+            result.notes.append(
+                "Scheduled Summary is on for the app: iOS holds these reminders for the user's next summary "
+                    + "(time-sensitive and critical ones come at their time)")
+        }
         result.status = status
         let pending = device.pending
         result.pendingReminders = pending.count
@@ -279,17 +287,24 @@ struct ScenarioPlayback {
     }
 
     /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
-    /// Leaving with the system dialog up dismisses it as Don't Allow, or keeps it for the
-    /// return (`device.dialog_on_background`).
+    /// Leaving with the system dialog up closes it unanswered, dismisses it as Don't Allow, or
+    /// keeps it for the return (`device.dialog_on_background`).
     private func send(_ event: AppEvent, to engine: PermissionEngine, into result: inout StepResult) async {
         switch event {
         case .appLaunch, .appForeground: device.isInForeground = true
         case .appBackground:
-            if device.moveToBackground() == .dialogDenied {
+            switch device.moveToBackground() {
+            case .dialogDenied, .dialogDismissed:
+                let denied = device.authorization == .denied
                 _ = await engine.handle(event)
-                result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
+                result.notes.append(
+                    denied
+                        ? "leaving the app dismissed the system dialog: iOS counts it as Don't Allow"
+                        : "leaving the app closed the system dialog unanswered: the request completes with granted false, "
+                            + "the status stays not determined, and the app may ask again")
                 result.outcome = await engine.handle(.systemPromptAnswered(granted: false))
                 return
+            case .noDialog, .dialogStays: break
             }
             if device.isDialogOnScreen { result.notes.append("the system dialog stays, unanswered, for the user's return") }
         default: break
