@@ -112,9 +112,10 @@ public struct Scenario: Sendable {
         case answer(Answer)
         /// The user changes the app's notification settings in Settings.
         case settings(authorization: PermissionStatus?, settings: [NotificationSettings.Setting: SettingValue])
-        /// The app is deleted and installed again; iOS may remember the old answer, and the
-        /// app's Keychain items (its durable ledger part) survive unless told otherwise.
-        case reinstall(systemRemembers: Bool, keychainSurvives: Bool)
+        /// The app is deleted and installed again; iOS may remember the old answer (`nil`: as
+        /// the version does, docs/platform.md K-01), and the app's Keychain items (its durable
+        /// ledger part) survive unless told otherwise.
+        case reinstall(systemRemembers: Bool?, keychainSurvives: Bool)
         /// Only `after`: time passes (reminders fire, days roll over).
         case wait
         /// A policy bundle arrives and is installed between events, as in a rollout.

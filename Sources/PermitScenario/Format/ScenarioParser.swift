@@ -10,8 +10,8 @@ public enum ScenarioParser {
         "matrix", "anchors",
     ]
     static let deviceKeys = [
-        "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
-        "dialog_on_background", "app_clip_card_notifications", "scheduled_summary",
+        "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "app_clip_card_notifications",
+        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -402,13 +402,13 @@ public enum ScenarioParser {
             if case .mapping = reinstall.node {
                 let options = try reinstall.fields(allowed: reinstallKeys)
                 action = .reinstall(
-                    systemRemembers: try options["system_remembers"]?.bool() ?? false,
+                    systemRemembers: try options["system_remembers"]?.bool(),
                     keychainSurvives: try options["keychain_survives"]?.bool() ?? true)
             } else {
                 guard try reinstall.bool() else {
                     throw reinstall.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
                 }
-                action = .reinstall(systemRemembers: false, keychainSurvives: true)
+                action = .reinstall(systemRemembers: nil, keychainSurvives: true)
             }
         default:
             guard fields["after"] != nil else {
