@@ -39,18 +39,21 @@ import Testing
 
     /// S-02: the guardrail lets the request through only where iOS shows that dialog.
     @Test func theGuardrailPassesACriticalAlertsRequestOnlyWhileTheyReadDisabled() {
-        func situation(_ critical: SettingValue) -> GuardrailSituation {
+        func situation(_ critical: SettingValue, promptsToday: Int = 0) -> GuardrailSituation {
             var settings = NotificationSettings.typical(for: .authorized, on: OSVersion(major: 16))
             settings.criticalAlert = critical
             return GuardrailSituation(
-                status: .authorized, settings: settings, version: OSVersion(major: 16), appIsActive: true, promptsToday: 0,
-                maxPromptsPerDay: 3)
+                status: .authorized, settings: settings, version: OSVersion(major: 16), appIsActive: true,
+                promptsToday: promptsToday, maxPromptsPerDay: 3)
         }
         let request = Decision.Action.requestPermission(options: [.alert, .criticalAlert])
         #expect(Guardrail.apply(to: request, in: situation(.disabled)).action == request)
         #expect(Guardrail.apply(to: request, in: situation(.notSupported)).action == .none)
         #expect(Guardrail.apply(to: request, in: situation(.enabled)).action == .none)
         #expect(Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.disabled)).action == .none)
+        // The critical-alerts dialog is a prompt: the day's cap counts it.
+        let capped = Guardrail.apply(to: request, in: situation(.disabled, promptsToday: 3))
+        #expect(capped.action == .none && capped.warnings.map(\.guardrail) == [.promptCap])
     }
 
     /// S-04: "Add to Scheduled Summary" only with Scheduled Summary on, iOS 15+.

@@ -5,8 +5,10 @@ import Foundation
 ///
 /// It keeps the device's truth (the authorization, the settings, whether the dialog was
 /// answered in this install, the pending notifications) and enforces every platform rule:
-/// the dialog appears at most once per install, never after a denial, never while the app is
-/// in the background; provisional is granted silently on iOS 12+, and a full request while
+/// the dialog is answered at most once per install (leaving the app may close it unanswered),
+/// never appears after a denial or while the app is in the background, and an entitled app asks
+/// for critical alerts in a dialog of their own; nothing is scheduled while the app is not
+/// authorized; provisional is granted silently on iOS 12+, and a full request while
 /// provisional shows the real dialog; iOS 8–9 exposes only the enabled types and fires the
 /// register callback after the dialog, or at once when none can show; changes made in Settings
 /// reach the app only when it reads again (and, with `staleReadsAfterChange`, only on a later
@@ -286,8 +288,8 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// The user taps Allow or Don't Allow. Returns `granted`, which the app then reports as
     /// `system_prompt_answered` (on iOS 8–9: the register callback). The separate
     /// critical-alerts dialog (S-02) leaves the app authorized, so its request completes as
-    /// granted whatever the answer (**assumption**: Apple documents `granted` as whether
-    /// authorization was granted; only `critical_alert` tells the answers apart).
+    /// granted whatever the answer (as a public report saw after "Don't Allow"); only
+    /// `critical_alert` tells the answers apart.
     @discardableResult
     public func answerDialog(allow: Bool) throws(SimulatedDeviceError) -> Bool {
         try state.withLock { (state: inout State) throws(SimulatedDeviceError) -> Bool in
