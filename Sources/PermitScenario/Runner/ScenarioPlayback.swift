@@ -322,14 +322,20 @@ struct ScenarioPlayback {
         case .appBackground:
             switch device.moveToBackground() {
             case .dialogDenied, .dialogDismissed:
-                let denied = device.authorization == .denied
+                // The critical-alerts dialog (S-02) leaves the app authorized: its request
+                // completes as granted, as when it is answered.
+                let authorization = device.authorization
                 _ = await engine.handle(event)
-                result.notes.append(
-                    denied
-                        ? "leaving the app dismissed the system dialog: iOS counts it as Don't Allow"
-                        : "leaving the app closed the system dialog unanswered: the request completes with granted false, "
+                switch authorization {
+                case .denied: result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
+                case .authorized:
+                    result.notes.append("leaving the app closed the critical-alerts dialog; the app stays authorized")
+                default:
+                    result.notes.append(
+                        "leaving the app closed the system dialog unanswered: the request completes with granted false, "
                             + "the status stays not determined, and the app may ask again")
-                result.outcome = await engine.handle(.systemPromptAnswered(granted: false))
+                }
+                result.outcome = await engine.handle(.systemPromptAnswered(granted: authorization == .authorized))
                 return
             case .noDialog, .dialogStays: break
             }
