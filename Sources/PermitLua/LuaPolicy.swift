@@ -104,8 +104,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.limits = compiled.vm.limits
         self.runtime = Locked(
             Runtime(
-                vm: compiled.vm, chunk: compiled.chunk, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
-                decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
+                vm: compiled.vm, chunk: compiled.chunk, decide: decide, planReminders: shape.planReminders,
+                executableLines: compiled.executableLines, decisions: compiled.decisions,
+                lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.

@@ -8,7 +8,7 @@ import PermitLua
 /// Two streams per user: `traits` (iOS version, locale, A/B bucket) is the same whichever
 /// policy runs, so every policy meets the same population; `behaviour` draws every answer.
 /// A third, `processes`, draws which sessions are cold launches and each new process's
-/// `math.random` seed, also the same whichever policy runs.
+/// `math.random` seed, so that those draws change nothing else the user does.
 struct UserSimulation: Sendable {
     let model: UserModel
     let policy: any Policy
