@@ -190,6 +190,18 @@ static lua_Integer object_id(lua_State *L, int idx) {
     return id;
 }
 
+void shim_restart_object_ids(lua_State *L) {
+    permit_guard_state *guards = permit_guards(L);
+    if (guards->next_object_id == 0) return; /* nothing named since the last start */
+    lua_getfield(L, LUA_REGISTRYINDEX, KEY_OBJECT_IDS);
+    lua_newtable(L);
+    (void)lua_getmetatable(L, -2); /* the weak-keys metatable, shared */
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, KEY_OBJECT_IDS);
+    lua_pop(L, 1);
+    guards->next_object_id = 0;
+}
+
 void permit_push_display_string(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     int type = lua_type(L, idx);

@@ -6,7 +6,7 @@
 #include <lualib.h>
 #include <stdlib.h>
 
-const char shim_key_base = 0, shim_key_frozen = 0, shim_key_traceback = 0, shim_key_guard = 0;
+const char shim_key_base = 0, shim_key_frozen = 0, shim_key_traceback = 0, shim_key_guard = 0, shim_key_randomseed = 0;
 
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal", NULL,
@@ -107,6 +107,9 @@ static void sandbox_table_and_math(lua_State *L, uint64_t seed) {
     lua_pushinteger(L, (lua_Integer)(seed >> 32));
     lua_pushinteger(L, (lua_Integer)(seed & 0xffffffffu));
     lua_call(L, 2, 0);
+    /* Lua's own, for the host to seed each new process of a policy (Restart.c). */
+    lua_getfield(L, 5, "randomseed");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_RANDOMSEED);
     wrap_fn(L, 5, "randomseed", shim_randomseed);
 }
 

@@ -27,11 +27,12 @@
 /* Registry keys: the addresses of these bytes (light userdata), so reading or clearing an
    entry never makes a string, which could raise a memory error where the host is not in a
    protected call (after a call, taking the traceback). Defined in Sandbox.c. */
-extern const char shim_key_base, shim_key_frozen, shim_key_traceback, shim_key_guard;
+extern const char shim_key_base, shim_key_frozen, shim_key_traceback, shim_key_guard, shim_key_randomseed;
 #define KEY_BASE ((const void *)&shim_key_base)
 #define KEY_FROZEN ((const void *)&shim_key_frozen)
 #define KEY_TRACEBACK ((const void *)&shim_key_traceback)
 #define KEY_GUARD ((const void *)&shim_key_guard)
+#define KEY_RANDOMSEED ((const void *)&shim_key_randomseed)
 
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
@@ -193,6 +194,10 @@ int shim_rawset(lua_State *L);
 int shim_rawlen(lua_State *L);
 int shim_load(lua_State *L);
 
+/* ChargedLib.c */
+/* Starts tostring's object numbers over (a new process of the policy): a fresh map, next #1.
+   Raises on a memory error; call it protected. */
+void shim_restart_object_ids(lua_State *L);
 /* StringLib.c */
 int shim_find(lua_State *L);
 int shim_rep(lua_State *L);

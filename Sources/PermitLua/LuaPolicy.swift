@@ -43,6 +43,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// What lives in the VM between calls.
     struct Runtime {
         let vm: LuaVM
+        /// The file's main chunk, run again by `restart`.
+        let chunk: LuaRef
         let decide: LuaRef
         let planReminders: LuaRef?
         /// Lines with code, when coverage is recorded.
@@ -102,13 +104,15 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.limits = compiled.vm.limits
         self.runtime = Locked(
             Runtime(
-                vm: compiled.vm, decide: decide, planReminders: shape.planReminders, executableLines: compiled.executableLines,
-                decisions: compiled.decisions, lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
+                vm: compiled.vm, chunk: compiled.chunk, decide: decide, planReminders: shape.planReminders,
+                executableLines: compiled.executableLines, decisions: compiled.decisions,
+                lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
     private struct Compiled {
         let vm: LuaVM
+        let chunk: LuaRef
         let results: [LuaValue]
         let shape: Shape
         let executableLines: Set<Int>?
@@ -117,6 +121,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         /// Lets go of everything the file returned (when no `LuaPolicy` keeps the VM).
         func release() {
             for value in results { vm.releaseRefs(in: value) }
+            vm.release(chunk)
         }
     }
 
@@ -147,8 +152,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
                 file: chunkName,
                 returnLines: span.map { DecisionCoverage.returnLines(in: source, from: $0.lowerBound, to: $0.upperBound) } ?? [])
         }
-        vm.release(chunk)
-        return Compiled(vm: vm, results: results, shape: policyShape, executableLines: executable, decisions: decisions)
+        return Compiled(vm: vm, chunk: chunk, results: results, shape: policyShape, executableLines: executable, decisions: decisions)
     }
 
     /// What a policy table holds, and everything wrong with it.
@@ -393,6 +397,26 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         switch result {
         case .reminders(let reminders): return reminders
         case .general(let value): return try DecisionReader.reminders(from: value)
+        }
+    }
+
+    /// Starts the policy over as a new process of the app loads it (`permit simulate`'s cold
+    /// launches), on the same VM: the file's main chunk runs again in a fresh environment, so
+    /// the new run sees none of the previous one's globals or top-level locals, `math.random`
+    /// is seeded with `randomSeed`, and `tostring` numbers objects from `#1` again. The
+    /// libraries and the host's stored ctx tables are the same read-only objects; the run is a
+    /// call like any other (budgets, memory cap). What the first load read (`name`, `params`,
+    /// `events`, `experiments`, `remember_durable`) stays; `decide` and `plan_reminders` are the
+    /// new run's. An error (the run failed, or returned no policy with the same functions)
+    /// leaves the previous functions serving.
+    public func restart(randomSeed: UInt64) throws(PolicyError) {
+        try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) in
+            do throws(LuaError) {
+                try runtime.vm.rerun(
+                    runtime.chunk, randomSeed: randomSeed, decide: runtime.decide, planReminders: runtime.planReminders)
+            } catch {
+                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "policy")
+            }
         }
     }
 

@@ -110,6 +110,35 @@ public final class LuaVM {
             })
     }
 
+    /// Runs a policy file's main chunk again as a new process of the app would load it
+    /// (Restart.c): in a fresh environment, so no global or top-level local of an earlier run
+    /// is seen, with `math.random` seeded by `randomSeed` and `tostring`'s object numbers
+    /// started over; under the budgets and the memory cap of any call. The table it returns
+    /// must have `decide`, and `plan_reminders` exactly when `planReminders` is given: their
+    /// new functions replace the old ones behind those refs, which stay valid. On an error the
+    /// refs keep the old functions (whose globals are then the failed run's).
+    func rerun(_ chunk: LuaRef, randomSeed: UInt64, decide: LuaRef, planReminders: LuaRef?) throws(LuaError) {
+        guard !running else { throw LuaError(kind: .invalidUse, message: "restart during a call") }
+        try validate(chunk)
+        try validate(decide)
+        if let planReminders { try validate(planReminders) }
+        let top = lua_gettop(L)
+        let prepared = Int(permit_fresh_process(L, chunk.slot, randomSeed))
+        guard prepared == PERMIT_OK else {
+            defer { lua_settop(L, top) }
+            throw LuaError(kind: prepared == PERMIT_E_MEMORY ? .memoryExhausted : .runtime, message: errorText(at: -1))
+        }
+        try perform(
+            chunk, stackSpace: 8, pushArguments: { () throws(LuaError) -> Int32 in 0 },
+            readResults: { base throws(LuaError) in
+                if lua_gettop(L) == base { lua_pushnil(L) }
+                let status = Int(permit_adopt_policy(L, base + 1, decide.slot, planReminders?.slot ?? 0))
+                guard status == PERMIT_OK else {
+                    throw LuaError(kind: status == PERMIT_E_MEMORY ? .memoryExhausted : .runtime, message: errorText(at: -1))
+                }
+            })
+    }
+
     /// `call` for the warm decision path: `pushArgument` pushes the one argument straight on
     /// the stack (it must push exactly one value), and `readResults` reads the results while
     /// they are still on the stack: `base` is the index below the first result, the stack top

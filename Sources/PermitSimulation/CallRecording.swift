@@ -29,7 +29,7 @@ extension Simulation {
         var events = 0
         for index in 0..<options.users {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: recorder, days: options.days,
+                index: index, seed: options.seed, model: model, policy: recorder, restarting: vm, days: options.days,
                 appEvents: model.appEvents(declaredBy: policy))
             await user.run()
             events += user.tally.events

@@ -100,9 +100,11 @@ extension UserModel {
 /// Runs a simulated population through policies and compares them.
 public enum Simulation {
     /// Runs `options.users` users for `options.days` days through each policy. The work is cut
-    /// into fixed blocks of users; each block gets a fresh VM (seeded from the run's seed and
-    /// the block) on whichever worker takes it, and block tallies merge in block order, so the
-    /// result is the same for a seed whatever the number of workers.
+    /// into fixed blocks of users; each block gets a VM on whichever worker takes it, and block
+    /// tallies merge in block order, so the result is the same for a seed whatever the number
+    /// of workers. On that VM each user's policy starts over at each of their cold launches
+    /// (`LuaPolicy.restart`, seeded from the user's own stream): no policy state passes from
+    /// one user to another, or depends on which users share a block.
     ///
     /// - Parameters:
     ///   - policies: the policies to compare, each run on the same users.
@@ -182,8 +184,8 @@ public enum Simulation {
         let events = model.appEvents(declaredBy: policy)
         for index in first..<last {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: vm, days: options.days, params: policy.params,
-                appEvents: events)
+                index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
+                params: policy.params, appEvents: events)
             await user.run()
             tally.add(user: user.tally, arms: user.arms)
         }

@@ -32,6 +32,11 @@ public struct PolicyResult: Sendable {
     public let reinstalls: Int
     /// Events sent to the engine.
     public let events: Int
+    /// Sessions the users had (the app opened, cold or from the background).
+    public let sessions: Int
+    /// The sessions that were cold launches: a new process of the app, where the policy started
+    /// over (the model's `cold_launch_share`, and each install's first session).
+    public let coldLaunches: Int
     /// Policy errors by kind (`runtime`, `invalid_decision`, ...).
     public let errors: [String: Int]
     /// The first policy error, to start debugging from.
@@ -116,6 +121,8 @@ public struct PolicyResult: Sendable {
         uninstalls = tally.uninstalls
         reinstalls = tally.reinstalls
         events = tally.events
+        sessions = tally.sessions
+        coldLaunches = tally.coldLaunches
         errors = tally.errors
         firstError = tally.firstError
         warnings = tally.warnings

@@ -7,6 +7,9 @@ struct Tally: Sendable {
     var reachByDay: [ReachCounts]
     var uninstalledAtEnd = 0
     var events = 0
+    /// Sessions, and those that were cold launches (a new process: the policy started over).
+    var sessions = 0
+    var coldLaunches = 0
     var softPrompts = 0
     var systemDialogs = 0
     var settingsPrompts = 0
@@ -67,6 +70,8 @@ struct Tally: Sendable {
         quietMadeProminent += other.quietMadeProminent
         uninstalledAtEnd += other.uninstalledAtEnd
         events += other.events
+        sessions += other.sessions
+        coldLaunches += other.coldLaunches
         softPrompts += other.softPrompts
         systemDialogs += other.systemDialogs
         settingsPrompts += other.settingsPrompts

@@ -66,6 +66,13 @@ public struct UserModel: Sendable, Hashable {
     /// they are); `nil`: everybody lives on UTC. Sessions fall between 08:00 and 22:00 on the
     /// home zone's clock, its daylight-saving days included, and trips come back to it.
     public var homeZones: Weighted<TimeZone>?
+    /// `cold_launch_share`: the chance that a session is a cold launch (a new process of the
+    /// app: `app_launch`, and the policy starts over with a fresh state), not a return from the
+    /// background. A user's first session, and the first after a reinstall, always is.
+    public var coldLaunchShare = UserModel.defaultColdLaunchShare
+
+    /// The `cold_launch_share` of a model that gives none: an assumption (docs/simulate.md).
+    public static let defaultColdLaunchShare = 0.6
 
     /// The app the population runs.
     public struct App: Sendable, Hashable {
@@ -83,7 +90,7 @@ public struct UserModel: Sendable, Hashable {
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
-        "app", "events", "travel", "home_zones",
+        "app", "events", "travel", "home_zones", "cold_launch_share",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -155,11 +162,12 @@ public struct UserModel: Sendable, Hashable {
         return model
     }
 
-    /// `events`, `travel` and `home_zones`, all optional.
+    /// `events`, `travel`, `home_zones` and `cold_launch_share`, all optional.
     private mutating func readActivity(_ fields: [String: YAMLValue]) throws(InputError) {
         appEvents = try fields["events"].map(ModelEvent.parseAll) ?? []
         travel = try fields["travel"].map(Travel.parse)
         homeZones = try fields["home_zones"].map(Weighted.zones)
+        coldLaunchShare = try fields["cold_launch_share"]?.probability() ?? Self.defaultColdLaunchShare
     }
 
     /// `app: { app_clip: true, app_clip_ephemeral: true, entitlements: [time_sensitive] }`.

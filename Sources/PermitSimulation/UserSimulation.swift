@@ -1,11 +1,14 @@
 import Foundation
 import PermitCore
+import PermitLua
 
 /// One simulated user living `days` days with the app under one policy: the real engine, the
 /// simulated device, and the model's choices drawn from the user's own random streams.
 ///
 /// Two streams per user: `traits` (iOS version, locale, A/B bucket) is the same whichever
 /// policy runs, so every policy meets the same population; `behaviour` draws every answer.
+/// A third, `processes`, draws which sessions are cold launches and each new process's
+/// `math.random` seed, so that those draws change nothing else the user does.
 struct UserSimulation: Sendable {
     let model: UserModel
     let policy: any Policy
@@ -23,7 +26,13 @@ struct UserSimulation: Sendable {
 
     private var installed = true
     private var reinstallDay: Int?
-    private var launchedToday = false
+    /// The policy started over at each cold launch (`LuaPolicy.restart`), when it is a Lua one.
+    private let restarting: LuaPolicy?
+    /// Which sessions are cold launches, and the seeds of the new processes.
+    private var processes: SplitMix64
+    /// A process of the app is running (suspended between sessions): false before the first
+    /// session and after the app is deleted, when the next session must be a cold launch.
+    private var processRunning = false
     private var promptsSeen = 0
     private var leaving = false
     private var firstLaunchAt: Int64 = 0
@@ -50,10 +59,12 @@ struct UserSimulation: Sendable {
     static let utc = TimeZone(identifier: "UTC")!
 
     init(
-        index: Int, seed: UInt64, model: UserModel, policy: any Policy, days: Int, params: [String: PolicyValue] = [:],
-        appEvents: [ModelEvent] = []
+        index: Int, seed: UInt64, model: UserModel, policy: any Policy, restarting: LuaPolicy? = nil, days: Int,
+        params: [String: PolicyValue] = [:], appEvents: [ModelEvent] = []
     ) {
         self.model = model
+        self.restarting = restarting
+        processes = SplitMix64.stream(seed: seed ^ 0xC01D_1A0C, index: UInt64(index))
         self.appEvents = appEvents
         self.policy = policy
         self.days = days
@@ -121,7 +132,6 @@ struct UserSimulation: Sendable {
             // Sessions start at random times between 08:00 and 22:00, in order.
             var starts = (0..<count).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
             starts.sort()
-            launchedToday = false
             await sessions(at: starts, midnight: midnight, day: day, on: engine)
             if installed {
                 var authorization = device.authorization
@@ -151,12 +161,11 @@ struct UserSimulation: Sendable {
     @inline(__always)
     private mutating func session(day: Int, on engine: isolated PermissionEngine) async {
         device.isInForeground = true
-        let opening: AppEvent = launchedToday ? .appForeground : .appLaunch
+        let cold = startsProcess()
         // A launch renews an App Clip's ephemeral authorization, as in a scenario.
-        if case .appLaunch = opening { device.launch() }
+        if cold { device.launch() }
         if firstLaunchAt == 0 { firstLaunchAt = now }
-        launchedToday = true
-        await interact(opening, on: engine)
+        await interact(cold ? .appLaunch : .appForeground, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
         if appEvents.isEmpty {
             for _ in 0..<opens where !leaving {
@@ -174,6 +183,27 @@ struct UserSimulation: Sendable {
         device.isInForeground = false
         await interact(.appBackground, on: engine)
         if leaving { uninstall(day: day) }
+    }
+
+    /// Whether this session is a cold launch: the first of an install always, else with the
+    /// model's `cold_launch_share`. A cold launch is a new process: the policy starts over
+    /// (a fresh environment, its `math.random` seeded from the user's process stream), so no
+    /// state passes from one process, or one user, to the next.
+    private mutating func startsProcess() -> Bool {
+        tally.sessions += 1
+        let draw = processes.unit()
+        guard !processRunning || draw < model.coldLaunchShare else { return false }
+        processRunning = true
+        tally.coldLaunches += 1
+        let seed = processes.next()
+        guard let restarting else { return true }
+        do {
+            try restarting.restart(randomSeed: seed)
+        } catch {
+            tally.errors[error.kind.rawValue, default: 0] += 1
+            if tally.firstError == nil { tally.firstError = error.description }
+        }
+        return true
     }
 
     /// A session's feature opens and app events, in a random order.
@@ -378,6 +408,7 @@ struct UserSimulation: Sendable {
     private mutating func uninstall(day: Int) {
         leaving = false
         installed = false
+        processRunning = false
         tally.uninstalls += 1
         reinstallDay = nil
         if rng.chance(model.reinstallChance) {

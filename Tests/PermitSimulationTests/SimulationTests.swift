@@ -138,10 +138,11 @@ struct SimulationTests {
               return { action = "settings_prompt", title = "t", message = "m", open = "o", cancel = "c" }
             end
             """)
+        // Every session a cold launch (one a day): one launch per user per day.
         let result = await Simulation.run(
-            policies: [policy], model: try fixedModel(), options: SimulationOptions(users: 50, days: 2, seed: 1))
+            policies: [policy], model: try fixedModel("cold_launch_share: 1"), options: SimulationOptions(users: 50, days: 2, seed: 1))
         let policyResult = result.policies[0]
-        #expect(policyResult.errors["runtime"] == 100)  // one launch per user per day
+        #expect(policyResult.errors["runtime"] == 100)
         #expect(policyResult.warnings["settings-prompt-pointless"] == 100)
         #expect(policyResult.firstError?.contains("boom") == true)
         #expect(result.text().contains("settings-prompt-pointless"))

@@ -55,6 +55,17 @@ void permit_close(lua_State *L);
 /// function, otherwise pushes an error message. Never raises.
 int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname);
 
+/// Prepares the main chunk at registry slot `chunk_ref` to run again as a new process of the
+/// policy (Restart.c): a fresh environment for it, math.random seeded with `seed`, tostring's
+/// object numbers started over. Runs nothing of the script. PERMIT_OK, or an error status
+/// with its message pushed. Never raises.
+int permit_fresh_process(lua_State *L, int chunk_ref, uint64_t seed);
+/// After that run: checks that the value at `idx` is a policy table with `decide` (and with
+/// `plan_reminders` exactly when `plan_slot` > 0), then stores them at registry slots
+/// `decide_slot` and `plan_slot`. PERMIT_OK, or an error status with its message pushed (the
+/// slots unchanged). Never raises.
+int permit_adopt_policy(lua_State *L, int idx, int decide_slot, int plan_slot);
+
 /// Calls the function below `nargs` arguments under the budgets and the memory
 /// cap. Leaves every result (PERMIT_OK) or one error object on the stack in
 /// place of function and arguments. Never raises.
