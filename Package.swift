@@ -150,7 +150,7 @@ let package = Package(
             name: "PermitCLITests",
             dependencies: [
                 "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
-                "PermitCore", "PermitLua",
+                "PermitCore", "PermitLua", "PermitDelivery",
             ]
         ),
     ],
