@@ -64,7 +64,7 @@ final class RemindersViewController: UIViewController {
         }
     }
 
-    private static func show(title: LocalizedText, message: LocalizedText, actions: [(String, UIAlertAction.Style, () -> Void)]) {
+    private static func show(title: LocalizedText, message: LocalizedText, actions: [(String, UIAlertAction.Style, @MainActor () -> Void)]) {
         let scene = UIApplication.shared.connectedScenes
             .compactMap { $0 as? UIWindowScene }
             .first { $0.activationState == .foregroundActive }
