@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test bench lint format generate sanitize docs demo redteam install check-install clean
+.PHONY: setup build test bench lint format generate sanitize docs demo redteam test-lua-source install check-install clean
 
 setup:
 	@./scripts/setup.sh
@@ -85,10 +85,23 @@ redteam: setup
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit-redteam
 	BIN="$$($(SWIFT) build -c release --show-bin-path)"; "$$BIN/permit-redteam" "$$BIN/permit"
 
+# Permit with Lua compiled from source, as the LuaFromSource trait builds it for iOS and macOS
+# (Package.swift): Lua's sources in Sources/CPermitLua/lua (the submodule, or Debian's lua5.4
+# source package standing in when the submodule cannot be fetched), every Lua symbol prefixed
+# and io, os and package left out. Then the same steps as `make test` and `make redteam` on that
+# build (its own folder, .build-luasrc), and the symbol check: no unprefixed Lua symbol, no
+# system/popen/dlopen, and a program linking the system's static Lua beside Permit's runs both.
+LUA_SOURCE = ./scripts/lua-from-source.sh
+test-lua-source: setup
+	$(LUA_SOURCE) sources
+	$(MAKE) test SWIFT="$(LUA_SOURCE) swift"
+	$(LUA_SOURCE) check-symbols
+	$(MAKE) redteam SWIFT="$(LUA_SOURCE) swift"
+
 # `permit` for machines and CI jobs without Swift: a release build installed to $(PREFIX)/bin.
 # On Linux it carries the Swift runtime, Foundation, Lua and libyaml inside (static), so it runs
-# with neither a toolchain nor liblua installed; on macOS it uses Homebrew's Lua and libyaml
-# (scripts/install.sh says how). Its own build folder: .build-install.
+# with neither a toolchain nor liblua installed; on macOS Lua is compiled in (the LuaFromSource
+# trait) and libyaml is Homebrew's (scripts/install.sh says how). Its own build folder: .build-install.
 PREFIX ?= /usr/local
 install:
 	PREFIX="$(PREFIX)" SWIFT="$(SWIFT)" ./scripts/install.sh
@@ -102,4 +115,4 @@ check-install:
 	./scripts/check-install.sh .build-install/prefix/bin/permit
 
 clean:
-	rm -rf .build .build-install Benchmarks/.build
+	rm -rf .build .build-install .build-lua .build-luasrc Benchmarks/.build

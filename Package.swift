@@ -27,9 +27,20 @@ import PackageDescription
 /// The C shim's public headers are the sandbox and the warm context; its test hooks are the
 /// explicit submodule `CLuaShim.TestHooks`, which only test targets import.
 ///
-///   CLuaShim → CLua
+/// Where Lua comes from is a package trait, and each host's default is the one its users need,
+/// because Xcode offers no trait settings. `SystemLua`, the default on Linux, links the system's
+/// Lua 5.4 (Debian's liblua5.4-dev, Homebrew's lua@5.4) through CPermitSystemLua. `LuaFromSource`,
+/// the default everywhere else (iOS, macOS), compiles Lua 5.4 in CPermitLua from Lua's own
+/// repository, a git submodule at Sources/CPermitLua/lua that SwiftPM checks out with the package:
+/// every Lua symbol is renamed `permit_…` so that an app linking its own Lua still links, and the
+/// io, os and package libraries are left out (no `system`, `popen` or `dlopen`, which iOS refuses).
+/// Either way the Swift code sees Lua through CLuaShim, whose module re-exports lua.h, and calls it
+/// by Lua's own names. `make test-lua-source` builds and tests Permit here with Lua from source.
+///
+///   CPermitLua →
+///   CLuaShim → CPermitSystemLua, CPermitLua
 ///   PermitCore →
-///   PermitLua → CLua, CLuaShim, PermitCore
+///   PermitLua → CLuaShim, PermitCore
 ///   PermitInput → CLibYAML, PermitCore, Yams
 ///   PermitScenario → PermitCore, PermitInput
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
@@ -39,6 +50,12 @@ import PackageDescription
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
+#if os(Linux)
+let defaultLua: Set<String> = ["SystemLua"]
+#else
+let defaultLua: Set<String> = ["LuaFromSource"]
+#endif
+
 let package = Package(
     name: "Permit",
     // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
@@ -57,6 +74,14 @@ let package = Package(
         .library(name: "PermitSimulation", targets: ["PermitSimulation"]),
         .executable(name: "permit", targets: ["permit"]),
     ],
+    traits: [
+        .trait(name: "SystemLua", description: "Link the system's Lua 5.4 (liblua5.4-dev, lua@5.4). Linux's default."),
+        .trait(
+            name: "LuaFromSource",
+            description: "Compile Lua 5.4 from its submodule, symbols prefixed, without io, os or package. Apple's default."
+        ),
+        .default(enabledTraits: defaultLua),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -66,7 +91,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "CLua",
+            name: "CPermitSystemLua",
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"]), .brew(["lua@5.4"])]
         ),
@@ -76,9 +101,27 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
-        .target(name: "CLuaShim", dependencies: ["CLua"]),
+        // Lua 5.4 compiled from Lua's repository (the submodule `lua`, never files of this
+        // repository): one translation unit of our own includes Lua's files with every internal
+        // function static and every public name prefixed. It compiles to nothing unless the
+        // trait is on, so a clone without the submodule still builds with the system's Lua.
+        .target(
+            name: "CPermitLua",
+            exclude: ["lua"],
+            cSettings: [
+                .headerSearchPath("lua"),
+                .define("PERMIT_LUA_FROM_SOURCE", .when(traits: ["LuaFromSource"])),
+            ]
+        ),
+        .target(
+            name: "CLuaShim",
+            dependencies: [
+                .byName(name: "CPermitSystemLua", condition: .when(traits: ["SystemLua"])),
+                .byName(name: "CPermitLua", condition: .when(traits: ["LuaFromSource"])),
+            ]
+        ),
         .target(name: "PermitCore"),
-        .target(name: "PermitLua", dependencies: ["CLua", "CLuaShim", "PermitCore"]),
+        .target(name: "PermitLua", dependencies: ["CLuaShim", "PermitCore"]),
         // Reading files people write: YAML with file, line, column and field in every error; durations.
         .target(
             name: "PermitInput",
@@ -127,7 +170,14 @@ let package = Package(
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
         // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
         // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
-        .testTarget(name: "PermitLuaTests", dependencies: ["PermitLua", "PermitCore", "CLua", "CLuaShim"]),
+        .testTarget(
+            name: "PermitLuaTests",
+            dependencies: [
+                "PermitLua", "PermitCore", "CLuaShim",
+                .byName(name: "CPermitSystemLua", condition: .when(traits: ["SystemLua"])),
+                .byName(name: "CPermitLua", condition: .when(traits: ["LuaFromSource"])),
+            ]
+        ),
         // With the fetcher's tests, against a real HTTP/1.1 server on loopback that they start
         // (Tests/PermitDeliveryTests/TestHTTPServer.swift: POSIX sockets, no dependency).
         .testTarget(

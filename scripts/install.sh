@@ -8,8 +8,9 @@
 # written here that point at a folder holding only those archives: the linker finds no shared
 # library to prefer. What is left is the C library every Linux machine has (`ldd` lists it).
 #
-# On macOS the Swift runtime is part of the system; the binary links Homebrew's Lua and
-# libyaml (`brew install lua@5.4 libyaml pkg-config`), which must stay installed.
+# On macOS the Swift runtime is part of the system, Lua is compiled in from the package's
+# submodule (the LuaFromSource trait, Apple's default), and the binary links Homebrew's libyaml
+# (`brew install libyaml pkg-config`), which must stay installed.
 #
 # The build has a folder of its own (.build-install), so it never mixes with `swift build`'s.
 set -euo pipefail

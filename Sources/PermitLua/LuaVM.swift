@@ -1,4 +1,3 @@
-import CLua
 import CLuaShim
 
 /// The one owner of a sandboxed Lua 5.4 state.

@@ -1,5 +1,12 @@
 import CLuaShim
 
+// Where Lua comes from is a package trait (Package.swift): exactly one of them.
+#if SystemLua && LuaFromSource
+#error("Permit links one Lua: enable the trait SystemLua or the trait LuaFromSource, not both")
+#elseif !SystemLua && !LuaFromSource
+#error("Permit needs a Lua: enable the trait SystemLua (the system's) or LuaFromSource (compiled from source)")
+#endif
+
 /// The Lua version this build is linked against (504 for Lua 5.4).
 public let luaVersionNumber = Int(permit_lua_version_num())
 

@@ -267,7 +267,7 @@ let politePolicy = ClosurePolicy(
         #expect(ctx.params == ["renag_after_days": .integer(3)])
         #expect(ctx.now == 1_767_600_000)
         #expect(ctx.history.features["diary"]?.opened == 1)
-        #expect(ctx.settings.alert == .disabled)
+        #expect(ctx.settings.alert == .notSupported, "every setting is not supported before the app has asked")
     }
 
     @Test func userBucketIsClamped() {

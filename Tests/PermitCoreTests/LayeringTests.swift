@@ -26,7 +26,10 @@ import Testing
             let chunk = String(manifest[start.range.upperBound..<end])
             guard let name = chunk.firstMatch(of: #/name: "([^"]+)"/#)?.output.1 else { continue }
             var dependencies = Set<String>()
-            if let list = chunk.firstMatch(of: #/dependencies: \[([^\]]*)\]/#)?.output.1 {
+            // A dependency under a trait (`condition: .when(traits: [...])`) is a dependency all the
+            // same: the condition goes before the list is read, so its brackets do not end the list.
+            let unconditioned = chunk.replacing(#/,\s*condition: \.when\([^)]*\)/#, with: "")
+            if let list = unconditioned.firstMatch(of: #/dependencies: \[([^\]]*)\]/#)?.output.1 {
                 let cleaned = list.replacing(#/package: "[^"]+"/#, with: "").replacing(#/\.product\(name: /#, with: "")
                 for match in cleaned.matches(of: #/"([^"]+)"/#) { dependencies.insert(String(match.output.1)) }
             }

@@ -151,9 +151,16 @@ import Testing
 
     // MARK: D-02, D-03: leaving with the dialog up
 
-    @Test func leavingWithTheDialogUpDeniesOrKeepsIt() throws {
+    @Test func leavingWithTheDialogUpDismissesDeniesOrKeepsIt() throws {
         let clock = ManualClock(start)
-        let denies = try SimulatedDevice(platform: platform("16.4"), clock: clock)
+        let dismisses = try SimulatedDevice(platform: platform("17.2"), clock: clock)
+        #expect(dismisses.dialogOnBackground == .dismisses, "the newest report is the default")
+        _ = dismisses.request(options: [.alert])
+        #expect(dismisses.moveToBackground() == .dialogDismissed)
+        #expect(dismisses.authorization == .notDetermined && !dismisses.isDialogOnScreen)
+        dismisses.isInForeground = true
+        #expect(dismisses.request(options: [.alert]) == .dialogShown, "the app may ask again")
+        let denies = try SimulatedDevice(platform: platform("16.4"), clock: clock, dialogOnBackground: .denies)
         _ = denies.request(options: [.alert])
         #expect(denies.moveToBackground() == .dialogDenied)
         #expect(denies.authorization == .denied && !denies.isDialogOnScreen)

@@ -22,7 +22,8 @@ import Testing
     ])
     func theShortReadIsTheLongOne(offsets: [Int]) throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
-        let device = try SimulatedDevice(platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock)
+        let device = try SimulatedDevice(
+            platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock, authorization: .authorized)
         let now = clock.now()
         let added = offsets.enumerated().map { index, offset in
             ScheduledReminder(id: "permit.\(index)", fireDate: now.addingTimeInterval(TimeInterval(offset)), body: "b\(index)")
@@ -40,7 +41,8 @@ import Testing
     func deliveriesOverTimeAreTheLongWays(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let clock = ManualClock(Date(timeIntervalSince1970: 1_767_600_000))
-        let device = try SimulatedDevice(platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock)
+        let device = try SimulatedDevice(
+            platform: Platform(version: OSVersion(major: 17, minor: 0)), clock: clock, authorization: .authorized)
         let start = clock.now()
         let count = Int(random.next() % 12)
         // Offsets on a coarse grid (ties are common); in order for some seeds, shuffled for others.

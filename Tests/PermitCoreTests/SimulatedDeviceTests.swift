@@ -26,7 +26,8 @@ import Testing
         let settings = device.settings
         #expect(device.authorization == .authorized)
         #expect(settings.alert == .enabled && settings.badge == .enabled)
-        #expect(settings.sound == .disabled && settings.carPlay == .disabled && settings.criticalAlert == .disabled)
+        // CarPlay not asked for, and critical alerts without their entitlement, are not supported.
+        #expect(settings.sound == .disabled && settings.carPlay == .notSupported && settings.criticalAlert == .notSupported)
     }
 
     /// docs/platform.md S-01: Allow grants what the request asked for.
@@ -36,7 +37,7 @@ import Testing
         try device.answerDialog(allow: true)
         let settings = device.settings
         #expect(settings.alert == .enabled && settings.notificationCenter == .enabled && settings.lockScreen == .enabled)
-        #expect(settings.sound == .disabled && settings.badge == .disabled && settings.carPlay == .disabled)
+        #expect(settings.sound == .disabled && settings.badge == .disabled && settings.carPlay == .notSupported)
     }
 
     /// docs/platform.md S-02, S-03, S-04: critical alerts only when requested and entitled;
@@ -49,16 +50,16 @@ import Testing
             #expect(device.request(options: [.alert, .criticalAlert]) == .dialogShown)
             try device.answerDialog(allow: true)
             let settings = device.settings
-            #expect(settings.criticalAlert == (entitled ? .enabled : .disabled), "\(os) \(entitlements)")
+            #expect(settings.criticalAlert == (entitled ? .enabled : .notSupported), "\(os) \(entitlements)")
             let timeSensitive: SettingValue = timeSensitiveExists ? (entitled ? .enabled : .disabled) : .notSupported
             #expect(settings.timeSensitive == timeSensitive, "\(os) \(entitlements)")
             #expect(settings.scheduledDelivery == (timeSensitiveExists ? .disabled : .notSupported), "\(os)")
         }
-        // Entitled but not requested: no critical alerts.
+        // Not requested: no critical alerts (disabled when entitled, not supported without).
         let device = try SimulatedDevice(platform: platform("16.0"), clock: ManualClock(start), entitlements: Set(entitlements))
         _ = device.request(options: [.alert])
         try device.answerDialog(allow: true)
-        #expect(device.settings.criticalAlert == .disabled)
+        #expect(device.settings.criticalAlert == (entitled ? .disabled : .notSupported))
     }
 
     @Test func dialogAppearsAtMostOncePerInstall() throws {

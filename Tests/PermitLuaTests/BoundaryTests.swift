@@ -1,4 +1,3 @@
-import CLua
 import CLuaShim
 import CLuaShim.TestHooks
 import Testing

@@ -151,7 +151,7 @@ private enum Fixture {
         history.state = ["variant": .string("b")]
         let decision = try policy.decide(Fixture.context(params: ["extra": .string("z")], history: history))
         #expect(
-            decision?.reason == "feature_opened diary not_determined unknown disabled disabled ios 16.4 16 4 "
+            decision?.reason == "feature_opened diary not_determined unknown not_supported not_supported ios 16.4 16 4 "
                 + "true false 4 1 nil 2 b 3 z 1767600000 zh-Hans 42")
     }
 

@@ -1,7 +1,13 @@
-import CLua
 import Testing
 
 @testable import PermitLua
+
+// Lua's own API, lauxlib and lualib included, from whichever Lua the build links.
+#if LuaFromSource
+import CPermitLua
+#else
+import CPermitSystemLua
+#endif
 
 /// Runs `source` on a stock Lua state of the very library the sandbox links (every standard
 /// library open, no sandbox) and returns its one result as text: what a policy author who knows

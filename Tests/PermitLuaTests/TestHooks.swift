@@ -1,4 +1,3 @@
-import CLua
 import CLuaShim.TestHooks
 
 @testable import PermitLua

@@ -42,6 +42,10 @@ extension SimulatedDevice {
         /// The dialog was dismissed and counted as Don't Allow (`DialogOnBackground.denies`):
         /// the request's answer, `granted = false`, reaches the app.
         case dialogDenied
+        /// The dialog closed unanswered (`DialogOnBackground.dismisses`): the request's answer,
+        /// `granted = false`, reaches the app, the status stays `not_determined`, and the app
+        /// may ask again.
+        case dialogDismissed
         /// The dialog stays, unanswered, for the user's return (`DialogOnBackground.stays`).
         case dialogStays
     }
@@ -56,6 +60,10 @@ extension SimulatedDevice {
             case .denies:
                 answer(&state, allow: false)
                 return .dialogDenied
+            case .dismisses:
+                state.dialogOnScreen = nil
+                state.criticalAlertsDialog = false
+                return .dialogDismissed
             case .stays:
                 return .dialogStays
             }

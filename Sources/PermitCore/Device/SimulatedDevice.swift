@@ -5,8 +5,10 @@ import Foundation
 ///
 /// It keeps the device's truth (the authorization, the settings, whether the dialog was
 /// answered in this install, the pending notifications) and enforces every platform rule:
-/// the dialog appears at most once per install, never after a denial, never while the app is
-/// in the background; provisional is granted silently on iOS 12+, and a full request while
+/// the dialog is answered at most once per install (leaving the app may close it unanswered),
+/// never appears after a denial or while the app is in the background, and an entitled app asks
+/// for critical alerts in a dialog of their own; nothing is scheduled while the app is not
+/// authorized; provisional is granted silently on iOS 12+, and a full request while
 /// provisional shows the real dialog; iOS 8–9 exposes only the enabled types and fires the
 /// register callback after the dialog, or at once when none can show; changes made in Settings
 /// reach the app only when it reads again (and, with `staleReadsAfterChange`, only on a later
@@ -22,6 +24,14 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// The App Clip's Info.plist has `NSAppClipRequestEphemeralUserNotification`: on iOS 14+ each
     /// launch grants ephemeral authorization for 8 hours (docs/platform.md A-01, A-02).
     public let ephemeralNotifications: Bool
+    /// The switch on the App Clip card: ephemeral notifications are on by default, and the user
+    /// can turn them off there before opening the clip (docs/platform.md A-01). Off, no launch
+    /// grants ephemeral authorization.
+    public let appClipCardNotifications: Bool
+    /// The user has Scheduled Summary on (Settings › Notifications, iOS 15+): the system dialog
+    /// offers "Add to Scheduled Summary" besides "Allow Immediate Notifications" and "Don't
+    /// Allow" (docs/platform.md S-04).
+    public let scheduledSummary: Bool
     /// How long an App Clip's ephemeral authorization lasts after a launch.
     public static let ephemeralLifetime: TimeInterval = 8 * 3_600
     /// The app's Keychain items: unlike its files they outlive a reinstall (docs/platform.md
@@ -44,6 +54,12 @@ public final class SimulatedDevice: NotificationCenterClient {
         var dialogAnswered: Bool
         /// The options (or legacy types) of the request whose dialog is on screen.
         var dialogOnScreen: [AuthorizationOption]?
+        /// The dialog on screen is iOS's separate critical-alerts dialog (an entitled app,
+        /// already authorized, asking for `critical_alert`; docs/platform.md S-02).
+        var criticalAlertsDialog = false
+        /// The user answered the critical-alerts question in this install (with the main dialog
+        /// or the separate one): iOS does not ask it again.
+        var criticalAlertsAnswered = false
         /// The options of the request that granted provisional authorization: what "Deliver
         /// Prominently" turns on later.
         var provisionalOptions: [AuthorizationOption] = []
@@ -86,6 +102,10 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///     and time-sensitive notifications are enabled only with theirs.
     ///   - ephemeralNotifications: the App Clip asks for ephemeral notifications
     ///     (`NSAppClipRequestEphemeralUserNotification`); without it a clip starts `not_determined`.
+    ///   - appClipCardNotifications: the App Clip card's notification switch; off, the clip gets
+    ///     no ephemeral authorization (it reads `not_determined`) and can schedule nothing.
+    ///   - scheduledSummary: the user has Scheduled Summary on (iOS 15+), so the dialog offers
+    ///     "Add to Scheduled Summary" (`answerDialogAddingToSummary`).
     ///   - pendingOverflow: which notifications iOS keeps past 64 pending; `nil` picks what the
     ///     evidence supports on that version (`PendingOverflow.observed(on:)`).
     ///   - timeZone: the device's time zone, which a scenario's `timezone:` step changes.
@@ -98,11 +118,13 @@ public final class SimulatedDevice: NotificationCenterClient {
         staleReadsAfterChange: Int = 0,
         entitlements: Set<NotificationEntitlement> = [],
         ephemeralNotifications: Bool = false,
+        appClipCardNotifications: Bool = true,
+        scheduledSummary: Bool = false,
         pendingOverflow: PendingOverflow? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-        dialogOnBackground: DialogOnBackground = .denies
+        dialogOnBackground: DialogOnBackground = .observed
     ) throws(SimulatedDeviceError) {
-        let ephemeral = platform.capabilities.ephemeral && ephemeralNotifications
+        let ephemeral = platform.capabilities.ephemeral && ephemeralNotifications && appClipCardNotifications
         let status = authorization ?? (ephemeral ? .ephemeral : .notDetermined)
         try SimulatedDevice.check(status, on: platform)
         if status == .ephemeral, !ephemeralNotifications {
@@ -110,7 +132,14 @@ public final class SimulatedDevice: NotificationCenterClient {
                 "ephemeral authorization needs NSAppClipRequestEphemeralUserNotification in the App Clip's Info.plist "
                     + "(scenario device key app_clip_ephemeral: true)")
         }
+        if status == .ephemeral, !appClipCardNotifications {
+            throw .invalidAuthorization(
+                "ephemeral authorization is off: the user switched notifications off on the App Clip card "
+                    + "(scenario device key app_clip_card_notifications: false)")
+        }
         self.ephemeralNotifications = ephemeralNotifications
+        self.appClipCardNotifications = appClipCardNotifications
+        self.scheduledSummary = scheduledSummary && platform.version >= NotificationSettings.Setting.scheduledDelivery.introducedIn
         let settings = settings ?? .typical(for: status, on: platform.version, entitlements: entitlements)
         self.entitlements = entitlements
         try SimulatedDevice.check(settings, on: platform.version)
@@ -176,6 +205,10 @@ public final class SimulatedDevice: NotificationCenterClient {
             let current = state.authorization
             let canShow = state.dialogOnScreen == nil && state.inForeground && !state.dialogAnswered
             switch current {
+            case .authorized where canAskCriticalAlerts(state, options: options):
+                showDialog(&state, options: options)
+                state.criticalAlertsDialog = true
+                return .dialogShown
             case .notDetermined where silentProvisional:
                 state.authorization = .provisional
                 state.settings = typical(.provisional)
@@ -209,7 +242,7 @@ public final class SimulatedDevice: NotificationCenterClient {
     public nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] { pending }
 
     /// Adds reminders; like iOS, keeps 64 (which ones: `pendingOverflow`).
-    public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { add(reminders) }
+    public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { _ = add(reminders) }
 
     /// Removes pending notifications by identifier; unknown ones are ignored.
     public nonisolated(nonsending) func removePendingReminders(ids: [String]) async { remove(ids: ids) }
@@ -241,7 +274,7 @@ public final class SimulatedDevice: NotificationCenterClient {
     public func launch() {
         let now = clock.now()
         state.withLock { state in
-            guard ephemeralNotifications, platform.capabilities.ephemeral, !state.dialogAnswered,
+            guard ephemeralNotifications, appClipCardNotifications, platform.capabilities.ephemeral, !state.dialogAnswered,
                 state.authorization == .ephemeral || state.authorization == .notDetermined
             else { return }
             if state.authorization != .ephemeral {
@@ -253,20 +286,57 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     /// The user taps Allow or Don't Allow. Returns `granted`, which the app then reports as
-    /// `system_prompt_answered` (on iOS 8–9: the register callback).
+    /// `system_prompt_answered` (on iOS 8–9: the register callback). The separate
+    /// critical-alerts dialog (S-02) leaves the app authorized, so its request completes as
+    /// granted whatever the answer (as a public report saw after "Don't Allow"); only
+    /// `critical_alert` tells the answers apart.
     @discardableResult
     public func answerDialog(allow: Bool) throws(SimulatedDeviceError) -> Bool {
         try state.withLock { (state: inout State) throws(SimulatedDeviceError) -> Bool in
             guard state.dialogOnScreen != nil else { throw .noDialogOnScreen }
+            let critical = state.criticalAlertsDialog
             answer(&state, allow: allow)
-            return allow
+            return critical ? state.authorization.isGranted : allow
         }
     }
 
-    /// Takes the dialog on screen off it with the user's answer.
+    /// The user taps "Add to Scheduled Summary" (offered with Scheduled Summary on, iOS 15+):
+    /// the app is authorized as with Allow, and `scheduled_delivery` is enabled, so its
+    /// notifications wait for the user's next summary. Returns `granted` (true).
+    @discardableResult
+    public func answerDialogAddingToSummary() throws(SimulatedDeviceError) -> Bool {
+        try state.withLock { (state: inout State) throws(SimulatedDeviceError) -> Bool in
+            guard state.dialogOnScreen != nil else { throw .noDialogOnScreen }
+            guard scheduledSummary, !state.criticalAlertsDialog else { throw .noSummaryChoice }
+            answer(&state, allow: true)
+            state.settings.scheduledDelivery = .enabled
+            return true
+        }
+    }
+
+    /// Whether the dialog on screen is iOS's separate critical-alerts dialog.
+    public var isCriticalAlertsDialogOnScreen: Bool { state.withLock { $0.criticalAlertsDialog } }
+
+    /// Whether a request while authorized puts iOS's separate critical-alerts dialog on screen:
+    /// it asks for `critical_alert`, the app has the entitlement (iOS 12+), and the question was
+    /// not answered yet in this install (docs/platform.md S-02).
+    func canAskCriticalAlerts(_ state: State, options: [AuthorizationOption]) -> Bool {
+        options.contains(.criticalAlert) && entitlements.contains(.criticalAlerts)
+            && platform.version >= NotificationSettings.Setting.criticalAlert.introducedIn
+            && !state.criticalAlertsAnswered && state.dialogOnScreen == nil && state.inForeground
+    }
+
+    /// Takes the dialog on screen off it with the user's answer. The critical-alerts dialog
+    /// changes only that setting: the app stays authorized either way.
     func answer(_ state: inout State, allow: Bool) {
         guard let options = state.dialogOnScreen else { return }
         state.dialogOnScreen = nil
+        if options.contains(.criticalAlert), entitlements.contains(.criticalAlerts) { state.criticalAlertsAnswered = true }
+        if state.criticalAlertsDialog {
+            state.criticalAlertsDialog = false
+            state.settings.criticalAlert = allow ? .enabled : .disabled
+            return
+        }
         state.dialogAnswered = true
         if allow {
             state.authorization = .authorized
@@ -338,6 +408,7 @@ public final class SimulatedDevice: NotificationCenterClient {
         state.withLock { state in
             state.pending = []
             state.dialogOnScreen = nil
+            state.criticalAlertsDialog = false
             state.dialogsShownThisInstall = 0
             state.installs += 1
             state.lastReported = nil
@@ -347,6 +418,7 @@ public final class SimulatedDevice: NotificationCenterClient {
                 state.authorization = .notDetermined
                 state.settings = typical(.notDetermined)
                 state.dialogAnswered = false
+                state.criticalAlertsAnswered = false
                 state.ephemeralUntil = nil
             }
         }
@@ -407,16 +479,23 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     /// Adds notifications the way iOS does: one with an existing identifier replaces it, and
-    /// only 64 are kept: the soonest or the newest (`pendingOverflow`).
-    public func add(_ reminders: [ScheduledReminder]) {
+    /// only 64 are kept: the soonest or the newest (`pendingOverflow`). While the app is not
+    /// authorized (not determined, denied, an App Clip whose ephemeral grant is off or over)
+    /// iOS refuses them (`UNError.Code.notificationsNotAllowed`, docs/platform.md Q-03): nothing
+    /// is added, and the result is false.
+    @discardableResult
+    public func add(_ reminders: [ScheduledReminder]) -> Bool {
         let now = clock.now()
-        state.withLock { state in
+        return state.withLock { state in
+            expireEphemeral(&state, now: now)
+            guard state.authorization.isGranted else { return false }
             deliverDue(&state, now: now)
             for reminder in reminders {
                 state.pending.removeAll { $0.id == reminder.id }
                 state.pending.append(reminder)
             }
             state.pending = pendingOverflow.kept(state.pending, limit: ReminderPlanner.systemPendingLimit)
+            return true
         }
     }
 
@@ -493,6 +572,8 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
     case invalidSettingsChange(String)
     /// The user taps the link to the app's notification settings, which Settings does not show.
     case noAppSettingsLink
+    /// "Add to Scheduled Summary" on a dialog that does not offer it.
+    case noSummaryChoice
 
     /// What was wrong, in a scenario author's words.
     public var description: String {
@@ -504,6 +585,9 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
         case .noAppSettingsLink:
             "Settings shows no link to the app's notification settings: it appears on iOS 12+ once the app "
                 + "requested provides_app_settings"
+        case .noSummaryChoice:
+            "the dialog offers \"Add to Scheduled Summary\" only on iOS 15+ with Scheduled Summary on "
+                + "(scenario device key scheduled_summary: true), and not on the critical-alerts dialog"
         case .invalidAuthorization(let reason), .invalidSettingsChange(let reason):
             reason
         }

@@ -74,9 +74,15 @@ extension Guardrail {
             return (.none, warnings)
         }
         let status = situation.status
+        // An entitled app, already authorized, asking for critical alerts it does not have yet
+        // gets iOS's separate critical-alerts dialog (docs/platform.md S-02); without the
+        // entitlement the setting reads `not_supported`.
+        var asksCriticalAlerts = false
 
         if case .requestPermission(var options) = action {
-            guard status.allowsSystemDialog else {
+            asksCriticalAlerts =
+                status == .authorized && options.contains(.criticalAlert) && situation.settings.criticalAlert == .disabled
+            guard status.allowsSystemDialog || asksCriticalAlerts else {
                 return void(
                     .systemDialogUnavailable,
                     status == .denied
@@ -119,7 +125,9 @@ extension Guardrail {
             }
         }
 
-        if action.showsPrompt(status: status, version: situation.version), situation.promptsToday >= situation.maxPromptsPerDay {
+        if action.showsPrompt(status: status, version: situation.version) || asksCriticalAlerts,
+            situation.promptsToday >= situation.maxPromptsPerDay
+        {
             return void(
                 .promptCap,
                 "\(situation.promptsToday) prompts were already shown today; the host allows \(situation.maxPromptsPerDay) a day")

@@ -112,28 +112,29 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         }
     }
 
-    /// The settings iOS reports for a given authorization on a given version: the settings the
-    /// version supports are enabled when authorized, disabled when denied or not determined;
-    /// provisional delivers quietly (notification centre only). Critical alerts need their
-    /// entitlement and a request, so they start disabled; time-sensitive needs its entitlement
+    /// The settings iOS reports for a given authorization on a given version. Before the app has
+    /// asked (`not_determined`) every setting is `not_supported` (docs/platform.md S-06). After:
+    /// the settings the version supports are enabled when authorized, disabled when denied;
+    /// provisional delivers quietly (notification centre only). CarPlay is `not_supported` unless
+    /// a request asked for it, critical alerts `not_supported` without their entitlement and
+    /// disabled until a request asks for them (S-02); time-sensitive needs its entitlement
     /// (S-03); Scheduled Summary is the user's choice and starts off (S-04).
     public static func typical(
         for status: PermissionStatus, on version: OSVersion, entitlements: Set<NotificationEntitlement> = []
     ) -> NotificationSettings {
         var settings = NotificationSettings()
+        if status == .notDetermined || status == .unknown { return settings }
         for setting in Setting.allCases where version >= setting.introducedIn {
             let value: SettingValue
-            switch status {
-            case .authorized, .ephemeral:
-                switch setting {
-                case .criticalAlert, .scheduledDelivery: value = .disabled
-                case .timeSensitive: value = entitlements.contains(.timeSensitive) ? .enabled : .disabled
-                default: value = .enabled
-                }
-            case .provisional:
-                value = setting == .notificationCenter ? .enabled : .disabled
-            case .unknown, .notDetermined, .denied:
-                value = .disabled
+            switch (status, setting) {
+            case (_, .carPlay): value = .notSupported
+            case (_, .criticalAlert): value = entitlements.contains(.criticalAlerts) ? .disabled : .notSupported
+            case (.authorized, .scheduledDelivery), (.ephemeral, .scheduledDelivery): value = .disabled
+            case (.authorized, .timeSensitive), (.ephemeral, .timeSensitive):
+                value = entitlements.contains(.timeSensitive) ? .enabled : .disabled
+            case (.authorized, _), (.ephemeral, _): value = .enabled
+            case (.provisional, _): value = setting == .notificationCenter ? .enabled : .disabled
+            case (.unknown, _), (.notDetermined, _), (.denied, _): value = .disabled
             }
             settings[setting] = value
         }
@@ -141,8 +142,9 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
     }
 
     /// The settings a grant turns on: alert, sound, badge and CarPlay only when the request asked
-    /// for them (`UNAuthorizationOptions` names what the app may do); critical alerts only when
-    /// asked for *and* entitled (S-02); the lock screen and Notification Center with the alert
+    /// for them (`UNAuthorizationOptions` names what the app may do; CarPlay not asked for reads
+    /// `not_supported`); critical alerts only when asked for *and* entitled, `not_supported`
+    /// without the entitlement (S-02); the lock screen and Notification Center with the alert
     /// (Permit's assumption, docs/platform.md S-01). Used when the user taps Allow, and when
     /// "Deliver Prominently" promotes a provisional grant, which turns on what the provisional
     /// request asked for (docs/platform.md P-02).
@@ -155,10 +157,10 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
             .carPlay: .carPlay, .criticalAlert: .criticalAlert,
         ]
         for (setting, option) in requested where version >= setting.introducedIn {
-            settings[setting] = options.contains(option) ? .enabled : .disabled
+            settings[setting] = options.contains(option) ? .enabled : (setting == .carPlay ? .notSupported : .disabled)
         }
         if version >= Setting.criticalAlert.introducedIn, !entitlements.contains(.criticalAlerts) {
-            settings.criticalAlert = .disabled
+            settings.criticalAlert = .notSupported
         }
         return settings
     }

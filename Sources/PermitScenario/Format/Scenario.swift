@@ -65,10 +65,14 @@ public struct Scenario: Sendable {
         public var entitlements: Set<NotificationEntitlement> = []
         /// The App Clip asks for ephemeral notifications (`NSAppClipRequestEphemeralUserNotification`).
         public var appClipEphemeral = false
+        /// The App Clip card's notification switch (on by default); off, no ephemeral grant.
+        public var appClipCardNotifications = true
+        /// The user has Scheduled Summary on (iOS 15+): the dialog offers "Add to Scheduled Summary".
+        public var scheduledSummary = false
         /// Which notifications iOS keeps past 64 pending; `nil`: what the evidence says for the version.
         public var pendingOverflow: PendingOverflow?
         /// What leaving the app does to the system dialog on screen.
-        public var dialogOnBackground: DialogOnBackground = .denies
+        public var dialogOnBackground: DialogOnBackground = .observed
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
@@ -108,9 +112,10 @@ public struct Scenario: Sendable {
         case answer(Answer)
         /// The user changes the app's notification settings in Settings.
         case settings(authorization: PermissionStatus?, settings: [NotificationSettings.Setting: SettingValue])
-        /// The app is deleted and installed again; iOS may remember the old answer, and the
-        /// app's Keychain items (its durable ledger part) survive unless told otherwise.
-        case reinstall(systemRemembers: Bool, keychainSurvives: Bool)
+        /// The app is deleted and installed again; iOS may remember the old answer (`nil`: as
+        /// the version does, docs/platform.md K-01), and the app's Keychain items (its durable
+        /// ledger part) survive unless told otherwise.
+        case reinstall(systemRemembers: Bool?, keychainSurvives: Bool)
         /// Only `after`: time passes (reminders fire, days roll over).
         case wait
         /// A policy bundle arrives and is installed between events, as in a rollout.
@@ -133,6 +138,8 @@ public struct Scenario: Sendable {
         /// A soft prompt's (`accept`, `decline`, `dismiss`), a settings prompt's (`open`, `cancel`,
         /// `dismiss`) or the system dialog's (`allow`, `deny`).
         case accept, decline, dismiss, open, cancel, allow, deny
+        /// The system dialog's "Add to Scheduled Summary" (`device.scheduled_summary`, iOS 15+).
+        case addToSummary = "add_to_summary"
     }
 
     /// What a step expects (docs/reference/scenarios.md#expectations). `nil` fields are not checked.

@@ -10,8 +10,8 @@ public enum ScenarioParser {
         "matrix", "anchors",
     ]
     static let deviceKeys = [
-        "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "entitlements", "pending_overflow",
-        "dialog_on_background",
+        "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "app_clip_card_notifications",
+        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -234,15 +234,29 @@ public enum ScenarioParser {
         let onBackground =
             try fields["dialog_on_background"].map { value throws(InputError) in
                 DialogOnBackground(rawValue: try value.oneOf(DialogOnBackground.allCases.map(\.rawValue)))!
-            } ?? .denies
+            } ?? .observed
         let ephemeral = try fields["app_clip_ephemeral"]?.bool() ?? false
         if ephemeral, !appClip {
             throw fields["app_clip_ephemeral"]!.error(
                 "app_clip_ephemeral is for App Clips", hint: "add `app_clip: true`, or remove app_clip_ephemeral")
         }
-        return Scenario.Device(
+        let cardNotifications = try fields["app_clip_card_notifications"]?.bool() ?? true
+        if !cardNotifications, !ephemeral {
+            throw fields["app_clip_card_notifications"]!.error(
+                "app_clip_card_notifications is the App Clip card's switch for ephemeral notifications",
+                hint: "add `app_clip: true` and `app_clip_ephemeral: true`, or remove app_clip_card_notifications")
+        }
+        var device = Scenario.Device(
             version: version, locale: locale, timeZone: timeZone, isAppClip: appClip, staleReads: stale, entitlements: entitlements,
             appClipEphemeral: ephemeral, pendingOverflow: overflow, dialogOnBackground: onBackground)
+        device.appClipCardNotifications = cardNotifications
+        device.scheduledSummary = try fields["scheduled_summary"]?.bool() ?? false
+        if device.scheduledSummary, version < NotificationSettings.Setting.scheduledDelivery.introducedIn {
+            throw fields["scheduled_summary"]!.error(
+                "Scheduled Summary came with iOS 15; this device runs iOS \(version)",
+                hint: "use os: \"15\" or later, or remove scheduled_summary")
+        }
+        return device
     }
 
     /// An IANA time zone name (`device.timezone`, a `timezone:` step).
@@ -388,13 +402,13 @@ public enum ScenarioParser {
             if case .mapping = reinstall.node {
                 let options = try reinstall.fields(allowed: reinstallKeys)
                 action = .reinstall(
-                    systemRemembers: try options["system_remembers"]?.bool() ?? false,
+                    systemRemembers: try options["system_remembers"]?.bool(),
                     keychainSurvives: try options["keychain_survives"]?.bool() ?? true)
             } else {
                 guard try reinstall.bool() else {
                     throw reinstall.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
                 }
-                action = .reinstall(systemRemembers: false, keychainSurvives: true)
+                action = .reinstall(systemRemembers: nil, keychainSurvives: true)
             }
         default:
             guard fields["after"] != nil else {

@@ -31,6 +31,13 @@ struct ScenarioPlayback {
     private(set) var screen = Screen.nothing
     /// The status the last process read, reported while none runs.
     private var statusWhenEnded = PermissionStatus.unknown
+    /// A time-zone change while the app was in the background (suspended): iOS queues the
+    /// significant-time-change notification until the app returns to the foreground, and
+    /// coalesces several into one (docs/platform.md Z-02). Gone with the process.
+    private var queuedTimeChange: TimeZone?
+    /// When a process last ran (a step played while one existed): on iOS 8–9 the system
+    /// forgets the notification answer once the app stays deleted for a day (K-01).
+    private var lastRanAt: Date?
 
     /// Sets up the device and the first process. Setup problems the file causes (params the
     /// policy does not take, an initial state iOS cannot be in) are input errors.
@@ -92,7 +99,8 @@ struct ScenarioPlayback {
             if !scenario.initial.settings.isEmpty {
                 let status =
                     scenario.initial.authorization
-                    ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral ? .ephemeral : .notDetermined)
+                    ?? (platform.capabilities.ephemeral && scenario.device.appClipEphemeral
+                        && scenario.device.appClipCardNotifications ? .ephemeral : .notDetermined)
                 var base = NotificationSettings.typical(for: status, on: platform.version, entitlements: scenario.device.entitlements)
                 for (setting, value) in scenario.initial.settings { base[setting] = value }
                 settings = base
@@ -100,7 +108,9 @@ struct ScenarioPlayback {
             return try SimulatedDevice(
                 platform: platform, clock: clock, authorization: scenario.initial.authorization, settings: settings,
                 staleReadsAfterChange: scenario.device.staleReads, entitlements: scenario.device.entitlements,
-                ephemeralNotifications: scenario.device.appClipEphemeral, pendingOverflow: scenario.device.pendingOverflow,
+                ephemeralNotifications: scenario.device.appClipEphemeral,
+                appClipCardNotifications: scenario.device.appClipCardNotifications,
+                scheduledSummary: scenario.device.scheduledSummary, pendingOverflow: scenario.device.pendingOverflow,
                 timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
@@ -125,6 +135,7 @@ struct ScenarioPlayback {
         guard let process else { return }
         statusWhenEnded = process.engine.status
         updates?.end()
+        queuedTimeChange = nil
         self.process = nil
         screen = .nothing
         device.isInForeground = false
@@ -168,6 +179,7 @@ struct ScenarioPlayback {
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
     mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
+        if process != nil { lastRanAt = clock.now() }
         clock.advance(by: TimeInterval(step.after))
         var result = StepResult(
             number: step.number, location: step.location, action: step.action.summary,
@@ -191,6 +203,11 @@ struct ScenarioPlayback {
                     "no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)"
                 )
             }
+        }
+        if let outcome = result.outcome, !outcome.remindersScheduled.isEmpty, device.settings.scheduledDelivery == .enabled {
+            result.notes.append(
+                "Scheduled Summary is on for the app: iOS holds these reminders for the user's next summary "
+                    + "(time-sensitive and critical ones come at their time)")
         }
         result.status = status
         let pending = device.pending
@@ -229,8 +246,12 @@ struct ScenarioPlayback {
         case .timeZone(let zone):
             device.changeTimeZone(to: zone)
             result.notes.append("the device is now in \(zone.permitIdentifier); pending reminders keep their wall-clock times")
-            if let engine = process?.engine {
+            if let engine = process?.engine, device.isInForeground {
                 result.outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+            } else if process != nil {
+                queuedTimeChange = zone
+                result.notes.append(
+                    "the app is in the background (suspended): iOS queues significant_time_change until it returns to the foreground")
             } else {
                 result.notes.append("the app is not running: it finds the new zone at its next launch")
             }
@@ -266,7 +287,7 @@ struct ScenarioPlayback {
     }
 
     /// `open_settings_link:` the user taps the app's link in Settings; the app opens to it.
-    private func openSettingsLink(engine: PermissionEngine, into result: inout StepResult) async -> Bool {
+    private mutating func openSettingsLink(engine: PermissionEngine, into result: inout StepResult) async -> Bool {
         do {
             try device.openAppSettingsLink()
         } catch {
@@ -274,22 +295,49 @@ struct ScenarioPlayback {
             result.status = engine.status
             return false
         }
+        await deliverQueuedTimeChange(to: engine, into: &result)
         result.outcome = await engine.handle(.notificationSettingsOpened)
         return true
     }
 
+    /// The app is back in the foreground: a significant time change queued while it was
+    /// suspended reaches it first (one, with the zone the device is in now).
+    private mutating func deliverQueuedTimeChange(to engine: PermissionEngine, into result: inout StepResult) async {
+        guard let zone = queuedTimeChange else { return }
+        queuedTimeChange = nil
+        let outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+        result.notes.append(
+            "the significant_time_change queued while the app was suspended arrives first (\(zone.permitIdentifier)); "
+                + "the policy decided \(outcome.decision.action.name)")
+    }
+
     /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
-    /// Leaving with the system dialog up dismisses it as Don't Allow, or keeps it for the
-    /// return (`device.dialog_on_background`).
-    private func send(_ event: AppEvent, to engine: PermissionEngine, into result: inout StepResult) async {
+    /// Leaving with the system dialog up closes it unanswered, dismisses it as Don't Allow, or
+    /// keeps it for the return (`device.dialog_on_background`).
+    private mutating func send(_ event: AppEvent, to engine: PermissionEngine, into result: inout StepResult) async {
         switch event {
-        case .appLaunch, .appForeground: device.isInForeground = true
+        case .appLaunch, .appForeground:
+            device.isInForeground = true
+            await deliverQueuedTimeChange(to: engine, into: &result)
         case .appBackground:
-            if device.moveToBackground() == .dialogDenied {
+            switch device.moveToBackground() {
+            case .dialogDenied, .dialogDismissed:
+                // The critical-alerts dialog (S-02) leaves the app authorized: its request
+                // completes as granted, as when it is answered.
+                let authorization = device.authorization
                 _ = await engine.handle(event)
-                result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
-                result.outcome = await engine.handle(.systemPromptAnswered(granted: false))
+                switch authorization {
+                case .denied: result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
+                case .authorized:
+                    result.notes.append("leaving the app closed the critical-alerts dialog; the app stays authorized")
+                default:
+                    result.notes.append(
+                        "leaving the app closed the system dialog unanswered: the request completes with granted false, "
+                            + "the status stays not determined, and the app may ask again")
+                }
+                result.outcome = await engine.handle(.systemPromptAnswered(granted: authorization == .authorized))
                 return
+            case .noDialog, .dialogStays: break
             }
             if device.isDialogOnScreen { result.notes.append("the system dialog stays, unanswered, for the user's return") }
         default: break
@@ -335,7 +383,9 @@ struct ScenarioPlayback {
     /// the updatable policy installed); the system may remember, and the Keychain (the
     /// durable part of the ledger) survives unless the step says otherwise. The app runs again
     /// at the next `app_launch`.
-    private mutating func reinstall(systemRemembers remembers: Bool, keychainSurvives: Bool, into result: inout StepResult) {
+    private mutating func reinstall(systemRemembers chosen: Bool?, keychainSurvives: Bool, into result: inout StepResult) {
+        let deletedFor = clock.now().timeIntervalSince(lastRanAt ?? clock.now())
+        let remembers = chosen ?? Self.systemRemembers(on: device.platform.version, deletedFor: deletedFor)
         endProcess()
         device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
         device.isInForeground = false
@@ -343,8 +393,20 @@ struct ScenarioPlayback {
         updates?.reinstall()
         statusWhenEnded = .unknown
         var note = "reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer"
+        if chosen == nil {
+            note +=
+                device.platform.version < OSVersion(major: 10)
+                ? " (iOS 8–9: it forgets once the app stays deleted for a day)" : " (iOS 10+: a reinstall asks again)"
+        }
         if !keychainSurvives { note += "; the Keychain is wiped too" }
         result.notes.append(note)
+    }
+
+    /// What the system does with the notification answer at a reinstall that does not say
+    /// (docs/platform.md K-01, I-01): iOS 8–9 keeps it unless the app stayed deleted for at
+    /// least a day; iOS 10+ forgets it, and the dialog can show again.
+    static func systemRemembers(on version: OSVersion, deletedFor gap: TimeInterval) -> Bool {
+        version < OSVersion(major: 10) && gap < TimeInterval(Ledger.systemMemory)
     }
 
     /// `policy_update:` installs a bundle between events, checked against `expect_update`.
@@ -368,7 +430,8 @@ extension Scenario.Action {
                 + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
                 .joined(separator: " ")
         case .reinstall(let remembers, let keychainSurvives):
-            "reinstall" + (remembers ? " (system remembers)" : "") + (keychainSurvives ? "" : " (Keychain wiped)")
+            "reinstall" + (remembers.map { $0 ? " (system remembers)" : " (system forgets)" } ?? "")
+                + (keychainSurvives ? "" : " (Keychain wiped)")
         case .wait: "wait"
         case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
         case .externalRequest(let allow): "external_request \(allow ? "allow" : "deny")"

@@ -48,7 +48,9 @@ enum Screen: Equatable {
         }
         if case .answer(let answer) = action {
             if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
-            if !answers.contains(answer) {
+            // "Add to Scheduled Summary" is on the dialog only with Scheduled Summary on: the
+            // device refuses it otherwise, with the reason.
+            if !answers.contains(answer), !(self == .systemDialog && answer == .addToSummary) {
                 return "\(name) is on screen; answer it with "
                     + answers.map(\.rawValue).joined(separator: ", ") + ", not \(answer.rawValue)"
             }
@@ -69,6 +71,7 @@ enum Screen: Equatable {
         case .settingsPrompt:
             return .settingsPromptAnswered(SettingsPromptAnswer(rawValue: answer.rawValue)!)
         case .systemDialog, .nothing:
+            if answer == .addToSummary { return .systemPromptAnswered(granted: try device.answerDialogAddingToSummary()) }
             return .systemPromptAnswered(granted: try device.answerDialog(allow: answer == .allow))
         }
     }

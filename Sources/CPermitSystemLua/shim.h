@@ -1,5 +1,5 @@
-#ifndef PERMIT_CLUA_SHIM_H
-#define PERMIT_CLUA_SHIM_H
+#ifndef PERMIT_SYSTEM_LUA_H
+#define PERMIT_SYSTEM_LUA_H
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
