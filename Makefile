@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing.
 SWIFT ?= swift
 
-.PHONY: setup build test bench lint format generate sanitize docs demo redteam test-lua-source clean
+.PHONY: setup build test bench lint format generate sanitize docs demo redteam test-lua-source install check-install clean
 
 setup:
 	@./scripts/setup.sh
@@ -98,5 +98,21 @@ test-lua-source: setup
 	$(LUA_SOURCE) check-symbols
 	$(MAKE) redteam SWIFT="$(LUA_SOURCE) swift"
 
+# `permit` for machines and CI jobs without Swift: a release build installed to $(PREFIX)/bin.
+# On Linux it carries the Swift runtime, Foundation, Lua and libyaml inside (static), so it runs
+# with neither a toolchain nor liblua installed; on macOS Lua is compiled in (the LuaFromSource
+# trait) and libyaml is Homebrew's (scripts/install.sh says how). Its own build folder: .build-install.
+PREFIX ?= /usr/local
+install:
+	PREFIX="$(PREFIX)" SWIFT="$(SWIFT)" ./scripts/install.sh
+
+# What a user of `make install` relies on, checked on an install into .build-install/prefix:
+# `ldd` lists no Swift runtime and no Lua, and the binary passes every pack's tests with an
+# empty environment (`env -i`).
+check-install:
+	rm -rf .build-install/prefix
+	$(MAKE) install PREFIX="$(CURDIR)/.build-install/prefix"
+	./scripts/check-install.sh .build-install/prefix/bin/permit
+
 clean:
-	rm -rf .build .build-lua .build-luasrc Benchmarks/.build
+	rm -rf .build .build-install .build-lua .build-luasrc Benchmarks/.build

@@ -60,6 +60,8 @@ let package = Package(
     name: "Permit",
     // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
     // device (docs/platform.md, "Runs on"); the adapter puts newer APIs behind #available.
+    // README's "Requirements" states it, with the Xcode this tools version needs (6.2: Xcode 26);
+    // DocumentationTests keeps the two equal.
     // macOS 13: the tools (permit, the scenario reader) use Swift Regex, which needs it.
     platforms: [.macOS(.v13), .iOS(.v13)],
     products: [
@@ -200,7 +202,7 @@ let package = Package(
             name: "PermitCLITests",
             dependencies: [
                 "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
-                "PermitCore", "PermitLua",
+                "PermitCore", "PermitLua", "PermitDelivery",
             ]
         ),
     ],

@@ -32,7 +32,9 @@ public struct EngineVersion: Sendable, Hashable, Comparable, CustomStringConvert
         self.init(numbers[0], numbers[1], numbers[2])
     }
 
-    /// The engine this library is: the policy API of docs/reference/policy.md#policy, as shipped by `permit` 0.1.0.
+    /// The engine this library is: the policy API of docs/reference/policy.md#policy. The one
+    /// definition of Permit's version: `permit --version` prints it, and `permit bundle` writes it
+    /// as a bundle's `min_engine` unless told otherwise.
     public static let current = EngineVersion(0, 1, 0)
 
     /// `MAJOR.MINOR.PATCH`.

@@ -114,7 +114,7 @@ import Testing
         let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
         let platform: Set<String> = [
             "Foundation", "FoundationNetworking", "Dispatch", "Glibc", "Musl", "Darwin", "Security", "UIKit", "UserNotifications",
-            "os", "Testing",
+            "os", "Testing", "Observation",
         ]
         let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#
         for target in targets.values where target.kind == "target" || target.kind == "executableTarget" {

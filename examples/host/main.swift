@@ -1,7 +1,8 @@
 // A host application configuring Permit: budgets, prompt cap, store location.
 //
 // Built with the package (`swift build --product permit-host-example`) so this example can
-// never drift from the API; `AppPermissions.swift` is the README's code, played at the end.
+// never drift from the API; `AppPermissions.swift` is the README's code, and
+// `PermissionCoordinator.swift` the iOS examples' model (examples/ios), both played at the end.
 // Run it with `swift run permit-host-example`: it plays a short
 // session on a simulated iOS 15.3 device and prints what the app would show.
 import Foundation
@@ -110,3 +111,20 @@ try! UserNotificationCenterClient.last.current?.userTaps(allow: true)  // the an
 while app.engine?.status != .authorized { await Task.yield() }
 print("app: notifications \(app.engine?.status == .authorized ? "allowed" : "not allowed")")
 watcher?.cancel()
+
+// 7. The iOS examples' model (examples/ios), whose SwiftUI and UIKit shims only forward the life
+//    cycle and draw its prompts: a cold start (the scene goes inactive, then active) sends
+//    app_launch and app_foreground once each; a screen that needs notifications opens.
+print("-- as the iOS examples' coordinator --")
+let coordinator = PermissionCoordinator(
+    policyURL: packDirectory.appendingPathComponent("policy.lua"),
+    ledgerURL: FileManager.default.temporaryDirectory
+        .appendingPathComponent("permit-host-coordinator-\(ProcessInfo.processInfo.processIdentifier)/ledger.json"),
+    systemVersion: "17.5", locale: "en", durableStore: nil,
+    actions: .init(
+        registerForRemoteNotifications: { print("app registers for remote notifications") },
+        openSettings: { print("app opens Settings → \($0.rawValue)") }))
+await coordinator.phaseChanged(to: .inactive).value
+await coordinator.phaseChanged(to: .active).value
+await coordinator.featureOpened("reminders").value
+print("app shows: \(coordinator.softPrompt.map { "\"\($0.title)\"" } ?? "nothing") (notifications: \(coordinator.status))")

@@ -11,6 +11,10 @@ import UserNotifications
 ///
 /// The answer to a dialog arrives after the user taps; the adapter hands it to `onAnswer`,
 /// where the host sends `system_prompt_answered` to the engine.
+///
+/// Each requirement is `nonisolated(nonsending)`, as `NotificationCenterClient` declares it: it
+/// runs on the caller's actor (the engine's) up to its first suspension, like the simulated
+/// device and any other client, rather than hopping to the global executor first.
 public final class UserNotificationCenterClient: NotificationCenterClient {
     private let onAnswer: @Sendable (Bool) -> Void
 
@@ -21,7 +25,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     }
 
     /// Reads `UNUserNotificationCenter`'s settings.
-    public func readSettings() async -> NotificationSnapshot {
+    public nonisolated(nonsending) func readSettings() async -> NotificationSnapshot {
         let raw = await UNUserNotificationCenter.current().notificationSettings()
         let status = AppleMapping.status(fromAuthorizationStatus: raw.authorizationStatus.rawValue) ?? .unknown
         let settings = AppleMapping.settings(
@@ -59,7 +63,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
 
     /// Asks iOS; when no dialog can appear (in the background, or after an answer), returns
     /// the answer at once.
-    public func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
+    public nonisolated(nonsending) func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
         let before = await readSettings().status(legacyRegistered: false)
         let active = await MainActor.run { UIApplication.shared.applicationState == .active }
         let unOptions = UNAuthorizationOptions(rawValue: AppleMapping.authorizationOptionsRawValue(options))
@@ -79,7 +83,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
 
     /// iOS 8–9 registration cannot run on this package's iOS 13 floor; the legacy flow is
     /// modelled by `SimulatedDevice` and the core. Here it forwards to the modern request.
-    public func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
+    public nonisolated(nonsending) func registerLegacy(types: LegacyNotificationTypes) async -> AuthorizationRequestResult {
         var options: [AuthorizationOption] = []
         if types.contains(.alert) { options.append(.alert) }
         if types.contains(.sound) { options.append(.sound) }
@@ -88,7 +92,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     }
 
     /// The pending local notifications, read back as they were scheduled (`AppleNotificationContent`).
-    public func pendingReminders() async -> [ScheduledReminder] {
+    public nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder] {
         let requests = await UNUserNotificationCenter.current().pendingNotificationRequests()
         return requests.compactMap { request -> ScheduledReminder? in
             guard let trigger = request.trigger as? UNCalendarNotificationTrigger,
@@ -110,7 +114,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     }
 
     /// Adds local notification requests, their content as `AppleNotificationContent` says.
-    public func schedule(_ reminders: [ScheduledReminder]) async {
+    public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async {
         let center = UNUserNotificationCenter.current()
         for reminder in reminders {
             let fields = AppleNotificationContent(scheduling: reminder)
@@ -132,7 +136,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     }
 
     /// Removes pending requests the policy no longer wants.
-    public func removePendingReminders(ids: [String]) async {
+    public nonisolated(nonsending) func removePendingReminders(ids: [String]) async {
         UNUserNotificationCenter.current().removePendingNotificationRequests(withIdentifiers: ids)
     }
 }

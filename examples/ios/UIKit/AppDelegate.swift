@@ -1,92 +1,79 @@
 #if canImport(UIKit)
 import PermitCore
-import PermitLua
 import UIKit
 
-/// The UIKit integration: the app delegate owns the engine; lifecycle callbacks become events,
-/// and decisions become alerts on the front view controller.
+/// The UIKit app, scene-based as Xcode's template makes it: the app delegate owns the
+/// coordinator (examples/host/PermissionCoordinator.swift, built and played with the package)
+/// and names the scene delegate; iOS calls no `applicationWillEnterForeground` in such an app,
+/// so the life cycle comes from the scene delegate. Add examples/host/PermissionCoordinator.swift,
+/// Shared/PermissionCoordinator+iOS.swift and the two files of this folder to the app target.
 @main
 final class AppDelegate: UIResponder, UIApplicationDelegate {
-    var window: UIWindow?
-    private var engine: PermissionEngine!
-    /// Hears the tap on the app's link in Settings › Notifications (iOS 12+, after a request
-    /// with `provides_app_settings`); the notification center holds it weakly.
-    private var settingsLink: NotificationSettingsLinkDelegate?
+    let permissions = PermissionCoordinator.forThisApp(onPresent: Alerts.present)
 
     func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
-    ) -> Bool {
-        let policyURL = Bundle.main.url(forResource: "policy", withExtension: "lua", subdirectory: "polite")!
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-        let policy: any Policy = (try? LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"))
-            ?? ClosurePolicy(name: "none") { _ in nil }  // a broken script never breaks the app
-        let client = UserNotificationCenterClient { [weak self] granted in
-            Task { @MainActor in await self?.send(.systemPromptAnswered(granted: granted)) }
-        }
-        engine = PermissionEngine(
-            policy: policy, client: client,
-            platform: Platform(version: (try? OSVersion(parsing: UIDevice.current.systemVersion)) ?? OSVersion(major: 16)),
-            // One engine per ledger file; should the file be locked, keep the session in memory.
-            store: (try? JSONFileLedgerStore(url: support.appendingPathComponent("permit/ledger.json")))
-                ?? InMemoryLedgerStore(),
-            // What the policy keeps across a reinstall (`remember_durable`) lives in the Keychain.
-            durableStore: KeychainDurableStore(service: (Bundle.main.bundleIdentifier ?? "app") + ".permit"),
-            configuration: EngineConfiguration(locale: Locale.preferredLanguages.first ?? "en"))
-        settingsLink = NotificationSettingsLinkDelegate { [weak self] in
-            Task { @MainActor in await self?.send(.notificationSettingsOpened) }
-        }
-        settingsLink?.install()
-        // A new time zone: local days, prompts_today and reminder planning follow it.
-        NotificationCenter.default.addObserver(
-            forName: UIApplication.significantTimeChangeNotification, object: nil, queue: .main
-        ) { [weak self] _ in
-            Task { @MainActor in await self?.send(.significantTimeChange(timeZone: .current)) }
-        }
-        Task { await send(.appLaunch) }
-        return true
+        _ application: UIApplication, configurationForConnecting session: UISceneSession, options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration {
+        let configuration = UISceneConfiguration(name: nil, sessionRole: session.role)
+        configuration.delegateClass = SceneDelegate.self
+        return configuration
+    }
+}
+
+/// Every scene reports its own transitions; the coordinator counts the app as in the foreground
+/// while one scene is, so a cold start sends app_launch and app_foreground once each, and a
+/// second window (iPad) sends nothing.
+final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
+    var window: UIWindow?
+    private var permissions: PermissionCoordinator { (UIApplication.shared.delegate as! AppDelegate).permissions }
+
+    func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options: UIScene.ConnectionOptions) {
+        guard let scene = scene as? UIWindowScene else { return }
+        let window = UIWindow(windowScene: scene)
+        window.rootViewController = RemindersViewController()
+        window.makeKeyAndVisible()
+        self.window = window
     }
 
-    // There is no callback when the user changes the permission in Settings: the engine
-    // re-reads the status on every foreground (and again shortly after).
-    func applicationWillEnterForeground(_ application: UIApplication) { Task { await send(.appForeground) } }
-    func applicationDidEnterBackground(_ application: UIApplication) { Task { await send(.appBackground) } }
+    func sceneWillEnterForeground(_ scene: UIScene) { permissions.sceneWillEnterForeground(ObjectIdentifier(scene)) }
+    func sceneDidEnterBackground(_ scene: UIScene) { permissions.sceneLeftForeground(ObjectIdentifier(scene)) }
+    func sceneDidDisconnect(_ scene: UIScene) { permissions.sceneLeftForeground(ObjectIdentifier(scene)) }
+}
 
-    /// Call from a screen that needs notifications, e.g. in `viewDidAppear`.
-    func featureOpened(_ name: String) { Task { await send(.featureOpened(name)) } }
+/// A screen that needs notifications.
+final class RemindersViewController: UIViewController {
+    override func viewDidAppear(_ animated: Bool) {
+        super.viewDidAppear(animated)
+        (UIApplication.shared.delegate as? AppDelegate)?.permissions.featureOpened("reminders")
+    }
+}
 
-    @MainActor
-    func send(_ event: AppEvent) async {
-        let outcome = await engine.handle(event)
-        // Granted now, or a launch while granted: APNs wants the registration at every launch.
-        if outcome.registerForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
-        switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
-        case .softPrompt(let prompt):
-            present(title: prompt.title, message: prompt.message, actions: [
-                (prompt.decline.description, .cancel, { Task { await self.send(.softPromptAnswered(.decline)) } }),
-                (prompt.accept.description, .default, { Task { await self.send(.softPromptAnswered(.accept)) } }),
+/// Draws the coordinator's prompts as alerts on the front view controller of the active scene.
+@MainActor enum Alerts {
+    static func present(_ permissions: PermissionCoordinator) {
+        if let prompt = permissions.softPrompt {
+            show(title: prompt.title, message: prompt.message, actions: [
+                (prompt.decline.description, .cancel, { permissions.answerSoftPrompt(.decline) }),
+                (prompt.accept.description, .default, { permissions.answerSoftPrompt(.accept) }),
             ])
-        case .settingsPrompt(let prompt):
-            let link = UserNotificationCenterClient.settingsURLString(for: prompt.deepLink)
-            present(title: prompt.title, message: prompt.message, actions: [
-                (prompt.cancel.description, .cancel, { Task { await self.send(.settingsPromptAnswered(.cancel)) } }),
-                (prompt.open.description, .default, {
-                    if let url = URL(string: link) { UIApplication.shared.open(url) }
-                    Task { await self.send(.settingsPromptAnswered(.open)) }
-                }),
+        } else if let prompt = permissions.settingsPrompt {
+            show(title: prompt.title, message: prompt.message, actions: [
+                (prompt.cancel.description, .cancel, { permissions.answerSettingsPrompt(.cancel) }),
+                (prompt.open.description, .default, { permissions.answerSettingsPrompt(.open) }),
             ])
-        case .requestPermission, .none:
-            break
         }
     }
 
-    @MainActor
-    private func present(title: LocalizedText, message: LocalizedText, actions: [(String, UIAlertAction.Style, () -> Void)]) {
+    private static func show(title: LocalizedText, message: LocalizedText, actions: [(String, UIAlertAction.Style, @MainActor () -> Void)]) {
+        let scene = UIApplication.shared.connectedScenes
+            .compactMap { $0 as? UIWindowScene }
+            .first { $0.activationState == .foregroundActive }
+        var front = scene?.keyWindow?.rootViewController
+        while let presented = front?.presentedViewController { front = presented }
         let alert = UIAlertController(title: title.description, message: message.description, preferredStyle: .alert)
         for (label, style, handler) in actions {
             alert.addAction(UIAlertAction(title: label, style: style) { _ in handler() })
         }
-        var front = window?.rootViewController
-        while let presented = front?.presentedViewController { front = presented }
         front?.present(alert, animated: true)
     }
 }

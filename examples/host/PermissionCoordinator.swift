@@ -1,0 +1,154 @@
+// The iOS examples' model (examples/ios): the engine, the life cycle and what the screens show.
+// It imports no UIKit or SwiftUI, so it is built here with the package and played on a
+// simulated device by main.swift; the SwiftUI app and the UIKit scene delegate are thin shims
+// over it. Add this file to the app target with one of them.
+import Foundation
+import Observation
+import PermitCore
+import PermitLua
+
+/// Owns the engine for the app's lifetime and turns its decisions into state the UI observes
+/// (Observation: SwiftUI redraws on it; UIKit reads `onPresent`).
+@Observable @MainActor final class PermissionCoordinator {
+    /// The soft pre-prompt on screen, until it is answered.
+    private(set) var softPrompt: SoftPrompt?
+    /// The "open Settings?" prompt on screen, until it is answered.
+    private(set) var settingsPrompt: SettingsPrompt?
+    /// The status, re-read on launch, on every foreground and after an answer.
+    private(set) var status: PermissionStatus = .unknown
+
+    /// What only the app's platform can do (UIApplication on iOS).
+    struct PlatformActions {
+        /// `UIApplication.shared.registerForRemoteNotifications()`: APNs wants it at every launch
+        /// while granted, and right after a grant.
+        var registerForRemoteNotifications: @MainActor () -> Void
+        /// Opens the Settings page a settings prompt's deep link names
+        /// (`UserNotificationCenterClient.settingsURLString(for:)` on iOS).
+        var openSettings: @MainActor (DeepLink) -> Void
+        /// Called after a decision to show something set `softPrompt` or `settingsPrompt`
+        /// (UIKit presents an alert; SwiftUI observes the properties instead).
+        var onPresent: @MainActor (PermissionCoordinator) -> Void = { _ in }
+    }
+
+    @ObservationIgnored private var engine: PermissionEngine?
+    @ObservationIgnored private var lifecycle = AppLifecycle()
+    @ObservationIgnored private let actions: PlatformActions
+    @ObservationIgnored private var statusTask: Task<Void, Never>?
+    /// The last events sent: the next wait for them, so events reach the engine in order.
+    @ObservationIgnored private var lastSend: Task<Void, Never>?
+    /// Events sent before the launch (a screen's `onAppear` can run before the scene's first
+    /// phase), held until `app_launch` has gone out.
+    @ObservationIgnored private var held: [AppEvent] = []
+    @ObservationIgnored private var launched = false
+
+    /// - Parameters:
+    ///   - policyURL: `polite/policy.lua` in the app bundle.
+    ///   - ledgerURL: a file in Application Support.
+    ///   - systemVersion: `UIDevice.current.systemVersion`.
+    ///   - durableStore: what the policy keeps across a reinstall (`KeychainDurableStore` on iOS).
+    init(
+        policyURL: URL, ledgerURL: URL, systemVersion: String, locale: String, durableStore: (any DurableStore)?,
+        actions: PlatformActions
+    ) {
+        self.actions = actions
+        let policy: any Policy
+        do {
+            policy = try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua")
+        } catch {
+            // A broken script must never break the app: fall back to asking nothing.
+            print("Permit: policy failed to load: \(error)")
+            policy = ClosurePolicy(name: "none") { _ in nil }
+        }
+        // The answer to the dialog arrives later; the client exists before the engine, so its
+        // callback finds the coordinator through `self`, weakly.
+        let client = UserNotificationCenterClient { [weak self] granted in
+            Task { @MainActor in _ = self?.send([.systemPromptAnswered(granted: granted)]) }
+        }
+        let engine = PermissionEngine(
+            policy: policy, client: client,
+            platform: Platform(version: (try? OSVersion(parsing: systemVersion)) ?? OSVersion(major: 17)),
+            // One engine per ledger file; should the file be locked, keep the session in memory.
+            store: (try? JSONFileLedgerStore(url: ledgerURL)) ?? InMemoryLedgerStore(),
+            durableStore: durableStore,
+            configuration: EngineConfiguration(locale: locale))
+        self.engine = engine
+        statusTask = Task { [weak self] in
+            for await status in engine.statusStream { self?.status = status }
+        }
+    }
+
+    // MARK: The life cycle: a cold start sends app_launch and app_foreground, once each.
+
+    /// SwiftUI: the app's `scenePhase`, from `onChange(of: scenePhase, initial: true)`.
+    @discardableResult func phaseChanged(to phase: AppLifecycle.Phase) -> Task<Void, Never> { send(lifecycle.phase(phase)) }
+
+    /// UIKit: `sceneWillEnterForeground(_:)`.
+    @discardableResult func sceneWillEnterForeground(_ scene: ObjectIdentifier) -> Task<Void, Never> {
+        send(lifecycle.sceneWillEnterForeground(scene))
+    }
+
+    /// UIKit: `sceneDidEnterBackground(_:)` and `sceneDidDisconnect(_:)`.
+    @discardableResult func sceneLeftForeground(_ scene: ObjectIdentifier) -> Task<Void, Never> {
+        send(lifecycle.sceneLeftForeground(scene))
+    }
+
+    // MARK: What the screens call
+
+    /// A screen that needs notifications appeared.
+    @discardableResult func featureOpened(_ name: String) -> Task<Void, Never> { send([.featureOpened(name)]) }
+
+    /// The user answered the soft pre-prompt.
+    func answerSoftPrompt(_ answer: SoftPromptAnswer) {
+        softPrompt = nil
+        _ = send([.softPromptAnswered(answer)])
+    }
+
+    /// The user answered the settings prompt; `open` opens the page its deep link names.
+    func answerSettingsPrompt(_ answer: SettingsPromptAnswer) {
+        if answer == .open, let link = settingsPrompt?.deepLink { actions.openSettings(link) }
+        settingsPrompt = nil
+        _ = send([.settingsPromptAnswered(answer)])
+    }
+
+    /// The user tapped the app's link in Settings › Notifications (`NotificationSettingsLinkDelegate`).
+    func notificationSettingsOpened() { _ = send([.notificationSettingsOpened]) }
+
+    /// The device changed time zone (`UIApplication.significantTimeChangeNotification`).
+    func significantTimeChange() { _ = send([.significantTimeChange(timeZone: .current)]) }
+
+    /// Sends the events after those sent before, `app_launch` first; the task ends when the
+    /// last is handled.
+    private func send(_ events: [AppEvent]) -> Task<Void, Never> {
+        var events = events
+        if events.first == .appLaunch {
+            launched = true
+            events += held
+            held = []
+        } else if !launched {
+            held += events
+            return Task {}
+        }
+        let previous = lastSend
+        let task = Task {
+            await previous?.value
+            for event in events { await handle(event) }
+        }
+        lastSend = task
+        return task
+    }
+
+    /// Sends one event and shows what the policy decided (localised already).
+    private func handle(_ event: AppEvent) async {
+        guard let outcome = await engine?.handle(event) else { return }
+        if outcome.registerForRemoteNotifications { actions.registerForRemoteNotifications() }
+        switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
+        case .softPrompt(let prompt):
+            softPrompt = prompt
+            actions.onPresent(self)
+        case .settingsPrompt(let prompt):
+            settingsPrompt = prompt
+            actions.onPresent(self)
+        case .requestPermission, .none: break  // the engine already asked iOS when it could
+        }
+    }
+}
