@@ -45,11 +45,14 @@ final class PermissionCoordinator: ObservableObject {
     func send(_ event: AppEvent) async {
         guard let engine else { return }
         let outcome = await engine.handle(event)
-        // Granted now, or a launch while granted: APNs wants the registration at every launch.
+        // A launch, or granted now: APNs wants the registration at every launch (the policy may say otherwise).
         if outcome.registerForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
+        if outcome.unregisterForRemoteNotifications { UIApplication.shared.unregisterForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt): softPrompt = prompt
         case .settingsPrompt(let prompt): settingsPrompt = prompt
+        case .openSettings(let link):  // the user tapped something that asked for Settings
+            if let url = URL(string: UserNotificationCenterClient.settingsURLString(for: link)) { UIApplication.shared.open(url) }
         case .requestPermission, .none: break  // the engine already asked iOS when it could
         }
     }

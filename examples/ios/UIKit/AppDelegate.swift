@@ -57,23 +57,26 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     @MainActor
     func send(_ event: AppEvent) async {
         let outcome = await engine.handle(event)
-        // Granted now, or a launch while granted: APNs wants the registration at every launch.
+        // A launch, or granted now: APNs wants the registration at every launch (the policy may say otherwise).
         if outcome.registerForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
+        if outcome.unregisterForRemoteNotifications { UIApplication.shared.unregisterForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt):
             present(title: prompt.title, message: prompt.message, actions: [
-                (prompt.decline.description, .cancel, { Task { await self.send(.softPromptAnswered(.decline)) } }),
+                ((prompt.decline ?? .plain("Not now")).description, .cancel, { Task { await self.send(.softPromptAnswered(.decline)) } }),
                 (prompt.accept.description, .default, { Task { await self.send(.softPromptAnswered(.accept)) } }),
             ])
         case .settingsPrompt(let prompt):
             let link = UserNotificationCenterClient.settingsURLString(for: prompt.deepLink)
             present(title: prompt.title, message: prompt.message, actions: [
-                (prompt.cancel.description, .cancel, { Task { await self.send(.settingsPromptAnswered(.cancel)) } }),
+                ((prompt.cancel ?? .plain("Cancel")).description, .cancel, { Task { await self.send(.settingsPromptAnswered(.cancel)) } }),
                 (prompt.open.description, .default, {
                     if let url = URL(string: link) { UIApplication.shared.open(url) }
                     Task { await self.send(.settingsPromptAnswered(.open)) }
                 }),
             ])
+        case .openSettings(let deepLink):  // the user tapped something that asked for Settings
+            if let url = URL(string: UserNotificationCenterClient.settingsURLString(for: deepLink)) { UIApplication.shared.open(url) }
         case .requestPermission, .none:
             break
         }
