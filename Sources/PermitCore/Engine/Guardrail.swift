@@ -85,9 +85,7 @@ extension Guardrail {
         let status = situation.status
 
         if case .requestPermission(var options) = action {
-            // Denied or granted already: iOS answers at once without a dialog, as the engine
-            // reports (`Outcome.immediateAnswer`); a common idiom ("request at every launch"),
-            // not a mistake to warn about.
+            // Denied or granted already: iOS answers at once (docs/platform.md N-03), no mistake.
             guard status != .unknown else {
                 return void(.systemDialogUnavailable, "the status could not be read, so no request is made")
             }
@@ -118,28 +116,17 @@ extension Guardrail {
                     .settingsPromptPointless,
                     "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
             }
-            if prompt.deepLink == .notificationSettings, situation.version < OSVersion(major: 15, minor: 4) {
+            if let fallback = linkFallback(prompt.deepLink, on: situation.version) {
                 prompt.deepLink = .appSettings
-                warnings.append(
-                    GuardrailWarning(
-                        guardrail: .deepLinkFallback,
-                        message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
+                warnings.append(fallback)
                 action = .settingsPrompt(prompt)
             }
         }
 
         if case .openSettings(let deepLink) = action {
-            guard situation.userInitiated else {
-                return void(
-                    .openSettingsNotUserInitiated,
-                    "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
-                        + "not at a launch, a return to the foreground or a system event; show a settings_prompt instead")
-            }
-            if deepLink == .notificationSettings, situation.version < OSVersion(major: 15, minor: 4) {
-                warnings.append(
-                    GuardrailWarning(
-                        guardrail: .deepLinkFallback,
-                        message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
+            guard situation.userInitiated else { return void(.openSettingsNotUserInitiated, openSettingsRefusal) }
+            if let fallback = linkFallback(deepLink, on: situation.version) {
+                warnings.append(fallback)
                 action = .openSettings(.appSettings)
             }
         }
@@ -150,6 +137,22 @@ extension Guardrail {
                 "\(situation.promptsToday) prompts were already shown today; the host allows \(situation.maxPromptsPerDay) a day")
         }
         return (action, warnings)
+    }
+}
+
+extension Guardrail {
+    /// Why `open_settings` was refused.
+    static let openSettingsRefusal =
+        "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
+        + "not at a launch, a return to the foreground or a system event; show a settings_prompt instead"
+
+    /// The `deep-link-fallback` warning when `link` cannot be opened on `version` (the
+    /// notification-settings link below iOS 15.4), where `app_settings` is used instead.
+    static func linkFallback(_ link: DeepLink, on version: OSVersion) -> GuardrailWarning? {
+        guard link == .notificationSettings, version < OSVersion(major: 15, minor: 4) else { return nil }
+        return GuardrailWarning(
+            guardrail: .deepLinkFallback,
+            message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(version)")
     }
 }
 
