@@ -10,11 +10,12 @@
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported" # not_supported: not on this iOS, not asked yet, car_play not requested, critical_alert without the entitlement
 ---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"
----@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"
----@alias PermitPresentation "alert"|"banner"|"sheet"
+---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"
+---@alias PermitPresentation "alert"|"banner"|"sheet"|"inline"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"
 ---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
 ---@alias PermitInterruptionLevel "passive"|"active"|"time_sensitive"|"critical"
+---@alias PermitRemoteRegistration "register"|"unregister"|"keep"
 ---@alias PermitText string|table<string, string> # a string, or translations keyed by locale; include `en`
 ---@alias PermitScalar string|number|boolean
 
@@ -58,6 +59,8 @@
 ---@field dismissed integer
 ---@field last_shown_at? integer
 ---@field last_answered_at? integer
+---@field inline_shown integer # times shown as an inline row (presentation = "inline"), apart from `shown`
+---@field inline_acted integer # times the user accepted an inline row, apart from `accepted`
 
 ---@class PermitSystemPromptHistory
 ---@field requested integer
@@ -70,6 +73,8 @@
 ---@field opened integer
 ---@field cancelled integer
 ---@field last_shown_at? integer
+---@field inline_shown integer # times shown as an inline row (presentation = "inline"), apart from `shown`
+---@field inline_acted integer # times the user opened Settings from an inline row, apart from `opened`
 
 ---@class PermitFeatureHistory
 ---@field opened integer
@@ -129,14 +134,15 @@
 ---@field title? PermitText # soft_prompt, settings_prompt
 ---@field message? PermitText # soft_prompt, settings_prompt
 ---@field accept? PermitText # soft_prompt
----@field decline? PermitText # soft_prompt
+---@field decline? PermitText # soft_prompt; not needed for an inline row
 ---@field open? PermitText # settings_prompt
----@field cancel? PermitText # settings_prompt
----@field presentation? PermitPresentation
+---@field cancel? PermitText # settings_prompt; not needed for an inline row
+---@field presentation? PermitPresentation # default "alert"; "inline": a row in a screen, never a prompt
 ---@field variant? string # soft_prompt copy id for A/B tests
 ---@field options? PermitOption[] # request_permission; default { "alert", "sound", "badge" }
----@field deep_link? PermitDeepLink # settings_prompt; default "app_settings"
+---@field deep_link? PermitDeepLink # settings_prompt, open_settings; default "app_settings"
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
+---@field remote_registration? PermitRemoteRegistration # default: register at every launch and when granted
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

@@ -296,8 +296,10 @@ static void push_features(lua_State *L, const snapshot *s) {
 }
 
 static void push_settings_prompt(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 3 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
+    lua_createtable(L, 0, 5 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
     set_number(L, s, N_CANCELLED, PERMIT_H_SETTINGS_CANCELLED);
+    set_number(L, s, N_INLINE_ACTED, PERMIT_H_SETTINGS_INLINE_ACTED);
+    set_number(L, s, N_INLINE_SHOWN, PERMIT_H_SETTINGS_INLINE_SHOWN);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
     set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
@@ -305,10 +307,12 @@ static void push_settings_prompt(lua_State *L, const snapshot *s) {
 }
 
 static void push_soft_prompt(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 4 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
+    lua_createtable(L, 0, 6 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
     set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
     set_number(L, s, N_DECLINED, PERMIT_H_SOFT_DECLINED);
     set_number(L, s, N_DISMISSED, PERMIT_H_SOFT_DISMISSED);
+    set_number(L, s, N_INLINE_ACTED, PERMIT_H_SOFT_INLINE_ACTED);
+    set_number(L, s, N_INLINE_SHOWN, PERMIT_H_SOFT_INLINE_SHOWN);
     set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
     set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);

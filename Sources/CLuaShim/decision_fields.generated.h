@@ -14,6 +14,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "reason",
     "remember",
     "cancel_reminders",
+    "remote_registration",
     "title",
     "message",
     "accept",
@@ -31,13 +32,15 @@ static const char *const action_names[PERMIT_A_COUNT] = {
     "soft_prompt",
     "request_permission",
     "settings_prompt",
+    "open_settings",
 };
 
 static const unsigned allowed_fields[PERMIT_A_COUNT] = {
-    0xfu, /* none: action, reason, remember, cancel_reminders */
-    0x3ffu, /* soft_prompt: action, reason, remember, cancel_reminders, title, message, accept, decline, presentation, variant */
-    0x40fu, /* request_permission: action, reason, remember, cancel_reminders, options */
-    0x393fu, /* settings_prompt: action, reason, remember, cancel_reminders, title, message, open, cancel, presentation, deep_link */
+    0x1fu, /* none: action, reason, remember, cancel_reminders, remote_registration */
+    0x7ffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, title, message, accept, decline, presentation, variant */
+    0x81fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, options */
+    0x727fu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, title, message, open, cancel, presentation, deep_link */
+    0x401fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, deep_link */
 };
 
 #endif

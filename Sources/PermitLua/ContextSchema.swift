@@ -65,7 +65,7 @@ public enum ContextSchema {
     /// prompt's (`open`, `cancel`, `dismiss`).
     public static let answers = ["accept", "decline", "dismiss", "open", "cancel"]
     /// A decision's `action`.
-    public static let actions = ["none", "soft_prompt", "request_permission", "settings_prompt"]
+    public static let actions = ["none", "soft_prompt", "request_permission", "settings_prompt", "open_settings"]
 
     /// The aliases `types/permit.lua` declares for these lists (the last three are the core's
     /// own enumerations, whose raw values are their Lua names).
@@ -74,6 +74,7 @@ public enum ContextSchema {
         "PermitAction": actions, "PermitPresentation": Presentation.allCases.map(\.rawValue),
         "PermitDeepLink": DeepLink.allCases.map(\.rawValue), "PermitOption": AuthorizationOption.allCases.map(\.rawValue),
         "PermitInterruptionLevel": InterruptionLevel.allCases.map(\.rawValue),
+        "PermitRemoteRegistration": RemoteRegistration.allCases.map(\.rawValue),
     ]
 
     // MARK: ctx
@@ -120,7 +121,8 @@ public enum ContextSchema {
         fields: [
             Field("shown", "integer"), Field("accepted", "integer"), Field("declined", "integer"),
             Field("dismissed", "integer"), Field("last_shown_at", "integer", optional: true),
-            Field("last_answered_at", "integer", optional: true),
+            Field("last_answered_at", "integer", optional: true), Field("inline_shown", "integer"),
+            Field("inline_acted", "integer"),
         ])
 
     /// `ctx.history.system_prompt`.
@@ -136,7 +138,8 @@ public enum ContextSchema {
         name: "PermitSettingsPromptHistory",
         fields: [
             Field("shown", "integer"), Field("opened", "integer"), Field("cancelled", "integer"),
-            Field("last_shown_at", "integer", optional: true),
+            Field("last_shown_at", "integer", optional: true), Field("inline_shown", "integer"),
+            Field("inline_acted", "integer"),
         ])
 
     /// Each `ctx.history.features[name]`.
@@ -217,6 +220,7 @@ public enum ContextSchema {
             Field("presentation", "PermitPresentation", optional: true), Field("variant", "string", optional: true),
             Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
             Field("cancel_reminders", "boolean", optional: true),
+            Field("remote_registration", "PermitRemoteRegistration", optional: true),
         ])
 
     /// The decision fields every action takes.
@@ -225,7 +229,7 @@ public enum ContextSchema {
     /// hold, for both readers: `DecisionReader` (which words every error) reads these lists, and
     /// the warm path's in-place reader (`FastPath.c`) gets its field codes, names, action names
     /// and allowed-field masks generated from them (`make generate`).
-    public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders"]
+    public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders", "remote_registration"]
 
     /// The further fields each action takes.
     ///
@@ -239,6 +243,7 @@ public enum ContextSchema {
         "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
         "request_permission": ["options"],
         "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link"],
+        "open_settings": ["deep_link"],
     ]
 
     /// Each entry of what `plan_reminders` returns.

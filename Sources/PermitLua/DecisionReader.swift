@@ -44,28 +44,45 @@ enum DecisionReader {
             cancelReminders = flag
         }
 
+        var remoteRegistration: RemoteRegistration?
+        if let value = table["remote_registration"] {
+            let names = RemoteRegistration.allCases.map(\.rawValue)
+            guard case .string(let name) = value, let choice = RemoteRegistration(rawValue: name) else {
+                throw invalid(
+                    "decision.remote_registration",
+                    "expected \(names.joined(separator: ", ")) (or leave it out for the default), got \(describe(value))")
+            }
+            remoteRegistration = choice
+        }
+
         let result: Decision.Action
         switch action {
         case "soft_prompt":
+            let presentation = try presentation(table)
             result = .softPrompt(
                 SoftPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
-                    accept: try localized(table, "accept"), decline: try localized(table, "decline"),
-                    presentation: try presentation(table),
+                    accept: try localized(table, "accept"),
+                    decline: try button(table, "decline", inline: presentation == .inline),
+                    presentation: presentation,
                     variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") }))
         case "request_permission":
             result = .requestPermission(options: try options(table["options"]))
         case "settings_prompt":
+            let presentation = try presentation(table)
             result = .settingsPrompt(
                 SettingsPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
-                    open: try localized(table, "open"), cancel: try localized(table, "cancel"),
-                    presentation: try presentation(table), deepLink: try deepLink(table["deep_link"])))
+                    open: try localized(table, "open"), cancel: try button(table, "cancel", inline: presentation == .inline),
+                    presentation: presentation, deepLink: try deepLink(table["deep_link"])))
+        case "open_settings":
+            result = .openSettings(try deepLink(table["deep_link"]))
         default:
             result = .none
         }
         var decision = Decision(result, reason: reason, remember: remember)
         decision.cancelReminders = cancelReminders
+        decision.remoteRegistration = remoteRegistration
         return decision
     }
 
@@ -150,6 +167,19 @@ enum DecisionReader {
             throw invalid("decision.\(field)", "missing; give a string or a table of translations like { en = \"...\" }")
         }
         return try localizedText(value, at: "decision.\(field)")
+    }
+
+    /// The button that leaves a prompt be (`decline`, `cancel`): required for a dialog, optional
+    /// for an inline row, which has no such button.
+    static func button(_ table: LuaTable, _ field: String, inline: Bool) throws(PolicyError) -> LocalizedText? {
+        guard table[field] != nil else {
+            if inline { return nil }
+            throw invalid(
+                "decision.\(field)",
+                "missing; give a string or a table of translations like { en = \"...\" } (only an inline row, "
+                    + "presentation = \"inline\", has no \(field) button)")
+        }
+        return try localized(table, field)
     }
 
     /// A string, or translations keyed by locale: `{ en = "Allow", ["zh-Hans"] = "允许" }`.

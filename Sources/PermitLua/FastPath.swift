@@ -266,6 +266,13 @@ extension FastPath {
                 guard let flag = boolean(at: slot(Int32(PERMIT_D_CANCEL_REMINDERS))) else { return nil }
                 decision.cancelReminders = flag
             }
+            if has(Int32(PERMIT_D_REMOTE_REGISTRATION)) {
+                let value = slot(Int32(PERMIT_D_REMOTE_REGISTRATION))
+                guard lua_type(L, value) == LUA_TSTRING, let choice = RemoteRegistration(rawValue: decoded(at: value)) else {
+                    return nil
+                }
+                decision.remoteRegistration = choice
+            }
             return decision
         }
 
@@ -387,9 +394,14 @@ extension FastPath {
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
                     let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
                     let accept = localized(slot(Int32(PERMIT_D_ACCEPT))),
-                    let decline = localized(slot(Int32(PERMIT_D_DECLINE))),
                     let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
                 else { return nil }
+                // An inline row may leave out its decline text (DecisionReader.button).
+                var decline: LocalizedText?
+                if presentation != .inline || has(Int32(PERMIT_D_DECLINE)) {
+                    guard let text = localized(slot(Int32(PERMIT_D_DECLINE))) else { return nil }
+                    decline = text
+                }
                 var variant: String?
                 if has(Int32(PERMIT_D_VARIANT)) {
                     guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
@@ -406,14 +418,21 @@ extension FastPath {
                 guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
                     let message = localized(slot(Int32(PERMIT_D_MESSAGE))),
                     let open = localized(slot(Int32(PERMIT_D_OPEN))),
-                    let cancel = localized(slot(Int32(PERMIT_D_CANCEL))),
                     let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION))),
                     let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
                 else { return nil }
+                var cancel: LocalizedText?
+                if presentation != .inline || has(Int32(PERMIT_D_CANCEL)) {
+                    guard let text = localized(slot(Int32(PERMIT_D_CANCEL))) else { return nil }
+                    cancel = text
+                }
                 return .settingsPrompt(
                     SettingsPrompt(
                         title: title, message: message, open: open, cancel: cancel, presentation: presentation,
                         deepLink: deepLink))
+            case PERMIT_A_OPEN_SETTINGS:
+                guard let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK))) else { return nil }
+                return .openSettings(deepLink)
             default:
                 return nil
             }

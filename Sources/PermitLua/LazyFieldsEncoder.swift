@@ -131,6 +131,8 @@ final class LazyFieldsEncoder {
             put(ledger.statusChangedAt, PERMIT_H_STATUS_CHANGED_AT, history, &absent)
             let settings = ledger.settingsPrompt
             history[PERMIT_H_SETTINGS_CANCELLED] = Int64(settings.cancelled)
+            history[PERMIT_H_SETTINGS_INLINE_ACTED] = Int64(settings.inlineActed)
+            history[PERMIT_H_SETTINGS_INLINE_SHOWN] = Int64(settings.inlineShown)
             put(settings.lastShownAt, PERMIT_H_SETTINGS_LAST_SHOWN_AT, history, &absent)
             history[PERMIT_H_SETTINGS_OPENED] = Int64(settings.opened)
             history[PERMIT_H_SETTINGS_SHOWN] = Int64(settings.shown)
@@ -138,6 +140,8 @@ final class LazyFieldsEncoder {
             history[PERMIT_H_SOFT_ACCEPTED] = Int64(soft.accepted)
             history[PERMIT_H_SOFT_DECLINED] = Int64(soft.declined)
             history[PERMIT_H_SOFT_DISMISSED] = Int64(soft.dismissed)
+            history[PERMIT_H_SOFT_INLINE_ACTED] = Int64(soft.inlineActed)
+            history[PERMIT_H_SOFT_INLINE_SHOWN] = Int64(soft.inlineShown)
             put(soft.lastAnsweredAt, PERMIT_H_SOFT_LAST_ANSWERED_AT, history, &absent)
             put(soft.lastShownAt, PERMIT_H_SOFT_LAST_SHOWN_AT, history, &absent)
             history[PERMIT_H_SOFT_SHOWN] = Int64(soft.shown)

@@ -24,12 +24,14 @@ public enum TranslationCheck {
 
     /// The problems of one decision's texts.
     static func problems(of decision: Decision) -> [String] {
-        let texts: [(String, LocalizedText)]
+        var texts: [(String, LocalizedText)]
         switch decision.action {
         case .softPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept), ("decline", prompt.decline)]
+            texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept)]
+            if let decline = prompt.decline { texts.append(("decline", decline)) }
         case .settingsPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open), ("cancel", prompt.cancel)]
+            texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open)]
+            if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
         default:
             return []
         }

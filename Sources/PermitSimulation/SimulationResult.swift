@@ -83,6 +83,10 @@ public struct PolicyResult: Sendable {
         public let settingsOpened: Int
         /// Times the user then switched notifications on.
         public let settingsEnabled: Int
+        /// Inline rows (`presentation = "inline"`) seen: not prompts, they annoy no one.
+        public let inlineShown: Int
+        /// Times a user acted on one (accept, open).
+        public let inlineActed: Int
         /// Quiet (provisional) users who kept quiet delivery when they chose.
         public let quietKept: Int
         /// Quiet users who turned notifications off.
@@ -132,6 +136,7 @@ public struct PolicyResult: Sendable {
             dialogsColdAllowed: tally.dialogsColdAllowed, dialogsAfterAccept: tally.dialogsAfterAccept,
             dialogsAfterAcceptAllowed: tally.dialogsAfterAcceptAllowed, settingsPrompts: tally.settingsPrompts,
             settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
+            inlineShown: tally.inlineShown, inlineActed: tally.inlineActed,
             quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
             quietMadeProminent: tally.quietMadeProminent, appEvents: tally.appEvents,
             timeZoneChanges: tally.timeZoneChanges)
@@ -317,6 +322,9 @@ public struct SimulationResult: Sendable {
             "settings_prompt": .table([
                 "shown": .integer(Int64(a.settingsPrompts)), "opened": .integer(Int64(a.settingsOpened)),
                 "enabled": .integer(Int64(a.settingsEnabled)),
+            ]),
+            "inline": .table([
+                "shown": .integer(Int64(a.inlineShown)), "acted": .integer(Int64(a.inlineActed)),
             ]),
             "quiet_delivery": .table([
                 "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),

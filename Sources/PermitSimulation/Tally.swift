@@ -21,6 +21,9 @@ struct Tally: Sendable {
     var dialogsAfterAccept = 0
     var dialogsAfterAcceptAllowed = 0
     var settingsOpened = 0
+    /// Inline rows (`presentation = "inline"`) seen, and acted on: not prompts.
+    var inlineShown = 0
+    var inlineActed = 0
     var settingsEnabled = 0
     var uninstalls = 0
     var reinstalls = 0
@@ -83,6 +86,8 @@ struct Tally: Sendable {
         dialogsAfterAccept += other.dialogsAfterAccept
         dialogsAfterAcceptAllowed += other.dialogsAfterAcceptAllowed
         settingsOpened += other.settingsOpened
+        inlineShown += other.inlineShown
+        inlineActed += other.inlineActed
         settingsEnabled += other.settingsEnabled
         uninstalls += other.uninstalls
         reinstalls += other.reinstalls

@@ -30,6 +30,10 @@ public struct UserModel: Sendable, Hashable {
     public var settingsOpen: Double
     /// The chance to switch notifications on, once in Settings.
     public var settingsEnable: Double
+    /// `inline.act`: the chance that a user who sees an inline row (`presentation = "inline"`)
+    /// acts on it (accepts, opens Settings); the rest scroll past. A row is seen, not answered,
+    /// so it annoys no one (`annoyance` counts prompts only). The default is an assumption.
+    public var inlineAct = UserModel.defaultInlineAct
     /// What a user granted quiet (provisional) delivery does with it, from the "Keep" / "Turn
     /// Off" choice iOS offers on a quiet notification: turn notifications off (denied), or have
     /// them delivered prominently (authorized, with what the provisional request asked for); the
@@ -84,13 +88,17 @@ public struct UserModel: Sendable, Hashable {
         public var entitlements: Set<NotificationEntitlement> = []
     }
 
+    /// `inline.act` when the model says nothing: an **assumption** (no published figure found
+    /// for how often users tap a settings row or an in-screen "turn on" button).
+    public static let defaultInlineAct = 0.05
+
     /// The `start` of a model that names none: a Monday, so weekday effects line up across runs.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05T00:00:00Z
 
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
-        "app", "events", "travel", "home_zones", "cold_launch_share",
+        "app", "events", "travel", "home_zones", "inline", "cold_launch_share",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -159,6 +167,10 @@ public struct UserModel: Sendable, Hashable {
             start: start,
             app: app)
         try model.readActivity(fields)
+        if let inline = fields["inline"] {
+            let inlineFields = try inline.fields(allowed: ["act"])
+            model.inlineAct = try inlineFields["act"]?.probability() ?? defaultInlineAct
+        }
         return model
     }
 

@@ -252,6 +252,13 @@ struct UserSimulation: Sendable {
             switch outcome.decision.action {
             case .none:
                 return
+            case .softPrompt(let prompt) where prompt.presentation == .inline:
+                // A row on the screen: seen, and acted on or scrolled past; never answered.
+                guard seeInlineRow() else { return }
+                softAccepted = true
+                clock.advance(by: 5)
+                outcome = await engine.handle(.softPromptAnswered(.accept))
+                note(outcome)
             case .softPrompt:
                 let answer = answerSoftPrompt()
                 softAccepted = answer == .accept
@@ -264,9 +271,20 @@ struct UserSimulation: Sendable {
                 clock.advance(by: 3)
                 outcome = await engine.handle(.systemPromptAnswered(granted: granted))
                 note(outcome)
+            case .settingsPrompt(let prompt) where prompt.presentation == .inline:
+                softAccepted = false
+                guard seeInlineRow() else { return }
+                device.isInForeground = false
+                note(await engine.handle(.settingsPromptAnswered(.open)))
+                outcome = await visitSettings(on: engine)
             case .settingsPrompt:
                 softAccepted = false
                 outcome = await answerSettingsPrompt(on: engine)
+            case .openSettings:
+                // The user's tap opened Settings at once: they are there, as after Open.
+                softAccepted = false
+                tally.settingsOpened += 1
+                outcome = await visitSettings(on: engine)
             }
         }
     }
@@ -328,6 +346,22 @@ struct UserSimulation: Sendable {
         tally.settingsOpened += 1
         device.isInForeground = false
         note(await engine.handle(.settingsPromptAnswered(.open)))
+        return await visitSettings(on: engine)
+    }
+
+    /// An inline row on screen: the user acts on it with the model's `inline.act` chance.
+    /// Not a prompt: it adds nothing to the annoyance.
+    private mutating func seeInlineRow() -> Bool {
+        tally.inlineShown += 1
+        guard rng.chance(model.inlineAct) else { return false }
+        tally.inlineActed += 1
+        return true
+    }
+
+    /// The user is in Settings (the app in the background meanwhile), maybe switches
+    /// notifications on, and comes back to the foreground.
+    private mutating func visitSettings(on engine: isolated PermissionEngine) async -> Outcome {
+        device.isInForeground = false
         clock.advance(by: 20)
         if rng.chance(eager(model.settingsEnable)) {
             if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }

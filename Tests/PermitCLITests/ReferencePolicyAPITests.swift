@@ -193,7 +193,7 @@ import Testing
     static func completeDecision(_ action: String) -> [String: LuaValue] {
         var fields: [String: LuaValue] = [
             "action": .string(action), "reason": "because", "remember": .table(LuaTable(["seen": true])),
-            "cancel_reminders": true,
+            "cancel_reminders": true, "remote_registration": "keep",
         ]
         switch action {
         case "soft_prompt":
@@ -205,6 +205,8 @@ import Testing
         case "settings_prompt":
             for field in ["title", "message", "open", "cancel"] { fields[field] = .string(field) }
             fields["presentation"] = "banner"
+            fields["deep_link"] = "notification_settings"
+        case "open_settings":
             fields["deep_link"] = "notification_settings"
         default:
             break

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PermitCore
@@ -20,7 +21,7 @@ import Testing
         #expect(
             Guardrail.allCases.map(\.rawValue) == [
                 "system-dialog-unavailable", "app-not-active", "provisional-unsupported", "soft-prompt-pointless",
-                "settings-prompt-pointless", "deep-link-fallback", "prompt-cap",
+                "settings-prompt-pointless", "open-settings-not-user-initiated", "deep-link-fallback", "prompt-cap",
             ])
     }
 
@@ -31,16 +32,23 @@ import Testing
         #expect(warnings.isEmpty)
     }
 
-    @Test(arguments: [PermissionStatus.denied, .authorized, .unknown])
-    func systemDialogUnavailable(status: PermissionStatus) {
-        let (action, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(status))
+    @Test func systemDialogUnavailableOnlyWhileTheStatusIsUnread() {
+        let (action, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.unknown))
         #expect(action == .none)
         #expect(names(warnings) == ["system-dialog-unavailable"])
     }
 
-    @Test func deniedWarningSuggestsASettingsPrompt() {
-        let (_, warnings) = Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.denied))
-        #expect(warnings.first?.message.contains("settings_prompt") == true)
+    /// docs/platform.md N-03: a request after the user answered is answered at once by iOS, as
+    /// apps that request at every launch expect; it is carried out, with no warning and outside
+    /// the daily cap (no dialog appears), in the foreground or not.
+    @Test(arguments: [PermissionStatus.denied, .authorized])
+    func aRequestIOSAnswersAtOnceIsCarriedOutWithoutAWarning(status: PermissionStatus) {
+        for active in [true, false] {
+            let (action, warnings) = Guardrail.apply(
+                to: .requestPermission(options: [.alert]), in: situation(status, active: active, promptsToday: 9))
+            #expect(action == .requestPermission(options: [.alert]))
+            #expect(warnings.isEmpty, "\(status), active \(active)")
+        }
     }
 
     @Test func appNotActive() {
@@ -84,6 +92,58 @@ import Testing
         }
     }
 
+    /// An inline row ("Notification settings ›") belongs on its screen whatever the status.
+    @Test func anInlineSettingsRowIsNeverPointless() {
+        var row = settingsPrompt
+        row.presentation = .inline
+        row.cancel = nil
+        for status in [PermissionStatus.notDetermined, .authorized, .provisional, .denied] {
+            let (action, warnings) = Guardrail.apply(to: .settingsPrompt(row), in: situation(status))
+            #expect(action == .settingsPrompt(row))
+            #expect(warnings.isEmpty, "\(status)")
+        }
+    }
+
+    /// Inline rows are not prompts: the daily cap lets them through and counts them nowhere.
+    @Test func inlineRowsAreNotCappedPrompts() {
+        var soft = softPrompt
+        soft.presentation = .inline
+        soft.decline = nil
+        let (kept, none) = Guardrail.apply(to: .softPrompt(soft), in: situation(.notDetermined, promptsToday: 3))
+        #expect(kept == .softPrompt(soft) && none.isEmpty)
+        var row = settingsPrompt
+        row.presentation = .inline
+        let (keptRow, noWarning) = Guardrail.apply(to: .settingsPrompt(row), in: situation(.denied, promptsToday: 30))
+        #expect(keptRow == .settingsPrompt(row) && noWarning.isEmpty)
+        #expect(!Decision.Action.softPrompt(soft).showsPrompt(status: .notDetermined, version: version("17.0")))
+    }
+
+    /// `open_settings` goes through only in answer to a tap; its link falls back below 15.4.
+    @Test func openSettingsOnlyForAUserActionWithTheLinkFallback() {
+        var launch = situation(.denied)
+        launch.userInitiated = false
+        let (refused, warnings) = Guardrail.apply(to: .openSettings(.appSettings), in: launch)
+        #expect(refused == .none)
+        #expect(names(warnings) == ["open-settings-not-user-initiated"])
+        let (opened, none) = Guardrail.apply(to: .openSettings(.notificationSettings), in: situation(.denied, promptsToday: 9))
+        #expect(opened == .openSettings(.notificationSettings) && none.isEmpty)
+        let (fallback, fellBack) = Guardrail.apply(to: .openSettings(.notificationSettings), in: situation(.denied, os: "15.3"))
+        #expect(fallback == .openSettings(.appSettings))
+        #expect(names(fellBack) == ["deep-link-fallback"])
+    }
+
+    @Test func theEventsAUserCauses() {
+        let tapped: [AppEvent] = [
+            .featureOpened("x"), .softPromptAnswered(.accept), .settingsPromptAnswered(.open), try! .custom("tapped"),
+        ]
+        let notTapped: [AppEvent] = [
+            .appLaunch, .appForeground, .appBackground, .systemPromptAnswered(granted: false), .notificationSettingsOpened,
+            .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!),
+        ]
+        #expect(tapped.map(\.isUserInitiated) == [true, true, true, true])
+        #expect(notTapped.map(\.isUserInitiated) == Array(repeating: false, count: notTapped.count))
+    }
+
     @Test func settingsPromptAllowedWhenDeniedOrAlertsOff() {
         for (status, alert) in [(PermissionStatus.denied, SettingValue.disabled), (.authorized, .disabled), (.provisional, .disabled)] {
             let (action, warnings) = Guardrail.apply(
@@ -122,9 +182,9 @@ import Testing
     }
 
     @Test func onlyTheWarningThatVoidedIsReported() {
-        // Denied and in the background and over the cap: the first rule voids, the rest stay silent.
+        // Unread and in the background and over the cap: the first rule voids, the rest stay silent.
         let (action, warnings) = Guardrail.apply(
-            to: .requestPermission(options: [.provisional]), in: situation(.denied, os: "11.0", active: false, promptsToday: 9))
+            to: .requestPermission(options: [.provisional]), in: situation(.unknown, os: "11.0", active: false, promptsToday: 9))
         #expect(action == .none)
         #expect(names(warnings) == ["system-dialog-unavailable"])
         // A non-voiding warning is kept when a later rule voids.

@@ -120,10 +120,13 @@ import Testing
 
     // MARK: N-02: remote registration
 
-    @Test func remoteRegistrationAtEachLaunchWhileGrantedAndWhenGranted() {
+    /// By default at every launch, whatever the status (registering needs no permission), and
+    /// whenever the status becomes granted.
+    @Test func remoteRegistrationAtEachLaunchAndWhenGranted() {
         #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .authorized))
         #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .authorized, after: .provisional))
-        #expect(!Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .denied))
+        #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .denied))
+        #expect(Outcome.registersForRemoteNotifications(event: .appLaunch, before: .unknown, after: .notDetermined))
         #expect(
             Outcome.registersForRemoteNotifications(
                 event: .systemPromptAnswered(granted: true), before: .notDetermined, after: .authorized))

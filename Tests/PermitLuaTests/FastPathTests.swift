@@ -51,6 +51,8 @@ import Testing
         ledger.softPrompt.dismissed = 3
         ledger.softPrompt.lastShownAt = 1_767_200_000
         ledger.softPrompt.lastAnsweredAt = 1_767_200_100
+        ledger.softPrompt.inlineShown = 7
+        ledger.softPrompt.inlineActed = 4
         ledger.systemPrompt.requested = 1
         ledger.systemPrompt.shown = 1
         ledger.systemPrompt.answeredAt = 1_767_300_000
@@ -59,6 +61,8 @@ import Testing
         ledger.settingsPrompt.opened = 1
         ledger.settingsPrompt.cancelled = 2
         ledger.settingsPrompt.lastShownAt = 1_767_400_000
+        ledger.settingsPrompt.inlineShown = 5
+        ledger.settingsPrompt.inlineActed = 6
         var diary = Ledger.FeatureHistory()
         diary.opened = 3
         diary.lastOpenedAt = 1_767_500_000

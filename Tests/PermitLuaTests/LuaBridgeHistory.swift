@@ -21,6 +21,7 @@ extension LuaBridge {
         var soft: [String: LuaValue] = [
             "shown": count(ledger.softPrompt.shown), "accepted": count(ledger.softPrompt.accepted),
             "declined": count(ledger.softPrompt.declined), "dismissed": count(ledger.softPrompt.dismissed),
+            "inline_shown": count(ledger.softPrompt.inlineShown), "inline_acted": count(ledger.softPrompt.inlineActed),
         ]
         soft["last_shown_at"] = time(ledger.softPrompt.lastShownAt)
         soft["last_answered_at"] = time(ledger.softPrompt.lastAnsweredAt)
@@ -34,6 +35,8 @@ extension LuaBridge {
         var settings: [String: LuaValue] = [
             "shown": count(ledger.settingsPrompt.shown), "opened": count(ledger.settingsPrompt.opened),
             "cancelled": count(ledger.settingsPrompt.cancelled),
+            "inline_shown": count(ledger.settingsPrompt.inlineShown),
+            "inline_acted": count(ledger.settingsPrompt.inlineActed),
         ]
         settings["last_shown_at"] = time(ledger.settingsPrompt.lastShownAt)
         fields["settings_prompt"] = .table(LuaTable(settings))

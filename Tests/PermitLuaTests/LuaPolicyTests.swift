@@ -270,7 +270,7 @@ private enum Fixture {
         ),
         (
             "return { action = 'soft_prompt', title = 't', message = 'm', accept = 'a', decline = 'd', presentation = 'modal' }",
-            "decision.presentation: expected alert, banner, sheet, got \"modal\""
+            "decision.presentation: expected alert, banner, sheet, inline, got \"modal\""
         ),
         (
             "return { action = 'settings_prompt', title = 't', message = 'm', open = 'o', cancel = 'c', deep_link = 'App-Prefs:root=NOTIFICATIONS_ID' }",

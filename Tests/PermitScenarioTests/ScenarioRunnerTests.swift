@@ -82,14 +82,14 @@ func failures(_ result: ScenarioResult) -> [String] {
             device: { os: "16.0" }
             steps:
               - { event: feature_opened, feature: diary, expect: soft_prompt }
-              - { event: app_background }
-              - { event: app_foreground }
+              - { event: feature_opened, feature: diary }
             """
         let result = try await run(scenario)
         #expect(result.abortedAfterStep == 2)
         #expect(
             failures(result) == [
-                "step 2: a soft prompt is on screen and stays until answered; this step must be `answer: accept | decline | dismiss`"
+                "step 2: a soft prompt is on screen and stays until answered; this step must be one of `answer: accept`, "
+                    + "`answer: decline`, `answer: dismiss`, `event: app_background`, `terminate: true`"
             ])
     }
 

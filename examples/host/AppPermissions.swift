@@ -26,12 +26,14 @@ import PermitLua
     /// Sends one app event; shows what the policy decided (localised already).
     func handle(_ event: AppEvent) async {
         guard let outcome = await engine?.handle(event) else { return }
-        if outcome.registerForRemoteNotifications {  // granted now, or a launch while granted:
+        if outcome.registerForRemoteNotifications {  // a launch, or granted now:
             registerForRemoteNotifications()  // APNs wants it at every launch
         }
+        if outcome.unregisterForRemoteNotifications { unregisterForRemoteNotifications() }  // the policy's choice
         switch outcome.finalDecision.action {  // the event's decision, or the reaction
         case .softPrompt(let prompt): present(prompt)  // to an answer iOS gave at once
         case .settingsPrompt(let prompt): offerSettings(prompt.deepLink)
+        case .openSettings(let deepLink): openSettings(deepLink)  // a tap asked for it
         case .requestPermission, .none: break  // the engine already asked iOS
         }
     }
@@ -62,6 +64,18 @@ extension AppPermissions {
         #endif
     }
 
-    func present(_ prompt: SoftPrompt) { print("app shows: \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]") }
+    /// On iOS: `UIApplication.shared.unregisterForRemoteNotifications()`.
+    func unregisterForRemoteNotifications() {
+        #if canImport(UIKit)
+        UIApplication.shared.unregisterForRemoteNotifications()
+        #else
+        print("app unregisters for remote notifications")
+        #endif
+    }
+
+    func present(_ prompt: SoftPrompt) {
+        print("app shows: \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline ?? .plain("-"))]")
+    }
     func offerSettings(_ link: DeepLink) { print("app offers Settings → \(link.rawValue)") }
+    func openSettings(_ link: DeepLink) { print("app opens Settings → \(link.rawValue)") }
 }

@@ -20,8 +20,11 @@ import PermitLua
     /// What only the app's platform can do (UIApplication on iOS).
     struct PlatformActions {
         /// `UIApplication.shared.registerForRemoteNotifications()`: APNs wants it at every launch
-        /// while granted, and right after a grant.
+        /// and right after a grant, unless the policy says otherwise.
         var registerForRemoteNotifications: @MainActor () -> Void
+        /// `UIApplication.shared.unregisterForRemoteNotifications()`, when the policy asks for it
+        /// (`remote_registration = "unregister"`, e.g. the app's own switch turned off).
+        var unregisterForRemoteNotifications: @MainActor () -> Void = {}
         /// Opens the Settings page a settings prompt's deep link names
         /// (`UserNotificationCenterClient.settingsURLString(for:)` on iOS).
         var openSettings: @MainActor (DeepLink) -> Void
@@ -141,6 +144,7 @@ import PermitLua
     private func handle(_ event: AppEvent) async {
         guard let outcome = await engine?.handle(event) else { return }
         if outcome.registerForRemoteNotifications { actions.registerForRemoteNotifications() }
+        if outcome.unregisterForRemoteNotifications { actions.unregisterForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it
         case .softPrompt(let prompt):
             softPrompt = prompt
@@ -148,6 +152,7 @@ import PermitLua
         case .settingsPrompt(let prompt):
             settingsPrompt = prompt
             actions.onPresent(self)
+        case .openSettings(let deepLink): actions.openSettings(deepLink)  // a tap asked for Settings now
         case .requestPermission, .none: break  // the engine already asked iOS when it could
         }
     }

@@ -71,9 +71,11 @@ func show(_ outcome: Outcome) {
     let decision = outcome.decision
     switch decision.action {
     case .none: print("\(outcome.event): nothing to show" + (decision.reason.map { " (\($0))" } ?? ""))
-    case .softPrompt(let prompt): print("\(outcome.event): soft prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]")
+    case .softPrompt(let prompt):
+        print("\(outcome.event): soft prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline ?? .plain("-"))]")
     case .requestPermission: print("\(outcome.event): system dialog " + (outcome.dialogShown ? "on screen" : "not shown"))
     case .settingsPrompt(let prompt): print("\(outcome.event): settings prompt → \(prompt.deepLink.rawValue)")
+    case .openSettings(let deepLink): print("\(outcome.event): open Settings → \(deepLink.rawValue)")
     }
     for warning in outcome.warnings { print("  warning \(warning)") }
     for followUp in outcome.followUps { show(followUp) }  // the policy's reaction to an instant answer

@@ -94,7 +94,8 @@ indirect enum ContextTree: Sendable {
                 table([
                     ("shown", count(soft.shown)), ("accepted", count(soft.accepted)), ("declined", count(soft.declined)),
                     ("dismissed", count(soft.dismissed)), ("last_shown_at", time(soft.lastShownAt)),
-                    ("last_answered_at", time(soft.lastAnsweredAt)),
+                    ("last_answered_at", time(soft.lastAnsweredAt)), ("inline_shown", count(soft.inlineShown)),
+                    ("inline_acted", count(soft.inlineActed)),
                 ])
             ),
             (
@@ -109,6 +110,7 @@ indirect enum ContextTree: Sendable {
                 table([
                     ("shown", count(settings.shown)), ("opened", count(settings.opened)),
                     ("cancelled", count(settings.cancelled)), ("last_shown_at", time(settings.lastShownAt)),
+                    ("inline_shown", count(settings.inlineShown)), ("inline_acted", count(settings.inlineActed)),
                 ])
             ),
             ("features", .table(features)),

@@ -91,6 +91,19 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the user caused the event in the app: opened a screen, did something the app
+    /// reports as its own event, or answered one of the app's prompts. Only then may a decision
+    /// open Settings at once (`open_settings`); a launch, a return to the foreground, leaving,
+    /// a system event or the system dialog's answer are not taps in the app.
+    public var isUserInitiated: Bool {
+        switch self {
+        case .featureOpened, .custom, .softPromptAnswered, .settingsPromptAnswered: true
+        case .appLaunch, .appForeground, .appBackground, .systemPromptAnswered, .significantTimeChange,
+            .notificationSettingsOpened:
+            false
+        }
+    }
+
     /// Events after which `plan_reminders` runs while the status is granted.
     var plansReminders: Bool { rereadsStatus }
 

@@ -19,7 +19,7 @@ extension Decision {
             fields["title"] = text(prompt.title)
             fields["message"] = text(prompt.message)
             fields["accept"] = text(prompt.accept)
-            fields["decline"] = text(prompt.decline)
+            if let decline = prompt.decline { fields["decline"] = text(decline) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             if let variant = prompt.variant { fields["variant"] = .string(variant) }
         case .requestPermission(let options):
@@ -28,10 +28,13 @@ extension Decision {
             fields["title"] = text(prompt.title)
             fields["message"] = text(prompt.message)
             fields["open"] = text(prompt.open)
-            fields["cancel"] = text(prompt.cancel)
+            if let cancel = prompt.cancel { fields["cancel"] = text(cancel) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             fields["deep_link"] = .string(prompt.deepLink.rawValue)
+        case .openSettings(let deepLink):
+            fields["deep_link"] = .string(deepLink.rawValue)
         }
+        if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
         return fields
     }
 }

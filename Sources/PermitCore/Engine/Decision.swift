@@ -9,6 +9,9 @@ public struct Decision: Sendable, Hashable {
     /// `cancel_reminders = true`: remove every pending reminder of the policy (for example on
     /// a denial), and plan none for this event.
     public var cancelReminders = false
+    /// `remote_registration`: what the host does about remote notifications after this event;
+    /// `nil` follows Apple's guidance (`Outcome.registersForRemoteNotifications`).
+    public var remoteRegistration: RemoteRegistration?
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {
@@ -33,6 +36,10 @@ public struct Decision: Sendable, Hashable {
         case requestPermission(options: [AuthorizationOption])
         /// Offer to open Settings: after a denial, the only way back.
         indirect case settingsPrompt(SettingsPrompt)
+        /// Open Settings at once, at this page (the core falls back to the app's page where the
+        /// notification page cannot be linked): the answer to a tap of the user's, never to a
+        /// launch or a return to the foreground (the `open-settings-not-user-initiated` guardrail).
+        case openSettings(DeepLink)
 
         /// The action's name as policies write it.
         public var name: String {
@@ -41,18 +48,44 @@ public struct Decision: Sendable, Hashable {
             case .softPrompt: "soft_prompt"
             case .requestPermission: "request_permission"
             case .settingsPrompt: "settings_prompt"
+            case .openSettings: "open_settings"
             }
         }
 
         /// Every action's Lua name, for validation and help texts.
-        public static let names = ["none", "soft_prompt", "request_permission", "settings_prompt"]
+        public static let names = ["none", "soft_prompt", "request_permission", "settings_prompt", "open_settings"]
+
+        /// Whether the action is a row inside one of the app's screens (`presentation =
+        /// "inline"`): nothing the user must answer, not a prompt for the daily cap, counted
+        /// apart in the history.
+        public var isInline: Bool {
+            switch self {
+            case .softPrompt(let prompt): prompt.presentation == .inline
+            case .settingsPrompt(let prompt): prompt.presentation == .inline
+            case .none, .requestPermission, .openSettings: false
+            }
+        }
     }
+}
+
+/// What the host does about remote notifications (APNs) after an event: the decision's
+/// `remote_registration`.
+public enum RemoteRegistration: String, Sendable, Codable, CaseIterable {
+    /// Call `registerForRemoteNotifications()` now.
+    case register
+    /// Call `unregisterForRemoteNotifications()` now (for an app whose own switch turns pushes off).
+    case unregister
+    /// Do neither this time, whatever the default would do.
+    case keep
 }
 
 /// How the app presents a prompt of its own.
 public enum Presentation: String, Sendable, Codable, CaseIterable {
     /// A standard alert, a banner inside the app, or a sheet.
     case alert, banner, sheet
+    /// A row or button inside one of the app's screens: on screen while that screen is, with
+    /// nothing the user must answer; it needs no `decline` or `cancel` text.
+    case inline
 }
 
 /// The app's own "may we send you notifications?" screen, shown before the system dialog.
@@ -63,8 +96,9 @@ public struct SoftPrompt: Sendable, Hashable {
     public var message: LocalizedText
     /// The button that leads to the system dialog.
     public var accept: LocalizedText
-    /// The button that keeps the system dialog unasked (and askable later).
-    public var decline: LocalizedText
+    /// The button that keeps the system dialog unasked (and askable later); `nil` for an
+    /// inline row, which has none.
+    public var decline: LocalizedText?
     /// How the app presents it.
     public var presentation: Presentation
     /// A copy identifier for A/B tests.
@@ -72,7 +106,7 @@ public struct SoftPrompt: Sendable, Hashable {
 
     /// A soft prompt with its texts; `variant` names the copy for A/B reports.
     public init(
-        title: LocalizedText, message: LocalizedText, accept: LocalizedText, decline: LocalizedText,
+        title: LocalizedText, message: LocalizedText, accept: LocalizedText, decline: LocalizedText?,
         presentation: Presentation = .alert, variant: String? = nil
     ) {
         self.title = title
@@ -101,8 +135,8 @@ public struct SettingsPrompt: Sendable, Hashable {
     public var message: LocalizedText
     /// The button that opens Settings at `deepLink`.
     public var open: LocalizedText
-    /// The button that leaves things as they are.
-    public var cancel: LocalizedText
+    /// The button that leaves things as they are; `nil` for an inline row, which has none.
+    public var cancel: LocalizedText?
     /// How the app presents it.
     public var presentation: Presentation
     /// Which Settings page to open; the core falls back to the app's page where the
@@ -111,7 +145,7 @@ public struct SettingsPrompt: Sendable, Hashable {
 
     /// A settings prompt with its texts and the page to open.
     public init(
-        title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText,
+        title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText?,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings
     ) {
         self.title = title

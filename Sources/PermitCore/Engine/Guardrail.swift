@@ -1,6 +1,8 @@
 /// The rules the core keeps whatever the policy says (docs/reference/policy.md#guardrails), in the order they apply.
 public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    /// `request_permission` while the system dialog cannot appear (denied, or already granted).
+    /// `request_permission` while the status could not be read. A request while the status is
+    /// already determined (denied, or granted) is no guardrail's business: iOS answers it at
+    /// once without a dialog, and the policy hears that answer (`system_prompt_answered`).
     case systemDialogUnavailable = "system-dialog-unavailable"
     /// `request_permission` while the app is not in the foreground: iOS would show nothing.
     case appNotActive = "app-not-active"
@@ -8,9 +10,12 @@ public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConv
     case provisionalUnsupported = "provisional-unsupported"
     /// A soft prompt when the system dialog can no longer follow it.
     case softPromptPointless = "soft-prompt-pointless"
-    /// A settings prompt when there is nothing to fix in Settings.
+    /// A settings prompt when there is nothing to fix in Settings (never an inline row).
     case settingsPromptPointless = "settings-prompt-pointless"
-    /// `notification_settings` below iOS 15.4 becomes `app_settings`.
+    /// `open_settings` in answer to an event the user did not cause (a launch, a return to the
+    /// foreground, a system event): Settings must open only because the user tapped something.
+    case openSettingsNotUserInitiated = "open-settings-not-user-initiated"
+    /// `notification_settings` below iOS 15.4 becomes `app_settings` (a settings prompt's or `open_settings`').
     case deepLinkFallback = "deep-link-fallback"
     /// More prompts in one local day than the host allows.
     case promptCap = "prompt-cap"
@@ -46,11 +51,14 @@ public struct GuardrailSituation: Sendable, Hashable {
     public var promptsToday: Int
     /// The host's daily cap.
     public var maxPromptsPerDay: Int
+    /// Whether the user caused the event decided on (opened a screen, sent an app event,
+    /// answered the app's prompt): only then may Settings open at once.
+    public var userInitiated: Bool
 
     /// The situation of one decision.
     public init(
         status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
-        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int
+        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true
     ) {
         self.status = status
         self.settings = settings
@@ -58,6 +66,7 @@ public struct GuardrailSituation: Sendable, Hashable {
         self.appIsActive = appIsActive
         self.promptsToday = promptsToday
         self.maxPromptsPerDay = maxPromptsPerDay
+        self.userInitiated = userInitiated
     }
 }
 
@@ -82,14 +91,12 @@ extension Guardrail {
         if case .requestPermission(var options) = action {
             asksCriticalAlerts =
                 status == .authorized && options.contains(.criticalAlert) && situation.settings.criticalAlert == .disabled
-            guard status.allowsSystemDialog || asksCriticalAlerts else {
-                return void(
-                    .systemDialogUnavailable,
-                    status == .denied
-                        ? "the user denied permission, so iOS shows no dialog; offer a settings_prompt instead"
-                        : "the status is \(status), so iOS shows no dialog")
+            // Denied or granted already: iOS answers at once (docs/platform.md N-03), no mistake;
+            // only the critical-alerts dialog of an authorized app still shows (S-02).
+            guard status != .unknown else {
+                return void(.systemDialogUnavailable, "the status could not be read, so no request is made")
             }
-            guard situation.appIsActive else {
+            guard situation.appIsActive || !(status.allowsSystemDialog || asksCriticalAlerts) else {
                 return void(.appNotActive, "the app is not in the foreground, so iOS would show no dialog")
             }
             if situation.version < OSVersion(major: 12), options.contains(.provisional) {
@@ -110,18 +117,24 @@ extension Guardrail {
 
         if case .settingsPrompt(var prompt) = action {
             let alertOff = status.isGranted && situation.settings.alert != .enabled
-            guard status == .denied || alertOff else {
+            // An inline row ("Notification settings ›") belongs on its screen whatever the status.
+            guard status == .denied || alertOff || prompt.presentation == .inline else {
                 return void(
                     .settingsPromptPointless,
                     "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
             }
-            if prompt.deepLink == .notificationSettings, situation.version < OSVersion(major: 15, minor: 4) {
+            if let fallback = linkFallback(prompt.deepLink, on: situation.version) {
                 prompt.deepLink = .appSettings
-                warnings.append(
-                    GuardrailWarning(
-                        guardrail: .deepLinkFallback,
-                        message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(situation.version)"))
+                warnings.append(fallback)
                 action = .settingsPrompt(prompt)
+            }
+        }
+
+        if case .openSettings(let deepLink) = action {
+            guard situation.userInitiated else { return void(.openSettingsNotUserInitiated, openSettingsRefusal) }
+            if let fallback = linkFallback(deepLink, on: situation.version) {
+                warnings.append(fallback)
+                action = .openSettings(.appSettings)
             }
         }
 
@@ -136,14 +149,31 @@ extension Guardrail {
     }
 }
 
+extension Guardrail {
+    /// Why `open_settings` was refused.
+    static let openSettingsRefusal =
+        "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
+        + "not at a launch, a return to the foreground or a system event; show a settings_prompt instead"
+
+    /// The `deep-link-fallback` warning when `link` cannot be opened on `version` (the
+    /// notification-settings link below iOS 15.4), where `app_settings` is used instead.
+    static func linkFallback(_ link: DeepLink, on version: OSVersion) -> GuardrailWarning? {
+        guard link == .notificationSettings, version < OSVersion(major: 15, minor: 4) else { return nil }
+        return GuardrailWarning(
+            guardrail: .deepLinkFallback,
+            message: "the notification-settings link needs iOS 15.4; app_settings is used on iOS \(version)")
+    }
+}
+
 extension Decision.Action {
-    /// Whether carrying out this action puts something in front of the user: a soft or
-    /// settings prompt, or a request that will show the system dialog. A request with the
-    /// `provisional` option is granted silently when no dialog is due.
+    /// Whether carrying out this action puts a prompt in front of the user: a soft or
+    /// settings prompt (not an inline row), or a request that will show the system dialog. A
+    /// request with the `provisional` option is granted silently when no dialog is due.
     func showsPrompt(status: PermissionStatus, version: OSVersion) -> Bool {
         switch self {
-        case .none: false
-        case .softPrompt, .settingsPrompt: true
+        case .none, .openSettings: false
+        case .softPrompt(let prompt): prompt.presentation != .inline
+        case .settingsPrompt(let prompt): prompt.presentation != .inline
         case .requestPermission(let options):
             status.requestShowsDialog(options: options, provisionalSupported: version >= OSVersion(major: 12))
         }

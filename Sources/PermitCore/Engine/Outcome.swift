@@ -36,12 +36,19 @@ public struct Outcome: Sendable, Hashable {
     /// When a request was answered at once without a dialog, the policy's reaction to that
     /// answer (`system_prompt_answered`); empty otherwise. The app presents its decision too.
     public var followUps: [Outcome] = []
-    /// The host should call `UIApplication.registerForRemoteNotifications()` now: the status
-    /// became granted (from the dialog, an answer iOS gave at once, or a change in Settings the
-    /// engine read), or the app launched while granted, as Apple asks apps to register at every
-    /// launch (docs/platform.md N-02). A grant found only by the delayed foreground re-check
-    /// has no outcome: it arrives on `PermissionEngine.statusStream`.
+    /// The host should call `UIApplication.registerForRemoteNotifications()` now. By default
+    /// (the decision says no `remote_registration`): at every launch, whatever the status, as
+    /// Apple asks apps to register at every launch (the device token can change, and
+    /// registering needs no permission), and whenever the status becomes granted (from the
+    /// dialog, an answer iOS gave at once, or a change in Settings the engine read)
+    /// (docs/platform.md N-02). A grant found only by the delayed foreground re-check has no
+    /// outcome: it arrives on `PermissionEngine.statusStream`. The policy's
+    /// `remote_registration` overrides the default for its event.
     public var registerForRemoteNotifications = false
+    /// The host should call `UIApplication.unregisterForRemoteNotifications()` now: the
+    /// policy's decision said `remote_registration = "unregister"` (an app whose own switch
+    /// turns its pushes off). Never set by default.
+    public var unregisterForRemoteNotifications = false
     /// The install's arm of each experiment the policy declares, for the app's analytics.
     public var arms: [String: String] = [:]
     /// The name of the policy that decided.
@@ -53,14 +60,13 @@ public struct Outcome: Sendable, Hashable {
     /// is one, else the event's own.
     public var finalDecision: Decision { followUps.last?.decision ?? decision }
 
-    /// Whether a host registers for remote notifications after an event that moved the status
-    /// from `before` to `after`: at every launch while granted, and whenever it becomes granted.
+    /// Whether a host registers for remote notifications by default after an event that moved
+    /// the status from `before` to `after`: at every launch, and whenever it becomes granted.
     public static func registersForRemoteNotifications(
         event: AppEvent, before: PermissionStatus, after: PermissionStatus
     ) -> Bool {
-        guard after.isGranted else { return false }
         if case .appLaunch = event { return true }
-        return !before.isGranted
+        return after.isGranted && !before.isGranted
     }
 
     /// The first policy error, if any.

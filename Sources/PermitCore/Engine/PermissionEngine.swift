@@ -41,6 +41,9 @@ public actor PermissionEngine {
     }
     @exclusivity(unchecked) private var settings: NotificationSettings = .unsupported
     @exclusivity(unchecked) private var appIsActive = true
+    /// Whether the soft prompt and the settings prompt last put on screen were inline rows: an
+    /// answer to one counts apart (`inline_acted`). In memory only, as the screen is.
+    @exclusivity(unchecked) private var inlineRows = InlineRows()
     private let broadcaster: StatusBroadcaster
     /// Where decision records go (`decisionRecords`, `onDecisionRecord`).
     private let records = RecordBroadcaster()
@@ -181,7 +184,7 @@ public actor PermissionEngine {
         if case .custom(let custom) = event, let problem = ledger.problem(recordingEvent: custom.name) {
             return refused(event, at: now, status: statusBefore, because: problem)
         }
-        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration)
+        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration, inlineOnScreen: inlineRows.answered(by: event))
 
         var status = statusBefore
         if event.rereadsStatus || unread {
@@ -211,6 +214,10 @@ public actor PermissionEngine {
 
         outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
             event: event, before: statusBefore, after: outcome.statusAfter)
+        if let choice = outcome.followUps.last?.decision.remoteRegistration ?? outcome.decision.remoteRegistration {
+            outcome.registerForRemoteNotifications = choice == .register
+            outcome.unregisterForRemoteNotifications = choice == .unregister
+        }
         outcome.storageError = saveLedger()
         report(&outcome)
         return outcome
@@ -313,12 +320,18 @@ public actor PermissionEngine {
                 decision.action = try localized(proposed.action)
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
-                    promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay)
+                    promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay,
+                    userInitiated: outcome.event.isUserInitiated)
                 (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
                 // Nothing of a decision a guardrail voided takes effect, its `remember` included:
                 // a policy that stores "asked_at" must not believe it asked.
                 let voided = decision.action == .none && proposed.action != .none
-                if voided { decision.cancelReminders = false } else { try ledger.apply(remember: proposed.remember) }
+                if voided {
+                    decision.cancelReminders = false
+                    decision.remoteRegistration = nil
+                } else {
+                    try ledger.apply(remember: proposed.remember)
+                }
                 outcome.decision = decision
             }
         } catch {
@@ -329,10 +342,22 @@ public actor PermissionEngine {
         switch outcome.decision.action {
         case .none, .requestPermission:
             break
-        case .softPrompt:
-            ledger.recordSoftPromptShown(at: now, feature: outcome.event.feature)
-        case .settingsPrompt:
-            ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
+        case .softPrompt(let prompt):
+            inlineRows.soft = prompt.presentation == .inline
+            if inlineRows.soft {
+                ledger.recordInlineShown(settings: false)
+            } else {
+                ledger.recordSoftPromptShown(at: now, feature: outcome.event.feature)
+            }
+        case .settingsPrompt(let prompt):
+            inlineRows.settings = prompt.presentation == .inline
+            if inlineRows.settings {
+                ledger.recordInlineShown(settings: true)
+            } else {
+                ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
+            }
+        case .openSettings:
+            ledger.recordSettingsOpened()
         }
     }
 
@@ -458,19 +483,19 @@ public actor PermissionEngine {
             return .plain(resolved)
         }
         switch action {
-        case .none, .requestPermission:
+        case .none, .requestPermission, .openSettings:
             return action
         case .softPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
             prompt.accept = try text(prompt.accept, "accept")
-            prompt.decline = try text(prompt.decline, "decline")
+            if let decline = prompt.decline { prompt.decline = try text(decline, "decline") }
             return .softPrompt(prompt)
         case .settingsPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
             prompt.open = try text(prompt.open, "open")
-            prompt.cancel = try text(prompt.cancel, "cancel")
+            if let cancel = prompt.cancel { prompt.cancel = try text(cancel, "cancel") }
             return .settingsPrompt(prompt)
         }
     }
@@ -560,6 +585,22 @@ public actor PermissionEngine {
             busy = false
         } else {
             waiters.removeFirst().resume()
+        }
+    }
+}
+
+/// Whether the soft prompt and the settings prompt last put on screen were inline rows.
+struct InlineRows {
+    var soft = false
+    var settings = false
+
+    /// Whether `event` answers an inline row.
+    @inline(__always)
+    func answered(by event: AppEvent) -> Bool {
+        switch event {
+        case .softPromptAnswered: soft
+        case .settingsPromptAnswered: settings
+        default: false
         }
     }
 }

@@ -118,6 +118,10 @@ public struct Ledger: Sendable, Hashable, Codable {
         public var lastShownAt: Int64?
         /// When last answered.
         public var lastAnsweredAt: Int64?
+        /// Times shown as an inline row (`presentation = "inline"`), apart from `shown`.
+        public var inlineShown = 0
+        /// Times the user acted on an inline row (`accept`), apart from `accepted`.
+        public var inlineActed = 0
 
         /// Never shown.
         public init() {}
@@ -126,6 +130,8 @@ public struct Ledger: Sendable, Hashable, Codable {
             case shown, accepted, declined, dismissed
             case lastShownAt = "last_shown_at"
             case lastAnsweredAt = "last_answered_at"
+            case inlineShown = "inline_shown"
+            case inlineActed = "inline_acted"
         }
 
         /// Decodes leniently: a missing count is zero.
@@ -137,6 +143,8 @@ public struct Ledger: Sendable, Hashable, Codable {
             dismissed = try c.decodeIfPresent(Int.self, forKey: .dismissed) ?? 0
             lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
             lastAnsweredAt = try c.decodeIfPresent(Int64.self, forKey: .lastAnsweredAt)
+            inlineShown = try c.decodeIfPresent(Int.self, forKey: .inlineShown) ?? 0
+            inlineActed = try c.decodeIfPresent(Int.self, forKey: .inlineActed) ?? 0
         }
     }
 
@@ -179,6 +187,10 @@ public struct Ledger: Sendable, Hashable, Codable {
         public var cancelled = 0
         /// When last shown.
         public var lastShownAt: Int64?
+        /// Times shown as an inline row (`presentation = "inline"`), apart from `shown`.
+        public var inlineShown = 0
+        /// Times the user acted on an inline row (`open`), apart from `opened`.
+        public var inlineActed = 0
 
         /// Never shown.
         public init() {}
@@ -186,6 +198,8 @@ public struct Ledger: Sendable, Hashable, Codable {
         private enum CodingKeys: String, CodingKey {
             case shown, opened, cancelled
             case lastShownAt = "last_shown_at"
+            case inlineShown = "inline_shown"
+            case inlineActed = "inline_acted"
         }
 
         /// Decodes leniently: a missing count is zero.
@@ -195,6 +209,8 @@ public struct Ledger: Sendable, Hashable, Codable {
             opened = try c.decodeIfPresent(Int.self, forKey: .opened) ?? 0
             cancelled = try c.decodeIfPresent(Int.self, forKey: .cancelled) ?? 0
             lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
+            inlineShown = try c.decodeIfPresent(Int.self, forKey: .inlineShown) ?? 0
+            inlineActed = try c.decodeIfPresent(Int.self, forKey: .inlineActed) ?? 0
         }
     }
 

@@ -2,8 +2,11 @@
 /// engine so each rule is one small, tested method. Counters stop at `Int.max` (`countOne`): a
 /// ledger read from a file may hold any count, and recording must never trap.
 extension Ledger {
-    /// Counts an app event (before the policy runs).
-    mutating func record(_ event: AppEvent, at now: Int64, legacy: Bool) {
+    /// Counts an app event (before the policy runs). `inlineOnScreen` says whether the prompt
+    /// the event answers was an inline row: acting on one (`accept`, `open`) counts apart
+    /// (`inline_acted`), and its other answers count nothing (the row has no such buttons; it
+    /// went with its screen).
+    mutating func record(_ event: AppEvent, at now: Int64, legacy: Bool, inlineOnScreen: Bool = false) {
         switch event {
         case .appLaunch:
             Self.countOne(&launches)
@@ -15,6 +18,13 @@ extension Ledger {
         case .featureOpened(let name):
             // One access through the defaulted subscript: a second lookup hashed the name again.
             Self.noteOpened(&features[name, default: FeatureHistory()], at: now)
+        case .softPromptAnswered(let answer) where inlineOnScreen:
+            if answer == .accept {
+                Self.countOne(&softPrompt.inlineActed)
+                softPrompt.lastAnsweredAt = now
+            }
+        case .settingsPromptAnswered(let answer) where inlineOnScreen:
+            if answer == .open { Self.countOne(&settingsPrompt.inlineActed) }
         case .softPromptAnswered(let answer):
             switch answer {
             case .accept: Self.countOne(&softPrompt.accepted)
@@ -78,6 +88,17 @@ extension Ledger {
             promptsDay = day
             promptsToday = 0
         }
+    }
+
+    /// Records an inline row put on screen: counted apart, not a prompt of the day.
+    mutating func recordInlineShown(settings: Bool) {
+        if settings { Self.countOne(&settingsPrompt.inlineShown) } else { Self.countOne(&softPrompt.inlineShown) }
+    }
+
+    /// Records Settings opened at once (`open_settings`): the user is taken there as by a
+    /// settings prompt's Open, so `settings_prompt.opened` counts it; it is no prompt.
+    mutating func recordSettingsOpened() {
+        Self.countOne(&settingsPrompt.opened)
     }
 
     /// Records a soft prompt put on screen.

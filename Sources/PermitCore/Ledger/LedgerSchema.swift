@@ -11,9 +11,11 @@ extension Ledger {
 
     /// Fields of the nested tables; `features` maps any feature name to `featureFields`.
     public static let nestedFields: [String: [String]] = [
-        "soft_prompt": ["shown", "accepted", "declined", "dismissed", "last_shown_at", "last_answered_at"],
+        "soft_prompt": [
+            "shown", "accepted", "declined", "dismissed", "last_shown_at", "last_answered_at", "inline_shown", "inline_acted",
+        ],
         "system_prompt": ["requested", "shown", "answered_at", "granted"],
-        "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at"],
+        "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at", "inline_shown", "inline_acted"],
     ]
 
     /// The keys of each `features` entry.

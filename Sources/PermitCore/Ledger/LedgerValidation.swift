@@ -43,6 +43,8 @@ extension Ledger.SoftPromptHistory {
         check(accepted, "accepted")
         check(declined, "declined")
         check(dismissed, "dismissed")
+        check(inlineShown, "inline_shown")
+        check(inlineActed, "inline_acted")
     }
 }
 
@@ -58,6 +60,8 @@ extension Ledger.SettingsPromptHistory {
         check(shown, "shown")
         check(opened, "opened")
         check(cancelled, "cancelled")
+        check(inlineShown, "inline_shown")
+        check(inlineActed, "inline_acted")
     }
 }
 

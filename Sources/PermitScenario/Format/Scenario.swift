@@ -158,8 +158,10 @@ public struct Scenario: Sendable {
         public var pending: Int?
         /// `expect_pending` as a list: their fire dates on the device's wall clock, soonest first.
         public var pendingLocalTimes: [String]? = nil
-        /// `expect_remote_registration`: whether the host is told to register for remote notifications.
-        public var remoteRegistration: Bool? = nil
+        /// `expect_remote_registration`: `true` when the host is told to register for remote
+        /// notifications, `false` when told neither to register nor to unregister, `unregister`
+        /// when told to unregister.
+        public var remoteRegistration: ExpectedRemoteRegistration? = nil
         /// About the reminders this step scheduled.
         public var reminders: ExpectedReminders?
         /// `expect_ledger`: dotted paths and their values (`nil`: absent).
@@ -235,4 +237,14 @@ public struct Scenario: Sendable {
         /// An error whose message matches.
         case matching(TextMatch)
     }
+}
+
+/// What `expect_remote_registration` expects the host to be told.
+public enum ExpectedRemoteRegistration: Sendable, Hashable {
+    /// `true`: register now.
+    case register
+    /// `false`: neither register nor unregister.
+    case nothing
+    /// `unregister`: unregister now.
+    case unregister
 }

@@ -67,7 +67,7 @@ enum ScenarioInputChecks {
     /// The fields of `initial.ledger` that count things: never below zero.
     private static let counters: Set<String> = [
         "launches", "foregrounds", "prompts_today", "shown", "accepted", "declined", "dismissed", "requested", "opened",
-        "cancelled", "count",
+        "cancelled", "count", "inline_shown", "inline_acted",
     ]
 
     /// Refuses what the ledger's types accept but a real ledger never holds: negative counters,

@@ -567,7 +567,19 @@ public enum ScenarioParser {
                 expectations.pending = try value.int(in: 0...64)
             }
         }
-        expectations.remoteRegistration = try fields["expect_remote_registration"].map(resolve)?.bool()
+        if let value = try fields["expect_remote_registration"].map(resolve) {
+            if case .scalar(let scalar) = value.node, scalar.string == "unregister" {
+                expectations.remoteRegistration = .unregister
+            } else {
+                do {
+                    expectations.remoteRegistration = try value.bool() ? .register : .nothing
+                } catch {
+                    throw value.error(
+                        "expected true (register), false (neither) or unregister",
+                        hint: "write expect_remote_registration: true, false or unregister")
+                }
+            }
+        }
         if let value = try fields["expect_settings"].map(resolve) {
             var settings: [String: YAMLValue] = [:]
             for (key, item) in try value.table() { settings[key] = try resolve(item) }

@@ -103,11 +103,17 @@ public struct TimelineFormatter: Sendable {
         case .none:
             return "none"
         case .softPrompt(let prompt):
-            return "soft_prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline)]"
+            if prompt.presentation == .inline { return "soft_prompt inline \"\(prompt.title)\" [\(prompt.accept)]" }
+            return "soft_prompt \"\(prompt.title)\" [\(prompt.accept) | \(prompt.decline ?? .plain(""))]"
         case .requestPermission(let options):
             return "request_permission \(options.map(\.rawValue).joined(separator: ","))"
         case .settingsPrompt(let prompt):
-            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel)]"
+            if prompt.presentation == .inline {
+                return "settings_prompt inline \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open)]"
+            }
+            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel ?? .plain(""))]"
+        case .openSettings(let deepLink):
+            return "open_settings → \(deepLink.rawValue)"
         }
     }
 

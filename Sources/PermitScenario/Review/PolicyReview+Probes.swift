@@ -49,7 +49,7 @@ extension PolicyReview {
         switch decision.action {
         case .softPrompt: true
         case .requestPermission(let options): !options.contains(.provisional)
-        case .none, .settingsPrompt: false
+        case .none, .settingsPrompt, .openSettings: false
         }
     }
 
@@ -58,10 +58,12 @@ extension PolicyReview {
         var texts: [(LocalizedText, String?)] = []
         switch decision.action {
         case .softPrompt(let prompt):
-            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.accept, "accept"), (prompt.decline, "decline")]
+            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.accept, "accept")]
+            if let decline = prompt.decline { texts.append((decline, "decline")) }
         case .settingsPrompt(let prompt):
-            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.open, "open"), (prompt.cancel, "cancel")]
-        case .none, .requestPermission:
+            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.open, "open")]
+            if let cancel = prompt.cancel { texts.append((cancel, "cancel")) }
+        case .none, .requestPermission, .openSettings:
             return []
         }
         var found: [ReviewFinding] = []

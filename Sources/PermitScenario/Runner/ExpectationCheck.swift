@@ -33,11 +33,19 @@ enum ExpectationCheck {
         } else if let pending = expected.pending, result.pendingReminders != pending {
             failures.append("expected \(pending) pending reminder(s), got \(result.pendingReminders)")
         }
-        if let register = expected.remoteRegistration, (outcome?.registerForRemoteNotifications ?? false) != register {
-            failures.append(
-                register
-                    ? "expected the host to be told to register for remote notifications, it was not"
-                    : "expected no remote-notification registration, but the host was told to register")
+        if let expectedRegistration = expected.remoteRegistration {
+            let registers = outcome?.registerForRemoteNotifications ?? false
+            let unregisters = outcome?.unregisterForRemoteNotifications ?? false
+            let told = registers ? "to register" : unregisters ? "to unregister" : "neither to register nor to unregister"
+            switch expectedRegistration {
+            case .register where !registers:
+                failures.append("expected the host to be told to register for remote notifications; it was told \(told)")
+            case .nothing where registers || unregisters:
+                failures.append("expected no remote-notification registration; the host was told \(told)")
+            case .unregister where !unregisters:
+                failures.append("expected the host to be told to unregister from remote notifications; it was told \(told)")
+            default: break
+            }
         }
         if let reminders = expected.reminders {
             failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone)

@@ -197,11 +197,26 @@ struct ScenarioPlayback {
         // A dialog kept while the app was away is on screen again when it returns.
         let dialogKept = screen == .systemDialog && device.isDialogOnScreen
         if let outcome = result.outcome, !dialogKept {
-            screen = Screen(after: outcome)
+            let next = Screen(after: outcome)
+            // The app's own prompt or row survives leaving and coming back: the screen it is on
+            // is still there, unless the policy shows something else.
+            if next != .nothing || !screen.isInApp || !step.action.keepsAppScreen {
+                if screen.isInApp, next != .nothing, step.action.keepsAppScreen {
+                    result.notes.append("\(screen.name) on screen was replaced by what this event shows")
+                }
+                screen = next
+            } else if case .event(.appForeground) = step.action {
+                result.notes.append("\(screen.name) is still on screen, as the user left it")
+            }
             if let granted = outcome.immediateAnswer {
                 result.notes.append(
                     "no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)"
                 )
+            }
+            if case .openSettings(let link) = outcome.finalDecision.action {
+                device.isInForeground = false
+                result.notes.append(
+                    "the app opens Settings (\(link.rawValue)) at once; the user is in Settings, the app in the background")
             }
         }
         if let outcome = result.outcome, !outcome.remindersScheduled.isEmpty, device.settings.scheduledDelivery == .enabled {
@@ -225,7 +240,11 @@ struct ScenarioPlayback {
         switch step.action {
         case .event(let event):
             if case .appLaunch = event {
+                let onScreen = screen
                 guard launchProcess(into: &result) else { return false }
+                if onScreen.isInApp, screen == .nothing {
+                    result.notes.append("\(onScreen.name) on screen went with the old process, unanswered")
+                }
                 device.launch()
             }
             guard let engine = engine(into: &result) else { return false }
@@ -340,6 +359,7 @@ struct ScenarioPlayback {
             case .noDialog, .dialogStays: break
             }
             if device.isDialogOnScreen { result.notes.append("the system dialog stays, unanswered, for the user's return") }
+            if screen.isInApp { result.notes.append("\(screen.name) stays on its screen for the user's return") }
         default: break
         }
         result.outcome = await engine.handle(event)
@@ -454,6 +474,17 @@ extension Scenario.Action {
         case .timeZone: "timezone"
         case .openSettingsLink: "open_settings_link"
         case .terminate: "terminate"
+        }
+    }
+}
+
+extension Scenario.Action {
+    /// Whether the app's screen is as the user left it after this step: leaving the app and
+    /// coming back do not change it, so the app's own prompt or row is still there.
+    var keepsAppScreen: Bool {
+        switch self {
+        case .event(.appBackground), .event(.appForeground), .wait: true
+        default: false
         }
     }
 }

@@ -19,6 +19,7 @@ extension PermissionCoordinator {
             durableStore: KeychainDurableStore(service: (Bundle.main.bundleIdentifier ?? "app") + ".permit"),
             actions: .init(
                 registerForRemoteNotifications: { UIApplication.shared.registerForRemoteNotifications() },
+                unregisterForRemoteNotifications: { UIApplication.shared.unregisterForRemoteNotifications() },
                 openSettings: { link in
                     // The iOS 16 property, the iOS 15.4 constant, or the app's Settings page before.
                     if let url = URL(string: UserNotificationCenterClient.settingsURLString(for: link)) {

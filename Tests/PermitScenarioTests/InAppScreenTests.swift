@@ -1,0 +1,125 @@
+import Foundation
+import PermitLua
+import Testing
+
+@testable import PermitCore
+@testable import PermitScenario
+
+/// The app's own UI in scenarios (docs/platform.md U-01): a soft prompt survives leaving the
+/// app and goes with the process; an inline row blocks nothing and needs no answer.
+@Suite struct InAppScreenTests {
+    /// A soft prompt on `diary`, an inline settings row on `notifications` while denied, the
+    /// dialog after an accept.
+    static let source = """
+        return { name = "screens", decide = function(ctx)
+          local e = ctx.event
+          if e.name == "feature_opened" and e.feature == "diary" and ctx.status == "not_determined" then
+            return { action = "soft_prompt", title = "Stay on track", message = "We remind you.",
+                     accept = "Allow", decline = "Not now" }
+          end
+          if e.name == "feature_opened" and e.feature == "notifications" then
+            return { action = "settings_prompt", presentation = "inline", title = "Notifications are off",
+                     message = "Turn them on in Settings.", open = "Go to Settings" }
+          end
+          if e.name == "soft_prompt_answered" and e.answer == "accept" then
+            return { action = "request_permission" }
+          end
+        end }
+        """
+
+    func run(_ text: String) async throws -> ScenarioResult {
+        let load: PolicyFactory = { () throws(PolicyError) -> any Policy in
+            try LuaPolicy(source: Self.source, chunkName: "screens.lua")
+        }
+        return try await ScenarioRunner(policy: try load(), relaunch: load).run(try parse(text))
+    }
+
+    @Test func aSoftPromptSurvivesTheBackgroundAndIsAnsweredOnTheReturn() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: diary, expect: soft_prompt }
+              - { after: 10s, event: app_background, expect: none }
+              - { after: 2h, event: app_foreground, expect: none }
+              - { answer: accept, expect: request_permission, expect_dialog: true,
+                  expect_ledger: { soft_prompt.shown: 1, soft_prompt.accepted: 1 } }
+            """)
+        #expect(failures(result) == [])
+        try #require(result.steps.count == 5)
+        #expect(result.steps[2].notes.contains("a soft prompt stays on its screen for the user's return"))
+        #expect(result.steps[3].notes.contains("a soft prompt is still on screen, as the user left it"))
+    }
+
+    @Test(arguments: ["{ after: 1h, terminate: true }", "{ after: 1h, event: app_launch }"])
+    func aSoftPromptGoesWithItsProcess(end: String) async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: diary, expect: soft_prompt }
+              - { after: 10s, event: app_background }
+              - \(end)
+              - { event: app_launch, expect_ledger: { soft_prompt.shown: 1, soft_prompt.accepted: 0, soft_prompt.dismissed: 0 } }
+              - { answer: accept }
+            """)
+        #expect(result.abortedAfterStep == 6)
+        #expect(failures(result) == ["step 6: there is nothing on screen to answer with accept"])
+        try #require(result.steps.count == 6)
+        #expect(result.steps[3].notes.contains { $0.contains("a soft prompt on screen went with") })
+    }
+
+    /// Leaving the app does not make a foreground step legal while the prompt waits there.
+    @Test func withThePromptUpOnlyLeavingReturningOrEndingIsLegal() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: diary }
+              - { event: app_background }
+              - { event: feature_opened, feature: diary }
+            """)
+        #expect(result.abortedAfterStep == 4)
+        #expect(failures(result).first?.hasPrefix("step 4: a soft prompt is on screen and stays until answered") == true)
+    }
+
+    /// Five visits to an inline row: no answer steps, no warnings; the ledger counts it apart.
+    @Test func anInlineRowNeedsNoAnswer() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications, expect: { action: settings_prompt, presentation: inline } }
+              - { event: feature_opened, feature: notifications }
+              - { event: app_background }
+              - { after: 1h, event: app_foreground }
+              - { event: feature_opened, feature: notifications }
+              - { event: feature_opened, feature: diary, expect: none }
+              - { event: feature_opened, feature: notifications }
+              - { event: feature_opened, feature: notifications,
+                  expect_ledger: { prompts_today: 0, settings_prompt.inline_shown: 5, settings_prompt.shown: 0 } }
+              - { answer: open, expect_ledger: { settings_prompt.inline_acted: 1, settings_prompt.opened: 0 } }
+            """)
+        #expect(failures(result) == [])
+        #expect(result.steps.allSatisfy { $0.outcome?.warnings.isEmpty ?? true })
+    }
+
+    /// An inline row is acted on or closed; it has no cancel button.
+    @Test func anInlineRowHasNoCancel() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications }
+              - { answer: cancel }
+            """)
+        #expect(failures(result) == ["step 3: an inline settings row is on screen; answer it with open, dismiss, not cancel"])
+    }
+}
