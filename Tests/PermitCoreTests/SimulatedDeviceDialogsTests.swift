@@ -37,23 +37,32 @@ import Testing
         #expect(unentitled.settings.criticalAlert == .notSupported)
     }
 
-    /// S-02: the guardrail lets the request through only where iOS shows that dialog.
-    @Test func theGuardrailPassesACriticalAlertsRequestOnlyWhileTheyReadDisabled() {
-        func situation(_ critical: SettingValue, promptsToday: Int = 0) -> GuardrailSituation {
+    /// S-02 with N-03: a request while authorized passes (iOS answers at once), and only where
+    /// iOS shows the critical-alerts dialog is it a prompt: the day's cap and the foreground rule
+    /// apply to it then, and to nothing iOS answers without a dialog.
+    @Test func aCriticalAlertsRequestIsAPromptOnlyWhileTheyReadDisabled() {
+        func situation(_ critical: SettingValue, promptsToday: Int = 0, active: Bool = true) -> GuardrailSituation {
             var settings = NotificationSettings.typical(for: .authorized, on: OSVersion(major: 16))
             settings.criticalAlert = critical
             return GuardrailSituation(
-                status: .authorized, settings: settings, version: OSVersion(major: 16), appIsActive: true,
+                status: .authorized, settings: settings, version: OSVersion(major: 16), appIsActive: active,
                 promptsToday: promptsToday, maxPromptsPerDay: 3)
         }
         let request = Decision.Action.requestPermission(options: [.alert, .criticalAlert])
-        #expect(Guardrail.apply(to: request, in: situation(.disabled)).action == request)
-        #expect(Guardrail.apply(to: request, in: situation(.notSupported)).action == .none)
-        #expect(Guardrail.apply(to: request, in: situation(.enabled)).action == .none)
-        #expect(Guardrail.apply(to: .requestPermission(options: [.alert]), in: situation(.disabled)).action == .none)
-        // The critical-alerts dialog is a prompt: the day's cap counts it.
+        for critical in [SettingValue.disabled, .notSupported, .enabled] {
+            let passed = Guardrail.apply(to: request, in: situation(critical))
+            #expect(passed.action == request && passed.warnings.isEmpty, "\(critical)")
+        }
+        // The critical-alerts dialog is a prompt: the day's cap counts it, and it needs the foreground.
         let capped = Guardrail.apply(to: request, in: situation(.disabled, promptsToday: 3))
         #expect(capped.action == .none && capped.warnings.map(\.guardrail) == [.promptCap])
+        let away = Guardrail.apply(to: request, in: situation(.disabled, active: false))
+        #expect(away.action == .none && away.warnings.map(\.guardrail) == [.appNotActive])
+        // Answered at once, no dialog: neither the cap nor the foreground rule applies.
+        for critical in [SettingValue.notSupported, .enabled] {
+            #expect(Guardrail.apply(to: request, in: situation(critical, promptsToday: 3)).action == request)
+            #expect(Guardrail.apply(to: request, in: situation(critical, active: false)).action == request)
+        }
     }
 
     /// S-04: "Add to Scheduled Summary" only with Scheduled Summary on, iOS 15+.

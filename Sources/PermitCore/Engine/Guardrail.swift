@@ -83,14 +83,9 @@ extension Guardrail {
             return (.none, warnings)
         }
         let status = situation.status
-        // An entitled app, already authorized, asking for critical alerts it does not have yet
-        // gets iOS's separate critical-alerts dialog (docs/platform.md S-02); without the
-        // entitlement the setting reads `not_supported`.
-        var asksCriticalAlerts = false
+        let asksCriticalAlerts = criticalAlertsDialogShows(for: action, in: situation)
 
         if case .requestPermission(var options) = action {
-            asksCriticalAlerts =
-                status == .authorized && options.contains(.criticalAlert) && situation.settings.criticalAlert == .disabled
             // Denied or granted already: iOS answers at once (docs/platform.md N-03), no mistake;
             // only the critical-alerts dialog of an authorized app still shows (S-02).
             guard status != .unknown else {
@@ -150,6 +145,15 @@ extension Guardrail {
 }
 
 extension Guardrail {
+    /// Whether `action` brings up iOS's separate critical-alerts dialog: an entitled app, already
+    /// authorized, asking for critical alerts it does not have yet (docs/platform.md S-02).
+    /// Without the entitlement the setting reads `not_supported` and iOS answers at once.
+    static func criticalAlertsDialogShows(for action: Decision.Action, in situation: GuardrailSituation) -> Bool {
+        guard case .requestPermission(let options) = action else { return false }
+        return situation.status == .authorized && options.contains(.criticalAlert)
+            && situation.settings.criticalAlert == .disabled
+    }
+
     /// Why `open_settings` was refused.
     static let openSettingsRefusal =
         "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
