@@ -53,38 +53,49 @@ struct CheckCommand: AsyncParsableCommand {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
             let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
-            if let policy = loaded, let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
-                let unknown = ContextPathCheck.problems(
-                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents)
-                let translations = TranslationCheck.problems(of: policy).map { "\(shown): \($0)" }
-                guard unknown.isEmpty, translations.isEmpty else {
-                    for problem in unknown { Terminal.say("error \(problem)") }
-                    for problem in translations { Terminal.say("error \(problem)") }
-                    problems += 1
-                    continue
-                }
+            guard let policy = loaded else {
+                for problem in found { Terminal.say("error \(problem)") }
+                problems += 1
+                continue
             }
-            if let policy = loaded {
+            var errors: [String] = []
+            if let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
+                errors += ContextPathCheck.problems(
+                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents
+                ).map(\.description)
+            }
+            let probed = await CheckProbes.run(
+                policy, features: CheckProbes.features(params: policy.defaultParams, policyAt: url),
+                translationProblems: { TranslationCheck.problems(of: $0, locales: policy.locales) })
+            errors += probed.translations.map { "\(shown): \($0)" }
+            // A malformed decision is what `permit decide` refuses: named with the probe that met it.
+            errors += probed.errors.map { found in
+                (found.error.file == nil ? "\(shown): " : "") + "\(found.error)\n      found by the probe \(found.probe)"
+            }
+            if errors.isEmpty {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 Terminal.say(
                     "ok    \(shown)  name \(TerminalText.inline(policy.name))"
                         + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                         + (policy.plansReminders ? ", plans reminders" : "")
+                        + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
                         + policy.experiments.map { experiment in
                             ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ")
                                 + ")"
                         }.joined())
-                if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
-                for problem in found { Terminal.say("error \(problem)") }
+                for error in errors { Terminal.say("error \(error)") }
                 problems += 1
             }
+            // A policy that loads is reviewed even when a decision of it is malformed: an ask on
+            // launch that fails validation is still an ask on launch.
+            if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
         }
-        if problems > 0 { throw Exit.badInput }
         if review {
             Terminal.say(
                 warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
         }
+        if problems > 0 { throw Exit.badInput }
         if strict, warnings > 0 { throw Exit.failure }
     }
 
@@ -92,7 +103,7 @@ struct CheckCommand: AsyncParsableCommand {
     private func reviewFindings(_ policy: LuaPolicy, url: URL, shown: String) async -> Int {
         let source = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         let scanned = PolicyReview.scan(source: source, file: shown)
-        let probed = await PolicyReview.probe(policy, file: shown, features: PolicyReview.features(inScenariosOf: url))
+        let probed = await PolicyReview.probe(policy, file: shown, features: CheckProbes.features(params: policy.defaultParams, policyAt: url))
         // A probe seeing a text the scan already placed on its line says nothing new, nor does
         // a second probe seeing the same text.
         var seen = Set(scanned.map { "\($0.rule)|\($0.message)" })

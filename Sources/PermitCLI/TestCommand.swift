@@ -110,7 +110,14 @@ struct TestCommand: AsyncParsableCommand {
 
     private func discover() throws -> [ScenarioFile] {
         do {
-            return try Discovery.scenarios(under: paths)
+            let found = try Discovery.scenariosAndModels(under: paths)
+            // A model beside the scenarios is not one of them: said on stderr, the report stays clean.
+            for model in found.models {
+                Terminal.printError(
+                    "note: skipped \(model): this is a permit simulate model, not a scenario "
+                        + "(run it with permit simulate POLICY --model \(model))")
+            }
+            return found.scenarios
         } catch {
             Terminal.printError(error.description)
             throw Exit.badInput
