@@ -64,12 +64,16 @@ struct CheckCommand: AsyncParsableCommand {
                     in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents
                 ).map(\.description)
             }
+            let staticProblems = !errors.isEmpty
             let probed = await CheckProbes.run(
                 policy, features: CheckProbes.features(params: policy.defaultParams, policyAt: url),
                 translationProblems: { TranslationCheck.problems(of: $0, locales: policy.locales) })
             errors += probed.translations.map { "\(shown): \($0)" }
             // A malformed decision is what `permit decide` refuses: named with the probe that met it.
-            errors += probed.errors.map { found in
+            // A probe's error that the static check or the translation check already names (an
+            // unknown ctx field, a table without "en") is not said twice.
+            let decisionErrors = probed.errors.filter { !staticProblems && $0.error.kind != .missingTranslation }
+            errors += decisionErrors.map { found in
                 (found.error.file == nil ? "\(shown): " : "") + "\(found.error)\n      found by the probe \(found.probe)"
             }
             if errors.isEmpty {
