@@ -119,6 +119,16 @@ import FoundationXML
         #expect(lines.filter { $0.hasPrefix("BRDA:") } == ["BRDA:8,0,0,3", "BRDA:11,0,1,1", "BRDA:14,0,2,1", "BRDA:19,0,3,-"], "\(lines)")
         #expect(lines.contains("BRF:4") && lines.contains("BRH:3"))
 
+        // Both files from one run.
+        let both = try await CLITests.permit(["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "tiny"], in: tree.root)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stderr.contains("lcov coverage written to lcov.info") && both.stderr.contains("cobertura coverage written to coverage.xml"))
+        #expect(try String(contentsOfFile: tree.path("lcov.info"), encoding: .utf8) == lcov, "the same records")
+        #expect(try String(contentsOfFile: tree.path("coverage.xml"), encoding: .utf8).contains("<coverage "))
+        let oneOutput = try await CLITests.permit(
+            ["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "--coverage-output", "x", "tiny"], in: tree.root)
+        #expect(oneOutput.status == 2 && oneOutput.stderr.contains("--coverage-output names one file"), "\(oneOutput.stderr)")
+
         let noFormat = try await CLITests.permit(["test", "--coverage-output", "x.info", "tiny"], in: tree.root)
         #expect(noFormat.status == 2 && noFormat.stderr.contains("--coverage-output needs --coverage-format lcov or cobertura"))
     }

@@ -5,7 +5,7 @@ import PermitCore
 /// install, in the states a policy's branches turn on, so every decision they bring back is
 /// validated as `permit decide` validates it and its texts are held to the translation rules.
 ///
-/// What is probed (docs/reference/cli.md#permit-check): iOS 17.0, 15.3 and 12.0; the statuses
+/// What is probed (docs/reference/cli.md#check-probes): iOS 17.0, 15.3 and 12.0; the statuses
 /// `not_determined`, `denied`, `provisional` and `authorized`; the local times 03:00, 12:00
 /// and 19:30 in UTC (inside and outside the quiet hours policies keep); `app_launch`,
 /// `app_foreground`, `app_background`; `feature_opened` for each of `features`; every answer

@@ -167,7 +167,10 @@ public struct TestRun: Sendable {
                 let started = clock.now
                 var report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
                 report.duration = clock.now - started
-                if let mode = options.snapshots, case .ran(let result) = report.verdict {
+                if let mode = options.snapshots, case .ran(let result) = report.verdict,
+                    mode != .checkStored
+                        || FileManager.default.fileExists(atPath: GoldenTimeline.url(for: file.url, case: scenario.matrixCase).path)
+                {
                     report.snapshot = GoldenTimeline.apply(mode, to: result, file: file, case: scenario.matrixCase)
                 }
                 if case .policyFailed = report.verdict, let policyURL = scenario.policy ?? file.packPolicy {
