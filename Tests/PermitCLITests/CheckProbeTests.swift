@@ -171,3 +171,20 @@ import Testing
         #expect(run.stdout.hasSuffix("review: 1 warning (see docs/review.md)\n"), "said once, not per iOS version: \(run.stdout)")
     }
 }
+
+/// The shipped `lessons` pack declares `locales = { "en", "de" }`: a German text deleted from
+/// its pre-prompt, which shows only after the 2nd lesson and outside quiet hours, is reported.
+@Suite struct ShippedPackLocalesTests {
+    @Test func aDeletedTranslationOfTheLessonsPackIsReported() async throws {
+        let pack = CLITests.repository.appendingPathComponent("policies/lessons/policy.lua")
+        let source = try String(contentsOf: pack, encoding: .utf8)
+        let cut = source.replacingOccurrences(of: #"decline = { en = "Not now", de = "Nicht jetzt" },"#, with: #"decline = { en = "Not now" },"#)
+        #expect(cut != source, "the pack's decline text is where the test expects it")
+        let run = try await CheckProbeTests.check(cut)
+        #expect(run.status == 2)
+        #expect(
+            run.stdout.contains(
+                #"p/policy.lua: the decision with reason "lesson 2 completed": decision.decline has no "de" translation, which the policy's locales ask for; add it"#
+            ), "\(run.stdout)")
+    }
+}

@@ -49,6 +49,30 @@ import Testing
         #expect(byLine.stdout.hasSuffix("6 passed, 0 failed, 0 skipped\n"), "file:line runs every case of its scenario")
     }
 
+    /// A regional locale takes the text of its language, as the app shows it: `zh-Hans` answers
+    /// for `zh-Hans-CN`, `en` for `en-GB`; an exact key still comes first.
+    @Test func aLocaleFallsBackToItsLanguageAsTheAppDoes() async throws {
+        let texts = """
+            name: texts
+            matrix: { locale: [en, en-GB, zh-Hans-CN, zh-Hant-HK] }
+            device: { os: "16.4", timezone: UTC }
+            steps:
+              - { event: feature_opened, feature: reminders,
+                  expect: { action: soft_prompt,
+                            title: { zh-Hans: 不错过任何提醒, zh-Hant-HK: 不錯過任何提醒, en: Never miss a reminder } } }
+              - answer: decline
+
+            """
+        let tree = try Self.politePack(["texts.yaml": texts])
+        let run = try await CLITests.permit(["test", tree.path()])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.hasSuffix("4 passed, 0 failed, 0 skipped\n"), "\(run.stdout)")
+        // English is no fallback for another language: the case must be named.
+        let french = texts.replacingOccurrences(of: "zh-Hant-HK]", with: "fr]")
+        let refused = try await CLITests.permit(["test", try Self.politePack(["texts.yaml": french]).path()])
+        #expect(refused.status == 2 && refused.stdout.contains("no value for the case locale=fr"), "\(refused.stdout)")
+    }
+
     /// A case the expectation gets wrong fails alone, named.
     @Test func aWrongCaseValueFailsThatCaseOnly() async throws {
         let wrong = Self.deepLinks.replacingOccurrences(of: "\"<15.4\"", with: "\"<15.3\"")
