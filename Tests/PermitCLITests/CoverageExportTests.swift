@@ -101,6 +101,35 @@ import FoundationXML
         #expect(answers.first?["count"] as? Int == 1 && answers.first?["action"] as? String == "none")
     }
 
+    /// A `return` whose decision a guardrail voided answered, but no user saw it: marked.
+    @Test func aDecisionAGuardrailVoidedIsMarked() async throws {
+        let tree = Tree()
+        tree.write(
+            "v/policy.lua",
+            """
+            return { name = "v", decide = function(ctx)
+              if ctx.event.name == "app_foreground" then return { action = "request_permission", reason = "ask" } end
+              return { action = "none", reason = "quiet" }
+            end }
+            """)
+        tree.write(
+            "v/tests/a.yaml",
+            """
+            device: { os: "16.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch, expect: none }
+              - { event: app_foreground, expect: none, expect_warning: system-dialog-unavailable }
+
+            """)
+        let text = try await CLITests.permit(["test", "--coverage", "v"], in: tree.root)
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        #expect(text.stdout.contains("    line 2  request_permission (ask)  ×1  voided by system-dialog-unavailable ×1\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("    line 3  none (quiet)  ×1\n"), "an answer the app got is not marked")
+        let json = try await CLITests.permit(["test", "--coverage", "--format", "json", "v"], in: tree.root)
+        #expect(json.stdout.contains(#""voided" : {"#) || json.stdout.contains(#""voided": {"#), "\(json.stdout)")
+    }
+
     @Test func lcovRecordsAreCompleteAndRelative() async throws {
         let tree = tree()
         let result = try await CLITests.permit(["test", "--coverage-format", "lcov", "tiny"], in: tree.root)
