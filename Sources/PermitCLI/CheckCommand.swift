@@ -11,15 +11,19 @@ struct CheckCommand: AsyncParsableCommand {
         discussion: """
             Reports every problem of every file at once: syntax and runtime errors at load with file \
             and line, a missing name or decide, unknown fields, params that are not plain data, and \
-            every ctx.a.b.c path in the source that names no ctx field (with its line), and texts \
-            whose translations are incomplete in the decisions of probe runs (a locale some texts \
-            of a decision have and others lack, a key that is not BCP 47 such as en_US, no en). \
-            Exit 0 when all are valid, 2 otherwise.
+            every ctx.a.b.c path in the source that names no ctx field (with its line); then probe \
+            runs of decide through the engine (each status, night and day, each app event counted, \
+            docs/reference/cli.md#check-probes) report every decision permit decide would refuse, \
+            with the probe that met it, and texts whose translations are incomplete (a locale some \
+            texts of a decision have and others lack, a key that is not BCP 47 such as en_US, no \
+            en, a locale of the policy's locales = { ... } missing). Exit 0 when all are valid, 2 \
+            otherwise.
 
             --review adds App Store and Human Interface Guidelines risks (docs/review.md): a \
             pre-prompt button that says "Allow" or copies the system alert, asking on app_launch, \
-            private Settings URLs (App-Prefs:, prefs:root). They are warnings: exit 0, or 1 with \
-            --strict.
+            private Settings URLs (App-Prefs:, prefs:root), a pre-prompt whose decline still asks, \
+            the system dialog on an app event with no pre-prompt. They are warnings: exit 0, or 1 \
+            with --strict.
 
             Examples:
               permit check policies/*/policy.lua
@@ -34,7 +38,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs."
+            "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs, a decline that still asks, a cold ask on an app event."
     )
     var review = false
 
@@ -107,7 +111,8 @@ struct CheckCommand: AsyncParsableCommand {
     private func reviewFindings(_ policy: LuaPolicy, url: URL, shown: String) async -> Int {
         let source = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         let scanned = PolicyReview.scan(source: source, file: shown)
-        let probed = await PolicyReview.probe(policy, file: shown, features: CheckProbes.features(params: policy.defaultParams, policyAt: url))
+        let probed = await PolicyReview.probe(
+            policy, file: shown, features: CheckProbes.features(params: policy.defaultParams, policyAt: url))
         // A probe seeing a text the scan already placed on its line says nothing new, nor does
         // a second probe seeing the same text.
         var seen = Set(scanned.map { "\($0.rule)|\($0.message)" })

@@ -19,7 +19,10 @@ import Testing
     @Test(arguments: [
         (#"{ action = "nudge" }"#, #"decision.action: "nudge" is not an action"#),
         (#"{ action = "settings_prompt", title = "T", message = "M", open = "Open" }"#, "decision.cancel: missing"),
-        (#"{ action = "soft_prompt", \#(prompt), presentation = "inline" }"#, #"decision.presentation: expected alert, banner, sheet, got "inline""#),
+        (
+            #"{ action = "soft_prompt", \#(prompt), presentation = "inline" }"#,
+            #"decision.presentation: expected alert, banner, sheet, got "inline""#
+        ),
         (#"{ action = "none", colour = "red" }"#, #"decision.colour: not a field of a none decision"#),
     ])
     func aMalformedDecisionFailsTheCheckWithItsProbe(decision: String, error: String) async throws {
@@ -84,7 +87,8 @@ import Testing
             "\(run.stdout)")
         #expect(
             run.stdout.contains(
-                #"the decision with reason "plain": decision.title is one string for every language, but the policy's locales ask for "es""#))
+                #"the decision with reason "plain": decision.title is one string for every language, but the policy's locales ask for "es""#
+            ))
     }
 
     @Test func aRegionalLocaleIsCoveredByItsLanguageAsTheAppFallsBack() async throws {
@@ -107,7 +111,9 @@ import Testing
               decide = function(ctx) return nil end }
             """)
         #expect(run.status == 2)
-        #expect(run.stdout.contains(#"p/policy.lua:2: policy.locales: "es_MX" is not a BCP 47 language tag; write it like "es-MX""#), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(#"p/policy.lua:2: policy.locales: "es_MX" is not a BCP 47 language tag; write it like "es-MX""#),
+            "\(run.stdout)")
         #expect(run.stdout.contains(#"policy.locales: the list has no "en""#))
     }
 }
@@ -178,7 +184,8 @@ import Testing
     @Test func aDeletedTranslationOfTheLessonsPackIsReported() async throws {
         let pack = CLITests.repository.appendingPathComponent("policies/lessons/policy.lua")
         let source = try String(contentsOf: pack, encoding: .utf8)
-        let cut = source.replacingOccurrences(of: #"decline = { en = "Not now", de = "Nicht jetzt" },"#, with: #"decline = { en = "Not now" },"#)
+        let cut = source.replacingOccurrences(
+            of: #"decline = { en = "Not now", de = "Nicht jetzt" },"#, with: #"decline = { en = "Not now" },"#)
         #expect(cut != source, "the pack's decline text is where the test expects it")
         let run = try await CheckProbeTests.check(cut)
         #expect(run.status == 2)

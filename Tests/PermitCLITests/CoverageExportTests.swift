@@ -124,7 +124,8 @@ import FoundationXML
             """)
         let text = try await CLITests.permit(["test", "--coverage", "v"], in: tree.root)
         #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
-        #expect(text.stdout.contains("    line 2  request_permission (ask)  ×1  voided by system-dialog-unavailable ×1\n"), "\(text.stdout)")
+        #expect(
+            text.stdout.contains("    line 2  request_permission (ask)  ×1  voided by system-dialog-unavailable ×1\n"), "\(text.stdout)")
         #expect(text.stdout.contains("    line 3  none (quiet)  ×1\n"), "an answer the app got is not marked")
         let json = try await CLITests.permit(["test", "--coverage", "--format", "json", "v"], in: tree.root)
         #expect(json.stdout.contains(#""voided" : {"#) || json.stdout.contains(#""voided": {"#), "\(json.stdout)")
@@ -149,9 +150,12 @@ import FoundationXML
         #expect(lines.contains("BRF:4") && lines.contains("BRH:3"))
 
         // Both files from one run.
-        let both = try await CLITests.permit(["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "tiny"], in: tree.root)
+        let both = try await CLITests.permit(
+            ["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "tiny"], in: tree.root)
         #expect(both.status == 0, "\(both.stderr)")
-        #expect(both.stderr.contains("lcov coverage written to lcov.info") && both.stderr.contains("cobertura coverage written to coverage.xml"))
+        #expect(
+            both.stderr.contains("lcov coverage written to lcov.info") && both.stderr.contains("cobertura coverage written to coverage.xml")
+        )
         #expect(try String(contentsOfFile: tree.path("lcov.info"), encoding: .utf8) == lcov, "the same records")
         #expect(try String(contentsOfFile: tree.path("coverage.xml"), encoding: .utf8).contains("<coverage "))
         let oneOutput = try await CLITests.permit(

@@ -94,9 +94,14 @@ import Testing
             #expect(run.status == 0, "\(written): \(run.stdout)\(run.stderr)")
         }
         let wrong = try await CLITests.permit(["test", try Self.politePack(["t.yaml": scenario("start+2d")]).path()])
-        #expect(wrong.status == 1 && wrong.stdout.contains("ledger.soft_prompt.last_shown_at: expected 1767772800, got 1767776400"), "\(wrong.stdout)")
+        #expect(
+            wrong.status == 1 && wrong.stdout.contains("ledger.soft_prompt.last_shown_at: expected 1767772800, got 1767776400"),
+            "\(wrong.stdout)")
         let bad = try await CLITests.permit(["test", try Self.politePack(["t.yaml": scenario("tomorrow")]).path()])
-        #expect(bad.status == 2 && bad.stdout.contains(#"t.yaml:6:51: steps[1].expect_ledger.soft_prompt.last_shown_at: "tomorrow" is not a time"#), "\(bad.stdout)")
+        #expect(
+            bad.status == 2
+                && bad.stdout.contains(#"t.yaml:6:51: steps[1].expect_ledger.soft_prompt.last_shown_at: "tomorrow" is not a time"#),
+            "\(bad.stdout)")
     }
 
     /// A case the expectation gets wrong fails alone, named.

@@ -30,7 +30,8 @@ import Testing
         try stored.replacingOccurrences(of: "soft_prompt", with: "none").write(toFile: snapshot, atomically: true, encoding: .utf8)
         let refused = try await permit(["bundle", "polite", "--version", "1", "--out", "r.permitbundle"], in: tree)
         #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stdout.contains("the timeline differs from snapshot polite/tests/__snapshots__/first.yaml.snap"), "\(refused.stdout)")
+        #expect(
+            refused.stdout.contains("the timeline differs from snapshot polite/tests/__snapshots__/first.yaml.snap"), "\(refused.stdout)")
         #expect(!FileManager.default.fileExists(atPath: tree.path("r.permitbundle")))
     }
 

@@ -109,7 +109,11 @@ public enum Discovery {
             let tests = directory.appendingPathComponent("tests")
             var found: [ScenarioFile] = []
             for child in children(of: tests, fileManager: fileManager) where isScenarioFile(child) {
-                if isSimulateModel(child) { models.append(displayPath(of: child)) } else { found.append(file(child, fileManager: fileManager)) }
+                if isSimulateModel(child) {
+                    models.append(displayPath(of: child))
+                } else {
+                    found.append(file(child, fileManager: fileManager))
+                }
             }
             return found
         }
@@ -120,7 +124,11 @@ public enum Discovery {
             if isDirectory.boolValue {
                 if !child.lastPathComponent.hasPrefix(".") { found += walk(child, fileManager: fileManager, models: &models) }
             } else if isScenarioFile(child) {
-                if isSimulateModel(child) { models.append(displayPath(of: child)) } else { found.append(file(child, fileManager: fileManager)) }
+                if isSimulateModel(child) {
+                    models.append(displayPath(of: child))
+                } else {
+                    found.append(file(child, fileManager: fileManager))
+                }
             }
         }
         return found

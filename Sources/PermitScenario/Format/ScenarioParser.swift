@@ -630,7 +630,9 @@ public enum ScenarioParser {
         guard text.first?.isNumber == true, let date = try? item.date() else {
             throw item.error(
                 "\"\(text)\" is not a time",
-                hint: "write Unix seconds, an ISO 8601 time like \"2026-01-05T08:00:00Z\", or start+3d (the scenario's start plus a duration)")
+                hint:
+                    "write Unix seconds, an ISO 8601 time like \"2026-01-05T08:00:00Z\", or start+3d (the scenario's start plus a duration)"
+            )
         }
         return .integer(Int64(date.timeIntervalSince1970.rounded(.down)))
     }
