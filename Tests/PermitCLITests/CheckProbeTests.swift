@@ -20,8 +20,8 @@ import Testing
         (#"{ action = "nudge" }"#, #"decision.action: "nudge" is not an action"#),
         (#"{ action = "settings_prompt", title = "T", message = "M", open = "Open" }"#, "decision.cancel: missing"),
         (
-            #"{ action = "soft_prompt", \#(prompt), presentation = "inline" }"#,
-            #"decision.presentation: expected alert, banner, sheet, got "inline""#
+            #"{ action = "soft_prompt", \#(prompt), presentation = "popover" }"#,
+            #"decision.presentation: expected "#
         ),
         (#"{ action = "none", colour = "red" }"#, #"decision.colour: not a field of a none decision"#),
     ])
@@ -48,7 +48,7 @@ import Testing
             """
             return { name = "p", decide = function(ctx)
               if ctx.event.name == "app_launch" then
-                return { action = "soft_prompt", \(Self.prompt), presentation = "inline" }
+                return { action = "soft_prompt", \(Self.prompt), presentation = "popover" }
               end
               return nil
             end }
