@@ -160,6 +160,7 @@
 ---@field name string
 ---@field params? table<string, any>
 ---@field events? string[] # the app's own events it understands: { "lesson_completed", "streak_opened" }
+---@field locales? string[] # the languages every text must cover, for permit check: { "en", "es" }
 ---@field decide fun(ctx: PermitContext): PermitDecision|nil
 ---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
 ---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)

@@ -130,9 +130,10 @@ struct BundleCommand: AsyncParsableCommand {
             }
             return try LuaPolicy(source: source, chunkName: displayName)
         }
-        // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all.
+        // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all;
+        // and as under --snapshot: a golden timeline the pack keeps that this run differs from fails.
         let run = await TestRun.run(
-            files, options: TestRun.Options(refuseOnly: true), loader: loader, delivery: BundleDelivery())
+            files, options: TestRun.Options(refuseOnly: true, snapshots: .checkStored), loader: loader, delivery: BundleDelivery())
         if run.exitCode != 0 { Terminal.say(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
     }

@@ -11,15 +11,19 @@ struct CheckCommand: AsyncParsableCommand {
         discussion: """
             Reports every problem of every file at once: syntax and runtime errors at load with file \
             and line, a missing name or decide, unknown fields, params that are not plain data, and \
-            every ctx.a.b.c path in the source that names no ctx field (with its line), and texts \
-            whose translations are incomplete in the decisions of probe runs (a locale some texts \
-            of a decision have and others lack, a key that is not BCP 47 such as en_US, no en). \
-            Exit 0 when all are valid, 2 otherwise.
+            every ctx.a.b.c path in the source that names no ctx field (with its line); then probe \
+            runs of decide through the engine (each status, night and day, each app event counted, \
+            docs/reference/cli.md#check-probes) report every decision permit decide would refuse, \
+            with the probe that met it, and texts whose translations are incomplete (a locale some \
+            texts of a decision have and others lack, a key that is not BCP 47 such as en_US, no \
+            en, a locale of the policy's locales = { ... } missing). Exit 0 when all are valid, 2 \
+            otherwise.
 
             --review adds App Store and Human Interface Guidelines risks (docs/review.md): a \
             pre-prompt button that says "Allow" or copies the system alert, asking on app_launch, \
-            private Settings URLs (App-Prefs:, prefs:root). They are warnings: exit 0, or 1 with \
-            --strict.
+            private Settings URLs (App-Prefs:, prefs:root), a pre-prompt whose decline still asks, \
+            the system dialog on an app event with no pre-prompt. They are warnings: exit 0, or 1 \
+            with --strict.
 
             Examples:
               permit check policies/*/policy.lua
@@ -34,7 +38,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs."
+            "Also warn about App Store and HIG risks: \"Allow\" buttons, copies of the system alert, asking on app_launch, private Settings URLs, a decline that still asks, a cold ask on an app event."
     )
     var review = false
 
@@ -53,38 +57,53 @@ struct CheckCommand: AsyncParsableCommand {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
             let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
-            if let policy = loaded, let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
-                let unknown = ContextPathCheck.problems(
-                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents)
-                let translations = TranslationCheck.problems(of: policy).map { "\(shown): \($0)" }
-                guard unknown.isEmpty, translations.isEmpty else {
-                    for problem in unknown { Terminal.say("error \(problem)") }
-                    for problem in translations { Terminal.say("error \(problem)") }
-                    problems += 1
-                    continue
-                }
+            guard let policy = loaded else {
+                for problem in found { Terminal.say("error \(problem)") }
+                problems += 1
+                continue
             }
-            if let policy = loaded {
+            var errors: [String] = []
+            if let source = try? LuaPolicy.source(contentsOf: url, displayName: shown) {
+                errors += ContextPathCheck.problems(
+                    in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents
+                ).map(\.description)
+            }
+            let staticProblems = !errors.isEmpty
+            let probed = await CheckProbes.run(
+                policy, features: CheckProbes.features(params: policy.defaultParams, policyAt: url),
+                translationProblems: { TranslationCheck.problems(of: $0, locales: policy.locales) })
+            errors += probed.translations.map { "\(shown): \($0)" }
+            // A malformed decision is what `permit decide` refuses: named with the probe that met it.
+            // A probe's error that the static check or the translation check already names (an
+            // unknown ctx field, a table without "en") is not said twice.
+            let decisionErrors = probed.errors.filter { !staticProblems && $0.error.kind != .missingTranslation }
+            errors += decisionErrors.map { found in
+                (found.error.file == nil ? "\(shown): " : "") + "\(found.error)\n      found by the probe \(found.probe)"
+            }
+            if errors.isEmpty {
                 let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 Terminal.say(
                     "ok    \(shown)  name \(TerminalText.inline(policy.name))"
                         + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
                         + (policy.plansReminders ? ", plans reminders" : "")
+                        + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
                         + policy.experiments.map { experiment in
                             ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ")
                                 + ")"
                         }.joined())
-                if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
             } else {
-                for problem in found { Terminal.say("error \(problem)") }
+                for error in errors { Terminal.say("error \(error)") }
                 problems += 1
             }
+            // A policy that loads is reviewed even when a decision of it is malformed: an ask on
+            // launch that fails validation is still an ask on launch.
+            if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
         }
-        if problems > 0 { throw Exit.badInput }
         if review {
             Terminal.say(
                 warnings == 0 ? "review: no warnings" : "review: \(warnings) warning\(warnings == 1 ? "" : "s") (see docs/review.md)")
         }
+        if problems > 0 { throw Exit.badInput }
         if strict, warnings > 0 { throw Exit.failure }
     }
 
@@ -92,7 +111,8 @@ struct CheckCommand: AsyncParsableCommand {
     private func reviewFindings(_ policy: LuaPolicy, url: URL, shown: String) async -> Int {
         let source = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         let scanned = PolicyReview.scan(source: source, file: shown)
-        let probed = await PolicyReview.probe(policy, file: shown, features: PolicyReview.features(inScenariosOf: url))
+        let probed = await PolicyReview.probe(
+            policy, file: shown, features: CheckProbes.features(params: policy.defaultParams, policyAt: url))
         // A probe seeing a text the scan already placed on its line says nothing new, nor does
         // a second probe seeing the same text.
         var seen = Set(scanned.map { "\($0.rule)|\($0.message)" })

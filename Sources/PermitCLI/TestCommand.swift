@@ -59,11 +59,20 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Report the lines of each policy that ran, and those that never did, and which return of decide answered.")
     var coverage = false
 
-    @Option(help: "Also write coverage for CI services: lcov (lcov.info) or cobertura (coverage.xml); implies --coverage.")
-    var coverageFormat: CoverageExport.Format = .text
+    @Option(
+        help:
+            "Also write coverage for CI services: lcov (lcov.info) or cobertura (coverage.xml); implies --coverage. Repeat it for both from one run."
+    )
+    var coverageFormat: [CoverageExport.Format] = []
 
-    @Option(help: "Where --coverage-format writes (default lcov.info or coverage.xml in the working directory).")
+    @Option(help: "Where --coverage-format writes (default lcov.info or coverage.xml in the working directory); with one format only.")
     var coverageOutput: String?
+
+    /// The files `--coverage-format` asks for, each once, in the order given.
+    var coverageFiles: [CoverageExport.Format] {
+        var seen = Set<CoverageExport.Format>()
+        return coverageFormat.filter { $0 != .text && seen.insert($0).inserted }
+    }
 
     @Flag(help: "Compare each scenario's timeline with its snapshot in __snapshots__/FILE.snap; a missing or different one fails.")
     var snapshot = false
@@ -78,8 +87,13 @@ struct TestCommand: AsyncParsableCommand {
 
     func validate() throws {
         if update, ci { throw ValidationError("--update writes snapshots, and --ci never writes: drop one of them") }
-        if coverageOutput != nil, coverageFormat == .text {
+        if coverageOutput != nil, coverageFiles.isEmpty {
             throw ValidationError("--coverage-output needs --coverage-format lcov or cobertura")
+        }
+        if coverageOutput != nil, coverageFiles.count > 1 {
+            throw ValidationError(
+                "--coverage-output names one file, and --coverage-format asks for \(coverageFiles.count): "
+                    + "drop --coverage-output (each goes to its default, lcov.info and coverage.xml)")
         }
     }
 
@@ -110,7 +124,14 @@ struct TestCommand: AsyncParsableCommand {
 
     private func discover() throws -> [ScenarioFile] {
         do {
-            return try Discovery.scenarios(under: paths)
+            let found = try Discovery.scenariosAndModels(under: paths)
+            // A model beside the scenarios is not one of them: said on stderr, the report stays clean.
+            for model in found.models {
+                Terminal.printError(
+                    "note: skipped \(model): this is a permit simulate model, not a scenario "
+                        + "(run it with permit simulate POLICY --model \(model))")
+            }
+            return found.scenarios
         } catch {
             Terminal.printError(error.description)
             throw Exit.badInput
@@ -125,7 +146,7 @@ struct TestCommand: AsyncParsableCommand {
             options: TestRun.Options(
                 filter: filter, failFast: failFast, refuseOnly: ci,
                 snapshots: update ? .update : snapshot ? .check : nil),
-            loader: luaLoader(coverage: coverage || coverageFormat != .text, limits: limitOptions.limits),
+            loader: luaLoader(coverage: coverage || !coverageFiles.isEmpty, limits: limitOptions.limits),
             delivery: BundleDelivery())
         guard !run.reports.isEmpty || !emptyIsError else {
             Terminal.printError(
@@ -145,17 +166,19 @@ struct TestCommand: AsyncParsableCommand {
     /// `--coverage-format lcov|cobertura`: the file CI services read; named on stderr so the
     /// report on stdout stays what `--format` promises.
     private func writeCoverage(_ run: TestRun) throws {
-        guard let path = coverageOutput ?? coverageFormat.defaultOutput else { return }
-        let text: String
-        switch coverageFormat {
-        case .text: return
-        case .lcov: text = CoverageExport.lcov(run)
-        case .cobertura:
-            let root = WorkingDirectory.current.standardizedFileURL.path
-            text = CoverageExport.cobertura(run, sourceRoot: root, timestamp: Int64(Date().timeIntervalSince1970 * 1000))
+        for format in coverageFiles {
+            guard let path = coverageOutput ?? format.defaultOutput else { continue }
+            let text: String
+            switch format {
+            case .text: continue
+            case .lcov: text = CoverageExport.lcov(run)
+            case .cobertura:
+                let root = WorkingDirectory.current.standardizedFileURL.path
+                text = CoverageExport.cobertura(run, sourceRoot: root, timestamp: Int64(Date().timeIntervalSince1970 * 1000))
+            }
+            try writeAtomically(Data(text.utf8), to: path)
+            Terminal.printError("\(format.rawValue) coverage written to \(path)")
         }
-        try writeAtomically(Data(text.utf8), to: path)
-        Terminal.printError("\(coverageFormat.rawValue) coverage written to \(path)")
     }
 
     /// Writes a line to stdout; the console writes unbuffered, so under `--watch` the report

@@ -31,6 +31,17 @@ enum DecisionReader {
                 ?? "expected one of: \(Decision.Action.names.joined(separator: ", "))"
             throw invalid("decision.action", "\(describe(actionValue)) is not an action; \(hint)")
         }
+        do {
+            return try fields(of: table, action: action, allowed: allowed)
+        } catch {
+            var error = error
+            error.action = action
+            throw error
+        }
+    }
+
+    /// The decision of a table whose `action` is valid, every other field validated.
+    private static func fields(of table: LuaTable, action: String, allowed: [String]) throws(PolicyError) -> Decision {
         try checkKeys(table, allowed: allowed, at: "decision", context: "a \(action) decision")
 
         var reason: String?

@@ -15,7 +15,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// The fields a policy table may have.
     public static let policyFields = [
-        "name", "params", "events", "decide", "plan_reminders", "remember_durable", "experiments",
+        "name", "params", "events", "decide", "plan_reminders", "remember_durable", "experiments", "locales",
     ]
 
     /// The policy's `name`.
@@ -32,6 +32,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public let experiments: [Experiment]
     /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
     public let declaredEvents: [String]
+    /// The locales every text of the policy must carry (`locales = { "en", "es" }`), which
+    /// `permit check` holds each probed decision's texts to; empty when not declared.
+    public let locales: [String]
     /// The budgets its calls run under, as it was loaded with them (a benchmark that loads the
     /// same source again uses these, not its own copy of the flags).
     public let limits: LuaLimits
@@ -101,6 +104,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.durableKeys = shape.durableKeys
         self.experiments = shape.experiments
         self.declaredEvents = shape.events
+        self.locales = shape.locales
         self.limits = compiled.vm.limits
         self.runtime = Locked(
             Runtime(
@@ -164,6 +168,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var durableKeys = DurableKeys.none
         var experiments: [Experiment] = []
         var events: [String] = []
+        var locales: [String] = []
         var problems: [PolicyError] = []
     }
 
@@ -218,6 +223,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         if let value = table["events"] {
             let declared = DeclaredEvents.read(value, source: source, chunkName: chunkName)
             shape.events = declared.names
+            shape.problems += declared.problems
+        }
+        if let value = table["locales"] {
+            let declared = DeclaredLocales.read(value, source: source, chunkName: chunkName)
+            shape.locales = declared.tags
             shape.problems += declared.problems
         }
         if let value = table["params"] { readParams(value, chunkName: chunkName, into: &shape) }

@@ -1,29 +1,20 @@
 import PermitCore
 
-/// `permit check`'s translation check: the texts of each decision the policy makes in a set of
-/// probe runs, held to three rules: every translation table has `en` (the last fallback), its
-/// keys are BCP 47 tags (`en-US`, not `en_US`), and the texts of one decision share one set of
-/// locales (a title in French with an English-only message shows a mixed prompt).
+/// `permit check`'s translation check: the texts of each decision the policy makes in the
+/// check's probe runs (PermitScenario's `CheckProbes`), held to four rules: every translation
+/// table has `en` (the last fallback), its keys are BCP 47 tags (`en-US`, not `en_US`), the
+/// texts of one decision share one set of locales (a title in French with an English-only
+/// message shows a mixed prompt), and, when the policy declares `locales = { "en", "es" }`,
+/// every text carries each of them.
 ///
 /// Why probe runs and not the source: texts are often built away from the `return` (a local
 /// table of copy, a helper function, a param), which a scan of table constructors cannot
 /// follow, while the decision the policy returns is exactly what a user sees. The price: only
-/// the decisions the probes reach are checked (each built-in event in each status on iOS 15
-/// and 17 with a fresh ledger, `feature_opened` for each name in a `features` param, and each
-/// declared app event), and a problem is named by the decision's reason, not by a line.
+/// the decisions the probes reach are checked, and a problem is named by the decision's
+/// reason, not by a line.
 public enum TranslationCheck {
-    /// One sentence per problem found, each once.
-    public static func problems(of policy: LuaPolicy) -> [String] {
-        var found: [String] = []
-        for context in probes(for: policy) {
-            guard let decision = try? policy.decide(context) else { continue }
-            for problem in problems(of: decision) where !found.contains(problem) { found.append(problem) }
-        }
-        return found
-    }
-
-    /// The problems of one decision's texts.
-    static func problems(of decision: Decision) -> [String] {
+    /// The problems of one decision's texts; `locales` are the ones the policy declares.
+    public static func problems(of decision: Decision, locales: [String] = []) -> [String] {
         var texts: [(String, LocalizedText)]
         switch decision.action {
         case .softPrompt(let prompt):
@@ -48,6 +39,20 @@ public enum TranslationCheck {
                 problems.append(
                     "\(label): decision.\(field) key \"\(key)\" is not a BCP 47 language tag; write it like "
                         + "\"\(key.replacingOccurrences(of: "_", with: "-"))\"")
+            }
+        }
+        for (field, text) in texts {
+            let missing = missingLocales(of: text, from: locales)
+            guard !missing.isEmpty else { continue }
+            let list = missing.map { "\"\($0)\"" }.joined(separator: ", ")
+            if case .plain = text {
+                problems.append(
+                    "\(label): decision.\(field) is one string for every language, but the policy's locales ask for "
+                        + "\(list) as well; give a table like { en = \"...\", \(missing[0]) = \"...\" }")
+            } else {
+                problems.append(
+                    "\(label): decision.\(field) has no \(list) translation, which the policy's locales ask for; add "
+                        + (missing.count == 1 ? "it" : "them"))
             }
         }
         let all = tables.reduce(into: Set<String>()) { $0.formUnion($1.1) }
@@ -80,29 +85,18 @@ public enum TranslationCheck {
         return rest.isEmpty
     }
 
-    private static func probes(for policy: LuaPolicy) -> [PolicyContext] {
-        var events: [AppEvent] = [.appLaunch, .appForeground, .appBackground]
-        if case .list(let features)? = policy.defaultParams["features"] {
-            for case .string(let name) in features { events.append(.featureOpened(name)) }
-        }
-        events.append(.featureOpened("any"))
-        events += [
-            .softPromptAnswered(.accept), .softPromptAnswered(.decline), .systemPromptAnswered(granted: false),
-            .settingsPromptAnswered(.cancel),
-        ]
-        for name in policy.declaredEvents { if let event = try? AppEvent.custom(name) { events.append(event) } }
-        var contexts: [PolicyContext] = []
-        for major in [15, 17] {
-            let version = OSVersion(major: major, minor: 0)
-            for status: PermissionStatus in [.notDetermined, .denied, .provisional, .authorized] {
-                for event in events {
-                    contexts.append(
-                        PolicyContext(
-                            event: event, status: status, previousStatus: status, settings: .typical(for: status, on: version),
-                            platform: Platform(version: version), history: Ledger(), now: 1_767_600_000))
-                }
+    /// The declared locales `text` does not reach before `en`: the app shows a locale's text
+    /// along its fallback chain (`es-MX`, `es`, `en`), so `{ es = ... }` covers `es-MX`, while
+    /// a plain string covers `en` alone.
+    public static func missingLocales(of text: LocalizedText, from locales: [String]) -> [String] {
+        locales.filter { locale in
+            // English is the fallback every text has (a text without `en` is reported apart).
+            guard locale.split(separator: "-").first != "en" else { return false }
+            let chain = LocalizedText.fallbackChain(for: locale).filter { $0 != "en" }
+            switch text {
+            case .plain: return true
+            case .translations(let table): return !chain.contains { table[$0] != nil }
             }
         }
-        return contexts
     }
 }

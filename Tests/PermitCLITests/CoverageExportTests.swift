@@ -101,6 +101,36 @@ import FoundationXML
         #expect(answers.first?["count"] as? Int == 1 && answers.first?["action"] as? String == "none")
     }
 
+    /// A `return` whose decision a guardrail voided answered, but no user saw it: marked.
+    @Test func aDecisionAGuardrailVoidedIsMarked() async throws {
+        let tree = Tree()
+        tree.write(
+            "v/policy.lua",
+            """
+            return { name = "v", decide = function(ctx)
+              if ctx.event.name == "app_foreground" then return { action = "request_permission", reason = "ask" } end
+              return { action = "none", reason = "quiet" }
+            end }
+            """)
+        tree.write(
+            "v/tests/a.yaml",
+            """
+            device: { os: "16.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch, expect: none }
+              - { event: app_foreground, expect: none, expect_warning: system-dialog-unavailable }
+
+            """)
+        let text = try await CLITests.permit(["test", "--coverage", "v"], in: tree.root)
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        #expect(
+            text.stdout.contains("    line 2  request_permission (ask)  ×1  voided by system-dialog-unavailable ×1\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("    line 3  none (quiet)  ×1\n"), "an answer the app got is not marked")
+        let json = try await CLITests.permit(["test", "--coverage", "--format", "json", "v"], in: tree.root)
+        #expect(json.stdout.contains(#""voided" : {"#) || json.stdout.contains(#""voided": {"#), "\(json.stdout)")
+    }
+
     @Test func lcovRecordsAreCompleteAndRelative() async throws {
         let tree = tree()
         let result = try await CLITests.permit(["test", "--coverage-format", "lcov", "tiny"], in: tree.root)
@@ -118,6 +148,19 @@ import FoundationXML
         // Each return of decide is a branch: taken as often as a call returned there.
         #expect(lines.filter { $0.hasPrefix("BRDA:") } == ["BRDA:8,0,0,3", "BRDA:11,0,1,1", "BRDA:14,0,2,1", "BRDA:19,0,3,-"], "\(lines)")
         #expect(lines.contains("BRF:4") && lines.contains("BRH:3"))
+
+        // Both files from one run.
+        let both = try await CLITests.permit(
+            ["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "tiny"], in: tree.root)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(
+            both.stderr.contains("lcov coverage written to lcov.info") && both.stderr.contains("cobertura coverage written to coverage.xml")
+        )
+        #expect(try String(contentsOfFile: tree.path("lcov.info"), encoding: .utf8) == lcov, "the same records")
+        #expect(try String(contentsOfFile: tree.path("coverage.xml"), encoding: .utf8).contains("<coverage "))
+        let oneOutput = try await CLITests.permit(
+            ["test", "--coverage-format", "lcov", "--coverage-format", "cobertura", "--coverage-output", "x", "tiny"], in: tree.root)
+        #expect(oneOutput.status == 2 && oneOutput.stderr.contains("--coverage-output names one file"), "\(oneOutput.stderr)")
 
         let noFormat = try await CLITests.permit(["test", "--coverage-output", "x.info", "tiny"], in: tree.root)
         #expect(noFormat.status == 2 && noFormat.stderr.contains("--coverage-output needs --coverage-format lcov or cobertura"))

@@ -49,6 +49,61 @@ import Testing
         #expect(byLine.stdout.hasSuffix("6 passed, 0 failed, 0 skipped\n"), "file:line runs every case of its scenario")
     }
 
+    /// A regional locale takes the text of its language, as the app shows it: `zh-Hans` answers
+    /// for `zh-Hans-CN`, `en` for `en-GB`; an exact key still comes first.
+    @Test func aLocaleFallsBackToItsLanguageAsTheAppDoes() async throws {
+        let texts = """
+            name: texts
+            matrix: { locale: [en, en-GB, zh-Hans-CN, zh-Hant-HK] }
+            device: { os: "16.4", timezone: UTC }
+            steps:
+              - { event: feature_opened, feature: reminders,
+                  expect: { action: soft_prompt,
+                            title: { zh-Hans: 不错过任何提醒, zh-Hant-HK: 不錯過任何提醒, en: Never miss a reminder } } }
+              - answer: decline
+
+            """
+        let tree = try Self.politePack(["texts.yaml": texts])
+        let run = try await CLITests.permit(["test", tree.path()])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.hasSuffix("4 passed, 0 failed, 0 skipped\n"), "\(run.stdout)")
+        // English is no fallback for another language: the case must be named.
+        let french = texts.replacingOccurrences(of: "zh-Hant-HK]", with: "fr]")
+        let refused = try await CLITests.permit(["test", try Self.politePack(["texts.yaml": french]).path()])
+        #expect(refused.status == 2 && refused.stdout.contains("no value for the case locale=fr"), "\(refused.stdout)")
+    }
+
+    /// `expect_ledger` times in the scenario's own notation: ISO 8601, `start+DURATION`, and
+    /// Unix seconds as before; a wrong one fails with the time it got, a text that is no time
+    /// is an input error at its line.
+    @Test func ledgerTimesAreWrittenAsTheScenarioClockIs() async throws {
+        func scenario(_ shownAt: String) -> String {
+            """
+            name: times
+            start: "2026-01-05T08:00:00Z"
+            device: { os: "16.4", timezone: UTC }
+            steps:
+              - { after: 2d1h, event: feature_opened, feature: reminders, expect: soft_prompt,
+                  expect_ledger: { soft_prompt.last_shown_at: \(shownAt) } }
+              - answer: decline
+
+            """
+        }
+        for written in [#""2026-01-07T09:00:00Z""#, "start+2d1h", "start + 2d1h", "1767776400"] {
+            let run = try await CLITests.permit(["test", try Self.politePack(["t.yaml": scenario(written)]).path()])
+            #expect(run.status == 0, "\(written): \(run.stdout)\(run.stderr)")
+        }
+        let wrong = try await CLITests.permit(["test", try Self.politePack(["t.yaml": scenario("start+2d")]).path()])
+        #expect(
+            wrong.status == 1 && wrong.stdout.contains("ledger.soft_prompt.last_shown_at: expected 1767772800, got 1767776400"),
+            "\(wrong.stdout)")
+        let bad = try await CLITests.permit(["test", try Self.politePack(["t.yaml": scenario("tomorrow")]).path()])
+        #expect(
+            bad.status == 2
+                && bad.stdout.contains(#"t.yaml:6:51: steps[1].expect_ledger.soft_prompt.last_shown_at: "tomorrow" is not a time"#),
+            "\(bad.stdout)")
+    }
+
     /// A case the expectation gets wrong fails alone, named.
     @Test func aWrongCaseValueFailsThatCaseOnly() async throws {
         let wrong = Self.deepLinks.replacingOccurrences(of: "\"<15.4\"", with: "\"<15.3\"")

@@ -17,6 +17,24 @@ import Testing
         try await CLITests.permit(arguments, in: tree.root)
     }
 
+    /// `permit bundle` holds a pack to the golden timelines it keeps, as `permit test --snapshot`
+    /// does; a pack that keeps none is bundled.
+    @Test func aBundleIsRefusedWhenAStoredTimelineDiffers() async throws {
+        let tree = try tree()
+        let bundle = ["bundle", "polite", "--version", "1", "--out", "p.permitbundle"]
+        #expect(try await permit(bundle, in: tree).status == 0, "no snapshot kept: bundled")
+        #expect(try await permit(["test", "--update", "polite"], in: tree).status == 0)
+        #expect(try await permit(bundle + ["--out", "q.permitbundle"], in: tree).status == 0, "the kept snapshot matches")
+        let snapshot = tree.path("polite/tests/__snapshots__/first.yaml.snap")
+        let stored = try String(contentsOfFile: snapshot, encoding: .utf8)
+        try stored.replacingOccurrences(of: "soft_prompt", with: "none").write(toFile: snapshot, atomically: true, encoding: .utf8)
+        let refused = try await permit(["bundle", "polite", "--version", "1", "--out", "r.permitbundle"], in: tree)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stdout.contains("the timeline differs from snapshot polite/tests/__snapshots__/first.yaml.snap"), "\(refused.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: tree.path("r.permitbundle")))
+    }
+
     @Test func missingThenWrittenThenMatchedThenADiff() async throws {
         let tree = try tree()
         let snapshot = tree.path("polite/tests/__snapshots__/first.yaml.snap")

@@ -34,6 +34,22 @@ import Testing
         #expect(past.status == 2 && past.stdout.contains("no scenario at line 40; the file has 4 lines"))
     }
 
+    /// A `permit simulate` model kept beside the scenarios (in a pack's tests or a folder of
+    /// its own) is skipped with a note; named on its own, it is an error that says what it is.
+    @Test func aSimulateModelIsNoScenario() async throws {
+        let model = try String(contentsOf: CLITests.repository.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
+        let tree = try tree(["a.yaml": Self.pass, "users.yaml": model])
+        tree.write("models/default.yaml", model)
+        let all = try await CLITests.permit(["test", tree.path()])
+        #expect(all.status == 0 && all.stdout.hasSuffix("\n1 passed, 0 failed, 0 skipped\n"), "\(all.stdout)\(all.stderr)")
+        #expect(all.stderr.contains("users.yaml: this is a permit simulate model, not a scenario"), "\(all.stderr)")
+        #expect(all.stderr.contains("models/default.yaml: this is a permit simulate model"))
+        let alone = try await CLITests.permit(["test", tree.path("models/default.yaml")])
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("this is a permit simulate model"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("permit simulate POLICY --model"))
+    }
+
     @Test func ciRefusesOnly() async throws {
         let tree = try tree(["a.yaml": Self.pass, "b.yaml": "only: true\n" + Self.pass])
         let focused = try await CLITests.permit(["test", tree.path()])

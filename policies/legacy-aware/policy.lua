@@ -51,6 +51,7 @@ end
 
 return {
   name = "legacy-aware",
+  locales = { "en", "zh-Hans", "zh-Hant" },
   params = {
     features = { "messages" },   -- screens that need notifications
     settings_gap_hours = 24,     -- at most one "Go to Settings" alert per this many hours

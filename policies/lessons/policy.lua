@@ -81,6 +81,7 @@ end
 
 return {
   name = "lessons",
+  locales = { "en", "de" },
   events = { "lesson_completed", "streak_opened" },
   experiments = { first_ask = { quiet = 50, soft = 50 } },
   params = {

@@ -80,6 +80,7 @@ end
 
 return {
   name = "polite",
+  locales = { "en", "zh-Hans", "zh-Hant" },
   params = {
     features = { "reminders" },          -- features that need notifications
     max_soft_prompts = 3,

@@ -36,6 +36,10 @@ public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
     public var field: String?
     /// A Lua traceback, when there is one.
     public var traceback: String?
+    /// For a malformed decision whose `action` was valid, that action (`soft_prompt`): what the
+    /// policy meant to do, so `permit check --review` still sees an ask on `app_launch` that
+    /// failed validation.
+    public var action: String?
 
     /// An error of `kind`; give the file, line and field whenever they are known, so the author
     /// finds it.

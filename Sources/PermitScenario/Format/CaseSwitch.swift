@@ -46,6 +46,9 @@ struct CaseSwitch {
             }
             if matches(key) { return try resolve(entry) }
         }
+        // No key names the case's locale exactly: the app shows `es-MX` the `es` text, so
+        // `{ es: Continuar }` answers for `es-MX` too (the locale's fallback chain, before `en`).
+        if let entry = localeFallback(in: entries) { return try resolve(entry) }
         guard let fallback else {
             throw value.error(
                 "no value for the case \(label.isEmpty ? "os=\(version)" : label)",
@@ -63,6 +66,23 @@ struct CaseSwitch {
             let bound = try? OSVersion(parsing: String(match.2))
         else { return nil }
         return (String(match.1), bound)
+    }
+
+    /// The entry whose locale key (`es`, `locale=es`) is the nearest of the case's locale's
+    /// fallback chain (`es-MX` → `es`); English answers only for an English locale, as a
+    /// missing translation would fall back to it whatever the case's language.
+    private func localeFallback(in entries: [(key: String, value: YAMLValue)]) -> YAMLValue? {
+        guard let locale = current["locale"] else { return nil }
+        let chain = LocalizedText.fallbackChain(for: locale).dropFirst().filter {
+            $0 != "en" || locale.split(separator: "-").first == "en"
+        }
+        for candidate in chain {
+            for (key, entry) in entries {
+                if let (axis, value) = assignment(key), axis == "locale", value == candidate { return entry }
+                if bareAxis(key) == "locale", key == candidate { return entry }
+            }
+        }
+        return nil
     }
 
     /// `locale=de`: an axis and a value.

@@ -21,7 +21,17 @@ public enum Discovery {
     /// Every scenario under `paths` (packs' `tests/` folders and loose files), sorted so runs are
     /// reproducible; a path that does not exist is an input error naming it.
     public static func scenarios(under paths: [String], fileManager: FileManager = .default) throws(InputError) -> [ScenarioFile] {
+        try scenariosAndModels(under: paths, fileManager: fileManager).scenarios
+    }
+
+    /// The scenarios under `paths`, and the `permit simulate` model files found beside them in
+    /// directories (skipped: a model is no scenario). A model file named on its own is an
+    /// input error that says what it is.
+    public static func scenariosAndModels(
+        under paths: [String], fileManager: FileManager = .default
+    ) throws(InputError) -> (scenarios: [ScenarioFile], models: [String]) {
         var found: [ScenarioFile] = []
+        var models: [String] = []
         for argument in paths {
             var path = argument
             var line: Int?
@@ -42,10 +52,15 @@ public enum Discovery {
                     "\(argument): a line picks a scenario in a scenario file", hint: "write e.g. policies/polite/tests/first.yaml:12")
             }
             if isDirectory.boolValue {
-                found += walk(url, fileManager: fileManager)
+                found += walk(url, fileManager: fileManager, models: &models)
             } else {
                 guard isScenarioFile(url) else {
                     throw InputError("\(path): not a scenario file", hint: "scenario files end in .yaml or .yml")
+                }
+                if isSimulateModel(url) {
+                    throw InputError(
+                        "\(path): this is a permit simulate model (it has os_versions, sessions_per_day, ...), not a scenario",
+                        hint: "run it with permit simulate POLICY --model \(path)")
                 }
                 var scenarioFile = file(url, fileManager: fileManager)
                 scenarioFile.line = line
@@ -53,7 +68,24 @@ public enum Discovery {
             }
         }
         var seen = Set<URL>()
-        return found.filter { seen.insert($0.url).inserted }
+        var seenModels = Set<String>()
+        return (found.filter { seen.insert($0.url).inserted }, models.filter { seenModels.insert($0).inserted })
+    }
+
+    /// The top-level keys only a `permit simulate` model has (docs/simulate.md).
+    static let modelKeys = ["os_versions", "sessions_per_day", "feature_opens_per_session", "system_dialog"]
+
+    /// Whether a `.yaml` file is a `permit simulate` model: a top-level key only models have,
+    /// and no `steps`. Read as lines (a key at the start of a line), so a file that does not
+    /// parse is left to the scenario parser, which names its error.
+    static func isSimulateModel(_ url: URL) -> Bool {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return false }
+        var keys = Set<String>()
+        for line in text.split(separator: "\n") {
+            guard let first = line.first, first.isLetter || first == "_", let colon = line.firstIndex(of: ":") else { continue }
+            keys.insert(String(line[..<colon]).trimmingCharacters(in: .whitespaces))
+        }
+        return !keys.contains("steps") && modelKeys.contains(where: keys.contains)
     }
 
     /// `tests/a.yaml:12` → (`tests/a.yaml`, 12); `nil` when there is no `:LINE` suffix.
@@ -72,19 +104,31 @@ public enum Discovery {
     }
 
     /// A pack contributes its tests; any other directory is searched for packs and loose files.
-    static func walk(_ directory: URL, fileManager: FileManager) -> [ScenarioFile] {
+    static func walk(_ directory: URL, fileManager: FileManager, models: inout [String]) -> [ScenarioFile] {
         if fileManager.fileExists(atPath: directory.appendingPathComponent("policy.lua").path) {
             let tests = directory.appendingPathComponent("tests")
-            return children(of: tests, fileManager: fileManager).filter(isScenarioFile).map { file($0, fileManager: fileManager) }
+            var found: [ScenarioFile] = []
+            for child in children(of: tests, fileManager: fileManager) where isScenarioFile(child) {
+                if isSimulateModel(child) {
+                    models.append(displayPath(of: child))
+                } else {
+                    found.append(file(child, fileManager: fileManager))
+                }
+            }
+            return found
         }
         var found: [ScenarioFile] = []
         for child in children(of: directory, fileManager: fileManager) {
             var isDirectory: ObjCBool = false
             guard fileManager.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
             if isDirectory.boolValue {
-                if !child.lastPathComponent.hasPrefix(".") { found += walk(child, fileManager: fileManager) }
+                if !child.lastPathComponent.hasPrefix(".") { found += walk(child, fileManager: fileManager, models: &models) }
             } else if isScenarioFile(child) {
-                found.append(file(child, fileManager: fileManager))
+                if isSimulateModel(child) {
+                    models.append(displayPath(of: child))
+                } else {
+                    found.append(file(child, fileManager: fileManager))
+                }
             }
         }
         return found

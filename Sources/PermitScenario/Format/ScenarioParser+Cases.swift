@@ -9,6 +9,8 @@ struct StepContext {
     var version: OSVersion
     var directory: URL?
     var switches: CaseSwitch
+    /// The scenario's `start`, for times written `start+3d` (`expect_ledger`).
+    var start: Date
 }
 
 extension ScenarioParser {

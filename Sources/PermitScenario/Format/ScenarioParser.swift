@@ -123,7 +123,7 @@ public enum ScenarioParser {
             throw root.error("missing \"steps\"", hint: "a scenario is a list of steps, e.g. `steps: [{ event: app_launch }]`")
         }
         let steps = try parseSteps(
-            stepsValue, context: StepContext(version: device.version, directory: directory, switches: switches))
+            stepsValue, context: StepContext(version: device.version, directory: directory, switches: switches, start: start))
         var trustedKeys: [URL] = []
         if let value = top["trusted_keys"] {
             let items: [YAMLValue]
@@ -593,7 +593,9 @@ public enum ScenarioParser {
             for (path, entry) in try value.table() {
                 let item = try resolve(entry)
                 try checkLedgerPath(path, at: item)
-                expectations.ledger.append((path, item.isNull ? nil : try item.policyValue(), item.location))
+                let value: PolicyValue? =
+                    item.isNull ? nil : path.hasSuffix("_at") ? try ledgerTime(item, start: context.start) : try item.policyValue()
+                expectations.ledger.append((path, value, item.location))
             }
         }
         return expectations
@@ -635,6 +637,30 @@ public enum ScenarioParser {
             throw value.error("expect_error: false is the default", hint: "remove it; any unexpected error fails the step")
         }
         return .any
+    }
+
+    /// A ledger time (`soft_prompt.last_shown_at`) as the scenario's clock writes it: Unix
+    /// seconds, an ISO 8601 time with a zone (`"2026-01-08T08:00:00Z"`), or the scenario's
+    /// start plus a duration (`start+3d`, `start + 1d2h`, `start`); stored as Unix seconds.
+    static func ledgerTime(_ item: YAMLValue, start: Date) throws(InputError) -> PolicyValue {
+        guard case .string(let text)? = try? item.policyValue() else { return try item.policyValue() }
+        let base = Int64(start.timeIntervalSince1970.rounded(.down))
+        let compact = text.filter { $0 != " " }
+        if compact == "start" { return .integer(base) }
+        if compact.hasPrefix("start+") {
+            guard let seconds = InputDuration.seconds(String(compact.dropFirst("start+".count))) else {
+                throw item.error("\"\(text)\" is not start plus a duration", hint: InputDuration.hint)
+            }
+            return .integer(base + seconds)
+        }
+        guard text.first?.isNumber == true, let date = try? item.date() else {
+            throw item.error(
+                "\"\(text)\" is not a time",
+                hint:
+                    "write Unix seconds, an ISO 8601 time like \"2026-01-05T08:00:00Z\", or start+3d (the scenario's start plus a duration)"
+            )
+        }
+        return .integer(Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
     /// A dotted ledger path must name a real field (`soft_prompt.shown`, `features.diary.opened`,

@@ -12,6 +12,9 @@ public enum GoldenTimeline {
         case check
         /// Write every timeline, creating missing snapshots.
         case update
+        /// Fail on a difference from a stored snapshot; a scenario without one is not compared
+        /// (`permit bundle`: a pack need not keep snapshots, but those it keeps must hold).
+        case checkStored
     }
 
     /// What became of one scenario's snapshot.

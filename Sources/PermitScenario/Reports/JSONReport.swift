@@ -28,14 +28,15 @@ public enum JSONReport {
                 })
         }
         let decisions = run.decisionCoverage
-        if !decisions.isEmpty { fields["decisions"] = .list(decisions.map(decisionCoverage)) }
+        let voided = run.voidedAnswers
+        if !decisions.isEmpty { fields["decisions"] = .list(decisions.map { decisionCoverage($0, voided: voided) }) }
         if run.snapshotsWritten > 0 { fields["snapshots_written"] = .integer(Int64(run.snapshotsWritten)) }
         return PolicyValue.table(fields).prettyJSON
     }
 
     /// Which `return` of `decide` answered what: `returns` (lines), `never_reached`, and one
     /// entry per answer with its line, action, reason and count.
-    static func decisionCoverage(_ file: DecisionCoverage) -> PolicyValue {
+    static func decisionCoverage(_ file: DecisionCoverage, voided: [String: [String: Int]] = [:]) -> PolicyValue {
         .table([
             "file": .string(file.file),
             "returns": .list(file.returnLines.map { .integer(Int64($0)) }),
@@ -46,6 +47,9 @@ public enum JSONReport {
                         "line": .integer(Int64(answer.line)), "action": .string(answer.action), "count": .integer(Int64(count)),
                     ]
                     if let reason = answer.reason { fields["reason"] = .string(reason) }
+                    if let guardrails = voided[TestRun.answerKey(action: answer.action, reason: answer.reason)] {
+                        fields["voided"] = .table(guardrails.mapValues { .integer(Int64($0)) })
+                    }
                     return .table(fields)
                 }),
         ])

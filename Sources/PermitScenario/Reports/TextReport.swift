@@ -55,7 +55,7 @@ public struct TextReport: Sendable {
                         + "  (\(file.executable.count - missed.count) of \(file.executable.count) lines)"
                         + (missed.isEmpty ? "" : "  not run: " + LineRanges.describe(missed)))
             }
-            out += Self.describe(run.decisionCoverage)
+            out += Self.describe(run.decisionCoverage, voided: run.voidedAnswers)
         }
         out.append("")
         out += summary(run)
@@ -101,7 +101,7 @@ public struct TextReport: Sendable {
 
     /// `decisions`: per policy, each `return` of `decide` with the answers it gave and how often,
     /// then the `return`s no scenario reached.
-    static func describe(_ files: [DecisionCoverage]) -> [String] {
+    static func describe(_ files: [DecisionCoverage], voided: [String: [String: Int]] = [:]) -> [String] {
         guard !files.isEmpty else { return [] }
         var out = ["", "decisions (which return of decide answered)"]
         for file in files {
@@ -110,7 +110,10 @@ public struct TextReport: Sendable {
                     + (file.neverReached.isEmpty
                         ? "" : "  never reached: line " + file.neverReached.map(String.init).joined(separator: ", ")))
             for (answer, count) in file.counts.sorted(by: { $0.key < $1.key }) {
-                out.append("    line \(answer.line)  \(answer.action)" + (answer.reason.map { " (\($0))" } ?? "") + "  ×\(count)")
+                let guardrails = voided[TestRun.answerKey(action: answer.action, reason: answer.reason)] ?? [:]
+                out.append(
+                    "    line \(answer.line)  \(answer.action)" + (answer.reason.map { " (\($0))" } ?? "") + "  ×\(count)"
+                        + guardrails.sorted { $0.key < $1.key }.map { "  voided by \($0.key) ×\($0.value)" }.joined())
             }
         }
         return out

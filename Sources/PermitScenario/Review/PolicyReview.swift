@@ -32,7 +32,11 @@ public enum PolicyReview {
                         message: "the text holds \"\(fragment)\", a private Settings URL; use deep_link = \"app_settings\" or "
                             + "\"notification_settings\" (the public openSettingsURLString / openNotificationSettingsURLString)"))
             }
-            for literal in stringLiterals(in: code) { found += textFindings(literal, at: location, role: nil) }
+            for (literal, prefix) in literalsWithPrefixes(in: code) {
+                // A literal the line shows is a title or message is no button.
+                let field = field(before: prefix)
+                found += textFindings(literal, at: location, role: nil, mayBeButton: field == nil || field == "accept")
+            }
         }
         return found
     }
@@ -40,10 +44,10 @@ public enum PolicyReview {
     /// What one text says that a reviewer would object to. `role` names the button when known
     /// (`accept`, `decline`); a literal of the static scan has none, so a whole text equal to an
     /// allow word counts.
-    static func textFindings(_ text: String, at location: String, role: String?) -> [ReviewFinding] {
+    static func textFindings(_ text: String, at location: String, role: String?, mayBeButton: Bool = true) -> [ReviewFinding] {
         let normalized = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         var found: [ReviewFinding] = []
-        if role == nil || role == "accept", allowWords.contains(normalized) || isAllowPhrase(normalized) {
+        if mayBeButton, role == nil || role == "accept", allowWords.contains(normalized) || isAllowPhrase(normalized) {
             found.append(
                 ReviewFinding(
                     location: location, rule: .allowButton,
@@ -66,15 +70,41 @@ public enum PolicyReview {
     }
 
     /// "allow alerts", "allow all": a button-sized text (three words at most) that starts with
-    /// "allow"; a sentence such as "Allow notifications and we will remind you" is not a button.
+    /// "allow"; a sentence such as "Allow notifications and we will remind you" is not a button,
+    /// nor is a question ("Allow notifications?" is a title).
     static func isAllowPhrase(_ normalized: String) -> Bool {
-        normalized.hasPrefix("allow ") && normalized.split(separator: " ").count <= 3
+        normalized.hasPrefix("allow ") && normalized.split(separator: " ").count <= 3 && !normalized.hasSuffix("?")
+    }
+
+    /// The prompt fields a literal of the static scan may sit in.
+    static let promptFields = ["title", "message", "accept", "decline", "open", "cancel", "reason", "variant"]
+
+    /// The prompt field a literal is the value of, read from the line before it: `title` for
+    /// `title = "..."` and `title = { en = "...", de = "..." }`; nil when the line names none
+    /// (a `local` of copy, a table of texts spread over lines), and the literal counts as any.
+    static func field(before prefix: String) -> String? {
+        var words: [Substring] = []
+        var word = ""
+        for character in prefix {
+            if character.isLetter || character == "_" {
+                word.append(character)
+            } else {
+                if character == "=", !word.isEmpty { words.append(Substring(word)) }
+                if character != " " { word = "" }
+            }
+        }
+        // The last field named before the literal; a translation's key (`en =`) is skipped.
+        return words.reversed().first { promptFields.contains(String($0)) }.map(String.init)
     }
 
     /// The double- and single-quoted string literals of one line of Lua (escapes kept as
     /// written; a long `[[...]]` string is seen by the probes only).
-    static func stringLiterals(in line: String) -> [String] {
-        var literals: [String] = []
+    static func stringLiterals(in line: String) -> [String] { literalsWithPrefixes(in: line).map(\.text) }
+
+    /// The string literals of one line, each with the line's text before its opening quote.
+    static func literalsWithPrefixes(in line: String) -> [(text: String, prefix: String)] {
+        var literals: [(text: String, prefix: String)] = []
+        var before = ""
         var current: String?
         var previous: Character?
         var quote: Character = "\""
@@ -87,8 +117,9 @@ public enum PolicyReview {
                 } else if character == "\\" {
                     escaped = true
                 } else if character == quote {
-                    literals.append(text)
+                    literals.append((text, before))
                     current = nil
+                    before.append(character)
                     continue
                 } else {
                     text.append(character)
@@ -97,10 +128,14 @@ public enum PolicyReview {
             } else if character == "\"" || character == "'" {
                 quote = character
                 current = ""
+                before.append(character)
+                previous = nil
+                continue
             } else if character == "-", previous == "-" {
                 break  // a comment runs to the end of the line
             }
             previous = current == nil ? character : nil
+            if current == nil { before.append(character) }
         }
         return literals
     }

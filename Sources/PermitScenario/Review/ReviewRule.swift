@@ -9,6 +9,10 @@ public enum ReviewRule: String, Sendable, CaseIterable {
     case asksAtLaunch = "asks-at-launch"
     /// A private Settings URL (`App-Prefs:`, `prefs:root`) in a text.
     case privateSettingsURL = "private-settings-url"
+    /// A pre-prompt whose decline still brings up the system dialog.
+    case declineStillAsks = "decline-still-asks"
+    /// The system dialog on an app event of the app's own, with no pre-prompt before it.
+    case coldAskOnAppEvent = "cold-ask-on-app-event"
 
     /// The guideline, in its own short words, with its address.
     public var guideline: String {
@@ -26,6 +30,13 @@ public enum ReviewRule: String, Sendable, CaseIterable {
         case .privateSettingsURL:
             "App Review Guideline 2.5.1: apps may only use public APIs; reviewers name \"prefs:root\" and \"App-Prefs:root\" "
                 + "as non-public URL schemes (https://developer.apple.com/app-store/review/guidelines/, section 2.5.1)"
+        case .declineStillAsks:
+            "App Review Guideline 5.1.1(iv): apps must \"not attempt to manipulate, trick, or force people to consent\"; "
+                + "HIG Privacy, pre-alert screens: the screen's button \"opens the system alert\", so its other way out must not "
+                + "(https://developer.apple.com/app-store/review/guidelines/, section 5.1.1)"
+        case .coldAskOnAppEvent:
+            "HIG Privacy: \"Request permission only when your app clearly needs access\", in context, so people understand why "
+                + "(https://developer.apple.com/design/human-interface-guidelines/privacy)"
         }
     }
 

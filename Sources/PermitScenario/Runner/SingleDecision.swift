@@ -50,6 +50,12 @@ public struct SingleDecision: Sendable {
 
     /// Handles `event` with `policy` at `now` (rounded down to whole seconds, as the engine counts).
     public func outcome(of event: AppEvent, policy: any Policy, now: Date = Date()) async throws(Problem) -> Outcome {
+        try await outcomes(of: [event], policy: policy, now: now)[0]
+    }
+
+    /// Handles `events` one after another on one device, ten seconds apart from `now`: a
+    /// pre-prompt and its answer, say. The outcomes in order; `events` must not be empty.
+    public func outcomes(of events: [AppEvent], policy: any Policy, now: Date = Date()) async throws(Problem) -> [Outcome] {
         do { try policy.validate(params: params) } catch { throw .params(error) }
         for (experiment, arm) in arms.sorted(by: { $0.key < $1.key }) {
             if let problem = ArmAssignment.problem(withPin: experiment, arm: arm, in: policy.experiments) {
@@ -74,6 +80,11 @@ public struct SingleDecision: Sendable {
             configuration: EngineConfiguration(
                 locale: locale, timeZone: timeZone, userBucket: userBucket, params: params, foregroundRechecks: [],
                 installID: ledger.installID ?? "decide", arms: arms))
-        return await engine.handle(event)
+        var outcomes: [Outcome] = []
+        for event in events {
+            if !outcomes.isEmpty { clock.advance(by: 10) }
+            outcomes.append(await engine.handle(event))
+        }
+        return outcomes
     }
 }

@@ -117,6 +117,27 @@ public struct TestRun: Sendable {
         return byFile.values.sorted { $0.file < $1.file }
     }
 
+    /// The answers of `decide` a guardrail voided (the policy proposed them, the app got
+    /// another decision), by action and reason (`soft_prompt|first ask`), each with the
+    /// guardrails and how often: coverage marks them, since the `return` answered but no user
+    /// saw its decision.
+    public var voidedAnswers: [String: [String: Int]] {
+        var voided: [String: [String: Int]] = [:]
+        for report in reports {
+            guard case .ran(let result) = report.verdict else { continue }
+            for case let outcome? in result.steps.map(\.outcome) {
+                guard let proposed = outcome.proposed, let guardrail = outcome.warnings.first?.name,
+                    proposed.action.name != outcome.decision.action.name
+                else { continue }
+                voided[Self.answerKey(action: proposed.action.name, reason: proposed.reason), default: [:]][guardrail, default: 0] += 1
+            }
+        }
+        return voided
+    }
+
+    /// `voidedAnswers`' key of an answer.
+    public static func answerKey(action: String, reason: String?) -> String { action + "|" + (reason ?? "") }
+
     /// Snapshots `--snapshot --update` wrote.
     public var snapshotsWritten: Int {
         reports.filter { if case .written? = $0.snapshot { true } else { false } }.count
@@ -167,7 +188,10 @@ public struct TestRun: Sendable {
                 let started = clock.now
                 var report = await Self.run(scenario, file: file, loader: loader, delivery: delivery)
                 report.duration = clock.now - started
-                if let mode = options.snapshots, case .ran(let result) = report.verdict {
+                if let mode = options.snapshots, case .ran(let result) = report.verdict,
+                    mode != .checkStored
+                        || FileManager.default.fileExists(atPath: GoldenTimeline.url(for: file.url, case: scenario.matrixCase).path)
+                {
                     report.snapshot = GoldenTimeline.apply(mode, to: result, file: file, case: scenario.matrixCase)
                 }
                 if case .policyFailed = report.verdict, let policyURL = scenario.policy ?? file.packPolicy {
