@@ -108,7 +108,7 @@ import FoundationXML
             "v/policy.lua",
             """
             return { name = "v", decide = function(ctx)
-              if ctx.event.name == "app_foreground" then return { action = "request_permission", reason = "ask" } end
+              if ctx.event.name == "app_foreground" then return { action = "open_settings", deep_link = "app_settings", reason = "ask" } end
               return { action = "none", reason = "quiet" }
             end }
             """)
@@ -119,13 +119,13 @@ import FoundationXML
             initial: { authorization: denied }
             steps:
               - { event: app_launch, expect: none }
-              - { event: app_foreground, expect: none, expect_warning: system-dialog-unavailable }
+              - { event: app_foreground, expect: none, expect_warning: open-settings-not-user-initiated }
 
             """)
         let text = try await CLITests.permit(["test", "--coverage", "v"], in: tree.root)
         #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
         #expect(
-            text.stdout.contains("    line 2  request_permission (ask)  ×1  voided by system-dialog-unavailable ×1\n"), "\(text.stdout)")
+            text.stdout.contains("    line 2  open_settings (ask)  ×1  voided by open-settings-not-user-initiated ×1\n"), "\(text.stdout)")
         #expect(text.stdout.contains("    line 3  none (quiet)  ×1\n"), "an answer the app got is not marked")
         let json = try await CLITests.permit(["test", "--coverage", "--format", "json", "v"], in: tree.root)
         #expect(json.stdout.contains(#""voided" : {"#) || json.stdout.contains(#""voided": {"#), "\(json.stdout)")
