@@ -27,13 +27,19 @@ public enum CheckProbes {
 
     /// One probe: an event on a device in a state at a time.
     public struct Probe: Sendable, CustomStringConvertible {
+        /// The event the probe sends.
         public var event: AppEvent
+        /// The permission status the simulated device reports.
         public var status: PermissionStatus
+        /// The iOS version of the simulated device, as `"17.0"`.
         public var version: String
+        /// The local hour (UTC) the event happens at.
         public var hour: Int
+        /// The minute within that hour.
         public var minute: Int
         /// For an app event of the app's own: which occurrence it is.
         public var occurrence: Int?
+        /// The experiment arm pinned for each experiment (by name), when the policy has experiments.
         public var arms: [String: String]
 
         /// `lesson_completed, the 3rd; not_determined, iOS 17.0, 19:30 UTC, arm first_ask=quiet`.
