@@ -58,11 +58,12 @@ sanitize: setup
 
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
-# name) fails it, and so does a public declaration without a doc comment.
+# name) fails it, and so does a public declaration without a doc comment. With the system's Lua:
+# the documentation build would otherwise turn every trait on.
 DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
-	@$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \
+	@$(SWIFT) package --traits SystemLua generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \
 		status=$$?; cat .build/docs.log; \
 		if [ $$status -ne 0 ]; then exit $$status; fi; \
 		if grep -q "warning:" .build/docs.log; then echo "make docs: DocC reported warnings (above)"; exit 1; fi

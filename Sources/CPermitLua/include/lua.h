@@ -3,6 +3,12 @@
    one, because this folder is on their include path. */
 #ifndef PERMIT_CPERMITLUA_LUA_H
 #define PERMIT_CPERMITLUA_LUA_H
+#if __has_include("../lua/lua.h")
 #include "permit_lua_config.h"
 #include "../lua/lua.h"
+#else
+/* Lua's sources are not checked out, so this Lua is not built: tools that read every module map
+   whatever the traits (the documentation's symbol extraction) get the next lua.h on the path. */
+#include_next <lua.h>
+#endif
 #endif

@@ -3,6 +3,12 @@
    one, because this folder is on their include path. */
 #ifndef PERMIT_CPERMITLUA_LUALIB_H
 #define PERMIT_CPERMITLUA_LUALIB_H
+#if __has_include("../lua/lualib.h")
 #include "permit_lua_config.h"
 #include "../lua/lualib.h"
+#else
+/* Lua's sources are not checked out, so this Lua is not built: tools that read every module map
+   whatever the traits (the documentation's symbol extraction) get the next lualib.h on the path. */
+#include_next <lualib.h>
+#endif
 #endif
