@@ -48,6 +48,9 @@ struct UserSimulation: Sendable {
     /// The user's time-zone changes, in day order (empty for one who never travels), and the next one.
     private let trips: [Travel.Change]
     private var nextTrip = 0
+    /// A time change the suspended app has not heard yet: iOS queues it until the app returns to
+    /// the foreground (docs/platform.md Z-02), and a new process reads the zone itself.
+    private var pendingTimeChange: TimeZone?
     /// Whether days follow a zone's clock other than UTC's (a home zone, or trips): each day's
     /// midnight is then found on the device's clock, daylight-saving days included.
     private let keepsLocalDays: Bool
@@ -164,6 +167,11 @@ struct UserSimulation: Sendable {
         let cold = startsProcess()
         // A launch renews an App Clip's ephemeral authorization, as in a scenario.
         if cold { device.launch() }
+        if let zone = pendingTimeChange {
+            // Queued while suspended, heard on the return; a cold launch reads the zone itself.
+            pendingTimeChange = nil
+            if !cold { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
+        }
         if firstLaunchAt == 0 { firstLaunchAt = now }
         await interact(cold ? .appLaunch : .appForeground, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
@@ -222,15 +230,16 @@ struct UserSimulation: Sendable {
 
     /// The user arrives in another time zone (or comes home), at 06:00 on the new zone's clock
     /// (or now, if later), before the day's first session: the device changes zone (pending
-    /// reminders keep their wall-clock times) and the app hears `significant_time_change`, as in a
-    /// scenario's `timezone:` step. A reinstall later starts in the zone the device is in.
+    /// reminders keep their wall-clock times), and the app, suspended, hears
+    /// `significant_time_change` when it returns to the foreground, as after a scenario's
+    /// `timezone:` step in the background. A reinstall later starts in the zone the device is in.
     private mutating func changeZone(to zone: TimeZone, utcMidnight: Double, on engine: isolated PermissionEngine) async {
         let arrival = Self.localMidnight(of: utcMidnight, in: zone) + 6 * 3600
         if arrival > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: arrival)) }
         configuration.timeZone = zone
         device.changeTimeZone(to: zone)
         tally.timeZoneChanges += 1
-        if installed { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
+        if installed { pendingTimeChange = zone }
     }
 
     /// Midnight, on `zone`'s clock, of the calendar day whose UTC midnight is `utcMidnight`.

@@ -67,23 +67,24 @@ struct ModelActivityTests {
         }
     }
 
-    /// Every user flies to Tokyo on day 2, back on day 4, out again on day 6. The policy remembers
-    /// hearing the change to Tokyo on Tokyo's calendar day 2 (2026-01-06) while UTC is still on
-    /// day 1 (the local day moved with the zone, before the day's first session), and asks at
-    /// the next launch.
+    /// Every user flies to Tokyo on day 2, back on day 4, out again on day 6. With every session
+    /// after the first a return to the foreground, the app hears the change to Tokyo at its first
+    /// session there, on Tokyo's calendar day 2 (2026-01-06: the local day moved with the zone),
+    /// and the policy asks at the next return.
     @Test func travelMovesTheDeviceAndTheLocalDay() async throws {
         let model = try fixedModel(
             """
             travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
+            cold_launch_share: 0
             """, opens: 0)
         let policy = try inline(
             "tz-probe",
             """
             if ctx.event.name == "significant_time_change" and ctx.event.time_zone == "Asia/Tokyo"
-                and ctx.local_time.date == "2026-01-06" and ctx.now < 1767657600 then
+                and ctx.local_time.date == "2026-01-06" then
               return { action = "none", remember = { arrived = true } }
             end
-            if ctx.event.name == "app_launch" and ctx.state.arrived and ctx.status == "not_determined" then
+            if ctx.event.name == "app_foreground" and ctx.state.arrived and ctx.status == "not_determined" then
               return { action = "request_permission", options = { "alert" } }
             end
             """)
@@ -91,12 +92,43 @@ struct ModelActivityTests {
             policies: [policy], model: model, options: SimulationOptions(users: 20, days: 6, seed: 5))
         #expect(result.policies[0].answers.timeZoneChanges == 60)
         #expect(result.policies[0].errors.isEmpty, "\(result.policies[0].errors)")
-        #expect(result.policies[0].answers.dialogsCold == 20, "each user asked once, at the first launch after arriving")
+        #expect(result.policies[0].answers.dialogsCold == 20, "each user asked once, at the first return after arriving")
         // Without travel, no change reaches the policy.
         let home = await Simulation.run(
-            policies: [policy], model: try fixedModel(opens: 0), options: SimulationOptions(users: 20, days: 6, seed: 5))
+            policies: [policy], model: try fixedModel("cold_launch_share: 0", opens: 0),
+            options: SimulationOptions(users: 20, days: 6, seed: 5))
         #expect(home.policies[0].answers.timeZoneChanges == 0)
         #expect(home.policies[0].answers.dialogsCold == 0)
+    }
+
+    /// A time change reaches the engine only when the app returns to the foreground (Z-02): never
+    /// while it is suspended, and never at a cold launch, which reads the zone itself. With every
+    /// session a cold launch the policy hears none of the 60 changes the device makes.
+    @Test func aTimeChangeWaitsForTheForegroundAndAColdLaunchReadsTheZone() async throws {
+        let policy = try inline(
+            "tz-heard",
+            """
+            if ctx.event.name == "significant_time_change" then error("heard") end
+            """)
+        func run(_ share: String) async throws -> PolicyResult {
+            let model = try fixedModel(
+                """
+                travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
+                cold_launch_share: \(share)
+                """, opens: 0)
+            return await Simulation.run(policies: [policy], model: model, options: SimulationOptions(users: 20, days: 6, seed: 5))
+                .policies[0]
+        }
+        // The policy raises an error each time it hears a change: the errors count what it heard.
+        let cold = try await run("1")
+        #expect(cold.answers.timeZoneChanges == 60)
+        #expect(cold.errors.isEmpty, "\(cold.errors)")
+        let warm = try await run("0")
+        #expect(warm.answers.timeZoneChanges == 60)
+        let heard = warm.errors.values.reduce(0, +)
+        // Each change is heard at most once, at the next return, and none at a cold launch.
+        #expect(heard > 0 && heard <= 60, "\(warm.errors)")
+        #expect(warm.firstError?.contains("heard") == true, "\(warm.firstError ?? "no error")")
     }
 
     @Test func localMidnightFollowsTheZone() {
