@@ -6,7 +6,7 @@ import PermitSimulation
 extension SimulateCommand {
     /// Runs `--sweep` over the one policy and prints the table or JSON. Every mistake in the
     /// sweep's flags is bad input (exit 2) naming the flag and the value.
-    func runSweep(policy: SimulationPolicy, model userModel: UserModel) async throws {
+    func runSweep(policy: SimulationPolicy, model userModel: UserModel, users userCount: Int) async throws {
         let axes = try sweepAxes(for: policy)
         let combinations = axes.reduce(1) { $0 * $1.values.count }
         guard combinations <= Sweep.maxCombinations else {

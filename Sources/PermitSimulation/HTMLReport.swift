@@ -11,7 +11,7 @@ public enum HTMLReport {
     /// The page for `result`; `modelFile` is named in its heading.
     public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
-        var body = chart(result) + table(result)
+        var body = chart(result) + table(result) + experiments(result) + liveTest(result)
         if !result.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in result.warnings { body += "<li>warning: \(escape(warning.description))</li>\n" }
@@ -120,9 +120,7 @@ public enum HTMLReport {
         rows.append(
             (
                 "median time to alerts",
-                result.policies.map {
-                    $0.medianHoursToAlerts.map { SimulationResult.duration(hours: $0) } ?? "—"
-                }
+                result.policies.map { $0.timeToAlerts.description }
             ))
         rows.append(("uninstalls", result.policies.map { "\($0.uninstalls)" }))
         rows.append(("policy errors", result.policies.map { "\($0.errors.values.reduce(0, +))" }))
@@ -136,6 +134,38 @@ public enum HTMLReport {
             html += "<tr><th class=\"row\">\(escape(label))</th>"
             for cell in cells { html += "<td class=\"num\">\(escape(cell))</td>" }
             html += "</tr>\n"
+        }
+        return html + "</table>\n"
+    }
+
+    /// Each experiment's table, per arm on days 1, 7 and the last, as the text report has it.
+    static func experiments(_ result: SimulationResult) -> String {
+        var html = ""
+        for policy in result.policies {
+            for experiment in policy.experiments {
+                html += "<h2>\(escape(policy.name)), experiment \(escape(experiment)), per arm</h2>\n"
+                html += rows(result.armRows(policy, experiment: experiment), className: "arms")
+            }
+        }
+        return html
+    }
+
+    /// The live A/B test that would confirm each difference, and that it, not the simulation, decides.
+    static func liveTest(_ result: SimulationResult) -> String {
+        let lines = result.liveTestLines()
+        guard let heading = lines.dropFirst().first else { return "" }
+        var html =
+            "<h2>Live A/B test to confirm</h2>\n<p>\(escape(heading.trimmingCharacters(in: .whitespaces)))</p>\n<ul class=\"live-test\">\n"
+        for line in lines.dropFirst(2) { html += "<li>\(escape(line.trimmingCharacters(in: .whitespaces)))</li>\n" }
+        return html + "</ul>\n"
+    }
+
+    /// A table from rows of cells, the first row its header.
+    static func rows(_ rows: [[String]], className: String) -> String {
+        guard let header = rows.first else { return "" }
+        var html = "<table class=\"\(className)\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows.dropFirst() {
+            html += "<tr>" + row.map { "<td class=\"num\">\(escape($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>\n"
     }

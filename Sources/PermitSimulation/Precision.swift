@@ -26,6 +26,22 @@ public struct Precision: Sendable, Hashable, CustomStringConvertible {
         Int((Confidence.z * Confidence.z * 0.25 / (halfWidth * halfWidth)).rounded(.up))
     }
 
+    /// The users that give the smallest arm, with `share` of the users, at least `users` of
+    /// its own, even when the assignment puts two standard deviations fewer in it than its share:
+    /// the least u with u·s − 2·√(u·s(1−s)) ≥ n, solved as a quadratic in √u. Arms are drawn
+    /// per install, so their sizes vary; this margin covers all but about 2% of runs.
+    public func users(smallestArmShare share: Double) -> Int {
+        guard share > 0, share < 1 else { return users }
+        let n = Double(users), spread = (share * (1 - share)).squareRoot()
+        let root = (2 * spread + (4 * spread * spread + 4 * share * n).squareRoot()) / (2 * share)
+        return Int((root * root).rounded(.up))
+    }
+
+    /// The worst-case (p = ½) half-width of a share of `n` users: z/(2√n).
+    public static func halfWidth(users n: Int) -> Double {
+        n > 0 ? Confidence.z / (2 * Double(n).squareRoot()) : 1
+    }
+
     /// The precision as the flag writes it (`±0.5 pp`).
     public var description: String { String(format: "±%g pp", halfWidth * 100) }
 }

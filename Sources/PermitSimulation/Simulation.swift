@@ -182,12 +182,13 @@ public enum Simulation {
             return tally
         }
         let events = model.appEvents(declaredBy: policy)
+        let experiments = policy.experiments.map(\.name)
         for index in first..<last {
             var user = UserSimulation(
                 index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
                 params: policy.params, appEvents: events)
             await user.run()
-            tally.add(user: user.tally, arms: user.arms)
+            tally.add(user: user.tally, arms: user.arms, experiments: experiments)
         }
         return tally
     }

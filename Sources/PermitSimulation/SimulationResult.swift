@@ -21,9 +21,9 @@ public struct PolicyResult: Sendable {
     public let systemDialogsPerUser: Double
     /// Settings prompts shown, per user.
     public let settingsPromptsPerUser: Double
-    /// Median hours from first launch to the first time the user could receive alerts, over the
-    /// users who ever could.
-    public let medianHoursToAlerts: Double?
+    /// Time from first launch to the first time a user could receive alerts: the median over
+    /// all users (one who never could counts as after the run), with its interval.
+    public let timeToAlerts: TimeToAlerts
     /// Users who could receive alerts at some point.
     public let usersReachedAlerts: Int
     /// App deletions.
@@ -48,6 +48,12 @@ public struct PolicyResult: Sendable {
     /// The same figures for the users of each arm of each experiment the policy declares,
     /// sorted by experiment and arm; empty without experiments (and inside an arm's result).
     public let arms: [ArmResult]
+
+    /// Users the engine never put in an arm, per experiment the policy declares (0 when every
+    /// user has one; reported, not dropped).
+    public let usersWithoutArm: [String: Int]
+    /// The experiments the policy's users were put in, or left out of, sorted.
+    public var experiments: [String] { Set(arms.map(\.experiment)).union(usersWithoutArm.keys).sorted() }
 
     /// One experiment arm's users and what the policy did to them.
     public struct ArmResult: Sendable {
@@ -111,17 +117,9 @@ public struct PolicyResult: Sendable {
         softPromptsPerUser = share(tally.softPrompts)
         systemDialogsPerUser = share(tally.systemDialogs)
         settingsPromptsPerUser = share(tally.settingsPrompts)
-        let sorted = tally.secondsToAlerts.sorted()
-        if sorted.isEmpty {
-            medianHoursToAlerts = nil
-        } else {
-            let middle = sorted.count / 2
-            let seconds =
-                sorted.count % 2 == 1
-                ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
-            medianHoursToAlerts = seconds / 3600
-        }
-        usersReachedAlerts = sorted.count
+        timeToAlerts = TimeToAlerts(secondsOfReached: tally.secondsToAlerts, users: tally.users)
+        usersReachedAlerts = timeToAlerts.reached
+        usersWithoutArm = tally.withoutArm
         uninstalls = tally.uninstalls
         reinstalls = tally.reinstalls
         events = tally.events
@@ -195,6 +193,8 @@ public struct SimulationResult: Sendable {
     public let warnings: [SimulationWarning]
     /// Wall-clock time of the run (not in the JSON, which must be identical for a seed).
     public let elapsedSeconds: Double
+    /// The significance level of the live A/B test the report plans (`--alpha`).
+    public var alpha = LiveTestPlan.defaultAlpha
 
     /// The days the summary shows: 1, 7 and the last (those that exist, once each).
     public var reportedDays: [Int] {
@@ -235,8 +235,22 @@ public struct SimulationResult: Sendable {
                 "guardrail_warnings": counts(policy.warnings),
                 "answers": Self.answersJSON(policy.answers),
             ]
-            if let hours = policy.medianHoursToAlerts { fields["median_hours_to_alerts"] = round(hours) }
-            if index > 0 { fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes]) }
+            fields["time_to_alerts"] = Self.timeToAlertsJSON(policy.timeToAlerts)
+            if index > 0 {
+                fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes])
+                let plan = LiveTestPlan(
+                    control: first.share(.fullAlerts, day: days), treatment: policy.share(.fullAlerts, day: days), alpha: alpha)
+                var live: [String: PolicyValue] = [
+                    "metric": .string("can_receive_alerts_day_\(days)"), "alpha": .number(plan.alpha),
+                    "power": .number(plan.power),
+                ]
+                if let installs = plan.installsPerArm { live["installs_per_arm"] = .integer(Int64(installs)) }
+                fields["live_test"] = .table(live)
+            }
+            if !policy.experiments.isEmpty {
+                fields["users_without_arm"] = counts(
+                    Dictionary(uniqueKeysWithValues: policy.experiments.map { ($0, policy.usersWithoutArm[$0] ?? 0) }))
+            }
             if let first = policy.firstError { fields["first_policy_error"] = .string(first) }
             if !policy.arms.isEmpty { fields["arms"] = armsJSON(policy) }
             return .table(fields)
@@ -307,6 +321,20 @@ public struct SimulationResult: Sendable {
         return (.table(alerts), .table(reach), .table(changes))
     }
 
+    /// The median time to alerts over all users and its interval's ends, in hours; a figure
+    /// that falls after the run (fewer than half, or too few, ever could) is left out.
+    static func timeToAlertsJSON(_ time: TimeToAlerts) -> PolicyValue {
+        var fields: [String: PolicyValue] = [
+            "users_reached": .integer(Int64(time.reached)),
+            "over": .string(
+                "all users; one who never could receive alerts counts as after the run, and a figure after the run is left out"),
+        ]
+        if let hours = time.medianHours { fields["median_hours"] = rounded(hours) }
+        if let hours = time.lowHours { fields["ci95_low_hours"] = rounded(hours) }
+        if let hours = time.highHours { fields["ci95_high_hours"] = rounded(hours) }
+        return .table(fields)
+    }
+
     /// The answers the users gave, as counts.
     static func answersJSON(_ a: PolicyResult.Answers) -> PolicyValue {
         .table([
@@ -347,7 +375,7 @@ public struct SimulationResult: Sendable {
         rows.append(("soft prompts / user", policies.map { perUser($0.softPromptsPerUser) }))
         rows.append(("system dialogs / user", policies.map { perUser($0.systemDialogsPerUser) }))
         rows.append(("settings prompts / user", policies.map { perUser($0.settingsPromptsPerUser) }))
-        rows.append(("median time to alerts", policies.map { $0.medianHoursToAlerts.map { Self.duration(hours: $0) } ?? "—" }))
+        rows.append(("median time to alerts", policies.map { $0.timeToAlerts.description }))
         rows.append(
             (
                 "quiet users: kept / off / prominent",
@@ -382,7 +410,8 @@ public struct SimulationResult: Sendable {
             }
             lines.append(line)
         }
-        for policy in policies where !policy.arms.isEmpty { lines += armLines(policy) }
+        for policy in policies where !policy.experiments.isEmpty { lines += armLines(policy) }
+        lines += liveTestLines()
         for policy in policies {
             if let first = policy.firstError { lines.append("\nfirst policy error of \(policy.name): \(first)") }
         }
@@ -391,40 +420,102 @@ public struct SimulationResult: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// A policy's arms side by side, per experiment: users, the headline and quiet delivery on
-    /// the last day with their intervals, and each arm's difference from the experiment's first.
+    /// A policy's arms side by side, per experiment, on every reported day (1, 7 and the
+    /// last): users, the headline with its interval and each arm's difference from the
+    /// experiment's first arm, quiet delivery and uninstalled. Arms are different users, so
+    /// their differences are those of independent samples; users the engine never put in an arm
+    /// are a line of their own, so the arms' users add up to the run's.
     func armLines(_ policy: PolicyResult) -> [String] {
         var lines: [String] = []
-        for experiment in Set(policy.arms.map(\.experiment)).sorted() {
-            let arms = policy.arms.filter { $0.experiment == experiment }
-            lines += ["", "\(policy.name), experiment \(experiment), per arm (day \(days)):"]
-            var rows: [[String]] = [["arm", "users", "can receive alerts", "vs \(arms[0].arm)", "quiet", "uninstalled"]]
-            for arm in arms {
+        for experiment in policy.experiments {
+            lines += ["", "\(policy.name), experiment \(experiment), per arm:"]
+            let rows = armRows(policy, experiment: experiment)
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                lines.append(
+                    "  "
+                        + zip(row, widths).enumerated().map { column, pair in
+                            // Counts and days right-aligned, names and figures left.
+                            column == 1 || column == 2
+                                ? String(repeating: " ", count: pair.1 - pair.0.count) + pair.0
+                                : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                        }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
+            }
+        }
+        return lines
+    }
+
+    /// One experiment's table, header first: per arm and reported day, users, the headline
+    /// with its interval, the difference from the first arm with its verdict, quiet delivery and
+    /// uninstalled; then, if any, the users without an arm.
+    public func armRows(_ policy: PolicyResult, experiment: String) -> [[String]] {
+        let arms = policy.arms.filter { $0.experiment == experiment }
+        guard let firstArm = arms.first else { return [["arm", "users"], ["(no arm)", "\(policy.usersWithoutArm[experiment] ?? 0)"]] }
+        var rows: [[String]] = [["arm", "users", "day", "can receive alerts", "vs \(firstArm.arm)", "quiet", "uninstalled"]]
+        for arm in arms {
+            for day in reportedDays {
                 let versus: String
-                if arm.arm == arms[0].arm {
+                if arm.arm == firstArm.arm {
                     versus = "—"
                 } else {
-                    let difference = arm.result.difference(.fullAlerts, day: days, from: arms[0].result)
+                    let difference = arm.result.difference(.fullAlerts, day: day, from: firstArm.result)
                     versus =
                         String(
                             format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100,
                             difference.interval.low * 100, difference.interval.high * 100) + difference.verdict.rawValue
                 }
+                let first = day == reportedDays[0]
                 rows.append([
-                    arm.arm, "\(arm.result.users)", Self.withInterval(arm.result, .fullAlerts, days), versus,
-                    Self.withInterval(arm.result, .quiet, days), Self.withInterval(arm.result, nil, days),
+                    first ? arm.arm : "", first ? "\(arm.result.users)" : "", "\(day)",
+                    Self.withInterval(arm.result, .fullAlerts, day), versus,
+                    Self.withInterval(arm.result, .quiet, day), Self.withInterval(arm.result, nil, day),
                 ])
             }
-            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-            for row in rows {
-                lines.append(
-                    "  "
-                        + zip(row, widths).map { cell, width in
-                            cell.padding(toLength: width, withPad: " ", startingAt: 0)
-                        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
-            }
         }
+        let unassigned = policy.usersWithoutArm[experiment] ?? 0
+        if unassigned > 0 { rows.append(["(no arm)", "\(unassigned)", "", "", "", "", ""]) }
+        return rows
+    }
+
+    /// The live A/B test that would confirm each policy's difference from the first on the
+    /// headline (can receive alerts on the last day), at `alpha`.
+    public var liveTestPlans: [(policy: String, plan: LiveTestPlan)] {
+        policies.dropFirst().map { policy in
+            (
+                policy.name,
+                LiveTestPlan(
+                    control: policies[0].share(.fullAlerts, day: days), treatment: policy.share(.fullAlerts, day: days), alpha: alpha)
+            )
+        }
+    }
+
+    /// The live-test plan as lines of text: what to run, and that the live test decides.
+    func liveTestLines() -> [String] {
+        guard policies.count > 1 else { return [] }
+        var lines = [
+            "",
+            "live A/B test to confirm (can receive alerts, day \(days); two-sided α = \(String(format: "%g", alpha)), "
+                + "\(Int(LiveTestPlan.defaultPower * 100))% power, two arms of equal size):",
+        ]
+        for (name, plan) in liveTestPlans {
+            let change = String(
+                format: "%+.1f pp (%.1f%% → %.1f%%)", (plan.treatment - plan.control) * 100, plan.control * 100, plan.treatment * 100)
+            let size = plan.installsPerArm.map { "about \(Self.grouped($0)) installs per arm" } ?? "no difference to detect"
+            lines.append("  \(name) vs \(policies[0].name): \(change): \(size)")
+        }
+        lines.append("  The simulation measures the model, not your users: the live test is what decides.")
         return lines
+    }
+
+    /// `12,345`.
+    static func grouped(_ value: Int) -> String {
+        let digits = Array(String(value))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return text
     }
 
     /// `41.2% [40.3, 42.1]`.

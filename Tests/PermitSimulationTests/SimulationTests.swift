@@ -123,10 +123,10 @@ struct SimulationTests {
         #expect(policy.quietByDay.allSatisfy { $0 == 0 })
         #expect(policy.deniedAtEnd == 0)
         #expect(policy.share(.neverAsked, day: 10) == 1)
-        #expect(policy.medianHoursToAlerts == nil)
+        #expect(policy.timeToAlerts.medianHours == nil && policy.timeToAlerts.reached == 0)
         #expect(policy.uninstalls == 0)  // uninstalls come only from prompts in this model
         #expect(policy.events > 100 * 10)
-        #expect(!result.json().contains("median_hours_to_alerts"))
+        #expect(!result.json().contains("median_hours"))
     }
 
     @Test func policyErrorsAndWarningsAreCountedByName() async throws {
