@@ -33,10 +33,11 @@ extension SimulateCommand {
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let result: SweepResult
+        let started = Date()
         do {
             result = try await Sweep.run(
                 policy: policy, axes: axes, model: userModel, options: options, objective: goal,
-                constraints: bounds
+                constraints: bounds, confirmations: confirm
             ) { done, total in bar?.update(done: done, total: total) }
         } catch {
             bar?.clear()
@@ -52,8 +53,8 @@ extension SimulateCommand {
             Terminal.say(result.text())
             Terminal.say(
                 String(
-                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
-                    result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
+                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count * (1 + result.confirmations.count),
+                    Date().timeIntervalSince(started)) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
 

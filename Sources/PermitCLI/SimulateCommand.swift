@@ -75,6 +75,12 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(
         help:
+            "With --objective: run the grid again on N fresh seeds to confirm the best setting on users it was not chosen on (0 to skip; each costs one more sweep)."
+    )
+    var confirm = 2
+
+    @Option(
+        help:
             "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery (with --sweep: each figure against the params)."
     )
     var report: String?
@@ -111,6 +117,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if !sweep.isEmpty, policies.count != 1 {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
         }
+        guard (0...20).contains(confirm) else { throw ValidationError("--confirm must be from 0 to 20; got \(confirm)") }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
         }

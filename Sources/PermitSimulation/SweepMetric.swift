@@ -89,6 +89,11 @@ public struct SweepConstraint: Sendable, Hashable, CustomStringConvertible {
     /// share), or not (its share beyond the bound).
     public func status(of result: PolicyResult) -> Status {
         let (share, interval) = metric.share(in: result)
+        return status(share: share, interval: interval)
+    }
+
+    /// The status of a share with its interval against the bound.
+    public func status(share: Double, interval: Interval) -> Status {
         guard atMost ? share <= bound : share >= bound else { return .breaks }
         return (atMost ? interval.high <= bound : interval.low >= bound) ? .meets : .mayMeet
     }

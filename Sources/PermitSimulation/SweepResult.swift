@@ -38,6 +38,10 @@ public struct SweepResult: Sendable {
     public let objective: SweepMetric?
     /// Bounds the best setting must meet.
     public let constraints: [SweepConstraint]
+    /// The grid run again on fresh seeds (new users), each aligned with `runs`, to confirm the
+    /// choice without the selection's bias (`SweepResult+Confirmation`); empty without
+    /// `--objective` or with `--confirm 0`.
+    public var confirmations: [Confirmation.Run] = []
 
     /// Whether `run`'s shares are within every constraint (it meets or may meet them all).
     public func isFeasible(_ run: Run) -> Bool { status(of: run) != .breaks }
