@@ -11,7 +11,10 @@ public enum HTMLReport {
     /// The page for `result`; `modelFile` is named in its heading.
     public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
-        var body = chart(result) + table(result) + experiments(result) + liveTest(result)
+        var body = answer(result)
+        body += "<h2 class=\"chart-title\">Who can receive alerts, and who gets quiet delivery, over the days</h2>\n"
+        body += chart(result)
+        body += "<h2>Every figure, per policy</h2>\n" + table(result) + experiments(result) + liveTest(result)
         if !result.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in result.warnings { body += "<li>warning: \(escape(warning.description))</li>\n" }
@@ -33,6 +36,9 @@ public enum HTMLReport {
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
         h1 { font-size: 1.4em; }
+        h2 { font-size: 1.15em; margin-top: 1.8em; }
+        section.answer { background: #f4f7fb; border-left: 4px solid #1f77b4; padding: 0.2em 1em; max-width: 60em; }
+        table { max-width: 100%; }
         p.meta { color: #555; }
         table { border-collapse: collapse; margin-top: 1.5em; }
         th, td { padding: 0.3em 0.9em; border-bottom: 1px solid #ddd; }
@@ -138,6 +144,30 @@ public enum HTMLReport {
         return html + "</table>\n"
     }
 
+    /// The answer first, for the reader who reads nothing else: on the headline (who can
+    /// receive alerts on the last day), each policy's share, and each one's difference from the
+    /// first with its interval and verdict.
+    static func answer(_ result: SimulationResult) -> String {
+        var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
+        let day = result.days
+        guard let first = result.policies.first else { return html + "</section>\n" }
+        html +=
+            "<p>Can receive alerts on day \(day): "
+            + result.policies.map { "\(escape($0.name)) \(escape(SimulationResult.withInterval($0, .fullAlerts, day)))" }
+            .joined(separator: "; ") + ".</p>\n"
+        for policy in result.policies.dropFirst() {
+            let difference = policy.difference(.fullAlerts, day: day, from: first)
+            html +=
+                "<p class=\"verdict\"><strong>\(escape(policy.name)) vs \(escape(first.name)): "
+                + escape(
+                    String(
+                        format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
+                        difference.interval.high * 100))
+                + " — \(escape(difference.verdict.rawValue))</strong></p>\n"
+        }
+        return html + "</section>\n"
+    }
+
     /// Each experiment's table, per arm on days 1, 7 and the last, as the text report has it.
     static func experiments(_ result: SimulationResult) -> String {
         var html = ""
@@ -152,12 +182,11 @@ public enum HTMLReport {
 
     /// The live A/B test that would confirm each difference, and that it, not the simulation, decides.
     static func liveTest(_ result: SimulationResult) -> String {
-        let lines = result.liveTestLines()
-        guard let heading = lines.dropFirst().first else { return "" }
-        var html =
-            "<h2>Live A/B test to confirm</h2>\n<p>\(escape(heading.trimmingCharacters(in: .whitespaces)))</p>\n<ul class=\"live-test\">\n"
-        for line in lines.dropFirst(2) { html += "<li>\(escape(line.trimmingCharacters(in: .whitespaces)))</li>\n" }
-        return html + "</ul>\n"
+        let lines = result.liveTestLines().map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard lines.count >= 3 else { return "" }
+        var html = "<h2>Live A/B test to confirm</h2>\n<p>\(escape(lines[0]))</p>\n<ul class=\"live-test\">\n"
+        for line in lines.dropFirst().dropLast() { html += "<li>\(escape(line))</li>\n" }
+        return html + "</ul>\n<p><strong>\(escape(lines[lines.count - 1]))</strong></p>\n"
     }
 
     /// A table from rows of cells, the first row its header.

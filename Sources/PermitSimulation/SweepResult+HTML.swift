@@ -100,7 +100,10 @@ extension SweepResult {
         let count = lines.first?.runs.count ?? 1
         func x(_ position: Int) -> Double { frame.x(Double(position) + 0.5, of: Double(count)) }
         let within = panel.label.isEmpty ? "" : ", \(panel.label)"
-        var svg = panel.label.isEmpty ? "" : "<h3 class=\"chart-title\">\(HTMLReport.escape(panel.label))</h3>\n"
+        // Each of a figure's small charts says which figure and which panel it is.
+        var svg =
+            panel.label.isEmpty
+            ? "" : "<h3 class=\"chart-title\">\(HTMLReport.escape(Self.title(of: metric))), \(HTMLReport.escape(panel.label))</h3>\n"
         svg += frame.open(
             label: "\(metric) against \(axes.first ?? "")\(within), one line per setting of the other params",
             title: "\(metric) (95% band) against \(axes.first ?? "")\(within)")
