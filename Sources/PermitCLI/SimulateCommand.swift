@@ -79,6 +79,13 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var report: String?
 
+    @Flag(
+        name: .customLong("all-pairs"),
+        help:
+            "Compare every pair of policies, not only each with the first: a table of pairs (JSON: \"pairs\"); the headline verdicts are Holm-corrected over all of them."
+    )
+    var allPairs = false
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -102,6 +109,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         if !sweep.isEmpty, policies.count != 1 {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
+        }
+        if !sweep.isEmpty, allPairs {
+            throw ValidationError("--all-pairs compares the policies of a run; a --sweep reports its best setting against the runner-up")
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
@@ -145,12 +155,14 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         bar?.clear()
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
-        if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
+        if let report {
+            try writeAtomically(Data(HTMLReport.render(result, modelFile: model, allPairs: allPairs).utf8), to: report)
+        }
         switch format {
         case .json:
-            Terminal.say(result.json())
+            Terminal.say(result.json(allPairs: allPairs))
         case .text:
-            Terminal.say(result.text())
+            Terminal.say(result.text(allPairs: allPairs))
             if let target = precision.flatMap(Precision.init) {
                 Terminal.say("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
             }

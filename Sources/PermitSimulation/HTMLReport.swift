@@ -9,9 +9,15 @@ public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     /// The page for `result`; `modelFile` is named in its heading.
-    public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
+    /// The page also says what the intervals cover and how the verdicts are corrected
+    /// (`allPairs`: over every pair of policies, as the text report).
+    public static func render(_ result: SimulationResult, modelFile: String? = nil, allPairs: Bool = false) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
         var body = chart(result) + table(result)
+        body +=
+            "<p class=\"intervals\">Shaded bands and [low, high]: 95% intervals. They cover "
+            + escape(SimulationResult.coverage) + ". Differences between policies are paired user by user; "
+            + escape(result.correctionText(result.comparisons(allPairs: allPairs), allPairs: allPairs)) + ".</p>\n"
         if !result.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in result.warnings { body += "<li>warning: \(escape(warning.description))</li>\n" }

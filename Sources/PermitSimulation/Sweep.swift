@@ -46,7 +46,10 @@ public enum Sweep {
             for (key, value) in combination { params[key] = value }
             variants.append(try policy.with(params: params))
         }
-        let result = await Simulation.run(policies: variants, model: model, options: options, progress: progress)
+        // The objective's day is kept per user too, so the runner-up difference is paired.
+        let days = SimulationResult.reportedDays(days: options.days) + [objective].compactMap { $0?.day }
+        let result = await Simulation.run(
+            policies: variants, model: model, options: options, pairedDays: days, progress: progress)
         let runs = zip(combinations, result.policies).map { SweepResult.Run(params: $0.0, result: $0.1) }
         return SweepResult(
             simulation: result, axes: axes.map(\.param), runs: runs, objective: objective, constraints: constraints)

@@ -46,6 +46,10 @@ struct Tally: Sendable {
     /// The same counts for the users of each experiment's arm (empty for a policy without
     /// experiments, and inside an arm's own tally).
     var arms: [ArmKey: Tally] = [:]
+    /// Each user's state on the kept days (`ReachCounts.code`), one byte per user per kept day,
+    /// users in order: what pairs the users of two policies. Filled per block (not per user),
+    /// appended in block order by `merge`.
+    var outcomes: [UInt8] = []
 
     /// An experiment and one of its arms.
     struct ArmKey: Hashable, Sendable {
@@ -93,6 +97,7 @@ struct Tally: Sendable {
         reinstalls += other.reinstalls
         timeZoneChanges += other.timeZoneChanges
         secondsToAlerts += other.secondsToAlerts
+        if !other.outcomes.isEmpty { outcomes += other.outcomes }
         if firstError == nil { firstError = other.firstError }
         // A user's tally usually has no app events, errors, warnings or arms: a merge of an
         // empty dictionary still walks it (and in a debug build looks up its generic metadata).
