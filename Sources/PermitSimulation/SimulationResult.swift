@@ -304,7 +304,7 @@ public struct SimulationResult: Sendable {
     /// How the verdicts are corrected, in words, for the text and HTML reports.
     func correctionText(_ family: [Comparison], allPairs: Bool) -> String {
         guard !family.isEmpty else { return "one policy: no comparisons" }
-        let pairs = allPairs ? "every pair of policies" : "each policy vs \(policies[0].name)"
+        let pairs = allPairs ? "every pair of policies" : "each policy vs the first"
         return "\"can receive alerts\" verdicts (days \(reportedDays.map(String.init).joined(separator: ", ")), \(pairs)) "
             + "are Holm-corrected over \(family.count) comparison\(family.count == 1 ? "" : "s") (family-wise error 5%); "
             + "every other verdict is uncorrected (exploratory)"

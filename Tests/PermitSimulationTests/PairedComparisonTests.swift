@@ -51,6 +51,9 @@ struct PairedComparisonTests {
         #expect((0.93...0.97).contains(coverage), "paired coverage \(coverage)")
         #expect(pairedWidth < 0.7 * unpairedWidth, "mean widths \(pairedWidth / 2000) vs \(unpairedWidth / 2000)")
         #expect(unpaired > paired, "unpaired covers \(unpaired), paired \(paired)")
+        print(
+            "paired coverage \(paired)/\(replications), unpaired \(unpaired)/\(replications), mean widths "
+                + "\(pairedWidth / Double(replications)) vs \(unpairedWidth / Double(replications))")
     }
 
     /// Without correlation (φ corrected to 0) the paired interval is the independent-samples one
