@@ -622,13 +622,15 @@ public struct SimulationResult: Sendable {
         }
     }
 
-    /// `+3.2 pp [+1.9, +4.5] clear difference`, with `(Holm p 0.003)` when corrected.
+    /// `+3.2 pp [+1.9, +4.5] clear difference`, with `(Holm p 0.003)` or `(Holm p < 0.001)` when corrected.
     static func differenceText(_ difference: Difference) -> String {
         var text =
             String(
                 format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
                 difference.interval.high * 100) + difference.verdict.rawValue
-        if let correction = difference.correction { text += String(format: " (Holm p %.3g)", correction.adjustedP) }
+        if let correction = difference.correction {
+            text += correction.adjustedP < 0.001 ? " (Holm p < 0.001)" : String(format: " (Holm p %.3f)", correction.adjustedP)
+        }
         return text
     }
 
