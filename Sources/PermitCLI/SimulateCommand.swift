@@ -90,6 +90,13 @@ struct SimulateCommand: AsyncParsableCommand {
             "The significance level of the live A/B test the report plans (two-sided, 80% power), e.g. 0.01; default 0.05.")
     var alpha: Double = LiveTestPlan.defaultAlpha
 
+    @Flag(
+        name: .customLong("all-pairs"),
+        help:
+            "Compare every pair of policies, not only each with the first: a table of pairs (JSON: \"pairs\"); the headline verdicts are Holm-corrected over all of them."
+    )
+    var allPairs = false
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -118,6 +125,9 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
         }
         guard (0...20).contains(confirm) else { throw ValidationError("--confirm must be from 0 to 20; got \(confirm)") }
+        if !sweep.isEmpty, allPairs {
+            throw ValidationError("--all-pairs compares the policies of a run; a --sweep reports its best setting against the runner-up")
+        }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
         }
@@ -197,12 +207,14 @@ struct SimulateCommand: AsyncParsableCommand {
         result.alpha = alpha
         bar?.clear()
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
-        if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
+        if let report {
+            try writeAtomically(Data(HTMLReport.render(result, modelFile: model, allPairs: allPairs).utf8), to: report)
+        }
         switch format {
         case .json:
-            Terminal.say(result.json())
+            Terminal.say(result.json(allPairs: allPairs))
         case .text:
-            Terminal.say(result.text())
+            Terminal.say(result.text(allPairs: allPairs))
             if let target = precision.flatMap(Precision.init) {
                 Terminal.say(precisionNote(target, users: userCount, sources: sources, result: result))
             }

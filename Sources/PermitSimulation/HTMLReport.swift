@@ -9,9 +9,11 @@ public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     /// The page for `result`; `modelFile` is named in its heading.
-    public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
+    /// The page also says what the intervals cover and how the verdicts are corrected
+    /// (`allPairs`: over every pair of policies, as the text report).
+    public static func render(_ result: SimulationResult, modelFile: String? = nil, allPairs: Bool = false) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
-        var body = answer(result)
+        var body = answer(result, allPairs: allPairs)
         body += "<h2 class=\"chart-title\">Who can receive alerts, and who gets quiet delivery, over the days</h2>\n"
         body += chart(result)
         body += "<h2>Every figure, per policy</h2>\n" + table(result) + experiments(result) + liveTest(result)
@@ -147,24 +149,28 @@ public enum HTMLReport {
     /// The answer first, for the reader who reads nothing else: on the headline (who can
     /// receive alerts on the last day), each policy's share, and each one's difference from the
     /// first with its interval and verdict.
-    static func answer(_ result: SimulationResult) -> String {
+    static func answer(_ result: SimulationResult, allPairs: Bool = false) -> String {
         var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
         let day = result.days
-        guard let first = result.policies.first else { return html + "</section>\n" }
-        html +=
-            "<p>Can receive alerts on day \(day): "
+        guard !result.policies.isEmpty else { return html + "</section>\n" }
+        html += "<p>Can receive alerts on day \(day): "
             + result.policies.map { "\(escape($0.name)) \(escape(SimulationResult.withInterval($0, .fullAlerts, day)))" }
             .joined(separator: "; ") + ".</p>\n"
-        for policy in result.policies.dropFirst() {
-            let difference = policy.difference(.fullAlerts, day: day, from: first)
-            html +=
-                "<p class=\"verdict\"><strong>\(escape(policy.name)) vs \(escape(first.name)): "
+        let family = result.comparisons(allPairs: allPairs)
+        for comparison in family where comparison.day == day {
+            let difference = comparison.difference
+            html += "<p class=\"verdict\"><strong>\(escape(result.policies[comparison.policy].name)) vs "
+                + "\(escape(result.policies[comparison.from].name)): "
                 + escape(
                     String(
                         format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
                         difference.interval.high * 100))
                 + " — \(escape(difference.verdict.rawValue))</strong></p>\n"
         }
+        html +=
+            "<p class=\"intervals\">Shaded bands and [low, high]: 95% intervals. They cover "
+            + escape(SimulationResult.coverage) + ". Differences between policies are paired user by user; "
+            + escape(result.correctionText(family, allPairs: allPairs)) + ".</p>\n"
         return html + "</section>\n"
     }
 

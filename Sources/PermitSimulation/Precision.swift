@@ -7,7 +7,8 @@ import Foundation
 /// little narrower near 0 and 1), so n = ⌈z²·p(1−p)/h²⌉ users give half-width h. p(1−p) is
 /// largest at p = ½, so the count uses that worst case: every share the report gives, whatever
 /// its value, then has an interval of ± h or less. (0.5 pp: 38,415 users; 1 pp: 9,604; 2 pp:
-/// 2,401.) A difference between two policies has an interval about √2 times as wide.
+/// 2,401.) A difference between two arms (different users) has an interval about √2 times as
+/// wide; between two policies (the same users, paired) usually narrower than that.
 public struct Precision: Sendable, Hashable, CustomStringConvertible {
     /// The target half-width, as a share (0.005 for 0.5 pp).
     public let halfWidth: Double

@@ -50,8 +50,10 @@ public enum Sweep {
         }
         // Progress counts the fresh runs too: (1 + confirmations) grids.
         let grids = 1 + (objective == nil ? 0 : max(0, confirmations))
-        let result = await Simulation.run(policies: variants, model: model, options: options) { done, total in
-            progress?(done, total * grids)
+        // The objective's day is kept per user too, so the runner-up difference is paired.
+        let days = SimulationResult.reportedDays(days: options.days) + [objective].compactMap { $0?.day }
+        let result = await Simulation.run(policies: variants, model: model, options: options, pairedDays: days) {
+            done, total in progress?(done, total * grids)
         }
         let runs = zip(combinations, result.policies).map { SweepResult.Run(params: $0.0, result: $0.1) }
         var sweep = SweepResult(

@@ -2,7 +2,7 @@ import Foundation
 
 /// A figure a sweep can optimise or constrain, named as on the command line (`reach_day_30`,
 /// `uninstalls`), counted out of all the users of one combination so every figure has a Wilson
-/// interval and two combinations have a Newcombe difference.
+/// interval and two combinations a paired difference (they meet the same users).
 public struct SweepMetric: Sendable, Hashable, CustomStringConvertible {
     /// The reach state counted, or `nil` for users without the app (uninstalls).
     public let reach: Reach?

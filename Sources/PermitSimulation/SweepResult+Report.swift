@@ -12,7 +12,9 @@ extension SweepResult {
         var lines = [
             "sweep of \(simulation.policies.first.map { $0.file } ?? "") over \(axes.joined(separator: ", ")): "
                 + "\(runs.count) settings × \(simulation.users) users × \(simulation.days) days, "
-                + "model \(simulation.model), seed \(simulation.seed) (every setting meets the same users)", "",
+                + "model \(simulation.model), seed \(simulation.seed) (every setting meets the same users)",
+            "95% intervals; they cover \(SimulationResult.coverage); differences between settings are paired user by user",
+            "",
         ]
         for row in rows {
             let cells = header.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
@@ -135,6 +137,12 @@ extension SweepResult {
                     ])
                 }),
             "warnings": .list(simulation.warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
+            "intervals": .table([
+                "level": .number(1 - Confidence.alpha), "cover": .string(SimulationResult.coverage),
+                "differences": .string("paired user by user (Newcombe 1998, paired data, method 10)"),
+                "family_wise": .string(
+                    "uncorrected: the best-vs-runner-up verdict is one comparison, not corrected for picking the best"),
+            ]),
         ]
         if let objective { sweep["objective"] = .string(objective.description) }
         if let choice {
@@ -147,6 +155,8 @@ extension SweepResult {
                 best["difference"] = round(difference.value)
                 best["ci95"] = .list([round(difference.interval.low), round(difference.interval.high)])
                 best["verdict"] = .string(difference.verdict.rawValue)
+                best["paired"] = .bool(difference.paired)
+                best["p_value"] = round(difference.pValue)
             }
             best["constraints"] = .string(choice.constraints.rawValue)
             if let safer = choice.surelyMeeting, let difference = choice.surelyMeetingDifference {

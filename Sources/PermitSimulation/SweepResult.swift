@@ -77,11 +77,10 @@ public struct SweepResult: Sendable {
         }
     }
 
-    /// Run `a` minus run `b` on `metric`, with Newcombe's interval.
+    /// Run `a` minus run `b` on `metric`, paired user by user (every setting met the same
+    /// users; `Confidence.paired`).
     private func difference(_ a: Int, minus b: Int, on metric: SweepMetric) -> Difference {
-        Confidence.difference(
-            (metric.count(in: runs[a].result), runs[a].result.users),
-            minus: (metric.count(in: runs[b].result), runs[b].result.users))
+        runs[a].result.pairedDifference(metric.reach, day: metric.day, from: runs[b].result)
     }
 
     /// The figures each row shows: the headline and quiet reach on the last day, uninstalls,

@@ -50,6 +50,10 @@ struct Tally: Sendable {
     /// read from the first event that carries it this stays 0, and a report says so if not,
     /// rather than losing users between the arms.
     var withoutArm: [String: Int] = [:]
+    /// Each user's state on the kept days (`ReachCounts.code`), one byte per user per kept day,
+    /// users in order: what pairs the users of two policies. Filled per block (not per user),
+    /// appended in block order by `merge`.
+    var outcomes: [UInt8] = []
 
     /// An experiment and one of its arms.
     struct ArmKey: Hashable, Sendable {
@@ -99,6 +103,7 @@ struct Tally: Sendable {
         reinstalls += other.reinstalls
         timeZoneChanges += other.timeZoneChanges
         secondsToAlerts += other.secondsToAlerts
+        if !other.outcomes.isEmpty { outcomes += other.outcomes }
         if firstError == nil { firstError = other.firstError }
         // A user's tally usually has no app events, errors, warnings or arms: a merge of an
         // empty dictionary still walks it (and in a debug build looks up its generic metadata).

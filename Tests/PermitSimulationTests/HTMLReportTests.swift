@@ -65,6 +65,8 @@ struct HTMLReportTests {
             model: model, options: SimulationOptions(users: 60, days: 12, seed: 2))
         let html = HTMLReport.render(result, modelFile: "test-model.yaml")
         #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("They cover simulation noise for this model"))
+        #expect(html.contains("Holm-corrected over 6 comparisons"))
 
         let reader = ChartReader()
         let parser = XMLParser(data: Data(html.utf8))
