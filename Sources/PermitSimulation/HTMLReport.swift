@@ -153,13 +153,15 @@ public enum HTMLReport {
         var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
         let day = result.days
         guard !result.policies.isEmpty else { return html + "</section>\n" }
-        html += "<p>Can receive alerts on day \(day): "
+        html +=
+            "<p>Can receive alerts on day \(day): "
             + result.policies.map { "\(escape($0.name)) \(escape(SimulationResult.withInterval($0, .fullAlerts, day)))" }
             .joined(separator: "; ") + ".</p>\n"
         let family = result.comparisons(allPairs: allPairs)
         for comparison in family where comparison.day == day {
             let difference = comparison.difference
-            html += "<p class=\"verdict\"><strong>\(escape(result.policies[comparison.policy].name)) vs "
+            html +=
+                "<p class=\"verdict\"><strong>\(escape(result.policies[comparison.policy].name)) vs "
                 + "\(escape(result.policies[comparison.from].name)): "
                 + escape(
                     String(

@@ -740,7 +740,8 @@ public struct SimulationResult: Sendable {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return ["", "every pair (paired, 95% intervals, verdicts Holm-corrected over \(family.count)):"]
             + rows.map { row in
-                "  " + zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                "  "
+                    + zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
                     .trimmingCharacters(in: .whitespaces)
             }
     }

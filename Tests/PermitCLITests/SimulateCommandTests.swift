@@ -73,9 +73,10 @@ struct SimulateCommandTests {
         let json = try await Self.permit(common + ["--format", "json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let pairs = try #require(object["pairs"] as? [[String: Any]])
-        #expect(pairs.map { "\($0["policy"]!)-\($0["from"]!)" } == [
-            "provisional-first-polite", "reminders-polite", "reminders-provisional-first",
-        ])
+        #expect(
+            pairs.map { "\($0["policy"]!)-\($0["from"]!)" } == [
+                "provisional-first-polite", "reminders-polite", "reminders-provisional-first",
+            ])
         let intervals = try #require(object["intervals"] as? [String: Any])
         #expect((intervals["family_wise"] as? [String: Any])?["comparisons"] as? Int == 6)
         #expect((intervals["cover"] as? String)?.hasPrefix("simulation noise for this model") == true)

@@ -160,7 +160,9 @@ struct PairedComparisonTests {
         let (paired, unpaired, pairedWidth, unpairedWidth) = sums
         #expect((182...198).contains(paired), "paired covered 0.175 in \(paired) of \(runs)")
         #expect(pairedWidth < 0.75 * unpairedWidth, "mean widths \(pairedWidth / Double(runs)) vs \(unpairedWidth / Double(runs))")
-        print("paired coverage \(paired)/\(runs), unpaired \(unpaired)/\(runs), mean widths \(pairedWidth / Double(runs)) vs \(unpairedWidth / Double(runs))")
+        print(
+            "paired coverage \(paired)/\(runs), unpaired \(unpaired)/\(runs), mean widths \(pairedWidth / Double(runs)) vs \(unpairedWidth / Double(runs))"
+        )
     }
 
     /// The paired table's margins are the policies' own counts, for every state and reported
