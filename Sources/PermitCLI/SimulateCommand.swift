@@ -26,6 +26,13 @@ struct SimulateCommand: AsyncParsableCommand {
                   --objective reach_day_30 --constraint 'uninstalls<=2%'
 
             A policy that declares experiments is also reported per arm, with the same intervals.
+
+            The intervals cover the randomness of the simulated users on this model only. \
+            --sensitivity N runs the comparison again on N models drawn from the ranges of the \
+            model's uncertain figures (N + 1 simulations in all, so N + 1 times the time) and \
+            says whether each verdict holds or depends on an assumption:
+              permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
+                  --users 5000 --sensitivity 20
             """)
 
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
@@ -79,6 +86,12 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var report: String?
 
+    @Option(
+        help:
+            "Also run the comparison on N models drawn from the ranges of the model's uncertain figures (each assumption has a default range; docs/simulate.md) and say, per comparison, whether its verdict holds and which figures it depends on. Costs N + 1 simulations."
+    )
+    var sensitivity: Int?
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -102,6 +115,14 @@ struct SimulateCommand: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         if !sweep.isEmpty, policies.count != 1 {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
+        }
+        if let sensitivity {
+            guard (1...1000).contains(sensitivity) else { throw ValidationError("--sensitivity takes a number of drawn models from 1 to 1000, e.g. --sensitivity 20") }
+            guard sweep.isEmpty else { throw ValidationError("--sensitivity compares policies; it does not combine with --sweep") }
+            guard policies.count >= 2 else {
+                throw ValidationError(
+                    "--sensitivity judges the comparisons of policies against the first; give at least two policies")
+            }
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
@@ -140,22 +161,32 @@ struct SimulateCommand: AsyncParsableCommand {
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
+        let runs = 1 + (sensitivity ?? 0)
         let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
-            bar?.update(done: done, total: total)
+            bar?.update(done: done, total: total * runs)
+        }
+        var drawn: SensitivityResult?
+        if let sensitivity {
+            let perRun = userCount * sources.count
+            drawn = await Sensitivity.run(
+                policies: sources, model: userModel, options: options, draws: sensitivity, base: result
+            ) { done, total in bar?.update(done: perRun + done, total: perRun + total) }
         }
         bar?.clear()
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {
         case .json:
-            Terminal.say(result.json())
+            Terminal.say(result.json(adding: drawn.map { ["sensitivity": $0.jsonValue()] } ?? [:]))
         case .text:
             Terminal.say(result.text())
+            if let drawn { Terminal.say(drawn.text()) }
             if let target = precision.flatMap(Precision.init) {
                 Terminal.say("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
             }
+            let elapsed = result.elapsedSeconds + (drawn?.draws.reduce(0) { $0 + $1.result.elapsedSeconds } ?? 0)
             Terminal.say(
-                String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
+                String(format: "\n%d simulated users in %.1f s", userCount * sources.count * runs, elapsed)
                     + (report.map { "; report written to \($0)" } ?? ""))
         }
     }

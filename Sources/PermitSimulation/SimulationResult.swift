@@ -206,7 +206,8 @@ public struct SimulationResult: Sendable {
     // MARK: JSON
 
     /// A stable shape for machines: snake_case keys, sorted; shares rounded to 6 decimals.
-    public func json() -> String {
+    /// `adding` puts more top-level keys in (`sensitivity`).
+    public func json(adding extra: [String: PolicyValue] = [:]) -> String {
         let round = Self.rounded
         func counts(_ dictionary: [String: Int]) -> PolicyValue {
             .table(dictionary.mapValues { .integer(Int64($0)) })
@@ -241,14 +242,16 @@ public struct SimulationResult: Sendable {
             if !policy.arms.isEmpty { fields["arms"] = armsJSON(policy) }
             return .table(fields)
         }
-        return PolicyValue.table([
-            "model": .string(model),
-            "users": .integer(Int64(users)),
-            "days": .integer(Int64(days)),
-            "seed": .string(String(seed)),
-            "policies": .list(policies),
-            "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
-        ]).prettyJSON
+        return PolicyValue.table(
+            [
+                "model": .string(model),
+                "users": .integer(Int64(users)),
+                "days": .integer(Int64(days)),
+                "seed": .string(String(seed)),
+                "policies": .list(policies),
+                "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
+            ].merging(extra) { _, added in added }
+        ).prettyJSON
     }
 
     /// Each arm's users, reach and headline with intervals, and, for every arm after an

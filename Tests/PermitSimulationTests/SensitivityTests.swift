@@ -1,0 +1,191 @@
+import Foundation
+import PermitCore
+import PermitInput
+import Testing
+
+@testable import PermitSimulation
+
+/// Ranges on the model's chances, the default ranges of its assumptions, and
+/// `permit simulate --sensitivity`: the verdict on drawn models.
+@Suite("Model ranges and sensitivity")
+struct SensitivityTests {
+    static func figure(_ model: UserModel, _ name: String) -> UncertainFigure? {
+        model.uncertainFigures.first { $0.name == name }
+    }
+
+    @Test func aRangeIsReadWithItsValueInBlockAndQuotedForms() throws {
+        let model = try UserModel.parse(
+            validModel.replacingOccurrences(of: "soft_prompt: { accept: 0.3, dismiss: 10% }", with: """
+                soft_prompt:
+                  accept: 0.3 [0.2, 0.45]
+                  dismiss: 10% [5%, 20%]
+                """)
+                .replacingOccurrences(of: "allow_cold: 0.35,", with: #"allow_cold: "0.35 [0.3, 0.4]","#),
+            file: "m.yaml")
+        #expect(model.softAccept == 0.3 && model.softDismiss == 0.1 && model.allowCold == 0.35, "simulated at the values")
+        #expect(Self.figure(model, "soft_prompt.accept") == UncertainFigure(name: "soft_prompt.accept", value: 0.3, range: 0.2...0.45, isDefaultRange: false))
+        #expect(Self.figure(model, "soft_prompt.dismiss")?.range == 0.05...0.2)
+        #expect(Self.figure(model, "system_dialog.allow_cold")?.range == 0.3...0.4)
+        #expect(Self.figure(model, "system_dialog.allow_cold")?.isDefaultRange == false)
+        // A pinned figure: low = value = high.
+        let pinned = try UserModel.parse(validModel.replacingOccurrences(of: "max_prompts_per_day: 3", with: "cold_launch_share: 0.6 [0.6, 0.6]"), file: "m.yaml")
+        #expect(Self.figure(pinned, "cold_launch_share")?.range == 0.6...0.6)
+    }
+
+    @Test func badRangesNameFileLineFieldAndTheFix() throws {
+        func error(_ accept: String) -> InputError? {
+            modelError(validModel.replacingOccurrences(of: "soft_prompt: { accept: 0.3, dismiss: 10% }", with: "soft_prompt:\n  accept: \(accept)"))
+        }
+        let cases: [(String, String)] = [
+            ("0.45 [0.30]", "is not a chance with a range"),
+            ("0.45 [0.30, 0.60", "is not a chance with a range"),
+            ("0.7 [0.30, 0.60]", "the value 0.7 is not inside its range [0.30, 0.60]"),
+            ("0.45 [0.30, 1.2]", "the range's high end \"1.2\" is not a chance"),
+            ("0.45 [x, 0.6]", "the range's low end \"x\" is not a chance"),
+            ("1.5 [0.3, 0.6]", "the value \"1.5\" is not a chance"),
+        ]
+        for (text, message) in cases {
+            let found = try #require(error(text), "\(text) must be refused")
+            #expect(found.description.hasPrefix("models/bad.yaml:8:11: soft_prompt.accept: "), "\(found)")
+            #expect(found.description.contains(message), "\(found)")
+            #expect(found.description.contains("0.45 [0.30, 0.60]"), "says what to write: \(found)")
+        }
+        // A share cannot carry a range: shares add up to 1, and only chances are drawn.
+        let share = try #require(modelError(validModel.replacingOccurrences(of: "features: { reminders: 1 }", with: "features:\n  reminders: 1 [0.9, 1]")))
+        #expect(share.description.hasPrefix("models/bad.yaml:7:14: features.reminders: only the model's chances can carry a range"), "\(share)")
+        #expect(share.description.contains("soft_prompt.accept"))
+    }
+
+    @Test func everyAssumptionOfTheDefaultModelHasItsDefaultRange() throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let names = model.uncertainFigures.map(\.name)
+        #expect(names == RangedFigure.all.map(\.name), "every chance of default.yaml is an assumption with a range")
+        #expect(model.uncertainFigures.allSatisfy { $0.isDefaultRange && $0.range.contains($0.value) })
+        func range(_ name: String) -> ClosedRange<Double>? { Self.figure(model, name)?.range }
+        func near(_ a: ClosedRange<Double>?, _ b: ClosedRange<Double>) -> Bool {
+            guard let a else { return false }
+            return abs(a.lowerBound - b.lowerBound) < 1e-9 && abs(a.upperBound - b.upperBound) < 1e-9
+        }
+        #expect(near(range("provisional.keep_quiet"), 0.4...0.8))
+        #expect(near(range("provisional.turn_off"), 0.1...0.5))
+        #expect(near(range("provisional.deliver_prominently"), 0...0.3))
+        #expect(near(range("inline.act"), 0.025...0.1))
+        #expect(near(range("cold_launch_share"), 0.4...0.8))
+        #expect(near(range("annoyance.uninstall_per_prompt"), 0.0025...0.01))
+        #expect(near(range("soft_prompt.accept"), 0.3...0.6))
+        // A section the model leaves out is not simulated, so it has nothing to range; the
+        // documented defaults that are assumptions (inline.act, cold_launch_share) do.
+        let small = try UserModel.parse(validModel, file: "m.yaml")
+        let smallNames = Set(small.uncertainFigures.map(\.name))
+        #expect(!smallNames.contains("provisional.turn_off") && smallNames.contains("inline.act") && smallNames.contains("cold_launch_share"))
+    }
+
+    @Test func aDrawKeepsTheProvisionalSplitWholeAndIsTheSameForASeed() throws {
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let columns = RangedFigure.provisionalSplit.map { name in model.uncertainFigures.firstIndex { $0.name == name }! }
+        var splits = Set<Double>()
+        for index in 0..<200 {
+            let (drawn, values) = model.drawn(at: index, seed: 7)
+            let keep = values[columns[0]], off = values[columns[1]], prominent = values[columns[2]]
+            #expect(abs(keep + off + prominent - 1) < 1e-9)
+            #expect(drawn.quietTurnOff == off && drawn.quietDeliverProminently == prominent)
+            #expect(drawn.softAccept + drawn.softDismiss <= 1 + 1e-12)
+            for (figure, value) in zip(model.uncertainFigures, values) where !RangedFigure.provisionalSplit.contains(figure.name) {
+                #expect(figure.range.contains(value), "\(figure.name) \(value)")
+            }
+            splits.insert(off)
+            #expect(model.drawn(at: index, seed: 7).values == values, "a draw depends on the seed and its number only")
+        }
+        #expect(splits.count == 200)
+        #expect(model.drawn(at: 0, seed: 8).values != model.drawn(at: 0, seed: 7).values)
+    }
+
+    @Test func spearmanRanksWithTies() {
+        #expect(SensitivityResult.ranks([3, 1, 3, 2]) == [3.5, 1, 3.5, 2])
+        #expect(SensitivityResult.spearman([1, 2, 3, 4], [10, 20, 30, 45]) == 1)
+        #expect(SensitivityResult.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1)
+        #expect(SensitivityResult.spearman([1, 1, 1], [1, 2, 3]) == nil)
+    }
+
+    /// A soft prompt, then the system dialog on an accept, against asking cold: with every other
+    /// figure pinned, the first reaches accept × allow-after-accept = 0.3 × 0.85 of the users
+    /// whatever the draw, the second `allow_cold` of them, so only `allow_cold` moves the
+    /// difference, and it changes sign at 0.255.
+    static let softFirst = """
+        if ctx.event.name == "soft_prompt_answered" and ctx.event.answer == "accept" then
+          return { action = "request_permission", options = { "alert", "sound" } }
+        end
+        if ctx.event.name == "feature_opened" and ctx.status == "not_determined" and ctx.history.soft_prompt.shown == 0 then
+          return { action = "soft_prompt", title = "t", message = "m", accept = "a", decline = "d" }
+        end
+        """
+    static let askCold = """
+        if ctx.event.name == "feature_opened" and ctx.status == "not_determined" then
+          return { action = "request_permission", options = { "alert", "sound" } }
+        end
+        """
+
+    static func allowColdComparison(value: Double, range: ClosedRange<Double>) async throws -> SensitivityResult {
+        let policies = [try inline("soft-first", Self.softFirst), try inline("ask-cold", Self.askCold)]
+        let model = try fixedModel().with(figure: "system_dialog.allow_cold", value: value, range: range)
+        let options = SimulationOptions(users: 400, days: 2, seed: 11, workers: 2)
+        let base = await Simulation.run(policies: policies, model: model, options: options)
+        return await Sensitivity.run(policies: policies, model: model, options: options, draws: 16, base: base)
+    }
+
+    @Test func theRankingFindsTheOneFigureThatDrivesTheDifference() async throws {
+        let result = try await Self.allowColdComparison(value: 0.5, range: 0...0.6)
+        let comparison = try #require(result.comparisons.first)
+        #expect(comparison.base.verdict == .clearDifference && comparison.base.value > 0.15, "\(comparison.base)")
+        #expect(comparison.mostSensitive.map(\.figure) == ["system_dialog.allow_cold"], "the pinned figures do not vary")
+        #expect(comparison.mostSensitive[0].correlation > 0.9, "\(comparison.mostSensitive)")
+        // Draws of allow_cold under 0.255 turn the difference round.
+        #expect(comparison.holds < 16 && comparison.differenceRange.lowerBound < -0.05, "\(comparison.holds) \(comparison.differenceRange)")
+        #expect(comparison.headline == .dependsOnAssumptions(["system_dialog.allow_cold"]), "\(comparison.headline)")
+        let text = result.text()
+        #expect(text.contains("verdict: clear on this model, depends on assumptions (system_dialog.allow_cold)"), "\(text)")
+        #expect(text.contains("system_dialog.allow_cold (ρ +") && text.contains("higher favours ask-cold"), "\(text)")
+        #expect(result.reportRows().count == 2 && result.reportRows()[1].last == comparison.headline.description)
+    }
+
+    @Test func aDifferenceEveryDrawAgreesOnIsRobust() async throws {
+        let result = try await Self.allowColdComparison(value: 0.55, range: 0.5...0.6)
+        let comparison = try #require(result.comparisons.first)
+        #expect(comparison.holds == 16 && comparison.flips == 0)
+        #expect(comparison.headline == .robust)
+        #expect(result.text().contains("verdict: clear on this model and robust to the assumptions"))
+        // A comparison that is not clear on the model is too close to call whatever the draws.
+        let close = try await Self.allowColdComparison(value: 0.26, range: 0.25...0.27)
+        #expect(close.comparisons[0].base.verdict == .tooCloseToCall)
+        #expect(close.comparisons[0].headline == .tooCloseToCall)
+    }
+
+    @Test func theDrawsAreTheSameOnOneWorkerOrFour() async throws {
+        let policies = [try pack("polite"), try pack("provisional-first")]
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        func run(_ workers: Int) async -> String {
+            let options = SimulationOptions(users: 300, days: 5, seed: 21, workers: workers)
+            let base = await Simulation.run(policies: policies, model: model, options: options)
+            let drawn = await Sensitivity.run(policies: policies, model: model, options: options, draws: 3, base: base)
+            return base.json(adding: ["sensitivity": drawn.jsonValue()])
+        }
+        let one = await run(1), four = await run(4)
+        #expect(one == four)
+        #expect(one.contains("\"sensitivity\"") && one.contains("\"most_sensitive\"") && one.contains("\"provisional.turn_off\""))
+    }
+}
+
+extension UserModel {
+    /// The model with `name`'s range replaced and every other figure pinned at its value, so
+    /// only `name` varies across draws.
+    func with(figure name: String, value: Double? = nil, range: ClosedRange<Double>) -> UserModel {
+        var copy = self
+        if let value { RangedFigure.all.first { $0.name == name }!.set(&copy, value) }
+        copy.uncertainFigures = uncertainFigures.map { figure in
+            figure.name == name
+                ? UncertainFigure(name: name, value: value ?? figure.value, range: range, isDefaultRange: false)
+                : UncertainFigure(name: figure.name, value: figure.value, range: figure.value...figure.value, isDefaultRange: false)
+        }
+        return copy
+    }
+}
