@@ -13,10 +13,11 @@ extension SensitivityResult {
 
     /// The section printed after the comparison table.
     public func text() -> String {
-        let defaults = figures.filter(\.isDefaultRange).count
+        let ranged = figures.filter { $0.range.lowerBound < $0.range.upperBound }
+        let defaults = ranged.filter(\.isDefaultRange).count
         var lines = [
             "",
-            "sensitivity to the model: \(draws.count) models drawn from the ranges of \(figures.count) uncertain figures "
+            "sensitivity to the model: \(draws.count) models drawn from the ranges of \(ranged.count) uncertain figures "
                 + "(\(defaults) with their default range), each uniform in its range; the same policies, users and seed.",
             "The 95% intervals above cover only the randomness of the simulated users on this model; the draws cover the",
             "model's assumptions. \"can receive alerts\", day \(day), against \(comparisons.first?.versus ?? "the first policy"):",

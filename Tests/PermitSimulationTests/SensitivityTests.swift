@@ -160,6 +160,49 @@ struct SensitivityTests {
         #expect(close.comparisons[0].headline == .tooCloseToCall)
     }
 
+    /// The shipped default model with every figure pinned (`v [v, v]`) except the provisional
+    /// split, which carries wide ranges around a split that favours asking first: polite against
+    /// provisional-first is clear on the model, and the split alone decides its sign.
+    static func splitDecidesModel() throws -> UserModel {
+        var text = try String(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
+        let edits = [
+            ("accept: 0.45, dismiss: 0.15", #"accept: "0.45 [0.45, 0.45]", dismiss: "0.15 [0.15, 0.15]""#),
+            ("allow_cold: 0.35, allow_after_soft_accept: 0.85", #"allow_cold: "0.35 [0.35, 0.35]", allow_after_soft_accept: "0.85 [0.85, 0.85]""#),
+            ("open: 0.25, enable: 0.6", #"open: "0.25 [0.25, 0.25]", enable: "0.6 [0.6, 0.6]""#),
+            ("act: 0.05", #"act: "0.05 [0.05, 0.05]""#),
+            ("keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1", #"keep_quiet: "0.3 [0.2, 0.6]", turn_off: "0.7 [0.1, 0.7]", deliver_prominently: "0 [0, 0.6]""#),
+            ("deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005", #"deny_increase_per_prompt: "0.03 [0.03, 0.03]", uninstall_per_prompt: "0.005 [0.005, 0.005]""#),
+            ("chance: 0.3,", #"chance: "0.3 [0.3, 0.3]","#),
+            ("system_remembers: 0.5", #"system_remembers: "0.5 [0.5, 0.5]""#),
+            ("cold_launch_share: 0.6", "cold_launch_share: 0.6 [0.6, 0.6]"),
+        ]
+        for (old, new) in edits {
+            #expect(text.contains(old), "default.yaml still writes \(old)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        return try UserModel.parse(text, file: "split-decides.yaml")
+    }
+
+    @Test func aVerdictTheProvisionalSplitDecidesDependsOnTheSplit() async throws {
+        let model = try Self.splitDecidesModel()
+        #expect(model.uncertainFigures.filter { $0.range.lowerBound < $0.range.upperBound }.map(\.name) == RangedFigure.provisionalSplit)
+        let policies = [try pack("polite"), try pack("provisional-first")]
+        let options = SimulationOptions(users: 800, days: 30, seed: 1, workers: 2)
+        let base = await Simulation.run(policies: policies, model: model, options: options)
+        let result = await Sensitivity.run(policies: policies, model: model, options: options, draws: 8, base: base)
+        let comparison = try #require(result.comparisons.first)
+        // On the model itself: polite clearly ahead, as the naive report would say.
+        #expect(comparison.base.verdict == .clearDifference && comparison.base.value < -0.05, "\(comparison.base)")
+        // On the drawn splits the sign turns.
+        #expect(comparison.holds < 8 && comparison.differenceRange.upperBound > 0.03, "\(comparison.holds) \(comparison.differenceRange)")
+        guard case .dependsOnAssumptions(let names) = comparison.headline else {
+            Issue.record("expected a verdict that depends on assumptions, got \(comparison.headline)")
+            return
+        }
+        #expect(!names.isEmpty && names.allSatisfy { $0.hasPrefix("provisional.") }, "\(names)")
+        #expect(result.text().contains("verdict: clear on this model, depends on assumptions (provisional."), "\(result.text())")
+    }
+
     @Test func theDrawsAreTheSameOnOneWorkerOrFour() async throws {
         let policies = [try pack("polite"), try pack("provisional-first")]
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
