@@ -117,7 +117,9 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
         }
         if let sensitivity {
-            guard (1...1000).contains(sensitivity) else { throw ValidationError("--sensitivity takes a number of drawn models from 1 to 1000, e.g. --sensitivity 20") }
+            guard (1...1000).contains(sensitivity) else {
+                throw ValidationError("--sensitivity takes a number of drawn models from 1 to 1000, e.g. --sensitivity 20")
+            }
             guard sweep.isEmpty else { throw ValidationError("--sensitivity compares policies; it does not combine with --sweep") }
             guard policies.count >= 2 else {
                 throw ValidationError(

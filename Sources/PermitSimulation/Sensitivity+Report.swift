@@ -29,7 +29,8 @@ extension SensitivityResult {
                     + "the same verdict in \(comparison.holds) of \(comparison.drawn.count) draws; "
                     + "difference \(Self.points(range.lowerBound)) to \(Self.points(range.upperBound))")
             if !comparison.mostSensitive.isEmpty {
-                lines.append("    most sensitive to: " + comparison.mostSensitive.map { influenceText($0, comparison) }.joined(separator: ", "))
+                lines.append(
+                    "    most sensitive to: " + comparison.mostSensitive.map { influenceText($0, comparison) }.joined(separator: ", "))
             }
             lines.append("    verdict: \(comparison.headline)")
         }
@@ -102,10 +103,12 @@ extension SensitivityResult {
     /// model with its verdict, the draws that hold it, the range over the draws, the most
     /// sensitive figures and the verdict with the assumptions. Plain text; the page escapes it.
     public func reportRows() -> [[String]] {
-        var rows = [[
-            "policy", "vs", "can receive alerts, day \(day), on this model", "same verdict in draws",
-            "difference over the draws", "most sensitive to", "verdict",
-        ]]
+        var rows = [
+            [
+                "policy", "vs", "can receive alerts, day \(day), on this model", "same verdict in draws",
+                "difference over the draws", "most sensitive to", "verdict",
+            ]
+        ]
         for comparison in comparisons {
             rows.append([
                 comparison.policy, comparison.versus,

@@ -15,26 +15,34 @@ struct SensitivityTests {
 
     @Test func aRangeIsReadWithItsValueInBlockAndQuotedForms() throws {
         let model = try UserModel.parse(
-            validModel.replacingOccurrences(of: "soft_prompt: { accept: 0.3, dismiss: 10% }", with: """
-                soft_prompt:
-                  accept: 0.3 [0.2, 0.45]
-                  dismiss: 10% [5%, 20%]
-                """)
-                .replacingOccurrences(of: "allow_cold: 0.35,", with: #"allow_cold: "0.35 [0.3, 0.4]","#),
+            validModel.replacingOccurrences(
+                of: "soft_prompt: { accept: 0.3, dismiss: 10% }",
+                with: """
+                    soft_prompt:
+                      accept: 0.3 [0.2, 0.45]
+                      dismiss: 10% [5%, 20%]
+                    """
+            )
+            .replacingOccurrences(of: "allow_cold: 0.35,", with: #"allow_cold: "0.35 [0.3, 0.4]","#),
             file: "m.yaml")
         #expect(model.softAccept == 0.3 && model.softDismiss == 0.1 && model.allowCold == 0.35, "simulated at the values")
-        #expect(Self.figure(model, "soft_prompt.accept") == UncertainFigure(name: "soft_prompt.accept", value: 0.3, range: 0.2...0.45, isDefaultRange: false))
+        #expect(
+            Self.figure(model, "soft_prompt.accept")
+                == UncertainFigure(name: "soft_prompt.accept", value: 0.3, range: 0.2...0.45, isDefaultRange: false))
         #expect(Self.figure(model, "soft_prompt.dismiss")?.range == 0.05...0.2)
         #expect(Self.figure(model, "system_dialog.allow_cold")?.range == 0.3...0.4)
         #expect(Self.figure(model, "system_dialog.allow_cold")?.isDefaultRange == false)
         // A pinned figure: low = value = high.
-        let pinned = try UserModel.parse(validModel.replacingOccurrences(of: "max_prompts_per_day: 3", with: "cold_launch_share: 0.6 [0.6, 0.6]"), file: "m.yaml")
+        let pinned = try UserModel.parse(
+            validModel.replacingOccurrences(of: "max_prompts_per_day: 3", with: "cold_launch_share: 0.6 [0.6, 0.6]"), file: "m.yaml")
         #expect(Self.figure(pinned, "cold_launch_share")?.range == 0.6...0.6)
     }
 
     @Test func badRangesNameFileLineFieldAndTheFix() throws {
         func error(_ accept: String) -> InputError? {
-            modelError(validModel.replacingOccurrences(of: "soft_prompt: { accept: 0.3, dismiss: 10% }", with: "soft_prompt:\n  accept: \(accept)"))
+            modelError(
+                validModel.replacingOccurrences(of: "soft_prompt: { accept: 0.3, dismiss: 10% }", with: "soft_prompt:\n  accept: \(accept)")
+            )
         }
         let cases: [(String, String)] = [
             ("0.45 [0.30]", "is not a chance with a range"),
@@ -51,8 +59,10 @@ struct SensitivityTests {
             #expect(found.description.contains("0.45 [0.30, 0.60]"), "says what to write: \(found)")
         }
         // A share cannot carry a range: shares add up to 1, and only chances are drawn.
-        let share = try #require(modelError(validModel.replacingOccurrences(of: "features: { reminders: 1 }", with: "features:\n  reminders: 1 [0.9, 1]")))
-        #expect(share.description.hasPrefix("models/bad.yaml:7:14: features.reminders: only the model's chances can carry a range"), "\(share)")
+        let share = try #require(
+            modelError(validModel.replacingOccurrences(of: "features: { reminders: 1 }", with: "features:\n  reminders: 1 [0.9, 1]")))
+        #expect(
+            share.description.hasPrefix("models/bad.yaml:7:14: features.reminders: only the model's chances can carry a range"), "\(share)")
         #expect(share.description.contains("soft_prompt.accept"))
     }
 
@@ -77,7 +87,8 @@ struct SensitivityTests {
         // documented defaults that are assumptions (inline.act, cold_launch_share) do.
         let small = try UserModel.parse(validModel, file: "m.yaml")
         let smallNames = Set(small.uncertainFigures.map(\.name))
-        #expect(!smallNames.contains("provisional.turn_off") && smallNames.contains("inline.act") && smallNames.contains("cold_launch_share"))
+        #expect(
+            !smallNames.contains("provisional.turn_off") && smallNames.contains("inline.act") && smallNames.contains("cold_launch_share"))
     }
 
     @Test func aDrawKeepsTheProvisionalSplitWholeAndIsTheSameForASeed() throws {
@@ -167,11 +178,20 @@ struct SensitivityTests {
         var text = try String(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
         let edits = [
             ("accept: 0.45, dismiss: 0.15", #"accept: "0.45 [0.45, 0.45]", dismiss: "0.15 [0.15, 0.15]""#),
-            ("allow_cold: 0.35, allow_after_soft_accept: 0.85", #"allow_cold: "0.35 [0.35, 0.35]", allow_after_soft_accept: "0.85 [0.85, 0.85]""#),
+            (
+                "allow_cold: 0.35, allow_after_soft_accept: 0.85",
+                #"allow_cold: "0.35 [0.35, 0.35]", allow_after_soft_accept: "0.85 [0.85, 0.85]""#
+            ),
             ("open: 0.25, enable: 0.6", #"open: "0.25 [0.25, 0.25]", enable: "0.6 [0.6, 0.6]""#),
             ("act: 0.05", #"act: "0.05 [0.05, 0.05]""#),
-            ("keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1", #"keep_quiet: "0.3 [0.2, 0.6]", turn_off: "0.7 [0.1, 0.7]", deliver_prominently: "0 [0, 0.6]""#),
-            ("deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005", #"deny_increase_per_prompt: "0.03 [0.03, 0.03]", uninstall_per_prompt: "0.005 [0.005, 0.005]""#),
+            (
+                "keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1",
+                #"keep_quiet: "0.3 [0.2, 0.6]", turn_off: "0.7 [0.1, 0.7]", deliver_prominently: "0 [0, 0.6]""#
+            ),
+            (
+                "deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005",
+                #"deny_increase_per_prompt: "0.03 [0.03, 0.03]", uninstall_per_prompt: "0.005 [0.005, 0.005]""#
+            ),
             ("chance: 0.3,", #"chance: "0.3 [0.3, 0.3]","#),
             ("system_remembers: 0.5", #"system_remembers: "0.5 [0.5, 0.5]""#),
             ("cold_launch_share: 0.6", "cold_launch_share: 0.6 [0.6, 0.6]"),
