@@ -26,6 +26,13 @@ struct SimulateCommand: AsyncParsableCommand {
                   --objective reach_day_30 --constraint 'uninstalls<=2%'
 
             A policy that declares experiments is also reported per arm, with the same intervals.
+
+            The intervals cover the randomness of the simulated users on this model only. \
+            --sensitivity N runs the comparison again on N models drawn from the ranges of the \
+            model's uncertain figures (N + 1 simulations in all, so N + 1 times the time) and \
+            says whether each verdict holds or depends on an assumption:
+              permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
+                  --users 5000 --sensitivity 20
             """)
 
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
@@ -97,6 +104,12 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var allPairs = false
 
+    @Option(
+        help:
+            "Also run the comparison on N models drawn from the ranges of the model's uncertain figures (each assumption has a default range; docs/simulate.md) and say, per comparison, whether its verdict holds and which figures it depends on. Costs N + 1 simulations."
+    )
+    var sensitivity: Int?
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -127,6 +140,16 @@ struct SimulateCommand: AsyncParsableCommand {
         guard (0...20).contains(confirm) else { throw ValidationError("--confirm must be from 0 to 20; got \(confirm)") }
         if !sweep.isEmpty, allPairs {
             throw ValidationError("--all-pairs compares the policies of a run; a --sweep reports its best setting against the runner-up")
+        }
+        if let sensitivity {
+            guard (1...1000).contains(sensitivity) else {
+                throw ValidationError("--sensitivity takes a number of drawn models from 1 to 1000, e.g. --sensitivity 20")
+            }
+            guard sweep.isEmpty else { throw ValidationError("--sensitivity compares policies; it does not combine with --sweep") }
+            guard policies.count >= 2 else {
+                throw ValidationError(
+                    "--sensitivity judges the comparisons of policies against the first; give at least two policies")
+            }
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
@@ -201,25 +224,35 @@ struct SimulateCommand: AsyncParsableCommand {
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel, users: userCount) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
+        let runs = 1 + (sensitivity ?? 0)
         var result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
-            bar?.update(done: done, total: total)
+            bar?.update(done: done, total: total * runs)
+        }
+        var drawn: SensitivityResult?
+        if let sensitivity {
+            let perRun = userCount * sources.count
+            drawn = await Sensitivity.run(
+                policies: sources, model: userModel, options: options, draws: sensitivity, base: result
+            ) { done, total in bar?.update(done: perRun + done, total: perRun + total) }
         }
         result.alpha = alpha
         bar?.clear()
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report {
-            try writeAtomically(Data(HTMLReport.render(result, modelFile: model, allPairs: allPairs).utf8), to: report)
+            try writeAtomically(
+                Data(HTMLReport.render(result, modelFile: model, allPairs: allPairs, sensitivity: drawn).utf8), to: report)
         }
         switch format {
         case .json:
-            Terminal.say(result.json(allPairs: allPairs))
+            Terminal.say(result.json(allPairs: allPairs, adding: drawn.map { ["sensitivity": $0.jsonValue()] } ?? [:]))
         case .text:
-            Terminal.say(result.text(allPairs: allPairs))
+            Terminal.say(result.text(allPairs: allPairs, sensitivity: drawn))
             if let target = precision.flatMap(Precision.init) {
                 Terminal.say(precisionNote(target, users: userCount, sources: sources, result: result))
             }
+            let elapsed = result.elapsedSeconds + (drawn?.draws.reduce(0) { $0 + $1.result.elapsedSeconds } ?? 0)
             Terminal.say(
-                String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
+                String(format: "\n%d simulated users in %.1f s", userCount * sources.count * runs, elapsed)
                     + (report.map { "; report written to \($0)" } ?? ""))
         }
     }

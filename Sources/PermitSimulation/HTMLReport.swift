@@ -11,12 +11,19 @@ public enum HTMLReport {
     /// The page for `result`; `modelFile` is named in its heading.
     /// The page also says what the intervals cover and how the verdicts are corrected
     /// (`allPairs`: over every pair of policies, as the text report).
-    public static func render(_ result: SimulationResult, modelFile: String? = nil, allPairs: Bool = false) -> String {
+    public static func render(
+        _ result: SimulationResult, modelFile: String? = nil, allPairs: Bool = false, sensitivity: SensitivityResult? = nil
+    ) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
-        var body = answer(result, allPairs: allPairs)
+        var body = answer(result, allPairs: allPairs, sensitivity: sensitivity)
         body += "<h2 class=\"chart-title\">Who can receive alerts, and who gets quiet delivery, over the days</h2>\n"
         body += chart(result)
-        body += "<h2>Every figure, per policy</h2>\n" + table(result) + experiments(result) + liveTest(result)
+        if let sensitivity {
+            body += "<h2>Sensitivity to the model's assumptions (\(sensitivity.draws.count) drawn models)</h2>\n"
+            body += rows(sensitivity.reportRows(), className: "sensitivity")
+        }
+        body += "<h2>Every figure, per policy</h2>\n" + table(result) + experiments(result)
+        body += liveTest(result, sensitivity: sensitivity)
         if !result.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in result.warnings { body += "<li>warning: \(escape(warning.description))</li>\n" }
@@ -149,7 +156,7 @@ public enum HTMLReport {
     /// The answer first, for the reader who reads nothing else: on the headline (who can
     /// receive alerts on the last day), each policy's share, and each one's difference from the
     /// first with its interval and verdict.
-    static func answer(_ result: SimulationResult, allPairs: Bool = false) -> String {
+    static func answer(_ result: SimulationResult, allPairs: Bool = false, sensitivity: SensitivityResult? = nil) -> String {
         var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
         let day = result.days
         guard !result.policies.isEmpty else { return html + "</section>\n" }
@@ -167,7 +174,20 @@ public enum HTMLReport {
                     String(
                         format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
                         difference.interval.high * 100))
-                + " — \(escape(difference.verdict.rawValue))</strong></p>\n"
+                + " — \(escape(difference.verdict.rawValue))</strong>"
+            if comparison.from == 0,
+                let judged = sensitivity?.comparisons.first(where: { $0.policy == result.policies[comparison.policy].name })
+            {
+                html +=
+                    "<br/>With the model's assumptions varied: <strong>\(escape(judged.headline.description))</strong> "
+                    + "(the same verdict in \(judged.holds) of \(judged.drawn.count) drawn models)"
+            }
+            html += "</p>\n"
+        }
+        if sensitivity == nil, result.policies.count > 1 {
+            html +=
+                "<p>Not checked against the model's assumptions: run with <code>--sensitivity 20</code> to see "
+                + "whether the verdicts hold when the assumed figures change.</p>\n"
         }
         html +=
             "<p class=\"intervals\">Shaded bands and [low, high]: 95% intervals. They cover "
@@ -189,8 +209,8 @@ public enum HTMLReport {
     }
 
     /// The live A/B test that would confirm each difference, and that it, not the simulation, decides.
-    static func liveTest(_ result: SimulationResult) -> String {
-        let lines = result.liveTestLines().map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    static func liveTest(_ result: SimulationResult, sensitivity: SensitivityResult? = nil) -> String {
+        let lines = result.liveTestLines(sensitivity: sensitivity).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard lines.count >= 3 else { return "" }
         var html = "<h2>Live A/B test to confirm</h2>\n<p>\(escape(lines[0]))</p>\n<ul class=\"live-test\">\n"
         for line in lines.dropFirst().dropLast() { html += "<li>\(escape(line))</li>\n" }

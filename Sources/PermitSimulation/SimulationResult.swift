@@ -314,8 +314,9 @@ public struct SimulationResult: Sendable {
 
     /// A stable shape for machines: snake_case keys, sorted; shares rounded to 6 decimals.
     /// `intervals` says what the intervals cover and which verdicts are corrected; with
-    /// `allPairs`, `pairs` compares every later policy with every earlier one.
-    public func json(allPairs: Bool = false) -> String {
+    /// `allPairs`, `pairs` compares every later policy with every earlier one; `adding` puts
+    /// more top-level keys in (`sensitivity`).
+    public func json(allPairs: Bool = false, adding extra: [String: PolicyValue] = [:]) -> String {
         let round = Self.rounded
         func counts(_ dictionary: [String: Int]) -> PolicyValue {
             .table(dictionary.mapValues { .integer(Int64($0)) })
@@ -377,6 +378,7 @@ public struct SimulationResult: Sendable {
             "warnings": .list(warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
         ]
         if allPairs { fields["pairs"] = pairsJSON(family) }
+        fields.merge(extra) { _, added in added }
         return PolicyValue.table(fields).prettyJSON
     }
 
@@ -542,8 +544,9 @@ public struct SimulationResult: Sendable {
     // MARK: Text
 
     /// The policies side by side, one column each; with `allPairs`, then every pair of
-    /// policies on the headline.
-    public func text(allPairs: Bool = false) -> String {
+    /// policies on the headline; with `sensitivity`, its section, and the live-test plan over
+    /// the assumptions too.
+    public func text(allPairs: Bool = false, sensitivity: SensitivityResult? = nil) -> String {
         let family = comparisons(allPairs: allPairs)
         var rows: [(String, [String])] = []
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
@@ -592,7 +595,8 @@ public struct SimulationResult: Sendable {
         }
         if allPairs, policies.count > 1 { lines += pairLines(family) }
         for policy in policies where !policy.experiments.isEmpty { lines += armLines(policy) }
-        lines += liveTestLines()
+        if let sensitivity { lines.append(sensitivity.text()) }
+        lines += liveTestLines(sensitivity: sensitivity)
         for policy in policies {
             if let first = policy.firstError { lines.append("\nfirst policy error of \(policy.name): \(first)") }
         }
@@ -671,7 +675,7 @@ public struct SimulationResult: Sendable {
     }
 
     /// The live-test plan as lines of text: what to run, and that the live test decides.
-    func liveTestLines() -> [String] {
+    func liveTestLines(sensitivity: SensitivityResult? = nil) -> [String] {
         guard policies.count > 1 else { return [] }
         var lines = [
             "",
@@ -680,12 +684,30 @@ public struct SimulationResult: Sendable {
         ]
         for (name, plan) in liveTestPlans {
             let change = String(
-                format: "%+.1f pp (%.1f%% → %.1f%%)", (plan.treatment - plan.control) * 100, plan.control * 100, plan.treatment * 100)
+                format: "%+.1f pp (%.1f%% → %.1f%%)", (plan.treatment - plan.control) * 100, plan.control * 100,
+                plan.treatment * 100)
             let size = plan.installsPerArm.map { "about \(Self.grouped($0)) installs per arm" } ?? "no difference to detect"
             lines.append("  \(name) vs \(policies[0].name): \(change): \(size)")
+            if let judged = sensitivity?.comparisons.first(where: { $0.policy == name }) {
+                lines.append("    " + Self.planOverAssumptions(judged.differenceRange, control: plan.control, alpha: alpha))
+            }
         }
         lines.append("  The simulation measures the model, not your users: the live test is what decides.")
         return lines
+    }
+
+    /// The installs a live test needs over the difference's range across the drawn models: the
+    /// smallest effect in the range needs the most; a range that crosses 0 holds models under
+    /// which there is nothing to find.
+    static func planOverAssumptions(_ range: ClosedRange<Double>, control: Double, alpha: Double) -> String {
+        let text = String(format: "over the assumptions (%+.1f to %+.1f pp)", range.lowerBound * 100, range.upperBound * 100)
+        guard range.lowerBound > 0 || range.upperBound < 0 else {
+            return text + ": some drawn models show no difference or the other sign, so a live test may find none"
+        }
+        let smallest = range.lowerBound > 0 ? range.lowerBound : range.upperBound
+        let plan = LiveTestPlan(control: control, treatment: min(1, max(0, control + smallest)), alpha: alpha)
+        return text + ": up to about " + (plan.installsPerArm.map { grouped($0) } ?? "—")
+            + String(format: " installs per arm for the smallest, %+.1f pp", smallest * 100)
     }
 
     /// `12,345`.

@@ -74,6 +74,10 @@ public struct UserModel: Sendable, Hashable {
     /// app: `app_launch`, and the policy starts over with a fresh state), not a return from the
     /// background. A user's first session, and the first after a reinstall, always is.
     public var coldLaunchShare = UserModel.defaultColdLaunchShare
+    /// The chances that are not known exactly, each with its range: the ones the file gives a
+    /// range (`accept: 0.45 [0.30, 0.60]`) and every assumption with its default range
+    /// (`UserModel+Uncertainty.swift`). A run simulates at the values; `--sensitivity` draws.
+    public var uncertainFigures: [UncertainFigure] = []
 
     /// The `cold_launch_share` of a model that gives none: an assumption (docs/simulate.md).
     public static let defaultColdLaunchShare = 0.6
@@ -171,6 +175,7 @@ public struct UserModel: Sendable, Hashable {
             let inlineFields = try inline.fields(allowed: ["act"])
             model.inlineAct = try inlineFields["act"]?.probability() ?? defaultInlineAct
         }
+        try model.readRanges(root)
         return model
     }
 
