@@ -87,8 +87,7 @@ public struct ModelEvent: Sendable, Hashable {
     static func parseAll(_ node: YAMLValue, features: [String] = []) throws(InputError) -> [ModelEvent] {
         var events: [ModelEvent] = []
         var leaderNodes: [String: YAMLValue] = [:]
-        for (name, value) in try node.table() {
-            let fields = try value.fields(allowed: timingKeys + ["chance", "properties"])
+        for (name, value, fields) in try entries(node) {
             let timing = try parseTiming(fields, at: value)
             if case .follows = timing { leaderNodes[name] = fields["follows"]! }
             var properties: [String: PolicyValue] = [:]
@@ -118,7 +117,7 @@ public struct ModelEvent: Sendable, Hashable {
                 _ = try CustomEvent(name, properties: all)
                 event = try AppEvent.custom(name, properties: properties)
             } catch {
-                throw node.child(name, value.node).error(
+                throw (fields["name"] ?? node.child(name, value.node)).error(
                     error.description, hint: "name the app's event as the app sends it, e.g. lesson_completed")
             }
             let line = "\(value.location.file):\(value.location.line)"
@@ -129,6 +128,30 @@ public struct ModelEvent: Sendable, Hashable {
         }
         try checkLeaders(events, leaderNodes: leaderNodes, features: features)
         return events
+    }
+
+    /// The events as a table by name (`lesson_completed: { per_session: 1 }`) or as a list of
+    /// tables with a `name` (`- { name: lesson_completed, per_session: 1 }`), each name once.
+    private static func entries(_ node: YAMLValue) throws(InputError) -> [(String, YAMLValue, [String: YAMLValue])] {
+        let keys = timingKeys + ["chance", "properties"]
+        guard case .sequence = node.node else {
+            var entries: [(String, YAMLValue, [String: YAMLValue])] = []
+            for (name, value) in try node.table() { entries.append((name, value, try value.fields(allowed: keys))) }
+            return entries
+        }
+        var entries: [(String, YAMLValue, [String: YAMLValue])] = []
+        for item in try node.list() {
+            let fields = try item.fields(allowed: ["name"] + keys)
+            guard let nameNode = fields["name"] else {
+                throw item.error("missing \"name\"", hint: "write e.g. - { name: signed_in, once_after_session: 2 }")
+            }
+            let name = try nameNode.string()
+            if entries.contains(where: { $0.0 == name }) {
+                throw nameNode.error("\"\(name)\" is listed twice", hint: "give each event one entry")
+            }
+            entries.append((name, item, fields))
+        }
+        return entries
     }
 
     /// Exactly one of the timing keys; `chance` only beside `follows`.

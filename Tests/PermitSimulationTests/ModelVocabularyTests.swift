@@ -131,6 +131,9 @@ struct ModelVocabularyTests {
                 "the shares add up to 0.900, not 1"),
             ("events: { buy: { per_session: 1, properties: { plan: { wieghted: { free: 1 } } } } }", 13,
                 "did you mean \"weighted\""),
+            ("events: [ { per_session: 1 } ]", 13, "missing \"name\""),
+            ("events: [ { name: a, per_session: 1 }, { name: a, once_per_day: 0.5 } ]", 13, "\"a\" is listed twice"),
+            ("events: [ { name: SignedIn, once_after_session: 2 } ]", 13, "events[1].name: \"SignedIn\" is not an event name"),
         ]
         for (line, number, expected) in cases {
             let error = try #require(modelError(validModel + "\n" + line), "\(line)")
@@ -141,6 +144,12 @@ struct ModelVocabularyTests {
         // A follower may follow a feature of the model.
         let model = try UserModel.parse(validModel + "\nevents: { set: { follows: reminders, chance: 0.5 } }", file: "m.yaml")
         #expect(model.appEvents[0].timing == .follows("reminders", chance: 0.5))
+        // The list form reads the same as the table form.
+        let listed = try UserModel.parse(
+            validModel + "\nevents:\n  - { name: signed_in, once_after_session: 2 }\n  - { name: set, follows: signed_in, chance: 0.4 }",
+            file: "m.yaml")
+        #expect(listed.appEvents.map(\.name) == ["signed_in", "set"])
+        #expect(listed.appEvents.map(\.timing) == [.onceAfterSession(2), .follows("signed_in", chance: 0.4)])
     }
 
     /// A misspelt feature gives no prompt: the model warns, naming the policies' closest name.
