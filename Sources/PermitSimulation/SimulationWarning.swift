@@ -14,7 +14,8 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(policy): \(message)" }
 
     /// The warnings for a finished run: features and events a policy names that the model (or
-    /// the simulation) never produces, and policies that prompted nobody.
+    /// the simulation) never produces, policies that prompted nobody, and features and events
+    /// the model names that no policy does (`modelWarnings`).
     static func check(policies: [SimulationPolicy], results: [PolicyResult], model: UserModel) -> [SimulationWarning] {
         let opened = Set(model.features.items.map(\.value))
         var warnings: [SimulationWarning] = []
@@ -40,7 +41,7 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
                             + "\(result.days) days); check that the model produces the features and events it waits for"))
             }
         }
-        return warnings
+        return warnings + modelWarnings(policies: policies, model: model)
     }
 
     /// Events the policy names that nobody sends it, and events the model sends that the policy

@@ -181,7 +181,8 @@ public struct UserModel: Sendable, Hashable {
 
     /// `events`, `travel`, `home_zones` and `cold_launch_share`, all optional.
     private mutating func readActivity(_ fields: [String: YAMLValue]) throws(InputError) {
-        appEvents = try fields["events"].map(ModelEvent.parseAll) ?? []
+        let features = self.features.items.map(\.value)
+        appEvents = try fields["events"].map { node throws(InputError) in try ModelEvent.parseAll(node, features: features) } ?? []
         travel = try fields["travel"].map(Travel.parse)
         homeZones = try fields["home_zones"].map(Weighted.zones)
         coldLaunchShare = try fields["cold_launch_share"]?.probability() ?? Self.defaultColdLaunchShare

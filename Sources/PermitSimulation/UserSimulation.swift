@@ -47,8 +47,11 @@ struct UserSimulation: Sendable {
     /// Settings changed, a reinstall, a request the system answered at once): reading it takes
     /// the device's lock, so it is read only then.
     private var authorizationMayHaveChanged = true
-    /// The model's app events this policy declares (the others are not sent to it).
-    private let appEvents: [ModelEvent]
+    /// The model's app events this policy declares (the others are not sent to it), as sessions draw them.
+    private let sessionEvents: SessionEvents
+    /// Sessions of this install so far (for `once_after_session`), and the day of the last one (for `once_per_day`).
+    private var installSessions = 0
+    private var lastSessionDay = -1
     /// The user's time-zone changes, in day order (empty for one who never travels), and the next one.
     private let trips: [Travel.Change]
     private var nextTrip = 0
@@ -72,7 +75,7 @@ struct UserSimulation: Sendable {
         self.model = model
         self.restarting = restarting
         processes = SplitMix64.stream(seed: seed ^ 0xC01D_1A0C, index: UInt64(index))
-        self.appEvents = appEvents
+        sessionEvents = SessionEvents(modelEvents: model.appEvents, declared: appEvents)
         self.policy = policy
         wantsArms = !policy.experiments.isEmpty
         self.days = days
@@ -177,15 +180,21 @@ struct UserSimulation: Sendable {
             if !cold { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
         }
         if firstLaunchAt == 0 { firstLaunchAt = now }
+        installSessions += 1
+        let firstOfDay = lastSessionDay != day
+        lastSessionDay = day
         await interact(cold ? .appLaunch : .appForeground, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
-        if appEvents.isEmpty {
+        if sessionEvents.isEmpty {
             for _ in 0..<opens where !leaving {
                 clock.advance(by: Double(30 + rng.next() % 270))
                 await interact(.featureOpened(model.features.pick(&rng)), on: engine)
             }
         } else {
-            for action in sessionActions(featureOpens: opens) where !leaving {
+            let actions = sessionEvents.actions(
+                featureOpens: opens, features: model.features, installSession: installSessions, firstOfDay: firstOfDay,
+                rng: &rng)
+            for action in actions where !leaving {
                 clock.advance(by: Double(30 + rng.next() % 270))
                 if case .custom(let custom) = action { tally.appEvents[custom.name, default: 0] += 1 }
                 await interact(action, on: engine)
@@ -216,20 +225,6 @@ struct UserSimulation: Sendable {
             if tally.firstError == nil { tally.firstError = error.description }
         }
         return true
-    }
-
-    /// A session's feature opens and app events, in a random order.
-    private mutating func sessionActions(featureOpens: Int) -> [AppEvent] {
-        var actions: [AppEvent] = (0..<featureOpens).map { _ in .featureOpened(model.features.pick(&rng)) }
-        for modelEvent in appEvents {
-            actions += repeatElement(modelEvent.event, count: modelEvent.perSession.sample(&rng))
-        }
-        if actions.count > 1 {
-            for index in stride(from: actions.count - 1, to: 0, by: -1) {
-                actions.swapAt(index, Int(rng.next() % UInt64(index + 1)))
-            }
-        }
-        return actions
     }
 
     /// The user arrives in another time zone (or comes home), at 06:00 on the new zone's clock
@@ -468,6 +463,7 @@ struct UserSimulation: Sendable {
         installed = true
         reinstallDay = nil
         tally.reinstalls += 1
+        installSessions = 0
         quietChoiceDay = nil
         device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
         authorizationMayHaveChanged = true

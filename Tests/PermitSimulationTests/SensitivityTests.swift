@@ -86,7 +86,7 @@ struct SensitivityTests {
         #expect(near(range("inline.act"), 0.025...0.1))
         #expect(near(range("cold_launch_share"), 0.4...0.8))
         #expect(near(range("annoyance.uninstall_per_prompt"), 0.0025...0.01))
-        #expect(near(range("soft_prompt.accept"), 0.3...0.6))
+        #expect(near(range("soft_prompt.accept"), 0.49...0.79))
         // A section the model leaves out is not simulated, so it has nothing to range; the
         // documented defaults that are assumptions (inline.act, cold_launch_share) do.
         let small = try UserModel.parse(validModel, file: "m.yaml")
@@ -181,10 +181,10 @@ struct SensitivityTests {
     static func splitDecidesModel() throws -> UserModel {
         var text = try String(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
         let edits = [
-            ("accept: 0.45, dismiss: 0.15", #"accept: "0.45 [0.45, 0.45]", dismiss: "0.15 [0.15, 0.15]""#),
+            ("accept: 0.64, dismiss: 0.15", #"accept: "0.64 [0.64, 0.64]", dismiss: "0.15 [0.15, 0.15]""#),
             (
-                "allow_cold: 0.35, allow_after_soft_accept: 0.85",
-                #"allow_cold: "0.35 [0.35, 0.35]", allow_after_soft_accept: "0.85 [0.85, 0.85]""#
+                "allow_cold: 0.41, allow_after_soft_accept: 0.90",
+                #"allow_cold: "0.41 [0.41, 0.41]", allow_after_soft_accept: "0.90 [0.90, 0.90]""#
             ),
             ("open: 0.25, enable: 0.6", #"open: "0.25 [0.25, 0.25]", enable: "0.6 [0.6, 0.6]""#),
             ("act: 0.05", #"act: "0.05 [0.05, 0.05]""#),
