@@ -79,6 +79,12 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var report: String?
 
+    @Option(
+        help:
+            "Also write the decision records the simulated apps would log, one JSON line per event (see docs/reference/cli.md#cli-simulate-records); one policy only. `permit fit` reads them."
+    )
+    var records: String?
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -102,6 +108,11 @@ struct SimulateCommand: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         if !sweep.isEmpty, policies.count != 1 {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
+        }
+        if records != nil, policies.count != 1 || !sweep.isEmpty {
+            throw ValidationError(
+                "--records writes the records of one policy's users (the same simulated people live once per policy, so several policies' records would count each of them several times); give exactly one policy and no --sweep"
+            )
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
@@ -140,10 +151,23 @@ struct SimulateCommand: AsyncParsableCommand {
         if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
-        let result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
+        let log: RecordLog?
+        do {
+            log = try records.map { path in try RecordLog(destination: Terminal.file(path).standardizedFileURL) }
+        } catch {
+            Terminal.printError("--records: cannot make a temporary directory: \(error.localizedDescription)")
+            throw Exit.badInput
+        }
+        let result = await Simulation.run(policies: sources, model: userModel, options: options, records: log) { done, total in
             bar?.update(done: done, total: total)
         }
         bar?.clear()
+        do {
+            try log?.finish(policies: sources.count, users: userCount)
+        } catch {
+            Terminal.printError("--records: \(error)")
+            throw Exit.badInput
+        }
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
         switch format {

@@ -110,10 +110,12 @@ public enum Simulation {
     ///   - policies: the policies to compare, each run on the same users.
     ///   - model: who the users are and how they behave (`UserModel`).
     ///   - options: how many users and days, the seed, the workers.
+    ///   - records: where the users' decision records go (`permit simulate --records`), or `nil`
+    ///     to build none; call its `finish` after the run.
     ///   - progress: called with (users done, users in all) as blocks finish.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
+        records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async -> SimulationResult {
         let blocks = (options.users + SimulationOptions.blockSize - 1) / SimulationOptions.blockSize
         let jobs = policies.indices.flatMap { policy in (0..<blocks).map { Job(policy: policy, block: $0) } }
@@ -132,7 +134,8 @@ public enum Simulation {
                         }
                         guard index < jobs.count else { return }
                         let job = jobs[index]
-                        let tally = await runBlock(job, policy: policies[job.policy], model: model, options: options)
+                        let tally = await runBlock(
+                            job, policy: policies[job.policy], model: model, options: options, records: records)
                         let finished = done.withLock { state in
                             state.tallies[job] = tally
                             state.users += tally.users
@@ -162,7 +165,7 @@ public enum Simulation {
     }
 
     private static func runBlock(
-        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions
+        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, records: RecordLog?
     ) async
         -> Tally
     {
@@ -186,7 +189,9 @@ public enum Simulation {
             var user = UserSimulation(
                 index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
                 params: policy.params, appEvents: events)
+            if records != nil { user.records = [] }
             await user.run()
+            if let records, let logged = user.records { records.append(logged, policy: job.policy, block: job.block) }
             tally.add(user: user.tally, arms: user.arms)
         }
         return tally

@@ -16,6 +16,9 @@ struct UserSimulation: Sendable {
     var tally: Tally
     /// The user's arm of each experiment the policy declares (after the run).
     private(set) var arms: [String: String] = [:]
+    /// The decision records the user's app logs, one per event, when `permit simulate --records`
+    /// asks for them; `nil` (nothing built, nothing kept) otherwise.
+    var records: [LoggedRecord]?
 
     private var rng: SplitMix64
     private let platform: Platform
@@ -421,6 +424,12 @@ struct UserSimulation: Sendable {
     /// async call (the engine's) and no copy of the outcome.
     private mutating func note(_ outcome: borrowing Outcome) {
         tally.events += 1
+        if records != nil {
+            records!.append(
+                LoggedRecord(
+                    user: configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
+                    locale: configuration.locale, record: outcome.record))
+        }
         for error in outcome.errors {
             tally.errors[error.kind.rawValue, default: 0] += 1
             if tally.firstError == nil { tally.firstError = error.description }

@@ -1,0 +1,399 @@
+import Foundation
+import PermitCore
+
+/// A line of a decision log that `permit fit` cannot read: the file, the line and what is wrong.
+public struct FitInputError: Error, Sendable, CustomStringConvertible {
+    /// The file as the user named it.
+    public let file: String
+    /// The line, from 1.
+    public let line: Int
+    /// What is wrong, naming the field.
+    public let message: String
+
+    public var description: String {
+        "\(file):\(line): \(message); each line is one JSON object as `permit simulate --records` writes it "
+            + "(docs/reference/cli.md#cli-fit)"
+    }
+}
+
+/// What `permit fit` reads of one logged record: the app logger's ids and platform, and the
+/// record's fields the figures come from.
+public struct FitRecord: Sendable, Hashable {
+    public var install: String
+    public var user: String?
+    public var os: String
+    public var locale: String
+    public var time: Int64
+    public var event: String
+    /// `event.answer` (soft and settings prompts) or `event.granted` ("true"/"false").
+    public var answer: String?
+    /// `event.feature` (`feature_opened`).
+    public var feature: String?
+    public var statusBefore: String
+    public var statusAfter: String
+    /// `decision.action`.
+    public var action: String
+    /// `decision.presentation` is "inline".
+    public var inline: Bool
+    public var dialogShown: Bool
+
+    /// Reads one line; every problem is an error naming the file, the line and the field.
+    public static func parse(line text: String, file: String, line: Int) throws(FitInputError) -> FitRecord {
+        func fail(_ message: String) -> FitInputError { FitInputError(file: file, line: line, message: message) }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        } catch {
+            throw fail("not JSON")
+        }
+        guard let top = object as? [String: Any] else { throw fail("not a JSON object") }
+        func string(_ table: [String: Any], _ key: String, _ path: String) throws(FitInputError) -> String {
+            guard let value = table[key] else { throw fail("missing \"\(path)\"") }
+            guard let text = value as? String else { throw fail("\"\(path)\" is not a string") }
+            return text
+        }
+        guard let record = top["record"] as? [String: Any] else {
+            if top["schema"] != nil {
+                throw fail(
+                    "a bare decision record: missing \"record\"; the fit needs the install each record belongs to: wrap it as {\"install\", \"user\", \"os\", \"locale\", \"record\"}"
+                )
+            }
+            throw fail(top["record"] == nil ? "missing \"record\"" : "\"record\" is not an object")
+        }
+        guard let schema = record["schema"] else { throw fail("missing \"record.schema\"") }
+        guard let version = schema as? Int, !(schema is Bool) else { throw fail("\"record.schema\" is not a whole number") }
+        guard version == DecisionRecord.schemaVersion else {
+            throw fail("record schema \(version) is not one this build reads (schema \(DecisionRecord.schemaVersion))")
+        }
+        let install = try string(top, "install", "install")
+        guard !install.isEmpty else { throw fail("\"install\" is empty") }
+        var user: String?
+        if let value = top["user"], !(value is NSNull) {
+            guard let text = value as? String else { throw fail("\"user\" is not a string or null") }
+            user = text
+        }
+        let os = try string(top, "os", "os")
+        let locale = try string(top, "locale", "locale")
+        guard let timeValue = record["time"] else { throw fail("missing \"record.time\"") }
+        guard let time = timeValue as? Int64, !(timeValue is Bool) else { throw fail("\"record.time\" is not a whole number") }
+        guard let event = record["event"] as? [String: Any] else { throw fail("missing \"record.event\" (an object)") }
+        let name = try string(event, "name", "record.event.name")
+        var answer: String?
+        if let value = event["answer"] as? String { answer = value }
+        if let value = event["granted"] as? Bool { answer = value ? "true" : "false" }
+        let feature = event["feature"] as? String
+        let before = try string(record, "status_before", "record.status_before")
+        let after = try string(record, "status_after", "record.status_after")
+        for (key, value) in [("status_before", before), ("status_after", after)] where PermissionStatus(rawValue: value) == nil {
+            throw fail("\"record.\(key)\" is \"\(value)\", not a status")
+        }
+        guard let decision = record["decision"] as? [String: Any] else { throw fail("missing \"record.decision\" (an object)") }
+        let action = try string(decision, "action", "record.decision.action")
+        guard let shown = record["dialog_shown"] as? Bool else { throw fail("missing \"record.dialog_shown\" (true or false)") }
+        return FitRecord(
+            install: install, user: user, os: os, locale: locale, time: time, event: name, answer: answer, feature: feature,
+            statusBefore: before, statusAfter: after, action: action,
+            inline: (decision["presentation"] as? String) == "inline", dialogShown: shown)
+    }
+
+    /// The UTC day of `time` (sessions are counted per UTC day).
+    var day: Int { Int((Double(time) / 86_400).rounded(.down)) }
+}
+
+/// Successes out of trials, overall and for each OS version and locale.
+public struct Counts: Sendable, Hashable {
+    public var successes = 0
+    public var trials = 0
+
+    mutating func add(_ success: Bool) {
+        trials += 1
+        if success { successes += 1 }
+    }
+}
+
+/// The counts `permit fit` gathers from decision logs, one install at a time: each install's
+/// records must be in time order (as an app logs them), installs may interleave.
+public struct RecordFit: Sendable {
+    /// A share the records measure, by name (`soft_prompt.accept` …), overall and by group
+    /// (`os 17.5`, `locale en`).
+    public private(set) var shares: [String: [String: Counts]] = [:]
+    /// Sessions on whole days inside each install's logged span, and those days.
+    public private(set) var sessionsOnInnerDays = 0
+    public private(set) var innerDays = 0
+    /// Sessions, and the feature opens in them.
+    public private(set) var sessions = 0
+    public private(set) var featureOpens = 0
+    /// Feature opens by feature.
+    public private(set) var features: [String: Int] = [:]
+    /// Installs (or users, when the logger gives a durable id) by OS version and by locale.
+    public private(set) var osVersions: [String: Int] = [:]
+    public private(set) var locales: [String: Int] = [:]
+    /// Users (durable ids) seen with more than one install: reinstalls the logs show.
+    public private(set) var reinstalledUsers = 0
+    /// Records read, installs, policies named.
+    public private(set) var recordCount = 0
+    public private(set) var policies: Set<String> = []
+
+    private var installs: [String: InstallState] = [:]
+    private var seenUsers: [String: String] = [:]
+    private var countedUsers: Set<String> = []
+
+    public init() {}
+
+    /// Reads every line of a JSON Lines file (blank lines skipped).
+    public mutating func read(contentsOf url: URL, name: String) throws(FitInputError) {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw FitInputError(file: name, line: 0, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw FitInputError(file: name, line: 0, message: "not UTF-8 text")
+        }
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { continue }
+            let record = try FitRecord.parse(line: trimmed, file: name, line: number)
+            if let policy = Self.policyName(trimmed) { policies.insert(policy) }
+            try add(record, file: name, line: number)
+        }
+    }
+
+    /// The policy's name of a line (for the note of which policies the logs come from).
+    private static func policyName(_ line: String) -> String? {
+        guard let range = line.range(of: #""policy":\{"name":""#) else { return nil }
+        let rest = line[range.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
+    /// Adds one record of an install, after that install's earlier ones.
+    public mutating func add(_ record: FitRecord, file: String = "", line: Int = 0) throws(FitInputError) {
+        recordCount += 1
+        var state = installs[record.install] ?? InstallState(first: record)
+        if let previous = state.previous, record.time < previous.time {
+            throw FitInputError(
+                file: file, line: line,
+                message:
+                    "\"record.time\" \(record.time) is before the previous record of install \(record.install) (\(previous.time)); sort each install's records by time"
+            )
+        }
+        if state.previous == nil { countPopulation(record) }
+        step(record, &state)
+        state.previous = record
+        installs[record.install] = state
+    }
+
+    private mutating func countPopulation(_ record: FitRecord) {
+        let who = record.user ?? record.install
+        if let user = record.user {
+            if let install = seenUsers[user], install != record.install {
+                if countedUsers.insert(user).inserted { reinstalledUsers += 1 }
+            }
+            seenUsers[user] = record.install
+        }
+        guard !countedPeople.contains(who) else { return }
+        countedPeople.insert(who)
+        osVersions[record.os, default: 0] += 1
+        locales[record.locale, default: 0] += 1
+    }
+    private var countedPeople: Set<String> = []
+
+    private mutating func share(_ name: String, _ record: FitRecord, _ success: Bool) {
+        for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+            shares[name, default: [:]][group, default: Counts()].add(success)
+        }
+    }
+
+    /// One record, read against the install's previous one.
+    private mutating func step(_ r: FitRecord, _ s: inout InstallState) {
+        let previous = s.previous
+        let day = r.day
+        s.lastDay = day
+        // Back from Settings: the first app_foreground after the user left for Settings.
+        if let from = s.visitFrom {
+            s.visitFrom = nil
+            if r.event == "app_foreground" {
+                // Only a denial shows in the status: switching Alerts on leaves it authorized.
+                if from == "denied" { share("settings_prompt.enable", r, r.statusAfter == "authorized") }
+                if s.quiet == .waiting { s.quiet = .excluded }
+                noteOutcome(r, &s)
+                return
+            }
+        }
+        if r.event == "app_launch" || r.event == "app_foreground" {
+            startSession(r, day: day, &s)
+        }
+        if r.event == "feature_opened" {
+            featureOpens += 1
+            if let feature = r.feature { features[feature, default: 0] += 1 }
+        }
+        switch r.event {
+        case "soft_prompt_answered":
+            if let previous, previous.action == "soft_prompt" {
+                if previous.inline {
+                    share("inline.act", r, true)
+                    s.inlinePending = false
+                } else if let answer = r.answer {
+                    share("soft_prompt.accept", r, answer == "accept")
+                    share("soft_prompt.dismiss", r, answer == "dismiss")
+                }
+            }
+        case "settings_prompt_answered":
+            if let previous, previous.action == "settings_prompt" {
+                if previous.inline {
+                    share("inline.act", r, true)
+                    s.inlinePending = false
+                } else {
+                    share("settings_prompt.open", r, r.answer == "open")
+                }
+            }
+            if r.answer == "open" { s.visitFrom = r.statusAfter }
+        case "system_prompt_answered":
+            if let previous, previous.dialogShown, let granted = r.answer {
+                let afterAccept = previous.event == "soft_prompt_answered" && previous.answer == "accept"
+                share(afterAccept ? "system_dialog.allow_after_soft_accept" : "system_dialog.allow_cold", r, granted == "true")
+            }
+        default:
+            break
+        }
+        noteOutcome(r, &s)
+    }
+
+    /// What the record's decision starts: an inline row seen, Settings opened by a tap; and
+    /// what it says of quiet delivery.
+    private mutating func noteOutcome(_ r: FitRecord, _ s: inout InstallState) {
+        if s.inlinePending, let row = s.previous {
+            // The row before was seen and scrolled past: nothing answered it.
+            share("inline.act", row, false)
+        }
+        s.inlinePending = (r.action == "soft_prompt" || r.action == "settings_prompt") && r.inline
+        if r.action == "open_settings" { s.visitFrom = r.statusAfter }
+        switch s.quiet {
+        case .none:
+            if r.statusAfter == "provisional" {
+                s.quiet = .waiting
+                s.provisionalDay = r.day
+            }
+        case .waiting:
+            if r.dialogShown || r.statusAfter != "provisional" { s.quiet = .excluded }
+        default:
+            break
+        }
+    }
+
+    /// A session starts (a launch, or a return from the background that is not a return from
+    /// Settings). Quiet users' choices show here, on the first read after they made them.
+    private mutating func startSession(_ r: FitRecord, day: Int, _ s: inout InstallState) {
+        sessions += 1
+        if s.sessions > 0 { share("cold_launch_share", r, r.event == "app_launch") }
+        s.sessions += 1
+        if s.sessions == 1 {
+            s.firstDay = day
+            s.firstDayCount = 1
+            s.lastSessionDay = day
+            s.lastSessionDayCount = 1
+        } else if day == s.lastSessionDay {
+            s.lastSessionDayCount += 1
+            if day == s.firstDay { s.firstDayCount += 1 }
+        } else {
+            s.lastSessionDay = day
+            s.lastSessionDayCount = 1
+        }
+        if s.quiet == .waiting, r.statusBefore == "provisional", r.statusAfter != "provisional" {
+            switch r.statusAfter {
+            case "denied": s.quiet = .turnedOff
+            case "authorized": s.quiet = .prominent
+            default: s.quiet = .excluded
+            }
+            s.quietSeenDay = day
+        }
+    }
+
+    /// Closes every install: sessions on inner days, quiet choices. Call once, after the last record.
+    public mutating func finish() -> Finished {
+        var quiet: [(install: String, state: InstallState)] = []
+        for (install, var state) in installs {
+            if state.inlinePending, let row = state.previous {
+                share("inline.act", row, false)
+                state.inlinePending = false
+            }
+            if state.sessions > 0, state.lastSessionDay > state.firstDay {
+                // Days strictly between the first and the last day with a session: the first
+                // day always has one (it is when the log starts), and so does the last, but the
+                // days between are ordinary days.
+                sessionsOnInnerDays += state.sessions - state.firstDayCount - state.lastSessionDayCount
+                innerDays += state.lastSessionDay - state.firstDay - 1
+            }
+            if state.provisionalDay != nil { quiet.append((install, state)) }
+        }
+        installs = [:]
+        // A quiet user is counted as keeping quiet delivery only if followed at least as many
+        // days as the longest wait before a choice the logs show; the others may still choose.
+        let longest = quiet.compactMap { entry -> Int? in
+            guard entry.state.quiet == .turnedOff || entry.state.quiet == .prominent else { return nil }
+            return entry.state.quietSeenDay - entry.state.provisionalDay!
+        }.max()
+        var finished = Finished()
+        finished.longestQuietWait = longest
+        for (_, state) in quiet.sorted(by: { $0.install < $1.install }) {
+            let record = state.previous!
+            switch state.quiet {
+            case .turnedOff, .prominent:
+                finished.quietChoices += 1
+                quietShare(state.quiet == .turnedOff ? "turn_off" : "deliver_prominently", record, &finished)
+            case .waiting:
+                guard let longest, state.lastDay - state.provisionalDay! >= longest else {
+                    finished.quietUndecided += 1
+                    continue
+                }
+                quietShare("keep_quiet", record, &finished)
+            default:
+                finished.quietExcluded += 1
+            }
+        }
+        for name in ["keep_quiet", "turn_off", "deliver_prominently"] {
+            for (group, counts) in finished.quietCounts[name] ?? [:] { shares["provisional.\(name)", default: [:]][group] = counts }
+        }
+        return finished
+    }
+
+    private func quietShare(_ chosen: String, _ record: FitRecord, _ finished: inout Finished) {
+        for name in ["keep_quiet", "turn_off", "deliver_prominently"] {
+            for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+                finished.quietCounts[name, default: [:]][group, default: Counts()].add(name == chosen)
+            }
+        }
+    }
+
+    /// What closing the installs found about quiet users.
+    public struct Finished: Sendable {
+        var quietCounts: [String: [String: Counts]] = [:]
+        /// Quiet users whose choice the logs show, those followed too briefly to tell, and
+        /// those who left quiet delivery otherwise (a dialog, Settings).
+        public var quietChoices = 0
+        public var quietUndecided = 0
+        public var quietExcluded = 0
+        public var longestQuietWait: Int?
+    }
+
+    private enum Quiet: Sendable { case none, waiting, turnedOff, prominent, excluded }
+
+    private struct InstallState: Sendable {
+        var previous: FitRecord?
+        var visitFrom: String?
+        var inlinePending = false
+        var sessions = 0
+        var firstDay = 0
+        var firstDayCount = 0
+        var lastSessionDay = 0
+        var lastSessionDayCount = 0
+        var lastDay = 0
+        var quiet = Quiet.none
+        var provisionalDay: Int?
+        var quietSeenDay = 0
+
+        init(first: FitRecord) {}
+    }
+}
