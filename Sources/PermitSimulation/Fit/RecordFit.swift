@@ -36,64 +36,119 @@ public struct FitRecord: Sendable, Hashable {
     /// `decision.presentation` is "inline".
     public var inline: Bool
     public var dialogShown: Bool
+    /// `policy.name`.
+    public var policy: String?
 
     /// Reads one line; every problem is an error naming the file, the line and the field.
     public static func parse(line text: String, file: String, line: Int) throws(FitInputError) -> FitRecord {
         func fail(_ message: String) -> FitInputError { FitInputError(file: file, line: line, message: message) }
-        let object: Any
+        let parsed: Line
         do {
-            object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            parsed = try decoder.decode(Line.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw fail(Self.message(error))
         } catch {
             throw fail("not JSON")
         }
-        guard let top = object as? [String: Any] else { throw fail("not a JSON object") }
-        func string(_ table: [String: Any], _ key: String, _ path: String) throws(FitInputError) -> String {
-            guard let value = table[key] else { throw fail("missing \"\(path)\"") }
-            guard let text = value as? String else { throw fail("\"\(path)\" is not a string") }
-            return text
-        }
-        guard let record = top["record"] as? [String: Any] else {
-            if top["schema"] != nil {
+        guard let record = parsed.record else {
+            if parsed.schema != nil {
                 throw fail(
                     "a bare decision record: missing \"record\"; the fit needs the install each record belongs to: wrap it as {\"install\", \"user\", \"os\", \"locale\", \"record\"}"
                 )
             }
-            throw fail(top["record"] == nil ? "missing \"record\"" : "\"record\" is not an object")
+            throw fail("missing \"record\"")
         }
-        guard let schema = record["schema"] else { throw fail("missing \"record.schema\"") }
-        guard let version = schema as? Int, !(schema is Bool) else { throw fail("\"record.schema\" is not a whole number") }
+        guard let version = record.schema else { throw fail("missing \"record.schema\"") }
         guard version == DecisionRecord.schemaVersion else {
             throw fail("record schema \(version) is not one this build reads (schema \(DecisionRecord.schemaVersion))")
         }
-        let install = try string(top, "install", "install")
-        guard !install.isEmpty else { throw fail("\"install\" is empty") }
-        var user: String?
-        if let value = top["user"], !(value is NSNull) {
-            guard let text = value as? String else { throw fail("\"user\" is not a string or null") }
-            user = text
+        func required<T>(_ value: T?, _ path: String) throws(FitInputError) -> T {
+            guard let value else { throw fail("missing \"\(path)\"") }
+            return value
         }
-        let os = try string(top, "os", "os")
-        let locale = try string(top, "locale", "locale")
-        guard let timeValue = record["time"] else { throw fail("missing \"record.time\"") }
-        guard let time = timeValue as? Int64, !(timeValue is Bool) else { throw fail("\"record.time\" is not a whole number") }
-        guard let event = record["event"] as? [String: Any] else { throw fail("missing \"record.event\" (an object)") }
-        let name = try string(event, "name", "record.event.name")
-        var answer: String?
-        if let value = event["answer"] as? String { answer = value }
-        if let value = event["granted"] as? Bool { answer = value ? "true" : "false" }
-        let feature = event["feature"] as? String
-        let before = try string(record, "status_before", "record.status_before")
-        let after = try string(record, "status_after", "record.status_after")
+        let install = try required(parsed.install, "install")
+        guard !install.isEmpty else { throw fail("\"install\" is empty") }
+        let os = try required(parsed.os, "os")
+        let locale = try required(parsed.locale, "locale")
+        let time = try required(record.time, "record.time")
+        let event = try required(record.event, "record.event")
+        let name = try required(event.name, "record.event.name")
+        let before = try required(record.statusBefore, "record.status_before")
+        let after = try required(record.statusAfter, "record.status_after")
         for (key, value) in [("status_before", before), ("status_after", after)] where PermissionStatus(rawValue: value) == nil {
             throw fail("\"record.\(key)\" is \"\(value)\", not a status")
         }
-        guard let decision = record["decision"] as? [String: Any] else { throw fail("missing \"record.decision\" (an object)") }
-        let action = try string(decision, "action", "record.decision.action")
-        guard let shown = record["dialog_shown"] as? Bool else { throw fail("missing \"record.dialog_shown\" (true or false)") }
+        let decision = try required(record.decision, "record.decision")
+        let action = try required(decision.action, "record.decision.action")
+        let shown = try required(record.dialogShown, "record.dialog_shown")
         return FitRecord(
-            install: install, user: user, os: os, locale: locale, time: time, event: name, answer: answer, feature: feature,
-            statusBefore: before, statusAfter: after, action: action,
-            inline: (decision["presentation"] as? String) == "inline", dialogShown: shown)
+            install: install, user: parsed.user, os: os, locale: locale, time: time, event: name,
+            answer: event.answer ?? event.granted.map { $0 ? "true" : "false" }, feature: event.feature,
+            statusBefore: before, statusAfter: after, action: action, inline: decision.presentation == "inline",
+            dialogShown: shown, policy: record.policy?.name)
+    }
+
+    private static let decoder = JSONDecoder()
+
+    /// A decoding error as the field it is about and what is wrong with it.
+    private static func message(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+            (context.codingPath + (last.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not JSON" : "\"\(path(context))\" is not valid"
+        case .keyNotFound(let key, let context):
+            return "missing \"\(path(context, key))\""
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            if context.codingPath.isEmpty { return "not a JSON object" }
+            let kind =
+                type == String.self ? "a string" : type == Bool.self ? "true or false"
+                : type == Int.self || type == Int64.self ? "a whole number" : "an object"
+            return "\"\(path(context))\" is not \(kind)"
+        @unknown default:
+            return "not a record line"
+        }
+    }
+
+    /// The parts of a line the fit reads; the rest of the record is not needed (and not checked).
+    private struct Line: Decodable {
+        var install: String?
+        var user: String?
+        var os: String?
+        var locale: String?
+        var record: Record?
+        /// A bare record's `schema`, to say what is missing.
+        var schema: Int?
+    }
+
+    private struct Record: Decodable {
+        struct Policy: Decodable { var name: String? }
+        struct Event: Decodable {
+            var name: String?
+            var answer: String?
+            var granted: Bool?
+            var feature: String?
+        }
+        struct Decision: Decodable {
+            var action: String?
+            var presentation: String?
+        }
+        var schema: Int?
+        var policy: Policy?
+        var time: Int64?
+        var event: Event?
+        var statusBefore: String?
+        var statusAfter: String?
+        var decision: Decision?
+        var dialogShown: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case schema, policy, time, event, decision
+            case statusBefore = "status_before"
+            case statusAfter = "status_after"
+            case dialogShown = "dialog_shown"
+        }
     }
 
     /// The UTC day of `time` (sessions are counted per UTC day).
@@ -155,17 +210,9 @@ public struct RecordFit: Sendable {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
             let record = try FitRecord.parse(line: trimmed, file: name, line: number)
-            if let policy = Self.policyName(trimmed) { policies.insert(policy) }
+            if let policy = record.policy { policies.insert(policy) }
             try add(record, file: name, line: number)
         }
-    }
-
-    /// The policy's name of a line (for the note of which policies the logs come from).
-    private static func policyName(_ line: String) -> String? {
-        guard let range = line.range(of: #""policy":\{"name":""#) else { return nil }
-        let rest = line[range.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
     }
 
     /// Adds one record of an install, after that install's earlier ones.
