@@ -90,7 +90,7 @@ struct FitTests {
             let fitted = try await Self.roundTrip(seed: UInt64(seed))
             for (name, truth) in Self.trueValues {
                 let figure = try #require(fitted.figures[name], "seed \(seed): \(name) was not fitted")
-                if figure.interval.contains(truth) { covered[name, default: 0] += 1 }
+                if figure.interval.contains(truth) { covered[name, default: 0] += 1 } else { print("DEBUG seed \(seed) \(name) \(figure)") }
             }
         }
         let report = Self.trueValues.keys.sorted().map { "\($0) \(covered[$0] ?? 0)/\(seeds)" }.joined(separator: ", ")
@@ -107,7 +107,7 @@ struct FitTests {
         #expect(abs(model.softAccept - 0.5) < 0.1)
         #expect(fitted.yaml.contains("soft_prompt: { accept: "))
         #expect(fitted.yaml.contains("# accept 95% ["))
-        #expect(fitted.yaml.contains("# annoyance: not identified by the records"))
+        #expect(fitted.yaml.contains("# max_prompts_per_day: not identified by the records"))
         #expect(fitted.yaml.contains("# decide_after_days not identified by the records"))
         #expect(fitted.warnings.isEmpty, "\(fitted.warnings)")
     }
