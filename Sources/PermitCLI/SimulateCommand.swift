@@ -25,6 +25,9 @@ struct SimulateCommand: AsyncParsableCommand {
                   --sweep 'settings_backoff_days=[1,7,30],[3,7,30],[7,14,60]' --sweep max_soft_prompts=1,2,3 \\
                   --objective reach_day_30 --constraint 'uninstalls<=2%'
 
+              permit simulate policies/polite --model examples/models/default.yaml --records records.jsonl
+                  (then: permit fit records.jsonl --out fitted.yaml)
+
             A policy that declares experiments is also reported per arm, with the same intervals.
             """)
 
@@ -180,7 +183,7 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             Terminal.say(
                 String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)
-                    + (report.map { "; report written to \($0)" } ?? ""))
+                    + (report.map { "; report written to \($0)" } ?? "") + (records.map { "; records written to \($0)" } ?? ""))
         }
     }
 }
