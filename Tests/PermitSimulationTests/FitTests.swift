@@ -88,8 +88,10 @@ struct FitTests {
         var below = 0.0
         for k in 0...runs {
             // C(runs, k) 0.95^k 0.05^(runs-k), through logs to keep it finite.
-            let term = exp(lgamma(Double(runs + 1)) - lgamma(Double(k + 1)) - lgamma(Double(runs - k + 1))
-                + Double(k) * log(0.95) + Double(runs - k) * log(0.05))
+            let n = Double(runs), x = Double(k)
+            let ways: Double = lgamma(n + 1) - lgamma(x + 1) - lgamma(n - x + 1)
+            let odds: Double = x * log(0.95) + (n - x) * log(0.05)
+            let term = exp(ways + odds)
             if below + term > 0.001 { return k }
             below += term
         }

@@ -195,24 +195,42 @@ public struct RecordFit: Sendable {
 
     public init() {}
 
-    /// Reads every line of a JSON Lines file (blank lines skipped).
+    /// Reads every line of a JSON Lines file (blank lines skipped), a megabyte at a time: a log
+    /// of millions of records is never held whole.
     public mutating func read(contentsOf url: URL, name: String) throws(FitInputError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw FitInputError(file: name, line: 0, message: "cannot read the file: \(error.localizedDescription)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw FitInputError(file: name, line: 0, message: "not UTF-8 text")
-        }
+        defer { try? handle.close() }
+        var pending = Data()
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        func line(_ bytes: Data) throws(FitInputError) {
             number += 1
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { continue }
+            guard let text = String(data: bytes, encoding: .utf8) else {
+                throw FitInputError(file: name, line: number, message: "not UTF-8 text")
+            }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { return }
             let record = try FitRecord.parse(line: trimmed, file: name, line: number)
             if let policy = record.policy { policies.insert(policy) }
             try add(record, file: name, line: number)
         }
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch {
+                throw FitInputError(file: name, line: number, message: "cannot read the file: \(error.localizedDescription)")
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                try line(pending[start..<newline])
+                start = pending.index(after: newline)
+            }
+            pending = Data(pending[start...])
+        }
+        if !pending.isEmpty { try line(pending) }
     }
 
     /// Adds one record of an install, after that install's earlier ones.
