@@ -24,23 +24,51 @@ public struct FittedModel: Sendable {
 
     /// Fits from `fit` (already fed every record), over `base` (its parsed model and its text).
     public init(fit: RecordFit, base: UserModel, baseText: String, baseName: String) {
+        var fitting = Fitting(fit: fit, base: base, baseText: baseText, baseName: baseName)
+        fitting.population()
+        fitting.activity()
+        fitting.softPromptAndDialog()
+        fitting.settingsInlineAndLaunches()
+        fitting.quiet()
+        fitting.unidentified()
+        yaml = fitting.writer.text
+        warnings = fitting.warnings
+        figures = fitting.figures
+    }
+}
+
+/// The fit's work, section by section of the model file.
+private struct Fitting {
+    var fit: RecordFit
+    let finished: RecordFit.Finished
+    let base: UserModel
+    let baseName: String
+    var writer: Writer
+    var warnings: [String] = []
+    var figures: [String: FittedModel.Figure] = [:]
+
+    init(fit: RecordFit, base: UserModel, baseText: String, baseName: String) {
         var fit = fit
-        let finished = fit.finish()
-        var writer = Writer(baseText: baseText, baseName: baseName)
-        var warnings: [String] = []
-        var figures: [String: Figure] = [:]
+        finished = fit.finish()
+        self.fit = fit
+        self.base = base
+        self.baseName = baseName
+        writer = Writer(baseText: baseText, baseName: baseName)
+    }
 
-        func share(_ name: String, group: String = "") -> Figure? {
-            guard let counts = fit.shares[name]?[group], counts.trials > 0 else { return nil }
-            return Figure(
-                value: Double(counts.successes) / Double(counts.trials),
-                interval: Confidence.wilson(successes: counts.successes, of: counts.trials), n: counts.trials)
-        }
-        func keep(_ name: String, _ value: Double, _ why: String) -> String {
-            warnings.append("\(name): \(why); kept \(baseName)'s \(Writer.number(value))")
-            return "\(name) not identified by the records (\(why)): \(baseName)'s"
-        }
+    func share(_ name: String, group: String = "") -> FittedModel.Figure? {
+        guard let counts = fit.shares[name]?[group], counts.trials > 0 else { return nil }
+        return FittedModel.Figure(
+            value: Double(counts.successes) / Double(counts.trials),
+            interval: Confidence.wilson(successes: counts.successes, of: counts.trials), n: counts.trials)
+    }
 
+    mutating func keep(_ name: String, _ value: Double, _ why: String) -> String {
+        warnings.append("\(name): \(why); kept \(baseName)'s \(Writer.number(value))")
+        return "\(name) not identified by the records (\(why)): \(baseName)'s"
+    }
+
+    mutating func population() {
         // Who the users are.
         let people = fit.osVersions.values.reduce(0, +)
         if people > 0 {
@@ -49,7 +77,9 @@ public struct FittedModel: Sendable {
         } else {
             warnings.append("the records name no install; nothing to fit")
         }
+    }
 
+    mutating func activity() {
         // How often they use the app.
         if fit.innerDays > 0 {
             let rate = Writer.poisson(events: fit.sessionsOnInnerDays, over: fit.innerDays)
@@ -78,7 +108,9 @@ public struct FittedModel: Sendable {
             writer.flag("features", "no feature_opened in the records")
             warnings.append("features: no feature_opened in the records; kept \(baseName)'s")
         }
+    }
 
+    mutating func softPromptAndDialog() {
         // How they answer.
         if let accept = share("soft_prompt.accept"), let dismiss = share("soft_prompt.dismiss") {
             figures["soft_prompt.accept"] = accept
@@ -105,6 +137,9 @@ public struct FittedModel: Sendable {
             }
         }
         writer.replace("system_dialog", with: "system_dialog: { \(dialogValues.joined(separator: ", ")) }  # " + dialogNotes.joined(separator: "; "))
+    }
+
+    mutating func settingsInlineAndLaunches() {
         var settingsValues: [String] = []
         var settingsNotes: [String] = []
         for (key, baseValue, why) in [
@@ -139,7 +174,9 @@ public struct FittedModel: Sendable {
         } else {
             writer.flag("cold_launch_share", "no install had a second session")
         }
+    }
 
+    mutating func quiet() {
         // Quiet delivery.
         if let off = share("provisional.turn_off"), let prominent = share("provisional.deliver_prominently") {
             figures["provisional.turn_off"] = off
@@ -159,7 +196,9 @@ public struct FittedModel: Sendable {
             writer.flag("provisional", "no quiet user's choice seen")
             warnings.append("provisional: no quiet (provisional) user was seen to choose; kept \(baseName)'s")
         }
+    }
 
+    mutating func unidentified() {
         // What records cannot show.
         writer.flag(
             "annoyance",
@@ -168,11 +207,8 @@ public struct FittedModel: Sendable {
             "reinstall",
             "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified")
         writer.flag("max_prompts_per_day", "the engine's setting, not the users'")
-        writer.groups(fit.shares, minimum: Self.minimumGroup)
+        writer.groups(fit.shares, minimum: FittedModel.minimumGroup)
         writer.header(records: fit.recordCount, policies: fit.policies.sorted(), base: baseName)
-        yaml = writer.text
-        self.warnings = warnings
-        self.figures = figures
     }
 }
 
