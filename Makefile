@@ -10,7 +10,9 @@ build: setup
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
 # Zero warnings is part of passing: the build treats them as errors.
+# The suite lays out the HTML reports in a headless browser: `setup.sh browser` installs chromium.
 test: setup
+	@./scripts/setup.sh browser
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test
 	$(SWIFT) run --skip-build permit test policies

@@ -6,7 +6,7 @@ import PermitSimulation
 extension SimulateCommand {
     /// Runs `--sweep` over the one policy and prints the table or JSON. Every mistake in the
     /// sweep's flags is bad input (exit 2) naming the flag and the value.
-    func runSweep(policy: SimulationPolicy, model userModel: UserModel) async throws {
+    func runSweep(policy: SimulationPolicy, model userModel: UserModel, users userCount: Int) async throws {
         let axes = try sweepAxes(for: policy)
         let combinations = axes.reduce(1) { $0 * $1.values.count }
         guard combinations <= Sweep.maxCombinations else {
@@ -33,10 +33,11 @@ extension SimulateCommand {
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let result: SweepResult
+        let started = Date()
         do {
             result = try await Sweep.run(
                 policy: policy, axes: axes, model: userModel, options: options, objective: goal,
-                constraints: bounds
+                constraints: bounds, confirmations: confirm
             ) { done, total in bar?.update(done: done, total: total) }
         } catch {
             bar?.clear()
@@ -52,8 +53,8 @@ extension SimulateCommand {
             Terminal.say(result.text())
             Terminal.say(
                 String(
-                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count,
-                    result.simulation.elapsedSeconds) + (report.map { "; report written to \($0)" } ?? ""))
+                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count * (1 + result.confirmations.count),
+                    Date().timeIntervalSince(started)) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }
 

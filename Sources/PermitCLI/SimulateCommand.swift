@@ -78,9 +78,27 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(
         help:
+            "With --objective: run the grid again on N fresh seeds to confirm the best setting on users it was not chosen on (0 to skip; each costs one more sweep)."
+    )
+    var confirm = 2
+
+    @Option(
+        help:
             "Also write a self-contained HTML page charting, per policy, who can receive alerts and who gets quiet delivery (with --sweep: each figure against the params)."
     )
     var report: String?
+
+    @Option(
+        help:
+            "The significance level of the live A/B test the report plans (two-sided, 80% power), e.g. 0.01; default 0.05.")
+    var alpha: Double = LiveTestPlan.defaultAlpha
+
+    @Flag(
+        name: .customLong("all-pairs"),
+        help:
+            "Compare every pair of policies, not only each with the first: a table of pairs (JSON: \"pairs\"); the headline verdicts are Holm-corrected over all of them."
+    )
+    var allPairs = false
 
     @Option(
         help:
@@ -107,10 +125,17 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw ValidationError("--precision takes percentage points from 0.01pp to 50pp, e.g. --precision 0.5pp; got '\(precision)'")
             }
         }
+        guard alpha > 0, alpha < 0.5 else {
+            throw ValidationError("--alpha is a significance level between 0 and 0.5, e.g. --alpha 0.05; got \(alpha)")
+        }
         guard (1...3650).contains(days) else { throw ValidationError("--days must be from 1 to 3650") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
         if !sweep.isEmpty, policies.count != 1 {
             throw ValidationError("--sweep runs one policy over a grid of its params; give exactly one policy, not \(policies.count)")
+        }
+        guard (0...20).contains(confirm) else { throw ValidationError("--confirm must be from 0 to 20; got \(confirm)") }
+        if !sweep.isEmpty, allPairs {
+            throw ValidationError("--all-pairs compares the policies of a run; a --sweep reports its best setting against the runner-up")
         }
         if records != nil, policies.count != 1 || !sweep.isEmpty {
             throw ValidationError(
@@ -122,8 +147,43 @@ struct SimulateCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--users`, or the count `--precision` needs, or 10,000.
-    var userCount: Int { precision.flatMap(Precision.init)?.users ?? users ?? 10_000 }
+    /// `--users`, or the count `--precision` needs, or 10,000. With experiments, `--precision`
+    /// covers the smallest arm's shares too: a 10% arm needs about ten times the users.
+    func userCount(for sources: [SimulationPolicy]) -> Int {
+        guard let target = precision.flatMap(Precision.init) else { return users ?? 10_000 }
+        guard let smallest = Self.smallestArm(of: sources) else { return target.users }
+        return target.users(smallestArmShare: smallest.share)
+    }
+
+    /// The smallest arm of any experiment the policies declare, and its share of the users.
+    static func smallestArm(of sources: [SimulationPolicy]) -> (name: String, share: Double)? {
+        var smallest: (name: String, share: Double)?
+        for experiment in sources.flatMap(\.experiments) {
+            let total = experiment.arms.reduce(0) { $0 + $1.weight }
+            for arm in experiment.arms where total > 0 {
+                let share = Double(arm.weight) / Double(total)
+                if smallest == nil || share < smallest!.share { smallest = ("\(experiment.name)=\(arm.name)", share) }
+            }
+        }
+        return smallest
+    }
+
+    /// What `--precision` covered, said after the run: every share of every policy, and with
+    /// experiments every share of every arm, with the widest arm's real half-width.
+    func precisionNote(_ target: Precision, users: Int, sources: [SimulationPolicy], result: SimulationResult) -> String {
+        var note = "\n\(users) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)"
+        guard let smallest = Self.smallestArm(of: sources) else { return note }
+        let armUsers = result.policies.flatMap(\.arms).map(\.result.users)
+        note += String(
+            format: ", of every policy and of every arm: the smallest arm, %@ (%.0f%% of the users), needs %d of its own",
+            smallest.name, smallest.share * 100, target.users)
+        if let fewest = armUsers.min() {
+            note += String(
+                format: "; the smallest arm got %d, every one of its shares ±%.2f pp", fewest,
+                Precision.halfWidth(users: fewest) * 100)
+        }
+        return note
+    }
 
     func run() async throws {
         let userModel: UserModel
@@ -146,12 +206,13 @@ struct SimulateCommand: AsyncParsableCommand {
             }
         }
         sources = try applyParams(to: sources)
+        let userCount = userCount(for: sources)
         if let target = precision.flatMap(Precision.init) {
             // Said before the run, not only after it: a tight target can mean millions of users,
             // and the user should see that while a Ctrl-C still saves the wait.
             Terminal.printError("--precision \(target): \(userCount) users per \(sweep.isEmpty ? "policy" : "setting")")
         }
-        if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel) }
+        if !sweep.isEmpty { return try await runSweep(policy: sources[0], model: userModel, users: userCount) }
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let log: RecordLog?
@@ -161,9 +222,10 @@ struct SimulateCommand: AsyncParsableCommand {
             Terminal.printError("--records: cannot make a temporary directory: \(error.localizedDescription)")
             throw Exit.badInput
         }
-        let result = await Simulation.run(policies: sources, model: userModel, options: options, records: log) { done, total in
+        var result = await Simulation.run(policies: sources, model: userModel, options: options, records: log) { done, total in
             bar?.update(done: done, total: total)
         }
+        result.alpha = alpha
         bar?.clear()
         do {
             try log?.finish(policies: sources.count, users: userCount)
@@ -172,14 +234,16 @@ struct SimulateCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
-        if let report { try writeAtomically(Data(HTMLReport.render(result, modelFile: model).utf8), to: report) }
+        if let report {
+            try writeAtomically(Data(HTMLReport.render(result, modelFile: model, allPairs: allPairs).utf8), to: report)
+        }
         switch format {
         case .json:
-            Terminal.say(result.json())
+            Terminal.say(result.json(allPairs: allPairs))
         case .text:
-            Terminal.say(result.text())
+            Terminal.say(result.text(allPairs: allPairs))
             if let target = precision.flatMap(Precision.init) {
-                Terminal.say("\n\(userCount) users per policy for \(target) on every share (z²/4h², the worst case p = 50%)")
+                Terminal.say(precisionNote(target, users: userCount, sources: sources, result: result))
             }
             Terminal.say(
                 String(format: "\n%d simulated users in %.1f s", userCount * sources.count, result.elapsedSeconds)

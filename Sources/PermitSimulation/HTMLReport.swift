@@ -9,9 +9,14 @@ public enum HTMLReport {
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     /// The page for `result`; `modelFile` is named in its heading.
-    public static func render(_ result: SimulationResult, modelFile: String? = nil) -> String {
+    /// The page also says what the intervals cover and how the verdicts are corrected
+    /// (`allPairs`: over every pair of policies, as the text report).
+    public static func render(_ result: SimulationResult, modelFile: String? = nil, allPairs: Bool = false) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
-        var body = chart(result) + table(result)
+        var body = answer(result, allPairs: allPairs)
+        body += "<h2 class=\"chart-title\">Who can receive alerts, and who gets quiet delivery, over the days</h2>\n"
+        body += chart(result)
+        body += "<h2>Every figure, per policy</h2>\n" + table(result) + experiments(result) + liveTest(result)
         if !result.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in result.warnings { body += "<li>warning: \(escape(warning.description))</li>\n" }
@@ -33,6 +38,9 @@ public enum HTMLReport {
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
         h1 { font-size: 1.4em; }
+        h2 { font-size: 1.15em; margin-top: 1.8em; }
+        section.answer { background: #f4f7fb; border-left: 4px solid #1f77b4; padding: 0.2em 1em; max-width: 60em; }
+        table { max-width: 100%; }
         p.meta { color: #555; }
         table { border-collapse: collapse; margin-top: 1.5em; }
         th, td { padding: 0.3em 0.9em; border-bottom: 1px solid #ddd; }
@@ -120,9 +128,7 @@ public enum HTMLReport {
         rows.append(
             (
                 "median time to alerts",
-                result.policies.map {
-                    $0.medianHoursToAlerts.map { SimulationResult.duration(hours: $0) } ?? "—"
-                }
+                result.policies.map { $0.timeToAlerts.description }
             ))
         rows.append(("uninstalls", result.policies.map { "\($0.uninstalls)" }))
         rows.append(("policy errors", result.policies.map { "\($0.errors.values.reduce(0, +))" }))
@@ -136,6 +142,67 @@ public enum HTMLReport {
             html += "<tr><th class=\"row\">\(escape(label))</th>"
             for cell in cells { html += "<td class=\"num\">\(escape(cell))</td>" }
             html += "</tr>\n"
+        }
+        return html + "</table>\n"
+    }
+
+    /// The answer first, for the reader who reads nothing else: on the headline (who can
+    /// receive alerts on the last day), each policy's share, and each one's difference from the
+    /// first with its interval and verdict.
+    static func answer(_ result: SimulationResult, allPairs: Bool = false) -> String {
+        var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
+        let day = result.days
+        guard !result.policies.isEmpty else { return html + "</section>\n" }
+        html +=
+            "<p>Can receive alerts on day \(day): "
+            + result.policies.map { "\(escape($0.name)) \(escape(SimulationResult.withInterval($0, .fullAlerts, day)))" }
+            .joined(separator: "; ") + ".</p>\n"
+        let family = result.comparisons(allPairs: allPairs)
+        for comparison in family where comparison.day == day {
+            let difference = comparison.difference
+            html +=
+                "<p class=\"verdict\"><strong>\(escape(result.policies[comparison.policy].name)) vs "
+                + "\(escape(result.policies[comparison.from].name)): "
+                + escape(
+                    String(
+                        format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
+                        difference.interval.high * 100))
+                + " — \(escape(difference.verdict.rawValue))</strong></p>\n"
+        }
+        html +=
+            "<p class=\"intervals\">Shaded bands and [low, high]: 95% intervals. They cover "
+            + escape(SimulationResult.coverage) + ". Differences between policies are paired user by user; "
+            + escape(result.correctionText(family, allPairs: allPairs)) + ".</p>\n"
+        return html + "</section>\n"
+    }
+
+    /// Each experiment's table, per arm on days 1, 7 and the last, as the text report has it.
+    static func experiments(_ result: SimulationResult) -> String {
+        var html = ""
+        for policy in result.policies {
+            for experiment in policy.experiments {
+                html += "<h2>\(escape(policy.name)), experiment \(escape(experiment)), per arm</h2>\n"
+                html += rows(result.armRows(policy, experiment: experiment), className: "arms")
+            }
+        }
+        return html
+    }
+
+    /// The live A/B test that would confirm each difference, and that it, not the simulation, decides.
+    static func liveTest(_ result: SimulationResult) -> String {
+        let lines = result.liveTestLines().map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard lines.count >= 3 else { return "" }
+        var html = "<h2>Live A/B test to confirm</h2>\n<p>\(escape(lines[0]))</p>\n<ul class=\"live-test\">\n"
+        for line in lines.dropFirst().dropLast() { html += "<li>\(escape(line))</li>\n" }
+        return html + "</ul>\n<p><strong>\(escape(lines[lines.count - 1]))</strong></p>\n"
+    }
+
+    /// A table from rows of cells, the first row its header.
+    static func rows(_ rows: [[String]], className: String) -> String {
+        guard let header = rows.first else { return "" }
+        var html = "<table class=\"\(className)\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows.dropFirst() {
+            html += "<tr>" + row.map { "<td class=\"num\">\(escape($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>\n"
     }

@@ -56,6 +56,21 @@ public struct ReachCounts: Sendable, Hashable {
     /// Users with the app installed.
     public var installed: Int { counts.reduce(0, +) }
 
+    /// One user's state as a byte: the index of the `Reach` the user is counted in, or
+    /// `notInstalledCode` for a user without the app (no state counted).
+    var code: UInt8 {
+        for index in counts.indices where counts[index] > 0 { return UInt8(index) }
+        return Self.notInstalledCode
+    }
+
+    /// The code of a user without the app.
+    static let notInstalledCode = UInt8(Reach.allCases.count)
+
+    /// The code of `reach` (`nil`: without the app).
+    static func code(_ reach: Reach?) -> UInt8 {
+        reach.map { UInt8(Reach.allCases.firstIndex(of: $0)!) } ?? notInstalledCode
+    }
+
     mutating func add(_ other: ReachCounts) {
         for index in counts.indices { counts[index] += other.counts[index] }
     }

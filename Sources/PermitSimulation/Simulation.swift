@@ -110,13 +110,17 @@ public enum Simulation {
     ///   - policies: the policies to compare, each run on the same users.
     ///   - model: who the users are and how they behave (`UserModel`).
     ///   - options: how many users and days, the seed, the workers.
+    ///   - pairedDays: the days on which each user's state is kept for paired comparisons
+    ///     (one byte per user, day and policy); `nil`: the reported days (1, 7 and the last).
     ///   - records: where the users' decision records go (`permit simulate --records`), or `nil`
     ///     to build none; call its `finish` after the run.
     ///   - progress: called with (users done, users in all) as blocks finish.
     public static func run(
-        policies: [SimulationPolicy], model: UserModel, options: SimulationOptions,
+        policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async -> SimulationResult {
+        let kept = (pairedDays ?? SimulationResult.reportedDays(days: options.days)).filter { (1...options.days).contains($0) }
+        let keptDays = kept.enumerated().filter { !kept[..<$0.offset].contains($0.element) }.map(\.element)
         let blocks = (options.users + SimulationOptions.blockSize - 1) / SimulationOptions.blockSize
         let jobs = policies.indices.flatMap { policy in (0..<blocks).map { Job(policy: policy, block: $0) } }
         let next = Locked(0)
@@ -135,7 +139,8 @@ public enum Simulation {
                         guard index < jobs.count else { return }
                         let job = jobs[index]
                         let tally = await runBlock(
-                            job, policy: policies[job.policy], model: model, options: options, records: records)
+                            job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
+                            records: records)
                         let finished = done.withLock { state in
                             state.tallies[job] = tally
                             state.users += tally.users
@@ -151,7 +156,9 @@ public enum Simulation {
         let results: [PolicyResult] = policies.indices.map { policy in
             var tally = Tally(days: options.days)
             for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)]!) }
-            return PolicyResult(name: policies[policy].name, file: policies[policy].chunkName, days: options.days, tally: tally)
+            return PolicyResult(
+                name: policies[policy].name, file: policies[policy].chunkName, days: options.days, tally: tally,
+                outcomeDays: keptDays)
         }
         return SimulationResult(
             model: model.name, users: options.users, days: options.days, seed: options.seed, policies: results,
@@ -165,7 +172,8 @@ public enum Simulation {
     }
 
     private static func runBlock(
-        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, records: RecordLog?
+        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, keptDays: [Int],
+        records: RecordLog?
     ) async
         -> Tally
     {
@@ -180,11 +188,14 @@ public enum Simulation {
         } catch {
             // It loaded before the run; only a resource failure can get here. Count it, do not crash.
             tally.users = last - first
+            tally.outcomes = Array(repeating: ReachCounts.notInstalledCode, count: (last - first) * keptDays.count)
             tally.errors[error.kind.rawValue, default: 0] += last - first
             tally.firstError = error.description
             return tally
         }
         let events = model.appEvents(declaredBy: policy)
+        let experiments = policy.experiments.map(\.name)
+        tally.outcomes.reserveCapacity((last - first) * keptDays.count)
         for index in first..<last {
             var user = UserSimulation(
                 index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
@@ -192,7 +203,8 @@ public enum Simulation {
             if records != nil { user.records = [] }
             await user.run()
             if let records, let logged = user.records { records.append(logged, policy: job.policy, block: job.block) }
-            tally.add(user: user.tally, arms: user.arms)
+            tally.add(user: user.tally, arms: user.arms, experiments: experiments)
+            for day in keptDays { tally.outcomes.append(user.tally.reachByDay[day - 1].code) }
         }
         return tally
     }

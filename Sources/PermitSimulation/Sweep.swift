@@ -33,10 +33,12 @@ public enum Sweep {
     }
 
     /// Runs every combination of `axes` (at most `maxCombinations`; the caller checks) through
-    /// `policy`, each on the same users.
+    /// `policy`, each on the same users; then, when an objective picks a best setting, the grid
+    /// again on `confirmations` fresh seeds (new users), so that the chosen setting's figure is
+    /// measured where it was not selected (`SweepResult.Confirmation`).
     public static func run(
         policy: SimulationPolicy, axes: [SweepAxis], model: UserModel, options: SimulationOptions,
-        objective: SweepMetric?, constraints: [SweepConstraint],
+        objective: SweepMetric?, constraints: [SweepConstraint], confirmations: Int = 0,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws(PolicyError) -> SweepResult {
         let combinations = grid(axes)
@@ -46,9 +48,25 @@ public enum Sweep {
             for (key, value) in combination { params[key] = value }
             variants.append(try policy.with(params: params))
         }
-        let result = await Simulation.run(policies: variants, model: model, options: options, progress: progress)
+        // Progress counts the fresh runs too: (1 + confirmations) grids.
+        let grids = 1 + (objective == nil ? 0 : max(0, confirmations))
+        // The objective's day is kept per user too, so the runner-up difference is paired.
+        let days = SimulationResult.reportedDays(days: options.days) + [objective].compactMap { $0?.day }
+        let result = await Simulation.run(policies: variants, model: model, options: options, pairedDays: days) {
+            done, total in progress?(done, total * grids)
+        }
         let runs = zip(combinations, result.policies).map { SweepResult.Run(params: $0.0, result: $0.1) }
-        return SweepResult(
+        var sweep = SweepResult(
             simulation: result, axes: axes.map(\.param), runs: runs, objective: objective, constraints: constraints)
+        guard sweep.choice != nil else { return sweep }
+        for index in 0..<(grids - 1) {
+            var fresh = options
+            fresh.seed = SweepResult.confirmationSeed(options.seed, index: index)
+            let again = await Simulation.run(policies: variants, model: model, options: fresh) { done, total in
+                progress?(total * (index + 1) + done, total * grids)
+            }
+            sweep.confirmations.append(SweepResult.Confirmation.Run(seed: fresh.seed, results: again.policies))
+        }
+        return sweep
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A figure a sweep can optimise or constrain, named as on the command line (`reach_day_30`,
 /// `uninstalls`), counted out of all the users of one combination so every figure has a Wilson
-/// interval and two combinations have a Newcombe difference.
+/// interval and two combinations a paired difference (they meet the same users).
 public struct SweepMetric: Sendable, Hashable, CustomStringConvertible {
     /// The reach state counted, or `nil` for users without the app (uninstalls).
     public let reach: Reach?
@@ -89,6 +89,11 @@ public struct SweepConstraint: Sendable, Hashable, CustomStringConvertible {
     /// share), or not (its share beyond the bound).
     public func status(of result: PolicyResult) -> Status {
         let (share, interval) = metric.share(in: result)
+        return status(share: share, interval: interval)
+    }
+
+    /// The status of a share with its interval against the bound.
+    public func status(share: Double, interval: Interval) -> Status {
         guard atMost ? share <= bound : share >= bound else { return .breaks }
         return (atMost ? interval.high <= bound : interval.low >= bound) ? .meets : .mayMeet
     }

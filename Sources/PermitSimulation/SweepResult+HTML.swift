@@ -19,14 +19,37 @@ extension SweepResult {
             + ", seed \(simulation.seed) (every setting meets the same users)"
         let choice = self.choice
         let panels = self.panels
-        var body = columns.map { metric in panels.map { chart(metric, panel: $0, best: choice?.best) }.joined() }.joined()
-        body += "<pre class=\"sweep-table\">" + HTMLReport.escape(text()) + "</pre>\n"
+        var body = answer(choice)
+        body += columns.map { metric in
+            "<h2 class=\"chart-title\">\(HTMLReport.escape(Self.title(of: metric))) against \(HTMLReport.escape(axes.first ?? ""))</h2>\n"
+                + panels.map { chart(metric, panel: $0, best: choice?.best) }.joined()
+        }.joined()
+        var table = tableRows()
+        table[0][table[0].count - 1] = "best"
+        body += "<h2>Every setting</h2>\n" + HTMLReport.rows(table, className: "sweep-table")
         if !simulation.warnings.isEmpty {
             body += "<ul class=\"warnings\">\n"
             for warning in simulation.warnings { body += "<li>warning: \(HTMLReport.escape(warning.description))</li>\n" }
             body += "</ul>\n"
         }
         return HTMLReport.page(title: title, meta: meta, body: body)
+    }
+
+    /// The answer first: the best setting, by how much it beats the runner-up and how sure
+    /// that is, its figure confirmed on fresh users, and the constraints; as the text report
+    /// says it, one paragraph per line.
+    func answer(_ choice: Choice?) -> String {
+        let lines = choiceLines(choice)
+        var html = "<section class=\"answer\">\n<h2>The answer</h2>\n"
+        for line in lines { html += "<p>\(HTMLReport.escape(line.trimmingCharacters(in: .whitespaces)))</p>\n" }
+        return html + "</section>\n"
+    }
+
+    /// A figure's title for a reader: `Can receive alerts on day 30 (reach_day_30)`.
+    static func title(of metric: SweepMetric) -> String {
+        guard let reach = metric.reach else { return "Uninstalls (share of users who deleted the app)" }
+        let label = reach.label.prefix(1).uppercased() + reach.label.dropFirst()
+        return "\(label) on day \(metric.day) (\(metric))"
     }
 
     /// The runs of each line: the combinations of every param after the first, each with its
@@ -77,7 +100,11 @@ extension SweepResult {
         let count = lines.first?.runs.count ?? 1
         func x(_ position: Int) -> Double { frame.x(Double(position) + 0.5, of: Double(count)) }
         let within = panel.label.isEmpty ? "" : ", \(panel.label)"
-        var svg = frame.open(
+        // Each of a figure's small charts says which figure and which panel it is.
+        var svg =
+            panel.label.isEmpty
+            ? "" : "<h3 class=\"chart-title\">\(HTMLReport.escape(Self.title(of: metric))), \(HTMLReport.escape(panel.label))</h3>\n"
+        svg += frame.open(
             label: "\(metric) against \(axes.first ?? "")\(within), one line per setting of the other params",
             title: "\(metric) (95% band) against \(axes.first ?? "")\(within)")
         let ticks = (lines.first?.runs ?? []).enumerated().map {

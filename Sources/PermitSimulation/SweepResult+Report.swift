@@ -6,22 +6,15 @@ extension SweepResult {
     /// with constraints whether it meets them: `meets`, `may meet` or `breaks`, one column per
     /// constraint when there are several, and `*` on the best row), then the choice.
     public func text() -> String {
-        let metrics = columns
-        let header = axes + metrics.map(\.description) + constraintColumns
-        let choice = self.choice
-        var rows: [[String]] = runs.enumerated().map { index, run in
-            run.params.map { Self.valueText($0.1) }
-                + metrics.map { metric in
-                    let (value, interval) = metric.share(in: run.result)
-                    return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
-                } + constraintCells(run) + [index == choice?.best ? "*" : ""]
-        }
-        rows.insert(header + [""], at: 0)
+        let rows = tableRows()
+        let header = Array(rows[0].dropLast())
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var lines = [
             "sweep of \(simulation.policies.first.map { $0.file } ?? "") over \(axes.joined(separator: ", ")): "
                 + "\(runs.count) settings × \(simulation.users) users × \(simulation.days) days, "
-                + "model \(simulation.model), seed \(simulation.seed) (every setting meets the same users)", "",
+                + "model \(simulation.model), seed \(simulation.seed) (every setting meets the same users)",
+            "95% intervals; they cover \(SimulationResult.coverage); differences between settings are paired user by user",
+            "",
         ]
         for row in rows {
             let cells = header.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
@@ -30,6 +23,22 @@ extension SweepResult {
         lines.append("")
         lines += choiceLines(choice)
         return lines.joined(separator: "\n")
+    }
+
+    /// The table's rows, header first: per setting its params, each figure with its 95%
+    /// interval, the constraint columns, and `*` on the best (the last column, headed "").
+    func tableRows() -> [[String]] {
+        let metrics = columns
+        let header = axes + metrics.map(\.description) + constraintColumns
+        let best = choice?.best
+        let rows: [[String]] = runs.enumerated().map { index, run in
+            run.params.map { Self.valueText($0.1) }
+                + metrics.map { metric in
+                    let (value, interval) = metric.share(in: run.result)
+                    return String(format: "%.1f%% [%.1f, %.1f]", value * 100, interval.low * 100, interval.high * 100)
+                } + constraintCells(run) + [index == best ? "*" : ""]
+        }
+        return [header + [""]] + rows
     }
 
     /// What the sweep chose and how sure that is.
@@ -47,7 +56,7 @@ extension SweepResult {
         } else {
             lines.append("  the only setting that meets the constraints")
         }
-        return lines + constraintLines(choice)
+        return lines + constraintLines(choice) + confirmationLines()
     }
 
     /// How sure it is that the best meets the constraints, and what a surer setting costs.
@@ -128,6 +137,12 @@ extension SweepResult {
                     ])
                 }),
             "warnings": .list(simulation.warnings.map { .table(["policy": .string($0.policy), "message": .string($0.message)]) }),
+            "intervals": .table([
+                "level": .number(1 - Confidence.alpha), "cover": .string(SimulationResult.coverage),
+                "differences": .string("paired user by user (Newcombe 1998, paired data, method 10)"),
+                "family_wise": .string(
+                    "uncorrected: the best-vs-runner-up verdict is one comparison, not corrected for picking the best"),
+            ]),
         ]
         if let objective { sweep["objective"] = .string(objective.description) }
         if let choice {
@@ -140,6 +155,8 @@ extension SweepResult {
                 best["difference"] = round(difference.value)
                 best["ci95"] = .list([round(difference.interval.low), round(difference.interval.high)])
                 best["verdict"] = .string(difference.verdict.rawValue)
+                best["paired"] = .bool(difference.paired)
+                best["p_value"] = round(difference.pValue)
             }
             best["constraints"] = .string(choice.constraints.rawValue)
             if let safer = choice.surelyMeeting, let difference = choice.surelyMeetingDifference {
@@ -150,6 +167,7 @@ extension SweepResult {
                     "verdict": .string(difference.verdict.rawValue),
                 ])
             }
+            if let confirmed = confirmationJSON() { best["confirmation"] = confirmed }
             sweep["best"] = .table(best)
         }
         return PolicyValue.table(["sweep": .table(sweep)]).prettyJSON

@@ -38,6 +38,10 @@ public struct SweepResult: Sendable {
     public let objective: SweepMetric?
     /// Bounds the best setting must meet.
     public let constraints: [SweepConstraint]
+    /// The grid run again on fresh seeds (new users), each aligned with `runs`, to confirm the
+    /// choice without the selection's bias (`SweepResult+Confirmation`); empty without
+    /// `--objective` or with `--confirm 0`.
+    public var confirmations: [Confirmation.Run] = []
 
     /// Whether `run`'s shares are within every constraint (it meets or may meet them all).
     public func isFeasible(_ run: Run) -> Bool { status(of: run) != .breaks }
@@ -73,11 +77,10 @@ public struct SweepResult: Sendable {
         }
     }
 
-    /// Run `a` minus run `b` on `metric`, with Newcombe's interval.
+    /// Run `a` minus run `b` on `metric`, paired user by user (every setting met the same
+    /// users; `Confidence.paired`).
     private func difference(_ a: Int, minus b: Int, on metric: SweepMetric) -> Difference {
-        Confidence.difference(
-            (metric.count(in: runs[a].result), runs[a].result.users),
-            minus: (metric.count(in: runs[b].result), runs[b].result.users))
+        runs[a].result.pairedDifference(metric.reach, day: metric.day, from: runs[b].result)
     }
 
     /// The figures each row shows: the headline and quiet reach on the last day, uninstalls,

@@ -46,6 +46,14 @@ struct Tally: Sendable {
     /// The same counts for the users of each experiment's arm (empty for a policy without
     /// experiments, and inside an arm's own tally).
     var arms: [ArmKey: Tally] = [:]
+    /// Users the policy's engine never put in an arm, per experiment: with every user's arm
+    /// read from the first event that carries it this stays 0, and a report says so if not,
+    /// rather than losing users between the arms.
+    var withoutArm: [String: Int] = [:]
+    /// Each user's state on the kept days (`ReachCounts.code`), one byte per user per kept day,
+    /// users in order: what pairs the users of two policies. Filled per block (not per user),
+    /// appended in block order by `merge`.
+    var outcomes: [UInt8] = []
 
     /// An experiment and one of its arms.
     struct ArmKey: Hashable, Sendable {
@@ -53,12 +61,14 @@ struct Tally: Sendable {
         let arm: String
     }
 
-    /// Adds one user's tally, to the whole and to the tally of each arm the user is in.
-    mutating func add(user: Tally, arms userArms: [String: String]) {
+    /// Adds one user's tally, to the whole and to the tally of each arm the user is in; a user
+    /// with no arm of one of `experiments` is counted as such.
+    mutating func add(user: Tally, arms userArms: [String: String], experiments: [String] = []) {
         merge(user)
         for (experiment, arm) in userArms {
             arms[ArmKey(experiment: experiment, arm: arm), default: Tally(days: reachByDay.count)].merge(user)
         }
+        for experiment in experiments where userArms[experiment] == nil { withoutArm[experiment, default: 0] += 1 }
     }
 
     init(days: Int) {
@@ -93,12 +103,14 @@ struct Tally: Sendable {
         reinstalls += other.reinstalls
         timeZoneChanges += other.timeZoneChanges
         secondsToAlerts += other.secondsToAlerts
+        if !other.outcomes.isEmpty { outcomes += other.outcomes }
         if firstError == nil { firstError = other.firstError }
         // A user's tally usually has no app events, errors, warnings or arms: a merge of an
         // empty dictionary still walks it (and in a debug build looks up its generic metadata).
         if !other.appEvents.isEmpty { appEvents.merge(other.appEvents, uniquingKeysWith: +) }
         if !other.errors.isEmpty { errors.merge(other.errors, uniquingKeysWith: +) }
         if !other.warnings.isEmpty { warnings.merge(other.warnings, uniquingKeysWith: +) }
+        if !other.withoutArm.isEmpty { withoutArm.merge(other.withoutArm, uniquingKeysWith: +) }
         if !other.arms.isEmpty {
             for (key, tally) in other.arms { arms[key, default: Tally(days: reachByDay.count)].merge(tally) }
         }

@@ -14,11 +14,15 @@ struct UserSimulation: Sendable {
     let policy: any Policy
     let days: Int
     var tally: Tally
-    /// The user's arm of each experiment the policy declares (after the run).
+    /// The user's arm of each experiment the policy declares, from the first event that
+    /// carried one: the install id is the same across reinstalls, so the arm is too, and a user
+    /// who reinstalls and never opens the app again keeps the arm they had.
     private(set) var arms: [String: String] = [:]
     /// The decision records the user's app logs, one per event, when `permit simulate --records`
     /// asks for them; `nil` (nothing built, nothing kept) otherwise.
     var records: [LoggedRecord]?
+    /// The policy declares experiments, so `note` looks for the user's arms.
+    private let wantsArms: Bool
 
     private var rng: SplitMix64
     private let platform: Platform
@@ -73,6 +77,7 @@ struct UserSimulation: Sendable {
         processes = SplitMix64.stream(seed: seed ^ 0xC01D_1A0C, index: UInt64(index))
         self.appEvents = appEvents
         self.policy = policy
+        wantsArms = !policy.experiments.isEmpty
         self.days = days
         self.tally = Tally(days: days)
         var traits = SplitMix64.stream(seed: seed, index: UInt64(index) &* 2)
@@ -114,7 +119,6 @@ struct UserSimulation: Sendable {
     /// without an executor switch each (a reinstall's engine is another actor: reached by a hop).
     mutating func run() async {
         await run(isolatedTo: engine)
-        if !policy.experiments.isEmpty { arms = await engine.history.arms }
     }
 
     private mutating func run(isolatedTo firstEngine: isolated PermissionEngine) async {
@@ -430,6 +434,7 @@ struct UserSimulation: Sendable {
                     user: configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
                     locale: configuration.locale, record: outcome.record))
         }
+        if wantsArms, arms.isEmpty { arms = outcome.arms }
         for error in outcome.errors {
             tally.errors[error.kind.rawValue, default: 0] += 1
             if tally.firstError == nil { tally.firstError = error.description }

@@ -67,8 +67,56 @@ struct ArmsAndParamsTests {
         #expect(oneWorker.stdout == result.stdout)
 
         let text = try await Self.run([], policy: file)
-        #expect(text.stdout.contains("abtest, experiment first_ask, per arm (day 1):"), "\(text.stdout)")
+        #expect(text.stdout.contains("abtest, experiment first_ask, per arm:"), "\(text.stdout)")
         #expect(text.stdout.contains("clear difference"))
+    }
+
+    /// A dialog makes the user delete the app, and all come back a day later; with 0.3
+    /// sessions a day most of them do not open it again on day 2. Their arm is the one their
+    /// first install had (the install id is the same), so no user falls out of the arms.
+    @Test func everyUserIsCountedInExactlyOneArm() async throws {
+        let file = try Self.policyFile()
+        let model = try SimulateCommandTests.temporaryFile(
+            "leaving.yaml",
+            """
+            os_versions: { "17.5": 1 }
+            sessions_per_day: { poisson: 0.3 }
+            feature_opens_per_session: 0
+            features: { home: 1 }
+            soft_prompt: { accept: 0.5 }
+            system_dialog: { allow_cold: 0.3, allow_after_soft_accept: 0.8 }
+            settings_prompt: { open: 0.2, enable: 0.5 }
+            annoyance: { uninstall_per_prompt: 1 }
+            reinstall: { chance: 1, after_days: 1, system_remembers: 0 }
+            """)
+        let result = try await SimulateCommandTests.permit([
+            "simulate", file.path, "--model", model.path, "--users", "500", "--days", "2", "--seed", "3", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let policy = try #require((object["policies"] as? [[String: Any]])?.first)
+        // The loud arm's users (30%) see a dialog, delete the app and come back on day 2.
+        #expect((policy["reinstalls"] as? Int ?? 0) > 100)
+        let arms = try #require(policy["arms"] as? [[String: Any]])
+        #expect(arms.map { $0["users"] as? Int ?? 0 }.reduce(0, +) == 500)
+        #expect((policy["users_without_arm"] as? [String: Int]) == ["first_ask": 0])
+    }
+
+    /// `--precision` covers the smallest arm: the loud arm has 30% of the users, so the run has
+    /// about 1/0.3 times the users a policy share needs, and says what it covered.
+    @Test func precisionCoversTheSmallestArm() async throws {
+        let file = try Self.policyFile()
+        let result = try await SimulateCommandTests.permit([
+            "simulate", file.path, "--model", "examples/models/default.yaml", "--precision", "5pp", "--days", "1",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        // 385 users give ±5 pp; a 30% arm needs 385 / 0.3 = 1,284, and a margin for the draw.
+        #expect(result.stderr.contains("--precision ±5 pp: 1398 users per policy"), "\(result.stderr)")
+        #expect(
+            result.stdout.contains("the smallest arm, first_ask=loud (30% of the users), needs 385 of its own"),
+            "\(result.stdout)")
+        let widths = result.stdout.matches(of: /every one of its shares ±([0-9.]+) pp/).compactMap { Double($0.1) }
+        #expect(widths.count == 1 && widths[0] <= 5, "\(result.stdout)")
     }
 
     @Test func paramsOverrideOnePolicyOrAll() async throws {

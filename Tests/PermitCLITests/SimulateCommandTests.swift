@@ -54,6 +54,38 @@ struct SimulateCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("100 users × 2 days, model default, seed 1"))
         #expect(result.stdout.contains("can receive alerts, day 2"))
+        #expect(result.stdout.contains("intervals cover simulation noise for this model"))
+        #expect(result.stdout.contains("Holm-corrected over 2 comparisons"))
+        #expect(!result.stdout.contains("every pair"))
+    }
+
+    /// `--all-pairs` adds the table of every pair (text) and `pairs` (JSON), and the headline
+    /// family grows to every pair on every reported day: 3 pairs × days 1 and 2.
+    @Test func allPairsComparesEveryPairAndCorrectsOverThem() async throws {
+        let common = [
+            "simulate", "policies/polite", "policies/provisional-first", "policies/reminders", "--model",
+            "examples/models/default.yaml", "--users", "100", "--days", "2", "--all-pairs",
+        ]
+        let text = try await Self.permit(common)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("every pair (paired, 95% intervals, verdicts Holm-corrected over 6)"))
+        #expect(text.stdout.contains("reminders − provisional-first"))
+        let json = try await Self.permit(common + ["--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let pairs = try #require(object["pairs"] as? [[String: Any]])
+        #expect(
+            pairs.map { "\($0["policy"]!)-\($0["from"]!)" } == [
+                "provisional-first-polite", "reminders-polite", "reminders-provisional-first",
+            ])
+        let intervals = try #require(object["intervals"] as? [String: Any])
+        #expect((intervals["family_wise"] as? [String: Any])?["comparisons"] as? Int == 6)
+        #expect((intervals["cover"] as? String)?.hasPrefix("simulation noise for this model") == true)
+        let sweep = try await Self.permit([
+            "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--sweep", "max_soft_prompts=1,2",
+            "--all-pairs",
+        ])
+        #expect(sweep.status == 2)
+        #expect(sweep.stderr.contains("--all-pairs compares the policies of a run"))
     }
 
     @Test func aPolicyBlindToTheModelIsWarnedAboutOnStderrAndInTheReport() async throws {

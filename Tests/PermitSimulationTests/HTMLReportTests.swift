@@ -65,6 +65,8 @@ struct HTMLReportTests {
             model: model, options: SimulationOptions(users: 60, days: 12, seed: 2))
         let html = HTMLReport.render(result, modelFile: "test-model.yaml")
         #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("They cover simulation noise for this model"))
+        #expect(html.contains("Holm-corrected over 6 comparisons"))
 
         let reader = ChartReader()
         let parser = XMLParser(data: Data(html.utf8))
@@ -110,5 +112,42 @@ struct HTMLReportTests {
         #expect(HTMLReport.niceStep(30) == 5)
         #expect(HTMLReport.niceStep(90) == 10)
         #expect(HTMLReport.niceStep(365) == 50)
+    }
+}
+
+/// The page a product manager reads carries the A/B answer: each experiment's table per arm on
+/// the reported days, and the live test that would confirm a difference.
+@Suite("HTML report: experiments and the live test")
+struct HTMLReportExperimentTests {
+    @Test func thePageHasTheExperimentTableAndTheLiveTestPlan() async throws {
+        let split = try SimulationPolicy(
+            source: """
+                return { name = "split", experiments = { first_ask = { now = 50, later = 50 } },
+                  decide = function(ctx)
+                    if ctx.event.name == "app_launch" and ctx.status == "not_determined"
+                      and ctx.user.arms.first_ask == "now" then
+                      return { action = "request_permission", reason = "launch" }
+                    end
+                  end }
+                """, chunkName: "split.lua")
+        let never = try SimulationPolicy(
+            source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
+        let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
+        let result = await Simulation.run(
+            policies: [never, split], model: model, options: SimulationOptions(users: 400, days: 7, seed: 3))
+        let page = HTMLReport.render(result)
+        #expect(XMLParser(data: Data(page.utf8)).parse(), "the page is well-formed")
+        let table = try #require(page.firstMatch(of: /<table class="arms">(?s)(.*?)<\/table>/)?.1)
+        let rows = table.matches(of: /<tr>(.*?)<\/tr>/).map { row in
+            row.1.matches(of: /<t[dh][^>]*>(.*?)<\/t[dh]>/).map { String($0.1) }
+        }
+        #expect(rows.first == ["arm", "users", "day", "can receive alerts", "vs later", "quiet", "uninstalled"])
+        // Two arms on days 1 and 7, their users adding up to the run's.
+        #expect(rows.count == 5)
+        #expect(rows.dropFirst().map { $0[2] } == ["1", "7", "1", "7"])
+        #expect(Int(rows[1][1])! + Int(rows[3][1])! == 400)
+        #expect(rows[3][4].contains("clear difference"), "asking at launch reaches users the later arm does not")
+        #expect(page.contains("<h2>Live A/B test to confirm</h2>"))
+        #expect(page.contains("installs per arm") && page.contains("the live test is what decides"))
     }
 }

@@ -23,7 +23,7 @@ struct ReachTests {
         let quiet = result.policies[0]
         #expect(quiet.canReceiveAlertsByDay == Array(repeating: 0, count: 7))
         #expect(quiet.quietByDay == Array(repeating: 1, count: 7))
-        #expect(quiet.usersReachedAlerts == 0 && quiet.medianHoursToAlerts == nil)
+        #expect(quiet.usersReachedAlerts == 0 && quiet.timeToAlerts.medianHours == nil)
         // Nobody has anything to choose: no draw, no change.
         #expect(quiet.answers.quietKept + quiet.answers.quietTurnedOff + quiet.answers.quietMadeProminent == 0)
         let json = try #require(JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
@@ -54,9 +54,16 @@ struct ReachTests {
         // 1,500 users: standard errors 0.0103 at 0.2 and 0.0118 at 0.3; 0.045 is about 4 of them.
         #expect(abs(quiet.share(.fullAlerts, day: 5) - 0.2) < 0.045)
         #expect(abs(quiet.share(.denied, day: 5) - 0.3) < 0.045)
-        // The time to alerts counts from the first launch to the end of day 3.
+        // A fifth reached alerts: the median over all users is after the run.
         #expect(quiet.usersReachedAlerts == answers.quietMadeProminent)
-        let hours = try #require(quiet.medianHoursToAlerts)
+        #expect(quiet.timeToAlerts.medianHours == nil)
+        // When every quiet user goes prominent, the time to alerts counts from the first launch
+        // to the end of day 3.
+        let allProminent = try fixedModel(
+            "provisional: { keep_quiet: 0, turn_off: 0, deliver_prominently: 1, decide_after_days: 2 }")
+        let prominent = await Simulation.run(
+            policies: [policy], model: allProminent, options: SimulationOptions(users: 300, days: 5, seed: 8))
+        let hours = try #require(prominent.policies[0].timeToAlerts.medianHours)
         #expect(hours > 48 && hours < 72)
     }
 

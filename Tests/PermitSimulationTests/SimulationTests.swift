@@ -52,6 +52,11 @@ struct SimulationTests {
         let four = await Simulation.run(
             policies: policies, model: model, options: SimulationOptions(users: users, days: 4, seed: 99, workers: 4))
         #expect(one.json() == four.json())
+        // The per-user states that pair the policies, and the comparisons built on them.
+        #expect(one.policies.map(\.outcomes) == four.policies.map(\.outcomes))
+        #expect(one.policies[0].outcomes.count == users * one.reportedDays.count)
+        #expect(one.json(allPairs: true) == four.json(allPairs: true))
+        #expect(one.json(allPairs: true).contains("\"pairs\""))
         #expect(one.policies[0].softPromptsPerUser > 0)
         #expect(one.policies[1].systemDialogsPerUser > 0)
         let other = await Simulation.run(
@@ -123,10 +128,10 @@ struct SimulationTests {
         #expect(policy.quietByDay.allSatisfy { $0 == 0 })
         #expect(policy.deniedAtEnd == 0)
         #expect(policy.share(.neverAsked, day: 10) == 1)
-        #expect(policy.medianHoursToAlerts == nil)
+        #expect(policy.timeToAlerts.medianHours == nil && policy.timeToAlerts.reached == 0)
         #expect(policy.uninstalls == 0)  // uninstalls come only from prompts in this model
         #expect(policy.events > 100 * 10)
-        #expect(!result.json().contains("median_hours_to_alerts"))
+        #expect(!result.json().contains("median_hours"))
     }
 
     @Test func policyErrorsAndWarningsAreCountedByName() async throws {

@@ -156,3 +156,39 @@ struct SweepReportTests {
         #expect(reader.charts.map(\.constraints.count) == [0, 0, 0, 0, 0, 0, 1, 1, 1])
     }
 }
+
+/// The sweep's page reads as a report: the answer first, a visible title on every chart saying
+/// which figure it shows, and the settings as a table, not preformatted text.
+@Suite("Sweep report: the page a product manager reads")
+struct SweepPageTests {
+    @Test func theAnswerComesFirstEveryChartHasATitleAndTheTableIsATable() async throws {
+        let policy = try SimulationPolicy(source: SweepTests.source, chunkName: "knob.lua")
+        let sweep = try await Sweep.run(
+            policy: policy, axes: SweepTests.axes, model: try fixedModel(),
+            options: SimulationOptions(users: 100, days: 2, seed: 3, workers: 2),
+            objective: SweepMetric(name: "reach_day_2", days: 2),
+            constraints: [try SweepConstraint.parse("uninstalls<=50%", days: 2)], confirmations: 1)
+        let html = sweep.html()
+        #expect(XMLParser(data: Data(html.utf8)).parse())
+        #expect(!html.contains("<pre"))
+        // The answer comes before the first chart, and names the best setting and its confirmation.
+        let answer = try #require(html.range(of: "<section class=\"answer\">"))
+        let firstChart = try #require(html.range(of: "<svg"))
+        #expect(answer.lowerBound < firstChart.lowerBound)
+        #expect(html.contains("best (*) ask=true quiet=false") && html.contains("confirmed on 1 fresh seed"))
+        // One visible title per figure, before its chart.
+        let titles = html.matches(of: /<h2 class="chart-title">(.*?)<\/h2>/).map { String($0.1) }
+        #expect(
+            titles == [
+                "Can receive alerts on day 2 (reach_day_2) against ask", "Quiet (provisional) on day 2 (quiet_day_2) against ask",
+                "Uninstalls (share of users who deleted the app) against ask",
+            ], "\(titles)")
+        // The settings table: a header and one row per setting, the best marked.
+        let table = try #require(html.firstMatch(of: /<table class="sweep-table">(?s)(.*?)<\/table>/)?.1)
+        let rows = table.matches(of: /<tr>(.*?)<\/tr>/).map { row in
+            row.1.matches(of: /<t[dh][^>]*>(.*?)<\/t[dh]>/).map { String($0.1) }
+        }
+        #expect(rows.first == ["ask", "quiet", "reach_day_2", "quiet_day_2", "uninstalls", "constraints", "best"])
+        #expect(rows.count == 5 && rows.filter { $0.last == "*" }.count == 1)
+    }
+}
