@@ -87,7 +87,8 @@ private struct Fitting {
             writer.replace(
                 "sessions_per_day",
                 with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), "
-                    + "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs")
+                    + "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
+            )
         } else {
             writer.flag("sessions_per_day", "no install was logged on three different days")
             warnings.append("sessions_per_day: no install was logged on three different days; kept \(baseName)'s")
@@ -118,7 +119,8 @@ private struct Fitting {
             writer.replace(
                 "soft_prompt",
                 with: "soft_prompt: { accept: \(Writer.number(accept.value)), dismiss: \(Writer.number(dismiss.value)) }  # accept 95% "
-                    + "\(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), n = \(Writer.count(accept.n)) answers")
+                    + "\(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), n = \(Writer.count(accept.n)) answers"
+            )
         } else {
             writer.flag("soft_prompt", "no soft prompt answered")
             warnings.append("soft_prompt: no soft prompt was answered in the records; kept \(baseName)'s")
@@ -131,12 +133,16 @@ private struct Fitting {
                 dialogValues.append("\(key): \(Writer.number(figure.value))")
                 dialogNotes.append("\(key) 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             } else {
-                let why = key == "allow_cold" ? "no system dialog shown without a soft prompt accepted just before" : "no system dialog shown right after a soft prompt was accepted"
+                let why =
+                    key == "allow_cold"
+                    ? "no system dialog shown without a soft prompt accepted just before"
+                    : "no system dialog shown right after a soft prompt was accepted"
                 dialogValues.append("\(key): \(Writer.number(baseValue))")
                 dialogNotes.append(keep("system_dialog.\(key)", baseValue, why))
             }
         }
-        writer.replace("system_dialog", with: "system_dialog: { \(dialogValues.joined(separator: ", ")) }  # " + dialogNotes.joined(separator: "; "))
+        writer.replace(
+            "system_dialog", with: "system_dialog: { \(dialogValues.joined(separator: ", ")) }  # " + dialogNotes.joined(separator: "; "))
     }
 
     mutating func settingsInlineAndLaunches() {
@@ -156,12 +162,15 @@ private struct Fitting {
             }
         }
         writer.replace(
-            "settings_prompt", with: "settings_prompt: { \(settingsValues.joined(separator: ", ")) }  # " + settingsNotes.joined(separator: "; "))
+            "settings_prompt",
+            with: "settings_prompt: { \(settingsValues.joined(separator: ", ")) }  # " + settingsNotes.joined(separator: "; "))
         if let act = share("inline.act") {
             figures["inline.act"] = act
             writer.replace(
                 "inline",
-                with: "inline: { act: \(Writer.number(act.value)) }  # act 95% \(Writer.interval(act.interval)), n = \(Writer.count(act.n)) rows seen")
+                with:
+                    "inline: { act: \(Writer.number(act.value)) }  # act 95% \(Writer.interval(act.interval)), n = \(Writer.count(act.n)) rows seen"
+            )
         } else {
             writer.flag("inline", "no inline row shown")
         }
@@ -205,7 +214,8 @@ private struct Fitting {
             "answers are pooled over every prompt; an app cannot log its own deletion, so uninstalls are not seen")
         writer.flag(
             "reinstall",
-            "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified")
+            "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified"
+        )
         writer.flag("max_prompts_per_day", "the engine's setting, not the users'")
         writer.groups(fit.shares, minimum: FittedModel.minimumGroup)
         writer.header(records: fit.recordCount, policies: fit.policies.sorted(), base: baseName)

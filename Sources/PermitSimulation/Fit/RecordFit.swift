@@ -103,8 +103,11 @@ public struct FitRecord: Sendable, Hashable {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
             if context.codingPath.isEmpty { return "not a JSON object" }
             let kind =
-                type == String.self ? "a string" : type == Bool.self ? "true or false"
-                : type == Int.self || type == Int64.self ? "a whole number" : "an object"
+                type == String.self
+                ? "a string"
+                : type == Bool.self
+                    ? "true or false"
+                    : type == Int.self || type == Int64.self ? "a whole number" : "an object"
             return "\"\(path(context))\" is not \(kind)"
         @unknown default:
             return "not a record line"
