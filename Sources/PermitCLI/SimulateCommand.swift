@@ -25,6 +25,9 @@ struct SimulateCommand: AsyncParsableCommand {
                   --sweep 'settings_backoff_days=[1,7,30],[3,7,30],[7,14,60]' --sweep max_soft_prompts=1,2,3 \\
                   --objective reach_day_30 --constraint 'uninstalls<=2%'
 
+              permit simulate policies/polite --model examples/models/default.yaml --records records.jsonl
+                  (then: permit fit records.jsonl --out fitted.yaml)
+
             A policy that declares experiments is also reported per arm, with the same intervals.
 
             The intervals cover the randomness of the simulated users on this model only. \
@@ -110,6 +113,12 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var sensitivity: Int?
 
+    @Option(
+        help:
+            "Also write the decision records the simulated apps would log, one JSON line per event (see docs/reference/cli.md#cli-simulate-records); one policy only. `permit fit` reads them."
+    )
+    var records: String?
+
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(
@@ -150,6 +159,11 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw ValidationError(
                     "--sensitivity judges the comparisons of policies against the first; give at least two policies")
             }
+        }
+        if records != nil, policies.count != 1 || !sweep.isEmpty {
+            throw ValidationError(
+                "--records writes the records of one policy's users (the same simulated people live once per policy, so several policies' records would count each of them several times); give exactly one policy and no --sweep"
+            )
         }
         if sweep.isEmpty, objective != nil || !constraints.isEmpty {
             throw ValidationError("--objective and --constraint choose among --sweep settings; add --sweep key=v1,v2")
@@ -194,7 +208,8 @@ struct SimulateCommand: AsyncParsableCommand {
         return note
     }
 
-    func run() async throws {
+    /// The model and the policies (with `--param` applied), each mistake bad input.
+    func loadInputs() throws -> (UserModel, [SimulationPolicy]) {
         let userModel: UserModel
         do {
             userModel = try UserModel.load(contentsOf: Terminal.file(model), displayName: model)
@@ -214,7 +229,11 @@ struct SimulateCommand: AsyncParsableCommand {
                 throw Exit.badInput
             }
         }
-        sources = try applyParams(to: sources)
+        return (userModel, try applyParams(to: sources))
+    }
+
+    func run() async throws {
+        let (userModel, sources) = try loadInputs()
         let userCount = userCount(for: sources)
         if let target = precision.flatMap(Precision.init) {
             // Said before the run, not only after it: a tight target can mean millions of users,
@@ -225,7 +244,14 @@ struct SimulateCommand: AsyncParsableCommand {
         let options = SimulationOptions(users: userCount, days: days, seed: seed, workers: workers)
         let bar = Console.current.isTerminal(.error) ? ProgressBar(console: .current) : nil
         let runs = 1 + (sensitivity ?? 0)
-        var result = await Simulation.run(policies: sources, model: userModel, options: options) { done, total in
+        let log: RecordLog?
+        do {
+            log = try records.map { path in try RecordLog(destination: Terminal.file(path).standardizedFileURL) }
+        } catch {
+            Terminal.printError("--records: cannot make a temporary directory: \(error.localizedDescription)")
+            throw Exit.badInput
+        }
+        var result = await Simulation.run(policies: sources, model: userModel, options: options, records: log) { done, total in
             bar?.update(done: done, total: total * runs)
         }
         var drawn: SensitivityResult?
@@ -237,6 +263,12 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         result.alpha = alpha
         bar?.clear()
+        do {
+            try log?.finish(policies: sources.count, users: userCount)
+        } catch {
+            Terminal.printError("--records: \(error)")
+            throw Exit.badInput
+        }
         for warning in result.warnings { Terminal.printError("warning: \(warning)") }
         if let report {
             try writeAtomically(
@@ -253,7 +285,7 @@ struct SimulateCommand: AsyncParsableCommand {
             let elapsed = result.elapsedSeconds + (drawn?.draws.reduce(0) { $0 + $1.result.elapsedSeconds } ?? 0)
             Terminal.say(
                 String(format: "\n%d simulated users in %.1f s", userCount * sources.count * runs, elapsed)
-                    + (report.map { "; report written to \($0)" } ?? ""))
+                    + (report.map { "; report written to \($0)" } ?? "") + (records.map { "; records written to \($0)" } ?? ""))
         }
     }
 }

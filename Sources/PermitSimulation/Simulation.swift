@@ -112,10 +112,12 @@ public enum Simulation {
     ///   - options: how many users and days, the seed, the workers.
     ///   - pairedDays: the days on which each user's state is kept for paired comparisons
     ///     (one byte per user, day and policy); `nil`: the reported days (1, 7 and the last).
+    ///   - records: where the users' decision records go (`permit simulate --records`), or `nil`
+    ///     to build none; call its `finish` after the run.
     ///   - progress: called with (users done, users in all) as blocks finish.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
+        records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async -> SimulationResult {
         let kept = (pairedDays ?? SimulationResult.reportedDays(days: options.days)).filter { (1...options.days).contains($0) }
         let keptDays = kept.enumerated().filter { !kept[..<$0.offset].contains($0.element) }.map(\.element)
@@ -137,7 +139,8 @@ public enum Simulation {
                         guard index < jobs.count else { return }
                         let job = jobs[index]
                         let tally = await runBlock(
-                            job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays)
+                            job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
+                            records: records)
                         let finished = done.withLock { state in
                             state.tallies[job] = tally
                             state.users += tally.users
@@ -169,7 +172,8 @@ public enum Simulation {
     }
 
     private static func runBlock(
-        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, keptDays: [Int]
+        _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, keptDays: [Int],
+        records: RecordLog?
     ) async
         -> Tally
     {
@@ -196,7 +200,9 @@ public enum Simulation {
             var user = UserSimulation(
                 index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
                 params: policy.params, appEvents: events)
+            if records != nil { user.records = [] }
             await user.run()
+            if let records, let logged = user.records { records.append(logged, policy: job.policy, block: job.block) }
             tally.add(user: user.tally, arms: user.arms, experiments: experiments)
             for day in keptDays { tally.outcomes.append(user.tally.reachByDay[day - 1].code) }
         }

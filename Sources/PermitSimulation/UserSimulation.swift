@@ -18,6 +18,9 @@ struct UserSimulation: Sendable {
     /// carried one: the install id is the same across reinstalls, so the arm is too, and a user
     /// who reinstalls and never opens the app again keeps the arm they had.
     private(set) var arms: [String: String] = [:]
+    /// The decision records the user's app logs, one per event, when `permit simulate --records`
+    /// asks for them; `nil` (nothing built, nothing kept) otherwise.
+    var records: [LoggedRecord]?
     /// The policy declares experiments, so `note` looks for the user's arms.
     private let wantsArms: Bool
 
@@ -420,6 +423,12 @@ struct UserSimulation: Sendable {
     /// async call (the engine's) and no copy of the outcome.
     private mutating func note(_ outcome: borrowing Outcome) {
         tally.events += 1
+        if records != nil {
+            records!.append(
+                LoggedRecord(
+                    user: configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
+                    locale: configuration.locale, record: outcome.record))
+        }
         if wantsArms, arms.isEmpty { arms = outcome.arms }
         for error in outcome.errors {
             tally.errors[error.kind.rawValue, default: 0] += 1

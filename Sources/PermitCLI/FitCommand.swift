@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import PermitInput
+import PermitSimulation
+
+struct FitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fit",
+        abstract: "Fit a user model from the app's own decision logs.",
+        discussion: """
+            Reads decision records as JSON Lines, each wrapped with the install, durable user id, iOS \
+            version and locale the app's logger adds (the format `permit simulate --records` writes; \
+            docs/reference/cli.md#cli-fit), and writes a model file for `permit simulate`: every \
+            figure the records identify, with its 95% interval and sample size in a comment beside \
+            it, and the base model's value, flagged, for each figure they do not. Each install's \
+            records must be in time order.
+
+            Examples:
+              permit fit app-records.jsonl --out fitted.yaml
+              permit fit week1.jsonl week2.jsonl --base examples/models/default.yaml --out fitted.yaml
+            """)
+
+    @Argument(help: "Decision-log files (JSON Lines).")
+    var records: [String] = []
+
+    @Option(help: "Where to write the fitted model (YAML).")
+    var out: String
+
+    @Option(help: "The model whose values stand for what the records cannot identify (default: examples/models/default.yaml's figures).")
+    var base: String?
+
+    func validate() throws {
+        guard !records.isEmpty else {
+            throw ValidationError("give at least one records file, e.g. permit fit records.jsonl --out fitted.yaml")
+        }
+    }
+
+    func run() async throws {
+        let baseName = base ?? "the default model"
+        let baseText: String
+        if let base {
+            do {
+                baseText = try InputText.read(Terminal.file(base), name: base)
+            } catch {
+                Terminal.printError(error.description)
+                throw Exit.badInput
+            }
+        } else {
+            baseText = FitCommand.defaultModel
+        }
+        let baseModel: UserModel
+        do {
+            baseModel = try UserModel.parse(baseText, file: base ?? "the default model")
+        } catch {
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
+        var fit = RecordFit()
+        for path in records {
+            do {
+                try fit.read(contentsOf: Terminal.file(path), name: path)
+            } catch {
+                Terminal.printError(error.description)
+                throw Exit.badInput
+            }
+        }
+        let fitted = FittedModel(fit: fit, base: baseModel, baseText: baseText, baseName: baseName)
+        for warning in fitted.warnings { Terminal.printError("warning: \(warning)") }
+        do {
+            _ = try UserModel.parse(fitted.yaml, file: out)
+        } catch {
+            Terminal.printError("the fitted model does not read back (\(error.description)); please report this")
+            throw Exit.badInput
+        }
+        try writeAtomically(Data(fitted.yaml.utf8), to: out)
+        Terminal.say(
+            "fitted \(fitted.figures.count) figures from \(fit.recordCount) records; model written to \(out)")
+    }
+
+    /// examples/models/default.yaml's figures, for a fit without `--base` (the binary does not
+    /// carry the repository's files). A test holds the two the same.
+    static let defaultModel = """
+        name: default
+        os_versions: { "9.3": 0.01, "12.5": 0.04, "15.2": 0.06, "16.7": 0.23, "17.5": 0.66 }
+        locales: { en: 0.55, de: 0.10, ja: 0.10, zh-Hans: 0.15, pt-BR: 0.10 }
+        sessions_per_day: { poisson: 1.2 }
+        feature_opens_per_session: { poisson: 0.8 }
+        features: { reminders: 0.3, messages: 0.2, history: 0.3, settings: 0.2 }
+        soft_prompt: { accept: 0.64, dismiss: 0.15 }
+        system_dialog: { allow_cold: 0.41, allow_after_soft_accept: 0.90 }
+        settings_prompt: { open: 0.25, enable: 0.6 }
+        inline: { act: 0.05 }
+        provisional: { keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1, decide_after_days: { uniform: [1, 7] } }
+        annoyance: { deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005 }
+        reinstall: { chance: 0.3, after_days: { uniform: [1, 14] }, system_remembers: 0.5 }
+        max_prompts_per_day: 3
+        cold_launch_share: 0.6
+
+        """
+}

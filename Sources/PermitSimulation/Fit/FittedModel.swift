@@ -1,0 +1,352 @@
+import Foundation
+import PermitCore
+
+/// A model fitted from decision logs: every figure the records identify, with its 95% interval
+/// and sample size written beside it, and the base model's values for the rest, flagged.
+public struct FittedModel: Sendable {
+    /// The model file's text (a valid model: `UserModel.parse` reads it).
+    public let yaml: String
+    /// What the records could not identify, for stderr.
+    public let warnings: [String]
+    /// Each figure fitted, by its model path (`soft_prompt.accept`, `sessions_per_day` …).
+    public let figures: [String: Figure]
+
+    /// A fitted figure: the estimate, its 95% interval, and what it was measured on.
+    public struct Figure: Sendable, Hashable {
+        /// The estimate.
+        public let value: Double
+        /// Its 95% interval.
+        public let interval: Interval
+        /// The observations it was measured on.
+        public let n: Int
+    }
+
+    /// Groups by OS version or locale get their own figures (as comments) from this many
+    /// observations on: below it a group's interval is too wide to say anything.
+    public static let minimumGroup = 100
+
+    /// Fits from `fit` (already fed every record), over `base` (its parsed model and its text).
+    public init(fit: RecordFit, base: UserModel, baseText: String, baseName: String) {
+        var fitting = Fitting(fit: fit, base: base, baseText: baseText, baseName: baseName)
+        fitting.population()
+        fitting.activity()
+        fitting.softPromptAndDialog()
+        fitting.settingsInlineAndLaunches()
+        fitting.quiet()
+        fitting.unidentified()
+        yaml = fitting.writer.text
+        warnings = fitting.warnings
+        figures = fitting.figures
+    }
+}
+
+/// The fit's work, section by section of the model file.
+private struct Fitting {
+    var fit: RecordFit
+    let finished: RecordFit.Finished
+    let base: UserModel
+    let baseName: String
+    var writer: Writer
+    var warnings: [String] = []
+    var figures: [String: FittedModel.Figure] = [:]
+
+    init(fit: RecordFit, base: UserModel, baseText: String, baseName: String) {
+        var fit = fit
+        finished = fit.finish()
+        self.fit = fit
+        self.base = base
+        self.baseName = baseName
+        writer = Writer(baseText: baseText, baseName: baseName)
+    }
+
+    func share(_ name: String, group: String = "") -> FittedModel.Figure? {
+        guard let counts = fit.shares[name]?[group], counts.trials > 0 else { return nil }
+        return FittedModel.Figure(
+            value: Double(counts.successes) / Double(counts.trials),
+            interval: Confidence.wilson(successes: counts.successes, of: counts.trials), n: counts.trials)
+    }
+
+    mutating func keep(_ name: String, _ value: Double, _ why: String) -> String {
+        warnings.append("\(name): \(why); kept \(baseName)'s \(Writer.number(value))")
+        return "\(name) not identified by the records (\(why)): \(baseName)'s"
+    }
+
+    mutating func population() {
+        // Who the users are.
+        let people = fit.osVersions.values.reduce(0, +)
+        if people > 0 {
+            writer.replace("os_versions", with: Writer.shares("os_versions", fit.osVersions, unit: "users", figures: &figures))
+            writer.replace("locales", with: Writer.shares("locales", fit.locales, unit: "users", figures: &figures))
+        } else {
+            warnings.append("the records name no install; nothing to fit")
+        }
+    }
+
+    mutating func activity() {
+        // How often they use the app.
+        if fit.innerDays > 0 {
+            let rate = Writer.poisson(events: fit.sessionsOnInnerDays, over: fit.innerDays)
+            figures["sessions_per_day"] = rate
+            writer.replace(
+                "sessions_per_day",
+                with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), "
+                    + "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
+            )
+        } else {
+            writer.flag("sessions_per_day", "no install was logged on three different days")
+            warnings.append("sessions_per_day: no install was logged on three different days; kept \(baseName)'s")
+        }
+        if fit.sessions > 0 {
+            let rate = Writer.poisson(events: fit.featureOpens, over: fit.sessions)
+            figures["feature_opens_per_session"] = rate
+            writer.replace(
+                "feature_opens_per_session",
+                with: "feature_opens_per_session: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), "
+                    + "n = \(Writer.count(fit.sessions)) sessions")
+        } else {
+            writer.flag("feature_opens_per_session", "no session in the records")
+        }
+        if !fit.features.isEmpty {
+            writer.replace("features", with: Writer.shares("features", fit.features, unit: "feature opens", figures: &figures))
+        } else {
+            writer.flag("features", "no feature_opened in the records")
+            warnings.append("features: no feature_opened in the records; kept \(baseName)'s")
+        }
+    }
+
+    mutating func softPromptAndDialog() {
+        // How they answer.
+        if let accept = share("soft_prompt.accept"), let dismiss = share("soft_prompt.dismiss") {
+            figures["soft_prompt.accept"] = accept
+            figures["soft_prompt.dismiss"] = dismiss
+            writer.replace(
+                "soft_prompt",
+                with: "soft_prompt: { accept: \(Writer.number(accept.value)), dismiss: \(Writer.number(dismiss.value)) }  # accept 95% "
+                    + "\(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), n = \(Writer.count(accept.n)) answers"
+            )
+        } else {
+            writer.flag("soft_prompt", "no soft prompt answered")
+            warnings.append("soft_prompt: no soft prompt was answered in the records; kept \(baseName)'s")
+        }
+        var dialogNotes: [String] = []
+        var dialogValues: [String] = []
+        for (key, baseValue) in [("allow_cold", base.allowCold), ("allow_after_soft_accept", base.allowAfterSoftAccept)] {
+            if let figure = share("system_dialog.\(key)") {
+                figures["system_dialog.\(key)"] = figure
+                dialogValues.append("\(key): \(Writer.number(figure.value))")
+                dialogNotes.append("\(key) 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
+            } else {
+                let why =
+                    key == "allow_cold"
+                    ? "no system dialog shown without a soft prompt accepted just before"
+                    : "no system dialog shown right after a soft prompt was accepted"
+                dialogValues.append("\(key): \(Writer.number(baseValue))")
+                dialogNotes.append(keep("system_dialog.\(key)", baseValue, why))
+            }
+        }
+        writer.replace(
+            "system_dialog", with: "system_dialog: { \(dialogValues.joined(separator: ", ")) }  # " + dialogNotes.joined(separator: "; "))
+    }
+
+    mutating func settingsInlineAndLaunches() {
+        var settingsValues: [String] = []
+        var settingsNotes: [String] = []
+        for (key, baseValue, why) in [
+            ("open", base.settingsOpen, "no settings prompt answered"),
+            ("enable", base.settingsEnable, "nobody denied came back from Settings"),
+        ] {
+            if let figure = share("settings_prompt.\(key)") {
+                figures["settings_prompt.\(key)"] = figure
+                settingsValues.append("\(key): \(Writer.number(figure.value))")
+                settingsNotes.append("\(key) 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
+            } else {
+                settingsValues.append("\(key): \(Writer.number(baseValue))")
+                settingsNotes.append(keep("settings_prompt.\(key)", baseValue, why))
+            }
+        }
+        writer.replace(
+            "settings_prompt",
+            with: "settings_prompt: { \(settingsValues.joined(separator: ", ")) }  # " + settingsNotes.joined(separator: "; "))
+        if let act = share("inline.act") {
+            figures["inline.act"] = act
+            writer.replace(
+                "inline",
+                with:
+                    "inline: { act: \(Writer.number(act.value)) }  # act 95% \(Writer.interval(act.interval)), n = \(Writer.count(act.n)) rows seen"
+            )
+        } else {
+            writer.flag("inline", "no inline row shown")
+        }
+        if let cold = share("cold_launch_share") {
+            figures["cold_launch_share"] = cold
+            writer.replace(
+                "cold_launch_share",
+                with: "cold_launch_share: \(Writer.number(cold.value))  # 95% \(Writer.interval(cold.interval)), "
+                    + "n = \(Writer.count(cold.n)) sessions after each install's first")
+        } else {
+            writer.flag("cold_launch_share", "no install had a second session")
+        }
+    }
+
+    mutating func quiet() {
+        // Quiet delivery.
+        if let off = share("provisional.turn_off"), let prominent = share("provisional.deliver_prominently") {
+            figures["provisional.turn_off"] = off
+            figures["provisional.deliver_prominently"] = prominent
+            figures["provisional.keep_quiet"] = share("provisional.keep_quiet")
+            let offText = Writer.number(off.value), prominentText = Writer.number(prominent.value)
+            let keepText = Writer.number(max(0, 1 - (Double(offText)! + Double(prominentText)!)))
+            writer.replace(
+                "provisional",
+                with: "provisional: { keep_quiet: \(keepText), turn_off: \(offText), deliver_prominently: \(prominentText), "
+                    + "decide_after_days: \(Writer.distribution(base.quietDecidesAfterDays)) }\n"
+                    + "# provisional: turn_off 95% \(Writer.interval(off.interval)), deliver_prominently 95% \(Writer.interval(prominent.interval)), "
+                    + "n = \(Writer.count(off.n)) quiet users followed at least \(finished.longestQuietWait ?? 0) days "
+                    + "(\(Writer.count(finished.quietUndecided)) followed too briefly and \(Writer.count(finished.quietExcluded)) who left quiet delivery by a dialog or Settings left out);\n"
+                    + "# decide_after_days not identified by the records (the app sees a choice only at its next session): \(baseName)'s")
+        } else {
+            writer.flag("provisional", "no quiet user's choice seen")
+            warnings.append("provisional: no quiet (provisional) user was seen to choose; kept \(baseName)'s")
+        }
+    }
+
+    mutating func unidentified() {
+        // What records cannot show.
+        writer.flag(
+            "annoyance",
+            "answers are pooled over every prompt; an app cannot log its own deletion, so uninstalls are not seen")
+        writer.flag(
+            "reinstall",
+            "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified"
+        )
+        writer.flag("max_prompts_per_day", "the engine's setting, not the users'")
+        writer.groups(fit.shares, minimum: FittedModel.minimumGroup)
+        writer.header(records: fit.recordCount, policies: fit.policies.sorted(), base: baseName)
+    }
+}
+
+/// Writes the fitted model over the base model's text, one top-level key at a time.
+private struct Writer {
+    var lines: [String]
+    let baseName: String
+
+    init(baseText: String, baseName: String) {
+        lines = baseText.components(separatedBy: "\n")
+        while lines.last == "" { lines.removeLast() }
+        self.baseName = baseName
+    }
+
+    var text: String { lines.joined(separator: "\n") + "\n" }
+
+    /// The lines of top-level `key`: its line and the indented ones after it.
+    private func block(_ key: String) -> Range<Int>? {
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("\(key):") }) else { return nil }
+        var end = start + 1
+        while end < lines.count, lines[end].isEmpty || lines[end].first == " " || lines[end].first == "\t" { end += 1 }
+        while end > start + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty { end -= 1 }
+        return start..<end
+    }
+
+    mutating func replace(_ key: String, with text: String) {
+        let new = text.components(separatedBy: "\n")
+        if let range = block(key) {
+            lines.replaceSubrange(range, with: new)
+        } else {
+            lines.append(contentsOf: new)
+        }
+    }
+
+    /// Marks a key the records do not identify, above its line (when the base model has it).
+    mutating func flag(_ key: String, _ why: String) {
+        guard let range = block(key) else { return }
+        lines.insert("# \(key): not identified by the records (\(why)): \(baseName)'s", at: range.lowerBound)
+    }
+
+    mutating func header(records: Int, policies: [String], base: String) {
+        let top = [
+            "# Fitted by `permit fit` from \(Writer.count(records)) decision records"
+                + (policies.isEmpty ? "" : " (policy \(policies.joined(separator: ", ")))") + ", over \(base).",
+            "# Each fitted figure has its 95% interval and sample size beside it (Wilson for shares, the score",
+            "# interval for Poisson means); figures marked \"not identified by the records\" are \(base)'s.",
+            "# See docs/simulate.md (records → model → comparison).",
+        ]
+        if let index = lines.firstIndex(where: { $0.hasPrefix("name:") }) {
+            lines[index] = "name: fitted"
+        } else {
+            lines.insert("name: fitted", at: 0)
+        }
+        lines.insert(contentsOf: top, at: 0)
+    }
+
+    /// Per-OS and per-locale figures, as comments: the model has one figure for everybody.
+    mutating func groups(_ shares: [String: [String: Counts]], minimum: Int) {
+        var out: [String] = []
+        for name in shares.keys.sorted() {
+            for group in shares[name]!.keys.sorted() where !group.isEmpty {
+                let counts = shares[name]![group]!
+                guard counts.trials >= minimum else { continue }
+                let interval = Confidence.wilson(successes: counts.successes, of: counts.trials)
+                out.append(
+                    "#   \(name), \(group): \(Writer.number(Double(counts.successes) / Double(counts.trials))) "
+                        + "95% \(Writer.interval(interval)), n = \(Writer.count(counts.trials))")
+            }
+        }
+        lines.append("")
+        lines.append("# By OS version and locale, for groups of at least \(minimum) observations (the model has one figure for all users):")
+        lines.append(contentsOf: out.isEmpty ? ["#   no group has enough observations"] : out)
+    }
+
+    /// A block of shares, largest first, rounded so that they add up to exactly 1.
+    static func shares(_ key: String, _ counts: [String: Int], unit: String, figures: inout [String: FittedModel.Figure]) -> String {
+        let total = counts.values.reduce(0, +)
+        let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        var rounded = sorted.map { (Double($0.value) / Double(total) * 1000).rounded() / 1000 }
+        rounded[0] = ((1 - rounded.dropFirst().reduce(0, +)) * 1000).rounded() / 1000
+        var out = ["\(key):  # \(count(total)) \(unit)"]
+        for (index, entry) in sorted.enumerated() {
+            let interval = Confidence.wilson(successes: entry.value, of: total)
+            figures["\(key).\(entry.key)"] = FittedModel.Figure(value: Double(entry.value) / Double(total), interval: interval, n: total)
+            out.append("  \"\(entry.key)\": \(number(rounded[index]))  # 95% \(Self.interval(interval)), n = \(count(entry.value))")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A Poisson mean, `events / exposure`, with the score interval:
+    /// (N + z²/2 ± z·√(N + z²/4)) / T.
+    static func poisson(events: Int, over exposure: Int) -> FittedModel.Figure {
+        let n = Double(events), t = Double(exposure), z = Confidence.z
+        let centre = n + z * z / 2, half = z * (n + z * z / 4).squareRoot()
+        return FittedModel.Figure(
+            value: n / t, interval: Interval(low: max(0, centre - half) / t, high: (centre + half) / t), n: exposure)
+    }
+
+    static func distribution(_ distribution: CountDistribution) -> String {
+        switch distribution {
+        case .fixed(let count): "\(count)"
+        case .poisson(let mean): "{ poisson: \(mean) }"
+        case .uniform(let range): "{ uniform: [\(range.lowerBound), \(range.upperBound)] }"
+        case .choice(let weighted):
+            "{ choice: { " + weighted.items.map { "\($0.value): \($0.share)" }.joined(separator: ", ") + " } }"
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0"), !text.hasSuffix(".0") { text.removeLast() }
+        return text
+    }
+
+    static func interval(_ interval: Interval) -> String {
+        "[" + String(format: "%.3f", interval.low) + ", " + String(format: "%.3f", interval.high) + "]"
+    }
+
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var out = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(character)
+        }
+        return out
+    }
+}
