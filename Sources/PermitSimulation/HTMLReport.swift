@@ -16,7 +16,7 @@ public enum HTMLReport {
     ) -> String {
         let title = "Permit simulation: " + result.policies.map(\.name).joined(separator: " vs ")
         var body = answer(result, allPairs: allPairs, sensitivity: sensitivity)
-        body += "<h2 class=\"chart-title\">Who can receive alerts, and who gets quiet delivery, over the days</h2>\n"
+        body += "<h2 class=\"chart-title\">Who can receive alerts (solid) and who gets quiet delivery (dashed), over the days</h2>\n"
         body += chart(result)
         if let sensitivity {
             body += "<h2>Sensitivity to the model's assumptions (\(sensitivity.draws.count) drawn models)</h2>\n"
