@@ -115,21 +115,27 @@ struct HTMLReportTests {
     }
 }
 
+/// A policy with a 50/50 experiment: the `now` arm asks at the first launch, `later` never does,
+/// so the arms differ clearly on who can receive alerts.
+func splitExperimentPolicy() throws -> SimulationPolicy {
+    try SimulationPolicy(
+        source: """
+            return { name = "split", experiments = { first_ask = { now = 50, later = 50 } },
+              decide = function(ctx)
+                if ctx.event.name == "app_launch" and ctx.status == "not_determined"
+                  and ctx.user.arms.first_ask == "now" then
+                  return { action = "request_permission", reason = "launch" }
+                end
+              end }
+            """, chunkName: "split.lua")
+}
+
 /// The page a product manager reads carries the A/B answer: each experiment's table per arm on
 /// the reported days, and the live test that would confirm a difference.
 @Suite("HTML report: experiments and the live test")
 struct HTMLReportExperimentTests {
     @Test func thePageHasTheExperimentTableAndTheLiveTestPlan() async throws {
-        let split = try SimulationPolicy(
-            source: """
-                return { name = "split", experiments = { first_ask = { now = 50, later = 50 } },
-                  decide = function(ctx)
-                    if ctx.event.name == "app_launch" and ctx.status == "not_determined"
-                      and ctx.user.arms.first_ask == "now" then
-                      return { action = "request_permission", reason = "launch" }
-                    end
-                  end }
-                """, chunkName: "split.lua")
+        let split = try splitExperimentPolicy()
         let never = try SimulationPolicy(
             source: "return { name = \"never\", decide = function(ctx) return nil end }", chunkName: "never.lua")
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))

@@ -33,16 +33,7 @@ struct ReportInBrowserTests {
     }
 
     static func comparison() async throws -> SimulationResult {
-        let split = try SimulationPolicy(
-            source: """
-                return { name = "split", experiments = { first_ask = { now = 50, later = 50 } },
-                  decide = function(ctx)
-                    if ctx.event.name == "app_launch" and ctx.status == "not_determined"
-                      and ctx.user.arms.first_ask == "now" then
-                      return { action = "request_permission", reason = "launch" }
-                    end
-                  end }
-                """, chunkName: "split.lua")
+        let split = try splitExperimentPolicy()
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let polite = try SimulationPolicy.load(contentsOf: repositoryRoot.appendingPathComponent("policies/polite/policy.lua"))
         return await Simulation.run(

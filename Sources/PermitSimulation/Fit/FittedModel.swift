@@ -340,13 +340,6 @@ private struct Writer {
         "[" + String(format: "%.3f", interval.low) + ", " + String(format: "%.3f", interval.high) + "]"
     }
 
-    static func count(_ value: Int) -> String {
-        let digits = String(value)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(character)
-        }
-        return out
-    }
+    /// `12,345`: the reports' one way of writing a count.
+    static func count(_ value: Int) -> String { SimulationResult.grouped(value) }
 }
