@@ -47,6 +47,8 @@ private struct Fitting {
     let base: UserModel
     let baseName: String
     var writer: Writer
+    /// The chances annoyance lowers, at a first prompt, and the slope.
+    let firstPrompt: AnnoyanceFit
     var warnings: [String] = []
     var figures: [String: FittedModel.Figure] = [:]
 
@@ -57,6 +59,12 @@ private struct Fitting {
         self.base = base
         self.baseName = baseName
         writer = Writer(baseText: baseText, baseName: baseName)
+        firstPrompt = AnnoyanceFit(answers: fit.answersByPrompts, baseSlope: base.denyIncreasePerPrompt)
+    }
+
+    /// A chance annoyance lowers, as at a person's first prompt (`AnnoyanceFit`).
+    func chance(_ name: String) -> FittedModel.Figure? {
+        firstPrompt.chances[name].map { FittedModel.Figure(value: $0.value, interval: $0.interval, n: $0.n) }
     }
 
     func share(_ name: String, group: String = "") -> FittedModel.Figure? {
@@ -116,13 +124,15 @@ private struct Fitting {
 
     mutating func softPromptAndDialog() {
         // How they answer.
-        if let accept = share("soft_prompt.accept"), let dismiss = share("soft_prompt.dismiss") {
+        if let accept = chance("soft_prompt.accept"), let dismiss = share("soft_prompt.dismiss") {
             figures["soft_prompt.accept"] = accept
             figures["soft_prompt.dismiss"] = dismiss
             writer.replace(
                 "soft_prompt",
-                with: "soft_prompt: { accept: \(Writer.number(accept.value)), dismiss: \(Writer.number(dismiss.value)) }  # accept 95% "
-                    + "\(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), n = \(Writer.count(accept.n)) answers"
+                with:
+                    "soft_prompt: { accept: \(Writer.number(min(accept.value, 1 - dismiss.value))), dismiss: \(Writer.number(dismiss.value)) }  "
+                    + "# accept at a first prompt 95% \(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), "
+                    + "n = \(Writer.count(accept.n)) answers"
             )
         } else {
             writer.flag("soft_prompt", "no soft prompt answered")
@@ -131,10 +141,10 @@ private struct Fitting {
         var dialogNotes: [String] = []
         var dialogValues: [String] = []
         for (key, baseValue) in [("allow_cold", base.allowCold), ("allow_after_soft_accept", base.allowAfterSoftAccept)] {
-            if let figure = share("system_dialog.\(key)") {
+            if let figure = chance("system_dialog.\(key)") {
                 figures["system_dialog.\(key)"] = figure
                 dialogValues.append("\(key): \(Writer.number(figure.value))")
-                dialogNotes.append("\(key) 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
+                dialogNotes.append("\(key) at a first prompt 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             } else {
                 let why =
                     key == "allow_cold"
@@ -155,10 +165,10 @@ private struct Fitting {
             ("open", base.settingsOpen, "no settings prompt answered"),
             ("enable", base.settingsEnable, "nobody denied came back from Settings"),
         ] {
-            if let figure = share("settings_prompt.\(key)") {
+            if let figure = chance("settings_prompt.\(key)") {
                 figures["settings_prompt.\(key)"] = figure
                 settingsValues.append("\(key): \(Writer.number(figure.value))")
-                settingsNotes.append("\(key) 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
+                settingsNotes.append("\(key) at a first prompt 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             } else {
                 settingsValues.append("\(key): \(Writer.number(baseValue))")
                 settingsNotes.append(keep("settings_prompt.\(key)", baseValue, why))
@@ -210,11 +220,35 @@ private struct Fitting {
         }
     }
 
+    /// The slope each prompt takes off later "yes" chances, when answers came after different
+    /// numbers of earlier prompts; uninstalls per prompt never show in an app's own logs.
+    mutating func annoyance() {
+        let uninstalls = "uninstall_per_prompt not identified by the records (an app cannot log its own deletion): \(baseName)'s"
+        guard let slope = firstPrompt.slope else {
+            writer.flag(
+                "annoyance",
+                "no answer came after a different number of earlier prompts than the others of its kind; the first-prompt "
+                    + "chances above assume this slope; an app cannot log its own deletion, so uninstalls are not seen")
+            if !firstPrompt.chances.isEmpty {
+                warnings.append(
+                    "annoyance.deny_increase_per_prompt: every answer of a kind came after the same number of earlier prompts; "
+                        + "kept \(baseName)'s \(Writer.number(base.denyIncreasePerPrompt)), which the fitted chances assume")
+            }
+            return
+        }
+        figures["annoyance.deny_increase_per_prompt"] = FittedModel.Figure(
+            value: slope.value, interval: slope.interval, n: slope.n)
+        writer.replace(
+            "annoyance",
+            with: "annoyance: { deny_increase_per_prompt: \(Writer.number(slope.value)), "
+                + "uninstall_per_prompt: \(Writer.number(base.uninstallPerPrompt)) }\n"
+                + "# annoyance: deny_increase_per_prompt 95% \(Writer.interval(slope.interval)), fitted with the first-prompt chances "
+                + "from \(Writer.count(slope.n)) answers after 0 to \(firstPrompt.mostEarlierPrompts) earlier prompts; \(uninstalls)")
+    }
+
     mutating func unidentified() {
         // What records cannot show.
-        writer.flag(
-            "annoyance",
-            "answers are pooled over every prompt; an app cannot log its own deletion, so uninstalls are not seen")
+        annoyance()
         writer.flag(
             "reinstall",
             "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified"

@@ -187,6 +187,10 @@ public struct RecordFit: Sendable {
     /// A share the records measure, by name (`soft_prompt.accept` …), overall and by group
     /// (`os 17.5`, `locale en`).
     public private(set) var shares: [String: [String: Counts]] = [:]
+    /// The answers whose "yes" each prompt seen makes less likely (`soft_prompt.accept`,
+    /// `system_dialog.allow_*`, `settings_prompt.open`, `.enable`), by how many prompts the
+    /// person had answered before: what `AnnoyanceFit` fits first-prompt chances from.
+    public private(set) var answersByPrompts: [String: [Int: Counts]] = [:]
     /// Sessions on whole days inside each install's logged span, and those days.
     public private(set) var sessionsOnInnerDays = 0
     public private(set) var innerDays = 0
@@ -205,6 +209,9 @@ public struct RecordFit: Sendable {
     public private(set) var policies: Set<String> = []
 
     private var installs: [String: InstallState] = [:]
+    /// Prompts answered so far, per person (the durable id when the logs give one: a person who
+    /// reinstalls has still seen the prompts of the earlier install).
+    private var promptsAnswered: [String: Int] = [:]
     private var seenUsers: [String: String] = [:]
     private var countedUsers: Set<String> = []
 
@@ -281,6 +288,16 @@ public struct RecordFit: Sendable {
     }
     private var countedPeople: Set<String> = []
 
+    /// A "yes or not" answer that annoyance affects, counted at the person's prompts so far;
+    /// `prompt`: the answer was to a prompt, which counts towards the next answers.
+    private mutating func answer(_ name: String, _ record: FitRecord, _ yes: Bool, prompt: Bool) {
+        share(name, record, yes)
+        let person = record.user ?? record.install
+        let before = promptsAnswered[person, default: 0]
+        answersByPrompts[name, default: [:]][before, default: Counts()].add(yes)
+        if prompt { promptsAnswered[person] = before + 1 }
+    }
+
     private mutating func share(_ name: String, _ record: FitRecord, _ success: Bool) {
         for group in ["", "os \(record.os)", "locale \(record.locale)"] {
             shares[name, default: [:]][group, default: Counts()].add(success)
@@ -297,7 +314,7 @@ public struct RecordFit: Sendable {
             s.visitFrom = nil
             if r.event == "app_foreground" {
                 // Only a denial shows in the status: switching Alerts on leaves it authorized.
-                if from == "denied" { share("settings_prompt.enable", r, r.statusAfter == "authorized") }
+                if from == "denied" { answer("settings_prompt.enable", r, r.statusAfter == "authorized", prompt: false) }
                 if s.quiet == .waiting { s.quiet = .excluded }
                 noteOutcome(r, &s)
                 return
@@ -317,7 +334,7 @@ public struct RecordFit: Sendable {
                     share("inline.act", r, true)
                     s.inlinePending = false
                 } else if let answer = r.answer {
-                    share("soft_prompt.accept", r, answer == "accept")
+                    self.answer("soft_prompt.accept", r, answer == "accept", prompt: true)
                     share("soft_prompt.dismiss", r, answer == "dismiss")
                 }
             }
@@ -327,14 +344,16 @@ public struct RecordFit: Sendable {
                     share("inline.act", r, true)
                     s.inlinePending = false
                 } else {
-                    share("settings_prompt.open", r, r.answer == "open")
+                    answer("settings_prompt.open", r, r.answer == "open", prompt: true)
                 }
             }
             if r.answer == "open" { s.visitFrom = r.statusAfter }
         case "system_prompt_answered":
             if let previous, previous.dialogShown, let granted = r.answer {
                 let afterAccept = previous.event == "soft_prompt_answered" && previous.answer == "accept"
-                share(afterAccept ? "system_dialog.allow_after_soft_accept" : "system_dialog.allow_cold", r, granted == "true")
+                answer(
+                    afterAccept ? "system_dialog.allow_after_soft_accept" : "system_dialog.allow_cold", r, granted == "true",
+                    prompt: true)
             }
         default:
             break
