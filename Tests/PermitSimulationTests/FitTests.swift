@@ -132,6 +132,12 @@ struct FitTests {
         #expect(fitted.yaml.contains("annoyance: { deny_increase_per_prompt: "))
         #expect(fitted.yaml.contains("uninstall_per_prompt not identified by the records"))
         #expect(abs(model.denyIncreasePerPrompt - 0.03) < 0.02)
+        // By group, the chances prompts lower are first-prompt chances too: a denied user's
+        // settings prompts come again and again, so their plain share is far below 0.4.
+        let group = try #require(
+            fitted.yaml.components(separatedBy: "\n").first { $0.hasPrefix("#   settings_prompt.open, locale en: ") })
+        let value = try #require(Double(group.dropFirst("#   settings_prompt.open, locale en: ".count).prefix { $0 != " " }))
+        #expect(group.contains(" at a first prompt 95% [") && abs(value - 0.4) < 0.08, "\(group)")
         #expect(fitted.yaml.contains("# max_prompts_per_day: not identified by the records"))
         #expect(fitted.yaml.contains("# decide_after_days not identified by the records"))
         #expect(fitted.warnings.isEmpty, "\(fitted.warnings)")

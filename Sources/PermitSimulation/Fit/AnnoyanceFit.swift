@@ -43,8 +43,9 @@ struct AnnoyanceFit: Sendable {
     }
 
     /// Fits `answers` (figure → earlier prompts → yes out of answers); `baseSlope` is held when
-    /// the answers do not identify a slope. Figures with no answer are left out.
-    init(answers: [String: [Int: Counts]], baseSlope: Double) {
+    /// the answers do not identify a slope, or always with `holdSlope` (a group's chances read
+    /// off the line of everybody's slope). Figures with no answer are left out.
+    init(answers: [String: [Int: Counts]], baseSlope: Double, holdSlope: Bool = false) {
         let names = answers.keys.sorted().filter { answers[$0]!.values.contains { $0.trials > 0 } }
         var cells: [Cell] = []
         for (index, name) in names.enumerated() {
@@ -54,7 +55,7 @@ struct AnnoyanceFit: Sendable {
             }
         }
         mostEarlierPrompts = answers.values.flatMap(\.keys).max() ?? 0
-        let identified = Self.slopeVaries(cells, figures: names.count)
+        let identified = !holdSlope && Self.slopeVaries(cells, figures: names.count)
         var fit = Newton(cells: cells, figures: names.count, slope: identified ? nil : max(0, baseSlope))
         fit.maximise()
         let covariance = fit.covariance()

@@ -59,7 +59,8 @@ private struct Fitting {
         self.base = base
         self.baseName = baseName
         writer = Writer(baseText: baseText, baseName: baseName)
-        firstPrompt = AnnoyanceFit(answers: fit.answersByPrompts, baseSlope: base.denyIncreasePerPrompt)
+        firstPrompt = AnnoyanceFit(
+            answers: fit.answersByPrompts.compactMapValues { $0[""] }, baseSlope: base.denyIncreasePerPrompt)
     }
 
     /// A chance annoyance lowers, as at a person's first prompt (`AnnoyanceFit`).
@@ -246,6 +247,19 @@ private struct Fitting {
                 + "from \(Writer.count(slope.n)) answers after 0 to \(firstPrompt.mostEarlierPrompts) earlier prompts; \(uninstalls)")
     }
 
+    /// Each group's first-prompt chances, read off the line of everybody's slope (a group's own
+    /// slope would rest on a fraction of the answers): figure → group → estimate.
+    func groupChances() -> [String: [String: AnnoyanceFit.Estimate]] {
+        var chances: [String: [String: AnnoyanceFit.Estimate]] = [:]
+        for (name, groups) in fit.answersByPrompts {
+            for (group, cells) in groups where !group.isEmpty {
+                let fitted = AnnoyanceFit(answers: [name: cells], baseSlope: firstPrompt.slopeUsed, holdSlope: true)
+                chances[name, default: [:]][group] = fitted.chances[name]
+            }
+        }
+        return chances
+    }
+
     mutating func unidentified() {
         // What records cannot show.
         annoyance()
@@ -254,7 +268,7 @@ private struct Fitting {
             "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified"
         )
         writer.flag("max_prompts_per_day", "the engine's setting, not the users'")
-        writer.groups(fit.shares, minimum: FittedModel.minimumGroup)
+        writer.groups(fit.shares, firstPrompt: groupChances(), minimum: FittedModel.minimumGroup)
         writer.header(records: fit.recordCount, policies: fit.policies.sorted(), base: baseName)
     }
 }
@@ -313,12 +327,22 @@ private struct Writer {
     }
 
     /// Per-OS and per-locale figures, as comments: the model has one figure for everybody.
-    mutating func groups(_ shares: [String: [String: Counts]], minimum: Int) {
+    /// The chances annoyance lowers are the group's first-prompt chances (`firstPrompt`), as
+    /// the model's are; the other figures are plain shares.
+    mutating func groups(
+        _ shares: [String: [String: Counts]], firstPrompt: [String: [String: AnnoyanceFit.Estimate]], minimum: Int
+    ) {
         var out: [String] = []
         for name in shares.keys.sorted() {
             for group in shares[name]!.keys.sorted() where !group.isEmpty {
                 let counts = shares[name]![group]!
                 guard counts.trials >= minimum else { continue }
+                if let chance = firstPrompt[name]?[group] {
+                    out.append(
+                        "#   \(name), \(group): \(Writer.number(chance.value)) at a first prompt "
+                            + "95% \(Writer.interval(chance.interval)), n = \(Writer.count(chance.n))")
+                    continue
+                }
                 let interval = Confidence.wilson(successes: counts.successes, of: counts.trials)
                 out.append(
                     "#   \(name), \(group): \(Writer.number(Double(counts.successes) / Double(counts.trials))) "

@@ -189,8 +189,9 @@ public struct RecordFit: Sendable {
     public private(set) var shares: [String: [String: Counts]] = [:]
     /// The answers whose "yes" each prompt seen makes less likely (`soft_prompt.accept`,
     /// `system_dialog.allow_*`, `settings_prompt.open`, `.enable`), by how many prompts the
-    /// person had answered before: what `AnnoyanceFit` fits first-prompt chances from.
-    public private(set) var answersByPrompts: [String: [Int: Counts]] = [:]
+    /// person had answered before, overall (group "") and by group (`os 17.5`, `locale en`):
+    /// what `AnnoyanceFit` fits first-prompt chances from.
+    public private(set) var answersByPrompts: [String: [String: [Int: Counts]]] = [:]
     /// Sessions on whole days inside each install's logged span, and those days.
     public private(set) var sessionsOnInnerDays = 0
     public private(set) var innerDays = 0
@@ -294,7 +295,9 @@ public struct RecordFit: Sendable {
         share(name, record, yes)
         let person = record.user ?? record.install
         let before = promptsAnswered[person, default: 0]
-        answersByPrompts[name, default: [:]][before, default: Counts()].add(yes)
+        for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+            answersByPrompts[name, default: [:]][group, default: [:]][before, default: Counts()].add(yes)
+        }
         if prompt { promptsAnswered[person] = before + 1 }
     }
 
