@@ -132,6 +132,15 @@ struct FitTests {
         #expect(fitted.yaml.contains("annoyance: { deny_increase_per_prompt: "))
         #expect(fitted.yaml.contains("uninstall_per_prompt not identified by the records"))
         #expect(abs(model.denyIncreasePerPrompt - 0.03) < 0.02)
+        // Each fitted chance carries its interval as its range, for --sensitivity to draw from
+        // (not an assumption's wide default range).
+        for name in ["soft_prompt.accept", "settings_prompt.open", "annoyance.deny_increase_per_prompt", "cold_launch_share"] {
+            let figure = try #require(model.uncertainFigures.first { $0.name == name }, "\(name)")
+            let interval = try #require(fitted.figures[name]?.interval)
+            #expect(!figure.isDefaultRange, "\(name)")
+            #expect(
+                abs(figure.range.lowerBound - interval.low) <= 0.001 && abs(figure.range.upperBound - interval.high) <= 0.001, "\(name)")
+        }
         // By group, the chances prompts lower are first-prompt chances too: a denied user's
         // settings prompts come again and again, so their plain share is far below 0.4.
         let group = try #require(
@@ -181,6 +190,7 @@ struct FitTests {
         #expect(fitted.yaml.contains("# soft_prompt: not identified by the records (no soft prompt answered): truth.yaml's"))
         let model = try UserModel.parse(fitted.yaml, file: "fitted.yaml")
         #expect(model.softAccept == 0.5 && model.allowCold == 0.4)
+        #expect(model.uncertainFigures.first { $0.name == "soft_prompt.accept" }?.isDefaultRange == true)
         #expect(fitted.figures["sessions_per_day"]?.value == 1.0)
     }
 

@@ -75,6 +75,15 @@ private struct Fitting {
             interval: Confidence.wilson(successes: counts.successes, of: counts.trials), n: counts.trials)
     }
 
+    /// A base figure the records do not identify, with the range the base file wrote for it (a
+    /// default range is not written: the fitted model gets it again when it is read).
+    func kept(_ name: String, _ value: Double) -> String {
+        guard let figure = base.uncertainFigures.first(where: { $0.name == name }), !figure.isDefaultRange else {
+            return Writer.number(value)
+        }
+        return Writer.ranged(value, Interval(low: figure.range.lowerBound, high: figure.range.upperBound))
+    }
+
     mutating func keep(_ name: String, _ value: Double, _ why: String) -> String {
         warnings.append("\(name): \(why); kept \(baseName)'s \(Writer.number(value))")
         return "\(name) not identified by the records (\(why)): \(baseName)'s"
@@ -131,7 +140,8 @@ private struct Fitting {
             writer.replace(
                 "soft_prompt",
                 with:
-                    "soft_prompt: { accept: \(Writer.number(min(accept.value, 1 - dismiss.value))), dismiss: \(Writer.number(dismiss.value)) }  "
+                    "soft_prompt: { accept: \(Writer.ranged(min(accept.value, 1 - dismiss.value), accept.interval)), "
+                    + "dismiss: \(Writer.ranged(dismiss.value, dismiss.interval)) }  "
                     + "# accept at a first prompt 95% \(Writer.interval(accept.interval)), dismiss 95% \(Writer.interval(dismiss.interval)), "
                     + "n = \(Writer.count(accept.n)) answers"
             )
@@ -144,14 +154,14 @@ private struct Fitting {
         for (key, baseValue) in [("allow_cold", base.allowCold), ("allow_after_soft_accept", base.allowAfterSoftAccept)] {
             if let figure = chance("system_dialog.\(key)") {
                 figures["system_dialog.\(key)"] = figure
-                dialogValues.append("\(key): \(Writer.number(figure.value))")
+                dialogValues.append("\(key): \(Writer.ranged(figure.value, figure.interval))")
                 dialogNotes.append("\(key) at a first prompt 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             } else {
                 let why =
                     key == "allow_cold"
                     ? "no system dialog shown without a soft prompt accepted just before"
                     : "no system dialog shown right after a soft prompt was accepted"
-                dialogValues.append("\(key): \(Writer.number(baseValue))")
+                dialogValues.append("\(key): \(kept("system_dialog.\(key)", baseValue))")
                 dialogNotes.append(keep("system_dialog.\(key)", baseValue, why))
             }
         }
@@ -168,10 +178,10 @@ private struct Fitting {
         ] {
             if let figure = chance("settings_prompt.\(key)") {
                 figures["settings_prompt.\(key)"] = figure
-                settingsValues.append("\(key): \(Writer.number(figure.value))")
+                settingsValues.append("\(key): \(Writer.ranged(figure.value, figure.interval))")
                 settingsNotes.append("\(key) at a first prompt 95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             } else {
-                settingsValues.append("\(key): \(Writer.number(baseValue))")
+                settingsValues.append("\(key): \(kept("settings_prompt.\(key)", baseValue))")
                 settingsNotes.append(keep("settings_prompt.\(key)", baseValue, why))
             }
         }
@@ -183,7 +193,7 @@ private struct Fitting {
             writer.replace(
                 "inline",
                 with:
-                    "inline: { act: \(Writer.number(act.value)) }  # act 95% \(Writer.interval(act.interval)), n = \(Writer.count(act.n)) rows seen"
+                    "inline: { act: \(Writer.ranged(act.value, act.interval)) }  # act 95% \(Writer.interval(act.interval)), n = \(Writer.count(act.n)) rows seen"
             )
         } else {
             writer.flag("inline", "no inline row shown")
@@ -192,7 +202,7 @@ private struct Fitting {
             figures["cold_launch_share"] = cold
             writer.replace(
                 "cold_launch_share",
-                with: "cold_launch_share: \(Writer.number(cold.value))  # 95% \(Writer.interval(cold.interval)), "
+                with: "cold_launch_share: \(Writer.ranged(cold.value, cold.interval))  # 95% \(Writer.interval(cold.interval)), "
                     + "n = \(Writer.count(cold.n)) sessions after each install's first")
         } else {
             writer.flag("cold_launch_share", "no install had a second session")
@@ -205,11 +215,12 @@ private struct Fitting {
             figures["provisional.turn_off"] = off
             figures["provisional.deliver_prominently"] = prominent
             figures["provisional.keep_quiet"] = share("provisional.keep_quiet")
-            let offText = Writer.number(off.value), prominentText = Writer.number(prominent.value)
-            let keepText = Writer.number(max(0, 1 - (Double(offText)! + Double(prominentText)!)))
+            let keepValue = max(0, 1 - (Double(Writer.number(off.value))! + Double(Writer.number(prominent.value))!))
+            let keep = figures["provisional.keep_quiet"].map { Writer.ranged(keepValue, $0.interval) } ?? Writer.number(keepValue)
+            let offText = Writer.ranged(off.value, off.interval), prominentText = Writer.ranged(prominent.value, prominent.interval)
             writer.replace(
                 "provisional",
-                with: "provisional: { keep_quiet: \(keepText), turn_off: \(offText), deliver_prominently: \(prominentText), "
+                with: "provisional: { keep_quiet: \(keep), turn_off: \(offText), deliver_prominently: \(prominentText), "
                     + "decide_after_days: \(Writer.distribution(base.quietDecidesAfterDays)) }\n"
                     + "# provisional: turn_off 95% \(Writer.interval(off.interval)), deliver_prominently 95% \(Writer.interval(prominent.interval)), "
                     + "n = \(Writer.count(off.n)) quiet users followed at least \(finished.longestQuietWait ?? 0) days "
@@ -241,8 +252,8 @@ private struct Fitting {
             value: slope.value, interval: slope.interval, n: slope.n)
         writer.replace(
             "annoyance",
-            with: "annoyance: { deny_increase_per_prompt: \(Writer.number(slope.value)), "
-                + "uninstall_per_prompt: \(Writer.number(base.uninstallPerPrompt)) }\n"
+            with: "annoyance: { deny_increase_per_prompt: \(Writer.ranged(slope.value, slope.interval)), "
+                + "uninstall_per_prompt: \(kept("annoyance.uninstall_per_prompt", base.uninstallPerPrompt)) }\n"
                 + "# annoyance: deny_increase_per_prompt 95% \(Writer.interval(slope.interval)), fitted with the first-prompt chances "
                 + "from \(Writer.count(slope.n)) answers after 0 to \(firstPrompt.mostEarlierPrompts) earlier prompts; \(uninstalls)")
     }
@@ -392,6 +403,16 @@ private struct Writer {
         var text = String(format: "%.3f", value)
         while text.hasSuffix("0"), !text.hasSuffix(".0") { text.removeLast() }
         return text
+    }
+
+    /// A fitted chance with its 95% interval as its range (`"0.627 [0.608, 0.646]"`), which
+    /// `--sensitivity` draws from: a figure the logs measured varies by its own uncertainty, not
+    /// by the wide default range of an assumption. Rounded, the range still holds the value.
+    static func ranged(_ value: Double, _ interval: Interval) -> String {
+        let text = number(value), rounded = Double(text)!
+        let low = min(rounded, (interval.low * 1000).rounded(.down) / 1000)
+        let high = max(rounded, (interval.high * 1000).rounded(.up) / 1000)
+        return "\"\(text) [\(number(low)), \(number(high))]\""
     }
 
     static func interval(_ interval: Interval) -> String {
