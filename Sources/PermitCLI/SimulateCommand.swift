@@ -36,6 +36,9 @@ struct SimulateCommand: AsyncParsableCommand {
             says whether each verdict holds or depends on an assumption:
               permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
                   --users 5000 --sensitivity 20
+            With --sweep and --objective it says how often the best setting stays best on the drawn models:
+              permit simulate policies/polite --model examples/models/default.yaml --users 2000 \\
+                  --sweep max_soft_prompts=1,2,3 --objective reach_day_30 --sensitivity 20
             """)
 
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
