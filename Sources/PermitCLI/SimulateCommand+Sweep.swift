@@ -37,7 +37,7 @@ extension SimulateCommand {
         do {
             result = try await Sweep.run(
                 policy: policy, axes: axes, model: userModel, options: options, objective: goal,
-                constraints: bounds, confirmations: confirm
+                constraints: bounds, confirmations: confirm, sensitivity: sensitivity ?? 0
             ) { done, total in bar?.update(done: done, total: total) }
         } catch {
             bar?.clear()
@@ -53,7 +53,9 @@ extension SimulateCommand {
             Terminal.say(result.text())
             Terminal.say(
                 String(
-                    format: "\n%d simulated users in %.1f s", userCount * result.runs.count * (1 + result.confirmations.count),
+                    format: "\n%d simulated users in %.1f s",
+                    userCount * result.runs.count
+                        * (1 + result.confirmations.count + (result.sensitivity?.draws.count ?? 0)),
                     Date().timeIntervalSince(started)) + (report.map { "; report written to \($0)" } ?? ""))
         }
     }

@@ -36,6 +36,9 @@ struct SimulateCommand: AsyncParsableCommand {
             says whether each verdict holds or depends on an assumption:
               permit simulate policies/polite policies/provisional-first --model examples/models/default.yaml \\
                   --users 5000 --sensitivity 20
+            With --sweep and --objective it says how often the best setting stays best on the drawn models:
+              permit simulate policies/polite --model examples/models/default.yaml --users 2000 \\
+                  --sweep max_soft_prompts=1,2,3 --objective reach_day_30 --sensitivity 20
             """)
 
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
@@ -109,7 +112,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Also run the comparison on N models drawn from the ranges of the model's uncertain figures (each assumption has a default range; docs/simulate.md) and say, per comparison, whether its verdict holds and which figures it depends on. Costs N + 1 simulations."
+            "Also run the comparison on N models drawn from the ranges of the model's uncertain figures (each assumption has a default range; docs/simulate.md) and say, per comparison, whether its verdict holds and which figures it depends on (with --sweep and --objective: how often the best setting stays best). Costs N + 1 simulations (sweeps)."
     )
     var sensitivity: Int?
 
@@ -154,8 +157,13 @@ struct SimulateCommand: AsyncParsableCommand {
             guard (1...1000).contains(sensitivity) else {
                 throw ValidationError("--sensitivity takes a number of drawn models from 1 to 1000, e.g. --sensitivity 20")
             }
-            guard sweep.isEmpty else { throw ValidationError("--sensitivity compares policies; it does not combine with --sweep") }
-            guard policies.count >= 2 else {
+            if !sweep.isEmpty {
+                guard objective != nil else {
+                    throw ValidationError(
+                        "--sensitivity with --sweep says how often the best setting stays best on drawn models, and a sweep has a best setting only with an objective; add --objective, e.g. --objective reach_day_\(days)"
+                    )
+                }
+            } else if policies.count < 2 {
                 throw ValidationError(
                     "--sensitivity judges the comparisons of policies against the first; give at least two policies")
             }

@@ -132,31 +132,44 @@ public struct SensitivityResult: Sendable {
             let drawn = draws.map { headline($0.result, index) }
             let holds = drawn.filter { Self.sameVerdict($0, baseDifference) }.count
             let values = drawn.map(\.value)
-            var influences: [Influence] = []
-            for (column, figure) in figures.enumerated() {
-                guard let rho = Self.spearman(draws.map { $0.values[column] }, values) else { continue }
-                influences.append(Influence(figure: figure.name, correlation: rho))
-            }
-            // Strongest first; a tie keeps the figures' order, so the report is the same each run.
-            let ranked = influences.enumerated().sorted {
-                abs($0.element.correlation) != abs($1.element.correlation)
-                    ? abs($0.element.correlation) > abs($1.element.correlation) : $0.offset < $1.offset
-            }.map(\.element)
-            let top = Array(ranked.prefix(Sensitivity.namedFigures))
+            let top = Self.mostSensitive(figures: figures, drawn: draws.map(\.values), outcome: values)
             let headline: Headline
             if baseDifference.verdict != .clearDifference {
                 headline = .tooCloseToCall
             } else if Double(holds) >= Sensitivity.robustShare * Double(drawn.count) {
                 headline = .robust
             } else {
-                let named = top.enumerated().filter { $0.offset == 0 || abs($0.element.correlation) >= Sensitivity.namedCorrelation }
-                headline = .dependsOnAssumptions(named.isEmpty ? ["the ranged figures together"] : named.map(\.element.figure))
+                headline = .dependsOnAssumptions(Self.named(top))
             }
             return Comparison(
                 policy: base.policies[index].name, versus: base.policies[0].name, base: baseDifference, drawn: drawn,
                 holds: holds, differenceRange: (values.min() ?? baseDifference.value)...(values.max() ?? baseDifference.value),
                 mostSensitive: top, headline: headline)
         }
+    }
+
+    /// The figures `outcome` follows most over the draws, strongest first (at most
+    /// `Sensitivity.namedFigures`): Spearman's rank correlation between each figure's drawn
+    /// value (`drawn[draw][figure]`) and the outcome; a figure that does not vary is left out.
+    static func mostSensitive(figures: [UncertainFigure], drawn: [[Double]], outcome: [Double]) -> [Influence] {
+        var influences: [Influence] = []
+        for (column, figure) in figures.enumerated() {
+            guard let rho = spearman(drawn.map { $0[column] }, outcome) else { continue }
+            influences.append(Influence(figure: figure.name, correlation: rho))
+        }
+        // Strongest first; a tie keeps the figures' order, so the report is the same each run.
+        let ranked = influences.enumerated().sorted {
+            abs($0.element.correlation) != abs($1.element.correlation)
+                ? abs($0.element.correlation) > abs($1.element.correlation) : $0.offset < $1.offset
+        }.map(\.element)
+        return Array(ranked.prefix(Sensitivity.namedFigures))
+    }
+
+    /// The names a verdict that depends on assumptions gives: the strongest figure always, the
+    /// next ones when their correlation is at least `Sensitivity.namedCorrelation` in size.
+    static func named(_ top: [Influence]) -> [String] {
+        let named = top.enumerated().filter { $0.offset == 0 || abs($0.element.correlation) >= Sensitivity.namedCorrelation }
+        return named.isEmpty ? ["the ranged figures together"] : named.map(\.element.figure)
     }
 
     /// Both clear with the same sign, or both too close to call.

@@ -35,10 +35,12 @@ public enum Sweep {
     /// Runs every combination of `axes` (at most `maxCombinations`; the caller checks) through
     /// `policy`, each on the same users; then, when an objective picks a best setting, the grid
     /// again on `confirmations` fresh seeds (new users), so that the chosen setting's figure is
-    /// measured where it was not selected (`SweepResult.Confirmation`).
+    /// measured where it was not selected (`SweepResult.Confirmation`); and on `sensitivity`
+    /// drawn models (same users and seed), so that the report says how often the choice stays
+    /// best when the model's assumptions change (`SweepSensitivity`).
     public static func run(
         policy: SimulationPolicy, axes: [SweepAxis], model: UserModel, options: SimulationOptions,
-        objective: SweepMetric?, constraints: [SweepConstraint], confirmations: Int = 0,
+        objective: SweepMetric?, constraints: [SweepConstraint], confirmations: Int = 0, sensitivity: Int = 0,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws(PolicyError) -> SweepResult {
         let combinations = grid(axes)
@@ -48,8 +50,9 @@ public enum Sweep {
             for (key, value) in combination { params[key] = value }
             variants.append(try policy.with(params: params))
         }
-        // Progress counts the fresh runs too: (1 + confirmations) grids.
-        let grids = 1 + (objective == nil ? 0 : max(0, confirmations))
+        // Progress counts the fresh runs and the drawn models too: (1 + confirmations + draws) grids.
+        let draws = objective == nil ? 0 : max(0, sensitivity)
+        let grids = 1 + (objective == nil ? 0 : max(0, confirmations)) + draws
         // The objective's day is kept per user too, so the runner-up difference is paired.
         let days = SimulationResult.reportedDays(days: options.days) + [objective].compactMap { $0?.day }
         let result = await Simulation.run(policies: variants, model: model, options: options, pairedDays: days) {
@@ -59,7 +62,7 @@ public enum Sweep {
         var sweep = SweepResult(
             simulation: result, axes: axes.map(\.param), runs: runs, objective: objective, constraints: constraints)
         guard sweep.choice != nil else { return sweep }
-        for index in 0..<(grids - 1) {
+        for index in 0..<(grids - 1 - draws) {
             var fresh = options
             fresh.seed = SweepResult.confirmationSeed(options.seed, index: index)
             let again = await Simulation.run(policies: variants, model: model, options: fresh) { done, total in
@@ -67,6 +70,10 @@ public enum Sweep {
             }
             sweep.confirmations.append(SweepResult.Confirmation.Run(seed: fresh.seed, results: again.policies))
         }
+        let before = grids - draws
+        sweep.sensitivity = await SweepSensitivity.run(
+            sweep: sweep, variants: variants, model: model, options: options, draws: draws
+        ) { done, total in progress?(total / max(1, draws) * before + done, total / max(1, draws) * grids) }
         return sweep
     }
 }

@@ -19,7 +19,7 @@ extension SweepResult {
             + ", seed \(simulation.seed) (every setting meets the same users)"
         let choice = self.choice
         let panels = self.panels
-        var body = answer(choice)
+        var body = answer(choice) + sensitivityHTML()
         body += columns.map { metric in
             "<h2 class=\"chart-title\">\(HTMLReport.escape(Self.title(of: metric))) against \(HTMLReport.escape(axes.first ?? ""))</h2>\n"
                 + panels.map { chart(metric, panel: $0, best: choice?.best) }.joined()
@@ -36,7 +36,8 @@ extension SweepResult {
     }
 
     /// The answer first: the best setting, by how much it beats the runner-up and how sure
-    /// that is, its figure confirmed on fresh users, and the constraints; as the text report
+    /// that is, its figure confirmed on fresh users, the constraints, and with `--sensitivity`
+    /// how often it stays best on drawn models and the verdict; as the text report
     /// says it, one paragraph per line.
     func answer(_ choice: Choice?) -> String {
         let lines = choiceLines(choice)

@@ -56,7 +56,7 @@ extension SweepResult {
         } else {
             lines.append("  the only setting that meets the constraints")
         }
-        return lines + constraintLines(choice) + confirmationLines()
+        return lines + constraintLines(choice) + confirmationLines() + sensitivityLines()
     }
 
     /// How sure it is that the best meets the constraints, and what a surer setting costs.
@@ -168,6 +168,7 @@ extension SweepResult {
                 ])
             }
             if let confirmed = confirmationJSON() { best["confirmation"] = confirmed }
+            if let drawn = sensitivityJSON() { best["sensitivity"] = drawn }
             sweep["best"] = .table(best)
         }
         return PolicyValue.table(["sweep": .table(sweep)]).prettyJSON

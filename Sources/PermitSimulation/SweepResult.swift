@@ -42,6 +42,9 @@ public struct SweepResult: Sendable {
     /// choice without the selection's bias (`SweepResult+Confirmation`); empty without
     /// `--objective` or with `--confirm 0`.
     public var confirmations: [Confirmation.Run] = []
+    /// How often the choice stays best on models drawn from the model's ranges
+    /// (`SweepSensitivity`); `nil` without `--objective`, a choice or `--sensitivity`.
+    public var sensitivity: SweepSensitivity?
 
     /// Whether `run`'s shares are within every constraint (it meets or may meet them all).
     public func isFeasible(_ run: Run) -> Bool { status(of: run) != .breaks }

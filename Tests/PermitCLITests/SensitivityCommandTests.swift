@@ -39,7 +39,10 @@ struct SensitivityCommandTests {
     @Test func theFlagsLimitsAreBadInput() async throws {
         for (arguments, message) in [
             (["--sensitivity", "0"], "--sensitivity takes a number of drawn models from 1 to 1000"),
-            (["--sensitivity", "2", "--sweep", "max_soft_prompts=1,2"], "it does not combine with --sweep"),
+            (
+                ["--sensitivity", "2", "--sweep", "max_soft_prompts=1,2"],
+                "a sweep has a best setting only with an objective; add --objective"
+            ),
         ] {
             let result = try await SimulateCommandTests.permit(
                 ["simulate", "policies/polite", "--model", "examples/models/default.yaml", "--users", "10"] + arguments)
@@ -50,5 +53,28 @@ struct SensitivityCommandTests {
             "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--sensitivity", "2",
         ])
         #expect(one.status == 2 && one.stderr.contains("give at least two policies"), "\(one.stderr)")
+    }
+
+    /// With `--sweep` and `--objective` one policy is enough: the draws judge the best setting.
+    @Test func aSweepSaysHowOftenItsBestStaysBestOnTheDrawnModels() async throws {
+        let sweep = [
+            "--sweep", "ask=false,true", "--objective", "reach_day_2", "--confirm", "0", "--sensitivity", "3",
+        ]
+        let text = try await SweepCommandTests.run(sweep)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("on 3 models drawn from the ranges of the model's uncertain figures"), "\(text.stdout)")
+        #expect(text.stdout.contains("best in 3 of 3"), "\(text.stdout)")
+        #expect(text.stdout.contains("  verdict: the best on this model and on 3 of 3 drawn models"), "\(text.stdout)")
+        #expect(text.stdout.contains("1200 simulated users"), "four grids of 2 settings × 150 users: \(text.stdout)")
+
+        let json = try await SweepCommandTests.run(sweep + ["--format", "json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let best = try #require((object["sweep"] as? [String: Any])?["best"] as? [String: Any])
+        let drawn = try #require(best["sensitivity"] as? [String: Any])
+        #expect(drawn["draws"] as? Int == 3 && drawn["stays_best"] as? Int == 3)
+        #expect(drawn["winners"] as? [String: Int] == ["ask=true": 3])
+        #expect((drawn["objective_range"] as? [Double])?.count == 2)
+        #expect(drawn["most_sensitive"] is [[String: Any]] && drawn["verdict"] is String)
     }
 }
