@@ -11,16 +11,18 @@ public struct TimedOut: Error, CustomStringConvertible {
 ///
 /// Why: a test that awaits a stream (`for await`, `iterator.next()`) hangs the whole suite
 /// when a regression stops the stream, and a hang names no test. With a limit the one test
-/// fails and says so. The limit is a hang detector, not a speed check: keep it generous
-/// (the default is a minute). Under a sanitizer (`make sanitize` sets PERMIT_SANITIZER) every
-/// limit is ten times longer: a ThreadSanitizer build runs 5-20 times slower, and on a two-core
-/// machine the suite's CPU-bound tests can hold the cooperative pool for minutes, so an async test
-/// that is merely starved must not read as hung. A real hang still fails, only later.
+/// fails and says so. The limit is a hang detector, not a speed check: keep it generous (the
+/// default is five minutes). On a two-core machine the suite's CPU-bound tests (simulations,
+/// fits) can hold the cooperative pool for a minute or more, so an async test that is merely
+/// starved must not read as hung: a 200-event test that takes a second alone once waited 111 s
+/// in the full suite. Under a sanitizer (`make sanitize` sets PERMIT_SANITIZER) every limit is
+/// ten times longer, as a ThreadSanitizer build runs 5-20 times slower. A real hang still
+/// fails, only later.
 ///
 /// On timeout the body's task is cancelled; an `AsyncStream` iterator then ends with `nil`,
 /// so the body returns and nothing is left running.
 public func withTimeout<T: Sendable>(
-    _ limit: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T
+    _ limit: Duration = .seconds(300), _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let limit = limit * sanitizerSlowdown
     return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -43,7 +45,7 @@ let sanitizerSlowdown = ProcessInfo.processInfo.environment["PERMIT_SANITIZER"] 
 /// For a test that must let another task reach a point (start a wait, subscribe) before it
 /// goes on, without a sleep of a guessed length.
 public func waitUntil(
-    _ limit: Duration = .seconds(60), _ condition: @escaping @Sendable () -> Bool
+    _ limit: Duration = .seconds(300), _ condition: @escaping @Sendable () -> Bool
 ) async throws {
     try await withTimeout(limit) {
         while !condition() {
