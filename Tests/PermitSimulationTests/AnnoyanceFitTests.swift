@@ -39,6 +39,23 @@ struct AnnoyanceFitTests {
         #expect(abs(fit.chances["settings_prompt.open"]!.value - 0.4) < 1e-6)
     }
 
+    /// A small app's logs: nobody switched notifications on in Settings. That figure's chance
+    /// is 0 with an interval its answers allow, and it does not stop the other figures' fit.
+    @Test func aFigureWhoseAnswersAllAgreeKeepsTheOthersFitted() throws {
+        let fit = AnnoyanceFit(
+            answers: [
+                "soft_prompt.accept": [0: Self.counts(500, of: 1_000), 10: Self.counts(200, of: 1_000)],
+                "settings_prompt.enable": [1: Self.counts(0, of: 40), 2: Self.counts(0, of: 20)],
+            ], baseSlope: 0)
+        let slope = try #require(fit.slope)
+        #expect(abs(slope.value - 0.03) < 1e-6 && slope.interval.high < 0.05)
+        let accept = try #require(fit.chances["soft_prompt.accept"])
+        #expect(abs(accept.value - 0.5) < 1e-6 && accept.interval.high - accept.interval.low < 0.1)
+        let enable = try #require(fit.chances["settings_prompt.enable"])
+        #expect(enable.value < 0.05 && enable.interval.low == 0 && enable.interval.contains(enable.value), "\(enable)")
+        #expect(enable.interval.high < 0.15, "\(enable)")
+    }
+
     /// Every answer of a kind after the same number of prompts: no slope can be told; the base's
     /// is held and the chances are read off the line it draws.
     @Test func withoutDifferentCountsTheBaseSlopeIsHeld() {

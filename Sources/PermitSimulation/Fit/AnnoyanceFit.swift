@@ -58,19 +58,25 @@ struct AnnoyanceFit: Sendable {
         let identified = !holdSlope && Self.slopeVaries(cells, figures: names.count)
         var fit = Newton(cells: cells, figures: names.count, slope: identified ? nil : max(0, baseSlope))
         fit.maximise()
-        let covariance = fit.covariance()
+        let variances = fit.variances()
         var chances: [String: Estimate] = [:]
         for (index, name) in names.enumerated() {
-            let trials = cells.filter { $0.figure == index }.reduce(0) { $0 + $1.trials }
-            chances[name] = Estimate(
-                value: fit.x[index], interval: Self.wald(fit.x[index], covariance?[index][index], upper: 1), n: Int(trials))
+            let own = cells.filter { $0.figure == index }
+            let trials = own.reduce(0) { $0 + $1.trials }
+            // A figure whose answers all agree has its chance at 0 or 1, where the likelihood
+            // is flat and says nothing of the spread: Wilson's interval of its answers, moved
+            // onto the line as its mean answer is, says what they allow.
+            let interval =
+                variances[index].map { Self.wald(fit.x[index], $0, upper: 1) }
+                ?? Self.wilsonOnTheLine(own, slope: fit.slope, holding: fit.x[index])
+            chances[name] = Estimate(value: fit.x[index], interval: interval, n: Int(trials))
         }
         self.chances = chances
         slopeUsed = fit.slope
         if identified {
             let answered = Int(cells.reduce(0) { $0 + $1.trials })
-            slope = Estimate(
-                value: fit.slope, interval: Self.wald(fit.slope, covariance?[names.count][names.count], upper: 1), n: answered)
+            let interval = variances[names.count].map { Self.wald(fit.slope, $0, upper: 1) } ?? Interval(low: 0, high: 1)
+            slope = Estimate(value: fit.slope, interval: interval, n: answered)
         } else {
             slope = nil
         }
@@ -81,11 +87,23 @@ struct AnnoyanceFit: Sendable {
         (0..<figures).contains { figure in Set(cells.filter { $0.figure == figure }.map(\.k)).count > 1 }
     }
 
-    /// `value ± z·√variance`, within [0, upper]; the whole range when the variance is unknown.
-    private static func wald(_ value: Double, _ variance: Double?, upper: Double) -> Interval {
-        guard let variance, variance.isFinite, variance >= 0 else { return Interval(low: 0, high: upper) }
+    /// `value ± z·√variance`, within [0, upper].
+    private static func wald(_ value: Double, _ variance: Double, upper: Double) -> Interval {
         let half = Confidence.z * variance.squareRoot()
         return Interval(low: max(0, value - half), high: min(upper, value + half))
+    }
+
+    /// Wilson's interval of a figure's pooled answers, shifted by `slope` × their mean number
+    /// of earlier prompts, within [0, 1] and holding `value`. All noes allow any chance down to
+    /// 0 (the line is past zero at their prompts), all yeses any up to 1.
+    private static func wilsonOnTheLine(_ cells: [Cell], slope: Double, holding value: Double) -> Interval {
+        let trials = cells.reduce(0) { $0 + $1.trials }, successes = cells.reduce(0) { $0 + $1.successes }
+        guard trials > 0 else { return Interval(low: 0, high: 1) }
+        let shift = slope * cells.reduce(0) { $0 + $1.k * $1.trials } / trials
+        let pooled = Confidence.wilson(successes: Int(successes), of: Int(trials))
+        let low = successes == 0 ? 0 : min(1, pooled.low + shift)
+        let high = successes == trials ? 1 : min(1, pooled.high + shift)
+        return Interval(low: min(low, value), high: max(high, value))
     }
 
     /// The maximisation: `x` holds each figure's chance, then the slope (unless held).
@@ -165,7 +183,7 @@ struct AnnoyanceFit: Sendable {
             guard current > -.infinity else { return }
             for _ in 0..<200 {
                 let (gradient, information) = derivatives()
-                guard let step = Self.solve(information, gradient) else { return }
+                guard let step = Self.solveLive(information, gradient) else { return }
                 var scale = 1.0
                 var moved = false
                 for _ in 0..<50 {
@@ -184,20 +202,34 @@ struct AnnoyanceFit: Sendable {
             }
         }
 
-        /// The covariance of the estimate: the observed information's inverse, `nil` when it
-        /// is singular.
-        func covariance() -> [[Double]]? {
+        /// Each parameter's variance: the diagonal of the observed information's inverse, over
+        /// the parameters some cell still informs; `nil` for the others (a chance at 0 or 1
+        /// that all its answers agree with) and when the rest is singular.
+        func variances() -> [Double?] {
             let (_, information) = derivatives()
             let size = information.count
-            var columns: [[Double]] = []
-            for column in 0..<size {
+            var result = [Double?](repeating: nil, count: size)
+            for index in 0..<size where information[index][index] > 0 {
                 var unit = [Double](repeating: 0, count: size)
-                unit[column] = 1
-                guard let solved = Self.solve(information, unit) else { return nil }
-                columns.append(solved)
+                unit[index] = 1
+                guard let solved = Self.solveLive(information, unit), solved[index].isFinite, solved[index] >= 0 else {
+                    continue
+                }
+                result[index] = solved[index]
             }
-            var result = information
-            for row in 0..<size { for column in 0..<size { result[row][column] = columns[column][row] } }
+            return result
+        }
+
+        /// Solves `matrix · v = vector` over the rows and columns with information (a positive
+        /// diagonal), the others left at 0: a figure whose cells all sit at 0 or 1 must not stop
+        /// the others' steps; `nil` if the rest is singular.
+        static func solveLive(_ matrix: [[Double]], _ vector: [Double]) -> [Double]? {
+            let live = vector.indices.filter { matrix[$0][$0] > 0 }
+            guard !live.isEmpty else { return nil }
+            let reduced = live.map { row in live.map { matrix[row][$0] } }
+            guard let solved = solve(reduced, live.map { vector[$0] }) else { return nil }
+            var result = [Double](repeating: 0, count: vector.count)
+            for (position, index) in live.enumerated() { result[index] = solved[position] }
             return result
         }
 
