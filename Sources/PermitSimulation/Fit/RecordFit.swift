@@ -164,6 +164,10 @@ public struct FitRecord: Sendable, Hashable {
         }
     }
 
+    /// The groups a figure of this record counts in: everybody (""), its OS version
+    /// (`os 17.5`) and its locale (`locale en`).
+    var groups: [String] { ["", "os \(os)", "locale \(locale)"] }
+
     /// The UTC day of `time` (sessions are counted per UTC day).
     var day: Int { Int((Double(time) / 86_400).rounded(.down)) }
 }
@@ -295,14 +299,14 @@ public struct RecordFit: Sendable {
         share(name, record, yes)
         let person = record.user ?? record.install
         let before = promptsAnswered[person, default: 0]
-        for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+        for group in record.groups {
             answersByPrompts[name, default: [:]][group, default: [:]][before, default: Counts()].add(yes)
         }
         if prompt { promptsAnswered[person] = before + 1 }
     }
 
     private mutating func share(_ name: String, _ record: FitRecord, _ success: Bool) {
-        for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+        for group in record.groups {
             shares[name, default: [:]][group, default: Counts()].add(success)
         }
     }
@@ -464,7 +468,7 @@ public struct RecordFit: Sendable {
 
     private func quietShare(_ chosen: String, _ record: FitRecord, _ finished: inout Finished) {
         for name in ["keep_quiet", "turn_off", "deliver_prominently"] {
-            for group in ["", "os \(record.os)", "locale \(record.locale)"] {
+            for group in record.groups {
                 finished.quietCounts[name, default: [:]][group, default: Counts()].add(name == chosen)
             }
         }
