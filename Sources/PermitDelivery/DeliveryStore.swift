@@ -117,6 +117,8 @@ struct DeliveryStore: Sendable {
         var fallback: Data?
         /// The breaker's window on the installed bundle, so its errors add up across launches.
         var breaker: BreakerEvidence?
+        /// Bundles the launch guard set aside, with why (absent in files from before it).
+        var setAside: [SetAsideBundle]? = nil
 
         var antiRollback: AntiRollbackRecord { AntiRollbackRecord(highestVersion: highestVersion, revoked: revoked) }
     }

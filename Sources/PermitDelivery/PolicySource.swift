@@ -43,6 +43,9 @@ public struct DeliveryEvent: Sendable, Hashable, CustomStringConvertible {
         case breakerAtFloor = "breaker_at_floor"
         /// The last good bundle could not be saved (or the saved state could not be read).
         case storage
+        /// The previous process ended while this bundle was loading, installing or deciding;
+        /// it is revoked and the last good policy serves (`DeliveryStatus.setAside` keeps why).
+        case setAside = "set_aside"
     }
 
     /// When it happened, by the source's clock.
@@ -74,6 +77,9 @@ public struct DeliveryStatus: Sendable {
     public var recentErrors: Int
     /// Everything that happened, oldest first (the last 200).
     public var events: [DeliveryEvent]
+    /// Bundles set aside because a process ended while running them (the launch guard), oldest
+    /// first, as saved across launches (the last 20).
+    public var setAside: [SetAsideBundle] = []
 }
 
 /// The policy an engine runs when policies are delivered at run time.
@@ -177,6 +183,8 @@ public final class PolicySource: Policy {
         /// The breaker evidence last handed to the store held errors (so a clean window must be
         /// written too, or the next launch would see errors that have since scrolled out).
         var savedEvidenceHasErrors = false
+        /// Bundles the launch guard set aside, as saved.
+        var setAside: [SetAsideBundle] = []
     }
 
     /// The policy the app shipped with: served until a bundle installs, and the last resort.
@@ -190,6 +198,11 @@ public final class PolicySource: Policy {
     /// Serialises writes of the store; taken before the state lock, never inside it.
     private let storeGate = Locked(())
     private let store: DeliveryStore?
+    /// Marks the bundle loading, installing or deciding, so the next launch knows when this
+    /// process ended during one (`nil` without a `directory`, or when it cannot be opened).
+    private let launchGuard: LaunchGuard?
+    /// Why the launch guard could not be opened, reported once the source is up.
+    private let launchGuardProblem: String?
     /// Writes the breaker's evidence and reverts off the engine's event path.
     private let writer = DispatchQueue(label: "permit.policy-source.store", qos: .utility)
     /// Runs `installInBackground`: compiling and probing a bundle never happens on the caller's thread.
@@ -201,6 +214,15 @@ public final class PolicySource: Policy {
         self.configuration = configuration
         builtInServing = Serving(policy: builtIn, origin: .builtIn(name: builtIn.name), bundle: nil, generation: 0)
         store = configuration.directory.map { DeliveryStore(directory: $0, vault: configuration.antiRollbackVault) }
+        var opened: LaunchGuard?
+        var problem: String?
+        if let directory = configuration.directory {
+            do throws(LaunchGuard.StoreError) { opened = try LaunchGuard(directory: directory) } catch {
+                problem = "the launch guard cannot be kept (\(error)); a policy that ends the process is not set aside"
+            }
+        }
+        launchGuard = opened
+        launchGuardProblem = problem
         state = Locked(State(current: builtInServing))
         restore()
     }
@@ -273,7 +295,7 @@ public final class PolicySource: Policy {
             throw BundleError(.wrongPack, "the bundle is for pack \(manifest.pack); this app runs \(pack)")
         }
         try checkVersion(manifest.version)
-        let policy = try load(verified)
+        let policy = try loadMarked(verified, as: .installing)
         // The swap: the only step under the state lock, between two events.
         let installed: (message: String, fallback: PolicyOrigin) = state.withLock { state in
             let serving = Serving(
@@ -340,7 +362,7 @@ public final class PolicySource: Policy {
             DeliveryStatus(
                 serving: state.current.origin, fallback: state.previous?.origin, highestVersion: state.highestVersion,
                 revokedVersions: state.revoked.sorted(), recentDecisions: state.window.count,
-                recentErrors: state.window.errors, events: state.events)
+                recentErrors: state.window.errors, events: state.events, setAside: state.setAside)
         }
     }
 
@@ -371,12 +393,15 @@ public final class PolicySource: Policy {
             state.pinned = state.current
             return state.current
         }
+        let version = serving.origin.version
+        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
+        defer { if version != nil { launchGuard?.clear(.decide) } }
         do throws(PolicyError) {
             let decision = try serving.policy.decide(context)
             record(serving, errored: false)
             return decision
         } catch {
-            record(serving, errored: true)
+            record(serving, errored: true, fatal: error.kind == .deadline)
             throw error
         }
     }
@@ -389,18 +414,28 @@ public final class PolicySource: Policy {
             state.pinned = state.current
             return state.current
         }
+        let version = serving.origin.version
+        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
         let answer = serving.policy.answer(context)
-        if case .failure = answer.decision { record(serving, errored: true) } else { record(serving, errored: false) }
+        if version != nil { launchGuard?.clear(.decide) }
+        if case .failure(let error) = answer.decision {
+            record(serving, errored: true, fatal: error.kind == .deadline)
+        } else {
+            record(serving, errored: false)
+        }
         return answer
     }
 
     /// Plans reminders on the policy the event is pinned to.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         let serving = pinnedOrCurrent
+        let version = serving.origin.version
+        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
+        defer { if version != nil { launchGuard?.clear(.decide) } }
         do throws(PolicyError) {
             return try serving.policy.planReminders(context)
         } catch {
-            record(serving, errored: nil)
+            record(serving, errored: nil, fatal: error.kind == .deadline)
             throw error
         }
     }
@@ -431,8 +466,10 @@ public final class PolicySource: Policy {
     // MARK: Circuit breaker
 
     /// Counts one decision (`errored: nil` marks the last decision of `serving` as failed in
-    /// `plan_reminders`) and trips the breaker when the share of errors is too high.
-    private func record(_ serving: Serving, errored: Bool?) {
+    /// `plan_reminders`) and trips the breaker when the share of errors is too high, or at once
+    /// when the error is `fatal`: a call that overran the deadline left the policy without a
+    /// VM, so every later call would fail too.
+    private func record(_ serving: Serving, errored: Bool?, fatal: Bool = false) {
         let (event, write): (DeliveryEvent?, Bool) = state.withLock { state in
             guard state.current.generation == serving.generation else { return (nil, false) }
             if let errored {
@@ -445,9 +482,13 @@ public final class PolicySource: Policy {
             let evidenceChanged =
                 store != nil && state.current.origin.version != nil
                 && (state.window.errors > 0 || state.savedEvidenceHasErrors)
-            guard state.window.isTripped(configuration.breaker) else { return (nil, evidenceChanged && queueWrite(&state)) }
+            guard fatal || state.window.isTripped(configuration.breaker) else {
+                return (nil, evidenceChanged && queueWrite(&state))
+            }
             let share =
-                "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
+                fatal
+                ? "held its thread past the deadline (\(configuration.limits.timeLimitMilliseconds) ms time limit + \(configuration.limits.deadlineMarginMilliseconds ?? 0) ms margin), so its VM is discarded"
+                : "errors on \(state.window.errors) of its last \(state.window.count) decisions (limit \(Int(configuration.breaker.maximumErrorShare * 100))%)"
             state.window.reset()
             guard let broken = state.current.origin.version else {
                 return (
@@ -509,7 +550,7 @@ public final class PolicySource: Policy {
                 return DeliveryStore.Saved(
                     highestVersion: state.highestVersion, revoked: state.revoked.sorted(),
                     installed: state.current.bundle?.encoded(), fallback: state.previous?.bundle?.encoded(),
-                    breaker: evidence)
+                    breaker: evidence, setAside: state.setAside.isEmpty ? nil : state.setAside)
             }
             do {
                 try store.save(saved)
@@ -527,14 +568,20 @@ public final class PolicySource: Policy {
         guard let store else { return }
         var events: [DeliveryEvent] = []
         let now = configuration.clock.now()
-        let loaded = store.load()
+        var loaded = store.load()
         for warning in loaded.warnings {
             events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: warning))
+        }
+        if let launchGuardProblem { events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: launchGuardProblem)) }
+        if let launchGuard {
+            events += setAside(launchGuard.leftOvers, loaded: &loaded, store: store, now: now)
+            launchGuard.reset()
         }
         let record = loaded.antiRollback
         state.withLock { state in
             state.highestVersion = record.highestVersion
             state.revoked = Set(record.revoked)
+            state.setAside = loaded.saved?.setAside ?? []
         }
         if let saved = loaded.saved, let data = saved.installed {
             do throws(BundleError) {
@@ -569,10 +616,7 @@ public final class PolicySource: Policy {
                                     ? "; the breaker remembers \(r.filter { $0 }.count) error(s) in its last \(r.count) decisions" : ""
                             } ?? "")))
             } catch {
-                events.append(
-                    DeliveryEvent(
-                        time: now, kind: .launchFallback, version: versionHint(data),
-                        message: "the saved bundle cannot be used (\(error.description)); serving \(builtInServing.origin)"))
+                events.append(restoreFallback(saved, failure: error, now: now, revoked: Set(record.revoked), version: versionHint(data)))
             }
         }
         for event in events { report(event) }
@@ -597,8 +641,81 @@ public final class PolicySource: Policy {
                 .belowMinimumVersion,
                 "the saved version \(manifest.version) is below version \(minimum), the lowest this app accepts (minimumVersion)")
         }
-        let policy = try load(verified)
+        let policy = try loadMarked(verified, as: .loading)
         return (policy, .bundle(pack: manifest.pack, version: manifest.version, signer: verified.signer), bundle)
+    }
+
+    // MARK: The launch guard
+
+    /// Loads a verified bundle as `load` does, with the launch guard marking it meanwhile; a
+    /// load that overran the deadline revokes the version (its thread is still held: another
+    /// try would hold one more).
+    private func loadMarked(_ verified: VerifiedBundle, as activity: LaunchGuard.Activity) throws(BundleError) -> LuaPolicy {
+        let version = verified.manifest.version
+        launchGuard?.mark(.load, activity, version: version)
+        defer { launchGuard?.clear(.load) }
+        do {
+            return try load(verified)
+        } catch where error.policyError?.kind == .deadline {
+            state.withLock { _ = $0.revoked.insert(version) }
+            let saving = persistNow().map { "; \($0)" } ?? ""
+            throw BundleError(
+                error.kind, "\(error.message); version \(version) is revoked and never installed again\(saving)",
+                policyError: error.policyError)
+        }
+    }
+
+    /// Sets aside the bundles the previous process was running when it ended: each is revoked,
+    /// recorded with its reason, and saved before anything else is loaded, so a bundle that
+    /// kills the process at launch kills at most that one launch.
+    private func setAside(
+        _ leftOvers: [LaunchGuard.LeftOver], loaded: inout DeliveryStore.Loaded, store: DeliveryStore, now: Date
+    ) -> [DeliveryEvent] {
+        let fresh = leftOvers.filter { !loaded.antiRollback.revoked.contains($0.version) }
+        guard !fresh.isEmpty else { return [] }
+        var saved =
+            loaded.saved
+            ?? DeliveryStore.Saved(
+                highestVersion: loaded.antiRollback.highestVersion, revoked: [], installed: nil, fallback: nil, breaker: nil)
+        var events: [DeliveryEvent] = []
+        for leftOver in fresh {
+            let reason =
+                "the app's process ended while bundle version \(leftOver.version) was \(leftOver.activity.words); "
+                + "it is set aside for good (revoked) so that it cannot end the next launch too, and the last good policy serves"
+            saved.setAside = Array(((saved.setAside ?? []) + [SetAsideBundle(version: leftOver.version, reason: reason, time: now)]).suffix(20))
+            loaded.antiRollback = loaded.antiRollback.merged(with: AntiRollbackRecord(highestVersion: nil, revoked: [leftOver.version]))
+            events.append(DeliveryEvent(time: now, kind: .setAside, version: leftOver.version, message: reason))
+        }
+        saved.revoked = loaded.antiRollback.revoked
+        saved.highestVersion = loaded.antiRollback.highestVersion
+        loaded.saved = saved
+        do throws(DeliveryStore.StoreError) { try store.save(saved) } catch {
+            events.append(
+                DeliveryEvent(
+                    time: now, kind: .storage, version: nil,
+                    message: "could not save the bundles set aside (\(error)); they stay revoked for this launch"))
+        }
+        return events
+    }
+
+    /// The saved bundle could not be restored: its fallback serves when it still loads, else
+    /// the built-in policy.
+    private func restoreFallback(
+        _ saved: DeliveryStore.Saved, failure: BundleError, now: Date, revoked: Set<Int64>, version: Int64?
+    ) -> DeliveryEvent {
+        let fallback = saved.fallback.flatMap { try? restored($0, now: now, revoked: revoked) }
+        if let fallback {
+            state.withLock { state in
+                state.current = Serving(
+                    policy: fallback.policy, origin: fallback.origin, bundle: fallback.bundle, generation: state.nextGeneration)
+                state.nextGeneration += 1
+                state.previous = builtInServing
+            }
+        }
+        let serving = fallback?.origin ?? builtInServing.origin
+        return DeliveryEvent(
+            time: now, kind: .launchFallback, version: version,
+            message: "the saved bundle cannot be used (\(failure.description)); serving \(serving)")
     }
 
     // MARK: Events

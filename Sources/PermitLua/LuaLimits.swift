@@ -42,6 +42,16 @@ public struct LuaLimits: Sendable, Equatable {
     /// front when that would not fit the budget or the time left (about 7 KiB at the default
     /// budget). The shipped packs are at most 8 KiB.
     public var maxSourceBytes: Int
+    /// How much longer than `timeLimitMilliseconds` the calling thread waits for a policy call,
+    /// a policy load or a bundle install before it stops waiting, whatever the policy does
+    /// (docs/security.md, "The deadline"). With a margin, each `LuaPolicy` runs its VM on a
+    /// thread of its own; a call that has not returned by `timeLimitMilliseconds` + the margin
+    /// fails with a `PolicyError` of kind `deadline`, and that VM is never used again. It backs
+    /// up the VM's own checks for work they cannot see (a C loop inside Lua). `nil`, or a
+    /// `timeLimitMilliseconds` of 0: calls run on the caller's thread, bounded by the VM's own
+    /// checks only, which saves the hand-over between threads (docs/performance.md, "The
+    /// deadline's cost"); for batch tools such as `permit simulate`, never for an app.
+    public var deadlineMarginMilliseconds: Int?
 
     /// Limits; the defaults suit a policy the app ships, a host running delivered policies may
     /// tighten them.
@@ -54,7 +64,8 @@ public struct LuaLimits: Sendable, Equatable {
         maxTableDepth: Int = 32,
         maxConvertedValues: Int = 100_000,
         maxTableSlots: Int = 1 << 12,
-        maxSourceBytes: Int = 12 << 10
+        maxSourceBytes: Int = 12 << 10,
+        deadlineMarginMilliseconds: Int? = 5
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
@@ -65,6 +76,14 @@ public struct LuaLimits: Sendable, Equatable {
         self.maxConvertedValues = maxConvertedValues
         self.maxTableSlots = maxTableSlots
         self.maxSourceBytes = maxSourceBytes
+        self.deadlineMarginMilliseconds = deadlineMarginMilliseconds
+    }
+
+    /// How long a caller waits for a call, in nanoseconds: the time limit plus the margin;
+    /// `nil` when calls run on the caller's thread.
+    var deadlineNanoseconds: Int? {
+        guard let margin = deadlineMarginMilliseconds, timeLimitMilliseconds > 0 else { return nil }
+        return (timeLimitMilliseconds + max(0, margin)) * 1_000_000
     }
 
     /// Sized for an app from the shipped packs (docs/security.md, "Budgets"): they use at most

@@ -5,7 +5,11 @@ import PermitCore
 /// A policy script (docs/reference/policy.md#policy) running in its own sandboxed `LuaVM`.
 ///
 /// The VM sits behind a lock, so a `LuaPolicy` may be shared across threads while its
-/// `lua_State` is only ever entered by one of them at a time. Everything that does not change
+/// `lua_State` is only ever entered by one of them at a time. With a deadline
+/// (`LuaLimits.deadlineMarginMilliseconds`, on by default) the VM lives on a thread of its own
+/// (`PolicyThread`): loading, `decide`, `plan_reminders` and `restart` run there while the
+/// caller waits at most the time limit plus the margin; a call that overruns fails with a
+/// `deadline` error and the VM is never entered again. Everything that does not change
 /// between calls (the compiled functions, the platform and capability tables, the merged
 /// params) is kept in the VM's registry instead of being rebuilt for every event.
 public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageReporting {
@@ -41,7 +45,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// Internal, not private: the test oracle (Tests/PermitLuaTests/GeneralPath.swift) calls
     /// into the same VM.
-    let runtime: Locked<Runtime>
+    let runtime: DeadlineLocked<Runtime>
 
     /// What lives in the VM between calls.
     struct Runtime {
@@ -85,16 +89,22 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public convenience init(
         source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
     ) throws(PolicyError) {
-        try self.init(
-            LuaPolicy.compile(
-                source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage), chunkName: chunkName)
+        let thread = LuaPolicy.thread(for: limits, chunkName: chunkName)
+        let compiled = try LuaPolicy.loading(on: thread, limits: limits, chunkName: chunkName) {
+            Result { () throws(PolicyError) -> Compiled in
+                try LuaPolicy.compile(source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage)
+            }
+        }
+        try self.init(compiled, chunkName: chunkName, thread: thread)
     }
 
     /// The policy a compiled file describes; its first problem, if it has any, is thrown.
-    private init(_ compiled: Compiled, chunkName: String) throws(PolicyError) {
+    /// `thread` is the one the file was compiled on, which the VM then stays on.
+    private init(_ compiled: Compiled, chunkName: String, thread: PolicyThread?) throws(PolicyError) {
         let shape = compiled.shape
         guard shape.problems.isEmpty, let name = shape.name, let decide = shape.decide else {
             compiled.release()
+            thread?.stop()
             throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
         }
         self.name = name
@@ -106,11 +116,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         self.declaredEvents = shape.events
         self.locales = shape.locales
         self.limits = compiled.vm.limits
-        self.runtime = Locked(
+        self.runtime = DeadlineLocked(
             Runtime(
                 vm: compiled.vm, chunk: compiled.chunk, decide: decide, planReminders: shape.planReminders,
                 executableLines: compiled.executableLines, decisions: compiled.decisions,
-                lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)))
+                lazyFields: LazyFieldsEncoder(declaredEvents: shape.events)),
+            thread: thread, deadlineNanoseconds: compiled.vm.limits.deadlineNanoseconds ?? 0)
     }
 
     /// A policy file compiled and run once in a fresh VM: what it returned, read as a policy.
@@ -273,14 +284,19 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     ) -> (policy: LuaPolicy?, problems: [PolicyError]) {
         let name = displayName ?? url.path
         let compiled: Compiled
+        let thread = LuaPolicy.thread(for: limits, chunkName: name)
         do {
-            compiled = try compile(try source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
+            let text = try source(contentsOf: url, displayName: name)
+            compiled = try loading(on: thread, limits: limits, chunkName: name) {
+                Result { () throws(PolicyError) -> Compiled in try compile(text, chunkName: name, limits: limits) }
+            }
         } catch {
+            thread?.stop()
             return (nil, [error])
         }
         let problems = compiled.shape.problems
         do {
-            return (try LuaPolicy(compiled, chunkName: name), [])
+            return (try LuaPolicy(compiled, chunkName: name, thread: thread), [])
         } catch {
             return (nil, problems.isEmpty ? [error] : problems)
         }
@@ -320,15 +336,21 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// Runs `decide(ctx)` under the VM's lock and reads the decision.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let (result, line) = runtime.withLock { runtime in (call(context, runtime: &runtime), runtime.lastReturnLine) }
+        let (result, line) = try onVM("deciding") { runtime in (self.call(context, runtime: &runtime), runtime.lastReturnLine) }
         return try counted(decision(from: result), returnedAt: line)
     }
 
     /// `decide` and the trace under one lock: the engine's call for every event.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
-        let (result, trace, line) = runtime.withLock { runtime in
-            (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
+        let ran: (result: Result<FastPath.DecisionResult, PolicyError>, trace: String, line: Int?)
+        do throws(PolicyError) {
+            ran = try onVM("deciding") { runtime in
+                (self.call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
+            }
+        } catch {
+            return PolicyAnswer(decision: .failure(error), trace: "")
         }
+        let (result, trace, line) = ran
         // The result is consumed, not captured by a `Result { ... }` closure: a capture copied it
         // (and destroyed the original) on every event.
         let decision: Result<Decision?, PolicyError>
@@ -394,16 +416,18 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Runs `plan_reminders(ctx)` under the VM's lock and reads the list.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         guard plansReminders else { return [] }
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> FastPath.RemindersResult in
+        let chunkName = chunkName
+        let result = try onVM("planning reminders") { (runtime: inout Runtime) -> Result<FastPath.RemindersResult, PolicyError> in
             do throws(LuaError) {
                 let memo = runtime.reminderList
-                return try callWithContext(runtime.planReminders!, context, runtime: &runtime) { stack, base throws(LuaError) in
-                    try FastPath.readReminders(stack, base: base, memo: memo)
-                }
+                return .success(
+                    try self.callWithContext(runtime.planReminders!, context, runtime: &runtime) { stack, base throws(LuaError) in
+                        try FastPath.readReminders(stack, base: base, memo: memo)
+                    })
             } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders")
+                return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "reminders"))
             }
-        }
+        }.get()
         switch result {
         case .reminders(let reminders): return reminders
         case .general(let value): return try DecisionReader.reminders(from: value)
@@ -420,14 +444,16 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// new run's. An error (the run failed, or returned no policy with the same functions)
     /// leaves the previous functions serving.
     public func restart(randomSeed: UInt64) throws(PolicyError) {
-        try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) in
+        let chunkName = chunkName
+        try onVM("starting over") { (runtime: inout Runtime) -> Result<Void, PolicyError> in
             do throws(LuaError) {
                 try runtime.vm.rerun(
                     runtime.chunk, randomSeed: randomSeed, decide: runtime.decide, planReminders: runtime.planReminders)
+                return .success(())
             } catch {
-                throw LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "policy")
+                return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "policy"))
             }
-        }
+        }.get()
     }
 
     /// Checks host or scenario overrides against the params the script declares: an unknown
@@ -450,7 +476,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Lines `print` and `permit.log` wrote since the last call to this method; a note ends
     /// it when the cap dropped some.
     public func takeTrace() -> String {
-        runtime.withLock { runtime in LuaPolicy.trace(runtime.vm) }
+        runtime.withLock { runtime in LuaPolicy.trace(runtime.vm) } ?? ""
     }
 
     private static func trace(_ vm: LuaVM) -> String {
@@ -461,28 +487,83 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// The lines that ran so far, when the policy was loaded with `coverage: true`.
     public var lineCoverage: LineCoverage? {
-        runtime.withLock { runtime in
+        runtime.withLock { runtime -> LineCoverage? in
             guard let executable = runtime.executableLines else { return nil }
             let covered = Set(runtime.vm.coveredLines(chunkName: chunkName))
             // A closure created during a call is not reachable before it runs: its lines count
             // as executable once they have run.
             return LineCoverage(file: chunkName, executable: executable.union(covered), covered: covered)
-        }
+        } ?? nil
     }
 
     /// Which `return` of `decide` answered what so far, when the policy was loaded with `coverage: true`.
     public var decisionCoverage: DecisionCoverage? {
-        runtime.withLock { $0.decisions }
+        runtime.withLock { $0.decisions } ?? nil
     }
 
     /// Bytes the VM holds now.
-    public var memoryInUse: Int { runtime.withLock { $0.vm.memoryInUse } }
+    public var memoryInUse: Int { runtime.withLock { $0.vm.memoryInUse } ?? 0 }
 
     /// Most bytes the VM has held, for sizing `LuaLimits.memoryBytes`.
-    public var peakMemory: Int { runtime.withLock { $0.vm.peakMemory } }
+    public var peakMemory: Int { runtime.withLock { $0.vm.peakMemory } ?? 0 }
 
     /// Instructions (and charged C work) the last call used, for sizing the budget.
-    public var instructionsUsedByLastCall: Int { runtime.withLock { $0.vm.instructionsUsedByLastCall } }
+    public var instructionsUsedByLastCall: Int { runtime.withLock { $0.vm.instructionsUsedByLastCall } ?? 0 }
+
+    // MARK: The deadline
+
+    /// The thread a policy loaded under `limits` runs on; `nil` when it has no deadline.
+    private static func thread(for limits: LuaLimits, chunkName: String) -> PolicyThread? {
+        limits.deadlineNanoseconds == nil ? nil : PolicyThread(name: "permit policy \(chunkName)")
+    }
+
+    /// Runs a load (`compile`) on `thread`, waiting at most the deadline; a load that overruns
+    /// is abandoned with its VM (freed on the thread when, if ever, it returns).
+    private static func loading<T>(
+        on thread: PolicyThread?, limits: LuaLimits, chunkName: String, _ load: @escaping () -> Result<T, PolicyError>
+    ) throws(PolicyError) -> T {
+        guard let thread, let deadline = limits.deadlineNanoseconds else { return try load().get() }
+        let box = JobResult<Result<T, PolicyError>>()
+        guard thread.perform({ box.value = load() }, waitingAtMost: deadline), let result = box.value else {
+            throw deadlineError(policy: chunkName, doing: "loading", limits: limits, file: chunkName)
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` with the VM: on its thread within the deadline, or on the caller's thread
+    /// when it has none. Throws the `deadline` error when this call or an earlier one overran.
+    private func onVM<Result>(_ doing: String, _ body: @escaping (inout Runtime) -> Result) throws(PolicyError) -> Result {
+        switch runtime.run(body) {
+        case .done(let result): return result
+        case .overran: throw LuaPolicy.deadlineError(policy: name, doing: doing, limits: limits, file: chunkName)
+        case .abandoned:
+            throw PolicyError(
+                kind: .deadline,
+                message:
+                    "\(name) is not run again: an earlier call held its thread past \(LuaPolicy.deadlineText(limits)) "
+                    + "and its VM was discarded; load the policy again (a delivered one was reverted)",
+                file: chunkName)
+        }
+    }
+
+    /// Whether a call overran the deadline, so that the VM is gone and every call fails at once.
+    public var overranDeadline: Bool { runtime.isAbandoned }
+
+    /// `50 ms (the time limit) + 5 ms (the deadline's margin)`.
+    private static func deadlineText(_ limits: LuaLimits) -> String {
+        "\(limits.timeLimitMilliseconds) ms (the time limit) + \(limits.deadlineMarginMilliseconds ?? 0) ms (the deadline's margin)"
+    }
+
+    /// The error of a call or load that overran: the caller stopped waiting.
+    private static func deadlineError(policy: String, doing: String, limits: LuaLimits, file: String) -> PolicyError {
+        PolicyError(
+            kind: .deadline,
+            message:
+                "\(policy) held its thread past \(deadlineText(limits)) while \(doing), in work the VM's own checks "
+                + "did not stop (a long loop inside a Lua library function?); the caller stopped waiting and the policy's "
+                + "VM is never run again",
+            file: file)
+    }
 
     // MARK: Calls
 

@@ -10,7 +10,7 @@ import PermitCore
 extension LuaPolicy {
     /// `plan_reminders` through the general path (every result copied, then `DecisionReader`).
     func generalPlanReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+        let result = try runtime.alive { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
             do throws(LuaError) {
                 let ctx = try contextValue(context, runtime: &runtime)
                 return try runtime.vm.call(runtime.planReminders!, [ctx]).first ?? .nil
@@ -24,7 +24,7 @@ extension LuaPolicy {
     /// `ctx` as the warm path pushes it and as the general path (a `LuaValue` tree pushed by
     /// `LuaVM.push`) builds it, both read back from the VM.
     func contextsForTesting(_ context: PolicyContext) throws(LuaError) -> (fast: LuaValue, general: LuaValue) {
-        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> (fast: LuaValue, general: LuaValue) in
+        try runtime.alive { (runtime: inout Runtime) throws(LuaError) -> (fast: LuaValue, general: LuaValue) in
             let identity = try runtime.vm.load("return ...", chunkName: "=identity")
             defer { runtime.vm.release(identity) }
             let fast = try callWithContext(identity, context, runtime: &runtime) { stack, base throws(LuaError) in
@@ -38,7 +38,7 @@ extension LuaPolicy {
     /// `decide` through the general path: the context as a `LuaValue` tree, every result copied,
     /// then `DecisionReader`.
     func generalDecide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let result = try runtime.withLock { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
+        let result = try runtime.alive { (runtime: inout Runtime) throws(PolicyError) -> LuaValue in
             do throws(LuaError) {
                 let ctx = try contextValue(context, runtime: &runtime)
                 return try runtime.vm.call(runtime.decide, [ctx]).first ?? .nil
@@ -51,7 +51,7 @@ extension LuaPolicy {
 
     /// Whether `decide`'s result is read in place (`false`: handed to the general path).
     func readsInPlaceForTesting(_ context: PolicyContext) throws(LuaError) -> Bool {
-        try runtime.withLock { (runtime: inout Runtime) throws(LuaError) -> Bool in
+        try runtime.alive { (runtime: inout Runtime) throws(LuaError) -> Bool in
             let result = try callWithContext(runtime.decide, context, runtime: &runtime) { stack, base throws(LuaError) in
                 try FastPath.readDecision(stack, base: base)
             }
@@ -63,9 +63,9 @@ extension LuaPolicy {
     /// `decide` with the `n`th allocation growth in the call refused (`LuaVM.failAllocation`);
     /// also whether the refusal happened.
     func decideFailingAllocationForTesting(_ n: Int, _ context: PolicyContext) -> (Result<Decision?, PolicyError>, refused: Bool) {
-        runtime.withLock { $0.vm.failAllocation(n) }
+        runtime.alive { $0.vm.failAllocation(n) }
         let result = Result { () throws(PolicyError) -> Decision? in try decide(context) }
-        let refused = runtime.withLock { runtime in
+        let refused = runtime.alive { runtime in
             defer { runtime.vm.failAllocation(0) }
             return !runtime.vm.allocationFailurePending
         }
@@ -73,10 +73,10 @@ extension LuaPolicy {
     }
 
     /// Stack top of the VM (0 between calls).
-    var stackTopForTesting: Int { runtime.withLock { $0.vm.stackTop } }
+    var stackTopForTesting: Int { runtime.alive { $0.vm.stackTop } }
 
     /// Runs `body` with the policy's VM (tests that inject allocation failures).
-    func withVMForTesting<R>(_ body: (LuaVM) -> R) -> R { runtime.withLock { body($0.vm) } }
+    func withVMForTesting<R>(_ body: (LuaVM) -> R) -> R { runtime.alive { body($0.vm) } }
 
     /// The `ctx` table: a fresh table each call, with the unchanging parts passed as stored,
     /// read-only tables.
@@ -117,6 +117,13 @@ extension LuaPolicy {
 
 extension LuaPolicy {
     /// How many `plan_reminders` lists were the last one again, answered without reading them.
-    var reminderListHitsForTesting: Int { runtime.withLock { $0.reminderList.hits } }
-    var reminderListBufferBytesForTesting: Int { runtime.withLock { $0.reminderList.bufferBytes } }
+    var reminderListHitsForTesting: Int { runtime.alive { $0.reminderList.hits } }
+    var reminderListBufferBytesForTesting: Int { runtime.alive { $0.reminderList.bufferBytes } }
+}
+
+extension DeadlineLocked {
+    /// `withLock` on a VM the test knows was never abandoned (no call of it overran).
+    func alive<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withLock(body)!
+    }
 }

@@ -13,6 +13,10 @@ public struct PolicyError: Error, Sendable, Hashable, CustomStringConvertible {
         case instructionBudget = "instruction_budget"
         /// The VM's memory cap was reached.
         case memory
+        /// A call or load held its thread past the time limit plus the deadline's margin: the
+        /// caller stopped waiting, and the policy's VM is never used again (a delivered
+        /// policy is reverted at once).
+        case deadline
         /// The decision (or a reminder) is malformed: unknown action or field, wrong type, ...
         case invalidDecision = "invalid_decision"
         /// `remember` would store more than 4 KiB.
