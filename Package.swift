@@ -50,6 +50,7 @@ import PackageDescription
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
+///   permit-launch-child → PermitCore, PermitDelivery, PermitLua
 #if os(Linux)
 let defaultLua: Set<String> = ["SystemLua"]
 #else
@@ -163,6 +164,11 @@ let package = Package(
         .executableTarget(
             name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch"],
             path: "examples/host"),
+        // An app's process for the launch guard's test, which kills it mid-load and launches it
+        // again; a test fixture, not part of the product (no target depends on it).
+        .executableTarget(
+            name: "permit-launch-child", dependencies: ["PermitCore", "PermitDelivery", "PermitLua"],
+            path: "Tests/PermitLaunchChild"),
         // What the test targets share: a timeout for awaits, a child-process runner, source scans.
         .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.

@@ -519,7 +519,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// Runs a load (`compile`) on `thread`, waiting at most the deadline; a load that overruns
     /// is abandoned with its VM (freed on the thread when, if ever, it returns).
-    private static func loading<T>(
+    static func loading<T>(
         on thread: PolicyThread?, limits: LuaLimits, chunkName: String, _ load: @escaping () -> Result<T, PolicyError>
     ) throws(PolicyError) -> T {
         guard let thread, let deadline = limits.deadlineNanoseconds else { return try load().get() }
