@@ -31,7 +31,13 @@ public struct SimulationPolicy: Sendable {
 
     /// Checks the source in the sandbox (the same errors as every other verb: syntax, shape)
     /// and keeps it. This is the run's one compile besides each block's own VM.
+    /// The run's VMs have no deadline thread (`LuaLimits.deadlineMarginMilliseconds` is nil):
+    /// a simulation makes millions of calls off any app's thread, and each would pay the
+    /// hand-over between threads (docs/performance.md, "The deadline's cost"); the VM's own
+    /// checks bound every call as before.
     public init(source: String, chunkName: String, limits: LuaLimits = .default) throws(PolicyError) {
+        var limits = limits
+        limits.deadlineMarginMilliseconds = nil
         let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
         name = policy.name
         namedFeatures = PolicyNames.features(source: source, defaultParams: policy.defaultParams)
