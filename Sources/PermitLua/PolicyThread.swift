@@ -28,7 +28,17 @@ final class PolicyThread: @unchecked Sendable {
         var abandoned = false
         /// The owner is gone: end now.
         var stopping = false
+        /// The thread sleeps on `ready`: whoever hands it something must wake it.
+        var threadParked = false
+        /// The caller sleeps on `done`: the end of the job must wake it.
+        var callerParked = false
     }
+
+    /// How many times each side looks for the other (yielding the processor in between) before
+    /// it sleeps on a semaphore: some tens of microseconds, longer than a warm decision, so that
+    /// back-to-back calls and a quick call's answer pass without waking a sleeping thread (a
+    /// wake-up costs several microseconds, more than the decision itself).
+    static let spins = 200
 
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
@@ -51,12 +61,23 @@ final class PolicyThread: @unchecked Sendable {
     /// returns (to free what only the job could still be using), and the thread ends.
     func perform(_ job: @escaping () -> Void, onAbandon: @escaping () -> Void = {}, waitingAtMost nanoseconds: Int) -> Bool {
         let start = DispatchTime.now()
-        state.withLock { state in
+        let wake = state.withLock { state in
             state.job = job
             state.onAbandon = onAbandon
             state.finished = false
+            defer { state.threadParked = false }
+            return state.threadParked
         }
-        ready.signal()
+        if wake { ready.signal() }
+        for _ in 0..<Self.spins {
+            if state.withLock({ $0.finished }) { return true }
+            sched_yield()
+        }
+        let parked = state.withLock { state in
+            if !state.finished { state.callerParked = true }
+            return !state.finished
+        }
+        guard parked else { return true }
         if done.wait(timeout: start + .nanoseconds(nanoseconds)) == .success { return true }
         let finished = state.withLock { state in
             if !state.finished { state.abandoned = true }
@@ -69,32 +90,54 @@ final class PolicyThread: @unchecked Sendable {
 
     /// Ends the thread once it is idle (the owner is gone); an abandoned one ends by itself.
     func stop() {
-        state.withLock { $0.stopping = true }
-        ready.signal()
+        let wake = state.withLock { state in
+            state.stopping = true
+            defer { state.threadParked = false }
+            return state.threadParked
+        }
+        if wake { ready.signal() }
     }
 
     private func loop() {
-        while true {
-            ready.wait()
-            let next = state.withLock { state -> (job: () -> Void, onAbandon: (() -> Void)?)? in
-                defer {
-                    state.job = nil
-                    state.onAbandon = nil
-                }
-                guard !state.stopping, let job = state.job else { return nil }
-                return (job, state.onAbandon)
-            }
-            guard let next else { return }
+        while let next = nextJob() {
             next.job()
-            let abandoned = state.withLock { state in
+            let (abandoned, wake) = state.withLock { state in
                 state.finished = true
-                return state.abandoned
+                defer { state.callerParked = false }
+                return (state.abandoned, state.callerParked)
             }
             if abandoned {
                 next.onAbandon?()
                 return
             }
-            done.signal()
+            if wake { done.signal() }
+        }
+    }
+
+    /// The next job, looked for `spins` times before sleeping; `nil` once stopped.
+    private func nextJob() -> (job: () -> Void, onAbandon: (() -> Void)?)? {
+        var looked = 0
+        while true {
+            let found = state.withLock { state -> (stop: Bool, job: (() -> Void)?, onAbandon: (() -> Void)?, park: Bool) in
+                if state.stopping { return (true, nil, nil, false) }
+                if let job = state.job {
+                    defer {
+                        state.job = nil
+                        state.onAbandon = nil
+                    }
+                    return (false, job, state.onAbandon, false)
+                }
+                if looked >= Self.spins { state.threadParked = true }
+                return (false, nil, nil, state.threadParked)
+            }
+            if found.stop { return nil }
+            if let job = found.job { return (job, found.onAbandon) }
+            if found.park {
+                ready.wait()
+            } else {
+                looked += 1
+                sched_yield()
+            }
         }
     }
 }
