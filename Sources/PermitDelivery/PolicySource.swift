@@ -656,7 +656,7 @@ public final class PolicySource: Policy {
         defer { launchGuard?.clear(.load) }
         do {
             return try load(verified)
-        } catch where error.policyError?.kind == .deadline {
+        } catch  where error.policyError?.kind == .deadline {
             state.withLock { _ = $0.revoked.insert(version) }
             let saving = persistNow().map { "; \($0)" } ?? ""
             throw BundleError(
@@ -682,7 +682,8 @@ public final class PolicySource: Policy {
             let reason =
                 "the app's process ended while bundle version \(leftOver.version) was \(leftOver.activity.words); "
                 + "it is set aside for good (revoked) so that it cannot end the next launch too, and the last good policy serves"
-            saved.setAside = Array(((saved.setAside ?? []) + [SetAsideBundle(version: leftOver.version, reason: reason, time: now)]).suffix(20))
+            saved.setAside = Array(
+                ((saved.setAside ?? []) + [SetAsideBundle(version: leftOver.version, reason: reason, time: now)]).suffix(20))
             loaded.antiRollback = loaded.antiRollback.merged(with: AntiRollbackRecord(highestVersion: nil, revoked: [leftOver.version]))
             events.append(DeliveryEvent(time: now, kind: .setAside, version: leftOver.version, message: reason))
         }
