@@ -54,6 +54,9 @@ final class DeadlineLocked<Value>: @unchecked Sendable {
         thread?.stop()
     }
 
+    /// Whether calls run on a thread of their own (else on the caller's, with no deadline).
+    var hasThread: Bool { thread != nil }
+
     /// Whether a call was abandoned (the value is gone for good).
     var isAbandoned: Bool { gate.withLock { $0 } }
 

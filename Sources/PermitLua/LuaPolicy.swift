@@ -336,6 +336,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// Runs `decide(ctx)` under the VM's lock and reads the decision.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
+        // Without a deadline thread the call runs in place: no closure is made for it.
+        if !runtime.hasThread,
+            let (result, line) = runtime.withLock({ runtime in (call(context, runtime: &runtime), runtime.lastReturnLine) })
+        {
+            return try counted(decision(from: result), returnedAt: line)
+        }
         let (result, line) = try onVM("deciding") { runtime in (self.call(context, runtime: &runtime), runtime.lastReturnLine) }
         return try counted(decision(from: result), returnedAt: line)
     }
@@ -343,12 +349,21 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// `decide` and the trace under one lock: the engine's call for every event.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
         let ran: (result: Result<FastPath.DecisionResult, PolicyError>, trace: String, line: Int?)
-        do throws(PolicyError) {
-            ran = try onVM("deciding") { runtime in
-                (self.call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
+        // Without a deadline thread the call runs in place: no closure is made for it.
+        if !runtime.hasThread,
+            let direct = runtime.withLock({ runtime in
+                (call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
+            })
+        {
+            ran = direct
+        } else {
+            do throws(PolicyError) {
+                ran = try onVM("deciding") { runtime in
+                    (self.call(context, runtime: &runtime), LuaPolicy.trace(runtime.vm), runtime.lastReturnLine)
+                }
+            } catch {
+                return PolicyAnswer(decision: .failure(error), trace: "")
             }
-        } catch {
-            return PolicyAnswer(decision: .failure(error), trace: "")
         }
         let (result, trace, line) = ran
         // The result is consumed, not captured by a `Result { ... }` closure: a capture copied it
