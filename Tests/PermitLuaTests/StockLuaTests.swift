@@ -2,8 +2,9 @@ import Testing
 
 @testable import PermitLua
 
-// Lua's own API, lauxlib and lualib included, from whichever Lua the build links.
-#if LuaFromSource
+// Lua's own API, lauxlib and lualib included, from whichever Lua the build links: Permit's own on
+// Apple platforms and with the trait LuaFromSource, the system's otherwise.
+#if canImport(Darwin) || LuaFromSource
 import CPermitLua
 #else
 import CPermitSystemLua
