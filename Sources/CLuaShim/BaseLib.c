@@ -57,7 +57,7 @@ int shim_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
     if (shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
-    permit_refuse_metatable_key(L, 1, 2);
+    if (lua_gettop(L) >= 3) permit_metatable_store(L, 1, 2, 3);
     return permit_run_original(L);
 }
 

@@ -132,6 +132,7 @@ int permit_call(lua_State *L, int nargs) {
     vm->guards.coroutine_depth = 0;
     vm->guards.handler_depth = 0;
     vm->call_events = 0;
+    vm->running = L;
     lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;

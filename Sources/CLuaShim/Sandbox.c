@@ -248,6 +248,7 @@ void permit_close(lua_State *L) {
         free(vm->cov[i].lines);
     }
     shim_drop_staged(vm);
+    free(vm->long_strings);
     free(vm->trace);
     free(vm);
 }
