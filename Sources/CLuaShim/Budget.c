@@ -29,9 +29,9 @@ int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
 /* Every function call, Lua or C. A C function called from C (a metamethod called by
    table.concat's loop, a comparison by table.sort's) runs no instruction, so only this event
    sees a C loop that calls back into script values: each call is charged, and the clock read at
-   every 16th (at every one once an instruction may be costly: the step is shorter than
-   HOOK_STEP). The host's own protected helpers between calls are not script work. Returns 0
-   when the limit error must be raised. */
+   every 16th (at every one once an instruction may be costly: the step is under a tenth of
+   HOOK_STEP, when one call may walk a long string). The host's own protected helpers between
+   calls are not script work. Returns 0 when the limit error must be raised. */
 static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) {
     if (!vm->in_call) return 1;
     if (vm->budget_exceeded) {
@@ -44,7 +44,7 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         return handler;
     }
     vm->running = L;
-    if (vm->time_limit_ns > 0 && ((++vm->call_events & 15) == 0 || vm->step < HOOK_STEP) &&
+    if (vm->time_limit_ns > 0 && ((++vm->call_events & 15) == 0 || vm->step < HOOK_STEP / 10) &&
         now_ns() - vm->call_start_ns + vm->reserve_ns > vm->time_check_ns) {
         vm->time_exceeded = 1;
     } else if (vm->budget_left >= CALL_EVENT_UNITS) {
