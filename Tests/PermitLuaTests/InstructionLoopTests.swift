@@ -100,20 +100,23 @@ import Testing
         expectHealthy(vm)
     }
 
+    /// Two tables of 2,048 keys that share one main position, each the other's `__index`: one
+    /// read walks 2,000 collision chains of 2,048 nodes (150 ms) if Lua walks it in one
+    /// instruction; the walker reads the clock at every table.
     @Test func readsThroughACycleOfCollidingTablesAreStopped() {
         let source = """
             local function colliding()
               local t = {}
-              for i = 1, 32 do t[i * 31 + 7 + (1 << 40)] = true end
+              for i = 1, 2048 do t[i * 2047 + 7 + (1 << 40)] = true end
               return t
             end
             local a, b = colliding(), colliding()
             setmetatable(a, { __index = b })
             setmetatable(b, { __index = a })
-            local k = 7 + (1 << 40) + 31 * 99
+            local k = 7 + (1 << 40) + 2047 * 4000
             for i = 1, 1e9 do pcall(function() return a[k] end) end
             """
-        let (e, seconds, vm) = Self.timed(source)
+        let (e, seconds, vm) = Self.timed(source, limits: LuaLimits(timeLimitMilliseconds: 500))
         #expect(e?.kind.stoppedForBudget == true, "\(String(describing: e))")
         #expect(seconds < Self.allowedSeconds, "ran \(seconds) s")
         expectHealthy(vm)
@@ -122,13 +125,15 @@ import Testing
     /// `<` on strings of NUL bytes costs a strcoll per byte (3 ms for 60 KB): the step shrinks
     /// with the longest string, whether the script built it or the host passed it.
     @Test func comparingLongStringsOfNulBytesIsStopped() {
+        // Strings under 64 KiB: 1,000 instructions hold 300 comparisons of 3 ms, about a second
+        // past a 20 ms limit if they all ran between two clock readings.
         let source = """
-            local a, b = ("\\0"):rep(200000) .. "a", ("\\0"):rep(200000) .. "b"
+            local a, b = ("\\0"):rep(64000) .. "a", ("\\0"):rep(64000) .. "b"
             for i = 1, 1e9 do local _ = a < b end
             """
-        let (e, seconds, vm) = Self.timed(source)
+        let (e, seconds, vm) = Self.timed(source, limits: LuaLimits(timeLimitMilliseconds: 20))
         #expect(e?.kind.stoppedForBudget == true, "\(String(describing: e))")
-        #expect(seconds < Self.allowedSeconds, "ran \(seconds) s")
+        #expect(seconds < Self.allowedSeconds / 4, "ran \(seconds) s")
         expectHealthy(vm)
     }
 
