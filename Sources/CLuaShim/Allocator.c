@@ -143,7 +143,7 @@ static void note_new_block(permit_vm *vm, const void *block, size_t osize, size_
         if (osize != 0 || nsize % NODE_BYTES != 0 || (slots & (slots - 1)) != 0 || slots <= vm->largest_slots) return;
         vm->largest_slots = slots;
     }
-    shim_cost_changed(vm);
+    permit_shim_cost_changed(vm);
 }
 
 /* A block of LIVE_STRING_MIN bytes or more is freed: when it is a tracked string, it no longer
@@ -159,10 +159,10 @@ static void note_freed_block(permit_vm *vm, const void *block) {
     for (size_t j = 0; j < vm->long_count; j++)
         if (vm->long_strings[j].bytes > longest) longest = vm->long_strings[j].bytes;
     vm->longest_string = longest;
-    shim_cost_changed(vm);
+    permit_shim_cost_changed(vm);
 }
 
-void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {

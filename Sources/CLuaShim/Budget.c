@@ -10,12 +10,12 @@
    never runs, so the message loses what ran out and where). */
 static void reserve_handler_stack(lua_State *L) { (void)lua_checkstack(L, LUA_MINSTACK + 8); }
 
-int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
+int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     vm->budget_exceeded = 1;
     vm->budget_left = 0;
     /* From now on every instruction of this thread raises again, so a script's
        pcall cannot swallow the error and carry on. */
-    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
     reserve_handler_stack(L);
@@ -38,7 +38,7 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         /* Raising the error calls the host's message handler: let it run. */
         int handler = 0;
         if (lua_getinfo(L, "f", ar)) {
-            handler = lua_tocfunction(L, -1) == shim_msgh;
+            handler = lua_tocfunction(L, -1) == permit_shim_msgh;
             lua_pop(L, 1);
         }
         return handler;
@@ -51,7 +51,7 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         vm->budget_left -= CALL_EVENT_UNITS;
         /* A thread entered with a longer step than the VM's now (a coroutine): shrunk here,
            not at its next count event. */
-        if (step > hook_step(vm)) lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
+        if (step > hook_step(vm)) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
         return 1;
     }
     vm->budget_exceeded = 1;
@@ -59,14 +59,14 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
     return 0;
 }
 
-void shim_count_hook(lua_State *L, lua_Debug *ar) {
+void permit_shim_count_hook(lua_State *L, lua_Debug *ar) {
     permit_vm *vm = getvm(L);
     if (ar->event == LUA_HOOKLINE) {
-        shim_cov_record(L, vm, ar);
+        permit_shim_cov_record(L, vm, ar);
         return;
     }
     if (ar->event == LUA_HOOKRET) {
-        shim_cov_return(L, vm, ar);
+        permit_shim_cov_return(L, vm, ar);
         return;
     }
     int step = lua_gethookcount(L);
@@ -84,13 +84,13 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
             vm->budget_left = 0;
         } else if (vm->budget_left >= step) {
             vm->budget_left -= step;
-            if (step != hook_step(vm)) lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
+            if (step != hook_step(vm)) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
             return;
         }
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
     }
-    if (step != 1) lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    if (step != 1) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     if (vm->sticky_kind != 0) {
         lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
         lua_error(L);
@@ -116,14 +116,14 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 /* Charges work done inside C library functions against the instruction budget. */
-void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where) {
-    if (vm->budget_exceeded || units > (uint64_t)vm->budget_left) shim_budget_fail(L, vm, where);
+void permit_shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where) {
+    if (vm->budget_exceeded || units > (uint64_t)vm->budget_left) permit_shim_budget_fail(L, vm, where);
     vm->budget_left -= (int64_t)units;
 }
 
 /* Raises an error of a guard kind; the error value is remembered so the host
    can tell whether the call finally failed with this very error. */
-int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
+int permit_shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
     permit_vm *vm = getvm(L);
     va_list ap;
     luaL_where(L, 1);
@@ -159,7 +159,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         vm->time_exceeded = 1;
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
-        lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+        lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
         int saved = vm->limit_on;
         vm->limit_on = 0;
         reserve_handler_stack(L);
@@ -169,7 +169,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         vm->limit_on = saved;
         lua_error(L);
     }
-    shim_charge(L, vm, units, where);
+    permit_shim_charge(L, vm, units, where);
 }
 
 int permit_fail_nesting(lua_State *L, const char *what) {
@@ -177,7 +177,7 @@ int permit_fail_nesting(lua_State *L, const char *what) {
     vm->sticky_kind = PERMIT_E_NESTING;
     vm->budget_exceeded = 1; /* every thread's next hook event raises the same error */
     vm->budget_left = 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on;
     vm->limit_on = 0;
     luaL_where(L, 1);
@@ -211,7 +211,7 @@ int permit_table_cap_hit(lua_State *L) { return getvm(L)->table_refused; }
 /* What an ordinary instruction's noise already covers: a step of HOOK_STEP of them. */
 #define COST_FLOOR_NS (STEP_NS / HOOK_STEP)
 
-void shim_cost_changed(permit_vm *vm) {
+void permit_shim_cost_changed(permit_vm *vm) {
     int64_t string_ns = (int64_t)vm->longest_string * STRING_BYTE_NS;
     int64_t walk_ns = (int64_t)vm->largest_slots * NODE_NS * 2;
     int64_t worst = string_ns > walk_ns ? string_ns : walk_ns;
@@ -226,7 +226,7 @@ void shim_cost_changed(permit_vm *vm) {
     vm->step = step;
     vm->reserve_ns = reserve;
     if (shrank && vm->in_call && vm->running != NULL && !vm->budget_exceeded)
-        lua_sethook(vm->running, shim_count_hook, hook_mask(vm), step);
+        lua_sethook(vm->running, permit_shim_count_hook, hook_mask(vm), step);
 }
 
 /* A thread that runs with a longer step than the VM's now (costlier instructions appeared while
@@ -235,5 +235,5 @@ void permit_running_thread(lua_State *L, lua_State *running) {
     permit_vm *vm = getvm(L);
     vm->running = running;
     if (vm->in_call && !vm->budget_exceeded && lua_gethookcount(running) > hook_step(vm))
-        lua_sethook(running, shim_count_hook, hook_mask(vm), hook_step(vm));
+        lua_sethook(running, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
 }

@@ -187,7 +187,7 @@ static lua_Integer object_id(lua_State *L, int idx) {
     return id;
 }
 
-void shim_restart_object_ids(lua_State *L) {
+void permit_shim_restart_object_ids(lua_State *L) {
     permit_guard_state *guards = permit_guards(L);
     if (guards->next_object_id == 0) return; /* nothing named since the last start */
     lua_getfield(L, LUA_REGISTRYINDEX, KEY_OBJECT_IDS);

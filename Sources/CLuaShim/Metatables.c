@@ -280,7 +280,7 @@ static void guard_metatable(lua_State *L, int mt) {
         return;
     }
     int own = lua_gettop(L);
-    if (is_guarding(L, own) || shim_is_frozen(L, mt)) { /* guarded already, or never writable */
+    if (is_guarding(L, own) || permit_shim_is_frozen(L, mt)) { /* guarded already, or never writable */
         lua_pop(L, 1);
         return;
     }
@@ -292,7 +292,7 @@ static void guard_metatable(lua_State *L, int mt) {
     /* Its metatable came from setmetatable (so it is in use itself, guarded, or a read-only
        table) or is the host's (ctx, _ENV), which is not copied: the host recognises its
        tables by it. */
-    if (!permit_metatable_in_use(L, own) && !shim_is_frozen(L, own))
+    if (!permit_metatable_in_use(L, own) && !permit_shim_is_frozen(L, own))
         luaL_error(L, "setmetatable: this table cannot be a metatable in the sandbox (it has a metatable of "
                       "Permit's own); use a table of your own, e.g. { __index = t }");
     push_guarded_copy(L, own);
@@ -363,7 +363,7 @@ static int guarded_setmetatable(lua_State *L) {
     }
     permit_charge_work(L, 1, "setmetatable");
     if (permit_metatable_in_use(L, 1)) push_guarding_metatable(L, 1, 2);
-    else if (type == LUA_TTABLE && !shim_is_frozen(L, 2)) push_fresh_stand_in(L, 2);
+    else if (type == LUA_TTABLE && !permit_shim_is_frozen(L, 2)) push_fresh_stand_in(L, 2);
     else lua_pushvalue(L, 2);
     lua_setmetatable(L, 1);
     lua_settop(L, 1);
