@@ -18,7 +18,7 @@
  * Lua reads metamethods raw, and a store into a key a table already has is raw too (no
  * __newindex sees `mt.__call = t` once mt has a __call). So a script's table is never the
  * metatable Lua reads: setmetatable installs a stand-in, a table no script can reach, holding
- * the metamethods (the names Lua and its library read) of the script's table, made afresh (in
+ * the metamethods (the names Lua and its library read) of the script's table, read again (in
  * place) at every setmetatable with that table and shared by every table it was given to:
  *  - its __call is a function (setmetatable and every later store refuse anything else), so a
  *    call resolves in at most one round;
@@ -300,24 +300,45 @@ static void guard_metatable(lua_State *L, int mt) {
     lua_pop(L, 1);
 }
 
-/* Pushes the stand-in to install for the table at mt (guarded already): its own, made afresh
-   from mt's metamethods, or a new one, which mt's guard then holds. */
+/* Reads again, from the script's table at mt, the metamethods the stand-in at idx holds: those
+   are the only ones a store could have changed unseen (a store to a key mt already had). A key
+   mt did not have reached the stand-in when it was added (the guard). Returns how many. */
+static uint64_t refresh_stand_in(lua_State *L, int idx, int mt) {
+    idx = lua_absindex(L, idx);
+    uint64_t fields = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) { /* only existing fields change: allowed during a traversal */
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) continue;
+        lua_pushvalue(L, -1);
+        lua_rawget(L, mt);
+        set_metamethod(L, idx, mt, lua_tostring(L, -2), -1);
+        lua_pop(L, 1);
+        fields++;
+    }
+    return fields;
+}
+
+/* Pushes the stand-in to install for the table at mt (guarded already): its own, refreshed,
+   or a new one made from mt's metamethods, which mt's guard then holds. */
 static void push_fresh_stand_in(lua_State *L, int mt) {
     mt = lua_absindex(L, mt);
-    if (!push_stand_in(L, mt)) {
-        lua_newtable(L);
-        lua_pushvalue(L, mt);
-        lua_rawsetp(L, -2, &STANDS_FOR);
-        lua_getmetatable(L, mt);
-        if (is_shared_guard(L, -1)) {
-            push_own_guard(L, -2);
-            lua_setmetatable(L, mt);
-        } else { /* a guarded copy of mt's own metatable, made for mt alone */
-            lua_pushvalue(L, -2);
-            lua_rawsetp(L, -2, &STAND_IN);
-        }
-        lua_pop(L, 1);
+    if (push_stand_in(L, mt)) {
+        permit_charge_work(L, 1 + refresh_stand_in(L, -1, mt), "setmetatable");
+        return;
     }
+    lua_newtable(L);
+    lua_pushvalue(L, mt);
+    lua_rawsetp(L, -2, &STANDS_FOR);
+    lua_getmetatable(L, mt);
+    if (is_shared_guard(L, -1)) {
+        push_own_guard(L, -2);
+        lua_setmetatable(L, mt);
+    } else { /* a guarded copy of mt's own metatable, made for mt alone */
+        lua_pushvalue(L, -2);
+        lua_rawsetp(L, -2, &STAND_IN);
+    }
+    lua_pop(L, 1);
     permit_charge_work(L, 1 + copy_metamethods(L, -1, mt), "setmetatable");
 }
 
