@@ -22,7 +22,7 @@
  * place) at every setmetatable with that table and shared by every table it was given to:
  *  - its __call is a function (setmetatable and every later store refuse anything else), so a
  *    call resolves in at most one round;
- *  - its __index and __newindex are the sandbox's walkers (ChainWalk below): C functions that
+ * *  - its __index and __newindex are the sandbox's walkers (ChainWalk.c): C functions that
  *    read the script's table's current __index / __newindex and follow the chain one table at
  *    a time, charging each step and reading the clock, within Lua's own 2,000 steps. Lua itself
  *    then never walks a script's chain: the walk is calls and charged steps, so C loops reading
@@ -197,7 +197,8 @@ void permit_metatable_store(lua_State *L, int t, int key, int value) {
         luaL_error(L, "weak tables (__mode) are not available in the sandbox (this table is a metatable): keep "
                       "strong references and drop them by setting the key to nil");
     if (is_named(L, key, "__call", 6) && !lua_isnil(L, value) && !lua_isfunction(L, value))
-        luaL_error(L, "a __call metamethod must be a function in the sandbox (got a %s value)", luaL_typename(L, value));
+        luaL_error(L, "a __call metamethod must be a function in the sandbox (got a %s value)",
+                   luaL_typename(L, value));
     if (lua_type(L, key) == LUA_TSTRING && lua_rawgetp(L, own, &STAND_IN) == LUA_TTABLE) {
         const char *name = lua_tostring(L, key);
         for (size_t i = 0; i < METAMETHOD_COUNT; i++)
