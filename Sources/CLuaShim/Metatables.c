@@ -22,7 +22,7 @@
  * place) at every setmetatable with that table and shared by every table it was given to:
  *  - its __call is a function (setmetatable and every later store refuse anything else), so a
  *    call resolves in at most one round;
- * *  - its __index and __newindex are the sandbox's walkers (ChainWalk.c): C functions that
+ *  - its __index and __newindex are the sandbox's walkers (ChainWalk.c): C functions that
  *    read the script's table's current __index / __newindex and follow the chain one table at
  *    a time, charging each step and reading the clock, within Lua's own 2,000 steps. Lua itself
  *    then never walks a script's chain: the walk is calls and charged steps, so C loops reading
