@@ -11,7 +11,7 @@ static int fresh_process_protected(lua_State *L) {
     uint64_t seed = (uint64_t)lua_tointeger(L, 2);
     /* A main chunk's one upvalue is its _ENV; the closures it made share it, and are dropped.
        An environment the run left empty, with the metatable it was made with (no `__newindex`:
-       a script that used it as a metatable has it guarded, ChargedLib.c), is as fresh as a new
+       a script that used it as a metatable has it guarded, Metatables.c), is as fresh as a new
        one (its metatable is locked, so nothing can tell them apart): it is kept, the common
        case of a policy without globals, saving two tables per process. */
     int empty = 0;
@@ -29,14 +29,14 @@ static int fresh_process_protected(lua_State *L) {
         lua_pop(L, 1);
     }
     if (!empty) {
-        shim_push_new_env(L);
+        permit_shim_push_new_env(L);
         if (lua_setupvalue(L, 1, 1) == NULL) lua_pop(L, 1);
     }
     lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_RANDOMSEED);
     lua_pushinteger(L, (lua_Integer)(seed >> 32));
     lua_pushinteger(L, (lua_Integer)(seed & 0xffffffffu));
     lua_call(L, 2, 0);
-    shim_restart_object_ids(L);
+    permit_shim_restart_object_ids(L);
     return 0;
 }
 

@@ -13,12 +13,9 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Instructions between two count-hook events while the budget holds. */
+/* Instructions between two count-hook events while the budget holds and no instruction can be
+   costly (Budget.c's per-instruction cost model shortens it: permit_vm.step). */
 #define HOOK_STEP 1000
-/* ... once the VM has held a big block (>= BIG_BLOCK bytes): one instruction can then compare
-   or hash a long string in C, so the wall clock is read far more often. */
-#define BIG_HOOK_STEP 10
-#define BIG_BLOCK (64 << 10)
 /* Room for LazyContext.c's key names (a static assertion there checks they fit). */
 #define LAZY_NAME_SLOTS 64
 /* Bytes of one hash node of a Lua 5.4 table (a node vector is 2^k of them). */
@@ -27,12 +24,13 @@
 /* Registry keys: the addresses of these bytes (light userdata), so reading or clearing an
    entry never makes a string, which could raise a memory error where the host is not in a
    protected call (after a call, taking the traceback). Defined in Sandbox.c. */
-extern const char shim_key_base, shim_key_frozen, shim_key_traceback, shim_key_guard, shim_key_randomseed;
-#define KEY_BASE ((const void *)&shim_key_base)
-#define KEY_FROZEN ((const void *)&shim_key_frozen)
-#define KEY_TRACEBACK ((const void *)&shim_key_traceback)
-#define KEY_GUARD ((const void *)&shim_key_guard)
-#define KEY_RANDOMSEED ((const void *)&shim_key_randomseed)
+extern const char permit_shim_key_base, permit_shim_key_frozen, permit_shim_key_traceback, permit_shim_key_guard,
+    permit_shim_key_randomseed;
+#define KEY_BASE ((const void *)&permit_shim_key_base)
+#define KEY_FROZEN ((const void *)&permit_shim_key_frozen)
+#define KEY_TRACEBACK ((const void *)&permit_shim_key_traceback)
+#define KEY_GUARD ((const void *)&permit_shim_key_guard)
+#define KEY_RANDOMSEED ((const void *)&permit_shim_key_randomseed)
 
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
@@ -76,7 +74,22 @@ typedef struct permit_vm {
     int cov_base_line;
     permit_guard_state guards; /* sandbox_guards.h */
     int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
-    int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
+    /* What one VM instruction may cost (Budget.c, "per-instruction cost"): the longest string
+       alive (comparing it) and the largest hash part this VM has made (walking a collision
+       chain). Strings of LIVE_STRING_MIN bytes or more are tracked while they live (`long`,
+       their blocks); shorter ones count by the longest ever made. From them: the instructions
+       between two clock readings and the time reserved for them. `running` is the thread the
+       hook last saw, whose step shrinks at once when an allocation makes instructions
+       costlier. */
+    struct live_string {
+        const void *block;
+        size_t bytes;
+    } *long_strings;
+    size_t long_count, long_cap;
+    size_t longest_short, longest_string, largest_slots;
+    int step;
+    int64_t reserve_ns;
+    lua_State *running;
     int call_events;           /* call events this call (Budget.c reads the clock every 16th) */
     size_t max_source;         /* longest text `load` compiles (0: no cap) */
     size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
@@ -129,106 +142,113 @@ static inline int hook_mask(const permit_vm *vm) {
            (vm->coverage_on ? LUA_MASKLINE | LUA_MASKRET : 0);
 }
 
-/* Instructions between hook events while the budget holds (see BIG_HOOK_STEP). */
-static inline int hook_step(const permit_vm *vm) { return vm->big_blocks ? BIG_HOOK_STEP : HOOK_STEP; }
+/* Instructions between hook events while the budget holds (Budget.c, "per-instruction cost"). */
+static inline int hook_step(const permit_vm *vm) { return vm->step > 0 ? vm->step : HOOK_STEP; }
 
 /* Allocator.c */
-void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* Budget.c */
-void shim_count_hook(lua_State *L, lua_Debug *ar);
+void permit_shim_count_hook(lua_State *L, lua_Debug *ar);
 /* Marks the budget spent and raises the budget error naming `where`. */
-int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
+int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
 /* Charges work done inside C library functions against the instruction budget. */
-void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
+void permit_shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
 /* Raises an error of a guard kind the host can recognise (PERMIT_E_*). */
-int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+int permit_shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+
+/* Strings this long are tracked while they live (Allocator.c). */
+#define LIVE_STRING_MIN 1024
+/* Recomputes the step and the reserve after what one instruction may cost has changed (a
+   longer string, a larger table, a long string gone); shrinks the running thread's step at
+   once during a call. */
+void permit_shim_cost_changed(permit_vm *vm);
 
 /* Units one function call costs (a call and its hook event: about 25 ns). */
 #define CALL_EVENT_UNITS 10
 
 /* HostCalls.c: the message handler of permit_call (adds the traceback; runs no script code). */
-int shim_msgh(lua_State *L);
+int permit_shim_msgh(lua_State *L);
 
 /* Bounds.c */
 /* Charges work proportional to a call's input before it starts: units below a few thousand
    come off the budget, more also read the clock and refuse what would end past the limit. */
-void shim_charge_input(lua_State *L, uint64_t units, const char *where);
+void permit_shim_charge_input(lua_State *L, uint64_t units, const char *where);
 /* Wraps the library functions whose work grows with a string they walk, charging them by its
    size first (string.format's %q and load are charged by their own wrappers). */
-void shim_install_bounds(lua_State *L, int base, int string);
+void permit_shim_install_bounds(lua_State *L, int base, int string);
 /* The units `load` is charged for compiling `len` bytes: the measured worst case (a chain of
    `or`, whose compile time grows with the square of its length), in budget units. */
-uint64_t shim_compile_units(size_t len);
+uint64_t permit_shim_compile_units(size_t len);
 
 /* Coverage.c */
-void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
+void permit_shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
 /* Notes the line of the `return` that ends the host's outermost call. */
-void shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar);
+void permit_shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar);
 
 /* HostValues.c */
 /* Pushes the `n` staged results under protection and drops them: LUA_OK, or the status with
    the error object on the stack. */
-int shim_push_staged(lua_State *L, permit_vm *vm, int n);
-void shim_drop_staged(permit_vm *vm);
+int permit_shim_push_staged(lua_State *L, permit_vm *vm, int n);
+void permit_shim_drop_staged(permit_vm *vm);
 
 /* Trace.c */
-int shim_print(lua_State *L);
+int permit_shim_print(lua_State *L);
 
 /* ReadOnly.c */
-int shim_is_frozen(lua_State *L, int idx);
+int permit_shim_is_frozen(lua_State *L, int idx);
 /* Pushes an empty proxy whose reads go to the table at `real`. */
-void shim_push_proxy(lua_State *L, int real);
+void permit_shim_push_proxy(lua_State *L, int real);
 /* When the value at idx is a read-only proxy, replaces it by the table it guards (for next,
    rawget and rawlen, which read without metamethods; the table's values are proxies or
    functions themselves). Returns whether it did. */
-int shim_unwrap_frozen(lua_State *L, int idx);
+int permit_shim_unwrap_frozen(lua_State *L, int idx);
 
 /* BaseLib.c */
 /* Pushes a fresh environment whose reads fall through to the sandbox base. */
-void shim_push_new_env(lua_State *L);
-int shim_next(lua_State *L);
-int shim_pairs(lua_State *L);
-int shim_rawget(lua_State *L);
-int shim_rawset(lua_State *L);
-int shim_rawlen(lua_State *L);
-int shim_load(lua_State *L);
+void permit_shim_push_new_env(lua_State *L);
+int permit_shim_next(lua_State *L);
+int permit_shim_pairs(lua_State *L);
+int permit_shim_rawget(lua_State *L);
+int permit_shim_rawset(lua_State *L);
+int permit_shim_rawlen(lua_State *L);
+int permit_shim_load(lua_State *L);
 
 /* ChargedLib.c */
 /* Starts tostring's object numbers over (a new process of the policy): a fresh map, next #1.
    Raises on a memory error; call it protected. */
-void shim_restart_object_ids(lua_State *L);
+void permit_shim_restart_object_ids(lua_State *L);
 /* StringLib.c */
-int shim_find(lua_State *L);
-int shim_rep(lua_State *L);
+int permit_shim_find(lua_State *L);
+int permit_shim_rep(lua_State *L);
 /* Sets lib[name] to a function that refuses with the advice on what to use instead. */
-void shim_refuse_patterns(lua_State *L, int lib, const char *name);
+void permit_shim_refuse_patterns(lua_State *L, int lib, const char *name);
 
 /* TableLib.c */
-int shim_tinsert(lua_State *L);
-int shim_tremove(lua_State *L);
-int shim_tmove(lua_State *L);
-int shim_randomseed(lua_State *L);
+int permit_shim_tinsert(lua_State *L);
+int permit_shim_tremove(lua_State *L);
+int permit_shim_tmove(lua_State *L);
+int permit_shim_randomseed(lua_State *L);
 
 /* PermitLib.c */
-int shim_minutes(lua_State *L);
-int shim_hours(lua_State *L);
-int shim_days(lua_State *L);
-int shim_since(lua_State *L);
-int shim_at_least(lua_State *L);
-int shim_within_hours(lua_State *L);
+int permit_shim_minutes(lua_State *L);
+int permit_shim_hours(lua_State *L);
+int permit_shim_days(lua_State *L);
+int permit_shim_since(lua_State *L);
+int permit_shim_at_least(lua_State *L);
+int permit_shim_within_hours(lua_State *L);
 
 /* StrictContext.c */
 /* Pushes where the policy's code is ("policy.lua:12: "): the nearest Lua function up the
    stack, for an error raised in a metamethod the policy's read called (luaL_error's level 1
    would name that C function, which has no line). */
-void shim_push_where(lua_State *L);
+void permit_shim_push_where(lua_State *L);
 
 /* TextHelpers.c */
-int shim_starts_with(lua_State *L);
-int shim_ends_with(lua_State *L);
-int shim_contains(lua_State *L);
-int shim_split(lua_State *L);
-int shim_trim(lua_State *L);
+int permit_shim_starts_with(lua_State *L);
+int permit_shim_ends_with(lua_State *L);
+int permit_shim_contains(lua_State *L);
+int permit_shim_split(lua_State *L);
+int permit_shim_trim(lua_State *L);
 
 #endif
