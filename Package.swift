@@ -53,7 +53,6 @@ import PackageDescription
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
-///   permit-launch-child → PermitCore, PermitDelivery, PermitLua
 #if os(Linux)
 let defaultLua: Set<String> = ["SystemLua"]
 #else
