@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 import Testing
 
 @testable import PermitCore
@@ -196,6 +197,38 @@ import Testing
         )
         #expect(summed.hasPrefix("tests/example.yaml:5:"), "\(summed)")
         #expect(summed.contains("steps[3].after"), "\(summed)")
+    }
+
+    /// A steps file included many times: a few kilobytes that would play far more steps than
+    /// any story needs. The step past the cap is refused, naming the include that brought it.
+    @Test func includesExpandToAtMostTheStepCap() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("permit-include-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hundred = "steps:\n" + String(repeating: "  - event: app_foreground\n", count: 100)
+        try hundred.write(to: directory.appendingPathComponent("many.steps.yaml"), atomically: true, encoding: .utf8)
+        func parse(_ includes: Int, matrix: String = "") throws(InputError) -> [Scenario] {
+            let text =
+                matrix + "device: { os: \"16.0\" }\nsteps:\n" + String(repeating: "  - include: many.steps.yaml\n", count: includes)
+            return try ScenarioParser.parseCases(text, file: "tests/example.yaml", directory: directory)
+        }
+        #expect(try parse(100).first?.steps.count == 10_000)
+        do {
+            _ = try parse(101)
+            Issue.record("10,100 steps were accepted")
+        } catch {
+            #expect(error.message.contains("the scenario plays more than 10000 steps by this one"), "\(error)")
+            #expect(error.message.contains("(in the steps included at tests/example.yaml:103)"), "\(error)")
+        }
+        // A matrix plays every step once per case: the file's cases together are capped too.
+        let buckets = "matrix: { bucket: [" + (0..<11).map(String.init).joined(separator: ", ") + "] }\n"
+        do {
+            _ = try parse(100, matrix: buckets)
+            Issue.record("110,000 steps were accepted")
+        } catch {
+            #expect(error.message.contains("the file's cases play more than 100000 steps together"), "\(error)")
+            #expect(error.location?.line == 1, "\(error)")
+        }
     }
 
     @Test func exactlyAHundredYearsRuns() async throws {
