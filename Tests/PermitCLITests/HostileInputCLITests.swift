@@ -30,6 +30,20 @@ import Testing
         #expect(result.stdout.contains("reason: launches 9223372036854775807"))
     }
 
+    /// `--param ratio=1.0e400` would reach the policy as infinity: refused, naming the param.
+    @Test func aParamThatOverflowsIsRefused() async throws {
+        let tree = Tree()
+        tree.write(
+            "policy.lua",
+            #"return { name = "ratio", params = { ratio = 0.5 }, decide = function(ctx) return { action = "none", reason = tostring(ctx.params.ratio) } end }"#
+        )
+        let result = try await Self.permit([
+            "decide", tree.path("policy.lua"), "--status", "not_determined", "--event", "app_launch", "--param", "ratio=1.0e400",
+        ])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("--param ratio: 1.0e400 is beyond the largest number"), "\(result.stderr)")
+    }
+
     /// A scenario's `initial.ledger` at the maximum, through every event that counts.
     @Test func initialLedgerAtTheMaximumIsPlayed() async throws {
         let max = "9223372036854775807"

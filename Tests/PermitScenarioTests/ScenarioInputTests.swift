@@ -131,7 +131,7 @@ import Testing
         ("{ features: { diary: { opened: -3 } } }", "initial.ledger.features.diary.opened", "-3 is negative"),
         ("{ state: { a: { b: 1 } } }", "initial.ledger.state.a", "got a table"),
         ("{ state: { l: [1, 2] } }", "initial.ledger.state.l", "got a list"),
-        ("{ state: { x: 1e999 } }", "initial.ledger.state.x", "cannot be stored"),
+        ("{ state: { x: 1e999 } }", "initial.ledger.state.x", "1e999 is beyond the largest number"),
     ])
     func aLedgerNoEngineCouldWriteIsRefused(ledger: String, field: String, problem: String) {
         let error = parseError("device: { os: \"16.0\" }\ninitial:\n  ledger: \(ledger)\nsteps:\n  - event: app_launch\n")
@@ -229,6 +229,22 @@ import Testing
             #expect(error.message.contains("the file's cases play more than 100000 steps together"), "\(error)")
             #expect(error.location?.line == 1, "\(error)")
         }
+    }
+
+    /// A number too big for its kind reaches no policy as infinity, or as text: it is refused
+    /// at its line and field. Quoted, it is the text it says.
+    @Test(arguments: [
+        ("1e400", "params.gap: 1e400 is beyond the largest number"), ("-1.5e309", "params.gap: -1.5e309 is beyond the largest number"),
+        ("99999999999999999999", "params.gap: 99999999999999999999 does not fit a whole number"),
+    ])
+    func numbersThatOverflowAreRefused(_ value: String, _ message: String) throws {
+        let error = parseError("device: { os: \"16.0\" }\nparams:\n  gap: \(value)\nsteps:\n  - event: app_launch\n")
+        #expect(error.hasPrefix("tests/example.yaml:3:"), "\(error)")
+        #expect(error.contains(message), "\(error)")
+        let quoted = try parse("device: { os: \"16.0\" }\nparams:\n  gap: \"\(value)\"\nsteps:\n  - event: app_launch\n")
+        #expect(quoted.params["gap"] == .string(value))
+        let fine = try parse("device: { os: \"16.0\" }\nparams:\n  gap: 1.5e308\nsteps:\n  - event: app_launch\n")
+        #expect(fine.params["gap"] == .number(1.5e308))
     }
 
     @Test func exactlyAHundredYearsRuns() async throws {
