@@ -30,6 +30,25 @@ import Testing
         #expect(result.stdout.contains("reason: launches 9223372036854775807"))
     }
 
+    /// A key given twice is not read as either value: `--history` names the file, the line of
+    /// the second and the field, bare or in a store's envelope.
+    @Test(arguments: [
+        ("{\"launches\": 3,\n \"launches\": 900}", ":2: launches is given twice (first at line 1)"),
+        (
+            "{\"schema\": 1, \"ledger\": {\n  \"soft_prompt\": {\"shown\": 1,\n  \"shown\": 0}}}",
+            ":3: ledger.soft_prompt.shown is given twice (first at line 2)"
+        ),
+    ])
+    func aLedgerWithADuplicateKeyIsRefused(_ ledger: String, _ message: String) async throws {
+        let tree = Tree()
+        tree.write("ledger.json", ledger)
+        let result = try await Self.permit([
+            "decide", "policies/polite", "--status", "not_determined", "--event", "app_launch", "--history", tree.path("ledger.json"),
+        ])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("--history \(tree.path("ledger.json"))\(message)"), "\(result.stderr)")
+    }
+
     /// `--param ratio=1.0e400` would reach the policy as infinity: refused, naming the param.
     @Test func aParamThatOverflowsIsRefused() async throws {
         let tree = Tree()
