@@ -68,6 +68,7 @@ struct BundleCommand: AsyncParsableCommand {
             Terminal.printError("--out \(TerminalText.inline(out)): cannot write (\(error.reason))")
             throw Exit.badInput
         }
+        try OutputPath.refuseInputs("--out", out, inputs: Self.packFiles(pack))
         let bundler = PackBundler(
             pack: Terminal.file(pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
             signingKey: try signingKey())
@@ -85,6 +86,17 @@ struct BundleCommand: AsyncParsableCommand {
                 + (manifest.expiresAt.map { ", expires \(InternetDateTime.string(from: $0))" } ?? "") + ") → \(out)")
         Terminal.say(
             report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
+    }
+
+    /// Every regular file of the pack (policy.lua, its tests and what they include): the
+    /// bundle is made from them, so --out may name none of them.
+    static func packFiles(_ pack: String) -> [(label: String, path: String)] {
+        let root = Terminal.file(pack)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        return walker.compactMap { item in
+            guard let url = item as? URL else { return nil }
+            return (label: "the pack's \(url.lastPathComponent)", path: url.path)
+        }
     }
 
     private func expiry() throws -> Date? {

@@ -295,4 +295,56 @@ import Testing
         #expect(result.stderr.contains(#"a\u000APASS: cannot write (the path holds a control character"#), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    // MARK: Outputs that name an input
+
+    /// An output path that is one of the command's inputs (by file identity: the same path, a
+    /// symbolic link, a hard link) is refused before anything is written, and the input is intact.
+    @Test func anOutputThatNamesAnInputIsRefused() async throws {
+        let tree = Tree()
+        let polite = try String(contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8)
+        let model = try String(contentsOf: CLITests.repository.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
+        tree.write("pack/policy.lua", polite)
+        tree.write("pack/tests/a.yaml", "device: { os: \"16.4\" }\nsteps:\n  - event: app_launch\n")
+        tree.write("model.yaml", model)
+        tree.write("records.jsonl", "")
+        try FileManager.default.createSymbolicLink(atPath: tree.path("link.yaml"), withDestinationPath: tree.path("model.yaml"))
+        try FileManager.default.linkItem(atPath: tree.path("pack/policy.lua"), toPath: tree.path("hard.lua"))
+        let simulate = ["simulate", tree.path("pack"), "--model", tree.path("model.yaml"), "--users", "10", "--days", "1"]
+        let cases: [(arguments: [String], message: String)] = [
+            (
+                simulate + ["--report", tree.path("pack/policy.lua")],
+                "--report \(tree.path("pack/policy.lua")): cannot write (it is the command's input the policy"
+            ),
+            (simulate + ["--report", tree.path("hard.lua")], "cannot write (it is the command's input the policy"),
+            (
+                simulate + ["--records", tree.path("link.yaml")],
+                "--records \(tree.path("link.yaml")): cannot write (it is the command's input --model"
+            ),
+            (
+                ["bundle", tree.path("pack"), "--version", "1", "--out", tree.path("pack/policy.lua")],
+                "--out \(tree.path("pack/policy.lua")): cannot write (it is the command's input the pack's policy.lua"
+            ),
+            (
+                ["bundle", tree.path("pack"), "--version", "1", "--out", tree.path("pack/tests/a.yaml")],
+                "cannot write (it is the command's input the pack's a.yaml"
+            ),
+            (["fit", tree.path("records.jsonl"), "--out", tree.path("records.jsonl")], "cannot write (it is the command's input records"),
+            (
+                ["fit", tree.path("records.jsonl"), "--base", tree.path("model.yaml"), "--out", tree.path("link.yaml")],
+                "cannot write (it is the command's input --base"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.permit(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try String(contentsOfFile: tree.path("pack/policy.lua"), encoding: .utf8) == polite)
+        #expect(try String(contentsOfFile: tree.path("model.yaml"), encoding: .utf8) == model)
+        #expect(try String(contentsOfFile: tree.path("records.jsonl"), encoding: .utf8) == "")
+        // A new file beside the inputs is fine.
+        let fine = try await Self.permit(simulate + ["--report", tree.path("report.html")])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
 }
