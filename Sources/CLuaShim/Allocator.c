@@ -107,7 +107,7 @@ static inline int allow_growth(permit_vm *vm, void *ptr, size_t osize, size_t ol
     return charge_growth(vm, grow);
 }
 
-void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {

@@ -15,10 +15,10 @@
 /* next, rawget, rawset and rawlen run Lua's own (upvalue 1) in their own frame
    (permit_run_original): its errors read as Lua's own. */
 
-int shim_next(lua_State *L) {
+int permit_shim_next(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
-    (void)shim_unwrap_frozen(L, 1);
+    (void)permit_shim_unwrap_frozen(L, 1);
     return permit_run_original(L);
 }
 
@@ -36,7 +36,7 @@ static int swap_raw_next(lua_State *L, int status, lua_KContext k) {
     return lua_gettop(L);
 }
 
-int shim_pairs(lua_State *L) {
+int permit_shim_pairs(lua_State *L) {
     luaL_checkany(L, 1);
     permit_lazy_settle_in_call(L, 1);
     lua_pushvalue(L, lua_upvalueindex(1));
@@ -45,28 +45,28 @@ int shim_pairs(lua_State *L) {
     return swap_raw_next(L, LUA_OK, 0);
 }
 
-int shim_rawget(lua_State *L) {
+int permit_shim_rawget(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
-    (void)shim_unwrap_frozen(L, 1);
+    (void)permit_shim_unwrap_frozen(L, 1);
     return permit_run_original(L);
 }
 
 /* rawset also refuses to add __gc or __mode to a table in use as a metatable (ChargedLib.c). */
-int shim_rawset(lua_State *L) {
+int permit_shim_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
-    if (shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
+    if (permit_shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
     permit_refuse_metatable_key(L, 1, 2);
     return permit_run_original(L);
 }
 
-int shim_rawlen(lua_State *L) {
-    if (lua_type(L, 1) == LUA_TTABLE) (void)shim_unwrap_frozen(L, 1);
+int permit_shim_rawlen(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE) (void)permit_shim_unwrap_frozen(L, 1);
     return permit_run_original(L);
 }
 
-void shim_push_new_env(lua_State *L) {
+void permit_shim_push_new_env(lua_State *L) {
     lua_createtable(L, 0, 0);
     lua_createtable(L, 0, 2);
     lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_BASE);
@@ -109,7 +109,7 @@ static void push_chunk_id(lua_State *L, const char *name) {
    chunk is named by its text, as in Lua (`[string "x = 1"]`). A mode without 't' refuses the
    text with Lua's message; Lua's load itself is always given "t", so no mode the script
    passes lets a binary chunk through. */
-int shim_load(lua_State *L) {
+int permit_shim_load(lua_State *L) {
     size_t len;
     if (!lua_isstring(L, 1)) return luaL_argerror(L, 1, "string expected (only text chunks can be loaded)");
     const char *text = lua_tolstring(L, 1, &len);
@@ -128,7 +128,7 @@ int shim_load(lua_State *L) {
                         (LUAI_UACINT)len, (LUAI_UACINT)vm->max_source);
         return 2;
     }
-    shim_charge_input(L, shim_compile_units(len), "load");
+    permit_shim_charge_input(L, permit_shim_compile_units(len), "load");
     if (len > 0 && text[0] == LUA_SIGNATURE[0]) {
         luaL_pushfail(L);
         lua_pushliteral(L, "binary chunks are not allowed in the sandbox");
@@ -159,7 +159,7 @@ int shim_load(lua_State *L) {
     if (has_env)
         lua_pushvalue(L, 4);
     else
-        shim_push_new_env(L);
+        permit_shim_push_new_env(L);
     int refused_before = vm->mem_refused;
     vm->mem_refused = 0;
     lua_call(L, 4, LUA_MULTRET);

@@ -10,12 +10,12 @@
    never runs, so the message loses what ran out and where). */
 static void reserve_handler_stack(lua_State *L) { (void)lua_checkstack(L, LUA_MINSTACK + 8); }
 
-int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
+int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
     vm->budget_exceeded = 1;
     vm->budget_left = 0;
     /* From now on every instruction of this thread raises again, so a script's
        pcall cannot swallow the error and carry on. */
-    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on; /* the message must not be refused by the allocator */
     vm->limit_on = 0;
     reserve_handler_stack(L);
@@ -38,7 +38,7 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         /* Raising the error calls the host's message handler: let it run. */
         int handler = 0;
         if (lua_getinfo(L, "f", ar)) {
-            handler = lua_tocfunction(L, -1) == shim_msgh;
+            handler = lua_tocfunction(L, -1) == permit_shim_msgh;
             lua_pop(L, 1);
         }
         return handler;
@@ -50,7 +50,8 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         vm->budget_left -= CALL_EVENT_UNITS;
         /* A big block made since the call started: the count hook's step shrinks now, not at
            its next event up to 1,000 instructions (long comparisons) away. */
-        if (vm->big_blocks && step > BIG_HOOK_STEP) lua_sethook(L, shim_count_hook, hook_mask(vm), BIG_HOOK_STEP);
+        if (vm->big_blocks && step > BIG_HOOK_STEP)
+            lua_sethook(L, permit_shim_count_hook, hook_mask(vm), BIG_HOOK_STEP);
         return 1;
     }
     vm->budget_exceeded = 1;
@@ -58,14 +59,14 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
     return 0;
 }
 
-void shim_count_hook(lua_State *L, lua_Debug *ar) {
+void permit_shim_count_hook(lua_State *L, lua_Debug *ar) {
     permit_vm *vm = getvm(L);
     if (ar->event == LUA_HOOKLINE) {
-        shim_cov_record(L, vm, ar);
+        permit_shim_cov_record(L, vm, ar);
         return;
     }
     if (ar->event == LUA_HOOKRET) {
-        shim_cov_return(L, vm, ar);
+        permit_shim_cov_return(L, vm, ar);
         return;
     }
     int step = lua_gethookcount(L);
@@ -81,13 +82,13 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
             vm->budget_left = 0;
         } else if (vm->budget_left >= step) {
             vm->budget_left -= step;
-            if (step != hook_step(vm)) lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
+            if (step != hook_step(vm)) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
             return;
         }
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
     }
-    if (step != 1) lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    if (step != 1) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     if (vm->sticky_kind != 0) {
         lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
         lua_error(L);
@@ -113,14 +114,14 @@ void shim_count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 /* Charges work done inside C library functions against the instruction budget. */
-void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where) {
-    if (vm->budget_exceeded || units > (uint64_t)vm->budget_left) shim_budget_fail(L, vm, where);
+void permit_shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where) {
+    if (vm->budget_exceeded || units > (uint64_t)vm->budget_left) permit_shim_budget_fail(L, vm, where);
     vm->budget_left -= (int64_t)units;
 }
 
 /* Raises an error of a guard kind; the error value is remembered so the host
    can tell whether the call finally failed with this very error. */
-int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
+int permit_shim_raise_guard(lua_State *L, int kind, const char *fmt, ...) {
     permit_vm *vm = getvm(L);
     va_list ap;
     luaL_where(L, 1);
@@ -156,7 +157,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         vm->time_exceeded = 1;
         vm->budget_exceeded = 1;
         vm->budget_left = 0;
-        lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+        lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
         int saved = vm->limit_on;
         vm->limit_on = 0;
         reserve_handler_stack(L);
@@ -166,7 +167,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         vm->limit_on = saved;
         lua_error(L);
     }
-    shim_charge(L, vm, units, where);
+    permit_shim_charge(L, vm, units, where);
 }
 
 int permit_fail_nesting(lua_State *L, const char *what) {
@@ -174,7 +175,7 @@ int permit_fail_nesting(lua_State *L, const char *what) {
     vm->sticky_kind = PERMIT_E_NESTING;
     vm->budget_exceeded = 1; /* every thread's next hook event raises the same error */
     vm->budget_left = 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), 1);
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), 1);
     int saved = vm->limit_on;
     vm->limit_on = 0;
     luaL_where(L, 1);

@@ -190,7 +190,7 @@ static lua_Integer object_id(lua_State *L, int idx) {
     return id;
 }
 
-void shim_restart_object_ids(lua_State *L) {
+void permit_shim_restart_object_ids(lua_State *L) {
     permit_guard_state *guards = permit_guards(L);
     if (guards->next_object_id == 0) return; /* nothing named since the last start */
     lua_getfield(L, LUA_REGISTRYINDEX, KEY_OBJECT_IDS);
@@ -373,14 +373,14 @@ static void guard_metatable(lua_State *L, int mt) {
         return;
     }
     int own = lua_gettop(L);
-    if (is_guarding(L, own) || shim_is_frozen(L, mt)) { /* guarded already, or never writable */
+    if (is_guarding(L, own) || permit_shim_is_frozen(L, mt)) { /* guarded already, or never writable */
         lua_pop(L, 1);
         return;
     }
     /* Its metatable came from setmetatable (so it is in use itself, guarded, or a read-only
        table) or is the host's (ctx, _ENV), which is not copied: the host recognises its
        tables by it. */
-    if (!permit_metatable_in_use(L, own) && !shim_is_frozen(L, own))
+    if (!permit_metatable_in_use(L, own) && !permit_shim_is_frozen(L, own))
         luaL_error(L, "setmetatable: this table cannot be a metatable in the sandbox (it has a metatable of "
                       "Permit's own); use a table of your own, e.g. { __index = t }");
     push_guarded_copy(L, own);

@@ -15,7 +15,7 @@ static int on_main_thread(lua_State *L) {
 
 /* Notes that `line` of the running chunk ran. Uses malloc, not Lua's allocator, so coverage
    never changes what the memory cap sees. */
-void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
+void permit_shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
     if (!lua_getinfo(L, "S", ar) || ar->source == NULL || ar->source[0] != '@') return;
     int line = ar->currentline;
     if (line <= 0 || line >= (1 << 20)) return;
@@ -51,7 +51,7 @@ void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar) {
 
 /* Only the host's outermost call counts (no Lua frame below it): a helper's `return` is not
    the policy's answer. Reads no memory Lua could refuse. */
-void shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar) {
+void permit_shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar) {
     lua_Debug caller;
     if (lua_getstack(L, 1, &caller) || !on_main_thread(L)) return;
     if (!lua_getinfo(L, "Slt", ar) || ar->source == NULL || ar->source[0] != '@') return;
@@ -76,7 +76,7 @@ int permit_function_span(lua_State *L, int ref, int *first, int *last) {
 void permit_set_coverage(lua_State *L, int on) {
     permit_vm *vm = getvm(L);
     vm->coverage_on = on != 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
 }
 
 int permit_covered_lines(lua_State *L, const char *source, int *out, int max) {

@@ -6,7 +6,7 @@
 
 /* Argument 1: a compiled chunk; gives it a fresh sandbox environment and returns it. */
 static int give_fresh_env(lua_State *L) {
-    shim_push_new_env(L);
+    permit_shim_push_new_env(L);
     if (lua_setupvalue(L, 1, 1) == NULL) lua_pop(L, 1);
     lua_settop(L, 1);
     return 1;
@@ -57,7 +57,7 @@ int permit_load(lua_State *L, const char *src, size_t len, const char *chunkname
 }
 
 /* Message handler: adds a traceback, never runs script code (no __tostring). */
-int shim_msgh(lua_State *L) {
+int permit_shim_msgh(lua_State *L) {
     permit_vm *vm = getvm(L);
     int saved = vm->limit_on;
     vm->limit_on = 0;
@@ -117,7 +117,7 @@ static int classify(lua_State *L, permit_vm *vm, int st) {
 int permit_call(lua_State *L, int nargs) {
     permit_vm *vm = getvm(L);
     int hidx = lua_gettop(L) - nargs; /* the function's slot; the handler goes there */
-    lua_pushcfunction(L, shim_msgh);
+    lua_pushcfunction(L, permit_shim_msgh);
     lua_insert(L, hidx);
     vm->budget_left = vm->budget_limit;
     vm->budget_exceeded = 0;
@@ -132,7 +132,7 @@ int permit_call(lua_State *L, int nargs) {
     vm->guards.coroutine_depth = 0;
     vm->guards.handler_depth = 0;
     vm->call_events = 0;
-    lua_sethook(L, shim_count_hook, hook_mask(vm), hook_step(vm));
+    lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;
     int st = lua_pcall(L, nargs, LUA_MULTRET, hidx);
@@ -240,7 +240,7 @@ static int host_trampoline(lua_State *L) {
     int saved = vm->limit_on;
     vm->limit_on = 0;
     vm->host_error[0] = '\0';
-    shim_drop_staged(vm);
+    permit_shim_drop_staged(vm);
     int n = h->callback(L, h->context); /* Swift: must not raise; stages its results */
     if (n < 0) {
         vm->limit_on = saved;
@@ -249,7 +249,7 @@ static int host_trampoline(lua_State *L) {
     /* The results are pushed here, after the host's frames are gone: an error while pushing
        unwinds through C only. */
     lua_settop(L, 0);
-    int status = shim_push_staged(L, vm, n);
+    int status = permit_shim_push_staged(L, vm, n);
     vm->limit_on = saved;
     if (status != LUA_OK) {
         if (status == LUA_ERRMEM) vm->mem_refused = 1;

@@ -77,7 +77,7 @@ int permit_push_values(lua_State *L, const permit_value *values, size_t count, c
     return status == LUA_ERRMEM ? PERMIT_E_MEMORY : PERMIT_E_RUNTIME;
 }
 
-void shim_drop_staged(permit_vm *vm) {
+void permit_shim_drop_staged(permit_vm *vm) {
     free(vm->staged);
     vm->staged = NULL;
     vm->staged_count = 0;
@@ -86,7 +86,7 @@ void shim_drop_staged(permit_vm *vm) {
 
 int permit_host_results(lua_State *L, const permit_value *values, size_t count, const char *text, size_t text_bytes) {
     permit_vm *vm = getvm(L);
-    shim_drop_staged(vm);
+    permit_shim_drop_staged(vm);
     if (count > (SIZE_MAX - text_bytes - 1) / sizeof(permit_value)) {
         permit_host_error(L, "host function results too large");
         return -1;
@@ -105,7 +105,7 @@ int permit_host_results(lua_State *L, const permit_value *values, size_t count, 
     return 0;
 }
 
-int shim_push_staged(lua_State *L, permit_vm *vm, int n) {
+int permit_shim_push_staged(lua_State *L, permit_vm *vm, int n) {
     description d = {vm->staged, vm->staged_count, 0, (const char *)(vm->staged + vm->staged_count),
                      vm->staged_text_bytes, n};
     if (n > 0 && vm->staged == NULL) {
@@ -113,10 +113,10 @@ int shim_push_staged(lua_State *L, permit_vm *vm, int n) {
         return LUA_ERRRUN;
     }
     if (n == 0) {
-        shim_drop_staged(vm);
+        permit_shim_drop_staged(vm);
         return LUA_OK;
     }
     int status = push_described(L, &d);
-    shim_drop_staged(vm);
+    permit_shim_drop_staged(vm);
     return status;
 }

@@ -405,7 +405,7 @@ static const int history_names[H_COUNT] = {
    during the call: the host's source for it is gone, so this is the policy's error (a kept ctx
    keeps what was read of it, docs/reference/policy.md "ctx"). */
 static void expired(lua_State *L, const char *path, const char *name, const char *verb) {
-    shim_push_where(L);
+    permit_shim_push_where(L);
     lua_pushfstring(L,
                     "%s%s %s after its call returned: ctx keeps only what was read of it during the call; "
                     "keep the values you need, not ctx",

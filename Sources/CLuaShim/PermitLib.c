@@ -19,11 +19,11 @@ static int scale(lua_State *L, lua_Integer k) {
     return 1;
 }
 
-int shim_minutes(lua_State *L) { return scale(L, 60); }
-int shim_hours(lua_State *L) { return scale(L, 3600); }
-int shim_days(lua_State *L) { return scale(L, 86400); }
+int permit_shim_minutes(lua_State *L) { return scale(L, 60); }
+int permit_shim_hours(lua_State *L) { return scale(L, 3600); }
+int permit_shim_days(lua_State *L) { return scale(L, 86400); }
 
-int shim_since(lua_State *L) {
+int permit_shim_since(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     if (lua_isnoneornil(L, 2)) {
         lua_pushnumber(L, HUGE_VAL);
@@ -74,16 +74,16 @@ static int valid_version(const char *s) {
     }
 }
 
-int shim_at_least(lua_State *L) {
+int permit_shim_at_least(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     const char *want = luaL_checkstring(L, 2);
     /* Both versions are walked a byte at a time: each is charged by its length first. */
-    shim_charge_input(L, 1 + lua_rawlen(L, 2), "permit.at_least");
+    permit_shim_charge_input(L, 1 + lua_rawlen(L, 2), "permit.at_least");
     luaL_argcheck(L, valid_version(want), 2, "version like \"12.0\" expected");
     if (lua_getfield(L, 1, "platform") != LUA_TTABLE) return luaL_error(L, "permit.at_least: ctx.platform is not a table");
     if (lua_getfield(L, -1, "version") != LUA_TSTRING)
         return luaL_error(L, "permit.at_least: ctx.platform.version is not a string");
-    shim_charge_input(L, 1 + lua_rawlen(L, -1), "permit.at_least");
+    permit_shim_charge_input(L, 1 + lua_rawlen(L, -1), "permit.at_least");
     lua_pushboolean(L, compare_versions(lua_tostring(L, -1), want) >= 0);
     return 1;
 }
@@ -102,7 +102,7 @@ static lua_Integer hour_argument(lua_State *L, int arg, const char *name) {
    [from_hour, to_hour), wrapping past midnight when from_hour > to_hour, so quiet hours
    "22 to 8" are one call. Equal hours are refused: "from 9 to 9" could mean all day or
    never, and a policy must say which. */
-int shim_within_hours(lua_State *L) {
+int permit_shim_within_hours(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_Integer from = hour_argument(L, 2, "from_hour");
     lua_Integer to = hour_argument(L, 3, "to_hour");

@@ -2,7 +2,7 @@
 #include "shim_internal.h"
 #include <lauxlib.h>
 
-int shim_is_frozen(lua_State *L, int idx) {
+int permit_shim_is_frozen(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_FROZEN);
     lua_pushvalue(L, idx);
@@ -11,11 +11,11 @@ int shim_is_frozen(lua_State *L, int idx) {
     return frozen;
 }
 
-int shim_unwrap_frozen(lua_State *L, int idx) {
+int permit_shim_unwrap_frozen(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (!lua_getmetatable(L, idx)) return 0; /* most tables: no registry lookup */
     lua_pop(L, 1);
-    if (!shim_is_frozen(L, idx)) return 0;
+    if (!permit_shim_is_frozen(L, idx)) return 0;
     lua_getmetatable(L, idx);
     lua_getfield(L, -1, "__index");
     lua_replace(L, idx);
@@ -49,7 +49,7 @@ static int ro_len(lua_State *L) {
 }
 
 /* Pushes an empty proxy whose reads go to the table at `real`. */
-void shim_push_proxy(lua_State *L, int real) {
+void permit_shim_push_proxy(lua_State *L, int real) {
     real = lua_absindex(L, real);
     lua_createtable(L, 0, 0);
     lua_createtable(L, 0, 5);
@@ -80,7 +80,7 @@ static void freeze_deep(lua_State *L, int depth) {
     if (depth < 64) {
         lua_pushnil(L);
         while (lua_next(L, t)) {
-            if (lua_type(L, -1) == LUA_TTABLE && !shim_is_frozen(L, -1)) {
+            if (lua_type(L, -1) == LUA_TTABLE && !permit_shim_is_frozen(L, -1)) {
                 freeze_deep(L, depth + 1); /* replaces the value on top by its proxy */
                 lua_pushvalue(L, -2);
                 lua_insert(L, -2);
@@ -90,7 +90,7 @@ static void freeze_deep(lua_State *L, int depth) {
             }
         }
     }
-    shim_push_proxy(L, t);
+    permit_shim_push_proxy(L, t);
     lua_replace(L, t);
 }
 
@@ -101,7 +101,7 @@ static int make_readonly_protected(lua_State *L) {
 }
 
 int permit_make_readonly(lua_State *L) {
-    if (lua_type(L, -1) != LUA_TTABLE || shim_is_frozen(L, -1)) return PERMIT_OK;
+    if (lua_type(L, -1) != LUA_TTABLE || permit_shim_is_frozen(L, -1)) return PERMIT_OK;
     if (!lua_checkstack(L, 2)) return PERMIT_E_RUNTIME;
     lua_pushcfunction(L, make_readonly_protected);
     lua_insert(L, -2);

@@ -29,14 +29,14 @@ static int fresh_process_protected(lua_State *L) {
         lua_pop(L, 1);
     }
     if (!empty) {
-        shim_push_new_env(L);
+        permit_shim_push_new_env(L);
         if (lua_setupvalue(L, 1, 1) == NULL) lua_pop(L, 1);
     }
     lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_RANDOMSEED);
     lua_pushinteger(L, (lua_Integer)(seed >> 32));
     lua_pushinteger(L, (lua_Integer)(seed & 0xffffffffu));
     lua_call(L, 2, 0);
-    shim_restart_object_ids(L);
+    permit_shim_restart_object_ids(L);
     return 0;
 }
 

@@ -6,7 +6,8 @@
 #include <lualib.h>
 #include <stdlib.h>
 
-const char shim_key_base = 0, shim_key_frozen = 0, shim_key_traceback = 0, shim_key_guard = 0, shim_key_randomseed = 0;
+const char permit_shim_key_base = 0, permit_shim_key_frozen = 0, permit_shim_key_traceback = 0, permit_shim_key_guard = 0,
+           permit_shim_key_randomseed = 0;
 
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal", NULL,
@@ -60,17 +61,17 @@ static void build_base(lua_State *L) {
         lua_getfield(L, 1, *n);
         lua_setfield(L, 2, *n);
     }
-    wrap_base(L, 1, 2, "next", shim_next);
+    wrap_base(L, 1, 2, "next", permit_shim_next);
     lua_getfield(L, 1, "pairs"); /* pairs: Lua's, the sandbox's next, Lua's next */
     lua_getfield(L, 2, "next");
     lua_getfield(L, 1, "next");
-    lua_pushcclosure(L, shim_pairs, 3);
+    lua_pushcclosure(L, permit_shim_pairs, 3);
     lua_setfield(L, 2, "pairs");
-    wrap_base(L, 1, 2, "rawget", shim_rawget);
-    wrap_base(L, 1, 2, "rawset", shim_rawset);
-    wrap_base(L, 1, 2, "rawlen", shim_rawlen);
-    wrap_base(L, 1, 2, "load", shim_load);
-    set_fn(L, 2, "print", shim_print);
+    wrap_base(L, 1, 2, "rawget", permit_shim_rawget);
+    wrap_base(L, 1, 2, "rawset", permit_shim_rawset);
+    wrap_base(L, 1, 2, "rawlen", permit_shim_rawlen);
+    wrap_base(L, 1, 2, "load", permit_shim_load);
+    set_fn(L, 2, "print", permit_shim_print);
 }
 
 /* Slot 3: string without dump or patterns, its metatable locked. */
@@ -79,11 +80,11 @@ static void sandbox_string(lua_State *L) {
     lua_getfield(L, 1, "string"); /* 3 */
     lua_pushnil(L);
     lua_setfield(L, 3, "dump");
-    set_fn(L, 3, "find", shim_find);
-    shim_refuse_patterns(L, 3, "match");
-    shim_refuse_patterns(L, 3, "gmatch");
-    shim_refuse_patterns(L, 3, "gsub");
-    wrap_fn(L, 3, "rep", shim_rep);
+    set_fn(L, 3, "find", permit_shim_find);
+    permit_shim_refuse_patterns(L, 3, "match");
+    permit_shim_refuse_patterns(L, 3, "gmatch");
+    permit_shim_refuse_patterns(L, 3, "gsub");
+    wrap_fn(L, 3, "rep", permit_shim_rep);
     lua_pushliteral(L, "");
     if (lua_getmetatable(L, -1)) {
         lua_pushboolean(L, 0);
@@ -98,9 +99,9 @@ static void sandbox_string(lua_State *L) {
 /* Slots 4 and 5: table's shifting functions charged; math seeded per VM. */
 static void sandbox_table_and_math(lua_State *L, uint64_t seed) {
     lua_getfield(L, 1, "table"); /* 4 */
-    wrap_fn(L, 4, "insert", shim_tinsert);
-    wrap_fn(L, 4, "remove", shim_tremove);
-    wrap_fn(L, 4, "move", shim_tmove);
+    wrap_fn(L, 4, "insert", permit_shim_tinsert);
+    wrap_fn(L, 4, "remove", permit_shim_tremove);
+    wrap_fn(L, 4, "move", permit_shim_tmove);
 
     lua_getfield(L, 1, "math"); /* 5 */
     lua_getfield(L, 5, "randomseed");
@@ -110,24 +111,24 @@ static void sandbox_table_and_math(lua_State *L, uint64_t seed) {
     /* Lua's own, for the host to seed each new process of a policy (Restart.c). */
     lua_getfield(L, 5, "randomseed");
     lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_RANDOMSEED);
-    wrap_fn(L, 5, "randomseed", shim_randomseed);
+    wrap_fn(L, 5, "randomseed", permit_shim_randomseed);
 }
 
 /* Slot 8: the permit helpers. */
 static void push_permit_table(lua_State *L) {
     lua_createtable(L, 0, 13); /* 8: permit */
-    set_fn(L, 8, "minutes", shim_minutes);
-    set_fn(L, 8, "hours", shim_hours);
-    set_fn(L, 8, "days", shim_days);
-    set_fn(L, 8, "since", shim_since);
-    set_fn(L, 8, "at_least", shim_at_least);
-    set_fn(L, 8, "within_hours", shim_within_hours);
-    set_fn(L, 8, "log", shim_print);
-    set_fn(L, 8, "starts_with", shim_starts_with);
-    set_fn(L, 8, "ends_with", shim_ends_with);
-    set_fn(L, 8, "contains", shim_contains);
-    set_fn(L, 8, "split", shim_split);
-    set_fn(L, 8, "trim", shim_trim);
+    set_fn(L, 8, "minutes", permit_shim_minutes);
+    set_fn(L, 8, "hours", permit_shim_hours);
+    set_fn(L, 8, "days", permit_shim_days);
+    set_fn(L, 8, "since", permit_shim_since);
+    set_fn(L, 8, "at_least", permit_shim_at_least);
+    set_fn(L, 8, "within_hours", permit_shim_within_hours);
+    set_fn(L, 8, "log", permit_shim_print);
+    set_fn(L, 8, "starts_with", permit_shim_starts_with);
+    set_fn(L, 8, "ends_with", permit_shim_ends_with);
+    set_fn(L, 8, "contains", permit_shim_contains);
+    set_fn(L, 8, "split", permit_shim_split);
+    set_fn(L, 8, "trim", permit_shim_trim);
     /* `remember = { key = permit.forget }` deletes a key: a Lua table cannot hold nil. The NUL
        byte keeps the marker out of any real text. */
     lua_pushlstring(L, "\0permit.forget", 14);
@@ -139,7 +140,7 @@ static void push_permit_table(lua_State *L) {
 static void publish_and_seal(lua_State *L) {
     static const char *const libs[] = {"string", "table", "math", "utf8", "coroutine", "permit"};
     for (int i = 0; i < 6; i++) {
-        shim_push_proxy(L, 3 + i);
+        permit_shim_push_proxy(L, 3 + i);
         lua_setfield(L, 2, libs[i]);
     }
 
@@ -179,7 +180,7 @@ static int setup(lua_State *L) {
        functions (sandbox_guards.h); charged first, so the guards wrap charged functions. */
     permit_install_charged_lib(L, 2, 3, 4, 6);
     permit_install_bug_guards(L, 2, 6, 7);
-    shim_install_bounds(L, 2, 3); /* input-size charges (Bounds.c) */
+    permit_shim_install_bounds(L, 2, 3); /* input-size charges (Bounds.c) */
     push_permit_table(L);
     publish_and_seal(L);
     lua_settop(L, 0);
@@ -216,9 +217,9 @@ lua_State *permit_open(const permit_limits *limits, uint64_t seed) {
         free(vm);
         return NULL;
     }
-    lua_State *L = lua_newstate(shim_alloc, vm);
+    lua_State *L = lua_newstate(permit_shim_alloc, vm);
     if (L == NULL) {
-        small_pool_release(&vm->pool);
+        permit_small_pool_release(&vm->pool);
         free(vm->trace);
         free(vm);
         return NULL;
@@ -242,12 +243,12 @@ void permit_close(lua_State *L) {
     permit_vm *vm = getvm(L);
     vm->limit_on = 0;
     lua_close(L);
-    small_pool_release(&vm->pool);
+    permit_small_pool_release(&vm->pool);
     for (int i = 0; i < vm->ncov; i++) {
         free(vm->cov[i].source);
         free(vm->cov[i].lines);
     }
-    shim_drop_staged(vm);
+    permit_shim_drop_staged(vm);
     free(vm->trace);
     free(vm);
 }

@@ -90,7 +90,7 @@ static suggestion closest(lua_State *L, int t, const char *key, size_t n) {
 
 /* A lazy table's __index (LazyContext.c) calls in here through C, so the nearest Lua function
    may be more than one level up. */
-void shim_push_where(lua_State *L) {
+void permit_shim_push_where(lua_State *L) {
     lua_Debug ar;
     for (int level = 1; level < 8 && lua_getstack(L, level, &ar); level++) {
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
@@ -116,7 +116,7 @@ static int strict_index(lua_State *L) {
     suggestion best = closest(L, lua_type(L, names) == LUA_TTABLE ? names : 1, key, n);
     const char *path = lua_tostring(L, lua_upvalueindex(1));
     const char *hint = lua_type(L, lua_upvalueindex(3)) == LUA_TSTRING ? lua_tostring(L, lua_upvalueindex(3)) : "";
-    shim_push_where(L);
+    permit_shim_push_where(L);
     if (best.name != NULL) {
         lua_pushfstring(L, "%s has no field \"%s\"; did you mean \"%s\"?%s", path, key, best.name, hint);
     } else {

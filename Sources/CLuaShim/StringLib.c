@@ -28,7 +28,7 @@ static int refuse_patterns(lua_State *L) {
                       lua_tostring(L, lua_upvalueindex(1)));
 }
 
-void shim_refuse_patterns(lua_State *L, int lib, const char *name) {
+void permit_shim_refuse_patterns(lua_State *L, int lib, const char *name) {
     lib = lua_absindex(L, lib);
     lua_pushstring(L, name);
     lua_pushcclosure(L, refuse_patterns, 1);
@@ -47,7 +47,7 @@ static size_t start_offset(lua_Integer init, size_t len) {
 
 /* string.find(s, text [, init [, plain]]): plain text only. memmem runs in time linear in the
    bytes it is given, so the search is charged up front by those bytes. */
-int shim_find(lua_State *L) {
+int permit_shim_find(lua_State *L) {
     size_t ls, lt;
     const char *s = luaL_checklstring(L, 1, &ls);
     const char *text = luaL_checklstring(L, 2, &lt);
@@ -59,7 +59,7 @@ int shim_find(lua_State *L) {
         return 1;
     }
     size_t rest = ls - from;
-    shim_charge(L, getvm(L), 1 + (rest + lt) / 64, "string.find");
+    permit_shim_charge(L, getvm(L), 1 + (rest + lt) / 64, "string.find");
     const char *hit = lt == 0 ? s + from : (lt > rest ? NULL : (const char *)memmem(s + from, rest, text, lt));
     if (hit == NULL) {
         luaL_pushfail(L);
@@ -75,7 +75,7 @@ int shim_find(lua_State *L) {
    it must fit `max_string` (stock Lua would try to build a string of up to 2^63 bytes), and its
    bytes are charged before the copying starts. Repeating nothing is answered here: Lua's would
    loop n times (up to 2^63) copying nothing. */
-int shim_rep(lua_State *L) {
+int permit_shim_rep(lua_State *L) {
     size_t ls, lsep;
     (void)luaL_checklstring(L, 1, &ls);
     lua_Integer n = luaL_checkinteger(L, 2);
@@ -91,9 +91,9 @@ int shim_rep(lua_State *L) {
         int fits = (ls == 0 || copies <= max / ls) && (lsep == 0 || copies - 1 <= max / lsep);
         uint64_t total = fits ? copies * ls + (copies - 1) * lsep : 0;
         if (!fits || total > max)
-            return shim_raise_guard(L, PERMIT_E_STRING_SIZE,
+            return permit_shim_raise_guard(L, PERMIT_E_STRING_SIZE,
                                     "string.rep: resulting string too large (the limit is %I bytes)", (LUAI_UACINT)max);
-        shim_charge(L, vm, 1 + (total + copies) / 64, "string.rep"); /* the bytes, and one copy call each */
+        permit_shim_charge(L, vm, 1 + (total + copies) / 64, "string.rep"); /* the bytes, and one copy call each */
     }
     return permit_run_original(L);
 }

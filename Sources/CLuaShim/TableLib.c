@@ -13,26 +13,27 @@
    whose __len is the raw length of the table they guard. */
 static lua_Integer stable_length(lua_State *L, const char *name) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (!shim_is_frozen(L, 1) && luaL_getmetafield(L, 1, "__len") != LUA_TNIL)
+    if (!permit_shim_is_frozen(L, 1) && luaL_getmetafield(L, 1, "__len") != LUA_TNIL)
         luaL_error(L, "table.%s on a table with a __len metamethod is not available in the sandbox", name);
     return (lua_Integer)lua_rawlen(L, 1);
 }
 
 /* table.insert(t, [pos,] v): Lua's own, charged first for the elements it shifts up. */
-int shim_tinsert(lua_State *L) {
+int permit_shim_tinsert(lua_State *L) {
     lua_Integer length = stable_length(L, "insert");
     int isnum = 0;
     lua_Integer pos = lua_gettop(L) == 3 ? lua_tointegerx(L, 2, &isnum) : 0;
-    if (isnum && pos >= 1 && pos <= length) shim_charge(L, getvm(L), (uint64_t)(length - pos + 1), "table.insert");
+    if (isnum && pos >= 1 && pos <= length)
+        permit_shim_charge(L, getvm(L), (uint64_t)(length - pos + 1), "table.insert");
     return permit_run_original(L);
 }
 
 /* table.remove(t [, pos]): Lua's own, charged first for the elements it shifts down. */
-int shim_tremove(lua_State *L) {
+int permit_shim_tremove(lua_State *L) {
     lua_Integer length = stable_length(L, "remove");
     int isnum = 0;
     lua_Integer pos = lua_isnoneornil(L, 2) ? length : lua_tointegerx(L, 2, &isnum);
-    if (isnum && pos >= 1 && pos < length) shim_charge(L, getvm(L), (uint64_t)(length - pos), "table.remove");
+    if (isnum && pos >= 1 && pos < length) permit_shim_charge(L, getvm(L), (uint64_t)(length - pos), "table.remove");
     return permit_run_original(L);
 }
 
@@ -57,14 +58,14 @@ static int movable(lua_State *L, int idx, int write) {
    (upvalue 1). Only a move Lua's would make is charged: with arguments it refuses ("too many
    elements to move", "destination wrap around", a value that is not a table) the original
    raises its own error. */
-int shim_tmove(lua_State *L) {
+int permit_shim_tmove(lua_State *L) {
     lua_Integer f = luaL_checkinteger(L, 2);
     lua_Integer e = luaL_checkinteger(L, 3);
     lua_Integer t = luaL_checkinteger(L, 4);
     int dest = lua_isnoneornil(L, 5) ? 1 : 5;
     if (e >= f && movable(L, 1, 0) && movable(L, dest, 1) && (f > 0 || e < LUA_MAXINTEGER + f)) {
         lua_Integer n = e - f + 1;
-        if (t <= LUA_MAXINTEGER - n + 1) shim_charge(L, getvm(L), (uint64_t)n, "table.move");
+        if (t <= LUA_MAXINTEGER - n + 1) permit_shim_charge(L, getvm(L), (uint64_t)n, "table.move");
     }
     return permit_run_original(L);
 }
@@ -72,7 +73,7 @@ int shim_tmove(lua_State *L) {
 /* math.randomseed without arguments would seed from the clock: refused. The arguments are
    checked here, as Lua's would check them, because Lua's function keeps its generator as an
    upvalue and so runs through lua_call, where its own errors could not name it. */
-int shim_randomseed(lua_State *L) {
+int permit_shim_randomseed(lua_State *L) {
     if (lua_gettop(L) == 0) return luaL_error(L, "math.randomseed needs an explicit seed in the sandbox");
     (void)luaL_checkinteger(L, 1);
     (void)luaL_optinteger(L, 2, 0);

@@ -15,7 +15,7 @@ static const char *text_argument(lua_State *L, int arg, size_t *len) {
 
 /* One unit, plus one per 64 bytes read (the rate the allocator charges big strings at). */
 static void charge_bytes(lua_State *L, size_t bytes, const char *where) {
-    shim_charge(L, getvm(L), 1 + (uint64_t)bytes / 64, where);
+    permit_shim_charge(L, getvm(L), 1 + (uint64_t)bytes / 64, where);
 }
 
 /* The first occurrence of `part` in `s` (both with their lengths), or NULL; "" is found at
@@ -27,7 +27,7 @@ static const char *find_text(const char *s, size_t len, const char *part, size_t
 }
 
 /* permit.starts_with(s, prefix): whether s begins with prefix ("" begins every string). */
-int shim_starts_with(lua_State *L) {
+int permit_shim_starts_with(lua_State *L) {
     size_t len, plen;
     const char *s = text_argument(L, 1, &len);
     const char *prefix = text_argument(L, 2, &plen);
@@ -37,7 +37,7 @@ int shim_starts_with(lua_State *L) {
 }
 
 /* permit.ends_with(s, suffix): whether s ends with suffix ("" ends every string). */
-int shim_ends_with(lua_State *L) {
+int permit_shim_ends_with(lua_State *L) {
     size_t len, slen;
     const char *s = text_argument(L, 1, &len);
     const char *suffix = text_argument(L, 2, &slen);
@@ -48,7 +48,7 @@ int shim_ends_with(lua_State *L) {
 
 /* permit.contains(s, part): whether part occurs in s, as plain text ("" occurs in every
    string). */
-int shim_contains(lua_State *L) {
+int permit_shim_contains(lua_State *L) {
     size_t len, plen;
     const char *s = text_argument(L, 1, &len);
     const char *part = text_argument(L, 2, &plen);
@@ -62,7 +62,7 @@ int shim_contains(lua_State *L) {
    {"a", "", "b"}, "" gives {""}, "a," gives {"a", ""}. An empty separator is an error (there
    is no sensible place to cut). The pieces are counted first, so the whole work (two passes
    over s, and one string and one array slot per piece) is charged before anything is built. */
-int shim_split(lua_State *L) {
+int permit_shim_split(lua_State *L) {
     size_t len, slen;
     const char *s = text_argument(L, 1, &len);
     const char *sep = text_argument(L, 2, &slen);
@@ -74,7 +74,7 @@ int shim_split(lua_State *L) {
         at = hit + slen;
     }
     charge_bytes(L, len, "permit.split");
-    shim_charge(L, getvm(L), pieces, "permit.split");
+    permit_shim_charge(L, getvm(L), pieces, "permit.split");
     if (pieces > (uint64_t)INT32_MAX) return luaL_error(L, "permit.split: too many pieces");
     lua_createtable(L, (int)pieces, 0);
     const char *at = s, *end = s + len;
@@ -94,7 +94,7 @@ int shim_split(lua_State *L) {
 static int is_blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 /* permit.trim(s): s without leading and trailing ASCII white space. */
-int shim_trim(lua_State *L) {
+int permit_shim_trim(lua_State *L) {
     size_t len;
     const char *s = text_argument(L, 1, &len);
     charge_bytes(L, len, "permit.trim");

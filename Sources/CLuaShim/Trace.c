@@ -20,7 +20,7 @@ static void trace_add(permit_vm *vm, const char *s, size_t l) {
     vm->trace_len += l;
 }
 
-int shim_print(lua_State *L) {
+int permit_shim_print(lua_State *L) {
     permit_vm *vm = getvm(L);
     int n = lua_gettop(L);
     size_t total = 1;
@@ -39,7 +39,7 @@ int shim_print(lua_State *L) {
         lua_pop(L, 1);
     }
     trace_add(vm, "\n", 1);
-    shim_charge(L, vm, 1 + total / 64 + visited, "print");
+    permit_shim_charge(L, vm, 1 + total / 64 + visited, "print");
     return 0;
 }
 

@@ -27,12 +27,13 @@
 /* Registry keys: the addresses of these bytes (light userdata), so reading or clearing an
    entry never makes a string, which could raise a memory error where the host is not in a
    protected call (after a call, taking the traceback). Defined in Sandbox.c. */
-extern const char shim_key_base, shim_key_frozen, shim_key_traceback, shim_key_guard, shim_key_randomseed;
-#define KEY_BASE ((const void *)&shim_key_base)
-#define KEY_FROZEN ((const void *)&shim_key_frozen)
-#define KEY_TRACEBACK ((const void *)&shim_key_traceback)
-#define KEY_GUARD ((const void *)&shim_key_guard)
-#define KEY_RANDOMSEED ((const void *)&shim_key_randomseed)
+extern const char permit_shim_key_base, permit_shim_key_frozen, permit_shim_key_traceback, permit_shim_key_guard,
+    permit_shim_key_randomseed;
+#define KEY_BASE ((const void *)&permit_shim_key_base)
+#define KEY_FROZEN ((const void *)&permit_shim_key_frozen)
+#define KEY_TRACEBACK ((const void *)&permit_shim_key_traceback)
+#define KEY_GUARD ((const void *)&permit_shim_key_guard)
+#define KEY_RANDOMSEED ((const void *)&permit_shim_key_randomseed)
 
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
@@ -133,102 +134,102 @@ static inline int hook_mask(const permit_vm *vm) {
 static inline int hook_step(const permit_vm *vm) { return vm->big_blocks ? BIG_HOOK_STEP : HOOK_STEP; }
 
 /* Allocator.c */
-void *shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* Budget.c */
-void shim_count_hook(lua_State *L, lua_Debug *ar);
+void permit_shim_count_hook(lua_State *L, lua_Debug *ar);
 /* Marks the budget spent and raises the budget error naming `where`. */
-int shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
+int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
 /* Charges work done inside C library functions against the instruction budget. */
-void shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
+void permit_shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
 /* Raises an error of a guard kind the host can recognise (PERMIT_E_*). */
-int shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+int permit_shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
 
 /* Units one function call costs (a call and its hook event: about 25 ns). */
 #define CALL_EVENT_UNITS 10
 
 /* HostCalls.c: the message handler of permit_call (adds the traceback; runs no script code). */
-int shim_msgh(lua_State *L);
+int permit_shim_msgh(lua_State *L);
 
 /* Bounds.c */
 /* Charges work proportional to a call's input before it starts: units below a few thousand
    come off the budget, more also read the clock and refuse what would end past the limit. */
-void shim_charge_input(lua_State *L, uint64_t units, const char *where);
+void permit_shim_charge_input(lua_State *L, uint64_t units, const char *where);
 /* Wraps the library functions whose work grows with a string they walk, charging them by its
    size first (string.format's %q and load are charged by their own wrappers). */
-void shim_install_bounds(lua_State *L, int base, int string);
+void permit_shim_install_bounds(lua_State *L, int base, int string);
 /* The units `load` is charged for compiling `len` bytes: the measured worst case (a chain of
    `or`, whose compile time grows with the square of its length), in budget units. */
-uint64_t shim_compile_units(size_t len);
+uint64_t permit_shim_compile_units(size_t len);
 
 /* Coverage.c */
-void shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
+void permit_shim_cov_record(lua_State *L, permit_vm *vm, lua_Debug *ar);
 /* Notes the line of the `return` that ends the host's outermost call. */
-void shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar);
+void permit_shim_cov_return(lua_State *L, permit_vm *vm, lua_Debug *ar);
 
 /* HostValues.c */
 /* Pushes the `n` staged results under protection and drops them: LUA_OK, or the status with
    the error object on the stack. */
-int shim_push_staged(lua_State *L, permit_vm *vm, int n);
-void shim_drop_staged(permit_vm *vm);
+int permit_shim_push_staged(lua_State *L, permit_vm *vm, int n);
+void permit_shim_drop_staged(permit_vm *vm);
 
 /* Trace.c */
-int shim_print(lua_State *L);
+int permit_shim_print(lua_State *L);
 
 /* ReadOnly.c */
-int shim_is_frozen(lua_State *L, int idx);
+int permit_shim_is_frozen(lua_State *L, int idx);
 /* Pushes an empty proxy whose reads go to the table at `real`. */
-void shim_push_proxy(lua_State *L, int real);
+void permit_shim_push_proxy(lua_State *L, int real);
 /* When the value at idx is a read-only proxy, replaces it by the table it guards (for next,
    rawget and rawlen, which read without metamethods; the table's values are proxies or
    functions themselves). Returns whether it did. */
-int shim_unwrap_frozen(lua_State *L, int idx);
+int permit_shim_unwrap_frozen(lua_State *L, int idx);
 
 /* BaseLib.c */
 /* Pushes a fresh environment whose reads fall through to the sandbox base. */
-void shim_push_new_env(lua_State *L);
-int shim_next(lua_State *L);
-int shim_pairs(lua_State *L);
-int shim_rawget(lua_State *L);
-int shim_rawset(lua_State *L);
-int shim_rawlen(lua_State *L);
-int shim_load(lua_State *L);
+void permit_shim_push_new_env(lua_State *L);
+int permit_shim_next(lua_State *L);
+int permit_shim_pairs(lua_State *L);
+int permit_shim_rawget(lua_State *L);
+int permit_shim_rawset(lua_State *L);
+int permit_shim_rawlen(lua_State *L);
+int permit_shim_load(lua_State *L);
 
 /* ChargedLib.c */
 /* Starts tostring's object numbers over (a new process of the policy): a fresh map, next #1.
    Raises on a memory error; call it protected. */
-void shim_restart_object_ids(lua_State *L);
+void permit_shim_restart_object_ids(lua_State *L);
 /* StringLib.c */
-int shim_find(lua_State *L);
-int shim_rep(lua_State *L);
+int permit_shim_find(lua_State *L);
+int permit_shim_rep(lua_State *L);
 /* Sets lib[name] to a function that refuses with the advice on what to use instead. */
-void shim_refuse_patterns(lua_State *L, int lib, const char *name);
+void permit_shim_refuse_patterns(lua_State *L, int lib, const char *name);
 
 /* TableLib.c */
-int shim_tinsert(lua_State *L);
-int shim_tremove(lua_State *L);
-int shim_tmove(lua_State *L);
-int shim_randomseed(lua_State *L);
+int permit_shim_tinsert(lua_State *L);
+int permit_shim_tremove(lua_State *L);
+int permit_shim_tmove(lua_State *L);
+int permit_shim_randomseed(lua_State *L);
 
 /* PermitLib.c */
-int shim_minutes(lua_State *L);
-int shim_hours(lua_State *L);
-int shim_days(lua_State *L);
-int shim_since(lua_State *L);
-int shim_at_least(lua_State *L);
-int shim_within_hours(lua_State *L);
+int permit_shim_minutes(lua_State *L);
+int permit_shim_hours(lua_State *L);
+int permit_shim_days(lua_State *L);
+int permit_shim_since(lua_State *L);
+int permit_shim_at_least(lua_State *L);
+int permit_shim_within_hours(lua_State *L);
 
 /* StrictContext.c */
 /* Pushes where the policy's code is ("policy.lua:12: "): the nearest Lua function up the
    stack, for an error raised in a metamethod the policy's read called (luaL_error's level 1
    would name that C function, which has no line). */
-void shim_push_where(lua_State *L);
+void permit_shim_push_where(lua_State *L);
 
 /* TextHelpers.c */
-int shim_starts_with(lua_State *L);
-int shim_ends_with(lua_State *L);
-int shim_contains(lua_State *L);
-int shim_split(lua_State *L);
-int shim_trim(lua_State *L);
+int permit_shim_starts_with(lua_State *L);
+int permit_shim_ends_with(lua_State *L);
+int permit_shim_contains(lua_State *L);
+int permit_shim_split(lua_State *L);
+int permit_shim_trim(lua_State *L);
 
 #endif

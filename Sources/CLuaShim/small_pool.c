@@ -94,7 +94,7 @@ static void *shrink_without_memory(small_pool *pool, void *ptr, size_t old, size
     return adopt_as_chunk(pool, ptr, old, size);
 }
 
-void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size) {
+void *permit_small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size) {
     if (ptr == NULL) old = 0;
     int was_pooled = pooled(old);
     if (size == 0) {
@@ -127,13 +127,13 @@ void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size) {
     return block;
 }
 
-size_t small_pool_chunk_count(const small_pool *pool) {
+size_t permit_small_pool_chunk_count(const small_pool *pool) {
     size_t count = 0;
     for (void *chunk = pool->chunks; chunk != NULL; chunk = *(void **)chunk) count++;
     return count;
 }
 
-void small_pool_release(small_pool *pool) {
+void permit_small_pool_release(small_pool *pool) {
     void *chunk = pool->chunks;
     while (chunk != NULL) {
         void *previous = *(void **)chunk;

@@ -22,7 +22,7 @@
    malloc it cost polite about 300 instructions per simulated event more.
 
    What must stay true: a pool is used by one thread at a time (the VM's lock; it has none of
-   its own); the memory cap is charged above it, by shim_alloc, in the bytes Lua asked for, so
+   its own); the memory cap is charged above it, by permit_shim_alloc, in the bytes Lua asked for, so
    the pool never decides what fits; a shrink (a block given back smaller) never fails, as Lua
    requires; and nothing but the pool's own VM frees its blocks. */
 #include <stddef.h>
@@ -54,7 +54,7 @@ typedef struct small_pool {
    `size` the new one (0 frees). Returns NULL only when the C library has no memory, and never
    for a shrink (`size` <= `old`), which Lua assumes cannot fail: the block then stays where it
    is and is accounted at its new size, and nothing leaks when the pool is released. */
-void *small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size);
+void *permit_small_pool_realloc(small_pool *pool, void *ptr, size_t old, size_t size);
 
 /* Whether blocks of `size` bytes come from the pool. */
 static inline int small_pool_holds(size_t size) {
@@ -67,7 +67,7 @@ static inline int small_pool_holds(size_t size) {
 }
 
 /* The common cases without a call: a new small block from a non-empty free list, and a small
-   block given back. Both return 0 when they did nothing (use small_pool_realloc). */
+   block given back. Both return 0 when they did nothing (use permit_small_pool_realloc). */
 static inline void *small_pool_take_listed(small_pool *pool, size_t size) {
     if (!small_pool_holds(size)) return NULL;
     void **list = &pool->free_list[(size - 1) >> 4];
@@ -86,20 +86,20 @@ static inline int small_pool_give(small_pool *pool, void *block, size_t size) {
 
 /* Lua's allocator over `pool` (lua_Alloc's contract, `old` already 0 for a new block): a block
    given back or freed when `size` is 0, otherwise taken from a free list or moved by
-   small_pool_realloc. Permit's VM allocator adds its memory cap around it. */
+   permit_small_pool_realloc. Permit's VM allocator adds its memory cap around it. */
 static inline void *small_pool_lua_alloc(small_pool *pool, void *ptr, size_t old, size_t size) {
     if (size == 0) {
         if (ptr != NULL && !small_pool_give(pool, ptr, old)) free(ptr);
         return NULL;
     }
     void *block = ptr == NULL ? small_pool_take_listed(pool, size) : NULL;
-    return block != NULL ? block : small_pool_realloc(pool, ptr, old, size);
+    return block != NULL ? block : permit_small_pool_realloc(pool, ptr, old, size);
 }
 
 /* How many chunks the pool has taken from the C library (0: it served no block). */
-size_t small_pool_chunk_count(const small_pool *pool);
+size_t permit_small_pool_chunk_count(const small_pool *pool);
 
 /* Returns every chunk to the C library. Blocks still in use become invalid. */
-void small_pool_release(small_pool *pool);
+void permit_small_pool_release(small_pool *pool);
 
 #endif
