@@ -39,6 +39,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     /// extension cannot reach: there, use `init(isAppActive:onAnswer:)`.
     @available(iOSApplicationExtension, unavailable)
     @available(macCatalystApplicationExtension, unavailable)
+    @available(visionOSApplicationExtension, unavailable)
     public convenience init(onAnswer: @escaping @Sendable (Bool) -> Void) {
         self.init(isAppActive: { UIApplication.shared.applicationState == .active }, onAnswer: onAnswer)
     }
