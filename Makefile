@@ -40,9 +40,14 @@ bench: setup
 # two short statements on one line (`a += 1; b += 1`), `let a = 1, b = 2`, several cases on one
 # line, and names that are not lower camel case (`L` for a lua_State, as Lua's own API names it).
 # `make format` rewrites the files in place; `make lint` fails on any difference.
+# Then the iOS floor, which Linux cannot check by compiling: scripts/check-availability.sh fails on
+# API above iOS 15 without `#available`, and on typed-throws function types held as values (their
+# metadata needs iOS 18), in the libraries an app links; its self-test plants one of each first.
 FORMAT_PATHS = Package.swift Sources Tests Tools examples/host Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests
 lint:
 	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
+	./scripts/check-availability.sh --self-test
+	./scripts/check-availability.sh
 
 format:
 	$(SWIFT) format format --in-place --parallel --recursive $(FORMAT_PATHS)
@@ -90,12 +95,13 @@ redteam: setup
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors --product permit-redteam
 	BIN="$$($(SWIFT) build -c release --show-bin-path)"; "$$BIN/permit-redteam" "$$BIN/permit"
 
-# Permit with Lua compiled from source, as the LuaFromSource trait builds it for iOS and macOS
-# (Package.swift): Lua's sources in Sources/CPermitLua/lua (the submodule, or Debian's lua5.4
-# source package standing in when the submodule cannot be fetched), every Lua symbol prefixed
-# and io, os and package left out. Then the same steps as `make test` and `make redteam` on that
-# build (its own folder, .build-luasrc), and the symbol check: no unprefixed Lua symbol, no
-# system/popen/dlopen, and a program linking the system's static Lua beside Permit's runs both.
+# Permit with Lua compiled from source, as iOS and macOS always build it (Package.swift; here the
+# trait LuaFromSource): Lua's sources in Sources/CPermitLua/lua (the submodule, or Debian's lua5.4
+# source package of the very release the submodule pins, standing in when the submodule cannot
+# be fetched), every Lua symbol prefixed and io, os and package left out. Then the same steps as
+# `make test` and `make redteam` on that build (its own folder, .build-luasrc), and the symbol
+# check: no unprefixed Lua or shim symbol, no system/popen/dlopen, Lua's POSIX jumps, and a
+# program linking the system's static Lua beside Permit's runs both.
 LUA_SOURCE = ./scripts/lua-from-source.sh
 test-lua-source: setup
 	$(LUA_SOURCE) sources
@@ -105,8 +111,8 @@ test-lua-source: setup
 
 # `permit` for machines and CI jobs without Swift: a release build installed to $(PREFIX)/bin.
 # On Linux it carries the Swift runtime, Foundation, Lua and libyaml inside (static), so it runs
-# with neither a toolchain nor liblua installed; on macOS Lua is compiled in (the LuaFromSource
-# trait) and libyaml is Homebrew's (scripts/install.sh says how). Its own build folder: .build-install.
+# with neither a toolchain nor liblua installed; on macOS Lua is compiled in (as on every Apple
+# platform) and libyaml is Homebrew's (scripts/install.sh says how). Its own build folder: .build-install.
 PREFIX ?= /usr/local
 install:
 	PREFIX="$(PREFIX)" SWIFT="$(SWIFT)" ./scripts/install.sh

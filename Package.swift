@@ -27,18 +27,21 @@ import PackageDescription
 /// The C shim's public headers are the sandbox and the warm context; its test hooks are the
 /// explicit submodule `CLuaShim.TestHooks`, which only test targets import.
 ///
-/// Where Lua comes from is a package trait, and each host's default is the one its users need,
-/// because Xcode offers no trait settings. `SystemLua`, the default on Linux, links the system's
-/// Lua 5.4 (Debian's liblua5.4-dev, Homebrew's lua@5.4) through CPermitSystemLua. `LuaFromSource`,
-/// the default everywhere else (iOS, macOS), compiles Lua 5.4 in CPermitLua from Lua's own
-/// repository, a git submodule at Sources/CPermitLua/lua that SwiftPM checks out with the package:
-/// every Lua symbol is renamed `permit_…` so that an app linking its own Lua still links, and the
-/// io, os and package libraries are left out (no `system`, `popen` or `dlopen`, which iOS refuses).
-/// Either way the Swift code sees Lua through CLuaShim, whose module re-exports lua.h, and calls it
-/// by Lua's own names. `make test-lua-source` builds and tests Permit here with Lua from source.
+/// Where Lua comes from follows the platform, so that an app's build depends on no trait: Xcode
+/// before 26.4 drops trait-conditioned C defines (github.com/21-DOT-DEV/swift-secp256k1/issues/1159),
+/// and an app cannot set a dependency's traits in Xcode anyway. On iOS and macOS, CPermitLua always
+/// compiles Lua 5.4 from Lua's own repository, a git submodule at Sources/CPermitLua/lua that SwiftPM
+/// checks out with the package (the C compiler decides, from its target: permit_lua.c): every Lua
+/// symbol is renamed `permit_…` so that an app linking its own Lua still links, and the io, os and
+/// package libraries are left out (no `system`, `popen` or `dlopen`, which iOS refuses). On Linux a
+/// trait chooses: `SystemLua`, the default, links the system's Lua 5.4 (Debian's liblua5.4-dev)
+/// through CPermitSystemLua; `LuaFromSource` compiles the submodule as the Apple build does, which
+/// `make test-lua-source` tests. Enabling both is a build error (permit_lua.c). Either way the Swift
+/// code sees Lua through CLuaShim, whose module re-exports lua.h, and calls it by Lua's own names.
 ///
 ///   CPermitLua →
-///   CLuaShim → CPermitSystemLua, CPermitLua
+///   CPermitLuaFromSource → CPermitLua
+///   CLuaShim → CPermitSystemLua, CPermitLua, CPermitLuaFromSource
 ///   PermitCore →
 ///   PermitLua → CLuaShim, PermitCore
 ///   PermitInput → CLibYAML, PermitCore, Yams
@@ -56,14 +59,18 @@ let defaultLua: Set<String> = ["SystemLua"]
 let defaultLua: Set<String> = ["LuaFromSource"]
 #endif
 
+/// Where Permit's own Lua is compiled and linked whatever the traits: CLuaShim and the sandbox's
+/// tests depend on CPermitLua there with no trait condition; on Linux, a trait chooses their Lua.
+let applePlatforms: [Platform] = [.iOS, .macOS, .macCatalyst, .tvOS, .watchOS, .visionOS]
+
 let package = Package(
     name: "Permit",
-    // iOS 13: the oldest iOS Swift concurrency runs on, so every rule from iOS 13 on runs on a
-    // device (docs/platform.md, "Runs on"); the adapter puts newer APIs behind #available.
-    // README's "Requirements" states it, with the Xcode this tools version needs (6.2: Xcode 26);
-    // DocumentationTests keeps the two equal.
-    // macOS 13: the tools (permit, the scenario reader) use Swift Regex, which needs it.
-    platforms: [.macOS(.v13), .iOS(.v13)],
+    // iOS 15: the oldest iOS that Xcode 26 deploys to, and Xcode 26 is the oldest the App Store
+    // takes (docs/platform.md, "The floor"). macOS 13: the tools (permit, the scenario reader) use
+    // Swift Regex, which needs it. README's "Requirements" states both, with the Xcode and SwiftPM
+    // this manifest needs; DocumentationTests keeps the two equal. `make lint`
+    // (scripts/check-availability.sh) holds the libraries an app links to the iOS floor.
+    platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
         .library(name: "PermitCore", targets: ["PermitCore"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),
@@ -75,10 +82,10 @@ let package = Package(
         .executable(name: "permit", targets: ["permit"]),
     ],
     traits: [
-        .trait(name: "SystemLua", description: "Link the system's Lua 5.4 (liblua5.4-dev, lua@5.4). Linux's default."),
+        .trait(name: "SystemLua", description: "Linux: link the system's Lua 5.4 (liblua5.4-dev). Linux's default."),
         .trait(
             name: "LuaFromSource",
-            description: "Compile Lua 5.4 from its submodule, symbols prefixed, without io, os or package. Apple's default."
+            description: "Linux: compile Lua 5.4 from its submodule, as iOS and macOS always do. Exclusive with SystemLua."
         ),
         .default(enabledTraits: defaultLua),
     ],
@@ -103,21 +110,29 @@ let package = Package(
         ),
         // Lua 5.4 compiled from Lua's repository (the submodule `lua`, never files of this
         // repository): one translation unit of our own includes Lua's files with every internal
-        // function static and every public name prefixed. It compiles to nothing unless the
-        // trait is on, so a clone without the submodule still builds with the system's Lua.
+        // function static and every public name prefixed. On Apple platforms it is always
+        // compiled; on Linux only with the trait LuaFromSource, so that a clone without the
+        // submodule still builds with the system's Lua. The two defines say which traits are on
+        // (the C compiler refuses both at once); the Apple build reads neither.
         .target(
             name: "CPermitLua",
             exclude: ["lua"],
             cSettings: [
                 .headerSearchPath("lua"),
                 .define("PERMIT_LUA_FROM_SOURCE", .when(traits: ["LuaFromSource"])),
+                .define("PERMIT_SYSTEM_LUA", .when(traits: ["SystemLua"])),
             ]
         ),
+        // Permit's own Lua on Linux with the trait LuaFromSource: an empty target depending on
+        // CPermitLua, because one dependency cannot be conditioned on "an Apple platform, or Linux
+        // with the trait" (SwiftPM ignores a second declaration of the same dependency).
+        .target(name: "CPermitLuaFromSource", dependencies: ["CPermitLua"]),
         .target(
             name: "CLuaShim",
             dependencies: [
-                .byName(name: "CPermitSystemLua", condition: .when(traits: ["SystemLua"])),
-                .byName(name: "CPermitLua", condition: .when(traits: ["LuaFromSource"])),
+                .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
+                .byName(name: "CPermitLuaFromSource", condition: .when(platforms: [.linux], traits: ["LuaFromSource"])),
+                .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
             ]
         ),
         // The libraries an app links each ship a privacy manifest (PrivacyInfo.xcprivacy) declaring
@@ -173,12 +188,14 @@ let package = Package(
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
         // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
         // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
+        // A stock Lua of the same library for comparison: Permit's own (on Linux with the trait
+        // LuaFromSource, reached through CLuaShim), or the system's.
         .testTarget(
             name: "PermitLuaTests",
             dependencies: [
                 "PermitLua", "PermitCore", "CLuaShim",
-                .byName(name: "CPermitSystemLua", condition: .when(traits: ["SystemLua"])),
-                .byName(name: "CPermitLua", condition: .when(traits: ["LuaFromSource"])),
+                .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
+                .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
             ]
         ),
         // With the fetcher's tests, against a real HTTP/1.1 server on loopback that they start

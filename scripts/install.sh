@@ -9,7 +9,7 @@
 # library to prefer. What is left is the C library every Linux machine has (`ldd` lists it).
 #
 # On macOS the Swift runtime is part of the system, Lua is compiled in from the package's
-# submodule (the LuaFromSource trait, Apple's default), and the binary links Homebrew's libyaml
+# submodule (always, on Apple platforms), and the binary links Homebrew's libyaml
 # (`brew install libyaml pkg-config`), which must stay installed.
 #
 # The build has a folder of its own (.build-install), so it never mixes with `swift build`'s.

@@ -98,7 +98,6 @@ static inline int charge_growth(permit_vm *vm, size_t grow) {
    slot cap, the memory cap and the budget's charge. */
 static inline int allow_growth(permit_vm *vm, void *ptr, size_t osize, size_t old, size_t nsize) {
     if (refuse_table_growth(vm, ptr, osize, nsize)) return 0;
-    if (nsize >= BIG_BLOCK) vm->big_blocks = 1;
     size_t grow = nsize - old;
     if ((vm->used > vm->limit || grow > vm->limit - vm->used) && over_cap(vm, ptr, old, nsize)) {
         vm->mem_refused = 1;
@@ -107,20 +106,79 @@ static inline int allow_growth(permit_vm *vm, void *ptr, size_t osize, size_t ol
     return charge_growth(vm, grow);
 }
 
+/* What makes one instruction costlier (Budget.c, "per-instruction cost"): a longer string
+   (Lua tells the allocator a new object's type in osize: a string's block is its length plus
+   a small header), or a larger hash part (a node vector, recognised by its size as the slot
+   cap recognises it). The host's strings count too: a long parameter compares as slowly as a
+   long string the script built. Long strings are tracked while they live, so a call after the
+   one that dropped a megabyte string runs at the full step again. */
+/* Blocks smaller than this make no instruction measurably costlier. */
+#define COST_BLOCK 64
+
+static int grow_long_strings(permit_vm *vm) {
+    size_t cap = vm->long_cap ? vm->long_cap * 2 : 16;
+    struct live_string *grown = (struct live_string *)realloc(vm->long_strings, cap * sizeof(*grown));
+    if (grown == NULL) return 0;
+    vm->long_strings = grown;
+    vm->long_cap = cap;
+    return 1;
+}
+
+static void note_new_block(permit_vm *vm, const void *block, size_t osize, size_t nsize) {
+    if (osize == LUA_TSTRING) {
+        if (nsize < LIVE_STRING_MIN) {
+            if (nsize <= vm->longest_short) return;
+            vm->longest_short = nsize;
+        } else if (vm->long_count < vm->long_cap || grow_long_strings(vm)) {
+            vm->long_strings[vm->long_count].block = block;
+            vm->long_strings[vm->long_count].bytes = nsize;
+            vm->long_count++;
+        } else { /* untracked: counted as if it lived for ever */
+            vm->longest_short = nsize > vm->longest_short ? nsize : vm->longest_short;
+        }
+        if (nsize <= vm->longest_string) return;
+        vm->longest_string = nsize;
+    } else {
+        size_t slots = nsize / NODE_BYTES;
+        if (osize != 0 || nsize % NODE_BYTES != 0 || (slots & (slots - 1)) != 0 || slots <= vm->largest_slots) return;
+        vm->largest_slots = slots;
+    }
+    permit_shim_cost_changed(vm);
+}
+
+/* A block of LIVE_STRING_MIN bytes or more is freed: when it is a tracked string, it no longer
+   counts, and the longest string alive is found again. */
+static void note_freed_block(permit_vm *vm, const void *block) {
+    size_t i = 0;
+    while (i < vm->long_count && vm->long_strings[i].block != block) i++;
+    if (i == vm->long_count) return;
+    size_t bytes = vm->long_strings[i].bytes;
+    vm->long_strings[i] = vm->long_strings[--vm->long_count];
+    if (bytes < vm->longest_string) return;
+    size_t longest = vm->longest_short;
+    for (size_t j = 0; j < vm->long_count; j++)
+        if (vm->long_strings[j].bytes > longest) longest = vm->long_strings[j].bytes;
+    vm->longest_string = longest;
+    permit_shim_cost_changed(vm);
+}
+
 void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     permit_vm *vm = (permit_vm *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
+        if (old >= LIVE_STRING_MIN && vm->long_count > 0) note_freed_block(vm, ptr);
         (void)small_pool_lua_alloc(&vm->pool, ptr, old, 0);
         vm->used -= old;
         return NULL;
     }
     if (nsize > old && vm->limit_on && !allow_growth(vm, ptr, osize, old, nsize)) return NULL;
+
     void *p = small_pool_lua_alloc(&vm->pool, ptr, old, nsize);
     if (p == NULL) { /* only a growth can fail: the pool never fails a shrink */
         vm->mem_refused = 1;
         return NULL;
     }
+    if (ptr == NULL && nsize > COST_BLOCK) note_new_block(vm, p, osize, nsize);
     vm->used = vm->used - old + nsize;
     if (vm->used > vm->peak) vm->peak = vm->used;
     return p;

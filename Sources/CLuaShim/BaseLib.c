@@ -1,9 +1,9 @@
 /* The sandbox's base functions that differ from Lua's: next, pairs, rawget, rawset, rawlen and
    load. Each is Lua's own function (upvalue 1) behind a check or a preparation; none
-   re-implements what Lua already does. (xpcall is in Lua544Guards.c; tostring, getmetatable
-   and setmetatable in ChargedLib.c.)
+   re-implements what Lua already does. (xpcall is in Lua544Guards.c; tostring in ChargedLib.c;
+   getmetatable and setmetatable in Metatables.c.)
 
-   next, pairs, rawget and rawset (and ChargedLib.c's getmetatable and setmetatable) see past
+   next, pairs, rawget and rawset (and Metatables.c's getmetatable and setmetatable) see past
    metamethods: on a ctx whose fields are still to be built (LazyContext.c), they build them
    first. next, rawget and rawlen read a read-only proxy (a library table, ctx.params) as the
    table it guards, as they would read that table in Lua. */
@@ -52,12 +52,13 @@ int permit_shim_rawget(lua_State *L) {
     return permit_run_original(L);
 }
 
-/* rawset also refuses to add __gc or __mode to a table in use as a metatable (ChargedLib.c). */
+/* rawset checks a store into a table in use as a metatable as the guard does (Metatables.c):
+   no __gc, __mode or a __call that is not a function; a metamethod reaches its stand-in. */
 int permit_shim_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     permit_lazy_settle_in_call(L, 1);
     if (permit_shim_is_frozen(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
-    permit_refuse_metatable_key(L, 1, 2);
+    if (lua_gettop(L) >= 3) permit_metatable_store(L, 1, 2, 3);
     return permit_run_original(L);
 }
 

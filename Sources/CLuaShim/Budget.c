@@ -29,9 +29,9 @@ int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where) {
 /* Every function call, Lua or C. A C function called from C (a metamethod called by
    table.concat's loop, a comparison by table.sort's) runs no instruction, so only this event
    sees a C loop that calls back into script values: each call is charged, and the clock read at
-   every 16th (at every one once the VM holds a big block, when a single call may walk a long
-   string). The host's own protected helpers between calls are not script work. Returns 0 when
-   the limit error must be raised. */
+   every 16th (at every one once an instruction may be costly: the step is under a tenth of
+   HOOK_STEP, when one call may walk a long string). The host's own protected helpers between
+   calls are not script work. Returns 0 when the limit error must be raised. */
 static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) {
     if (!vm->in_call) return 1;
     if (vm->budget_exceeded) {
@@ -43,15 +43,15 @@ static int call_may_go_on(lua_State *L, permit_vm *vm, lua_Debug *ar, int step) 
         }
         return handler;
     }
-    if (vm->time_limit_ns > 0 && ((++vm->call_events & 15) == 0 || vm->big_blocks) &&
-        now_ns() - vm->call_start_ns > vm->time_check_ns) {
+    vm->running = L;
+    if (vm->time_limit_ns > 0 && ((++vm->call_events & 15) == 0 || vm->step < HOOK_STEP / 10) &&
+        now_ns() - vm->call_start_ns + vm->reserve_ns > vm->time_check_ns) {
         vm->time_exceeded = 1;
     } else if (vm->budget_left >= CALL_EVENT_UNITS) {
         vm->budget_left -= CALL_EVENT_UNITS;
-        /* A big block made since the call started: the count hook's step shrinks now, not at
-           its next event up to 1,000 instructions (long comparisons) away. */
-        if (vm->big_blocks && step > BIG_HOOK_STEP)
-            lua_sethook(L, permit_shim_count_hook, hook_mask(vm), BIG_HOOK_STEP);
+        /* A thread entered with a longer step than the VM's now (a coroutine): shrunk here,
+           not at its next count event. */
+        if (step > hook_step(vm)) lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
         return 1;
     }
     vm->budget_exceeded = 1;
@@ -74,9 +74,11 @@ void permit_shim_count_hook(lua_State *L, lua_Debug *ar) {
         if (call_may_go_on(L, vm, ar, step)) return;
         step = 0; /* the count below is reset to one instruction */
     } else if (!vm->budget_exceeded) {
-        /* Safety net for work neither instructions nor allocations show
-           (e.g. comparing two long equal strings): a wall-clock limit. */
-        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns > vm->time_check_ns) {
+        vm->running = L;
+        /* Safety net for work neither instructions nor allocations show (comparing two long
+           strings, walking a collision chain): a wall-clock limit, read with the time the next
+           step's instructions may take reserved, so the call stops before the limit. */
+        if (vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns + vm->reserve_ns > vm->time_check_ns) {
             vm->time_exceeded = 1;
             vm->budget_exceeded = 1;
             vm->budget_left = 0;
@@ -152,7 +154,7 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where) {
         lua_getfield(L, LUA_REGISTRYINDEX, KEY_GUARD);
         lua_error(L);
     }
-    int64_t predicted = (int64_t)(units < (1u << 30) ? units : (1u << 30)) * 5 / 2;
+    int64_t predicted = (int64_t)(units < (1u << 30) ? units : (1u << 30)) * 5 / 2 + vm->reserve_ns;
     if (!vm->budget_exceeded && vm->time_limit_ns > 0 && now_ns() - vm->call_start_ns + predicted > vm->time_check_ns) {
         vm->time_exceeded = 1;
         vm->budget_exceeded = 1;
@@ -188,3 +190,50 @@ int permit_fail_nesting(lua_State *L, const char *what) {
 }
 
 int permit_table_cap_hit(lua_State *L) { return getvm(L)->table_refused; }
+
+/* ------------------------------------------------------------ per-instruction cost */
+
+/* The per-instruction cost assumption (docs/security.md): apart from the work charged above,
+   one VM instruction costs at most
+     - comparing the longest string alive: Lua compares strings with strcoll, once per
+       NUL-separated piece, so a string of NUL bytes costs about 50 ns a byte (measured on this
+       machine under load: 42-52 ns; a plain string compares in well under 1 ns a byte);
+     - walking a collision chain as long as the largest hash part the VM has made, in the
+       table itself and in one table of the host's behind it (a read-only library table):
+       about 20 ns a node (measured: 15 ns in a warm cache, 38 ns under load). A script's
+       __index chain is walked by calls (ChainWalk.c), never inside one instruction.
+   The step is the most instructions whose worst cost fits STEP_NS; the clock check reserves
+   that much, so a call stops before the limit rather than one step after it. An instruction
+   whose worst cost is more than the time left stops the call at the next hook event. */
+#define STRING_BYTE_NS 50
+#define NODE_NS 20
+#define STEP_NS 4000000
+/* What an ordinary instruction's noise already covers: a step of HOOK_STEP of them. */
+#define COST_FLOOR_NS (STEP_NS / HOOK_STEP)
+
+void permit_shim_cost_changed(permit_vm *vm) {
+    int64_t string_ns = (int64_t)vm->longest_string * STRING_BYTE_NS;
+    int64_t walk_ns = (int64_t)vm->largest_slots * NODE_NS * 2;
+    int64_t worst = string_ns > walk_ns ? string_ns : walk_ns;
+    int step = HOOK_STEP;
+    int64_t reserve = 0;
+    if (worst > COST_FLOOR_NS) {
+        int64_t fits = STEP_NS / worst;
+        step = fits < 1 ? 1 : fits > HOOK_STEP ? HOOK_STEP : (int)fits;
+        reserve = worst * step;
+    }
+    int shrank = step < hook_step(vm);
+    vm->step = step;
+    vm->reserve_ns = reserve;
+    if (shrank && vm->in_call && vm->running != NULL && !vm->budget_exceeded)
+        lua_sethook(vm->running, permit_shim_count_hook, hook_mask(vm), step);
+}
+
+/* A thread that runs with a longer step than the VM's now (costlier instructions appeared while
+   another thread ran) gets the VM's step at once. */
+void permit_running_thread(lua_State *L, lua_State *running) {
+    permit_vm *vm = getvm(L);
+    vm->running = running;
+    if (vm->in_call && !vm->budget_exceeded && lua_gethookcount(running) > hook_step(vm))
+        lua_sethook(running, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
+}

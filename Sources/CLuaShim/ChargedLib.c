@@ -10,17 +10,14 @@
  *
  * Also here, because they expose or depend on host memory layout:
  *  - tostring, print and string.format's %s name tables, functions and coroutines by a per-VM
- *    counter (`table: #17`) instead of their address; %p is refused;
- *  - setmetatable refuses weak tables (__mode) and finalizers (__gc), and guards a table in use
- *    as a metatable so that neither can be added to it later (see "metatables" below).
+ *    counter (`table: #17`) instead of their address; %p is refused.
+ * (setmetatable and getmetatable are Metatables.c's.)
  */
 #include "shim_internal.h"
 #include "lazy_context.h"
 #include <lauxlib.h>
 #include <string.h>
 
-static const char ORIGINAL_METATABLE = 0; /* key (its address) of the original in a metatable copy */
-static const char GUARD_METATABLE = 0;    /* registry key (its address) of the guard metatable */
 #define KEY_OBJECT_IDS "permit.object_ids"
 
 /* A start position as string.byte reads it: negative counts from the end, and anything before
@@ -250,200 +247,6 @@ static int addressless_format(lua_State *L) {
     return permit_run_original(L);
 }
 
-/* ------------------------------------------------------------ metatables */
-
-/* Weak tables (__mode) and finalizers (__gc) must never take effect. Lua reads __mode from a
-   table's metatable at every collection, so a __mode added to a metatable after setmetatable
-   would make its tables weak; __gc marks a table for finalization only when setmetatable
-   installs a metatable that has it (Lua 5.4 manual, 2.5.3), so one added later does nothing.
-   setmetatable refuses both, then installs the script's own table (later changes to it take
-   effect, as in Lua) and guards it: a table in use as a metatable has, as its own metatable,
-   either the guard (whose __newindex refuses __gc and __mode and stores anything else) or a
-   copy of the metatable the script gave it, which keeps that table's __newindex or gets the
-   guard's. So a new key reaches a metatable in use only through a __newindex (the guard; the
-   script's, which can store only through rawset; or a table, which stores elsewhere) or
-   through rawset, which refuses __gc and __mode on it: neither key can be added to it. A key
-   already there is not new, and __gc and __mode are never there. The one thing left fixed is
-   the metatable of a table in use as a metatable (a class's link to its parent): it is a copy
-   made when both roles first meet; getmetatable still returns the script's table. */
-
-static int is_named(lua_State *L, int idx, const char *name, size_t length) {
-    size_t len;
-    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
-    return s != NULL && len == length && memcmp(s, name, length) == 0;
-}
-
-static void push_guard(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &GUARD_METATABLE); }
-
-/* Whether the metatable at idx is one the sandbox put under a table in use as a metatable. */
-static int is_guarding(lua_State *L, int idx) {
-    idx = lua_absindex(L, idx);
-    push_guard(L);
-    int guard = lua_rawequal(L, idx, -1);
-    lua_pop(L, 1);
-    if (guard) return 1;
-    int copy = lua_rawgetp(L, idx, &ORIGINAL_METATABLE) != LUA_TNIL;
-    lua_pop(L, 1);
-    return copy;
-}
-
-int permit_has_script_metatable(lua_State *L, int idx) {
-    if (!lua_getmetatable(L, idx)) return 0;
-    push_guard(L);
-    int guard = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return !guard;
-}
-
-int permit_metatable_in_use(lua_State *L, int idx) {
-    if (!lua_getmetatable(L, idx)) return 0;
-    int in_use = is_guarding(L, -1);
-    lua_pop(L, 1);
-    return in_use;
-}
-
-void permit_refuse_metatable_key(lua_State *L, int t, int key) {
-    int gc = is_named(L, key, "__gc", 4), mode = !gc && is_named(L, key, "__mode", 6);
-    if ((gc || mode) && permit_metatable_in_use(L, t)) {
-        if (gc) luaL_error(L, "__gc metamethods are not available in the sandbox (this table is a metatable)");
-        luaL_error(L, "weak tables (__mode) are not available in the sandbox (this table is a metatable): keep "
-                      "strong references and drop them by setting the key to nil");
-    }
-}
-
-static int raw_store(lua_State *L) {
-    lua_rawset(L, 1);
-    return 0;
-}
-
-/* __newindex of the guard (t, k, v): refuses __gc and __mode, stores anything else as a plain
-   assignment would. A nil or NaN key gets Lua's own error, at the script's line (raised here,
-   in C, it would have no position). */
-static int guard_newindex(lua_State *L) {
-    lua_settop(L, 3);
-    permit_refuse_metatable_key(L, 1, 2);
-    lua_Number n = lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) ? lua_tonumber(L, 2) : 0;
-    if (lua_isnil(L, 2) || n != n) {
-        lua_pushcfunction(L, raw_store);
-        lua_insert(L, 1);
-        if (lua_pcall(L, 3, 0, 0) == LUA_OK) return 0;
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            luaL_where(L, 1);
-            lua_insert(L, -2);
-            lua_concat(L, 2);
-        }
-        return lua_error(L);
-    }
-    lua_rawset(L, 1);
-    return 0;
-}
-
-/* Pushes a copy of the metatable at `src` to install under a table in use as a metatable: its
-   fields, the original (for getmetatable), and the guard's __newindex when it has none. */
-static void push_guarded_copy(lua_State *L, int src) {
-    src = lua_absindex(L, src);
-    lua_newtable(L);
-    int copy = lua_gettop(L);
-    uint64_t fields = 0;
-    lua_pushnil(L);
-    while (lua_next(L, src)) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, copy);
-        fields++;
-    }
-    permit_charge_work(L, 1 + fields, "setmetatable");
-    lua_pushvalue(L, src);
-    lua_rawsetp(L, copy, &ORIGINAL_METATABLE);
-    lua_pushliteral(L, "__newindex");
-    if (lua_rawget(L, copy) == LUA_TNIL) {
-        push_guard(L);
-        lua_getfield(L, -1, "__newindex");
-        lua_setfield(L, copy, "__newindex");
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-}
-
-/* Makes the table at mt (a script's, about to be installed as a metatable) guarded. */
-static void guard_metatable(lua_State *L, int mt) {
-    if (!lua_getmetatable(L, mt)) {
-        push_guard(L);
-        lua_setmetatable(L, mt);
-        return;
-    }
-    int own = lua_gettop(L);
-    if (is_guarding(L, own) || permit_shim_is_frozen(L, mt)) { /* guarded already, or never writable */
-        lua_pop(L, 1);
-        return;
-    }
-    /* Its metatable came from setmetatable (so it is in use itself, guarded, or a read-only
-       table) or is the host's (ctx, _ENV), which is not copied: the host recognises its
-       tables by it. */
-    if (!permit_metatable_in_use(L, own) && !permit_shim_is_frozen(L, own))
-        luaL_error(L, "setmetatable: this table cannot be a metatable in the sandbox (it has a metatable of "
-                      "Permit's own); use a table of your own, e.g. { __index = t }");
-    push_guarded_copy(L, own);
-    lua_setmetatable(L, mt);
-    lua_pop(L, 1);
-}
-
-/* setmetatable(t, mt): refuses __gc and __mode, then installs mt itself, guarded (above); a t
-   that is in use as a metatable gets a guarded copy of mt instead, and keeps the guard when
-   mt is nil. */
-static int guarded_setmetatable(lua_State *L) {
-    int type = lua_type(L, 2);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
-    lua_settop(L, 2);
-    permit_lazy_settle_in_call(L, 1);
-    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return luaL_error(L, "cannot change a protected metatable");
-    if (type == LUA_TTABLE) {
-        permit_lazy_settle_in_call(L, 2);
-        lua_pushliteral(L, "__gc");
-        if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "__gc metamethods are not available in the sandbox");
-        lua_pushliteral(L, "__mode");
-        if (lua_rawget(L, 2) != LUA_TNIL)
-            return luaL_error(L, "weak tables (__mode) are not available in the sandbox: keep strong references "
-                                 "and drop them by setting the key to nil");
-        lua_settop(L, 2);
-        guard_metatable(L, 2); /* first: t may be mt itself, then in use from here on */
-    }
-    permit_charge_work(L, 1, "setmetatable");
-    int in_use = permit_metatable_in_use(L, 1);
-    if (type == LUA_TNIL) {
-        if (in_use) push_guard(L);
-        else lua_pushnil(L);
-    } else if (in_use) {
-        push_guarded_copy(L, 2);
-    } else {
-        lua_pushvalue(L, 2);
-    }
-    lua_setmetatable(L, 1);
-    lua_settop(L, 1);
-    return 1;
-}
-
-/* getmetatable(v): tables only (the string metatable stays hidden); __metatable when set;
-   nothing for the guard; the script's table for a copy. */
-static int guarded_getmetatable(lua_State *L) {
-    luaL_checkany(L, 1);
-    permit_lazy_settle_in_call(L, 1);
-    if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1)) {
-        lua_pushnil(L);
-        return 1;
-    }
-    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return 1;
-    push_guard(L);
-    if (lua_rawequal(L, -1, -2)) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_pop(L, 1);
-    if (lua_rawgetp(L, -1, &ORIGINAL_METATABLE) == LUA_TNIL) lua_pop(L, 1); /* the host's or the script's own */
-    return 1;
-}
-
 /* ------------------------------------------------------------------- install */
 
 static void charge_with(lua_State *L, int lib, const char *name, lua_CFunction wrapper) {
@@ -466,10 +269,6 @@ void permit_install_charged_lib(lua_State *L, int base, int string, int table, i
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, KEY_OBJECT_IDS);
-    lua_createtable(L, 0, 1); /* the guard of a table in use as a metatable */
-    lua_pushcfunction(L, guard_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &GUARD_METATABLE);
 
     charge_with(L, table, "sort", charged_sort);
     charge_with(L, table, "unpack", charged_unpack);
@@ -482,8 +281,5 @@ void permit_install_charged_lib(lua_State *L, int base, int string, int table, i
     charge_arguments(L, utf8, "char", "utf8.char");
     lua_pushcfunction(L, display_tostring);
     lua_setfield(L, base, "tostring");
-    lua_pushcfunction(L, guarded_setmetatable);
-    lua_setfield(L, base, "setmetatable");
-    lua_pushcfunction(L, guarded_getmetatable);
-    lua_setfield(L, base, "getmetatable");
+    permit_install_metatables(L, base);
 }

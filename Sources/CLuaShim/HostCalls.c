@@ -132,6 +132,11 @@ int permit_call(lua_State *L, int nargs) {
     vm->guards.coroutine_depth = 0;
     vm->guards.handler_depth = 0;
     vm->call_events = 0;
+    vm->running = L;
+    /* A long string a call left behind would cut this call's time (Budget.c reserves the time
+       comparing it may take): when that reserve is large, strings no one holds are dropped
+       first, so only live ones count. */
+    if (vm->long_count > 0 && vm->reserve_ns * 4 > vm->time_check_ns) (void)lua_gc(L, LUA_GCCOLLECT);
     lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;

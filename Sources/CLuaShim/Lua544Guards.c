@@ -29,9 +29,11 @@
 /* ------------------------------------------------------------ coroutine nesting */
 
 /* Calls upvalue 1 (coroutine.resume, close, or a function made by coroutine.wrap) with the
-   arguments, one level deeper. The call is protected so the depth is given back whatever
-   happens; returns the status, with the results or the error on the stack. */
-static int counted_call(lua_State *L) {
+   arguments, one level deeper, telling the budget that `co` runs meanwhile (a step shrunk by
+   an allocation there is co's) and that L runs again after (co may be collected then). The
+   call is protected so the depth is given back whatever happens; returns the status, with the
+   results or the error on the stack. */
+static int counted_call(lua_State *L, lua_State *co) {
     permit_guard_state *guards = permit_guards(L);
     if (guards->coroutine_depth >= PERMIT_COROUTINE_DEPTH)
         return permit_fail_nesting(L, "coroutine.resume, coroutine.wrap and coroutine.close");
@@ -39,7 +41,9 @@ static int counted_call(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     guards->coroutine_depth++;
+    if (co != NULL) permit_running_thread(L, co);
     int status = lua_pcall(L, nargs, LUA_MULTRET, 0);
+    permit_running_thread(L, L);
     guards->coroutine_depth--;
     return status;
 }
@@ -48,8 +52,9 @@ static int counted_call(lua_State *L) {
    C, so what it would refuse is refused here first, in this frame, with Lua's messages: an
    argument error names the function and the error carries the script's position. */
 static int counted_resume(lua_State *L) {
-    luaL_argexpected(L, lua_tothread(L, 1) != NULL, 1, "thread");
-    if (counted_call(L) != LUA_OK) return lua_error(L); /* resume returns its errors: a guard's */
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co != NULL, 1, "thread");
+    if (counted_call(L, co) != LUA_OK) return lua_error(L); /* resume returns its errors: a guard's */
     return lua_gettop(L);
 }
 
@@ -59,7 +64,7 @@ static int counted_close(lua_State *L) {
     lua_Debug ar;
     if (co == L) return luaL_error(L, "cannot close a running coroutine");
     if (lua_status(co) == LUA_OK && lua_getstack(co, 0, &ar)) return luaL_error(L, "cannot close a normal coroutine");
-    if (counted_call(L) != LUA_OK) return lua_error(L);
+    if (counted_call(L, co) != LUA_OK) return lua_error(L);
     return lua_gettop(L);
 }
 
@@ -81,7 +86,12 @@ static int is_sandbox_error(lua_State *L, int idx) {
    caller, which here is this C function (none), so it is added here. The sandbox's own errors
    (budget, time, nesting, guards) pass unchanged, so the host still recognises them. */
 static int counted_wrapped(lua_State *L) {
-    if (counted_call(L) == LUA_OK) return lua_gettop(L);
+    lua_State *co = NULL; /* the coroutine: the first upvalue of Lua's function */
+    if (lua_getupvalue(L, lua_upvalueindex(1), 1) != NULL) {
+        co = lua_tothread(L, -1);
+        lua_pop(L, 1);
+    }
+    if (counted_call(L, co) == LUA_OK) return lua_gettop(L);
     if (lua_type(L, -1) == LUA_TSTRING && !permit_budget_gone(L) && !is_sandbox_error(L, -1)) {
         luaL_where(L, 1);
         lua_insert(L, -2);

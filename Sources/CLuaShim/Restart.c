@@ -11,7 +11,7 @@ static int fresh_process_protected(lua_State *L) {
     uint64_t seed = (uint64_t)lua_tointeger(L, 2);
     /* A main chunk's one upvalue is its _ENV; the closures it made share it, and are dropped.
        An environment the run left empty, with the metatable it was made with (no `__newindex`:
-       a script that used it as a metatable has it guarded, ChargedLib.c), is as fresh as a new
+       a script that used it as a metatable has it guarded, Metatables.c), is as fresh as a new
        one (its metatable is locked, so nothing can tell them apart): it is kept, the common
        case of a policy without globals, saving two tables per process. */
     int empty = 0;

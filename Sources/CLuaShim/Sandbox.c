@@ -249,6 +249,7 @@ void permit_close(lua_State *L) {
         free(vm->cov[i].lines);
     }
     permit_shim_drop_staged(vm);
+    free(vm->long_strings);
     free(vm->trace);
     free(vm);
 }

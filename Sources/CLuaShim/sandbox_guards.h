@@ -53,6 +53,8 @@ void permit_charge_work(lua_State *L, uint64_t units, const char *where);
 int permit_in_call(lua_State *L);
 /* Whether the budget or the time limit is gone in this call (the error is on its way). */
 int permit_budget_gone(lua_State *L);
+/* Tells the budget which thread runs now (coroutine.resume, close and wrap around a switch). */
+void permit_running_thread(lua_State *L, lua_State *running);
 /* Raises a nesting error that the script cannot swallow: every later instruction of the call
    raises it again, and the call fails with PERMIT_E_NESTING. */
 int permit_fail_nesting(lua_State *L, const char *what);
@@ -77,9 +79,29 @@ void permit_install_charged_lib(lua_State *L, int base, int string, int table, i
 int permit_has_script_metatable(lua_State *L, int idx);
 /* Whether the table at idx is in use as a metatable (setmetatable guards it). */
 int permit_metatable_in_use(lua_State *L, int idx);
-/* Raises an error when the key at `key` is "__gc" or "__mode" and the table at `t` is in use as
-   a metatable: for rawset, which must not add them to one. */
-void permit_refuse_metatable_key(lua_State *L, int t, int key);
+/* Checks a store of the value at `value` under the key at `key` into the table at `t` before
+   it is made raw (rawset, the guards' __newindex). When `t` is in use as a metatable: refuses
+   "__gc", "__mode", a "__call" that is not a function, and a "__call" added to a metatable
+   installed as itself (Lua reads it raw, so a later replacement would go unseen); copies the
+   store into the stand-in installed in its place (Metatables.c); notes an __index or
+   __newindex (a chain Lua may walk inside one instruction). */
+void permit_metatable_store(lua_State *L, int t, int key, int value);
+/* permit_metatable_store, then the store itself, raw, with Lua's own error for a nil or NaN
+   key at the script's line: what a plain assignment does to a table without __newindex. */
+void permit_checked_store(lua_State *L, int t, int key, int value);
+/* ---- Metatables.c ---- */
+/* Sets the base table's setmetatable and getmetatable, and makes the guard. */
+void permit_install_metatables(lua_State *L, int base);
+/* What the metatable at idx (one Lua reads) stands for: 1, pushing the script's table whose
+   metamethods it holds (a stand-in, or a copy under a table in use as a metatable); 0 for a
+   guard (no metamethods); -1 for a metatable of the host's (read-only tables, ctx). */
+int permit_metatable_origin(lua_State *L, int idx);
+/* ---- ChainWalk.c ---- */
+/* The __index and __newindex of every metatable Lua reads for a script's table (upvalue 1: the
+   script's table whose current __index / __newindex they follow): they walk the chain one
+   table at a time, charging each step and reading the clock, within Lua's 2,000 steps. */
+int permit_index_walker(lua_State *L);
+int permit_newindex_walker(lua_State *L);
 /* Pushes what tostring shows for the value at `idx`: __tostring's result when it has one,
    else its type and per-VM number (`table: #3`), never a host address. */
 void permit_push_display_string(lua_State *L, int idx);

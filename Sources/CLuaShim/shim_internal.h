@@ -13,12 +13,9 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Instructions between two count-hook events while the budget holds. */
+/* Instructions between two count-hook events while the budget holds and no instruction can be
+   costly (Budget.c's per-instruction cost model shortens it: permit_vm.step). */
 #define HOOK_STEP 1000
-/* ... once the VM has held a big block (>= BIG_BLOCK bytes): one instruction can then compare
-   or hash a long string in C, so the wall clock is read far more often. */
-#define BIG_HOOK_STEP 10
-#define BIG_BLOCK (64 << 10)
 /* Room for LazyContext.c's key names (a static assertion there checks they fit). */
 #define LAZY_NAME_SLOTS 64
 /* Bytes of one hash node of a Lua 5.4 table (a node vector is 2^k of them). */
@@ -77,7 +74,22 @@ typedef struct permit_vm {
     int cov_base_line;
     permit_guard_state guards; /* sandbox_guards.h */
     int sticky_kind;           /* an error the script cannot swallow (PERMIT_E_NESTING), 0: none */
-    int big_blocks;            /* the VM has allocated a block of BIG_BLOCK bytes or more */
+    /* What one VM instruction may cost (Budget.c, "per-instruction cost"): the longest string
+       alive (comparing it) and the largest hash part this VM has made (walking a collision
+       chain). Strings of LIVE_STRING_MIN bytes or more are tracked while they live (`long`,
+       their blocks); shorter ones count by the longest ever made. From them: the instructions
+       between two clock readings and the time reserved for them. `running` is the thread the
+       hook last saw, whose step shrinks at once when an allocation makes instructions
+       costlier. */
+    struct live_string {
+        const void *block;
+        size_t bytes;
+    } *long_strings;
+    size_t long_count, long_cap;
+    size_t longest_short, longest_string, largest_slots;
+    int step;
+    int64_t reserve_ns;
+    lua_State *running;
     int call_events;           /* call events this call (Budget.c reads the clock every 16th) */
     size_t max_source;         /* longest text `load` compiles (0: no cap) */
     size_t max_table_bytes;    /* node vectors of more hash slots are refused (0: no cap) */
@@ -130,8 +142,8 @@ static inline int hook_mask(const permit_vm *vm) {
            (vm->coverage_on ? LUA_MASKLINE | LUA_MASKRET : 0);
 }
 
-/* Instructions between hook events while the budget holds (see BIG_HOOK_STEP). */
-static inline int hook_step(const permit_vm *vm) { return vm->big_blocks ? BIG_HOOK_STEP : HOOK_STEP; }
+/* Instructions between hook events while the budget holds (Budget.c, "per-instruction cost"). */
+static inline int hook_step(const permit_vm *vm) { return vm->step > 0 ? vm->step : HOOK_STEP; }
 
 /* Allocator.c */
 void *permit_shim_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
@@ -144,6 +156,13 @@ int permit_shim_budget_fail(lua_State *L, permit_vm *vm, const char *where);
 void permit_shim_charge(lua_State *L, permit_vm *vm, uint64_t units, const char *where);
 /* Raises an error of a guard kind the host can recognise (PERMIT_E_*). */
 int permit_shim_raise_guard(lua_State *L, int kind, const char *fmt, ...);
+
+/* Strings this long are tracked while they live (Allocator.c). */
+#define LIVE_STRING_MIN 1024
+/* Recomputes the step and the reserve after what one instruction may cost has changed (a
+   longer string, a larger table, a long string gone); shrinks the running thread's step at
+   once during a call. */
+void permit_shim_cost_changed(permit_vm *vm);
 
 /* Units one function call costs (a call and its hook event: about 25 ns). */
 #define CALL_EVENT_UNITS 10

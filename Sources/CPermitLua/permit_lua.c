@@ -8,14 +8,28 @@
    `dlopen`, which iOS refuses and a sandboxed policy never gets; the luaL_openlibs below opens
    what is compiled. Also left out: the stand-alone interpreter and Lua's test library.
 
-   Compiled only with the trait LuaFromSource (Package.swift defines PERMIT_LUA_FROM_SOURCE);
-   otherwise this file is empty and the submodule need not be checked out. */
-#if defined(PERMIT_LUA_FROM_SOURCE)
+   Compiled on every Apple platform, whatever the package traits: the compiler knows its target
+   (__APPLE__), so an app's build needs no trait setting, which Xcode before 26.4 does not pass to
+   C. On Linux, only with the trait LuaFromSource (Package.swift defines PERMIT_LUA_FROM_SOURCE);
+   otherwise this file is empty and the submodule need not be checked out. The traits SystemLua
+   and LuaFromSource exclude each other: with both, one program would hold two Lua libraries
+   under one set of names.
 
-#if !__has_include("lapi.c")
-#error "Lua's sources are missing: run `git submodule update --init` (Sources/CPermitLua/lua), or build with the trait SystemLua"
+   Lua's errors are long jumps. Lua uses _setjmp/_longjmp under its POSIX setting and ISO C's
+   setjmp/longjmp otherwise; on Apple platforms setjmp also saves the signal mask, a system call
+   on every protected call (every policy call), which _setjmp does not. So the POSIX setting,
+   on every platform this compiles for. */
+#if defined(PERMIT_LUA_FROM_SOURCE) && defined(PERMIT_SYSTEM_LUA)
+#error "the package traits SystemLua and LuaFromSource exclude each other: enable one (swift build --traits LuaFromSource, or the default)"
 #endif
 
+#if defined(__APPLE__) || defined(PERMIT_LUA_FROM_SOURCE)
+
+#if !__has_include("lapi.c")
+#error "Lua's sources are missing: run `git submodule update --init` (Sources/CPermitLua/lua), or on Linux build with the trait SystemLua"
+#endif
+
+#define LUA_USE_POSIX
 #include "permit_lua_config.h"
 #include "lprefix.h"
 /* Lua's configuration as its core and libraries see it (each of their files defines these). */

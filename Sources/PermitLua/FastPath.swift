@@ -371,15 +371,17 @@ extension FastPath {
         /// A string key, only when it is valid UTF-8 (two invalid keys could decode alike).
         ///
         /// Keys are nearly always ASCII (locale tags, state names): ASCII is valid UTF-8, so it
-        /// is decoded without the check. `String(validating:as:)` is generic and not specialised
-        /// here; it looked up type metadata on every call (16k instructions per event of the
-        /// reminders pack, whose nine reminders each carry two tables of translations).
+        /// is decoded without the check (`String(validating:as:)`, generic and not specialised
+        /// here, looked up type metadata on every call). Other keys are decoded, which repairs
+        /// what is not UTF-8, and kept only when the repair changed nothing: the same test as
+        /// `String(validating:as:)`, which needs iOS 18, above the floor.
         func validKey(at index: Int32) -> String? {
             guard lua_type(L, index) == LUA_TSTRING else { return nil }
             var length = 0
             let bytes = UnsafeRawBufferPointer(start: permit_tolstring_raw(L, index, &length), count: length)
-            if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-            return String(validating: bytes, as: UTF8.self)
+            let key = String(decoding: bytes, as: UTF8.self)
+            if !bytes.contains(where: { $0 >= 0x80 }) { return key }
+            return key.utf8.elementsEqual(bytes) ? key : nil
         }
 
         /// The action of kind `kind` (its `PERMIT_A_*` code, generated from `ContextSchema.actions`),

@@ -1,9 +1,10 @@
 import CLuaShim
 
-// Where Lua comes from is a package trait (Package.swift). The documentation build defines
-// every trait's condition whatever is enabled, so only "none at all" is refused here; the Makefile
-// passes `--traits SystemLua` to it so that Lua is not compiled from source there.
-#if !SystemLua && !LuaFromSource
+// On Apple platforms Permit always compiles its own Lua; on Linux a package trait chooses
+// (Package.swift). Xcode may not pass traits to Swift, so only a Linux build without either is
+// refused here. The documentation build defines every trait's condition whatever is enabled, so
+// "both" is refused in C (permit_lua.c), where the defines follow the enabled traits.
+#if !canImport(Darwin) && !SystemLua && !LuaFromSource
 #error("Permit needs a Lua: enable the trait SystemLua (the system's) or LuaFromSource (compiled from source)")
 #endif
 

@@ -143,7 +143,7 @@ import Testing
 
     /// Decisions the warm path reads itself (the first `readInPlace`), and others it hands to
     /// the general path.
-    static let readInPlace = 15
+    static let readInPlace = 16
     static let bodies: [String] = [
         "return nil",
         "return",
@@ -152,6 +152,7 @@ import Testing
         "return { action = 'none', reason = 'x', remember = { a = 1, b = 2.5, c = true, d = 'text', e = permit.forget } }",
         "return { action = 'none', remember = {} }",
         "return { action = 'soft_prompt', title = 'T', message = 'M', accept = 'A', decline = 'D' }",
+        "return { action = 'soft_prompt', title = { en = 'T', ['中文'] = '标题' }, message = 'M', accept = 'A', decline = 'D' }",
         """
         return { action = 'soft_prompt', title = { en = 'T', ['zh-Hans'] = '标题' }, message = { en = 'M' },
                  accept = 'A', decline = { en = 'D', fr = 'Non' }, presentation = 'sheet', variant = 'b',

@@ -2,8 +2,9 @@ import Testing
 
 @testable import PermitLua
 
-// Lua's own API, lauxlib and lualib included, from whichever Lua the build links.
-#if LuaFromSource
+// Lua's own API, lauxlib and lualib included, from whichever Lua the build links: Permit's own on
+// Apple platforms and with the trait LuaFromSource, the system's otherwise.
+#if canImport(Darwin) || LuaFromSource
 import CPermitLua
 #else
 import CPermitSystemLua
@@ -243,6 +244,33 @@ func sandboxLua(_ vm: LuaVM, _ source: String, chunk: String = "test.lua") -> St
         "local mt = {} setmetatable({}, mt) mt[1] = 'a' mt.k = 'b' local n = 0 for _ in pairs(mt) do n = n + 1 end return n .. #mt",
         "local mt = {} setmetatable({}, mt) local ok, e = pcall(function()\nmt[nil] = 1\nend) return e",
         "local mt = {} setmetatable({}, mt) local ok, e = pcall(function()\nmt[0/0] = 1\nend) return e",
+        // chains, which the sandbox walks itself: the same values, tables and messages as Lua
+        """
+        local A = { a = 1 } local B = setmetatable({ b = 2 }, { __index = A }) local C = setmetatable({}, { __index = B })
+        local D = setmetatable({}, { __index = function(t, k) return k .. '?' end })
+        local E = setmetatable({}, { __index = setmetatable({}, { __index = D }) })
+        return C.a .. C.b .. tostring(C.c) .. E.z
+        """,
+        "local B = setmetatable({}, { __index = function(t) return t end }) local A = setmetatable({}, { __index = B }) "
+            + "return tostring(A.x == B)",
+        "local store = {} local mid = setmetatable({}, { __newindex = store }) local t = setmetatable({}, { __newindex = mid }) "
+            + "t.x = 1 return tostring(rawget(t, 'x')) .. tostring(rawget(mid, 'x')) .. store.x",
+        "local mid = setmetatable({ x = 0 }, { __newindex = {} }) local t = setmetatable({}, { __newindex = mid }) t.x = 5 return tostring(mid.x)",
+        """
+        local log = {} local P = setmetatable({}, { __newindex = function(t, k, v) log[#log + 1] = k rawset(t, k, v) end })
+        local t = setmetatable({}, { __newindex = P }) t.y = 2
+        return #log .. tostring(rawget(P, 'y')) .. tostring(rawget(t, 'y'))
+        """,
+        "local a, b = {}, {} setmetatable(a, { __index = b }) setmetatable(b, { __index = a }) "
+            + "local ok, e = pcall(function()\nreturn a.x\nend) return e",
+        "local a, b = {}, {} setmetatable(a, { __newindex = b }) setmetatable(b, { __newindex = a }) "
+            + "local ok, e = pcall(function()\na.x = 1\nend) return e",
+        "local t = setmetatable({}, { __index = 'abc' }) return t.upper('q')",
+        "local V = { __eq = function() return true end } local a, b = setmetatable({}, V), setmetatable({}, V) "
+            + "V.__lt = function() return true end return tostring(a == b) .. tostring(a < b)",
+        "local mt = { __index = { x = 1 } } local t = setmetatable({}, mt) mt.__index = nil return tostring(t.x)",
+        "local mt = { __newindex = {} } local t = setmetatable({}, mt) mt.__newindex = nil t.k = 1 return tostring(rawget(t, 'k'))",
+        "local f = setmetatable({}, { __call = function(self, a) return a * 2 end }) return tostring(f(21))",
     ])
     func metamethodsAddedLaterApply(source: String) {
         let vm = LuaVM(limits: testLimits)

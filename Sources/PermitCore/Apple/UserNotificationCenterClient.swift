@@ -2,8 +2,8 @@
 import UIKit
 import UserNotifications
 
-/// The engine's window on the real `UNUserNotificationCenter` (iOS 13+, the package's floor;
-/// newer settings are read behind `#available`).
+/// The engine's window on the real `UNUserNotificationCenter` (iOS 15+, the package's floor;
+/// newer API is used behind `#available`).
 ///
 /// A thin shim: every mapping decision lives in cross-platform code (`AppleMapping`,
 /// `PermissionStatus.requestShowsDialog`) that is tested on Linux. This file only moves raw
@@ -57,16 +57,14 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         return NotificationSnapshot(authorization: .status(status), settings: settings)
     }
 
-    /// `timeSensitiveSetting` exists from iOS 15; `nil` (not supported) before.
+    /// `timeSensitiveSetting` (iOS 15, the floor); the simulated device reads `nil` below 15.
     private static func timeSensitive(of raw: UNNotificationSettings) -> Int? {
-        if #available(iOS 15.0, *) { return raw.timeSensitiveSetting.rawValue }
-        return nil
+        raw.timeSensitiveSetting.rawValue
     }
 
-    /// `scheduledDeliverySetting` exists from iOS 15; `nil` (not supported) before.
+    /// `scheduledDeliverySetting` (iOS 15, the floor); the simulated device reads `nil` below 15.
     private static func scheduledDelivery(of raw: UNNotificationSettings) -> Int? {
-        if #available(iOS 15.0, *) { return raw.scheduledDeliverySetting.rawValue }
-        return nil
+        raw.scheduledDeliverySetting.rawValue
     }
 
     /// The URL string a settings prompt's deep link opens. The engine's `deep-link-fallback`
@@ -128,10 +126,9 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
         }.sorted { $0.fireDate < $1.fireDate }
     }
 
-    /// `interruptionLevel` exists from iOS 15; `nil` (no level) before.
+    /// `interruptionLevel` (iOS 15, the floor); the simulated device has no level below 15.
     private static func interruptionLevelRawValue(of content: UNNotificationContent) -> UInt? {
-        if #available(iOS 15.0, *) { return content.interruptionLevel.rawValue }
-        return nil
+        content.interruptionLevel.rawValue
     }
 
     /// Adds local notification requests, their content as `AppleNotificationContent` says.
@@ -145,9 +142,7 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             content.categoryIdentifier = fields.categoryIdentifier
             if fields.hasSound { content.sound = .default }
             if let badge = fields.badge { content.badge = NSNumber(value: badge) }
-            if #available(iOS 15.0, *), let raw = fields.interruptionLevelRawValue,
-                let level = UNNotificationInterruptionLevel(rawValue: raw)
-            {
+            if let raw = fields.interruptionLevelRawValue, let level = UNNotificationInterruptionLevel(rawValue: raw) {
                 content.interruptionLevel = level
             }
             let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)

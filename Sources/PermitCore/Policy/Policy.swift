@@ -182,34 +182,62 @@ public struct ClosurePolicy: Policy {
     public let durableKeys: DurableKeys
     /// The experiments it declares.
     public let experiments: [Experiment]
-    private let decideBody: @Sendable (PolicyContext) throws(PolicyError) -> Decision?
-    private let reminderBody: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])?
+    // The closures are kept as functions returning a `Result`, not as typed-throws functions: a
+    // typed-throws function type held as a value (optional, compared with nil, in a generic) needs
+    // its type metadata at run time, which only the Swift 6.0 runtime has (iOS 18, macOS 15).
+    private let decideBody: @Sendable (PolicyContext) -> Result<Decision?, PolicyError>
+    private let reminderBody: @Sendable (PolicyContext) -> Result<[ReminderRequest], PolicyError>
 
-    /// A policy from closures; without `planReminders` it plans none.
+    /// Whether a reminder closure was given.
+    public let plansReminders: Bool
+
+    /// A policy from a decide closure; it plans no reminders.
+    public init(
+        name: String = "closure",
+        durableKeys: DurableKeys = .none,
+        experiments: [Experiment] = [],
+        decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?
+    ) {
+        self.init(
+            name: name, durableKeys: durableKeys, experiments: experiments,
+            decideBody: { context in Result { () throws(PolicyError) -> Decision? in try decide(context) } },
+            reminderBody: nil)
+    }
+
+    /// A policy from a decide closure and a reminder closure.
     public init(
         name: String = "closure",
         durableKeys: DurableKeys = .none,
         experiments: [Experiment] = [],
         decide: @escaping @Sendable (PolicyContext) throws(PolicyError) -> Decision?,
-        planReminders: (@Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest])? = nil
+        planReminders: @escaping @Sendable (PolicyContext) throws(PolicyError) -> [ReminderRequest]
+    ) {
+        self.init(
+            name: name, durableKeys: durableKeys, experiments: experiments,
+            decideBody: { context in Result { () throws(PolicyError) -> Decision? in try decide(context) } },
+            reminderBody: { context in Result { () throws(PolicyError) -> [ReminderRequest] in try planReminders(context) } })
+    }
+
+    private init(
+        name: String, durableKeys: DurableKeys, experiments: [Experiment],
+        decideBody: @escaping @Sendable (PolicyContext) -> Result<Decision?, PolicyError>,
+        reminderBody: (@Sendable (PolicyContext) -> Result<[ReminderRequest], PolicyError>)?
     ) {
         self.name = name
         self.durableKeys = durableKeys
         self.experiments = experiments
-        self.decideBody = decide
-        self.reminderBody = planReminders
+        self.decideBody = decideBody
+        self.reminderBody = reminderBody ?? { _ in .success([]) }
+        self.plansReminders = reminderBody != nil
     }
-
-    /// Whether a reminder closure was given.
-    public var plansReminders: Bool { reminderBody != nil }
 
     /// Calls the decide closure.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        try decideBody(context)
+        try decideBody(context).get()
     }
 
     /// Calls the reminder closure, if any.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
-        try reminderBody?(context) ?? []
+        try reminderBody(context).get()
     }
 }

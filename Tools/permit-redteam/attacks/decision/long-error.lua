@@ -1,3 +1,3 @@
 return { name = "redteam", decide = function(ctx)
-  error(("E"):rep(1e6))
+  error(("E"):rep(5e5))
 end }
