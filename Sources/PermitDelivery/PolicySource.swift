@@ -528,7 +528,7 @@ public final class PolicySource: Policy {
         var events: [DeliveryEvent] = []
         let now = configuration.clock.now()
         let loaded = store.load()
-        for warning in loaded.warnings {
+        for warning in loaded.warnings + loaded.unreadable {
             events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: warning))
         }
         let record = loaded.antiRollback
