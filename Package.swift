@@ -135,8 +135,10 @@ let package = Package(
                 .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
             ]
         ),
-        .target(name: "PermitCore"),
-        .target(name: "PermitLua", dependencies: ["CLuaShim", "PermitCore"]),
+        // The libraries an app links each ship a privacy manifest (PrivacyInfo.xcprivacy) declaring
+        // the required-reason APIs their sources use (docs/platform.md; PrivacyManifestTests).
+        .target(name: "PermitCore", resources: [.process("PrivacyInfo.xcprivacy")]),
+        .target(name: "PermitLua", dependencies: ["CLuaShim", "PermitCore"], resources: [.process("PrivacyInfo.xcprivacy")]),
         // Reading files people write: YAML with file, line, column and field in every error; durations.
         .target(
             name: "PermitInput",
@@ -146,11 +148,12 @@ let package = Package(
         // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
         .target(
             name: "PermitDelivery",
-            dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["PermitCore", "PermitLua", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.process("PrivacyInfo.xcprivacy")]
         ),
         // An app's bundle download: conditional GETs, a size cap, timeouts, backoff; installs
         // through PermitDelivery's `PolicySource`. Apart so the CLI links no networking.
-        .target(name: "PermitFetch", dependencies: ["PermitCore", "PermitDelivery"]),
+        .target(name: "PermitFetch", dependencies: ["PermitCore", "PermitDelivery"], resources: [.process("PrivacyInfo.xcprivacy")]),
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",

@@ -13,7 +13,7 @@ struct BundleCommand: AsyncParsableCommand {
         discussion: """
             Runs the pack's tests first and refuses to bundle a pack whose tests fail (or that has \
             none). policy.lua is read once: the tests run those bytes and the bundle holds the same \
-            bytes; a test that names another policy (`policy:`) is refused. The bundle holds \
+            bytes; a test that runs another policy (`policy:`, or a `policy_update` step) is refused. The bundle holds \
             policy.lua, params.json (the params the policy declares) and a manifest with the pack \
             name, the version, the minimum engine, the creation time, the expiry (90 days unless \
             --expires-in says otherwise) and the SHA-256 of each file. Sign it with --key here or with \
@@ -68,6 +68,7 @@ struct BundleCommand: AsyncParsableCommand {
             Terminal.printError("--out \(TerminalText.inline(out)): cannot write (\(error.reason))")
             throw Exit.badInput
         }
+        try OutputPath.refuseInputs("--out", out, inputs: Self.packFiles(pack))
         let bundler = PackBundler(
             pack: Terminal.file(pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
             signingKey: try signingKey())
@@ -85,6 +86,17 @@ struct BundleCommand: AsyncParsableCommand {
                 + (manifest.expiresAt.map { ", expires \(InternetDateTime.string(from: $0))" } ?? "") + ") → \(out)")
         Terminal.say(
             report.signer.map { "signed by key \($0)" } ?? "unsigned: sign it with `permit sign \(out) --key KEY` before publishing")
+    }
+
+    /// Every regular file of the pack (policy.lua, its tests and what they include): the
+    /// bundle is made from them, so --out may name none of them.
+    static func packFiles(_ pack: String) -> [(label: String, path: String)] {
+        let root = Terminal.file(pack)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        return walker.compactMap { item in
+            guard let url = item as? URL else { return nil }
+            return (label: "the pack's \(url.lastPathComponent)", path: url.path)
+        }
     }
 
     private func expiry() throws -> Date? {
@@ -106,21 +118,14 @@ struct BundleCommand: AsyncParsableCommand {
 
     /// The gate: the pack's scenarios, as `permit test` runs them, on the policy text the
     /// bundle will hold (not on the file, which may have changed since it was read); a failing
-    /// run prints its report. A scenario that names another policy is refused before any runs.
+    /// run prints its report. A scenario that runs another policy is refused before any runs.
     private static func runTests(of candidate: PackBundler.Candidate) async throws -> PackBundler.TestSummary {
         let files = try Discovery.scenarios(under: [candidate.pack.relativePath])
         let packPolicy = candidate.policyFile.standardizedFileURL.resolvingSymlinksInPath()
         for file in files {
             // A file that does not parse is reported by the run below, as unreadable.
             guard let cases = try? ScenarioParser.parseCases(contentsOf: file.url, displayName: file.displayPath) else { continue }
-            for scenario in cases {
-                guard let named = scenario.policy, named.standardizedFileURL.resolvingSymlinksInPath() != packPolicy else { continue }
-                let location = scenario.policyLocation.map { "\($0)" } ?? file.displayPath
-                throw PackBundleError(
-                    .testNamesAnotherPolicy,
-                    "\(location): policy: this test runs \(Discovery.displayPath(of: named)), not the pack's policy.lua, "
-                        + "so it cannot vouch for the bundle; remove `policy:` from the pack's tests (they run the pack's policy.lua)")
-            }
+            for scenario in cases { try refuseForeignPolicy(in: scenario, file: file, packPolicy: packPolicy) }
         }
         let source = candidate.policySource
         let loader: PolicyLoader = { url throws(PolicyError) in
@@ -136,5 +141,26 @@ struct BundleCommand: AsyncParsableCommand {
             files, options: TestRun.Options(refuseOnly: true, snapshots: .checkStored), loader: loader, delivery: BundleDelivery())
         if run.exitCode != 0 { Terminal.say(TextReport(verbose: false, colour: Terminal.wantsColour).render(run)) }
         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
+    }
+
+    /// A pack test vouches for the bundle only when every step runs the pack's policy.lua: one
+    /// that names another policy (`policy:`), or that installs a bundle (`policy_update`, whose
+    /// policy serves every later step), tests something else, so it is refused with its line.
+    private static func refuseForeignPolicy(in scenario: Scenario, file: ScenarioFile, packPolicy: URL) throws {
+        if let named = scenario.policy, named.standardizedFileURL.resolvingSymlinksInPath() != packPolicy {
+            let location = scenario.policyLocation.map { "\($0)" } ?? file.displayPath
+            throw PackBundleError(
+                .testNamesAnotherPolicy,
+                "\(location): policy: this test runs \(Discovery.displayPath(of: named)), not the pack's policy.lua, "
+                    + "so it cannot vouch for the bundle; remove `policy:` from the pack's tests (they run the pack's policy.lua)")
+        }
+        for step in scenario.steps {
+            guard case .policyUpdate(let url) = step.action else { continue }
+            throw PackBundleError(
+                .testNamesAnotherPolicy,
+                "\(step.location): policy_update: this test installs \(Discovery.displayPath(of: url)), whose policy, not the "
+                    + "pack's policy.lua, runs the steps after it, so the test cannot vouch for the bundle; "
+                    + "move rollout scenarios out of the pack's tests/ and run them with permit run")
+        }
     }
 }

@@ -303,7 +303,10 @@ enum ParamParsing {
         if text == "true" { return .bool(true) }
         if text == "false" { return .bool(false) }
         if let integer = Int64(text) { return .integer(integer) }
-        if let number = Double(text), text.contains(".") { return .number(number) }
+        if let number = Double(text), text.contains(".") {
+            guard number.isFinite else { throw BadValue(message: "\(text) is beyond the largest number (about 1.8e308)") }
+            return .number(number)
+        }
         return .string(text)
     }
 }

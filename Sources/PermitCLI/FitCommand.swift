@@ -36,6 +36,8 @@ struct FitCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try OutputPath.refuseInputs(
+            "--out", out, inputs: records.map { (label: "records", path: $0) } + (base.map { [(label: "--base", path: $0)] } ?? []))
         let baseName = base ?? "the default model"
         let baseText: String
         if let base {

@@ -3,8 +3,8 @@ import PermitCore
 
 /// `permit decide --history FILE`: a ledger as a store saves it (`{"schema": 1, "ledger": {...}}`)
 /// or a bare ledger (`{"launches": 3}`). Anything else is refused naming the file, the line and
-/// the field: a value that is not a count, a count below zero, a newer schema or an unknown key
-/// would otherwise be read as a different ledger than the one the user meant.
+/// the field: a value that is not a count, a count below zero, a newer schema, an unknown key or
+/// a key given twice would otherwise be read as a different ledger than the one the user meant.
 enum HistoryFile {
     /// Why the file is not a ledger: the message, with the field's line when it can be found.
     struct Problem: Error {
@@ -17,6 +17,11 @@ enum HistoryFile {
             throw Problem(
                 message: "\(name): not a JSON object; write a ledger like {\"launches\": 3} "
                     + "or one a JSONFileLedgerStore saved ({\"schema\": 1, \"ledger\": {...}})")
+        }
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            throw Problem(
+                message: "\(name):\(duplicate.line): \(duplicate.path) is given twice (first at line \(duplicate.firstLine)); "
+                    + "a ledger names each field once: keep the value you mean and delete the other")
         }
         if object["schema"] != nil || object["ledger"] != nil {
             switch LedgerCoding.decode(data) {

@@ -242,6 +242,10 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (userModel, sources) = try loadInputs()
+        var inputs = [(label: "--model", path: model)]
+        for path in policies { inputs.append((label: "the policy", path: try policyURL(path).path)) }
+        try OutputPath.refuseInputs("--report", report, inputs: inputs)
+        try OutputPath.refuseInputs("--records", records, inputs: inputs)
         let userCount = userCount(for: sources)
         if let target = precision.flatMap(Precision.init) {
             // Said before the run, not only after it: a tight target can mean millions of users,

@@ -145,6 +145,36 @@ enum OutputPath {
         throw Failure(reason: "the path holds a control character; choose a name without one")
     }
 
+    /// Refuses an output path that names one of the command's inputs: writing it would destroy
+    /// what the output is made from (`simulate --report policy.lua`). Files are compared by
+    /// identity (device and inode, links followed), not by spelling, so `./p.lua`, a symbolic
+    /// link and a hard link are all caught. Only a regular file can be both: a device or FIFO
+    /// output is written through and replaces nothing. `inputs` pairs a label (`--model`) with
+    /// a path.
+    static func checkNotAnInput(_ path: String, inputs: [(label: String, path: String)]) throws(Failure) {
+        var output = stat()
+        guard stat(Terminal.file(path).path, &output) == 0, output.st_mode & S_IFMT == S_IFREG else { return }
+        for input in inputs {
+            var info = stat()
+            guard stat(Terminal.file(input.path).path, &info) == 0 else { continue }
+            guard info.st_dev == output.st_dev, info.st_ino == output.st_ino else { continue }
+            let named = input.path == path ? "" : " (\(TerminalText.inline(input.path)))"
+            throw Failure(
+                reason: "it is the command's input \(input.label)\(named), which writing would destroy; write the output to another file")
+        }
+    }
+
+    /// `checkNotAnInput` as a command reports it: the option and path, the reason, exit 2.
+    static func refuseInputs(_ option: String, _ path: String?, inputs: [(label: String, path: String)]) throws {
+        guard let path else { return }
+        do {
+            try checkNotAnInput(path, inputs: inputs)
+        } catch {
+            Terminal.printError("\(option) \(TerminalText.inline(path)): cannot write (\(error.reason))")
+            throw Exit.badInput
+        }
+    }
+
     /// What `path` names, following symbolic links.
     static func kind(of path: String) throws(OutputPath.Failure) -> Kind {
         var info = stat()

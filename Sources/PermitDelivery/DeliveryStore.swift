@@ -92,6 +92,11 @@ public protocol AntiRollbackVault: Sendable {
 /// aside as `policy-source.json.damaged-<time>`, one a newer app wrote as
 /// `policy-source.json.schema-<n>-<time>` (kept, never overwritten, so the newer app's state is
 /// not lost); both are reported and the built-in policy then serves.
+///
+/// A file or a vault that cannot be read at all (a locked device keeps a protected file and
+/// the Keychain closed; a permission; an I/O error) is not damaged: it is left in place,
+/// reported, and nothing is written over any copy until a later read gets it, because the mark
+/// it holds may be the highest. `save` reads again first and merges what it finds.
 struct DeliveryStore: Sendable {
     static let schema = 1
     static let fileName = "policy-source.json"
@@ -99,6 +104,10 @@ struct DeliveryStore: Sendable {
 
     let directory: URL
     var vault: (any AntiRollbackVault)?
+    /// How the files are read (a test injects the failure of a locked device).
+    var read: @Sendable (URL) throws -> Data = { try Data(contentsOf: $0) }
+    /// Set by a load that could not read a copy; `save` then reads again before writing.
+    private let unread = Locked(false)
     var url: URL { directory.appendingPathComponent(DeliveryStore.fileName) }
     var guardURL: URL { directory.appendingPathComponent(DeliveryStore.guardFileName) }
 
@@ -134,6 +143,8 @@ struct DeliveryStore: Sendable {
         /// Every copy of the anti-rollback record merged; apply it whatever `saved` is.
         var antiRollback = AntiRollbackRecord(highestVersion: nil, revoked: [])
         var warnings: [String] = []
+        /// The copies that could not be read at all, left in place, one sentence each.
+        var unreadable: [String] = []
     }
 
     struct StoreError: Error, CustomStringConvertible {
@@ -141,8 +152,14 @@ struct DeliveryStore: Sendable {
     }
 
     func load() -> Loaded {
+        let loaded = loadCopies()
+        unread.withLock { $0 = !loaded.unreadable.isEmpty }
+        return loaded
+    }
+
+    private func loadCopies() -> Loaded {
         var loaded = Loaded()
-        loaded.antiRollback = loaded.antiRollback.merged(with: loadGuard(&loaded.warnings))
+        loaded.antiRollback = loaded.antiRollback.merged(with: loadGuard(&loaded))
         if let vault {
             do {
                 if let data = try vault.read() {
@@ -153,12 +170,15 @@ struct DeliveryStore: Sendable {
                     }
                 }
             } catch {
-                loaded.warnings.append("the anti-rollback vault could not be read (\(error))")
+                loaded.unreadable.append("the anti-rollback vault could not be read (\(error))")
             }
         }
         guard FileManager.default.fileExists(atPath: url.path) else { return loaded }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            loaded.warnings.append("\(url.path) could not be read; serving the built-in policy")
+        let data: Data
+        do {
+            data = try read(url)
+        } catch {
+            loaded.unreadable.append("\(url.path) could not be read (\(error.localizedDescription)); serving the built-in policy")
             return loaded
         }
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -187,14 +207,20 @@ struct DeliveryStore: Sendable {
     }
 
     /// The guard file's record; a damaged one is moved aside and reported (the state file and
-    /// the vault still hold the record, and the next save writes it again).
-    private func loadGuard(_ warnings: inout [String]) -> AntiRollbackRecord? {
+    /// the vault still hold the record, and the next save writes it again), an unreadable one
+    /// left in place.
+    private func loadGuard(_ loaded: inout Loaded) -> AntiRollbackRecord? {
         guard FileManager.default.fileExists(atPath: guardURL.path) else { return nil }
-        if let data = FileManager.default.contents(atPath: guardURL.path), let record = AntiRollbackRecord.decode(data) {
-            return record
+        let data: Data
+        do {
+            data = try read(guardURL)
+        } catch {
+            loaded.unreadable.append("\(guardURL.path) could not be read (\(error.localizedDescription)); it is left as it is")
+            return nil
         }
+        if let record = AntiRollbackRecord.decode(data) { return record }
         let kept = moveAside(guardURL, as: "damaged")
-        warnings.append("\(guardURL.path) is damaged; \(kept); it is written again at the next save")
+        loaded.warnings.append("\(guardURL.path) is damaged; \(kept); it is written again at the next save")
         return nil
     }
 
@@ -211,8 +237,21 @@ struct DeliveryStore: Sendable {
             ? "moved it to \(aside.lastPathComponent)" : "could not move it aside"
     }
 
-    /// Writes the anti-rollback record (guard file, then vault), then the whole state.
+    /// Writes the anti-rollback record (guard file, then vault), then the whole state. After a
+    /// load that could not read a copy, the copies are read again first: still unreadable,
+    /// nothing is written; readable, their mark and revoked versions join what is written.
     func save(_ saved: Saved) throws(StoreError) {
+        var saved = saved
+        if unread.current {
+            let again = load()
+            guard again.unreadable.isEmpty else {
+                throw StoreError(
+                    description: again.unreadable.joined(separator: "; ") + "; nothing is written over it until it can be read")
+            }
+            let record = saved.antiRollback.merged(with: again.antiRollback)
+            saved.highestVersion = record.highestVersion
+            saved.revoked = record.revoked
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data

@@ -178,8 +178,8 @@ public struct PackBundleError: Error, Sendable, CustomStringConvertible {
         case noTests
         /// Scenarios ran and some failed.
         case testsFailed
-        /// A scenario of the pack names another policy (`policy:`), so its pass says nothing
-        /// about the policy that would be bundled.
+        /// A scenario of the pack runs another policy (`policy:`, or a `policy_update` step's
+        /// bundle), so its pass says nothing about the policy that would be bundled.
         case testNamesAnotherPolicy
         /// Scenarios could not be found or read.
         case testsUnreadable

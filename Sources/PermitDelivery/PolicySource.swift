@@ -569,7 +569,7 @@ public final class PolicySource: Policy {
         var events: [DeliveryEvent] = []
         let now = configuration.clock.now()
         var loaded = store.load()
-        for warning in loaded.warnings {
+        for warning in loaded.warnings + loaded.unreadable {
             events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: warning))
         }
         if let launchGuardProblem { events.append(DeliveryEvent(time: now, kind: .storage, version: nil, message: launchGuardProblem)) }
@@ -586,8 +586,10 @@ public final class PolicySource: Policy {
         if let saved = loaded.saved, let data = saved.installed {
             do throws(BundleError) {
                 let current = try restored(data, now: now, revoked: Set(record.revoked))
+                try checkRestoredAgainstMark(current.origin, record)
                 // The fallback is best effort: when it no longer verifies, the built-in policy is the floor.
                 let fallback = saved.fallback.flatMap { try? restored($0, now: now, revoked: Set(record.revoked)) }
+                    .flatMap { ($0.origin.version ?? 0) < (current.origin.version ?? 0) ? $0 : nil }
                 let evidence = saved.breaker.flatMap { $0.version == current.origin.version ? $0.results : nil }
                 state.withLock { state in
                     var previous = builtInServing
@@ -622,8 +624,22 @@ public final class PolicySource: Policy {
         for event in events { report(event) }
     }
 
-    /// A saved bundle, verified and loaded again as at install (the mark is not checked: the
-    /// saved bundle set it).
+    /// The bundle serving when the state was saved is the one that set the mark, unless the
+    /// breaker reverted it (then the mark's version is revoked): a saved bundle below a mark
+    /// that is not revoked is a state file rewritten to name an older signed bundle, and is
+    /// refused like an install of it.
+    private func checkRestoredAgainstMark(_ origin: PolicyOrigin, _ record: AntiRollbackRecord) throws(BundleError) {
+        guard let version = origin.version, let mark = record.highestVersion, version < mark,
+            !record.revoked.contains(mark)
+        else { return }
+        throw BundleError(
+            .notNewer,
+            "the saved version \(version) is below version \(mark), the highest installed (the version mark kept apart from the state file); install version \(mark + 1) or newer"
+        )
+    }
+
+    /// A saved bundle, verified and loaded again as at install (the mark is checked apart, by
+    /// `checkRestoredAgainstMark`: the saved bundle set it).
     private func restored(
         _ data: Data, now: Date, revoked: Set<Int64>
     ) throws(BundleError) -> (policy: LuaPolicy, origin: PolicyOrigin, bundle: PolicyBundle) {

@@ -52,6 +52,12 @@ enum HTTPReply: Sendable, Equatable {
 /// Reads an exchange under the fetcher's limits: the body is read only for a 200, never past
 /// `limit` bytes (a Content-Length over it stops the transfer before any byte of the body), and
 /// the whole exchange ends after `resourceTimeout` whatever the transport does.
+///
+/// A compressed body (`Content-Encoding: gzip`, which URLSession asks for and decodes on every
+/// platform) reaches the fetcher decoded, while its Content-Length counts the bytes on the wire:
+/// the cap applies to the decoded bytes as they arrive (a compression bomb stops at `limit`),
+/// and the declared length is only compared with a body that was not encoded. URLSession's
+/// decoder itself fails a compressed body cut short.
 enum HTTPTransfer {
     static func receive(_ exchange: HTTPExchange, limit: Int, resourceTimeout: TimeInterval) async -> HTTPReply {
         let reply = await withTaskGroup(of: HTTPReply?.self) { group in
@@ -79,6 +85,7 @@ enum HTTPTransfer {
         var status: Int?
         var headers: [String: String] = [:]
         var declared: Int?
+        var encoded = false
         var body = Data()
         do {
             for try await event in exchange.events {
@@ -87,6 +94,7 @@ enum HTTPTransfer {
                     status = code
                     headers = fields
                     declared = fields["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                    encoded = isEncoded(fields["content-encoding"])
                     // Only a 200 carries a bundle: another status needs no body.
                     guard code == 200 else { return .response(status: code, headers: fields, body: Data()) }
                     if let declared, declared > limit { return .tooLarge(limit: limit) }
@@ -101,10 +109,18 @@ enum HTTPTransfer {
         }
         if Task.isCancelled { return .failed("the transfer was cancelled") }
         guard let status else { return .failed("the connection closed without a response") }
-        if let declared, body.count != declared {
+        if let declared, !encoded, body.count != declared {
             return .failed("the body ended after \(body.count) of its \(declared) bytes")
         }
         return .response(status: status, headers: headers, body: body)
+    }
+
+    /// Whether a `Content-Encoding` value names an encoding (its Content-Length then counts the
+    /// encoded bytes, not the decoded body the transport hands over); `identity` names none.
+    static func isEncoded(_ value: String?) -> Bool {
+        guard let value else { return false }
+        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return codings.contains { !$0.isEmpty && $0 != "identity" }
     }
 
     /// A transport error as a sentence (URLSession's `NSError`s have one).

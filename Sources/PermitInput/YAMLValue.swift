@@ -180,11 +180,24 @@ package struct YAMLValue {
             if isNull { throw error("expected a value, got nothing") }
             guard scalar.style == .plain else { return .string(scalar.string) }
             if let value = try? bool() { return .bool(value) }
-            if let value = Int64(scalar.string) { return .integer(value) }
-            if let value = Double(scalar.string), scalar.string.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            let text = scalar.string
+            if let value = Int64(text) { return .integer(value) }
+            // A number too big for its kind is refused, never turned into text or infinity: a
+            // policy would compare against a value nobody wrote.
+            if text.wholeMatch(of: /[-+]?[0-9]+/) != nil {
+                throw error(
+                    "\(text) does not fit a whole number (\(Int64.min) to \(Int64.max))",
+                    hint: "write a smaller number, or quote it to keep it as text")
+            }
+            if let value = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+                guard value.isFinite else {
+                    throw error(
+                        "\(text) is beyond the largest number (about 1.8e308)",
+                        hint: "write a smaller number, or quote it to keep it as text")
+                }
                 return .number(value)
             }
-            return .string(scalar.string)
+            return .string(text)
         }
     }
 }

@@ -82,6 +82,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         /// `plan_reminders`' last list, so an unchanged one is not read again.
         let reminderList = ReminderListMemo()
         var trace: [String] = []
+        /// Why the last `restart` failed: until one succeeds, this process has no policy and
+        /// every call fails with it (the old functions belong to another process).
+        var restartFailure: LuaError?
     }
 
     /// Loads a policy from source text. `chunkName` names it in every error (`polite/policy.lua:12: ...`).
@@ -405,6 +408,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         _ function: LuaRef, _ context: PolicyContext, runtime: inout Runtime,
         readResults: (LuaVM.LuaStack, _ base: Int32) throws(LuaError) -> T
     ) throws(LuaError) -> T {
+        if let failure = runtime.restartFailure { throw failure }
         let cached = try cachedParts(context, runtime: &runtime)
         let lazyFields = runtime.lazyFields
         let vm = runtime.vm
@@ -457,15 +461,21 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// call like any other (budgets, memory cap). What the first load read (`name`, `params`,
     /// `events`, `experiments`, `remember_durable`) stays; `decide` and `plan_reminders` are the
     /// new run's. An error (the run failed, or returned no policy with the same functions)
-    /// leaves the previous functions serving.
+    /// leaves this process with no policy: every `decide` and `plan_reminders` fails with that
+    /// error until a restart succeeds, as a real app whose policy file failed to load has
+    /// none; the previous run's functions (and what they kept) never serve the new process.
     public func restart(randomSeed: UInt64) throws(PolicyError) {
         let chunkName = chunkName
         try onVM("starting over") { (runtime: inout Runtime) -> Result<Void, PolicyError> in
             do throws(LuaError) {
+                runtime.restartFailure = nil
                 try runtime.vm.rerun(
                     runtime.chunk, randomSeed: randomSeed, decide: runtime.decide, planReminders: runtime.planReminders)
                 return .success(())
             } catch {
+                var failure = error
+                failure.message += " (the main chunk failed when this process started, so it has no policy until the next launch)"
+                runtime.restartFailure = failure
                 return .failure(LuaPolicy.policyError(error, chunkName: chunkName, loading: false, result: "policy"))
             }
         }.get()

@@ -215,11 +215,17 @@ public struct UserModel: Sendable, Hashable {
         return try Weighted(pairs, at: node)
     }
 
+    /// Whether `text` has the form of a BCP 47 locale (`en`, `zh-Hans`, `pt-BR`): what a model's
+    /// `locales` may name, and so what a fitted record's `locale` may be.
+    static func isLocale(_ text: String) -> Bool {
+        text.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil
+    }
+
     /// `locales`: a share per BCP 47 locale.
     static func parseLocales(_ node: YAMLValue) throws(InputError) -> Weighted<String> {
         var pairs: [(String, Double, YAMLValue)] = []
         for (key, value) in try node.table() {
-            guard key.range(of: #"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"#, options: .regularExpression) != nil else {
+            guard isLocale(key) else {
                 throw node.child(key, value.node).error(
                     "\"\(key)\" is not a BCP 47 locale", hint: "write e.g. en, de, zh-Hans, pt-BR")
             }

@@ -340,6 +340,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    /// A pack test with a `policy_update` step runs the installed bundle's policy from that
+    /// step on, so it cannot vouch for the pack's own: `permit bundle` refuses, naming the step.
+    @Test func bundleRefusesATestThatInstallsABundle() async throws {
+        let tree = Tree()
+        tree.write("pack/policy.lua", "return { name = 'bad', decide = function(ctx) return nil end }")
+        tree.write(
+            "pack/tests/a.yaml",
+            "name: swapped\ndevice: { os: \"16.0\" }\nsteps:\n  - { event: app_launch, expect: none }\n"
+                + "  - { policy_update: good.permitbundle }\n  - event: app_foreground\n"
+        )
+        let other = tree.path("pack/tests/good.permitbundle")
+        #expect(try await CLITests.permit(["bundle", "policies/polite", "--version", "1", "--out", other]).status == 0)
+        let out = tree.path("x.permitbundle")
+        let refused = try await CLITests.permit(["bundle", tree.path("pack"), "--version", "1", "--out", out])
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("tests/a.yaml:5:"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("policy_update: this test installs"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     /// Without --expires-in a bundle expires after 90 days.
     @Test func bundlesExpireAfter90DaysByDefault() async throws {
         let tree = Tree()

@@ -47,6 +47,44 @@ struct FitCommandTests {
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// A record's strings reach the model file quoted: a feature with a quote, line breaks and
+    /// a bidirectional override stays one feature and adds no key to the model; a locale or OS
+    /// version the model could not hold is refused at its line.
+    @Test func aCraftedRecordCannotAddKeysToTheModel() async throws {
+        let dir = try Self.directory()
+        let records = dir.appendingPathComponent("records.jsonl")
+        let simulated = await Self.permit([
+            "simulate", "policies/polite", "--model", "examples/models/default.yaml", "--users", "150", "--days", "7",
+            "--records", records.path,
+        ])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        let lines = try String(contentsOf: records, encoding: .utf8).components(separatedBy: "\n")
+        let index = try #require(lines.firstIndex { $0.contains(#""feature":""#) })
+        let crafted = "en\"\nsessions_per_day: { poisson: 99 }\nevil: 1\n#\u{202E}"
+        let escaped = #"en\"\nsessions_per_day: { poisson: 99 }\nevil: 1\n#\u202e"#
+        func write(_ line: String) throws {
+            var copy = lines
+            copy[index] = line
+            try copy.joined(separator: "\n").write(to: records, atomically: true, encoding: .utf8)
+        }
+        let feature = try #require(lines[index].range(of: #""feature":"[^"]*""#, options: .regularExpression))
+        try write(lines[index].replacingCharacters(in: feature, with: #""feature":""# + escaped + #"""#))
+        let out = dir.appendingPathComponent("m.yaml")
+        let fitted = await Self.permit(["fit", records.path, "--out", out.path])
+        #expect(fitted.status == 0, "\(fitted.stderr)")
+        let text = try String(contentsOf: out, encoding: .utf8)
+        #expect(!text.components(separatedBy: "\n").contains { $0.hasPrefix("evil") || $0.hasPrefix("sessions_per_day: { poisson: 99") })
+        #expect(text.contains(#""en\"\u000Asessions_per_day: { poisson: 99 }\u000Aevil: 1\u000A#\u202E": "#), "\(text)")
+        #expect(try UserModel.load(contentsOf: out).features.items.contains { $0.value == crafted })
+
+        let locale = try #require(lines[index].range(of: #""locale":"[^"]*""#, options: .regularExpression))
+        try write(lines[index].replacingCharacters(in: locale, with: #""locale":""# + escaped + #"""#))
+        let refused = await Self.permit(["fit", records.path, "--out", dir.appendingPathComponent("n.yaml").path])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(records.path):\(index + 1): \"locale\" is \"en\"\\u000A"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("n.yaml").path))
+    }
+
     @Test func badLinesAreBadInputNamingTheFileAndLine() async throws {
         let dir = try Self.directory()
         let file = dir.appendingPathComponent("bad.jsonl")

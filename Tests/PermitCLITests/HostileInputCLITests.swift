@@ -30,6 +30,39 @@ import Testing
         #expect(result.stdout.contains("reason: launches 9223372036854775807"))
     }
 
+    /// A key given twice is not read as either value: `--history` names the file, the line of
+    /// the second and the field, bare or in a store's envelope.
+    @Test(arguments: [
+        ("{\"launches\": 3,\n \"launches\": 900}", ":2: launches is given twice (first at line 1)"),
+        (
+            "{\"schema\": 1, \"ledger\": {\n  \"soft_prompt\": {\"shown\": 1,\n  \"shown\": 0}}}",
+            ":3: ledger.soft_prompt.shown is given twice (first at line 2)"
+        ),
+    ])
+    func aLedgerWithADuplicateKeyIsRefused(_ ledger: String, _ message: String) async throws {
+        let tree = Tree()
+        tree.write("ledger.json", ledger)
+        let result = try await Self.permit([
+            "decide", "policies/polite", "--status", "not_determined", "--event", "app_launch", "--history", tree.path("ledger.json"),
+        ])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("--history \(tree.path("ledger.json"))\(message)"), "\(result.stderr)")
+    }
+
+    /// `--param ratio=1.0e400` would reach the policy as infinity: refused, naming the param.
+    @Test func aParamThatOverflowsIsRefused() async throws {
+        let tree = Tree()
+        tree.write(
+            "policy.lua",
+            #"return { name = "ratio", params = { ratio = 0.5 }, decide = function(ctx) return { action = "none", reason = tostring(ctx.params.ratio) } end }"#
+        )
+        let result = try await Self.permit([
+            "decide", tree.path("policy.lua"), "--status", "not_determined", "--event", "app_launch", "--param", "ratio=1.0e400",
+        ])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("--param ratio: 1.0e400 is beyond the largest number"), "\(result.stderr)")
+    }
+
     /// A scenario's `initial.ledger` at the maximum, through every event that counts.
     @Test func initialLedgerAtTheMaximumIsPlayed() async throws {
         let max = "9223372036854775807"
@@ -261,5 +294,57 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains(#"a\u000APASS: cannot write (the path holds a control character"#), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    // MARK: Outputs that name an input
+
+    /// An output path that is one of the command's inputs (by file identity: the same path, a
+    /// symbolic link, a hard link) is refused before anything is written, and the input is intact.
+    @Test func anOutputThatNamesAnInputIsRefused() async throws {
+        let tree = Tree()
+        let polite = try String(contentsOf: CLITests.repository.appendingPathComponent("policies/polite/policy.lua"), encoding: .utf8)
+        let model = try String(contentsOf: CLITests.repository.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
+        tree.write("pack/policy.lua", polite)
+        tree.write("pack/tests/a.yaml", "device: { os: \"16.4\" }\nsteps:\n  - event: app_launch\n")
+        tree.write("model.yaml", model)
+        tree.write("records.jsonl", "")
+        try FileManager.default.createSymbolicLink(atPath: tree.path("link.yaml"), withDestinationPath: tree.path("model.yaml"))
+        try FileManager.default.linkItem(atPath: tree.path("pack/policy.lua"), toPath: tree.path("hard.lua"))
+        let simulate = ["simulate", tree.path("pack"), "--model", tree.path("model.yaml"), "--users", "10", "--days", "1"]
+        let cases: [(arguments: [String], message: String)] = [
+            (
+                simulate + ["--report", tree.path("pack/policy.lua")],
+                "--report \(tree.path("pack/policy.lua")): cannot write (it is the command's input the policy"
+            ),
+            (simulate + ["--report", tree.path("hard.lua")], "cannot write (it is the command's input the policy"),
+            (
+                simulate + ["--records", tree.path("link.yaml")],
+                "--records \(tree.path("link.yaml")): cannot write (it is the command's input --model"
+            ),
+            (
+                ["bundle", tree.path("pack"), "--version", "1", "--out", tree.path("pack/policy.lua")],
+                "--out \(tree.path("pack/policy.lua")): cannot write (it is the command's input the pack's policy.lua"
+            ),
+            (
+                ["bundle", tree.path("pack"), "--version", "1", "--out", tree.path("pack/tests/a.yaml")],
+                "cannot write (it is the command's input the pack's a.yaml"
+            ),
+            (["fit", tree.path("records.jsonl"), "--out", tree.path("records.jsonl")], "cannot write (it is the command's input records"),
+            (
+                ["fit", tree.path("records.jsonl"), "--base", tree.path("model.yaml"), "--out", tree.path("link.yaml")],
+                "cannot write (it is the command's input --base"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.permit(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try String(contentsOfFile: tree.path("pack/policy.lua"), encoding: .utf8) == polite)
+        #expect(try String(contentsOfFile: tree.path("model.yaml"), encoding: .utf8) == model)
+        #expect(try String(contentsOfFile: tree.path("records.jsonl"), encoding: .utf8) == "")
+        // A new file beside the inputs is fine.
+        let fine = try await Self.permit(simulate + ["--report", tree.path("report.html")])
+        #expect(fine.status == 0, "\(fine.stderr)")
     }
 }

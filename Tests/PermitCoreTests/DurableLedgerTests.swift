@@ -213,6 +213,11 @@ import Testing
         let damaged = DurableLedgerCoding.decode(Data("{not json".utf8), location: "item")
         #expect(damaged.durable == nil && damaged.warnings.first?.contains("damaged") == true)
 
+        // A key given twice: the decoder would keep one of the two in silence.
+        let twice = DurableLedgerCoding.decode(Data(#"{"version": 1, "state": {"asks": 1, "asks": 9}}"#.utf8), location: "item")
+        #expect(twice.durable == nil)
+        #expect(twice.warnings.first?.contains("state.asks appears twice") == true, "\(twice.warnings)")
+
         var huge = DurableLedger()
         huge.state = ["big": .string(String(repeating: "x", count: DurableLedgerCoding.byteLimit))]
         #expect(throws: LedgerStoreError.self) { try DurableLedgerCoding.encode(huge, location: "item") }

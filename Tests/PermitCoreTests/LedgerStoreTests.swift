@@ -78,6 +78,7 @@ import Testing
         ("{\"schema\": 1, \"ledger\": {\"last_status\": \"maybe\"}}", "ledger.last_status"),
         ("{\"schema\": 7, \"ledger\": {}}", "newer Permit (schema 7"),
         ("[1, 2, 3]", "is not a Permit ledger"),
+        ("{\"schema\": 1, \"ledger\": {\"launches\": 3,\n\"launches\": 900}}", "ledger.launches appears twice, at lines 1 and 2"),
     ])
     func damagedFilesAreSetAsideAndReported(content: String, reason: String) throws {
         let dir = directory()
@@ -90,7 +91,7 @@ import Testing
         #expect(loaded.warnings.first?.contains(reason) == true, "\(loaded.warnings)")
         // The unreadable bytes are kept, never silently replaced.
         let aside = files(in: dir).filter { $0.hasPrefix("ledger.json.damaged-") }
-        #expect(aside.count == 1)
+        try #require(aside.count == 1)
         #expect(try Data(contentsOf: dir.appendingPathComponent(aside[0])) == Data(content.utf8))
         // The next save writes a fresh file and the copy stays.
         try store.save(sample())

@@ -190,6 +190,34 @@ import Testing
         #expect(handedOver(source).isEmpty)
     }
 
+    @Test func aGzipBodyIsDecodedAndInstalls() async throws {
+        let body = try bundle(1, taggedPolicy("v1"), key: key)
+        let compressed = GzipBody.literals(body)
+        #expect(compressed.count != body.count)
+        let server = try TestHTTPServer { _ in
+            .send(status: 200, headers: ["Content-Encoding": "gzip", "ETag": "\"v1\""], body: compressed)
+        }
+        defer { server.stop() }
+        let source = try makeSource()
+        let fetcher = makeFetcher(server.url("/gzip.permitbundle"), source)
+        #expect(await fetcher.check() == .installed(version: 1))
+        #expect(source.status.serving == .bundle(pack: "demo", version: 1, signer: key.keyID))
+        #expect(await fetcher.status.consecutiveFailures == 0)
+        #expect(server.requests.first?.headers["accept-encoding"]?.contains("gzip") == true, "URLSession asks for gzip")
+    }
+
+    @Test func aCompressionBombStopsAtTheDecodedCap() async throws {
+        let decoded = 4 << 20
+        let bomb = GzipBody.bomb(of: UInt8(ascii: "x"), count: decoded)
+        #expect(bomb.count < 100_000, "the compressed body is under the cap; only its decoded size is over")
+        let server = try TestHTTPServer { _ in .send(status: 200, headers: ["Content-Encoding": "gzip"], body: bomb) }
+        defer { server.stop() }
+        let source = try makeSource()
+        let fetcher = makeFetcher(server.url("/bomb"), source) { $0.maximumBytes = 100_000 }
+        #expect(await fetcher.check() == .tooLarge(limit: 100_000))
+        #expect(handedOver(source).isEmpty)
+    }
+
     @Test func redirectIsFollowedToTheBundle() async throws {
         let body = try bundle(1, taggedPolicy("v1"), key: key)
         let server = try TestHTTPServer { request in

@@ -119,6 +119,40 @@ final class HeldVault: AntiRollbackVault, @unchecked Sendable {
         expectRefusal(.notNewer) { try next.install(bundle(1, taggedPolicy("v1"), key: key)) }
     }
 
+    @Test func aStateFileRewrittenToNameAnOlderBundleIsNotServed() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try launch(directory)
+        try first.install(bundle(1, taggedPolicy("v1"), key: key))
+        try first.install(bundle(2, taggedPolicy("v2"), key: key))
+        // The state file alone rewritten: version 1 (still signed) as the bundle serving, the
+        // file's own mark lowered to match. The guard record still says 2.
+        let url = directory.appendingPathComponent(stateFile)
+        var top = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var saved = try #require(top["saved"] as? [String: Any])
+        saved["installed"] = saved["fallback"]
+        saved["fallback"] = nil
+        saved["highestVersion"] = 1
+        top["saved"] = saved
+        try JSONSerialization.data(withJSONObject: top).write(to: url)
+
+        let next = try launch(directory)
+        #expect(next.status.serving == .builtIn(name: "builtin"))
+        #expect(
+            next.status.events.contains {
+                $0.kind == .launchFallback && $0.message.contains("saved version 1 is below version 2, the highest installed")
+            })
+        expectRefusal(.notNewer) { try next.install(bundle(2, taggedPolicy("v2"), key: key)) }
+    }
+
+    @Test func aBundleTheBreakerFellBackToIsStillRestoredBelowTheMark() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await revokeVersionTwo(directory)
+        let next = try launch(directory)
+        #expect(next.status.serving.version == 1)
+    }
+
     @Test func aRecordKeptApartIsMergedNeverLowered() {
         let a = AntiRollbackRecord(highestVersion: 7, revoked: [3, 5])
         let b = AntiRollbackRecord(highestVersion: 4, revoked: [5, 6])

@@ -152,6 +152,43 @@ import Testing
             }
         }
         #expect(stopped > 0, "some seed draws 2")
-        #expect(try Self.reason(policy) == "ok")  // the functions of the last good run serve on
+    }
+
+    @Test func aFailedRestartLeavesTheProcessWithNoPolicy() throws {
+        // The main chunk fails when its random draw says so. The old run's decide keeps what it
+        // saw in a top-level local: after a failed restart it must not answer the new process.
+        let source = """
+            if math.random(1, 2) == 2 then error("this launch cannot load") end
+            local seen = {}
+            return { name = "kept", decide = function(ctx)
+              seen[#seen + 1] = ctx.user.bucket
+              return { action = "none", reason = table.concat(seen, ",") }
+            end, plan_reminders = function(ctx) return {} end }
+            """
+        let loaded = (UInt64(0)..<16).lazy.compactMap { seed in
+            try? LuaPolicy(source: source, chunkName: "restart.lua", limits: testLimits, randomSeed: seed)
+        }.first
+        let policy = try #require(loaded, "a seed draws 1")
+        #expect(try Self.reason(policy, bucket: 3) == "3")
+        // `contains` stops at the first seed whose restart fails: that is the process now.
+        let failed = (UInt64(1)...32).contains { seed in (try? policy.restart(randomSeed: seed)) == nil }
+        try #require(failed, "a seed draws 2")
+        do {
+            _ = try Self.reason(policy, bucket: 5)
+            Issue.record("a process whose main chunk failed answered with the previous run's decide")
+        } catch let error as PolicyError {
+            #expect(error.message.contains("this launch cannot load"), "\(error)")
+            #expect(error.message.contains("no policy until the next launch"), "\(error)")
+        }
+        let version = try OSVersion(parsing: "17.5")
+        let context = PolicyContext(
+            event: .appLaunch, status: .notDetermined, previousStatus: .unknown,
+            settings: .typical(for: .notDetermined, on: version), platform: Platform(version: version), history: Ledger(),
+            params: [:], now: 1_767_600_000, locale: "en", userBucket: 1)
+        #expect(throws: PolicyError.self) { try policy.planReminders(context) }
+        // A later launch that loads serves again, from a fresh start.
+        let loads = (UInt64(33)...64).contains { seed in (try? policy.restart(randomSeed: seed)) != nil }
+        try #require(loads, "a seed draws 1")
+        #expect(try Self.reason(policy, bucket: 7) == "7")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 import Testing
 
 @testable import PermitCore
@@ -130,7 +131,7 @@ import Testing
         ("{ features: { diary: { opened: -3 } } }", "initial.ledger.features.diary.opened", "-3 is negative"),
         ("{ state: { a: { b: 1 } } }", "initial.ledger.state.a", "got a table"),
         ("{ state: { l: [1, 2] } }", "initial.ledger.state.l", "got a list"),
-        ("{ state: { x: 1e999 } }", "initial.ledger.state.x", "cannot be stored"),
+        ("{ state: { x: 1e999 } }", "initial.ledger.state.x", "1e999 is beyond the largest number"),
     ])
     func aLedgerNoEngineCouldWriteIsRefused(ledger: String, field: String, problem: String) {
         let error = parseError("device: { os: \"16.0\" }\ninitial:\n  ledger: \(ledger)\nsteps:\n  - event: app_launch\n")
@@ -196,6 +197,54 @@ import Testing
         )
         #expect(summed.hasPrefix("tests/example.yaml:5:"), "\(summed)")
         #expect(summed.contains("steps[3].after"), "\(summed)")
+    }
+
+    /// A steps file included many times: a few kilobytes that would play far more steps than
+    /// any story needs. The step past the cap is refused, naming the include that brought it.
+    @Test func includesExpandToAtMostTheStepCap() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("permit-include-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hundred = "steps:\n" + String(repeating: "  - event: app_foreground\n", count: 100)
+        try hundred.write(to: directory.appendingPathComponent("many.steps.yaml"), atomically: true, encoding: .utf8)
+        func parse(_ includes: Int, matrix: String = "") throws(InputError) -> [Scenario] {
+            let text =
+                matrix + "device: { os: \"16.0\" }\nsteps:\n" + String(repeating: "  - include: many.steps.yaml\n", count: includes)
+            return try ScenarioParser.parseCases(text, file: "tests/example.yaml", directory: directory)
+        }
+        #expect(try parse(100).first?.steps.count == 10_000)
+        do {
+            _ = try parse(101)
+            Issue.record("10,100 steps were accepted")
+        } catch {
+            #expect(error.message.contains("the scenario plays more than 10000 steps by this one"), "\(error)")
+            #expect(error.message.contains("(in the steps included at tests/example.yaml:103)"), "\(error)")
+        }
+        // A matrix plays every step once per case: the file's cases together are capped too.
+        let buckets = "matrix: { bucket: [" + (0..<11).map(String.init).joined(separator: ", ") + "] }\n"
+        do {
+            _ = try parse(100, matrix: buckets)
+            Issue.record("110,000 steps were accepted")
+        } catch {
+            #expect(error.message.contains("the file's cases play more than 100000 steps together"), "\(error)")
+            #expect(error.location?.line == 1, "\(error)")
+        }
+    }
+
+    /// A number too big for its kind reaches no policy as infinity, or as text: it is refused
+    /// at its line and field. Quoted, it is the text it says.
+    @Test(arguments: [
+        ("1e400", "params.gap: 1e400 is beyond the largest number"), ("-1.5e309", "params.gap: -1.5e309 is beyond the largest number"),
+        ("99999999999999999999", "params.gap: 99999999999999999999 does not fit a whole number"),
+    ])
+    func numbersThatOverflowAreRefused(_ value: String, _ message: String) throws {
+        let error = parseError("device: { os: \"16.0\" }\nparams:\n  gap: \(value)\nsteps:\n  - event: app_launch\n")
+        #expect(error.hasPrefix("tests/example.yaml:3:"), "\(error)")
+        #expect(error.contains(message), "\(error)")
+        let quoted = try parse("device: { os: \"16.0\" }\nparams:\n  gap: \"\(value)\"\nsteps:\n  - event: app_launch\n")
+        #expect(quoted.params["gap"] == .string(value))
+        let fine = try parse("device: { os: \"16.0\" }\nparams:\n  gap: 1.5e308\nsteps:\n  - event: app_launch\n")
+        #expect(fine.params["gap"] == .number(1.5e308))
     }
 
     @Test func exactlyAHundredYearsRuns() async throws {

@@ -9,18 +9,22 @@ import PermitLua
 @MainActor final class AppPermissions {
     private(set) var engine: PermissionEngine?
 
-    init(policyURL: URL, ledgerURL: URL, systemVersion: String) throws {
+    /// Call once at launch, from a `Task`: the app shows its screens meanwhile, without a prompt.
+    init(policyURL: URL, ledgerURL: URL, systemVersion: String) async throws {
         // The answer to the system dialog arrives later, through the client. The client exists
         // before the engine, so its callback finds the engine through `self`, weakly.
-        let client = UserNotificationCenterClient { [weak self] granted in
+        let answered: @Sendable (Bool) -> Void = { [weak self] granted in
             Task { @MainActor in await self?.handle(.systemPromptAnswered(granted: granted)) }
         }
-        engine = PermissionEngine(
-            policy: try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"),
-            client: client,  // tests use `SimulatedDevice`
-            platform: Platform(version: try OSVersion(parsing: systemVersion)),  // UIDevice's
-            store: try JSONFileLedgerStore(url: ledgerURL),  // one engine per file: a second is refused
-            configuration: EngineConfiguration(maxPromptsPerDay: 3, locale: "zh-Hans"))
+        // Off the main thread: the policy compiles, the engine reads the ledger file and locks it.
+        engine = try await Task.detached {
+            PermissionEngine(
+                policy: try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"),
+                client: UserNotificationCenterClient(onAnswer: answered),  // tests use `SimulatedDevice`
+                platform: Platform(version: try OSVersion(parsing: systemVersion)),  // UIDevice's
+                store: try JSONFileLedgerStore(url: ledgerURL),  // one engine per file: a second is refused
+                configuration: EngineConfiguration(maxPromptsPerDay: 3, locale: "zh-Hans"))
+        }.value
     }
 
     /// Sends one app event; shows what the policy decided (localised already).

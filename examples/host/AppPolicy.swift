@@ -18,7 +18,9 @@ import PermitLua
     ///   - releaseKey: the text of release.pub, `permit-ed25519-public 8041f109cb17882d <base64>`.
     ///   - systemVersion: `UIDevice.current.systemVersion`.
     init(builtInURL: URL, releaseKey: String, ledgerURL: URL, systemVersion: String, params: [String: PolicyValue]) async throws {
-        let builtIn = try LuaPolicy.load(contentsOf: builtInURL, displayName: "polite/policy.lua")
+        // Off the main thread, all of it: compiling the built-in policy, restoring the saved bundle,
+        // and making the engine (it reads the ledger file and locks it).
+        let builtIn = try await Task.detached { try LuaPolicy.load(contentsOf: builtInURL, displayName: "polite/policy.lua") }.value
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         let configuration = PolicySource.Configuration(
             pack: "polite",  // bundles of other packs are refused
@@ -28,19 +30,21 @@ import PermitLua
             onEvent: { event in print("permit policy: \(event)") },  // your logger
             minimumVersion: 6,  // optional: never run a version below 6
             antiRollbackVault: KeychainAntiRollbackVault(service: "com.example.app", pack: "polite"))
-        // Off the main thread: restoring the saved bundle verifies and compiles it.
-        source = await PolicySource.open(builtIn: builtIn, configuration: configuration)
+        let source = await PolicySource.open(builtIn: builtIn, configuration: configuration)
+        self.source = source
         // The answer to the system dialog arrives later, through the client, which exists before
         // the engine: its callback finds the engine through `self`, weakly.
-        let client = UserNotificationCenterClient { [weak self] granted in
+        let answered: @Sendable (Bool) -> Void = { [weak self] granted in
             Task { @MainActor in _ = await self?.engine?.handle(.systemPromptAnswered(granted: granted)) }
         }
-        engine = PermissionEngine(
-            policy: source,  // instead of the LuaPolicy (README, "Using the library")
-            client: client,
-            platform: Platform(version: try OSVersion(parsing: systemVersion)),
-            store: try JSONFileLedgerStore(url: ledgerURL),
-            configuration: EngineConfiguration(params: params))
+        engine = try await Task.detached {
+            PermissionEngine(
+                policy: source,  // instead of the LuaPolicy (README, "Using the library")
+                client: UserNotificationCenterClient(onAnswer: answered),
+                platform: Platform(version: try OSVersion(parsing: systemVersion)),
+                store: try JSONFileLedgerStore(url: ledgerURL),
+                configuration: EngineConfiguration(params: params))
+        }.value
     }
 
     /// Whenever a bundle arrives. `BundleFetcher` (PermitFetch, "Fetching bundles" below)

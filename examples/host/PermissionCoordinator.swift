@@ -33,7 +33,8 @@ import PermitLua
         var onPresent: @MainActor (PermissionCoordinator) -> Void = { _ in }
     }
 
-    @ObservationIgnored private var engine: PermissionEngine?
+    /// The engine, made off the main thread (`init`); every event waits for it.
+    @ObservationIgnored private var engine: Task<PermissionEngine, Never>?
     @ObservationIgnored private var lifecycle = AppLifecycle()
     @ObservationIgnored private let actions: PlatformActions
     @ObservationIgnored private var statusTask: Task<Void, Never>?
@@ -54,6 +55,31 @@ import PermitLua
         actions: PlatformActions
     ) {
         self.actions = actions
+        // The answer to the dialog arrives later; the client exists before the engine, so its
+        // callback finds the coordinator through `self`, weakly.
+        let answered: @Sendable (Bool) -> Void = { [weak self] granted in
+            Task { @MainActor in _ = self?.send([.systemPromptAnswered(granted: granted)]) }
+        }
+        // Loading the policy compiles Lua, and making the engine reads the ledger file, takes its
+        // lock and reads the Keychain: none of it on the main thread (docs/reference/host.md,
+        // "Creating the engine"). Meanwhile the app draws its screens as usual and shows no
+        // prompt; the status reads `unknown`, and the events sent wait for the engine, in order.
+        let engine = Task.detached {
+            PermissionCoordinator.makeEngine(
+                policyURL: policyURL, ledgerURL: ledgerURL, systemVersion: systemVersion, locale: locale,
+                durableStore: durableStore, answered: answered)
+        }
+        self.engine = engine
+        statusTask = Task { [weak self] in
+            for await status in await engine.value.statusStream { self?.status = status }
+        }
+    }
+
+    /// The policy and the engine, off the main actor.
+    nonisolated private static func makeEngine(
+        policyURL: URL, ledgerURL: URL, systemVersion: String, locale: String, durableStore: (any DurableStore)?,
+        answered: @escaping @Sendable (Bool) -> Void
+    ) -> PermissionEngine {
         let policy: any Policy
         do {
             policy = try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua")
@@ -62,22 +88,13 @@ import PermitLua
             print("Permit: policy failed to load: \(error)")
             policy = ClosurePolicy(name: "none") { _ in nil }
         }
-        // The answer to the dialog arrives later; the client exists before the engine, so its
-        // callback finds the coordinator through `self`, weakly.
-        let client = UserNotificationCenterClient { [weak self] granted in
-            Task { @MainActor in _ = self?.send([.systemPromptAnswered(granted: granted)]) }
-        }
-        let engine = PermissionEngine(
-            policy: policy, client: client,
+        return PermissionEngine(
+            policy: policy, client: UserNotificationCenterClient(onAnswer: answered),
             platform: Platform(version: (try? OSVersion(parsing: systemVersion)) ?? OSVersion(major: 17)),
             // One engine per ledger file; should the file be locked, keep the session in memory.
             store: (try? JSONFileLedgerStore(url: ledgerURL)) ?? InMemoryLedgerStore(),
             durableStore: durableStore,
             configuration: EngineConfiguration(locale: locale))
-        self.engine = engine
-        statusTask = Task { [weak self] in
-            for await status in engine.statusStream { self?.status = status }
-        }
     }
 
     // MARK: The life cycle: a cold start sends app_launch and app_foreground, once each.
@@ -113,7 +130,8 @@ import PermitLua
         _ = send([.settingsPromptAnswered(answer)])
     }
 
-    /// The user tapped the app's link in Settings › Notifications (`NotificationSettingsLinkDelegate`).
+    /// The user tapped the app's link in Settings › Notifications (`NotificationSettingsLink`,
+    /// called from the app's notification delegate).
     func notificationSettingsOpened() { _ = send([.notificationSettingsOpened]) }
 
     /// The device changed time zone (`UIApplication.significantTimeChangeNotification`).
@@ -142,7 +160,7 @@ import PermitLua
 
     /// Sends one event and shows what the policy decided (localised already).
     private func handle(_ event: AppEvent) async {
-        guard let outcome = await engine?.handle(event) else { return }
+        guard let outcome = await engine?.value.handle(event) else { return }
         if outcome.registerForRemoteNotifications { actions.registerForRemoteNotifications() }
         if outcome.unregisterForRemoteNotifications { actions.unregisterForRemoteNotifications() }
         switch outcome.finalDecision.action {  // after an instant answer, the policy's reaction to it

@@ -99,7 +99,7 @@ let appLedger = FileManager.default.temporaryDirectory
     .appendingPathComponent("permit-host-app-\(ProcessInfo.processInfo.processIdentifier)/ledger.json")
 let app: AppPermissions
 do {
-    app = try AppPermissions(
+    app = try await AppPermissions(
         policyURL: packDirectory.appendingPathComponent("policy.lua"), ledgerURL: appLedger, systemVersion: "16.4")
 } catch {
     FileHandle.standardError.write(Data("app setup failed: \(error)\n".utf8))

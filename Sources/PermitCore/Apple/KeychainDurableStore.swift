@@ -33,7 +33,9 @@ public final class KeychainDurableStore: DurableStore {
         ]
     }
 
-    /// Reads the item; a missing one is no durable part, any other failure is a warning.
+    /// Reads the item; a missing one is no durable part, bytes that are not one a warning, and
+    /// any other answer of the Keychain (`errSecInteractionNotAllowed` while the device is
+    /// locked, docs/platform.md "Locked device") leaves the part unavailable, to be read again.
     public func loadDurable() -> DurableLoadResult {
         var search = query
         search[kSecReturnData as String] = true
@@ -42,7 +44,7 @@ public final class KeychainDurableStore: DurableStore {
         let status = SecItemCopyMatching(search as CFDictionary, &result)
         if status == KeychainStatusText.itemNotFound { return DurableLoadResult(durable: nil) }
         guard status == errSecSuccess, let data = result as? Data else {
-            return DurableLoadResult(durable: nil, warnings: ["\(location): \(KeychainStatusText.describe(status))"])
+            return DurableLoadResult(durable: nil, unavailable: "\(location): \(KeychainStatusText.describe(status))")
         }
         return DurableLedgerCoding.decode(data, location: location)
     }

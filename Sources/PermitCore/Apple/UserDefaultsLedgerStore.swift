@@ -3,6 +3,11 @@ import Foundation
 /// Keeps the ledger in `UserDefaults`, as the same schema-versioned JSON the file store writes.
 /// A value that cannot be read is copied to `<key>.damaged` and reported. Meant for Apple
 /// platforms; it builds and is tested wherever Foundation has `UserDefaults`.
+///
+/// `UserDefaults` cannot tell a locked device from an empty store: before the first unlock it
+/// reads as empty rather than failing (docs/platform.md, "Locked device"), so this store would
+/// start a fresh ledger then. An app whose process can start before the first unlock (pushes,
+/// background refresh, prewarming) keeps the ledger in a `JSONFileLedgerStore`, which tells.
 public final class UserDefaultsLedgerStore: LedgerStore {
     private let suiteName: String?
     private let key: String

@@ -15,13 +15,33 @@ import UserNotifications
 /// Each requirement is `nonisolated(nonsending)`, as `NotificationCenterClient` declares it: it
 /// runs on the caller's actor (the engine's) up to its first suspension, like the simulated
 /// device and any other client, rather than hopping to the global executor first.
+///
+/// Extension-safe: nothing here reaches `UIApplication.shared`, which app extensions cannot
+/// call (docs/platform.md, "App extensions"). Whether the app is in the foreground comes from
+/// `isAppActive`; only the convenience initialiser that reads it from `UIApplication.shared` is
+/// unavailable to extensions.
 public final class UserNotificationCenterClient: NotificationCenterClient {
     private let onAnswer: @Sendable (Bool) -> Void
+    private let isAppActive: @MainActor @Sendable () -> Bool
 
-    /// - Parameter onAnswer: called with `granted` when the user answers a dialog this client
-    ///   put on screen. Send `.systemPromptAnswered(granted:)` to the engine from it.
-    public init(onAnswer: @escaping @Sendable (Bool) -> Void) {
+    /// - Parameters:
+    ///   - isAppActive: whether the app is in the foreground, so that a dialog can appear
+    ///     (`UIApplication.shared.applicationState == .active` in an app; an extension, which
+    ///     never shows the dialog, passes `{ false }`).
+    ///   - onAnswer: called with `granted` when the user answers a dialog this client put on
+    ///     screen. Send `.systemPromptAnswered(granted:)` to the engine from it.
+    public init(isAppActive: @escaping @MainActor @Sendable () -> Bool, onAnswer: @escaping @Sendable (Bool) -> Void) {
+        self.isAppActive = isAppActive
         self.onAnswer = onAnswer
+    }
+
+    /// A client that reads whether the app is active from `UIApplication.shared`, which an app
+    /// extension cannot reach: there, use `init(isAppActive:onAnswer:)`.
+    @available(iOSApplicationExtension, unavailable)
+    @available(macCatalystApplicationExtension, unavailable)
+    @available(visionOSApplicationExtension, unavailable)
+    public convenience init(onAnswer: @escaping @Sendable (Bool) -> Void) {
+        self.init(isAppActive: { UIApplication.shared.applicationState == .active }, onAnswer: onAnswer)
     }
 
     /// Reads `UNUserNotificationCenter`'s settings.
@@ -63,7 +83,8 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     /// the answer at once.
     public nonisolated(nonsending) func requestAuthorization(options: [AuthorizationOption]) async -> AuthorizationRequestResult {
         let before = await readSettings().status(legacyRegistered: false)
-        let active = await MainActor.run { UIApplication.shared.applicationState == .active }
+        let isAppActive = self.isAppActive
+        let active = await MainActor.run { isAppActive() }
         let unOptions = UNAuthorizationOptions(rawValue: AppleMapping.authorizationOptionsRawValue(options))
         guard active, before.requestShowsDialog(options: options, provisionalSupported: true) else {
             let center = UNUserNotificationCenter.current()

@@ -62,18 +62,30 @@ public actor PermissionEngine {
     @exclusivity(unchecked) private var reminderPlans = ReminderPlanMemo()
     private var recheckTask: Task<Void, Never>?
 
+    /// Why the ledger or the durable part could not be read, while they cannot (a locked
+    /// device): the engine then decides nothing, saves nothing, and loads them again at each
+    /// event until they read. `nil` once they have been read, the common case.
+    @exclusivity(unchecked) private var unreadable: String?
+    /// What the loads reported and whether the durable part came back: set once the stores read.
+    private let loadReport: Locked<LoadReport>
+
     // The FIFO gate.
     @exclusivity(unchecked) private var busy = false
     @exclusivity(unchecked) private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// What the store reported when the ledger was loaded (a damaged file set aside, ...).
-    public nonisolated let storeWarnings: [String]
+    public nonisolated var storeWarnings: [String] { loadReport.current.warnings }
     /// Whether this install's fresh ledger took back what an earlier install kept durable
     /// (`remember_durable`, docs/reference/policy.md#policy-remember-durable).
-    public nonisolated let restoredDurablePart: Bool
+    public nonisolated var restoredDurablePart: Bool { loadReport.current.restored }
+    /// Why the ledger (or the durable part) could not be read yet, while it cannot: on a locked
+    /// device, until the first unlock or while a `complete` file stays locked. Every event then
+    /// decides `none` with this reason in its `storageError`, saves nothing, and loads again.
+    public nonisolated var unreadableStores: String? { loadReport.current.unreadable }
 
     /// An engine for one app session. It loads the ledger from `store` at once; one engine per
-    /// store (a file store refuses a second).
+    /// store (a file store refuses a second). Loading reads files and the Keychain: create the
+    /// engine off the main thread (docs/reference/host.md#creating-the-engine).
     ///
     /// - Parameters:
     ///   - policy: what decides; a broken one makes every decision `none`, never a crash.
@@ -101,17 +113,16 @@ public actor PermissionEngine {
         self.configuration = configuration
         self.durableStore = durableStore ?? InMemoryDurableStore()
         self.keepsDurable = durableStore != nil
-        let loaded = store.load()
-        let restored = Self.restoringDurablePart(
-            into: loaded, from: durableStore, keeping: policy.durableKeys,
+        let loaded = LoadedStores(
+            store: store, durableStore: durableStore, keeping: policy.durableKeys,
             now: Int64(clock.now().timeIntervalSince1970.rounded(.down)))
         self.context = PolicyContext(
             event: .appLaunch, status: .unknown, previousStatus: .unknown, settings: .unsupported, platform: platform,
-            history: restored.ledger, params: configuration.params, now: 0, locale: configuration.locale,
+            history: loaded.ledger, params: configuration.params, now: 0, locale: configuration.locale,
             userBucket: configuration.userBucket)
-        self.storeWarnings = restored.warnings
-        self.restoredDurablePart = restored.restored
-        self.durableSource = DurableSource(stored: restored.stored)
+        self.unreadable = loaded.unreadable
+        self.loadReport = Locked(loaded.report)
+        self.durableSource = DurableSource(stored: loaded.stored)
         // The status is `unknown` until this session has read it: the ledger's last status
         // may be stale (the user can have changed it in Settings while the app was closed).
         self.broadcaster = StatusBroadcaster(initial: .unknown)
@@ -148,6 +159,7 @@ public actor PermissionEngine {
     public func refresh() async -> PermissionStatus {
         await enterGate()
         defer { leaveGate() }
+        if unreadable != nil, !loadedUnreadableStores() { return published }
         let status = await readStatus(at: unixNow())
         saveLedger()
         return status
@@ -173,6 +185,7 @@ public actor PermissionEngine {
 
         let now = unixNow()
         note(event, at: now)
+        if unreadable != nil, !loadedUnreadableStores() { return unread(event, at: now) }
         ledger.roll(toDay: localDays.day(of: now))
         let experiments = policy.experiments
         if armsReconciledFor != experiments { reconcileArms(with: experiments) }
@@ -274,6 +287,30 @@ public actor PermissionEngine {
         var outcome = Self.emptyOutcome(event, at: now, before: status, after: status)
         outcome.errors = [PolicyError(kind: .invalidEvent, field: "event", message: problem)]
         return outcome
+    }
+
+    /// An event while the stores cannot be read: nothing the ledger would decide can be
+    /// decided (a user who refused must not be asked again), so the decision is `none`, the
+    /// reason is the outcome's `storageError`, and nothing is recorded or saved.
+    private func unread(_ event: AppEvent, at now: Int64) -> Outcome {
+        var outcome = Self.emptyOutcome(event, at: now, before: published, after: published)
+        outcome.storageError = unreadable
+        report(&outcome)
+        return outcome
+    }
+
+    /// Loads the stores again after a load that could not read them; `true` when they read
+    /// (the engine then goes on from what they hold, as if it had just been created).
+    private func loadedUnreadableStores() -> Bool {
+        let loaded = LoadedStores(
+            store: store, durableStore: keepsDurable ? durableStore : nil, keeping: policy.durableKeys, now: unixNow())
+        unreadable = loaded.unreadable
+        loadReport.withLock { $0 = loaded.report }
+        guard loaded.unreadable == nil else { return false }
+        ledger = loaded.ledger
+        durableSource = DurableSource(stored: loaded.stored)
+        armsReconciledFor = nil
+        return true
     }
 
     /// An outcome of `event` in which nothing happened yet, the status read before and after it.
@@ -548,23 +585,6 @@ public actor PermissionEngine {
             failure = [failure, error.description].compactMap(\.self).joined(separator: "; ")
         }
         return failure
-    }
-
-    /// A fresh install's ledger with the durable part of an earlier install put back; any
-    /// other ledger as loaded (a durable part never overwrites what this install recorded).
-    /// `stored` is what the durable store holds, so the first save writes a part that differs
-    /// from it (an install that had no durable store before gets its item at once).
-    private static func restoringDurablePart(
-        into loaded: LedgerLoadResult, from durableStore: (any DurableStore)?, keeping keys: DurableKeys, now: Int64
-    ) -> (ledger: Ledger, warnings: [String], restored: Bool, stored: DurableLedger) {
-        guard let durableStore else { return (loaded.ledger, loaded.warnings, false, DurableLedger()) }
-        let durable = durableStore.loadDurable()
-        let warnings = loaded.warnings + durable.warnings
-        guard let part = durable.durable else { return (loaded.ledger, warnings, false, DurableLedger()) }
-        guard loaded.ledger.isFreshInstall else { return (loaded.ledger, warnings, false, part) }
-        var ledger = loaded.ledger
-        ledger.restore(part, keeping: keys, now: now)
-        return (ledger, warnings, true, part)
     }
 
     private func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }

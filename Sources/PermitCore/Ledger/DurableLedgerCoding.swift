@@ -51,6 +51,11 @@ public enum DurableLedgerCoding {
                         + "\(DurableLedger.currentVersion); ignored (left in place for the newer build)"
                 ])
         }
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            return DurableLoadResult(
+                durable: nil,
+                warnings: ["\(location): the durable ledger is damaged (\(duplicate.path) appears twice); ignored"])
+        }
         do {
             let durable = try decoder.decode(DurableLedger.self, from: data)
             if let problem = durable.valueProblem {

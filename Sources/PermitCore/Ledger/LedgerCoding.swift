@@ -49,6 +49,14 @@ public enum LedgerCoding {
                 Failure(
                     reason: "schema \(header.schema) is no Permit ledger schema (they start at 1)", field: "schema"))
         }
+        // The decoder would keep one of two equal keys and say nothing: which value the app
+        // runs on would be a guess, so the bytes are damage, naming the key.
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            return .failure(
+                Failure(
+                    reason: "it is damaged (\(duplicate.path) appears twice, at lines \(duplicate.firstLine) and \(duplicate.line))",
+                    field: duplicate.path))
+        }
         let ledger: Ledger
         do {
             ledger = try decoder.decode(Envelope.self, from: data).ledger

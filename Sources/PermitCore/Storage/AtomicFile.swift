@@ -29,8 +29,12 @@ public enum AtomicFile {
     ///   - creatingDirectory: create the directory (and its parents) when it is missing.
     ///   - replacing: `false` refuses to replace an existing file (`link(2)` instead of
     ///     rename, so the check and the write are one step); the error says it exists.
+    ///   - protection: the Data Protection class the file gets where there is one (iOS and its
+    ///     siblings), set on the temporary file before any byte is written; `nil` leaves the
+    ///     app's default class.
     public static func write(
-        _ data: Data, to url: URL, permissions: Int? = nil, creatingDirectory: Bool = false, replacing: Bool = true
+        _ data: Data, to url: URL, permissions: Int? = nil, creatingDirectory: Bool = false, replacing: Bool = true,
+        protection: Protection? = nil
     ) throws(AtomicFileError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
@@ -46,6 +50,7 @@ public enum AtomicFile {
         guard descriptor >= 0 else { throw AtomicFileError(path: url.path, reason: lastError()) }
         var failure: String?
         if permissions != nil, fchmod(descriptor, mode) != 0 { failure = lastError() }
+        if failure == nil, let protection { failure = protect(temporary, protection) }
         if failure == nil { failure = writeAll(data, to: descriptor) }
         if failure == nil, !flush(descriptor) { failure = lastError() }
         if close(descriptor) != 0, failure == nil { failure = lastError() }
@@ -66,6 +71,30 @@ public enum AtomicFile {
             guard linked else { throw AtomicFileError(path: url.path, reason: reason) }
         }
         flushDirectory(directory)
+    }
+
+    /// The Data Protection class a file is written with, on the platforms that have one.
+    public enum Protection: Sendable {
+        /// `FileProtectionType.completeUntilFirstUserAuthentication` (iOS 5+): unreadable from
+        /// a restart until the first unlock, readable after it even while locked, so background
+        /// launches (a push, a refresh) read it as the foreground does.
+        case untilFirstUnlock
+    }
+
+    /// Sets the class on the temporary file; `nil`, or why it failed.
+    private static func protect(_ file: URL, _ protection: Protection) -> String? {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        let type: FileProtectionType =
+            switch protection {
+            case .untilFirstUnlock: .completeUntilFirstUserAuthentication
+            }
+        do {
+            try FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: file.path)
+        } catch {
+            return "could not set its data protection class (\(error.localizedDescription))"
+        }
+        #endif
+        return nil
     }
 
     private static func writeAll(_ data: Data, to descriptor: Int32) -> String? {

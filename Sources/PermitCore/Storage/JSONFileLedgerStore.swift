@@ -3,9 +3,16 @@ import Foundation
 /// Keeps the ledger in a JSON file with a schema version.
 ///
 /// Writes go to a temporary file in the same directory that is then renamed over the old one,
-/// so a crash mid-write leaves the old file intact. A file that cannot be read (empty, damaged,
-/// written by a newer schema, unreadable) is moved aside as `<name>.damaged-<timestamp>` —
-/// never silently overwritten — and the load reports it and starts clean.
+/// so a crash mid-write leaves the old file intact. A file whose content is not a ledger (empty,
+/// damaged, written by a newer schema) is moved aside as `<name>.damaged-<timestamp>` — never
+/// silently overwritten — and the load reports it and starts clean.
+///
+/// A file that cannot be read at all is not damaged: on a locked device its Data Protection
+/// class keeps it unreadable (before the first unlock, or while locked when the class is
+/// `complete`), and a permission or an I/O error says nothing of its content either. The load
+/// then leaves it in place and reports it `unavailable`, and saves are refused until a load
+/// reads it. The file is written with the class `completeUntilFirstUserAuthentication` on iOS,
+/// whatever the app's default class: readable in background launches after the first unlock.
 ///
 /// One store owns its file: it holds an exclusive lock (`<name>.lock`, `flock(2)`) for its
 /// lifetime, so a second engine pointed at the same location — in this process or another — is
@@ -20,11 +27,23 @@ public final class JSONFileLedgerStore: LedgerStore {
     /// The open lock file, or -1 when the location could not be locked (read-only directory).
     private let lockDescriptor: Int32
     private let lockWarning: String?
+    /// Set while the last load could not read the file (not damage): saves would put an empty
+    /// ledger over history, so they are refused until a load reads it.
+    private let unreadFile = Locked<String?>(nil)
+    /// How the file's bytes are read (a test injects a failure).
+    private let read: @Sendable (URL) throws -> Data
 
     /// Opens the store at `url`, taking its lock.
     /// - Throws: `LedgerStoreError` when another store (another engine) holds the location.
-    public init(url: URL) throws(LedgerStoreError) {
+    public convenience init(url: URL) throws(LedgerStoreError) {
+        try self.init(url: url, reading: { try Data(contentsOf: $0) })
+    }
+
+    /// A store whose reads go through `read`, so that a test can make them fail as a locked
+    /// device does.
+    init(url: URL, reading read: @escaping @Sendable (URL) throws -> Data) throws(LedgerStoreError) {
         self.url = url
+        self.read = read
         let lockPath = url.path + ".lock"
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -62,13 +81,19 @@ public final class JSONFileLedgerStore: LedgerStore {
     }
 
     private func loadLedger() -> LedgerLoadResult {
-        guard FileManager.default.fileExists(atPath: url.path) else { return LedgerLoadResult(ledger: Ledger()) }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            unreadFile.withLock { $0 = nil }
+            return LedgerLoadResult(ledger: Ledger())
+        }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try read(url)
         } catch {
-            return setAside(because: "it could not be read (\(error.localizedDescription))")
+            let reason = "ledger \(url.path) could not be read (\(error.localizedDescription)); it is left as it is"
+            unreadFile.withLock { $0 = reason }
+            return LedgerLoadResult(ledger: Ledger(), unavailable: reason)
         }
+        unreadFile.withLock { $0 = nil }
         switch LedgerCoding.decode(data) {
         case .success(let ledger): return LedgerLoadResult(ledger: ledger)
         case .failure(let failure): return setAside(because: failure.reason)
@@ -77,6 +102,9 @@ public final class JSONFileLedgerStore: LedgerStore {
 
     /// Writes the ledger atomically (temporary file, then rename).
     public func save(_ ledger: Ledger) throws(LedgerStoreError) {
+        if let reason = unreadFile.current {
+            throw LedgerStoreError(location: url.path, reason: "\(reason) until it can be read again")
+        }
         if let reason = protectedFile.current, FileManager.default.fileExists(atPath: url.path) {
             throw LedgerStoreError(
                 location: url.path,
@@ -89,7 +117,7 @@ public final class JSONFileLedgerStore: LedgerStore {
             throw LedgerStoreError(location: url.path, reason: "encoding failed: \(error)")
         }
         do {
-            try AtomicFile.write(data, to: url, creatingDirectory: true)
+            try AtomicFile.write(data, to: url, creatingDirectory: true, protection: .untilFirstUnlock)
         } catch {
             throw LedgerStoreError(location: url.path, reason: error.reason)
         }

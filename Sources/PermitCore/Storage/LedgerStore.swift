@@ -1,8 +1,11 @@
 /// Where the ledger lives between launches.
 ///
-/// `load` never fails: a store that finds damage sets the file aside, reports it in
-/// `warnings`, and starts from what it could keep. `save` reports failures; the engine keeps
-/// the ledger in memory and tries again with the next event, so nothing is lost.
+/// `load` never fails: a store that finds damage (bad content) sets the file aside, reports it
+/// in `warnings`, and starts from what it could keep. One that cannot read at all (the device
+/// is locked and the file is protected, a permission, an I/O error) says so in `unavailable`
+/// and changes nothing: the engine then decides nothing, saves nothing, and loads again at its
+/// next event. `save` reports failures; the engine keeps the ledger in memory and tries again
+/// with the next event, so nothing is lost.
 public protocol LedgerStore: Sendable {
     /// The stored ledger, or a fresh one; never fails (damage is set aside and reported).
     func load() -> LedgerLoadResult
@@ -16,11 +19,16 @@ public struct LedgerLoadResult: Sendable {
     public var ledger: Ledger
     /// Human-readable reports: a damaged file moved aside, a file from a newer version, ...
     public var warnings: [String]
+    /// Why the store could not read what it holds, when it could not (a locked device, a
+    /// permission): not damage, so nothing was set aside, and `ledger` is empty and must not be
+    /// saved over it. `nil` when the load read the store (or found nothing there).
+    public var unavailable: String?
 
     /// A loaded ledger with what went wrong loading it.
-    public init(ledger: Ledger, warnings: [String] = []) {
+    public init(ledger: Ledger, warnings: [String] = [], unavailable: String? = nil) {
         self.ledger = ledger
         self.warnings = warnings
+        self.unavailable = unavailable
     }
 }
 

@@ -10,6 +10,12 @@ enum ScenarioInputChecks {
     /// can hold, so no sum of `after:` durations can overflow it.
     static let maxSpanSeconds: Int64 = 100 * 36_525 * 864  // 100 years of 365.25 days
     static let maxSpanText = "100 years"
+    /// The most steps one scenario plays, its `include:`s expanded. An include brings a whole
+    /// file each time, so a few kilobytes could otherwise stand for hundreds of thousands of
+    /// steps; no story a test tells needs more.
+    static let maxSteps = 10_000
+    /// The most steps a file's cases play together (a `matrix` plays the steps once per case).
+    static let maxFileSteps = 100_000
 
     // MARK: Dates
 

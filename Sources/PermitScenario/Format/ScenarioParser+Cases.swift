@@ -56,7 +56,8 @@ extension ScenarioParser {
         _ items: [YAMLValue], context: StepContext
     ) throws(InputError) -> [(value: YAMLValue, includer: YAMLValue?)] {
         var expanded: [(value: YAMLValue, includer: YAMLValue?)] = []
-        for item in items {
+        // Past the cap nothing more is read: `parseSteps` refuses the step at the cap.
+        for item in items where expanded.count <= ScenarioInputChecks.maxSteps {
             guard case .mapping = item.node, let include = try item.fields(allowed: stepKeys)["include"] else {
                 expanded.append((item, nil))
                 continue

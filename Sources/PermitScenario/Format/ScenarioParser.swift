@@ -71,9 +71,16 @@ public enum ScenarioParser {
         let top = try root.fields(allowed: topKeys)
         let matrix = try top["matrix"].map { value throws(InputError) in try ScenarioMatrix(value) } ?? ScenarioMatrix()
         var scenarios: [Scenario] = []
+        var stepsInFile = 0
         for matrixCase in matrix.cases {
-            do {
+            do throws(InputError) {
                 var scenario = try parse(top, root: root, matrix: matrix, case: matrixCase, file: file, directory: directory)
+                stepsInFile += scenario.steps.count
+                guard stepsInFile <= ScenarioInputChecks.maxFileSteps else {
+                    throw (top["matrix"] ?? root).error(
+                        "the file's cases play more than \(ScenarioInputChecks.maxFileSteps) steps together (each case plays every step)",
+                        hint: "vary fewer axes, or split the story into several files")
+                }
                 if !matrixCase.values.isEmpty {
                     scenario.name += " [\(matrixCase.label)]"
                     scenario.matrixCase = matrixCase.label
@@ -174,7 +181,12 @@ public enum ScenarioParser {
         var elapsed: Int64 = 0
         for (index, (value, includer)) in stepValues.enumerated() {
             let step: Scenario.Step
-            do {
+            do throws(InputError) {
+                guard index < ScenarioInputChecks.maxSteps else {
+                    throw value.error(
+                        "the scenario plays more than \(ScenarioInputChecks.maxSteps) steps by this one, its includes expanded",
+                        hint: "include fewer times, or split the story into several scenarios")
+                }
                 step = try parseStep(value, number: index + 1, context: context)
             } catch {
                 throw includer.map { error.included(by: $0) } ?? error

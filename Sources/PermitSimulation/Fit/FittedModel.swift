@@ -57,8 +57,9 @@ private struct Fitting {
         finished = fit.finish()
         self.fit = fit
         self.base = base
-        self.baseName = baseName
-        writer = Writer(baseText: baseText, baseName: baseName)
+        // The base model's name lands in comments: a line break in it must not start a line.
+        self.baseName = Writer.inComment(baseName)
+        writer = Writer(baseText: baseText, baseName: self.baseName)
         firstPrompt = AnnoyanceFit(
             answers: fit.answersByPrompts.compactMapValues { $0[""] }, baseSlope: base.denyIncreasePerPrompt)
     }
@@ -324,7 +325,7 @@ private struct Writer {
     mutating func header(records: Int, policies: [String], base: String) {
         let top = [
             "# Fitted by `permit fit` from \(Writer.count(records)) decision records"
-                + (policies.isEmpty ? "" : " (policy \(policies.joined(separator: ", ")))") + ", over \(base).",
+                + (policies.isEmpty ? "" : " (policy \(policies.map(Writer.inComment).joined(separator: ", ")))") + ", over \(base).",
             "# Each fitted figure has its 95% interval and sample size beside it (Wilson for shares, the score",
             "# interval for Poisson means); figures marked \"not identified by the records\" are \(base)'s.",
             "# See docs/simulate.md (records → model → comparison).",
@@ -350,13 +351,13 @@ private struct Writer {
                 guard counts.trials >= minimum else { continue }
                 if let chance = firstPrompt[name]?[group] {
                     out.append(
-                        "#   \(name), \(group): \(Writer.number(chance.value)) at a first prompt "
+                        "#   \(name), \(Writer.inComment(group)): \(Writer.number(chance.value)) at a first prompt "
                             + "95% \(Writer.interval(chance.interval)), n = \(Writer.count(chance.n))")
                     continue
                 }
                 let interval = Confidence.wilson(successes: counts.successes, of: counts.trials)
                 out.append(
-                    "#   \(name), \(group): \(Writer.number(Double(counts.successes) / Double(counts.trials))) "
+                    "#   \(name), \(Writer.inComment(group)): \(Writer.number(Double(counts.successes) / Double(counts.trials))) "
                         + "95% \(Writer.interval(interval)), n = \(Writer.count(counts.trials))")
             }
         }
@@ -375,7 +376,7 @@ private struct Writer {
         for (index, entry) in sorted.enumerated() {
             let interval = Confidence.wilson(successes: entry.value, of: total)
             figures["\(key).\(entry.key)"] = FittedModel.Figure(value: Double(entry.value) / Double(total), interval: interval, n: total)
-            out.append("  \"\(entry.key)\": \(number(rounded[index]))  # 95% \(Self.interval(interval)), n = \(count(entry.value))")
+            out.append("  \(quoted(entry.key)): \(number(rounded[index]))  # 95% \(Self.interval(interval)), n = \(count(entry.value))")
         }
         return out.joined(separator: "\n")
     }
@@ -396,6 +397,40 @@ private struct Writer {
         case .uniform(let range): "{ uniform: [\(range.lowerBound), \(range.upperBound)] }"
         case .choice(let weighted):
             "{ choice: { " + weighted.items.map { "\($0.value): \($0.share)" }.joined(separator: ", ") + " } }"
+        }
+    }
+
+    /// A string from the records (a locale, a feature, an OS version) as a YAML double-quoted
+    /// scalar. Every such string goes through here: a quote, a backslash, a line break or any
+    /// other control or invisible format character is escaped, so no record can end the scalar
+    /// or its line and add keys to the model; the model reads back the string as logged.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where escaped(scalar):
+                out += scalar.value > 0xFFFF ? String(format: "\\U%08X", scalar.value) : String(format: "\\u%04X", scalar.value)
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// Text from the records or the command line written inside a comment: as it is when it
+    /// holds no control or format character, else `quoted`, so it cannot end the comment's line.
+    static func inComment(_ text: String) -> String {
+        text.unicodeScalars.contains(where: escaped) ? quoted(text) : text
+    }
+
+    /// Control, format (bidirectional overrides, zero widths), line and paragraph separators,
+    /// private and unassigned characters: what may break a line or hide what a line says.
+    private static func escaped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .unassigned: true
+        default: false
         }
     }
 

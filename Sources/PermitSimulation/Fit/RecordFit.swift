@@ -80,6 +80,13 @@ public struct FitRecord: Sendable, Hashable {
         guard !install.isEmpty else { throw fail("\"install\" is empty") }
         let os = try required(parsed.os, "os")
         let locale = try required(parsed.locale, "locale")
+        // Both become keys of the fitted model, which reads only these forms.
+        guard (try? OSVersion(parsing: os)) != nil else {
+            throw fail("\"os\" is \"\(TerminalText.inline(os))\", not an iOS version like 17.5")
+        }
+        guard UserModel.isLocale(locale) else {
+            throw fail("\"locale\" is \"\(TerminalText.inline(locale))\", not a BCP 47 locale like en, zh-Hans or pt-BR")
+        }
         let time = try required(record.time, "record.time")
         let event = try required(record.event, "record.event")
         let name = try required(event.name, "record.event.name")

@@ -28,12 +28,13 @@ extension PermissionCoordinator {
                 },
                 onPresent: onPresent))
         // The tap on the app's link in Settings › Notifications (iOS 12+, after a request with
-        // `provides_app_settings`); the notification center holds the delegate weakly.
-        let settingsLink = NotificationSettingsLinkDelegate { [weak coordinator] in
+        // `provides_app_settings`) reaches the notification center's delegate, which is the app's
+        // (or its push SDK's): Permit sets none. That delegate's
+        // `userNotificationCenter(_:openSettingsFor:)` calls
+        // `SystemHooks.settingsLink.userNotificationCenter(center, openSettingsFor: notification)`.
+        SystemHooks.settingsLink = NotificationSettingsLink { [weak coordinator] in
             Task { @MainActor in coordinator?.notificationSettingsOpened() }
         }
-        settingsLink.install()
-        SystemHooks.settingsLink = settingsLink
         // A new time zone: local days, prompts_today and reminder planning follow it.
         SystemHooks.timeChange = NotificationCenter.default.addObserver(
             forName: UIApplication.significantTimeChangeNotification, object: nil, queue: .main
@@ -46,7 +47,8 @@ extension PermissionCoordinator {
 
 /// Keeps the system's callbacks alive for the app's lifetime.
 @MainActor enum SystemHooks {
-    static var settingsLink: NotificationSettingsLinkDelegate?
+    /// What the app's notification delegate calls from `userNotificationCenter(_:openSettingsFor:)`.
+    static var settingsLink: NotificationSettingsLink?
     static var timeChange: (any NSObjectProtocol)?
 }
 #endif

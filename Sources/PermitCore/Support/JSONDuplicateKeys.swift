@@ -4,19 +4,22 @@ import Foundation
 ///
 /// `JSONDecoder` keeps one of two equal keys and says nothing, so a bundle's `params.json`
 /// with `"gap": 1` and then `"gap": 30` would install with whichever value the decoder
-/// happened to keep, while a reviewer reading the file may see the other. Refusing the file is
-/// the only reading no one can misunderstand.
+/// happened to keep, while a reviewer reading the file may see the other; a ledger with two
+/// `launches` would be read as one of them. Refusing the bytes is the only reading no one can
+/// misunderstand.
 ///
 /// It only tracks strings, nesting and lines (the decoder checks the rest, and any text, even
 /// broken, is scanned without trapping); keys are compared after their escapes are decoded
 /// (`"a"` and `"\u0061"` are one key).
-enum JSONDuplicateKeys {
-    struct Duplicate: Equatable {
+package enum JSONDuplicateKeys {
+    /// A key given twice in one object.
+    package struct Duplicate: Equatable {
         /// The key's path, `gap` or `copy.en`.
-        let path: String
+        package let path: String
         /// 1-based lines of the second occurrence and of the first.
-        let line: Int
-        let firstLine: Int
+        package let line: Int
+        /// The line of the first occurrence.
+        package let firstLine: Int
     }
 
     private struct Object {
@@ -30,7 +33,8 @@ enum JSONDuplicateKeys {
         case array(path: String)
     }
 
-    static func first(in data: Data) -> Duplicate? {
+    /// The first key given twice in one object of `data`, or `nil`.
+    package static func first(in data: Data) -> Duplicate? {
         let bytes = [UInt8](data)
         var stack: [Frame] = []
         var line = 1

@@ -1,0 +1,1 @@
+return { name = "own", decide = function(ctx) return nil end }
