@@ -22,16 +22,21 @@ package enum JSONDuplicateKeys {
         package let firstLine: Int
     }
 
-    private struct Object {
-        var path: String
+    /// One open object or array. It keeps the key it sits under in its parent, not its path:
+    /// a path per frame would copy the parent's path at every open bracket, so 30,000 nested
+    /// brackets (60 KB) would build paths of 900 million bytes in all. The path is spelled
+    /// only when a duplicate is reported.
+    private struct Frame {
+        var isObject: Bool
+        /// The key this value sits under in its parent object; `nil` in an array or at the top.
+        var key: String?
         var lines: [String: Int] = [:]
         var expectingKey = true
     }
 
-    private enum Frame {
-        case object(Object)
-        case array(path: String)
-    }
+    /// Deeper than this the scan stops: Foundation's JSON parser refuses nesting past 512
+    /// levels itself, so nothing deeper can decode, and the scan's work stays linear.
+    package static let maximumDepth = 512
 
     /// The first key given twice in one object of `data`, or `nil`.
     package static func first(in data: Data) -> Duplicate? {
@@ -41,13 +46,18 @@ package enum JSONDuplicateKeys {
         var index = 0
         /// The key just read, whose value comes next.
         var pendingKey: String?
-        func childPath(_ parent: String, _ key: String) -> String { parent.isEmpty ? key : "\(parent).\(key)" }
-        func pathOfNextValue() -> String {
-            switch stack.last {
-            case .object(let object): return childPath(object.path, pendingKey ?? "")
-            case .array(let path): return path + "[]"
-            case nil: return ""
+        func path(to key: String) -> String {
+            var path = ""
+            for (depth, frame) in stack.enumerated() where depth > 0 {
+                path += stack[depth - 1].isObject ? (path.isEmpty ? "" : ".") + (frame.key ?? "") : "[]"
             }
+            return path.isEmpty ? key : "\(path).\(key)"
+        }
+        func open(object: Bool) -> Bool {
+            guard stack.count < maximumDepth else { return false }
+            let key = stack.last?.isObject == true ? pendingKey ?? "" : nil
+            stack.append(Frame(isObject: object, key: key))
+            return true
         }
         while index < bytes.count {
             let byte = bytes[index]
@@ -59,29 +69,24 @@ package enum JSONDuplicateKeys {
                 let startLine = line
                 let (text, next) = string(bytes, from: index + 1)
                 index = next
-                if case .object(var object) = stack.last, object.expectingKey {
-                    if let firstLine = object.lines[text] {
-                        return Duplicate(path: childPath(object.path, text), line: startLine, firstLine: firstLine)
+                let top = stack.count - 1
+                if top >= 0, stack[top].isObject, stack[top].expectingKey {
+                    if let firstLine = stack[top].lines[text] {
+                        return Duplicate(path: path(to: text), line: startLine, firstLine: firstLine)
                     }
-                    object.lines[text] = startLine
-                    object.expectingKey = false
-                    stack[stack.count - 1] = .object(object)
+                    stack[top].lines[text] = startLine
+                    stack[top].expectingKey = false
                     pendingKey = text
                 }
-            case UInt8(ascii: "{"):
-                stack.append(.object(Object(path: pathOfNextValue())))
-                index += 1
-            case UInt8(ascii: "["):
-                stack.append(.array(path: pathOfNextValue()))
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                // Too deep for any JSON decoder to read: the decoder refuses the text.
+                guard open(object: byte == UInt8(ascii: "{")) else { return nil }
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if !stack.isEmpty { stack.removeLast() }  // unbalanced text: the decoder refuses it
                 index += 1
             case UInt8(ascii: ","):
-                if case .object(var object) = stack.last {
-                    object.expectingKey = true
-                    stack[stack.count - 1] = .object(object)
-                }
+                if let top = stack.indices.last, stack[top].isObject { stack[top].expectingKey = true }
                 index += 1
             default:
                 index += 1
