@@ -18,16 +18,18 @@ import Testing
 
     /// Apple's categories of required-reason API and the calls in each ("Describing use of
     /// required reason API"); a category is used when a source line (not a comment) names one.
+    /// A C function is written with its parenthesis (`stat(`): only a call counts, so Lua's
+    /// `int stat = lua_status(co)` (a variable) is not a file-timestamp read.
     static let categories: [String: [String]] = [
         "NSPrivacyAccessedAPICategoryFileTimestamp": [
             "creationDate", "modificationDate", "fileModificationDate", "contentModificationDateKey", "creationDateKey",
-            "getattrlist", "getattrlistbulk", "fgetattrlist", "getattrlistat", "stat", "fstat", "fstatat", "lstat",
+            "getattrlist(", "getattrlistbulk(", "fgetattrlist(", "getattrlistat(", "stat(", "fstat(", "fstatat(", "lstat(",
         ],
-        "NSPrivacyAccessedAPICategorySystemBootTime": ["systemUptime", "mach_absolute_time"],
+        "NSPrivacyAccessedAPICategorySystemBootTime": ["systemUptime", "mach_absolute_time("],
         "NSPrivacyAccessedAPICategoryDiskSpace": [
             "volumeAvailableCapacityKey", "volumeAvailableCapacityForImportantUsageKey",
             "volumeAvailableCapacityForOpportunisticUsageKey", "volumeTotalCapacityKey", "systemFreeSize", "systemSize",
-            "statfs", "statvfs", "fstatfs", "fstatvfs", "getattrlist", "fgetattrlist", "getattrlistat",
+            "statfs(", "statvfs(", "fstatfs(", "fstatvfs(", "getattrlist(", "fgetattrlist(", "getattrlistat(",
         ],
         "NSPrivacyAccessedAPICategoryActiveKeyboards": ["activeInputModes"],
         "NSPrivacyAccessedAPICategoryUserDefaults": ["UserDefaults", "NSUserDefaults"],
@@ -55,14 +57,19 @@ import Testing
         return trimmed.hasPrefix("//") || trimmed.hasPrefix("*") || trimmed.hasPrefix("/*")
     }
 
-    /// Whether `line` holds `name` as a whole identifier.
+    /// Whether `line` holds `name` as a whole identifier; a name ending in `(` only as a call
+    /// (spaces may come before the parenthesis).
     static func holds(_ line: Substring, name: String) -> Bool {
         let text = String(line)
-        return SourceScan.starts(of: name, in: text).contains { start in
-            let end = text.index(start, offsetBy: name.count)
+        let call = name.hasSuffix("(")
+        let identifier = call ? String(name.dropLast()) : name
+        return SourceScan.starts(of: identifier, in: text).contains { start in
+            let end = text.index(start, offsetBy: identifier.count)
             let before = start == text.startIndex ? nil : text[text.index(before: start)]
-            let after = end == text.endIndex ? nil : text[end]
-            return !(before.map(isIdentifier) ?? false) && !(after.map(isIdentifier) ?? false)
+            let rest = text[end...]
+            if before.map(isIdentifier) ?? false { return false }
+            if call { return rest.drop { $0 == " " || $0 == "\t" }.first == "(" }
+            return !(rest.first.map(isIdentifier) ?? false)
         }
     }
 
@@ -116,8 +123,10 @@ import Testing
     /// The scan itself: a use in code counts, a mention in a comment or inside a longer name does not.
     @Test func theScanFindsCallsNotMentions() {
         #expect(Self.holds("let d = UserDefaults.standard", name: "UserDefaults"))
-        #expect(Self.holds("if (stat(path, &info) == 0)", name: "stat"))
-        #expect(!Self.holds("let status = statistics()", name: "stat"))
+        #expect(Self.holds("if (stat(path, &info) == 0)", name: "stat("))
+        #expect(Self.holds("if (stat (path, &info) == 0)", name: "stat("))
+        #expect(!Self.holds("let status = statistics()", name: "stat("))
+        #expect(!Self.holds("  int stat = lua_status(co);", name: "stat("))
         #expect(!Self.holds("UserDefaultsLedgerStore()", name: "UserDefaults"))
         #expect(Self.isComment("    /// Keeps the ledger in `UserDefaults`"))
     }
