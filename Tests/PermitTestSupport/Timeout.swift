@@ -38,7 +38,7 @@ public func withTimeout<T: Sendable>(
 }
 
 /// How many times longer a limit is in this build: 10 under a sanitizer, otherwise 1.
-let sanitizerSlowdown = ProcessInfo.processInfo.environment["PERMIT_SANITIZER"] == nil ? 1 : 10
+public let sanitizerSlowdown = ProcessInfo.processInfo.environment["PERMIT_SANITIZER"] == nil ? 1 : 10
 
 /// Waits, yielding, until `condition` holds; fails with `TimedOut` after `limit`.
 ///
