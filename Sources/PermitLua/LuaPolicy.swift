@@ -549,10 +549,16 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     ) throws(PolicyError) -> T {
         guard let thread, let deadline = limits.deadlineNanoseconds else { return try load().get() }
         let box = JobResult<Result<T, PolicyError>>()
-        guard thread.perform({ box.value = load() }, waitingAtMost: deadline), let result = box.value else {
+        switch thread.perform({ box.value = load() }, waitingAtMost: deadline) {
+        case .finished:
+            guard let result = box.value else { throw deadlineError(policy: chunkName, doing: "loading", limits: limits, file: chunkName) }
+            return try result.get()
+        case .notTaken:
+            // Never started (the system gave the thread no processor in time): load here.
+            return try load().get()
+        case .abandoned:
             throw deadlineError(policy: chunkName, doing: "loading", limits: limits, file: chunkName)
         }
-        return try result.get()
     }
 
     /// Runs `body` with the VM: on its thread within the deadline, or on the caller's thread

@@ -47,8 +47,13 @@ final class PolicyThread: @unchecked Sendable {
     /// Starts the thread, named so a crash report or a debugger shows whose it is.
     /// - Parameter stackBytes: the thread's stack (1 MiB, an iOS app's main thread's, by
     ///   default: the policy's C calls nest as deep as on the app's own threads).
-    init(name: String, stackBytes: Int = 1 << 20) {
-        let thread = Thread { [self] in loop() }
+    /// - Parameter heldUntil: the thread looks for its first job only once this is signalled
+    ///   (tests stand for a thread the system has not run yet); `nil`, at once.
+    init(name: String, stackBytes: Int = 1 << 20, heldUntil: DispatchSemaphore? = nil) {
+        let thread = Thread { [self] in
+            heldUntil?.wait()
+            loop()
+        }
         thread.name = name
         thread.stackSize = stackBytes
         // The app's main thread may be the one waiting: the worker must not run below it.
@@ -56,10 +61,28 @@ final class PolicyThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs `job` on the thread and waits for it at most `nanoseconds`; `false` when it did
-    /// not finish in time: it is then abandoned, `onAbandon` runs on the thread once it
-    /// returns (to free what only the job could still be using), and the thread ends.
-    func perform(_ job: @escaping () -> Void, onAbandon: @escaping () -> Void = {}, waitingAtMost nanoseconds: Int) -> Bool {
+    /// How a hand-over ended.
+    enum Handover {
+        /// The job ran on the thread and finished in time.
+        case finished
+        /// The thread never took the job (the system did not run it before the deadline): the job
+        /// was withdrawn untouched, so the caller may run it itself.
+        case notTaken
+        /// The job was taken and did not finish in time: it is abandoned, `onAbandon` runs on the
+        /// thread once it returns (to free what only the job could still be using), and the
+        /// thread ends.
+        case abandoned
+    }
+
+    /// Runs `job` on the thread and waits for it at most `nanoseconds`.
+    ///
+    /// A job the thread has not taken by then was never started: what held it up is the system
+    /// (a busy device, or a test suite on two cores, can leave a woken thread waiting for a
+    /// processor that long), not the job, so it is withdrawn rather than abandoned. Only a job
+    /// that started and did not finish stops the thread.
+    func perform(
+        _ job: @escaping () -> Void, onAbandon: @escaping () -> Void = {}, waitingAtMost nanoseconds: Int
+    ) -> Handover {
         let start = DispatchTime.now()
         let wake = state.withLock { state in
             state.job = job
@@ -70,22 +93,29 @@ final class PolicyThread: @unchecked Sendable {
         }
         if wake { ready.signal() }
         for _ in 0..<Self.spins {
-            if state.withLock({ $0.finished }) { return true }
+            if state.withLock({ $0.finished }) { return .finished }
             sched_yield()
         }
         let parked = state.withLock { state in
             if !state.finished { state.callerParked = true }
             return !state.finished
         }
-        guard parked else { return true }
-        if done.wait(timeout: start + .nanoseconds(nanoseconds)) == .success { return true }
-        let finished = state.withLock { state in
-            if !state.finished { state.abandoned = true }
-            return state.finished
+        guard parked else { return .finished }
+        if done.wait(timeout: start + .nanoseconds(nanoseconds)) == .success { return .finished }
+        let outcome = state.withLock { state -> Handover in
+            if state.finished { return .finished }
+            if state.job != nil {
+                state.job = nil
+                state.onAbandon = nil
+                state.callerParked = false
+                return .notTaken
+            }
+            state.abandoned = true
+            return .abandoned
         }
         // It finished between the timeout and the check: its signal is on its way.
-        if finished { done.wait() }
-        return finished
+        if outcome == .finished { done.wait() }
+        return outcome
     }
 
     /// Ends the thread once it is idle (the owner is gone); an abandoned one ends by itself.

@@ -122,4 +122,33 @@ import Testing
         #expect(entered.current == 100)
         #expect(!policy.overranDeadline)
     }
+
+    /// A call the thread never took by the deadline (the system had not run the thread: a busy
+    /// device, or this suite on two cores) never started, so it is withdrawn and runs on the
+    /// caller's thread, and the policy stays in service: a busy device is not the policy's fault.
+    @Test func aCallTheThreadNeverTookRunsOnTheCallerAndStopsNothing() throws {
+        let held = DispatchSemaphore(value: 0)
+        let locked = DeadlineLocked(0, thread: PolicyThread(name: "held", heldUntil: held), deadlineNanoseconds: 20_000_000)
+        let caller = pthread_self()
+        let first = locked.run { value -> (Int, Bool) in
+            value += 1
+            return (value, pthread_equal(pthread_self(), caller) != 0)
+        }
+        guard case .done(let (count, onCaller)) = first else {
+            Issue.record("expected the call to run on the caller's thread, got \(first)")
+            return
+        }
+        #expect(count == 1 && onCaller)
+        #expect(!locked.isAbandoned)
+        held.signal()
+        let second = locked.run { value -> (Int, Bool) in
+            value += 1
+            return (value, pthread_equal(pthread_self(), caller) != 0)
+        }
+        guard case .done(let (secondCount, secondOnCaller)) = second else {
+            Issue.record("expected the thread to answer once it runs, got \(second)")
+            return
+        }
+        #expect(secondCount == 2 && !secondOnCaller)
+    }
 }
