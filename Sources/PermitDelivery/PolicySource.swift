@@ -393,11 +393,8 @@ public final class PolicySource: Policy {
             state.pinned = state.current
             return state.current
         }
-        let version = serving.origin.version
-        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
-        defer { if version != nil { launchGuard?.clear(.decide) } }
         do throws(PolicyError) {
-            let decision = try serving.policy.decide(context)
+            let decision = try guarded(serving) { () throws(PolicyError) in try serving.policy.decide(context) }
             record(serving, errored: false)
             return decision
         } catch {
@@ -414,10 +411,7 @@ public final class PolicySource: Policy {
             state.pinned = state.current
             return state.current
         }
-        let version = serving.origin.version
-        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
-        let answer = serving.policy.answer(context)
-        if version != nil { launchGuard?.clear(.decide) }
+        let answer = guarded(serving) { serving.policy.answer(context) }
         if case .failure(let error) = answer.decision {
             record(serving, errored: true, fatal: error.kind == .deadline)
         } else {
@@ -429,15 +423,21 @@ public final class PolicySource: Policy {
     /// Plans reminders on the policy the event is pinned to.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         let serving = pinnedOrCurrent
-        let version = serving.origin.version
-        if let version { launchGuard?.mark(.decide, .deciding, version: version) }
-        defer { if version != nil { launchGuard?.clear(.decide) } }
         do throws(PolicyError) {
-            return try serving.policy.planReminders(context)
+            return try guarded(serving) { () throws(PolicyError) in try serving.policy.planReminders(context) }
         } catch {
             record(serving, errored: nil, fatal: error.kind == .deadline)
             throw error
         }
+    }
+
+    /// Runs a call of a delivered bundle with the launch guard's decision mark set, so that the
+    /// next launch knows when this process ended inside it; a built-in policy is not marked.
+    private func guarded<T, Failure: Error>(_ serving: Serving, _ call: () throws(Failure) -> T) throws(Failure) -> T {
+        guard let launchGuard, let version = serving.origin.version else { return try call() }
+        launchGuard.mark(.decide, .deciding, version: version)
+        defer { launchGuard.clear(.decide) }
+        return try call()
     }
 
     /// Checks the params on the serving policy.
