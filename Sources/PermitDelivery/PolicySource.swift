@@ -338,7 +338,8 @@ public final class PolicySource: Policy {
     private func load(_ verified: VerifiedBundle) throws(BundleError) -> LuaPolicy {
         let policy: LuaPolicy
         do {
-            policy = try LuaPolicy(source: verified.policySource, chunkName: verified.chunkName, limits: configuration.limits)
+            policy = try LuaPolicy(
+                source: verified.policySource, chunkName: verified.chunkName, limits: configuration.limits, copy: verified.copy)
         } catch {
             throw BundleError(.policyInvalid, error.description, policyError: error)
         }
@@ -447,6 +448,9 @@ public final class PolicySource: Policy {
 
     /// The events the serving policy declares.
     public var declaredEvents: [String] { current.declaredEvents }
+
+    /// The serving policy's default `remote_registration`.
+    public var remoteRegistration: RemoteRegistration? { current.remoteRegistration }
 
     /// The trace of the policy the event ran on.
     public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }

@@ -27,7 +27,7 @@ import Testing
         #expect(
             Set(names) == [
                 "name", "plansReminders", "durableKeys", "experiments", "version", "decide", "planReminders",
-                "validate", "declaredEvents", "takeTrace", "answer", "eventHandled",
+                "validate", "declaredEvents", "remoteRegistration", "takeTrace", "answer", "eventHandled",
             ])
     }
 
@@ -65,6 +65,7 @@ import Testing
         // A bundle source reports the version of the bundle serving, not the built-in's.
         #expect(wrapper.version == (version ?? probe.version))
         #expect(wrapper.declaredEvents == probe.declaredEvents)
+        #expect(wrapper.remoteRegistration == probe.remoteRegistration)
 
         let context = ProbePolicy.context
         #expect(try wrapper.decide(context) == ProbePolicy.decision)
@@ -150,6 +151,7 @@ private final class ProbePolicy: Policy {
     let experiments = [Experiment(name: "first_ask", arms: [.init(name: "quiet", weight: 1), .init(name: "soft", weight: 1)])]
     let version: Int64? = 7
     let declaredEvents = ["lesson_completed"]
+    let remoteRegistration: RemoteRegistration? = .keep
 
     func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? { Self.decision }
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { Self.reminders }

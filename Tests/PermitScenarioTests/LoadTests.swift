@@ -31,6 +31,7 @@ import Testing
         var experiments: [Experiment] { inner.experiments }
         var version: Int64? { inner.version }
         var declaredEvents: [String] { inner.declaredEvents }
+        var remoteRegistration: RemoteRegistration? { inner.remoteRegistration }
 
         private func entering<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
             if inside.withLock({

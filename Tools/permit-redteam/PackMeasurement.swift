@@ -85,6 +85,7 @@ struct MeasuredPolicy: Policy {
     func validate(params: [String: PolicyValue]) throws(PolicyError) { try inner.validate(params: params) }
     func takeTrace() -> String { inner.takeTrace() }
     var declaredEvents: [String] { inner.declaredEvents }
+    var remoteRegistration: RemoteRegistration? { inner.remoteRegistration }
     func answer(_ context: PolicyContext) -> PolicyAnswer {
         let start = DispatchTime.now().uptimeNanoseconds
         let answer = inner.answer(context)

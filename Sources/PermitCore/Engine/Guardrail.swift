@@ -54,12 +54,16 @@ public struct GuardrailSituation: Sendable, Hashable {
     /// Whether the user caused the event decided on (opened a screen, sent an app event,
     /// answered the app's prompt): only then may Settings open at once.
     public var userInitiated: Bool
+    /// Whether the decision says why it may pass the daily cap (`cap_exempt`): `prompt-cap`
+    /// then lets it through (it still counts as a prompt of the day).
+    public var capExempt: Bool
 
     /// The situation of one decision.
     public init(
         status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
-        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true
+        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true, capExempt: Bool = false
     ) {
+        self.capExempt = capExempt
         self.status = status
         self.settings = settings
         self.version = version
@@ -111,12 +115,16 @@ extension Guardrail {
         }
 
         if case .settingsPrompt(var prompt) = action {
-            let alertOff = status.isGranted && situation.settings.alert != .enabled
+            // The setting the prompt is about: alerts, unless it names another (`for_setting`).
+            let setting = prompt.forSetting ?? .alert
+            let value = situation.settings[setting]
+            let settingOff = status.isGranted && (prompt.forSetting == nil ? value != .enabled : value == .disabled)
             // An inline row ("Notification settings ›") belongs on its screen whatever the status.
-            guard status == .denied || alertOff || prompt.presentation == .inline else {
+            guard status == .denied || settingOff || prompt.presentation == .inline else {
+                let name = prompt.forSetting.map { "\($0.rawValue)" } ?? "alerts"
                 return void(
                     .settingsPromptPointless,
-                    "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
+                    "the status is \(status) with \(name) \(value): there is nothing to change in Settings")
             }
             if let fallback = linkFallback(prompt.deepLink, on: situation.version) {
                 prompt.deepLink = .appSettings
@@ -134,7 +142,7 @@ extension Guardrail {
         }
 
         if action.showsPrompt(status: status, version: situation.version) || asksCriticalAlerts,
-            situation.promptsToday >= situation.maxPromptsPerDay
+            situation.promptsToday >= situation.maxPromptsPerDay, !situation.capExempt
         {
             return void(
                 .promptCap,

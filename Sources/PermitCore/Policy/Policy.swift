@@ -29,6 +29,10 @@ public protocol Policy: Sendable {
     /// The app events of its own the policy declares it understands (`events = { ... }`), so
     /// tools refuse a misspelt one; empty when it declares none.
     var declaredEvents: [String] { get }
+    /// What the host does about remote notifications after a decision that does not say
+    /// (`remote_registration` on the policy: "this app never uses APNs" said once); `nil`
+    /// follows Apple's guidance (`Outcome.registersForRemoteNotifications`).
+    var remoteRegistration: RemoteRegistration? { get }
     /// What the policy printed since the last call, for reports; empty when nothing was.
     func takeTrace() -> String
     /// `decide` and then `takeTrace`, as one call: what the engine asks for every event. The
@@ -75,6 +79,8 @@ extension Policy {
     public func takeTrace() -> String { "" }
     /// No events of the app's own.
     public var declaredEvents: [String] { [] }
+    /// No default of its own: each decision's `remote_registration`, or Apple's guidance.
+    public var remoteRegistration: RemoteRegistration? { nil }
     /// Ignores the errors: only a wrapper that judges health needs them.
     public func eventHandled(errors: [PolicyError]) {}
     /// No reminders.
@@ -143,6 +149,8 @@ public struct PolicyContext: Sendable {
     public var userBucket: Int
     /// The wall-clock time of `now` in the device's zone (`ctx.local_time`).
     public var localTime: LocalTime
+    /// The app's version, and the one before it after an update (`ctx.app`).
+    public var app: AppInfo
 
     /// What the policy remembered (`ctx.state`), the same as `history.state`.
     public var state: [String: PolicyValue] { history.state }
@@ -155,8 +163,9 @@ public struct PolicyContext: Sendable {
         event: AppEvent, status: PermissionStatus, previousStatus: PermissionStatus,
         settings: NotificationSettings, platform: Platform, history: Ledger,
         params: [String: PolicyValue] = [:], now: Int64, locale: String = "en", userBucket: Int = 0,
-        localTime: LocalTime? = nil
+        localTime: LocalTime? = nil, app: AppInfo = AppInfo()
     ) {
+        self.app = app
         self.event = event
         self.status = status
         self.previousStatus = previousStatus

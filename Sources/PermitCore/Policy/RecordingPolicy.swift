@@ -25,6 +25,8 @@ public struct RecordingPolicy: Policy {
     public var version: Int64? { inner.version }
     /// The app events the recorded policy declares.
     public var declaredEvents: [String] { inner.declaredEvents }
+    /// The wrapped policy's default `remote_registration`.
+    public var remoteRegistration: RemoteRegistration? { inner.remoteRegistration }
 
     /// Records the call, then asks the recorded policy.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {

@@ -38,6 +38,8 @@ struct ScenarioPlayback {
     /// When a process last ran (a step played while one existed): on iOS 8–9 the system
     /// forgets the notification answer once the app stays deleted for a day (K-01).
     private var lastRanAt: Date?
+    /// The app's version the next process runs (`device.app_version`, then each `app_update`).
+    private var appVersion: String?
 
     /// Sets up the device and the first process. Setup problems the file causes (params the
     /// policy does not take, an initial state iOS cannot be in) are input errors.
@@ -65,6 +67,7 @@ struct ScenarioPlayback {
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
             foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms)
         ledgerStore = InMemoryLedgerStore(scenario.initial.ledger)
+        appVersion = scenario.device.appVersion
         updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
         // The scenario begins with the app's process running.
         process = startProcess(policy: policy)
@@ -122,6 +125,7 @@ struct ScenarioPlayback {
     private func startProcess(policy: any Policy) -> ScenarioProcess {
         var configuration = configuration
         configuration.timeZone = device.timeZone
+        configuration.appVersion = appVersion
         let served = updates?.start(builtIn: policy) ?? policy
         let engine = PermissionEngine(
             policy: served, client: device, platform: device.platform, store: ledgerStore,
@@ -285,6 +289,11 @@ struct ScenarioPlayback {
                 + "the next app_launch is a cold start"
             if onScreen != .nothing { note += " (\(onScreen.name) on screen went with it, unanswered)" }
             result.notes.append(note)
+        case .appUpdate(let version):
+            endProcess()
+            appVersion = version
+            result.notes.append(
+                "the app was updated to \(version): iOS ended its process; the next app_launch runs the new version")
         case .wait:
             break
         }
@@ -458,6 +467,7 @@ extension Scenario.Action {
         case .timeZone(let zone): "timezone \(zone.permitIdentifier)"
         case .openSettingsLink: "open_settings_link"
         case .terminate: "terminate"
+        case .appUpdate(let version): "app_update \(version)"
         }
     }
 
@@ -474,6 +484,7 @@ extension Scenario.Action {
         case .timeZone: "timezone"
         case .openSettingsLink: "open_settings_link"
         case .terminate: "terminate"
+        case .appUpdate: "app_update"
         }
     }
 }
