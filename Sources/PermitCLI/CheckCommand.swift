@@ -91,16 +91,7 @@ struct CheckCommand: AsyncParsableCommand {
                 (found.error.file == nil ? "\(shown): " : "") + "\(found.error)\n      found by the probe \(found.probe)"
             }
             if errors.isEmpty {
-                let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                Terminal.say(
-                    "ok    \(shown)  name \(TerminalText.inline(policy.name))"
-                        + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
-                        + (policy.plansReminders ? ", plans reminders" : "")
-                        + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
-                        + policy.experiments.map { experiment in
-                            ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ")
-                                + ")"
-                        }.joined())
+                Terminal.say(Self.okLine(policy, shown: shown))
             } else {
                 for error in errors { Terminal.say("error \(error)") }
                 problems += 1
@@ -146,6 +137,18 @@ struct CheckCommand: AsyncParsableCommand {
             warned += 1
         }
         return warned
+    }
+
+    /// `ok    polite/policy.lua  name "polite", params ...`: what a valid policy declares.
+    static func okLine(_ policy: LuaPolicy, shown: String) -> String {
+        let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return "ok    \(shown)  name \(TerminalText.inline(policy.name))"
+            + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
+            + (policy.plansReminders ? ", plans reminders" : "")
+            + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
+            + policy.experiments.map { experiment in
+                ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ") + ")"
+            }.joined()
     }
 
     /// Every key of the pack's copy a locale lacks: a locale the policy declares

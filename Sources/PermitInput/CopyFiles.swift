@@ -62,7 +62,8 @@ package enum CopyFiles {
     /// One copy file's texts by key.
     static func texts(of url: URL, shown: String) throws(InputError) -> [String: String] {
         let text = try InputText.read(url, name: shown)
-        let root = try YAMLValue.parse(text, file: shown, emptyHint: "a copy file holds key: text lines, like welcome.title: Stay in the loop")
+        let root = try YAMLValue.parse(
+            text, file: shown, emptyHint: "a copy file holds key: text lines, like welcome.title: Stay in the loop")
         guard case .mapping = root.node else {
             throw root.error("a copy file is a table of key: text lines, got \(root.kindName)")
         }

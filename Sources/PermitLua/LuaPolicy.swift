@@ -270,22 +270,27 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.problems += declared.problems
         }
         if let value = table["params"] { readParams(value, chunkName: chunkName, into: &shape) }
-        if let value = table["remote_registration"] {
-            let names = RemoteRegistration.allCases.map(\.rawValue)
-            if case .string(let name) = value, let choice = RemoteRegistration(rawValue: name) {
-                shape.remoteRegistration = choice
-            } else {
-                problem(
-                    "policy.remote_registration",
-                    "expected \(names.joined(separator: ", ")) (or leave it out for Apple's default), got \(DecisionReader.describe(value))")
-            }
-        }
+        if let value = table["remote_registration"] { readRemoteRegistration(value, chunkName: chunkName, into: &shape) }
         if let value = table["review_exceptions"] {
             let read = ReviewExceptionsReader.read(value, chunkName: chunkName)
             shape.reviewExceptions = read.exceptions
             shape.problems += read.problems
         }
         return shape
+    }
+
+    /// The policy's `remote_registration`, every decision's default; a problem is collected.
+    private static func readRemoteRegistration(_ value: LuaValue, chunkName: String, into shape: inout Shape) {
+        if case .string(let name) = value, let choice = RemoteRegistration(rawValue: name) {
+            shape.remoteRegistration = choice
+            return
+        }
+        let names = RemoteRegistration.allCases.map(\.rawValue).joined(separator: ", ")
+        shape.problems.append(
+            PolicyError(
+                kind: .load, field: "policy.remote_registration",
+                message: "expected \(names) (or leave it out for Apple's default), got \(DecisionReader.describe(value))",
+                file: chunkName))
     }
 
     /// The policy's `params`: plain data under string keys; each problem is collected.

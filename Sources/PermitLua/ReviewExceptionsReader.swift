@@ -31,7 +31,10 @@ enum ReviewExceptionsReader {
             }
             let field = "policy.review_exceptions[\"\(rule)\"]"
             guard case .string(let why) = entry.value, !why.trimmingCharacters(in: .whitespaces).isEmpty else {
-                problem(field, "say why the rule does not apply (the reason is printed by permit check --review), got \(DecisionReader.describe(entry.value))")
+                problem(
+                    field,
+                    "say why the rule does not apply (the reason is printed by permit check --review), got \(DecisionReader.describe(entry.value))"
+                )
                 continue
             }
             guard why.utf8.count <= maxReasonBytes else {

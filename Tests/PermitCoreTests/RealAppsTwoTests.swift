@@ -34,7 +34,10 @@ import Testing
         for value in [SettingValue.enabled, .notSupported] {
             let voided = Guardrail.apply(to: prompt(for: .timeSensitive), in: situation(.authorized, timeSensitive: value))
             #expect(voided.action == .none, "time_sensitive \(value)")
-            #expect(voided.warnings.map(\.message) == ["the status is authorized with time_sensitive \(value): there is nothing to change in Settings"])
+            #expect(
+                voided.warnings.map(\.message) == [
+                    "the status is authorized with time_sensitive \(value): there is nothing to change in Settings"
+                ])
         }
         // Without for_setting, alerts decide as before: time_sensitive off does not allow it.
         let alerts = Guardrail.apply(to: prompt(for: nil), in: situation(.authorized, timeSensitive: .disabled))

@@ -10,7 +10,8 @@ import Testing
 @Suite struct BundleCopyTests {
     let key = BundleSigningKey()
     static let copy = try! PolicyCopy(locales: ["en": ["hello": "Hello"], "de": ["hello": "Hallo"]])
-    static let policy = #"return { name = "copy", decide = function(ctx) return { action = "none", reason = permit.copy("hello").de } end }"#
+    static let policy =
+        #"return { name = "copy", decide = function(ctx) return { action = "none", reason = permit.copy("hello").de } end }"#
 
     func signed(copy: PolicyCopy? = copy) throws -> PolicyBundle {
         try PolicyBundle.make(

@@ -35,9 +35,10 @@ import Testing
         ])
         #expect(copy.translations(of: "welcome.title") == ["en": "Stay in the loop", "de": "Bleib auf dem Laufenden"])
         #expect(copy.keys == ["welcome.accept", "welcome.title"])
-        #expect(copy.missing(in: ["de", "en", "fr"]).map { "\($0.locale) \($0.key)" } == [
-            "de welcome.accept", "fr welcome.accept", "fr welcome.title",
-        ])
+        #expect(
+            copy.missing(in: ["de", "en", "fr"]).map { "\($0.locale) \($0.key)" } == [
+                "de welcome.accept", "fr welcome.accept", "fr welcome.title",
+            ])
     }
 
     @Test func aPackWithoutACopyFolderHasNoCopy() throws {

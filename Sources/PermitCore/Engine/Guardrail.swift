@@ -115,17 +115,7 @@ extension Guardrail {
         }
 
         if case .settingsPrompt(var prompt) = action {
-            // The setting the prompt is about: alerts, unless it names another (`for_setting`).
-            let setting = prompt.forSetting ?? .alert
-            let value = situation.settings[setting]
-            let settingOff = status.isGranted && (prompt.forSetting == nil ? value != .enabled : value == .disabled)
-            // An inline row ("Notification settings ›") belongs on its screen whatever the status.
-            guard status == .denied || settingOff || prompt.presentation == .inline else {
-                let name = prompt.forSetting.map { "\($0.rawValue)" } ?? "alerts"
-                return void(
-                    .settingsPromptPointless,
-                    "the status is \(status) with \(name) \(value): there is nothing to change in Settings")
-            }
+            if let pointless = nothingToChange(for: prompt, in: situation) { return void(.settingsPromptPointless, pointless) }
             if let fallback = linkFallback(prompt.deepLink, on: situation.version) {
                 prompt.deepLink = .appSettings
                 warnings.append(fallback)
@@ -160,6 +150,20 @@ extension Guardrail {
         guard case .requestPermission(let options) = action else { return false }
         return situation.status == .authorized && options.contains(.criticalAlert)
             && situation.settings.criticalAlert == .disabled
+    }
+
+    /// Why a settings prompt has nothing to change in Settings, or `nil` when it has: the status
+    /// is denied, or granted with the setting it is about off (alerts, unless the prompt names
+    /// another with `for_setting`, which must then be `disabled`: one the app cannot have is no
+    /// switch to turn on). An inline row ("Notification settings ›") belongs on its screen
+    /// whatever the status.
+    static func nothingToChange(for prompt: SettingsPrompt, in situation: GuardrailSituation) -> String? {
+        let status = situation.status
+        let value = situation.settings[prompt.forSetting ?? .alert]
+        let settingOff = status.isGranted && (prompt.forSetting == nil ? value != .enabled : value == .disabled)
+        guard status != .denied, !settingOff, prompt.presentation != .inline else { return nil }
+        let name = prompt.forSetting.map(\.rawValue) ?? "alerts"
+        return "the status is \(status) with \(name) \(value): there is nothing to change in Settings"
     }
 
     /// Why `open_settings` was refused.

@@ -89,7 +89,8 @@ public struct PolicyCopy: Sendable, Hashable {
         guard (1...maxKeyBytes).contains(key.utf8.count) else {
             return "a key is 1 to \(maxKeyBytes) bytes, got \(key.utf8.count)"
         }
-        guard key.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) })
+        guard
+            key.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) })
         else {
             return "\"\(key)\" is not a key: use letters, digits, _ - and . (like welcome.title)"
         }

@@ -498,7 +498,8 @@ public enum ScenarioParser {
     static func parseAppVersion(_ value: YAMLValue) throws(InputError) -> String {
         let text = try value.string()
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard !parts.isEmpty, parts.count <= 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        guard !parts.isEmpty, parts.count <= 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
         else {
             throw value.error("\"\(text)\" is not an app version", hint: "write whole numbers joined by dots, like \"2.14.1\"")
         }
