@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulator
 
 /// One simulated user living `days` days with the app under one policy: the real engine, the
 /// simulated device, and the model's choices drawn from the user's own random streams.
