@@ -11,8 +11,14 @@ import PermitCore
 public protocol PolicyPerProcess: Sendable {
     /// The policy a new process runs. `processSeed` is that process's own random seed (the
     /// simulation draws one per process so that `math.random` differs from one to the next);
-    /// a source that needs none ignores it. An error leaves the app without a process.
+    /// a source that needs none ignores it. An error leaves the app without a process, unless
+    /// `failedStartPolicy` gives the policy such a process runs.
     func policy(processSeed: UInt64) throws(PolicyError) -> any Policy
+
+    /// What a process runs when `policy(processSeed:)` failed: a policy whose every call fails
+    /// (a Lua VM whose main chunk failed to run again), as an app whose policy file failed to
+    /// load still runs and decides nothing. `nil` (the default): the app gets no process.
+    var failedStartPolicy: (any Policy)? { get }
 
     /// The process ended (terminated, deleted, or replaced by a cold launch): what the policy
     /// still has to write for the next one is written now. Nothing, by default.
@@ -24,6 +30,9 @@ public protocol PolicyPerProcess: Sendable {
 }
 
 extension PolicyPerProcess {
+    /// No process without a policy.
+    public var failedStartPolicy: (any Policy)? { nil }
+
     /// Nothing to write.
     public func processEnded() {}
 

@@ -74,15 +74,25 @@ public struct SimulatedApp: Sendable {
     /// engine over the saved files, in the device's current time zone, running the policy the
     /// hook makes. Nothing else happens on the device (`launch` is the user opening the app).
     ///
-    /// - Throws: the hook's error: the app then has no process.
+    /// - Throws: the hook's error: the app then has no process, or one running the hook's
+    ///   `failedStartPolicy` when it gives one.
     public mutating func startProcess(processSeed: UInt64 = 0) throws(PolicyError) {
         guard process == nil else { return }
-        let policy = try policies.policy(processSeed: processSeed)
+        let policy: any Policy
+        var failure: PolicyError?
+        do {
+            policy = try policies.policy(processSeed: processSeed)
+        } catch {
+            guard let fallback = policies.failedStartPolicy else { throw error }
+            policy = fallback
+            failure = error
+        }
         configuration.timeZone = device.timeZone
         let engine = PermissionEngine(
             policy: policy, client: device, platform: device.platform, store: files, durableStore: device.keychain,
             clock: clock, configuration: configuration)
         process = SimulatedProcess(engine: engine)
+        if let failure { throw failure }
     }
 
     /// The user opens the app and iOS launches it: `didFinishLaunching` comes once per
@@ -90,7 +100,9 @@ public struct SimulatedApp: Sendable {
     /// is no different from a new one). An App Clip's ephemeral grant is renewed. The
     /// caller then sends `app_launch` through `foreground(sending:on:)`.
     ///
-    /// - Throws: the hook's error: the app then has no process, and the device saw no launch.
+    /// - Throws: the hook's error: the app then has no process (and the device saw no launch),
+    ///   or one running the hook's `failedStartPolicy`.
+    @discardableResult
     public mutating func launch(processSeed: UInt64 = 0) async throws(PolicyError) -> Launch {
         if let process, !process.handledEvents {
             device.launch()
@@ -98,7 +110,13 @@ public struct SimulatedApp: Sendable {
         }
         let onScreen = screen
         await endProcess()
-        try startProcess(processSeed: processSeed)
+        do {
+            try startProcess(processSeed: processSeed)
+        } catch {
+            // A process running a policy that failed to start is launched all the same.
+            if process != nil { device.launch() }
+            throw error
+        }
         device.launch()
         return Launch(
             newProcess: true, restoredDurablePart: process?.engine.restoredDurablePart ?? false,
@@ -153,11 +171,17 @@ public struct SimulatedApp: Sendable {
 
     // MARK: Events
 
-    /// Sends `event` to the running process's engine (`engine`).
+    /// Sends `event` to the running process's engine (`engine`). Inlinable: the simulation
+    /// sends millions, and as a call of its own across modules each paid an async frame.
+    @inlinable
     public mutating func send(_ event: AppEvent, on engine: isolated PermissionEngine) async -> Outcome {
-        process?.handledEvents = true
+        markHandled()
         return await engine.handle(event)
     }
+
+    /// The process has handled an event: it is no longer the same as a new one.
+    @usableFromInline
+    mutating func markHandled() { process?.handledEvents = true }
 
     /// The app comes to the foreground and sends `event` (`app_launch` after a launch,
     /// `app_foreground` on a return): a time change queued while it was suspended reaches the
@@ -233,7 +257,7 @@ public struct SimulatedApp: Sendable {
             queuedTimeChange = zone
             return .queued
         }
-        process?.handledEvents = true
+        markHandled()
         return .heard(await engine.handle(.significantTimeChange(timeZone: zone)))
     }
 
