@@ -30,7 +30,8 @@ extension Simulation {
         var events = 0
         for index in 0..<options.users {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: recorder, processes: RestartedVM(vm: vm, serving: recorder), days: options.days,
+                index: index, seed: options.seed, model: model, policy: recorder, processes: RestartedVM(vm: vm, serving: recorder),
+                days: options.days,
                 appEvents: model.appEvents(declaredBy: policy))
             await user.run()
             events += user.tally.events
