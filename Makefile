@@ -71,7 +71,7 @@ sanitize: setup
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
 # name) fails it, and so does a public declaration without a doc comment. With the system's Lua:
 # the documentation build would otherwise turn every trait on.
-DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
+DOC_TARGETS = PermitCore PermitSimulator PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
 	@$(SWIFT) package --traits SystemLua generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulator
 
 /// Every policy call a few simulated users make, with the context each call saw: what
 /// `permit-benchmark` replays through its minimal C + Lua host, so that the limit it measures
@@ -30,7 +31,8 @@ extension Simulation {
         var events = 0
         for index in 0..<options.users {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: recorder, restarting: vm, days: options.days,
+                index: index, seed: options.seed, model: model, policy: recorder, processes: RestartedVM(vm: vm, serving: recorder),
+                days: options.days,
                 appEvents: model.appEvents(declaredBy: policy))
             await user.run()
             events += user.tally.events

@@ -211,9 +211,14 @@ import Testing
             let reached = target.dependencies.intersection(executables)
             #expect(reached.isEmpty, "\(target.name) depends on the executables \(reached.sorted())")
         }
-        // The core's tests build no CLI (nor anything above the core but test support).
+        // The core's tests build no CLI (nor anything above the core but the simulated iPhone
+        // they run the engine on, and test support).
         let closure = Self.closure(of: "PermitCoreTests", in: targets)
-        #expect(closure == ["PermitCore", "PermitTestSupport"], "PermitCoreTests builds \(closure.sorted())")
+        #expect(
+            closure == ["PermitCore", "PermitSimulator", "PermitTestSupport"], "PermitCoreTests builds \(closure.sorted())")
+        // Apps link the simulated iPhone in their own tests: it brings the core and nothing else
+        // (no Lua, no YAML), and the players that drive it share it rather than reach each other.
+        #expect(targets["PermitSimulator"]?.dependencies == ["PermitCore"], "PermitSimulator depends on more than PermitCore")
         // The CLI never downloads: `permit` links no PermitFetch, so no FoundationNetworking
         // (libcurl on Linux), and links statically without it.
         #expect(!Self.closure(of: "permit", in: targets).contains("PermitFetch"), "permit links the bundle fetcher")

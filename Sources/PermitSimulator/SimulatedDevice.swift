@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 /// A faithful stand-in for iOS's notification system (docs/reference/policy.md#platform), for tests, scenarios and
 /// simulations.

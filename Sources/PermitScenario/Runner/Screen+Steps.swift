@@ -1,32 +1,9 @@
 import PermitCore
+import PermitSimulator
 
-/// What the app's process has on screen during a scenario. A prompt (a dialog of the app's
-/// own, or the system's) stays until it is answered, so it decides what the next step may do;
-/// an inline row (`presentation = "inline"`) is part of a screen and blocks nothing.
-enum Screen: Equatable {
-    case nothing, softPrompt, settingsPrompt, systemDialog
-    /// An inline row of a soft prompt or of a settings prompt: on screen while its screen is.
-    case inlineSoftPrompt, inlineSettingsPrompt
-
-    /// What is on screen after an outcome: the follow-up's decision when the request was
-    /// answered at once, else the event's own.
-    init(after outcome: Outcome) {
-        let last = outcome.followUps.last ?? outcome
-        switch last.decision.action {
-        case .softPrompt(let prompt): self = prompt.presentation == .inline ? .inlineSoftPrompt : .softPrompt
-        case .settingsPrompt(let prompt): self = prompt.presentation == .inline ? .inlineSettingsPrompt : .settingsPrompt
-        case .requestPermission: self = last.dialogShown ? .systemDialog : .nothing
-        case .none, .openSettings: self = .nothing
-        }
-    }
-
-    /// Whether this is the app's own UI (a prompt or a row), which lives in the process: it
-    /// survives backgrounding and goes when the process ends.
-    var isInApp: Bool { self != .nothing && self != .systemDialog }
-
-    /// Whether this is an inline row, which never blocks a step.
-    var isInline: Bool { self == .inlineSoftPrompt || self == .inlineSettingsPrompt }
-
+/// What a scenario's steps may do with each screen: the answers it takes, the steps it
+/// refuses while it is up, and the event an answer sends.
+extension Screen {
     var answers: [Scenario.Answer] {
         switch self {
         case .nothing: []
@@ -37,17 +14,6 @@ enum Screen: Equatable {
         // decline or cancel button.
         case .inlineSoftPrompt: [.accept, .dismiss]
         case .inlineSettingsPrompt: [.open, .dismiss]
-        }
-    }
-
-    var name: String {
-        switch self {
-        case .nothing: "nothing"
-        case .softPrompt: "a soft prompt"
-        case .settingsPrompt: "a settings prompt"
-        case .systemDialog: "the system dialog"
-        case .inlineSoftPrompt: "an inline soft prompt row"
-        case .inlineSettingsPrompt: "an inline settings row"
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PermitCore
 
 /// What happens to the simulated iPhone outside Permit's own calls: another SDK asking, the
 /// user leaving with the dialog up, the device changing time zone, the user tapping the app's
