@@ -12,7 +12,8 @@ import Foundation
 /// no durable keys) for the policy it holds. What a policy says about itself is one value,
 /// `declaration`, which a wrapper forwards in one line and which carries any fact added later
 /// with it; the rest are the calls. A simple policy starts from `ClosurePolicy`, which answers
-/// the calls it has no use for.
+/// the calls it has no use for. What only some policies can do is a protocol of its own
+/// (`LineCoverageReporting`, `DecisionCoverageReporting`), which the tools ask for by casting.
 public protocol Policy: Sendable {
     /// What the policy says about itself: name, version, durable keys, experiments, the events
     /// it declares, whether it plans reminders. Read for every event (and at every save), so a
