@@ -22,20 +22,14 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         "name", "params", "events", "decide", "plan_reminders", "remember_durable", "experiments", "locales",
     ]
 
-    /// The policy's `name`.
-    public let name: String
+    /// What the script declares: its `name`, whether it has `plan_reminders`, what it keeps
+    /// across a reinstall (`remember_durable`), its `experiments` (sorted by name) and its
+    /// `events`; a policy loaded from a file or built in has no version.
+    public let declaration: PolicyDeclaration
     /// The chunk name errors carry: the policy's path as the user gave it.
     public let chunkName: String
     /// The policy's own params, before host or scenario overrides.
     public let defaultParams: [String: PolicyValue]
-    /// Whether the script has a `plan_reminders` function.
-    public let plansReminders: Bool
-    /// What the script keeps across a reinstall (`remember_durable`).
-    public let durableKeys: DurableKeys
-    /// The experiments the script declares (`experiments`), sorted by name.
-    public let experiments: [Experiment]
-    /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
-    public let declaredEvents: [String]
     /// The locales every text of the policy must carry (`locales = { "en", "es" }`), which
     /// `permit check` holds each probed decision's texts to; empty when not declared.
     public let locales: [String]
@@ -110,13 +104,11 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             thread?.stop()
             throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
         }
-        self.name = name
+        self.declaration = PolicyDeclaration(
+            name: name, plansReminders: shape.planReminders != nil, durableKeys: shape.durableKeys,
+            experiments: shape.experiments, declaredEvents: shape.events)
         self.chunkName = chunkName
         self.defaultParams = shape.params
-        self.plansReminders = shape.planReminders != nil
-        self.durableKeys = shape.durableKeys
-        self.experiments = shape.experiments
-        self.declaredEvents = shape.events
         self.locales = shape.locales
         self.limits = compiled.vm.limits
         self.runtime = DeadlineLocked(
@@ -503,6 +495,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public func takeTrace() -> String {
         runtime.withLock { runtime in LuaPolicy.trace(runtime.vm) } ?? ""
     }
+
+    /// Nothing to do: a script's health is judged by whoever holds it (a delivered policy's
+    /// source counts errors against the bundle), not by the script itself.
+    public func eventHandled(errors: [PolicyError]) {}
 
     private static func trace(_ vm: LuaVM) -> String {
         let trace = vm.drainTrace()
