@@ -19,8 +19,18 @@ import PackageDescription
 /// networking and `permit` stays a static binary of its own. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
-/// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
+/// Tests/RepositoryTests/LayeringTests.swift checks this list against the targets below and
 /// against every `import` line under Sources/.
+///
+/// What an app links (PermitCore, PermitLua, PermitDelivery, PermitFetch) holds only what an app
+/// runs; the tools' pieces live with the tools: text made safe for a terminal in PermitInput
+/// (which every tool layer has), coverage export and the static ctx check in PermitCLI, and the
+/// recording of policy calls the benchmarks replay in PermitSimulation, beside the simulated
+/// users it records.
+/// The repository's own checks (layering, function length, documentation, privacy manifests, the
+/// generated files, PermitCore's folder order) are a test target of their own, RepositoryTests,
+/// which reads files and builds no CLI; the generated files are written by a tool,
+/// `permit-generate` (`make generate`), over GeneratedNames, which the check compares with.
 ///
 /// The benchmarks (a C host driving Lua directly, the minimal host, `permit-benchmark`) are a
 /// package of their own, Benchmarks/, which depends on this one's library products by path:
@@ -57,6 +67,8 @@ import PackageDescription
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch, PermitSimulator
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
+///   GeneratedNames → PermitLua
+///   permit-generate → GeneratedNames
 #if os(Linux)
 let defaultLua: Set<String> = ["SystemLua"]
 #else
@@ -138,7 +150,10 @@ let package = Package(
                 .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
                 .byName(name: "CPermitLuaFromSource", condition: .when(platforms: [.linux], traits: ["LuaFromSource"])),
                 .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
-            ]
+            ],
+            // The C files live in rooms (Budget, Sandbox, Context, Host, Trace); the headers they
+            // share stay at the target's top, found from every room by this path.
+            cSettings: [.headerSearchPath(".")]
         ),
         // The libraries an app links each ship a privacy manifest (PrivacyInfo.xcprivacy) declaring
         // the required-reason APIs their sources use (docs/platform.md; PrivacyManifestTests).
@@ -184,6 +199,11 @@ let package = Package(
             path: "Tools/permit-redteam",
             exclude: ["attacks"]
         ),
+        // `make generate`: the names C and the warm path use, written again from ContextSchema.
+        // A tool, not the product: GeneratedNames makes the files, which RepositoryTests compares
+        // with the checked-in ones.
+        .target(name: "GeneratedNames", dependencies: ["PermitLua"], path: "Tools/GeneratedNames"),
+        .executableTarget(name: "permit-generate", dependencies: ["GeneratedNames"], path: "Tools/permit-generate"),
         // A host configuring budgets, prompt cap and store location, and fetching bundles
         // (docs/bundles.md's code); built so it cannot drift.
         .executableTarget(
@@ -194,14 +214,19 @@ let package = Package(
         .executableTarget(
             name: "permit-launch-child", dependencies: ["PermitCore", "PermitDelivery", "PermitLua"],
             path: "Tests/PermitLaunchChild"),
-        // What the test targets share: a timeout for awaits, a child-process runner, source scans.
-        .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
+        // What the test targets share: a timeout for awaits, a child-process runner, source scans,
+        // the reference's tables, and a probe policy that checks what a wrapper passes on.
+        .target(name: "PermitTestSupport", dependencies: ["PermitCore"], path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
         .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitSimulator", "PermitTestSupport"]),
         // The simulated iPhone and the app on it: the device's rules, the process, reinstalls,
         // Settings visits and the queued time change.
         .testTarget(name: "PermitSimulatorTests", dependencies: ["PermitSimulator", "PermitCore", "PermitTestSupport"]),
+        // The repository's own checks: they read files (Package.swift against the imports, the
+        // docs against the code, function lengths, privacy manifests, PermitCore's folder order)
+        // and compare the generated files with what GeneratedNames makes; no product behaviour.
+        .testTarget(name: "RepositoryTests", dependencies: ["GeneratedNames", "PermitCore", "PermitTestSupport"]),
         // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
         // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
         // A stock Lua of the same library for comparison: Permit's own (on Linux with the trait

@@ -109,14 +109,17 @@ import Testing
     /// The policy's `remote_registration` is every decision's default; a decision's own wins.
     @Test func thePolicysRemoteRegistrationIsTheDefault() async {
         struct Keeping: Policy {
-            let name = "keeping"
-            let remoteRegistration: RemoteRegistration? = .keep
-            func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-                guard context.event == .featureOpened("push") else { return nil }
+            let declaration = PolicyDeclaration(name: "keeping", remoteRegistration: .keep)
+            func answer(_ context: PolicyContext) -> PolicyAnswer {
+                guard context.event == .featureOpened("push") else { return PolicyAnswer(decision: .success(nil), trace: "") }
                 var decision = Decision(.none)
                 decision.remoteRegistration = .register
-                return decision
+                return PolicyAnswer(decision: .success(decision), trace: "")
             }
+            func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
+            func validate(params: [String: PolicyValue]) throws(PolicyError) {}
+            func takeTrace() -> String { "" }
+            func eventHandled(errors: [PolicyError]) {}
         }
         let world = World(authorization: .authorized, policy: Keeping())
         let launch = await world.engine.handle(.appLaunch)

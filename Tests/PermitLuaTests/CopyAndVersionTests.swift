@@ -153,7 +153,7 @@ import Testing
         let policy = try Self.policy(
             "return nil",
             extra: #"remote_registration = "keep", review_exceptions = { ["asks-at-launch"] = "alerts are the point" },"#)
-        #expect(policy.remoteRegistration == .keep)
+        #expect(policy.declaration.remoteRegistration == .keep)
         #expect(policy.reviewExceptions == ["asks-at-launch": "alerts are the point"])
         for (extra, field) in [
             (#"remote_registration = "never","#, "policy.remote_registration"),

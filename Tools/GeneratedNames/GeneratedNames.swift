@@ -1,25 +1,26 @@
-import Foundation
-import Testing
+import PermitLua
 
-@testable import PermitLua
-
-/// The names C and the warm path use are generated from `ContextSchema`, their one source:
-/// `FastPath.Key` (`Sources/PermitLua/FastPathKey.generated.swift`), the lazy builder's key
+/// The names C and the warm path use, generated from `ContextSchema`, their one source:
+/// `FastPath.Key` (`Sources/PermitLua/Context/FastPathKey.generated.swift`), the lazy builder's key
 /// names (`Sources/CLuaShim/lazy_names.generated.h`), and the in-place decision reader's codes
 /// and tables (`Sources/CLuaShim/include/permit_decision.generated.h`, public: the codes Swift
 /// reads a decision's slots by; `Sources/CLuaShim/decision_fields.generated.h`, private to
 /// `FastPath.c`: the names, the action names and the fields each action allows). The files are
-/// checked in so the build needs no generator; this suite is the generator. A schema change
-/// fails it, naming the file; `make generate` (this suite with `PERMIT_GENERATE=1`) writes the
-/// files again, and the code that used a renamed or removed name then stops compiling where it does.
-@Suite struct GeneratedNamesTests {
+/// checked in so the build needs no generator: `make generate` (`permit-generate`) writes them
+/// again, and the code that used a renamed or removed name then stops compiling where it does;
+/// the repository's tests (GeneratedFilesTests) fail while a checked-in file differs.
+public enum GeneratedNames {
     static let header = "Sources/CLuaShim/lazy_names.generated.h"
-    static let keys = "Sources/PermitLua/FastPathKey.generated.swift"
+    static let keys = "Sources/PermitLua/Context/FastPathKey.generated.swift"
     static let decisionCodes = "Sources/CLuaShim/include/permit_decision.generated.h"
     static let decisionTables = "Sources/CLuaShim/decision_fields.generated.h"
 
-    /// What the generated file at `path` holds, made from the schema.
-    static func contents(of path: String) -> String? {
+    /// The generated files, by path from the repository's root.
+    public static let paths = [header, keys, decisionCodes, decisionTables]
+
+    /// What the generated file at `path` holds, made from the schema; `nil` for a path that is
+    /// not one of `paths`.
+    public static func contents(of path: String) -> String? {
         switch path {
         case header: lazyNamesHeader()
         case keys: fastPathKeys()
@@ -27,29 +28,6 @@ import Testing
         case decisionTables: decisionTablesHeader()
         default: nil
         }
-    }
-
-    @Test(arguments: [header, keys, decisionCodes, decisionTables])
-    func theCheckedInFileIsWhatTheSchemaMakes(path: String) throws {
-        let expected = try #require(Self.contents(of: path))
-        let url = ContextSchemaTests.repository.appendingPathComponent(path)
-        let current = try? String(contentsOf: url, encoding: .utf8)
-        if current == expected { return }
-        if ProcessInfo.processInfo.environment["PERMIT_GENERATE"] == "1" {
-            try expected.write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        let added = Set(Self.lines(expected)).subtracting(Self.lines(current ?? ""))
-        let removed = Set(Self.lines(current ?? "")).subtracting(Self.lines(expected))
-        Issue.record(
-            """
-            \(path) is not what ContextSchema makes; run `make generate` (lines to add: \(added.sorted()), \
-            to remove: \(removed.sorted()))
-            """)
-    }
-
-    static func lines(_ text: String) -> [String] {
-        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     // MARK: The lazy builder's names
@@ -74,8 +52,8 @@ import Testing
         let constants = names.enumerated().map { "    N_\($0.element.uppercased()) = \($0.offset + 1)," }
         let texts = names.map { "    \"\($0)\"," }
         return """
-            /* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-               edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+            /* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+               (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
                The key names the lazy builder (LazyContext.c) sets, made once per VM (a sequence in the
                registry): a key is then one lua_rawgeti. ctx.settings' names come first, in PERMIT_S_* order. */
@@ -120,8 +98,8 @@ import Testing
         let cases = names.enumerated().map { "        case \(camelCase($0.element))\($0.offset == 0 ? " = 1" : "")" }
         let texts = names.map { "            case .\(camelCase($0)): \"\($0)\"" }
         return """
-            // Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-            // edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+            // Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+            // (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
             extension FastPath {
                 /// Every key and enum value `ctx` holds, interned once per VM (a sequence in the registry)
@@ -157,8 +135,8 @@ import Testing
         let fields = decisionFields.map { "    PERMIT_D_\($0.uppercased())," }
         let actions = ContextSchema.actions.map { "    PERMIT_A_\($0.uppercased())," }
         return """
-            /* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-               edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+            /* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+               (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
                The codes of a decision's fields and actions, shared by the in-place reader (FastPath.c, whose
                tables are in decision_fields.generated.h) and the Swift side that reads the values it pushes
@@ -194,8 +172,8 @@ import Testing
             return "    0x\(String(mask, radix: 16))u, /* \(action): \(allowed.joined(separator: ", ")) */"
         }
         return """
-            /* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-               edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+            /* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+               (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
                The in-place decision reader's tables (FastPath.c), DecisionReader's names: the fields a
                decision may hold (by PERMIT_D_* code), the actions (by PERMIT_A_* code), and the fields each

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitScenario
 
 /// `--coverage-format lcov|cobertura`: the run's coverage in the formats CI services read
 /// (Codecov, GitLab, Coveralls). Lines are counted per scenario: a line's hits are the number

@@ -23,26 +23,17 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         "remote_registration", "review_exceptions",
     ]
 
-    /// The policy's `name`.
-    public let name: String
+    /// What the script declares: its `name`, whether it has `plan_reminders`, what it keeps
+    /// across a reinstall (`remember_durable`), its `experiments` (sorted by name) and its
+    /// `events`; a policy loaded from a file or built in has no version.
+    public let declaration: PolicyDeclaration
     /// The chunk name errors carry: the policy's path as the user gave it.
     public let chunkName: String
     /// The policy's own params, before host or scenario overrides.
     public let defaultParams: [String: PolicyValue]
-    /// Whether the script has a `plan_reminders` function.
-    public let plansReminders: Bool
-    /// What the script keeps across a reinstall (`remember_durable`).
-    public let durableKeys: DurableKeys
-    /// The experiments the script declares (`experiments`), sorted by name.
-    public let experiments: [Experiment]
-    /// The app events of its own the policy declares (`events = { "lesson_completed" }`).
-    public let declaredEvents: [String]
     /// The locales every text of the policy must carry (`locales = { "en", "es" }`), which
     /// `permit check` holds each probed decision's texts to; empty when not declared.
     public let locales: [String]
-    /// What the host does about remote notifications after a decision that does not say
-    /// (`remote_registration = "keep"` on the policy); `nil`: Apple's guidance.
-    public let remoteRegistration: RemoteRegistration?
     /// The review rules the policy's authors chose to break, each with why
     /// (`review_exceptions = { ["rule"] = "why" }`): `permit check --review` prints the reason
     /// instead of the warning.
@@ -125,15 +116,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             thread?.stop()
             throw shape.problems.first ?? PolicyError(kind: .load, message: "not a policy", file: chunkName)
         }
-        self.name = name
+        self.declaration = PolicyDeclaration(
+            name: name, plansReminders: shape.planReminders != nil, durableKeys: shape.durableKeys,
+            experiments: shape.experiments, declaredEvents: shape.events, remoteRegistration: shape.remoteRegistration)
         self.chunkName = chunkName
         self.defaultParams = shape.params
-        self.plansReminders = shape.planReminders != nil
-        self.durableKeys = shape.durableKeys
-        self.experiments = shape.experiments
-        self.declaredEvents = shape.events
         self.locales = shape.locales
-        self.remoteRegistration = shape.remoteRegistration
         self.reviewExceptions = shape.reviewExceptions
         self.copy = compiled.copy
         self.limits = compiled.vm.limits
@@ -548,6 +536,10 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     public func takeTrace() -> String {
         runtime.withLock { runtime in LuaPolicy.trace(runtime.vm) } ?? ""
     }
+
+    /// Nothing to do: a script's health is judged by whoever holds it (a delivered policy's
+    /// source counts errors against the bundle), not by the script itself.
+    public func eventHandled(errors: [PolicyError]) {}
 
     private static func trace(_ vm: LuaVM) -> String {
         let trace = vm.drainTrace()

@@ -15,7 +15,7 @@ import PermitCore
 ///   decision's fields, the actions, the fields each action takes) are generated from here into
 ///   checked-in files (`FastPathKey.generated.swift`, `lazy_names.generated.h`,
 ///   `include/permit_decision.generated.h`, `decision_fields.generated.h`) by `make generate`;
-///   `GeneratedNamesTests` fails while they differ, and code using a renamed name stops compiling.
+///   the repository's tests (GeneratedFilesTests) fail while they differ, and code using a renamed name stops compiling.
 /// - The editor annotations (`types/permit.lua`, which carry notes for policy authors) and
 ///   the reference (docs/reference.md) are checked against this schema by tests that name the
 ///   missing or extra field.

@@ -265,7 +265,7 @@ import Testing
     /// Code comments, messages, scenarios and Lua name `docs/….md#anchor` from the repository's
     /// root; each lands on a file and an anchor of it. This file's own examples are built to fail.
     @Test func everyDocsPathTheRepositoryNamesResolves() {
-        let own = "Tests/PermitCLITests/ReferenceLinkTests.swift"
+        let own = "Tests/RepositoryTests/ReferenceLinkTests.swift"
         var named = 0
         for (path, text) in Self.tree.files where path != own {
             for line in SourceScan.lines(of: text, containing: "docs/") { named += Self.docsPaths(on: line).count }
@@ -379,7 +379,7 @@ import Testing
     @Test func nothingNamesTheProjectsOwnSessionsOrIssues() {
         let session = #/(\S+ )?\b[Ss]essions? \d+/#
         let issue = #/(\S+ )?\[?\b[Ii]ssues? #?\d+/#
-        for (path, text) in Self.repositoryFiles() where !path.hasPrefix("Tests/PermitCLITests/ReferenceLinkTests") {
+        for (path, text) in Self.repositoryFiles() where !path.hasPrefix("Tests/RepositoryTests/ReferenceLinkTests") {
             for line in text.split(separator: "\n") {
                 let ownIssue = line.matches(of: issue).contains { !($0.output.1 ?? "").contains("/") }
                 // A WWDC session is named with its year: "WWDC 2018 session 710".

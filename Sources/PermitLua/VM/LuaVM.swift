@@ -654,7 +654,7 @@ public final class LuaVM {
         return .table(LuaTable(entries: entries.map(\.entry), hasMetatable: hasMetatable))
     }
 
-    /// Host values flattened for `permit_push_values` (CLuaShim/HostValues.c): a pre-order list
+    /// Host values flattened for `permit_push_values` (CLuaShim/Host/HostValues.c): a pre-order list
     /// (a table is followed by its entries, key then value) and the bytes of its strings.
     struct FlatValues {
         var values: [permit_value] = []

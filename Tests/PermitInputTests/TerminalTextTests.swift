@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PermitCore
+@testable import PermitInput
 
 /// The one escaping every text `permit` prints goes through (`Console.write`).
 @Suite struct TerminalTextTests {

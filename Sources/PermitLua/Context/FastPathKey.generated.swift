@@ -1,5 +1,5 @@
-// Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-// edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+// Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+// (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
 extension FastPath {
     /// Every key and enum value `ctx` holds, interned once per VM (a sequence in the registry)

@@ -1,3 +1,5 @@
+import PermitCore
+
 /// A policy that forwards every call to another and keeps the context of each: benchmarks replay
 /// those contexts through a minimal host to measure what the same Lua work costs without Permit.
 public struct RecordingPolicy: Policy {
@@ -13,26 +15,8 @@ public struct RecordingPolicy: Policy {
     /// The calls so far, in order.
     public var calls: [(function: Function, context: PolicyContext)] { recorded.current }
 
-    /// The recorded policy's name.
-    public var name: String { inner.name }
-    /// Whether the recorded policy plans reminders.
-    public var plansReminders: Bool { inner.plansReminders }
-    /// What the recorded policy keeps across a reinstall.
-    public var durableKeys: DurableKeys { inner.durableKeys }
-    /// The recorded policy's experiments.
-    public var experiments: [Experiment] { inner.experiments }
-    /// The recorded policy's version.
-    public var version: Int64? { inner.version }
-    /// The app events the recorded policy declares.
-    public var declaredEvents: [String] { inner.declaredEvents }
-    /// The wrapped policy's default `remote_registration`.
-    public var remoteRegistration: RemoteRegistration? { inner.remoteRegistration }
-
-    /// Records the call, then asks the recorded policy.
-    public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        recorded.withLock { $0.append((.decide, context)) }
-        return try inner.decide(context)
-    }
+    /// What the recorded policy says about itself.
+    public var declaration: PolicyDeclaration { inner.declaration }
 
     /// Records the call, then answers as the recorded policy.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {

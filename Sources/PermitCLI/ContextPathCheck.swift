@@ -1,4 +1,5 @@
 import PermitCore
+import PermitLua
 
 /// `permit check`'s static half of the strict ctx: every `ctx.a.b.c` chain written in a policy's
 /// source, walked against `ContextSchema`, so a misspelt field is reported with its line
