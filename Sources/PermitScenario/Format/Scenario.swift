@@ -74,6 +74,9 @@ public struct Scenario: Sendable {
         public var pendingOverflow: PendingOverflow?
         /// What leaving the app does to the system dialog on screen.
         public var dialogOnBackground: DialogOnBackground = .observed
+        /// The app's version at the start (`app_version`), which `app_update` steps change: the
+        /// engine's `EngineConfiguration.appVersion`. `nil`: the scenario does not say.
+        public var appVersion: String?
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
@@ -132,6 +135,9 @@ public struct Scenario: Sendable {
         /// The app's process ends (the user swipes it away, or iOS reclaims it): what it held
         /// in memory and on screen is gone; the next `app_launch` is a cold start.
         case terminate
+        /// The app is updated to this version: iOS ends its process, and the next `app_launch`
+        /// runs the new version, whose first process sees `ctx.app.previous_version`.
+        case appUpdate(String)
     }
 
     /// An answer to whatever is on screen.
