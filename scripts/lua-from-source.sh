@@ -138,7 +138,9 @@ check_symbols() {
   [ -f "${objects[0]}" ] || die "no objects in $bin/CPermitLua.build: build first ($0 swift build)"
   # 1. Every global symbol of Permit's Lua and of the C shim carries the prefix, and there are
   #    some; a planted unprefixed symbol shows that the check sees one.
-  local unprefixed count shim=("$bin"/CLuaShim.build/*.o)
+  # The shim's sources sit in folders by concern, and so do their objects.
+  local unprefixed count shim
+  mapfile -t shim < <(find "$bin"/CLuaShim.build -name '*.o' 2>/dev/null | sort)
   [ -f "${shim[0]}" ] || die "no objects in $bin/CLuaShim.build: build first ($0 swift build)"
   unprefixed=$(unprefixed_globals "${objects[@]}")
   count=$(nm -g --defined-only --format=posix "${objects[@]}" | awk 'NF >= 2 && $1 ~ /^permit_lua/' | wc -l)
