@@ -242,4 +242,10 @@ struct RestartedVM: PolicyPerProcess {
     /// call fails with that error (`LuaPolicy.restart`), and the process runs on, as an app
     /// whose policy failed to load does.
     var failedStartPolicy: (any Policy)? { policy }
+
+    /// The VM keeps nothing for the next process: `restart` starts its environment afresh.
+    func processEnded() {}
+
+    /// A simulated user's app stores no policy of its own (no bundle updates).
+    func appReinstalled() {}
 }

@@ -17,27 +17,20 @@ public protocol PolicyPerProcess: Sendable {
 
     /// What a process runs when `policy(processSeed:)` failed: a policy whose every call fails
     /// (a Lua VM whose main chunk failed to run again), as an app whose policy file failed to
-    /// load still runs and decides nothing. `nil` (the default): the app gets no process.
+    /// load still runs and decides nothing. `nil`: the app gets no process.
     var failedStartPolicy: (any Policy)? { get }
 
     /// The process ended (terminated, deleted, or replaced by a cold launch): what the policy
-    /// still has to write for the next one is written now. Nothing, by default.
+    /// still has to write for the next one is written now.
     func processEnded()
 
     /// The app was deleted and installed again: whatever the policy kept in the app's storage
-    /// is gone. Nothing, by default.
+    /// is gone.
+    ///
+    /// Every requirement is required, none defaulted: a source that keeps something in the
+    /// app's storage and forgot this one would still compile, and its storage would survive
+    /// a reinstall.
     func appReinstalled()
-}
-
-extension PolicyPerProcess {
-    /// No process without a policy.
-    public var failedStartPolicy: (any Policy)? { nil }
-
-    /// Nothing to write.
-    public func processEnded() {}
-
-    /// Nothing kept in the app's storage.
-    public func appReinstalled() {}
 }
 
 /// The same policy in every process: right for a policy that keeps nothing between calls (a
@@ -51,4 +44,13 @@ public struct SamePolicy: PolicyPerProcess {
 
     /// `policy`, whatever the seed.
     public func policy(processSeed: UInt64) throws(PolicyError) -> any Policy { policy }
+
+    /// `policy` cannot fail to start, so there is nothing to fall back to.
+    public var failedStartPolicy: (any Policy)? { nil }
+
+    /// `policy` keeps nothing for the next process.
+    public func processEnded() {}
+
+    /// `policy` keeps nothing in the app's storage.
+    public func appReinstalled() {}
 }

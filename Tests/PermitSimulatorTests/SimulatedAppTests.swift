@@ -24,6 +24,7 @@ import Testing
             return policy
         }
 
+        var failedStartPolicy: (any Policy)? { nil }
         func processEnded() { log.withLock { $0.append("ended") } }
         func appReinstalled() { log.withLock { $0.append("reinstalled") } }
     }

@@ -26,6 +26,9 @@ struct ScenarioPolicies: PolicyPerProcess {
         return updates?.start(builtIn: policy) ?? policy
     }
 
+    /// A policy that failed to load at a relaunch leaves the app without a process (the step fails).
+    var failedStartPolicy: (any Policy)? { nil }
+
     func processEnded() { updates?.end() }
 
     func appReinstalled() { updates?.reinstall() }
