@@ -47,7 +47,7 @@ enum ScenarioInputChecks {
                 endedBy = nil
             case .reinstall:
                 endedBy = step
-            case .settings, .wait:
+            case .settings, .wait, .provisionalKeep:
                 break
             case .timeZone where step.expectations.decidesNothing:
                 break

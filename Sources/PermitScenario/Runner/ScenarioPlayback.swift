@@ -35,9 +35,6 @@ struct ScenarioPlayback {
     /// significant-time-change notification until the app returns to the foreground, and
     /// coalesces several into one (docs/platform.md Z-02). Gone with the process.
     private var queuedTimeChange: TimeZone?
-    /// When a process last ran (a step played while one existed): on iOS 8–9 the system
-    /// forgets the notification answer once the app stays deleted for a day (K-01).
-    private var lastRanAt: Date?
 
     /// Sets up the device and the first process. Setup problems the file causes (params the
     /// policy does not take, an initial state iOS cannot be in) are input errors.
@@ -111,7 +108,8 @@ struct ScenarioPlayback {
                 ephemeralNotifications: scenario.device.appClipEphemeral,
                 appClipCardNotifications: scenario.device.appClipCardNotifications,
                 scheduledSummary: scenario.device.scheduledSummary, pendingOverflow: scenario.device.pendingOverflow,
-                timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground)
+                timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground,
+                liveActivities: scenario.device.liveActivities)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
         }
@@ -179,7 +177,6 @@ struct ScenarioPlayback {
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
     mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
-        if process != nil { lastRanAt = clock.now() }
         clock.advance(by: TimeInterval(step.after))
         var result = StepResult(
             number: step.number, location: step.location, action: step.action.summary,
@@ -254,8 +251,12 @@ struct ScenarioPlayback {
             return await answerScreen(with: answer, engine: engine, into: &result)
         case .settings(let authorization, let settings):
             return changeSettings(authorization: authorization, settings: settings, into: &result)
-        case .reinstall(let remembers, let keychainSurvives):
-            reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
+        case .reinstall(let remembers, let keychainSurvives, let uninstalledFor):
+            reinstall(
+                systemRemembers: remembers, keychainSurvives: keychainSurvives,
+                uninstalledFor: TimeInterval(uninstalledFor ?? step.after), into: &result)
+        case .provisionalKeep(let choice):
+            return keepProvisional(choice, into: &result)
         case .policyUpdate(let url):
             guard engine(into: &result) != nil else { return false }
             installUpdate(url, expected: step.expectations.update, into: &result)
@@ -403,8 +404,9 @@ struct ScenarioPlayback {
     /// the updatable policy installed); the system may remember, and the Keychain (the
     /// durable part of the ledger) survives unless the step says otherwise. The app runs again
     /// at the next `app_launch`.
-    private mutating func reinstall(systemRemembers chosen: Bool?, keychainSurvives: Bool, into result: inout StepResult) {
-        let deletedFor = clock.now().timeIntervalSince(lastRanAt ?? clock.now())
+    private mutating func reinstall(
+        systemRemembers chosen: Bool?, keychainSurvives: Bool, uninstalledFor deletedFor: TimeInterval, into result: inout StepResult
+    ) {
         let remembers = chosen ?? Self.systemRemembers(on: device.platform.version, deletedFor: deletedFor)
         endProcess()
         device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
@@ -416,7 +418,8 @@ struct ScenarioPlayback {
         if chosen == nil {
             note +=
                 device.platform.version < OSVersion(major: 10)
-                ? " (iOS 8–9: it forgets once the app stays deleted for a day)" : " (iOS 10+: a reinstall asks again)"
+                ? " (iOS 8–9: it forgets once the app stays deleted for a day; this one was deleted for "
+                    + "\(InputDuration.text(Int64(deletedFor))))" : " (iOS 10+: a reinstall asks again)"
         }
         if !keychainSurvives { note += "; the Keychain is wiped too" }
         result.notes.append(note)
@@ -427,6 +430,23 @@ struct ScenarioPlayback {
     /// least a day; iOS 10+ forgets it, and the dialog can show again.
     static func systemRemembers(on version: OSVersion, deletedFor gap: TimeInterval) -> Bool {
         version < OSVersion(major: 10) && gap < TimeInterval(Ledger.systemMemory)
+    }
+
+    /// `provisional_keep:` the user taps Keep on a quiet notification and picks how it is
+    /// delivered (docs/platform.md P-02); the app is not told and reads it at its next read.
+    private func keepProvisional(_ choice: ProvisionalKeep, into result: inout StepResult) -> Bool {
+        do {
+            try device.keepProvisional(choice)
+        } catch {
+            result.failures.append("cannot keep the quiet notifications: \(error.description)")
+            result.status = status
+            return false
+        }
+        let how = choice == .deliverImmediately ? "Deliver Immediately" : "Deliver in Scheduled Summary"
+        result.notes.append(
+            "the user tapped Keep › \(how) on a quiet notification: iOS now reports authorized, without alerts, sounds or badges"
+                + " (the app learns it at its next read)")
+        return true
     }
 
     /// `policy_update:` installs a bundle between events, checked against `expect_update`.
@@ -449,9 +469,11 @@ extension Scenario.Action {
                 + ((authorization.map { ["authorization=\($0)"] } ?? [])
                 + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
                 .joined(separator: " ")
-        case .reinstall(let remembers, let keychainSurvives):
+        case .reinstall(let remembers, let keychainSurvives, let uninstalledFor):
             "reinstall" + (remembers.map { $0 ? " (system remembers)" : " (system forgets)" } ?? "")
                 + (keychainSurvives ? "" : " (Keychain wiped)")
+                + (uninstalledFor.map { " (uninstalled for \(InputDuration.text($0)))" } ?? "")
+        case .provisionalKeep(let choice): "provisional_keep \(choice.rawValue)"
         case .wait: "wait"
         case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
         case .externalRequest(let allow): "external_request \(allow ? "allow" : "deny")"
@@ -468,6 +490,7 @@ extension Scenario.Action {
         case .answer: "answer"
         case .settings: "settings"
         case .reinstall: "reinstall"
+        case .provisionalKeep: "provisional_keep"
         case .wait: "after"
         case .policyUpdate: "policy_update"
         case .externalRequest: "external_request"
