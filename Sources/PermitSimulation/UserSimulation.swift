@@ -132,6 +132,12 @@ struct UserSimulation: Sendable {
             if !installed, let comeback = reinstallDay, comeback <= day {
                 reinstall()
             }
+            if day > 0, installed, processRunning {
+                // Midnight (and any daylight-saving switch, at night) passed while the app was
+                // suspended: iOS queues significant_time_change for its next return to the
+                // foreground, coalesced with any other (docs/platform.md Z-03).
+                pendingTimeChange = pendingTimeChange ?? configuration.timeZone
+            }
             if nextTrip < trips.count, trips[nextTrip].day == day {
                 await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight, on: engine)
                 nextTrip += 1
@@ -148,8 +154,8 @@ struct UserSimulation: Sendable {
             await sessions(at: starts, midnight: midnight, day: day, on: engine)
             if installed {
                 var authorization = device.authorization
-                if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverProminently > 0 {
-                    chooseQuietDelivery(day: day, endOfDay: midnight + 86_400)
+                if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverImmediately > 0 {
+                    chooseQuietDelivery(day: day)
                     authorization = device.authorization
                 }
                 tally.reachByDay[day][Reach.of(authorization, alert: device.settings.alert)] += 1
@@ -178,9 +184,10 @@ struct UserSimulation: Sendable {
         // A launch renews an App Clip's ephemeral authorization, as in a scenario.
         if cold { device.launch() }
         if let zone = pendingTimeChange {
-            // Queued while suspended, heard on the return; a cold launch reads the zone itself.
+            // Queued while suspended, heard on the return, and answered like any other event
+            // (a prompt it decides is seen); a cold launch reads the zone itself.
             pendingTimeChange = nil
-            if !cold { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
+            if !cold { await interact(.significantTimeChange(timeZone: zone), on: engine) }
         }
         if firstLaunchAt == 0 { firstLaunchAt = now }
         installSessions += 1
@@ -386,24 +393,19 @@ struct UserSimulation: Sendable {
     }
 
     /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
-    /// choice a quiet notification offers: off (denied), prominent delivery (authorized, with
-    /// what the provisional request asked for turned on), or quiet as it is. Happens between days, when the app is closed, as it would on a
-    /// device; the app sees the change on its next read.
-    private mutating func chooseQuietDelivery(day: Int, endOfDay: Double) {
+    /// choice a quiet notification offers: off (denied), Keep › Deliver Immediately (authorized,
+    /// still without alerts, sounds or badges: docs/platform.md P-02), or quiet as it is.
+    /// Happens between days, when the app is closed, as it would on a device; the app sees the
+    /// change on its next read.
+    private mutating func chooseQuietDelivery(day: Int) {
         if quietChoiceDay == nil { quietChoiceDay = day + max(0, model.quietDecidesAfterDays.sample(&rng)) }
         guard let choiceDay = quietChoiceDay, choiceDay <= day else { return }
         quietChoiceDay = Int.max
         let draw = rng.unit()
         if draw < model.quietTurnOff {
             if (try? device.changeInSettings(authorization: .denied)) != nil { tally.quietTurnedOff += 1 }
-        } else if draw < model.quietTurnOff + model.quietDeliverProminently {
-            if (try? device.changeInSettings(authorization: .authorized)) != nil {
-                tally.quietMadeProminent += 1
-                if !reachedAlerts {
-                    reachedAlerts = true
-                    tally.secondsToAlerts.append(Int32(clamping: Int64(endOfDay) - firstLaunchAt))
-                }
-            }
+        } else if draw < model.quietTurnOff + model.quietDeliverImmediately {
+            if (try? device.keepProvisional(.deliverImmediately)) != nil { tally.quietDeliveredImmediately += 1 }
         } else {
             tally.quietKept += 1
         }

@@ -26,15 +26,16 @@ struct ScenarioPlayback {
     /// policy, as an app receiving bundles does, rebuilt from what earlier processes installed.
     let updates: PolicyUpdates?
     /// The app's process; `nil` after `terminate` or a reinstall until an `app_launch`.
-    private(set) var process: ScenarioProcess?
+    var process: ScenarioProcess?
     /// What the process has on screen (nothing when none runs).
-    private(set) var screen = Screen.nothing
+    var screen = Screen.nothing
     /// The status the last process read, reported while none runs.
     private var statusWhenEnded = PermissionStatus.unknown
     /// A time-zone change while the app was in the background (suspended): iOS queues the
     /// significant-time-change notification until the app returns to the foreground, and
-    /// coalesces several into one (docs/platform.md Z-02). Gone with the process.
-    private var queuedTimeChange: TimeZone?
+    /// coalesces several into one (docs/platform.md Z-02); so do midnight and a daylight-saving
+    /// switch (Z-03). Gone with the process.
+    var queuedTimeChange: TimeZone?
 
     /// Sets up the device and the first process. Setup problems the file causes (params the
     /// policy does not take, an initial state iOS cannot be in) are input errors.
@@ -160,6 +161,12 @@ struct ScenarioPlayback {
         return true
     }
 
+    /// What an event heard before the step's own shows: a prompt it decided is on screen.
+    mutating func showEarlier(_ outcome: Outcome) {
+        let next = Screen(after: outcome)
+        if next != .nothing { screen = next }
+    }
+
     /// The running process's engine; a step that needs one where none runs fails (the
     /// parser refuses such scenarios, so only one built in code gets here).
     private func engine(into result: inout StepResult) -> PermissionEngine? {
@@ -177,11 +184,13 @@ struct ScenarioPlayback {
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
     mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
-        clock.advance(by: TimeInterval(step.after))
+        let heard = await passTime(TimeInterval(step.after))
         var result = StepResult(
             number: step.number, location: step.location, action: step.action.summary,
             time: Int64(clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
-            failures: [], notes: [])
+            failures: [], notes: heard.notes)
+        result.earlierOutcomes = heard.outcomes
+        for outcome in heard.outcomes { showEarlier(outcome) }
         if let blocked = screen.refusal(of: step.action, appInForeground: device.isInForeground) {
             result.failures.append(blocked)
             result.status = status
@@ -321,11 +330,15 @@ struct ScenarioPlayback {
     }
 
     /// The app is back in the foreground: a significant time change queued while it was
-    /// suspended reaches it first (one, with the zone the device is in now).
+    /// suspended reaches it first (one, with the zone the device is in now). Its outcome is
+    /// kept with the step (`earlierOutcomes`): its trace, warnings and errors, and a prompt it
+    /// decided, which is on screen as the app returns (docs/platform.md Z-02).
     private mutating func deliverQueuedTimeChange(to engine: PermissionEngine, into result: inout StepResult) async {
         guard let zone = queuedTimeChange else { return }
         queuedTimeChange = nil
         let outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+        result.earlierOutcomes.append(outcome)
+        showEarlier(outcome)
         result.notes.append(
             "the significant_time_change queued while the app was suspended arrives first (\(zone.permitIdentifier)); "
                 + "the policy decided \(outcome.decision.action.name)")
