@@ -1,42 +1,19 @@
 import Foundation
 import PermitCore
+import PermitSimulator
 
 extension ScenarioPlayback {
-    /// Moves the clock by a step's `after`. Each midnight and daylight-saving switch it crosses
-    /// is a significant time change (docs/platform.md Z-03): an app in the foreground hears it
-    /// at that moment, before the step's own action; a suspended one has it queued, coalesced
-    /// with any other, for its next return to the foreground; an app not running hears nothing.
-    /// Returns what the app heard now, and notes for the step.
-    mutating func passTime(_ seconds: TimeInterval) async -> (outcomes: [Outcome], notes: [String]) {
-        let end = clock.now().addingTimeInterval(seconds)
-        guard seconds > 0, let engine = process?.engine else {
-            clock.set(end)
-            return ([], [])
+    /// The note for the midnights and daylight-saving switches a step's `after` crossed while
+    /// the app had a process (docs/platform.md Z-03), or nil when it crossed none.
+    static func note(for passed: SimulatedApp.PassedTime, in zone: TimeZone) -> String? {
+        guard !passed.moments.isEmpty else { return nil }
+        let what = describe(passed.moments, in: zone)
+        if passed.queued {
+            return "\(what) passed while the app was suspended: iOS queues significant_time_change until it returns "
+                + "to the foreground (coalesced with any other)"
         }
-        let zone = device.timeZone
-        let moments = SignificantTimeChanges.between(clock.now(), end, in: zone)
-        guard !moments.isEmpty else {
-            clock.set(end)
-            return ([], [])
-        }
-        var outcomes: [Outcome] = []
-        var notes: [String] = []
-        if device.isInForeground {
-            for moment in moments {
-                clock.set(moment)
-                outcomes.append(await engine.handle(.significantTimeChange(timeZone: zone)))
-            }
-            notes.append(
-                "\(Self.describe(moments, in: zone)) passed while the app was in the foreground: it heard significant_time_change "
-                    + (moments.count == 1 ? "then" : "at each"))
-        } else {
-            notes.append(
-                "\(Self.describe(moments, in: zone)) passed while the app was suspended: iOS queues significant_time_change "
-                    + (queuedTimeChange == nil ? "until it returns to the foreground" : "with the one already waiting (coalesced)"))
-            queuedTimeChange = queuedTimeChange ?? zone
-        }
-        clock.set(end)
-        return (outcomes, notes)
+        return "\(what) passed while the app was in the foreground: it heard significant_time_change "
+            + (passed.moments.count == 1 ? "then" : "at each")
     }
 
     /// "midnight", "a daylight-saving switch", "2 midnights and a daylight-saving switch": a
