@@ -9,19 +9,20 @@
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported" # not_supported: not on this iOS, not asked yet, car_play not requested, critical_alert without the entitlement
----@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"
 ---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"
 ---@alias PermitPresentation "alert"|"banner"|"sheet"|"inline"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"
 ---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
 ---@alias PermitInterruptionLevel "passive"|"active"|"time_sensitive"|"critical"
 ---@alias PermitRemoteRegistration "register"|"unregister"|"keep"
+---@alias PermitSettingName "alert"|"sound"|"badge"|"lock_screen"|"notification_center"|"car_play"|"critical_alert"|"time_sensitive"|"scheduled_delivery"
 ---@alias PermitText string|table<string, string> # a string, or translations keyed by locale; include `en`
 ---@alias PermitScalar string|number|boolean
 
 ---@class PermitEvent
 ---@field name PermitEventName|string # a built-in name, or one of the app's own the policy declares (events = { ... })
----@field feature? string # feature_opened
+---@field feature? string # feature_opened, feature_closed
 ---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel" # soft_prompt_answered, settings_prompt_answered
 ---@field granted? boolean # system_prompt_answered
 ---@field time_zone? string # significant_time_change: the device's new IANA zone
@@ -113,6 +114,10 @@
 ---@field weekday integer # ISO: 1 = Monday … 7 = Sunday
 ---@field timezone string # the device's IANA zone, e.g. "Europe/Berlin"
 
+---@class PermitApp
+---@field version? string # the app's version the host gave (CFBundleShortVersionString), "2.14.1"
+---@field previous_version? string # the version before, in the first process after an update; nil otherwise
+
 ---@class PermitContext
 ---@field event PermitEvent
 ---@field status PermitStatus
@@ -127,6 +132,7 @@
 ---@field locale string # BCP 47, e.g. "zh-Hans"
 ---@field user PermitUser
 ---@field local_time PermitLocalTime # the wall clock in the device's zone, DST included
+---@field app PermitApp # read-only
 
 ---@class PermitDecision
 ---@field action PermitAction
@@ -143,7 +149,9 @@
 ---@field options? PermitOption[] # request_permission; default { "alert", "sound", "badge" }
 ---@field deep_link? PermitDeepLink # settings_prompt, open_settings; default "app_settings"
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
----@field remote_registration? PermitRemoteRegistration # default: register at every launch and when granted
+---@field remote_registration? PermitRemoteRegistration # default: the policy's remote_registration, else register at every launch and when granted
+---@field cap_exempt? string # why this prompt may pass the daily cap (prompt-cap); recorded in the decision record
+---@field for_setting? PermitSettingName # settings_prompt: the setting it asks to turn on; judged by settings-prompt-pointless instead of alerts
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0
@@ -166,6 +174,8 @@
 ---@field plan_reminders? fun(ctx: PermitContext): PermitReminder[]|nil
 ---@field remember_durable? PermitDurable # what survives a reinstall (the Keychain)
 ---@field experiments? table<string, table<string, integer>> # { first_ask = { quiet = 50, soft = 50 } }: arms and their weights; read the install's arm as ctx.user.arms.first_ask
+---@field remote_registration? PermitRemoteRegistration # every decision's default: "keep" for an app that never uses APNs
+---@field review_exceptions? table<string, string> # { ["asks-at-launch"] = "why" }: permit check --review prints the reason instead of warning
 
 ---What of the ledger outlives deleting and reinstalling the app (docs/reference/policy.md#policy-remember-durable).
 ---@class PermitDurable
@@ -199,6 +209,19 @@ function permit.since(ctx, t) end
 ---@param version string # "12.0", "15.4"
 ---@return boolean
 function permit.at_least(ctx, version) end
+
+---Whether the app version `version` is `minimum` or later, compared a number at a time
+---("2.10" is after "2.9"); false when `version` is nil (`ctx.app.previous_version` but after an update).
+---@param version string|nil # "2.14.1"
+---@param minimum string # "2.0"
+---@return boolean
+function permit.version_at_least(version, minimum) end
+
+---The pack's texts for `key` (copy/<locale>.yaml), as a fresh table of translations usable
+---wherever a text goes: `title = permit.copy("welcome.title")`. An unknown key is an error.
+---@param key string
+---@return table<string, string>
+function permit.copy(key) end
 
 ---Whether the local hour (`ctx.local_time.hour`) is in `[from_hour, to_hour)`: from the start
 ---of `from_hour` up to, not including, `to_hour`, wrapping past midnight when `from_hour` is the

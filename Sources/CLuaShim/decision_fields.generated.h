@@ -15,6 +15,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "remember",
     "cancel_reminders",
     "remote_registration",
+    "cap_exempt",
     "title",
     "message",
     "accept",
@@ -25,6 +26,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "open",
     "cancel",
     "deep_link",
+    "for_setting",
 };
 
 static const char *const action_names[PERMIT_A_COUNT] = {
@@ -36,11 +38,11 @@ static const char *const action_names[PERMIT_A_COUNT] = {
 };
 
 static const unsigned allowed_fields[PERMIT_A_COUNT] = {
-    0x1fu, /* none: action, reason, remember, cancel_reminders, remote_registration */
-    0x7ffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, title, message, accept, decline, presentation, variant */
-    0x81fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, options */
-    0x727fu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, title, message, open, cancel, presentation, deep_link */
-    0x401fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, deep_link */
+    0x3fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
+    0xfffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, accept, decline, presentation, variant */
+    0x103fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
+    0x1e4ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting */
+    0x803fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
 };
 
 #endif

@@ -25,12 +25,13 @@
    entry never makes a string, which could raise a memory error where the host is not in a
    protected call (after a call, taking the traceback). Defined in Sandbox.c. */
 extern const char permit_shim_key_base, permit_shim_key_frozen, permit_shim_key_traceback, permit_shim_key_guard,
-    permit_shim_key_randomseed;
+    permit_shim_key_randomseed, permit_shim_key_copy;
 #define KEY_BASE ((const void *)&permit_shim_key_base)
 #define KEY_FROZEN ((const void *)&permit_shim_key_frozen)
 #define KEY_TRACEBACK ((const void *)&permit_shim_key_traceback)
 #define KEY_GUARD ((const void *)&permit_shim_key_guard)
 #define KEY_RANDOMSEED ((const void *)&permit_shim_key_randomseed)
+#define KEY_COPY ((const void *)&permit_shim_key_copy)
 
 typedef struct permit_vm {
     small_pool pool; /* Lua's small blocks (see small_pool.h) */
@@ -236,6 +237,8 @@ int permit_shim_hours(lua_State *L);
 int permit_shim_days(lua_State *L);
 int permit_shim_since(lua_State *L);
 int permit_shim_at_least(lua_State *L);
+int permit_shim_version_at_least(lua_State *L);
+int permit_shim_copy(lua_State *L);
 int permit_shim_within_hours(lua_State *L);
 
 /* StrictContext.c */

@@ -46,7 +46,7 @@ struct BenchCommand: AsyncParsableCommand {
         let events = try scenario.map(Self.events(of:)) ?? DecisionTiming.defaultEvents
         let (decisions, errors) = await DecisionTiming.warm(policy: loaded, events: events, iterations: iterations)
         let cold = try await DecisionTiming.coldStarts(
-            source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, event: events[0],
+            source: source, chunkName: loaded.chunkName, limits: limitOptions.limits, copy: loaded.copy, event: events[0],
             iterations: max(50, min(2000, iterations / 50)))
         let vmKiB = loaded.memoryInUse / 1024
         if format == .json {
@@ -128,13 +128,13 @@ enum DecisionTiming {
 
     /// Cold starts: a sandboxed VM, the policy loaded and validated, an engine, its first decision.
     static func coldStarts(
-        source: String, chunkName: String, limits: LuaLimits, event: AppEvent, iterations: Int
+        source: String, chunkName: String, limits: LuaLimits, copy: PolicyCopy = .empty, event: AppEvent, iterations: Int
     ) async throws -> Stats {
         var samples: [Double] = []
         samples.reserveCapacity(iterations)
         for _ in 0..<iterations {
             let start = now()
-            let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
+            let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits, copy: copy)
             _ = try await engine(policy: policy).handle(event)
             samples.append(now() - start)
         }

@@ -69,9 +69,16 @@ struct BundleCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         try OutputPath.refuseInputs("--out", out, inputs: Self.packFiles(pack))
+        let copy: PolicyCopy
+        do {
+            copy = try packCopy(besidePolicy: Terminal.file(pack).appendingPathComponent("policy.lua"))
+        } catch {
+            Terminal.printError(error.description)
+            throw Exit.badInput
+        }
         let bundler = PackBundler(
             pack: Terminal.file(pack), version: version, minimumEngine: engine, expiresAt: try expiry(),
-            signingKey: try signingKey())
+            signingKey: try signingKey(), copy: copy)
         let report: PackBundler.Report
         do {
             report = try await bundler.bundle(to: Terminal.file(out)) { candidate in try await Self.runTests(of: candidate) }
@@ -133,7 +140,7 @@ struct BundleCommand: AsyncParsableCommand {
             guard url.standardizedFileURL.resolvingSymlinksInPath() == packPolicy else {
                 throw PolicyError(kind: .load, message: "a pack's tests run only the pack's policy.lua when bundling", file: displayName)
             }
-            return try LuaPolicy(source: source, chunkName: displayName)
+            return try LuaPolicy(source: source, chunkName: displayName, copy: candidate.copy)
         }
         // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all;
         // and as under --snapshot: a golden timeline the pack keeps that this run differs from fails.

@@ -57,7 +57,13 @@ struct CheckCommand: AsyncParsableCommand {
         for path in policies {
             guard let url = try? policyURL(path) else { problems += 1; continue }
             let shown = Discovery.displayPath(of: url)
-            let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits)
+            let copy: PolicyCopy
+            do { copy = try packCopy(besidePolicy: url) } catch {
+                Terminal.say("error \(error)")
+                problems += 1
+                continue
+            }
+            let (loaded, found) = LuaPolicy.check(contentsOf: url, displayName: shown, limits: limitOptions.limits, copy: copy)
             guard let policy = loaded else {
                 for problem in found { Terminal.say("error \(problem)") }
                 problems += 1
@@ -69,9 +75,12 @@ struct CheckCommand: AsyncParsableCommand {
                     in: source, chunkName: shown, params: Array(policy.defaultParams.keys), events: policy.declaredEvents
                 ).map(\.description)
             }
+            errors += Self.copyProblems(policy, url: url)
+            errors += Self.unknownExceptions(policy, shown: shown)
             let staticProblems = !errors.isEmpty
             let probed = await CheckProbes.run(
                 policy, features: CheckProbes.features(params: policy.defaultParams, policyAt: url),
+                appEvents: CheckProbes.scenarioEvents(policyAt: url),
                 translationProblems: { TranslationCheck.problems(of: $0, locales: policy.locales) })
             errors += probed.translations.map { "\(shown): \($0)" }
             // A malformed decision is what `permit decide` refuses: named with the probe that met it.
@@ -82,23 +91,20 @@ struct CheckCommand: AsyncParsableCommand {
                 (found.error.file == nil ? "\(shown): " : "") + "\(found.error)\n      found by the probe \(found.probe)"
             }
             if errors.isEmpty {
-                let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                Terminal.say(
-                    "ok    \(shown)  name \(TerminalText.inline(policy.name))"
-                        + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
-                        + (policy.plansReminders ? ", plans reminders" : "")
-                        + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
-                        + policy.experiments.map { experiment in
-                            ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ")
-                                + ")"
-                        }.joined())
+                Terminal.say(Self.okLine(policy, shown: shown))
             } else {
                 for error in errors { Terminal.say("error \(error)") }
                 problems += 1
             }
             // A policy that loads is reviewed even when a decision of it is malformed: an ask on
             // launch that fails validation is still an ask on launch.
-            if review { warnings += await reviewFindings(policy, url: url, shown: shown) }
+            if review {
+                warnings += await reviewFindings(policy, url: url, shown: shown)
+                for exemption in probed.capExemptions {
+                    Terminal.say("note  \(shown): cap_exempt: \(TerminalText.inline(exemption.why)) (passes prompt-cap)")
+                    Terminal.say("      found by the probe \(exemption.probe)")
+                }
+            }
         }
         if review {
             Terminal.say(
@@ -119,10 +125,52 @@ struct CheckCommand: AsyncParsableCommand {
         var seen = Set(scanned.map { "\($0.rule)|\($0.message)" })
         var findings = scanned
         for finding in probed where seen.insert("\(finding.rule)|\(finding.message)").inserted { findings.append(finding) }
+        var warned = 0
         for finding in findings {
+            // A rule the policy says it breaks on purpose: its reason, not a warning.
+            if let why = policy.reviewExceptions[finding.rule.rawValue] {
+                Terminal.say("note  \(finding.location): \(finding.rule.rawValue): excepted by the policy: \(why)")
+                continue
+            }
             Terminal.say("warn  \(finding.location): \(finding.rule.rawValue): \(finding.message)")
             Terminal.say("      \(finding.rule.guideline); see \(finding.rule.documentation)")
+            warned += 1
         }
-        return findings.count
+        return warned
+    }
+
+    /// `ok    polite/policy.lua  name "polite", params ...`: what a valid policy declares.
+    static func okLine(_ policy: LuaPolicy, shown: String) -> String {
+        let params = policy.defaultParams.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return "ok    \(shown)  name \(TerminalText.inline(policy.name))"
+            + (params.isEmpty ? "" : ", params \(params.joined(separator: ", "))")
+            + (policy.plansReminders ? ", plans reminders" : "")
+            + (policy.locales.isEmpty ? "" : ", locales \(policy.locales.joined(separator: ", "))")
+            + policy.experiments.map { experiment in
+                ", experiment \(experiment.name) (" + experiment.arms.map { "\($0.name) \($0.weight)" }.joined(separator: ", ") + ")"
+            }.joined()
+    }
+
+    /// Every key of the pack's copy a locale lacks: a locale the policy declares
+    /// (`locales = { ... }`) or one the pack has a copy file for, each missing key named with the
+    /// file it belongs in.
+    static func copyProblems(_ policy: LuaPolicy, url: URL) -> [String] {
+        guard !policy.copy.isEmpty else { return [] }
+        let pack = Discovery.displayPath(of: url.deletingLastPathComponent())
+        let folder = pack == WorkingDirectory.current.path ? "copy" : "\(pack)/copy"
+        let locales = Set(policy.locales).union(policy.copy.locales.keys).sorted()
+        return policy.copy.missing(in: locales).map { missing in
+            let has = policy.copy.locales.keys.sorted().filter { policy.copy.locales[$0]?[missing.key] != nil }
+            return "\(folder)/\(missing.locale).yaml: no text for \"\(missing.key)\" "
+                + "(\(has.map { "\($0).yaml" }.joined(separator: ", ")) \(has.count == 1 ? "has" : "have") it); add it to the file"
+        }
+    }
+
+    /// A review exception that names no review rule: a typo would except nothing.
+    static func unknownExceptions(_ policy: LuaPolicy, shown: String) -> [String] {
+        let rules = ReviewRule.allCases.map(\.rawValue)
+        return policy.reviewExceptions.keys.sorted().filter { !rules.contains($0) }.map { name in
+            "\(shown): policy.review_exceptions[\"\(name)\"]: not a review rule; \(Suggestion.hint(for: name, in: rules))"
+        }
     }
 }

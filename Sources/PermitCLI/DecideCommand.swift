@@ -39,7 +39,7 @@ struct DecideCommand: AsyncParsableCommand {
         help: "A property of an app event of its own: --property count=2 (repeatable); numbers, true/false, otherwise text.")
     var properties: [String] = []
 
-    @Option(help: "The feature, for feature_opened.")
+    @Option(help: "The feature, for feature_opened and feature_closed.")
     var feature: String?
 
     @Option(help: "The answer, for soft_prompt_answered (accept, decline, dismiss) or settings_prompt_answered (open, cancel, dismiss).")
@@ -130,7 +130,8 @@ struct DecideCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints the outcome as text (the timeline line, the arms, the trace) or JSON.
+    /// Prints the outcome as text (the timeline line, whose `trace:` lines are the policy's
+    /// output, then the arms) or JSON.
     func show(_ outcome: Outcome) {
         let trace = outcome.trace
         if format == .json {
@@ -152,7 +153,6 @@ struct DecideCommand: AsyncParsableCommand {
             if !outcome.arms.isEmpty {
                 Terminal.say("arms: " + outcome.arms.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             }
-            if !trace.isEmpty { Terminal.say("trace:\n" + trace) }
         }
     }
 

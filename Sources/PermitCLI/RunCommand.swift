@@ -14,7 +14,9 @@ struct RunCommand: AsyncParsableCommand {
             Prints one line per step: the clock, the event, the status before → after, the decision \
             with its localised text, then its reason, guardrail warnings, policy errors, whether the \
             system dialog appeared and the reminders scheduled. Expectations in the files are checked \
-            and any miss is shown, but only `permit test` turns them into a failing exit code.
+            and any miss is shown, but only `permit test` turns them into a failing exit code. \
+            Exit 0 when every step ran, 1 when a step could not be carried out (an answer with \
+            nothing on screen; the scenario stops there), 2 for input errors.
 
             Examples:
               permit run policies/polite examples/walkthrough.yaml
@@ -40,6 +42,7 @@ struct RunCommand: AsyncParsableCommand {
         let url = try policyURL(policy)
         var results: [ScenarioRecords] = []
         var sawInputError = false
+        var stepCouldNotRun = false
         for path in scenarios {
             let scenarioURL = Terminal.file(path)
             do {
@@ -49,9 +52,12 @@ struct RunCommand: AsyncParsableCommand {
                     let result = try await ScenarioRunner(
                         policy: try loadPolicy(url, limits: limits),
                         relaunch: { () throws(PolicyError) -> any Policy in
-                            try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits)
+                            try LuaPolicy.load(
+                                contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits,
+                                copy: try packCopy(besidePolicy: url))
                         }, delivery: BundleDelivery()
                     ).run(scenario)
+                    if result.abortedAfterStep != nil { stepCouldNotRun = true }
                     if format == .json {
                         results.append(
                             ScenarioRecords(
@@ -72,6 +78,9 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.say(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
         if sawInputError { throw Exit.badInput }
+        // A step that could not be carried out (an answer with nothing on screen, a policy that
+        // failed to load at a launch) ended its scenario early: the story did not play out.
+        if stepCouldNotRun { throw Exit.failure }
     }
 
     /// One scenario of `--format json`: its steps as `permit test --format json` prints them,

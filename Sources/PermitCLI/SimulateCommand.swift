@@ -231,7 +231,8 @@ struct SimulateCommand: AsyncParsableCommand {
             do {
                 sources.append(
                     try SimulationPolicy.load(
-                        contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limitOptions.limits))
+                        contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limitOptions.limits,
+                        copy: try packCopy(besidePolicy: url)))
             } catch {
                 Terminal.printError(error.description)
                 throw Exit.badInput

@@ -57,10 +57,25 @@ func policyURL(_ path: String) throws -> URL {
     return url
 }
 
-/// Loads a Lua policy, naming it by the path the user wrote; a failure is bad input (exit 2).
+/// The copy of the pack whose policy is `url` (`copy/<locale>.yaml` beside it), as a policy
+/// error naming the copy file and line when a file is wrong.
+func packCopy(besidePolicy url: URL) throws(PolicyError) -> PolicyCopy {
+    do {
+        let shownPack = Discovery.displayPath(of: url.deletingLastPathComponent())
+        return try CopyFiles.read(besidePolicy: url, shownPack: shownPack == WorkingDirectory.current.path ? "" : shownPack)
+    } catch {
+        throw PolicyError(
+            kind: .load, field: error.field, message: error.message + (error.hint.map { " (\($0))" } ?? ""),
+            file: error.location?.file, line: error.location?.line)
+    }
+}
+
+/// Loads a Lua policy with its pack's copy, naming it by the path the user wrote; a failure is
+/// bad input (exit 2).
 func loadPolicy(_ url: URL, limits: LuaLimits = .default) throws -> LuaPolicy {
     do {
-        return try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits)
+        return try LuaPolicy.load(
+            contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, copy: try packCopy(besidePolicy: url))
     } catch {
         Terminal.printError(error.description)
         throw Exit.badInput
@@ -70,7 +85,9 @@ func loadPolicy(_ url: URL, limits: LuaLimits = .default) throws -> LuaPolicy {
 /// The loader `permit test` uses: one fresh VM per scenario, so scenarios cannot leak state.
 func luaLoader(coverage: Bool, limits: LuaLimits = .default) -> PolicyLoader {
     { url throws(PolicyError) in
-        try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, coverage: coverage)
+        try LuaPolicy.load(
+            contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, coverage: coverage,
+            copy: try packCopy(besidePolicy: url))
     }
 }
 

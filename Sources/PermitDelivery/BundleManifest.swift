@@ -61,8 +61,12 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// The manifest format this build writes and reads.
     public static let formatVersion = 1
-    /// The files every bundle holds, and no others.
+    /// The files every bundle holds; `copyFileName` is the one other file a bundle may hold.
     public static let fileNames = ["params.json", "policy.lua"]
+    /// The pack's copy (`PolicyCopy.encoded()`), in a bundle of a pack that has copy. Optional so
+    /// that every bundle made before copy existed still reads, and its hash in the manifest
+    /// puts it under the signature like the other files.
+    public static let copyFileName = "copy.json"
     static let keys: Set<String> = ["created_at", "expires_at", "files", "format", "min_engine", "pack", "version"]
 
     /// The pack's name; an app refuses bundles of another pack.
@@ -146,8 +150,10 @@ public struct BundleManifest: Sendable, Hashable {
             }
             files[name] = FileEntry(sha256: hash, size: size)
         }
-        guard files.keys.sorted() == fileNames else {
-            throw bad("files: expected exactly \(fileNames.joined(separator: " and ")), got \(files.keys.sorted().joined(separator: ", "))")
+        guard files.keys.filter({ $0 != copyFileName }).sorted() == fileNames else {
+            throw bad(
+                "files: expected \(fileNames.joined(separator: " and ")) (and \(copyFileName) when the pack has copy), got "
+                    + files.keys.sorted().joined(separator: ", "))
         }
         let manifest = BundleManifest(
             pack: pack, version: Int64(versionValue), minimumEngine: engine, createdAt: created, expiresAt: expires, files: files)

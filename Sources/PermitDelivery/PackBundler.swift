@@ -19,12 +19,16 @@ public struct PackBundler: Sendable {
     public var expiresAt: Date?
     /// Signs the bundle; without it the bundle is unsigned, to be signed with `permit sign`.
     public var signingKey: BundleSigningKey?
+    /// The pack's copy (its `copy/<locale>.yaml` files, read by the caller): the bundle carries
+    /// it as `copy.json`, covered by the signature; empty adds no file.
+    public var copy: PolicyCopy
 
     /// A bundler for the pack at `pack`; the bundle is unsigned unless `signingKey` is given.
     public init(
         pack: URL, version: Int64, minimumEngine: EngineVersion = .current, expiresAt: Date? = nil,
-        signingKey: BundleSigningKey? = nil
+        signingKey: BundleSigningKey? = nil, copy: PolicyCopy = .empty
     ) {
+        self.copy = copy
         self.pack = pack
         self.version = version
         self.minimumEngine = minimumEngine
@@ -59,6 +63,8 @@ public struct PackBundler: Sendable {
         public var policyFile: URL
         /// The policy's text as read, tested and bundled.
         public var policySource: String
+        /// The pack's copy, as tested and bundled.
+        public var copy: PolicyCopy
     }
 
     /// What was written, for the report.
@@ -90,11 +96,11 @@ public struct PackBundler: Sendable {
         let policy: LuaPolicy
         do {
             text = try LuaPolicy.source(contentsOf: policyFile, displayName: policyFile.relativePath)
-            policy = try LuaPolicy(source: text, chunkName: policyFile.relativePath)
+            policy = try LuaPolicy(source: text, chunkName: policyFile.relativePath, copy: copy)
         } catch {
             throw PackBundleError(.invalidPolicy, error.description)
         }
-        let candidate = Candidate(pack: pack, policyFile: policyFile, policySource: text)
+        let candidate = Candidate(pack: pack, policyFile: policyFile, policySource: text, copy: copy)
         let tests = try await gate(packName, candidate: candidate, runTests: runTests)
         let bundle = try package(policy, source: Data(text.utf8), packName: packName, now: now)
         do {
@@ -158,7 +164,7 @@ public struct PackBundler: Sendable {
             let params = try encoder.encode(policy.defaultParams)
             let bundle = try PolicyBundle.make(
                 pack: packName, version: version, minimumEngine: minimumEngine, createdAt: now, expiresAt: expiresAt,
-                policy: source, params: params)
+                policy: source, params: params, copy: copy.isEmpty ? nil : copy.encoded())
             return try signingKey.map(bundle.signed(with:)) ?? bundle
         } catch {
             throw PackBundleError(.packaging, "\(error)")

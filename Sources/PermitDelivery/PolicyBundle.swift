@@ -57,10 +57,10 @@ public struct PolicyBundle: Sendable, Hashable {
     }
 
     /// Builds an unsigned bundle from a policy's source and its params (the JSON object of the
-    /// defaults the policy declares).
+    /// defaults the policy declares), with the pack's copy (`PolicyCopy.encoded()`) when it has one.
     public static func make(
         pack: String, version: Int64, minimumEngine: EngineVersion = .current, createdAt: Date, expiresAt: Date? = nil,
-        policy: Data, params: Data
+        policy: Data, params: Data, copy: Data? = nil
     ) throws(BundleError) -> PolicyBundle {
         guard BundleManifest.isValidPackName(pack) else {
             throw BundleError(.malformed, "\"\(pack)\" is not a pack name (letters, digits, - _ . ; at most 64)")
@@ -69,7 +69,8 @@ public struct PolicyBundle: Sendable, Hashable {
         let created = Date(timeIntervalSince1970: createdAt.timeIntervalSince1970.rounded(.down))
         let expires = expiresAt.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) }
         if let expires, expires <= created { throw BundleError(.malformed, "the expiry is not after the creation time") }
-        let files = ["policy.lua": policy, "params.json": params]
+        var files = ["policy.lua": policy, "params.json": params]
+        if let copy { files[BundleManifest.copyFileName] = copy }
         let manifest = BundleManifest(
             pack: pack, version: version, minimumEngine: minimumEngine, createdAt: created, expiresAt: expires,
             files: files.mapValues { BundleManifest.FileEntry(sha256: PolicyBundle.sha256($0), size: $0.count) })
@@ -97,8 +98,10 @@ public struct PolicyBundle: Sendable, Hashable {
         guard let fileTable = top["files"] as? [String: Any] else { throw bad("files: expected a table of base64 contents") }
         var files: [String: Data] = [:]
         for (name, value) in fileTable {
-            guard BundleManifest.fileNames.contains(name) else {
-                throw bad("files: unexpected file \"\(name)\" (a bundle holds \(BundleManifest.fileNames.joined(separator: " and ")))")
+            guard BundleManifest.fileNames.contains(name) || name == BundleManifest.copyFileName else {
+                throw bad(
+                    "files: unexpected file \"\(name)\" (a bundle holds \(BundleManifest.fileNames.joined(separator: " and ")), "
+                        + "and \(BundleManifest.copyFileName) when the pack has copy)")
             }
             guard let text = value as? String, let bytes = Data(base64Encoded: text) else { throw bad("files.\(name): expected base64") }
             files[name] = bytes
@@ -213,7 +216,13 @@ public struct PolicyBundle: Sendable, Hashable {
         } catch {
             throw BundleError(.policyInvalid, "params.json is not a JSON object of params")
         }
-        return VerifiedBundle(bundle: self, manifest: manifest, policySource: policyText, params: params, signer: signer)
+        var copy = PolicyCopy.empty
+        if let copyBytes = files[BundleManifest.copyFileName] {
+            do { copy = try PolicyCopy.decode(copyBytes) } catch {
+                throw BundleError(.policyInvalid, "\(BundleManifest.copyFileName): \(error.message); rebuild the bundle with permit bundle")
+            }
+        }
+        return VerifiedBundle(bundle: self, manifest: manifest, policySource: policyText, params: params, copy: copy, signer: signer)
     }
 
     /// Every manifest file present with its size and SHA-256, and no other file.
@@ -250,6 +259,9 @@ public struct VerifiedBundle: Sendable {
     public let policySource: String
     /// The params the bundle declares (`params.json`).
     public let params: [String: PolicyValue]
+    /// The pack's copy (`copy.json`); empty for a bundle without one (all bundles made before
+    /// packs had copy).
+    public let copy: PolicyCopy
     /// The key that signed it, when keys were checked.
     public let signer: KeyID?
 

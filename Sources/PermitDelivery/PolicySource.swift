@@ -338,7 +338,8 @@ public final class PolicySource: Policy {
     private func load(_ verified: VerifiedBundle) throws(BundleError) -> LuaPolicy {
         let policy: LuaPolicy
         do {
-            policy = try LuaPolicy(source: verified.policySource, chunkName: verified.chunkName, limits: configuration.limits)
+            policy = try LuaPolicy(
+                source: verified.policySource, chunkName: verified.chunkName, limits: configuration.limits, copy: verified.copy)
         } catch {
             throw BundleError(.policyInvalid, error.description, policyError: error)
         }

@@ -47,7 +47,7 @@ package enum EventInput {
         let given = [("feature", feature != nil), ("answer", answer != nil), ("granted", granted != nil)]
         let takes: String? =
             switch name {
-            case "feature_opened": "feature"
+            case "feature_opened", "feature_closed": "feature"
             case "soft_prompt_answered", "settings_prompt_answered": "answer"
             case "system_prompt_answered": "granted"
             default: nil
@@ -62,10 +62,10 @@ package enum EventInput {
         case "significant_time_change":
             guard let timeZone else { throw .missing(field: "timezone") }
             return .significantTimeChange(timeZone: timeZone)
-        case "feature_opened":
+        case "feature_opened", "feature_closed":
             guard let feature else { throw .missing(field: "feature") }
             guard !feature.isEmpty else { throw .emptyFeature }
-            return .featureOpened(feature)
+            return name == "feature_opened" ? .featureOpened(feature) : .featureClosed(feature)
         case "system_prompt_answered":
             guard let granted else { throw .missing(field: "granted") }
             return .systemPromptAnswered(granted: granted)

@@ -21,6 +21,8 @@ public struct SimulationPolicy: Sendable {
     public let namedEvents: [String]
     /// The budgets each of its calls runs under, in every block's VM.
     public let limits: LuaLimits
+    /// The pack's copy, which every block's VM reads with `permit.copy`.
+    public let copy: PolicyCopy
     /// The experiments it declares, for the per-arm breakdown.
     public let experiments: [Experiment]
     /// The app events of its own it declares (`events = { ... }`).
@@ -36,10 +38,11 @@ public struct SimulationPolicy: Sendable {
     /// a simulation makes millions of calls off any app's thread, and each would pay the
     /// hand-over between threads (docs/performance.md, "The deadline's cost"); the VM's own
     /// checks bound every call as before.
-    public init(source: String, chunkName: String, limits: LuaLimits = .default) throws(PolicyError) {
+    public init(source: String, chunkName: String, limits: LuaLimits = .default, copy: PolicyCopy = .empty) throws(PolicyError) {
         var limits = limits
         limits.deadlineMarginMilliseconds = nil
-        let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits)
+        let policy = try LuaPolicy(source: source, chunkName: chunkName, limits: limits, copy: copy)
+        self.copy = copy
         name = policy.name
         namedFeatures = PolicyNames.features(source: source, defaultParams: policy.defaultParams)
         namedEvents = PolicyNames.events(source: source)
@@ -65,11 +68,11 @@ public struct SimulationPolicy: Sendable {
 
     /// Reads the file once (refusing bytecode and non-UTF-8 text) and checks it.
     public static func load(
-        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, copy: PolicyCopy = .empty
     ) throws(PolicyError) -> SimulationPolicy {
         let name = displayName ?? url.path
         return try SimulationPolicy(
-            source: try LuaPolicy.source(contentsOf: url, displayName: name), chunkName: name, limits: limits)
+            source: try LuaPolicy.source(contentsOf: url, displayName: name), chunkName: name, limits: limits, copy: copy)
     }
 }
 
@@ -191,7 +194,8 @@ public enum Simulation {
         let vm: LuaPolicy
         do {
             vm = try LuaPolicy(
-                source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next())
+                source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next(),
+                copy: policy.copy)
         } catch {
             // It loaded before the run; only a resource failure can get here. Count it, do not crash.
             tally.users = last - first

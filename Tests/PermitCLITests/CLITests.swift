@@ -211,7 +211,8 @@ import Testing
         let lua = try #require(try Self.codeBlocks("lua").first)
         let policy = try LuaPolicy(source: lua, chunkName: "guide.lua")
         #expect(policy.name == "polite" && policy.plansReminders)
-        let yaml = try #require(try Self.codeBlocks("yaml").first)
+        // The first story (a block with steps); the guide's other YAML blocks are copy files and models.
+        let yaml = try #require(try Self.codeBlocks("yaml").first { $0.contains("steps:") })
         let scenario = try ScenarioParser.parse(yaml, file: "guide.yaml")
         #expect(scenario.steps.count == 8)
         let result = try await ScenarioRunner(policy: policy).run(scenario)

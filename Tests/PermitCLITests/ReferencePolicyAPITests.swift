@@ -41,13 +41,14 @@ import Testing
             for _, event in pairs(ctx.history.events) do print("ctx.history.events=" .. keys(event)) end
             print("ctx.user=" .. keys(ctx.user))
             print("ctx.local_time=" .. keys(ctx.local_time))
+            print("ctx.app=" .. keys(ctx.app))
             print("permit=" .. keys(permit))
           end,
         }
         """
 
     static let events: [AppEvent] = [
-        .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
+        .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .featureClosed("diary"), .softPromptAnswered(.accept),
         .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
         .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
         try! .custom("lesson_completed", properties: ["count": 2]),
@@ -87,8 +88,11 @@ import Testing
         return ledger
     }
 
-    /// The keys the probe saw per table, over the given events and ledger.
-    static func seenKeys(events: [AppEvent], ledger: Ledger) throws -> [String: Set<String>] {
+    /// The keys the probe saw per table, over the given events and ledger; `app` is the full
+    /// one (a version, and the one before an update) unless a sparse one is given.
+    static func seenKeys(
+        events: [AppEvent], ledger: Ledger, app: AppInfo = AppInfo(version: "2.1", previousVersion: "2.0")
+    ) throws -> [String: Set<String>] {
         let policy = try LuaPolicy(source: probe, chunkName: "probe.lua")
         var seen: [String: Set<String>] = [:]
         for event in events {
@@ -96,7 +100,7 @@ import Testing
                 event: event, status: .authorized, previousStatus: .notDetermined,
                 settings: .typical(for: .authorized, on: OSVersion(major: 16, minor: 4)),
                 platform: Platform(version: OSVersion(major: 16, minor: 4)), history: ledger,
-                params: [:], now: 1_767_600_000, locale: "en", userBucket: 42)
+                params: [:], now: 1_767_600_000, locale: "en", userBucket: 42, app: app)
             let answer = policy.answer(context)
             _ = try answer.decision.get()
             for line in answer.trace.split(separator: "\n") {
@@ -111,7 +115,7 @@ import Testing
     static let ctxTables = [
         "ctx", "ctx.event", "ctx.settings", "ctx.platform", "ctx.capabilities", "ctx.history",
         "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt",
-        "ctx.history.features", "ctx.history.events", "ctx.user", "ctx.local_time",
+        "ctx.history.features", "ctx.history.events", "ctx.user", "ctx.local_time", "ctx.app",
     ]
 
     @Test func everyCtxFieldIsDocumentedAndNoOther() throws {
@@ -133,7 +137,7 @@ import Testing
             ("ctx.history.system_prompt", ContextSchema.systemPromptHistory),
             ("ctx.history.settings_prompt", ContextSchema.settingsPromptHistory),
             ("ctx.history.features", ContextSchema.featureHistory), ("ctx.history.events", ContextSchema.eventHistory),
-            ("ctx.user", ContextSchema.user), ("ctx.local_time", ContextSchema.localTime),
+            ("ctx.user", ContextSchema.user), ("ctx.local_time", ContextSchema.localTime), ("ctx.app", ContextSchema.app),
         ]
         for (table, record) in records {
             let documented = Set(try reference.keys(table))
@@ -149,11 +153,11 @@ import Testing
     /// A row whose "nil when" column says `never` is there in a fresh ledger; any other row
     /// is absent there (and present in a full one, above).
     @Test func theNilColumnSaysWhichFieldsCanBeAbsent() throws {
-        let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger)
+        let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger, app: AppInfo())
         for table in [
             "ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
             "ctx.history.settings_prompt", "ctx.history.features", "ctx.history.events", "ctx.user",
-            "ctx.local_time",
+            "ctx.local_time", "ctx.app",
         ] {
             let rows = try reference.rows(table)
             let never = rows.filter { $0.count > 2 && $0[2].hasPrefix("never") }.map { $0[0] }
@@ -195,7 +199,7 @@ import Testing
     static func completeDecision(_ action: String) -> [String: LuaValue] {
         var fields: [String: LuaValue] = [
             "action": .string(action), "reason": "because", "remember": .table(LuaTable(["seen": true])),
-            "cancel_reminders": true, "remote_registration": "keep",
+            "cancel_reminders": true, "remote_registration": "keep", "cap_exempt": "a safety alert",
         ]
         switch action {
         case "soft_prompt":
@@ -208,6 +212,7 @@ import Testing
             for field in ["title", "message", "open", "cancel"] { fields[field] = .string(field) }
             fields["presentation"] = "banner"
             fields["deep_link"] = "notification_settings"
+            fields["for_setting"] = "time_sensitive"
         case "open_settings":
             fields["deep_link"] = "notification_settings"
         default:

@@ -37,7 +37,7 @@ import Testing
             Set(ContextSchema.answers)
                 == Set(SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)))
         let events: [AppEvent] = [
-            .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .softPromptAnswered(.accept),
+            .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .featureClosed("x"), .softPromptAnswered(.accept),
             .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
             .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
         ]

@@ -99,6 +99,7 @@ extension LuaPolicy {
                 "params": .ref(cache.params),
                 "now": .integer(context.now),
                 "locale": .string(context.locale),
+                "app": .ref(runtime.appCache!.ref),
                 "user": .table(
                     LuaTable([
                         "bucket": .integer(Int64(context.userBucket)),

@@ -80,7 +80,7 @@ import Testing
         let decision = try policy.decide(FastPathTests.context(.appLaunch))
         #expect(
             decision?.reason
-                == "capabilities,event,history,local_time,locale,now,params,platform,previous_status,settings,state,status,user")
+                == "app,capabilities,event,history,local_time,locale,now,params,platform,previous_status,settings,state,status,user")
         let values = try FastPathTests.policy(Self.probes[16]).decide(FastPathTests.context(.featureOpened("diary"), history: Self.ledger))
         // Not determined: iOS reports every setting as not supported before the app has asked.
         #expect(values?.reason == "4 9 denied 1767100000 true 2 false 2 3 nil hi two false not_supported 42")

@@ -133,6 +133,9 @@ import Testing
         "permit.days": loop("permit.days(1 << 62)"),
         "permit.since": loop("permit.since(setmetatable({}, { __index = C }), 1)"),
         "permit.at_least": loop("permit.at_least({ platform = { version = V } }, V)"),
+        "permit.version_at_least": loop("permit.version_at_least(V, V)"),
+        // Without a copy every call is refused at once; with one, each copies at most 32 translations.
+        "permit.copy": loop("pcall(permit.copy, S)"),
         "permit.within_hours": loop("pcall(permit.within_hours, setmetatable({}, { __index = C }), 1, 2)"),
         "permit.log": loop("permit.log(S, S)"),
         "permit.starts_with": loop("permit.starts_with(S, S)"),
@@ -200,6 +203,7 @@ import Testing
         ("string.reverse", "return #(('x'):rep(120000)):reverse()"),
         ("string.format", "return #string.format('%q', ('x'):rep(40000))"),
         ("permit.at_least", "return permit.at_least({ platform = { version = '1' } }, ('1.'):rep(60000) .. '1')"),
+        ("permit.version_at_least", "return permit.version_at_least(('1.'):rep(60000) .. '1', '1')"),
     ])
     func longInputsAreChargedBeforeTheyRun(name: String, source: String) {
         let vm = LuaVM(limits: LuaLimits(instructionsPerCall: 100_000, timeLimitMilliseconds: 0))

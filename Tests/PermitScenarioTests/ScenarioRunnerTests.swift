@@ -89,7 +89,7 @@ func failures(_ result: ScenarioResult) -> [String] {
         #expect(
             failures(result) == [
                 "step 2: a soft prompt is on screen and stays until answered; this step must be one of `answer: accept`, "
-                    + "`answer: decline`, `answer: dismiss`, `event: app_background`, `terminate: true`"
+                    + "`answer: decline`, `answer: dismiss`, `event: app_background`, `terminate: true`, `app_update: VERSION`"
             ])
     }
 

@@ -23,7 +23,7 @@ public final class ProbePolicy: Policy {
     public let declaration = PolicyDeclaration(
         name: "probe", version: 7, plansReminders: true, durableKeys: DurableKeys(histories: [.settingsPrompt], state: ["streak"]),
         experiments: [Experiment(name: "first_ask", arms: [.init(name: "quiet", weight: 1), .init(name: "soft", weight: 1)])],
-        declaredEvents: ["lesson_completed"])
+        declaredEvents: ["lesson_completed"], remoteRegistration: .keep)
 
     /// A probe.
     public init() {}

@@ -151,7 +151,7 @@ public enum GeneratedNames {
                 PERMIT_D_COUNT
             };
 
-            /* The actions, as permit_decision_fields answers them (bits 16 and up). */
+            /* The actions, as permit_decision_fields answers them (bits 24 and up). */
             enum {
             \(actions.joined(separator: "\n"))
                 PERMIT_A_COUNT

@@ -103,8 +103,9 @@ void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t ke
 #include "decision_fields.generated.h"
 
 #define BIT(f) (1u << (f))
-/* The action's code takes bits 16 and up of the answer, the fields the bits below. */
-_Static_assert(PERMIT_D_COUNT <= 16, "a decision's field bits must fit below the action's");
+/* The action's code takes bits 24 and up of the answer, the fields the bits below. */
+_Static_assert(PERMIT_D_COUNT <= 24, "a decision's field bits must fit below the action's");
+_Static_assert(PERMIT_A_COUNT <= 64, "an action's code must fit in the answer's bits 24 to 30");
 
 static int field_code(const char *s, size_t len) {
     for (int i = 0; i < PERMIT_D_COUNT; i++) {
@@ -145,7 +146,7 @@ int permit_decision_fields(lua_State *L, int idx) {
     for (int a = 0; a < PERMIT_A_COUNT; a++) {
         if (strlen(action_names[a]) == len && memcmp(action_names[a], action, len) == 0) {
             if ((present & ~allowed_fields[a]) != 0) break;
-            return (int)(((unsigned)a << 16) | present);
+            return (int)(((unsigned)a << 24) | present);
         }
     }
     lua_settop(L, base);

@@ -49,7 +49,7 @@ static const char snapshot_key = 0;
 
 /* What a lazy table is, by its metatable; its lazy keys, by bit. */
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
-enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_CAPABILITIES, C_LOCALE, C_PLATFORM, C_COUNT };
+enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_CAPABILITIES, C_LOCALE, C_PLATFORM, C_APP, C_COUNT };
 enum {
     H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
     /* history's own values: most policies read none of them */
@@ -389,7 +389,7 @@ static void push_local_time(lua_State *L, const snapshot *s) {
 }
 
 static const int ctx_names[C_COUNT] = {
-    N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME, N_CAPABILITIES, N_LOCALE, N_PLATFORM};
+    N_HISTORY, N_SETTINGS, N_STATE, N_USER, N_LOCAL_TIME, N_CAPABILITIES, N_LOCALE, N_PLATFORM, N_APP};
 
 /* A stored value of the list the snapshot's userdata (at `ud`) holds as its user value:
    the host keeps these tables between calls, and the list keeps them for this ctx. */
@@ -486,6 +486,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         case C_CAPABILITIES: push_shared(L, ud, PERMIT_SHARED_CAPABILITIES, LUA_TTABLE); break;
         case C_LOCALE: push_shared(L, ud, PERMIT_SHARED_LOCALE, LUA_TSTRING); break;
         case C_PLATFORM: push_shared(L, ud, PERMIT_SHARED_PLATFORM, LUA_TTABLE); break;
+        case C_APP: push_shared(L, ud, PERMIT_SHARED_APP, LUA_TTABLE); break;
         default: push_user(L, s);
         }
     } else {

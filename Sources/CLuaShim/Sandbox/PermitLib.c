@@ -1,4 +1,5 @@
-/* The `permit` helpers written in C: durations, since, at_least, within_hours. */
+/* The `permit` helpers written in C: durations, since, at_least, version_at_least, within_hours,
+   copy. */
 #include "shim_internal.h"
 #include <lauxlib.h>
 #include <ctype.h>
@@ -86,6 +87,65 @@ int permit_shim_at_least(lua_State *L) {
     permit_shim_charge_input(L, 1 + lua_rawlen(L, -1), "permit.at_least");
     lua_pushboolean(L, compare_versions(lua_tostring(L, -1), want) >= 0);
     return 1;
+}
+
+/* permit.version_at_least(version, minimum): whether the app version `version` ("2.14.1") is
+   `minimum` or later, compared a number at a time ("2.10" is after "2.9"). nil for `version`
+   answers false: ctx.app.previous_version is nil but in the first process after an update. */
+int permit_shim_version_at_least(lua_State *L) {
+    const char *want = luaL_checkstring(L, 2);
+    permit_shim_charge_input(L, 1 + lua_rawlen(L, 2), "permit.version_at_least");
+    luaL_argcheck(L, valid_version(want), 2, "version like \"2.14\" expected");
+    if (lua_isnil(L, 1)) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    const char *have = luaL_checkstring(L, 1);
+    permit_shim_charge_input(L, 1 + lua_rawlen(L, 1), "permit.version_at_least");
+    luaL_argcheck(L, valid_version(have), 1, "version like \"2.14.1\" expected (digits and dots)");
+    lua_pushboolean(L, compare_versions(have, want) >= 0);
+    return 1;
+}
+
+/* The longest key permit.copy looks up; the pack's own keys are no longer (PolicyCopy). */
+#define COPY_KEY_MAX 128
+
+/* permit.copy(key): the pack's texts for `key` as a fresh table of translations
+   ({ en = "...", de = "..." }), usable wherever a text goes. The copy itself lives in the
+   registry, where no script reaches it: each call hands out a new table, so a script that
+   changes what it got changes nothing the next call sees. An unknown key is an error that
+   names it, not a nil that surfaces later as a missing text. */
+int permit_shim_copy(lua_State *L) {
+    size_t len;
+    const char *key = luaL_checklstring(L, 1, &len);
+    if (len > COPY_KEY_MAX) return luaL_error(L, "permit.copy: a key is at most %d bytes", COPY_KEY_MAX);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_COPY) != LUA_TTABLE)
+        return luaL_error(L, "permit.copy: the pack has no copy; put the texts in copy/<locale>.yaml files beside policy.lua");
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, -2) != LUA_TTABLE)
+        return luaL_error(L, "permit.copy: no text \"%s\" in the pack's copy (copy/<locale>.yaml)", key);
+    int texts = lua_gettop(L);
+    /* Charged by the translations it copies, as the library's other copying functions are. */
+    lua_Integer count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, texts)) {
+        lua_pop(L, 1);
+        count++;
+    }
+    permit_shim_charge_input(L, (uint64_t)(1 + count), "permit.copy");
+    lua_createtable(L, 0, (int)count);
+    lua_pushnil(L);
+    while (lua_next(L, texts)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    return 1;
+}
+
+void permit_set_copy(lua_State *L, int ref) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_COPY);
 }
 
 /* An hour argument of within_hours: an integer 0–23, or an error that says which and why. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 const char permit_shim_key_base = 0, permit_shim_key_frozen = 0, permit_shim_key_traceback = 0, permit_shim_key_guard = 0,
-           permit_shim_key_randomseed = 0;
+           permit_shim_key_randomseed = 0, permit_shim_key_copy = 0;
 
 static const char *const allowed_base[] = {
     "assert", "error", "ipairs", "pcall", "select", "tonumber", "tostring", "type", "rawequal", NULL,
@@ -116,12 +116,14 @@ static void sandbox_table_and_math(lua_State *L, uint64_t seed) {
 
 /* Slot 8: the permit helpers. */
 static void push_permit_table(lua_State *L) {
-    lua_createtable(L, 0, 13); /* 8: permit */
+    lua_createtable(L, 0, 15); /* 8: permit */
     set_fn(L, 8, "minutes", permit_shim_minutes);
     set_fn(L, 8, "hours", permit_shim_hours);
     set_fn(L, 8, "days", permit_shim_days);
     set_fn(L, 8, "since", permit_shim_since);
     set_fn(L, 8, "at_least", permit_shim_at_least);
+    set_fn(L, 8, "version_at_least", permit_shim_version_at_least);
+    set_fn(L, 8, "copy", permit_shim_copy);
     set_fn(L, 8, "within_hours", permit_shim_within_hours);
     set_fn(L, 8, "log", permit_shim_print);
     set_fn(L, 8, "starts_with", permit_shim_starts_with);

@@ -103,9 +103,9 @@ typedef struct permit_ctx_fields {
     size_t (*measure)(const void *source);
     void (*write)(const void *source, void *memory);
 } permit_ctx_fields;
-/// Where `platform`, `capabilities` and `locale` are in the list at `permit_ctx_fields.shared`,
+/// Where `platform`, `capabilities`, `locale` and `app` are in the list at `permit_ctx_fields.shared`,
 /// which ctx builds those fields from (the snapshot made during the call holds the list).
-enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOCALE };
+enum { PERMIT_SHARED_PLATFORM = 1, PERMIT_SHARED_CAPABILITIES, PERMIT_SHARED_LOCALE, PERMIT_SHARED_APP };
 /// Pushes a new ctx table with these fields (keys in sorted order, as the general path inserts
 /// them), its lazy fields to be made from `source` on first read until permit_lazy_close, and
 /// returns ctx's index; 0 when the stack cannot grow, -1 when memory ran out
@@ -124,7 +124,7 @@ void permit_set_event_properties(lua_State *L, int ctx, int32_t keys, int32_t ke
 #include "permit_decision.generated.h"
 /// For a plain decision table at `idx` (no metatable, only string keys among the PERMIT_D_*
 /// fields, `action` one of the PERMIT_A_* actions with only the fields that action allows):
-/// pushes PERMIT_D_COUNT values (nil when absent) and returns (PERMIT_A_* code << 16) | the bit
+/// pushes PERMIT_D_COUNT values (nil when absent) and returns (PERMIT_A_* code << 24) | the bit
 /// set of present fields (bit n: PERMIT_D_* code n). Otherwise pushes nothing and returns -1:
 /// the caller takes the general path, which words the error. Never runs Lua code.
 int permit_decision_fields(lua_State *L, int idx);
@@ -151,7 +151,7 @@ enum {
     PERMIT_STRICT_CTX, PERMIT_STRICT_EVENT, PERMIT_STRICT_SETTINGS, PERMIT_STRICT_PLATFORM, PERMIT_STRICT_CAPABILITIES,
     PERMIT_STRICT_PARAMS, PERMIT_STRICT_HISTORY, PERMIT_STRICT_SOFT_PROMPT, PERMIT_STRICT_SYSTEM_PROMPT,
     PERMIT_STRICT_SETTINGS_PROMPT, PERMIT_STRICT_FEATURE, PERMIT_STRICT_EVENT_HISTORY, PERMIT_STRICT_EVENTS,
-    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_COUNT
+    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_APP, PERMIT_STRICT_COUNT
 };
 /// Defines table kind `id`: its path in errors, a hint added to them (or NULL), and the names
 /// that may be absent yet are fields (`count` NUL-terminated strings one after the other; 0 for a

@@ -15,6 +15,7 @@ enum {
     PERMIT_D_REMEMBER,
     PERMIT_D_CANCEL_REMINDERS,
     PERMIT_D_REMOTE_REGISTRATION,
+    PERMIT_D_CAP_EXEMPT,
     PERMIT_D_TITLE,
     PERMIT_D_MESSAGE,
     PERMIT_D_ACCEPT,
@@ -25,10 +26,11 @@ enum {
     PERMIT_D_OPEN,
     PERMIT_D_CANCEL,
     PERMIT_D_DEEP_LINK,
+    PERMIT_D_FOR_SETTING,
     PERMIT_D_COUNT
 };
 
-/* The actions, as permit_decision_fields answers them (bits 16 and up). */
+/* The actions, as permit_decision_fields answers them (bits 24 and up). */
 enum {
     PERMIT_A_NONE,
     PERMIT_A_SOFT_PROMPT,

@@ -49,6 +49,9 @@ typedef struct permit_limits {
 
 /// Opens a sandboxed state (NULL when the state cannot be created).
 lua_State *permit_open(const permit_limits *limits, uint64_t seed);
+/// The pack's copy for permit.copy: the table stored at registry reference `ref` (key → a table
+/// of translations by locale), kept where no script reaches it. Set before the policy's chunk runs.
+void permit_set_copy(lua_State *L, int ref);
 void permit_close(lua_State *L);
 
 /// Compiles text only into a fresh sandbox environment. On PERMIT_OK pushes the

@@ -31,6 +31,11 @@ public struct EngineConfiguration: Sendable {
     /// Pinned arms, by experiment (`first_ask: quiet`): QA builds and tests put a device in an
     /// arm. A pin the policy's experiments do not have is ignored.
     public var arms: [String: String]
+    /// The app's version as its users see it (`CFBundleShortVersionString`, "2.14.1"):
+    /// `ctx.app.version`. The engine keeps the last one it saw in the ledger, so the first
+    /// process after an update knows the version before (`ctx.app.previous_version`). `nil`: the
+    /// host did not say (`ctx.app.version` is nil, and no update is noticed).
+    public var appVersion: String?
 
     /// The host's settings; the defaults suit an app that sends every event and re-checks after
     /// a return from Settings (after half a second, and after 2 seconds).
@@ -42,8 +47,10 @@ public struct EngineConfiguration: Sendable {
         params: [String: PolicyValue] = [:],
         foregroundRecheckDelays: [TimeInterval] = [0.5, 2],
         installID: String? = nil,
-        arms: [String: String] = [:]
+        arms: [String: String] = [:],
+        appVersion: String? = nil
     ) {
+        self.appVersion = appVersion
         self.maxPromptsPerDay = maxPromptsPerDay
         self.locale = locale
         self.timeZone = timeZone
@@ -64,10 +71,12 @@ public struct EngineConfiguration: Sendable {
         params: [String: PolicyValue] = [:],
         foregroundRechecks: [Duration],
         installID: String? = nil,
-        arms: [String: String] = [:]
+        arms: [String: String] = [:],
+        appVersion: String? = nil
     ) {
         self.init(
             maxPromptsPerDay: maxPromptsPerDay, locale: locale, timeZone: timeZone, userBucket: userBucket, params: params,
-            foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval), installID: installID, arms: arms)
+            foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval), installID: installID, arms: arms,
+            appVersion: appVersion)
     }
 }

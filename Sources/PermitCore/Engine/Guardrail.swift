@@ -54,12 +54,16 @@ public struct GuardrailSituation: Sendable, Hashable {
     /// Whether the user caused the event decided on (opened a screen, sent an app event,
     /// answered the app's prompt): only then may Settings open at once.
     public var userInitiated: Bool
+    /// Whether the decision says why it may pass the daily cap (`cap_exempt`): `prompt-cap`
+    /// then lets it through (it still counts as a prompt of the day).
+    public var capExempt: Bool
 
     /// The situation of one decision.
     public init(
         status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
-        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true
+        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true, capExempt: Bool = false
     ) {
+        self.capExempt = capExempt
         self.status = status
         self.settings = settings
         self.version = version
@@ -111,13 +115,7 @@ extension Guardrail {
         }
 
         if case .settingsPrompt(var prompt) = action {
-            let alertOff = status.isGranted && situation.settings.alert != .enabled
-            // An inline row ("Notification settings ›") belongs on its screen whatever the status.
-            guard status == .denied || alertOff || prompt.presentation == .inline else {
-                return void(
-                    .settingsPromptPointless,
-                    "the status is \(status) with alerts \(situation.settings.alert): there is nothing to change in Settings")
-            }
+            if let pointless = nothingToChange(for: prompt, in: situation) { return void(.settingsPromptPointless, pointless) }
             if let fallback = linkFallback(prompt.deepLink, on: situation.version) {
                 prompt.deepLink = .appSettings
                 warnings.append(fallback)
@@ -134,7 +132,7 @@ extension Guardrail {
         }
 
         if action.showsPrompt(status: status, version: situation.version) || asksCriticalAlerts,
-            situation.promptsToday >= situation.maxPromptsPerDay
+            situation.promptsToday >= situation.maxPromptsPerDay, !situation.capExempt
         {
             return void(
                 .promptCap,
@@ -152,6 +150,20 @@ extension Guardrail {
         guard case .requestPermission(let options) = action else { return false }
         return situation.status == .authorized && options.contains(.criticalAlert)
             && situation.settings.criticalAlert == .disabled
+    }
+
+    /// Why a settings prompt has nothing to change in Settings, or `nil` when it has: the status
+    /// is denied, or granted with the setting it is about off (alerts, unless the prompt names
+    /// another with `for_setting`, which must then be `disabled`: one the app cannot have is no
+    /// switch to turn on). An inline row ("Notification settings ›") belongs on its screen
+    /// whatever the status.
+    static func nothingToChange(for prompt: SettingsPrompt, in situation: GuardrailSituation) -> String? {
+        let status = situation.status
+        let value = situation.settings[prompt.forSetting ?? .alert]
+        let settingOff = status.isGranted && (prompt.forSetting == nil ? value != .enabled : value == .disabled)
+        guard status != .denied, !settingOff, prompt.presentation != .inline else { return nil }
+        let name = prompt.forSetting.map(\.rawValue) ?? "alerts"
+        return "the status is \(status) with \(name) \(value): there is nothing to change in Settings"
     }
 
     /// Why `open_settings` was refused.

@@ -119,7 +119,7 @@ public actor PermissionEngine {
         self.context = PolicyContext(
             event: .appLaunch, status: .unknown, previousStatus: .unknown, settings: .unsupported, platform: platform,
             history: loaded.ledger, params: configuration.params, now: 0, locale: configuration.locale,
-            userBucket: configuration.userBucket)
+            userBucket: configuration.userBucket, app: AppInfo(version: configuration.appVersion))
         self.unreadable = loaded.unreadable
         self.loadReport = Locked(loaded.report)
         self.durableSource = DurableSource(stored: loaded.stored)
@@ -187,6 +187,7 @@ public actor PermissionEngine {
         note(event, at: now)
         if unreadable != nil, !loadedUnreadableStores() { return unread(event, at: now) }
         ledger.roll(toDay: localDays.day(of: now))
+        if let version = configuration.appVersion, ledger.appVersion != version { noteUpdate(to: version) }
         let experiments = policy.experiments
         if armsReconciledFor != experiments { reconcileArms(with: experiments) }
         // Before this process's first read, the status the app knew is the one its ledger last
@@ -227,7 +228,9 @@ public actor PermissionEngine {
 
         outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
             event: event, before: statusBefore, after: outcome.statusAfter)
-        if let choice = outcome.followUps.last?.decision.remoteRegistration ?? outcome.decision.remoteRegistration {
+        if let choice = outcome.followUps.last?.decision.remoteRegistration ?? outcome.decision.remoteRegistration
+            ?? policy.declaration.remoteRegistration
+        {
             outcome.registerForRemoteNotifications = choice == .register
             outcome.unregisterForRemoteNotifications = choice == .unregister
         }
@@ -266,6 +269,15 @@ public actor PermissionEngine {
             localDays = LocalDayCache(timeZone: zone)
         default: break
         }
+    }
+
+    /// The first event of a process after the app was updated (or of the first process that
+    /// knows its version): the version the ledger saw before is `ctx.app.previous_version` for
+    /// the rest of this process, and the ledger keeps the new one. A fresh install has no
+    /// version before, so no update is noticed.
+    private func noteUpdate(to version: String) {
+        context.app.previousVersion = ledger.appVersion
+        ledger.appVersion = version
     }
 
     /// Brings the ledger's arms in line with the policy's experiments (the rule of
@@ -360,7 +372,7 @@ public actor PermissionEngine {
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
                     promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay,
-                    userInitiated: outcome.event.isUserInitiated)
+                    userInitiated: outcome.event.isUserInitiated, capExempt: proposed.capExempt != nil)
                 (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
                 // Nothing of a decision a guardrail voided takes effect, its `remember` included:
                 // a policy that stores "asked_at" must not believe it asked.

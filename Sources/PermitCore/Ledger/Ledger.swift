@@ -41,6 +41,9 @@ public struct Ledger: Sendable, Hashable, Codable {
     public var arms: [String: String]
     /// Per event of the app's own (`AppEvent.custom`): how often it happened and when last.
     public var events: [String: EventHistory]
+    /// The app's version the engine last saw (`EngineConfiguration.appVersion`), from which it
+    /// tells the first process after an update (`ctx.app.previous_version`).
+    public var appVersion: String?
 
     /// The most event names `events` keeps; a new name past it is refused (`problem(recordingEvent:)`).
     public static let maxEventNames = 64
@@ -67,6 +70,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         installID = nil
         arms = [:]
         events = [:]
+        appVersion = nil
     }
 
     /// `events` as a policy that declares `declared` sees them: each declared name that has
@@ -256,6 +260,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         case features, state, events
         case installID = "install_id"
         case arms
+        case appVersion = "app_version"
     }
 
     /// Decodes leniently about missing keys (a partial ledger is a valid start), strictly about
@@ -281,5 +286,6 @@ public struct Ledger: Sendable, Hashable, Codable {
         installID = try c.decodeIfPresent(String.self, forKey: .installID)
         arms = try c.decodeIfPresent([String: String].self, forKey: .arms) ?? [:]
         events = try c.decodeIfPresent([String: EventHistory].self, forKey: .events) ?? [:]
+        appVersion = try c.decodeIfPresent(String.self, forKey: .appVersion)
     }
 }

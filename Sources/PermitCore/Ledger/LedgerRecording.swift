@@ -13,7 +13,7 @@ extension Ledger {
             if firstLaunchAt == nil { firstLaunchAt = now }
         case .appForeground:
             Self.countOne(&foregrounds)
-        case .appBackground, .significantTimeChange, .notificationSettingsOpened:
+        case .appBackground, .significantTimeChange, .notificationSettingsOpened, .featureClosed:
             break
         case .featureOpened(let name):
             // One access through the defaulted subscript: a second lookup hashed the name again.

@@ -6,7 +6,7 @@ extension Ledger {
     public static let topLevelFields = [
         "first_launch_at", "launches", "foregrounds", "last_status", "status_changed_at", "denied_at",
         "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt",
-        "features", "state", "install_id", "arms", "events",
+        "features", "state", "install_id", "arms", "events", "app_version",
     ]
 
     /// Fields of the nested tables; `features` maps any feature name to `featureFields`.

@@ -31,10 +31,12 @@ extension Decision {
             if let cancel = prompt.cancel { fields["cancel"] = text(cancel) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             fields["deep_link"] = .string(prompt.deepLink.rawValue)
+            if let setting = prompt.forSetting { fields["for_setting"] = .string(setting.rawValue) }
         case .openSettings(let deepLink):
             fields["deep_link"] = .string(deepLink.rawValue)
         }
         if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
+        if let capExempt { fields["cap_exempt"] = .string(capExempt) }
         return fields
     }
 }

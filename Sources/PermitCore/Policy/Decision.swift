@@ -12,6 +12,9 @@ public struct Decision: Sendable, Hashable {
     /// `remote_registration`: what the host does about remote notifications after this event;
     /// `nil` follows Apple's guidance (`Outcome.registersForRemoteNotifications`).
     public var remoteRegistration: RemoteRegistration?
+    /// `cap_exempt`: why this prompt may be shown past the host's daily cap (a safety alert a
+    /// medical app must not hold back); recorded in the decision record. `nil` for the rest.
+    public var capExempt: String?
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {
@@ -142,11 +145,16 @@ public struct SettingsPrompt: Sendable, Hashable {
     /// Which Settings page to open; the core falls back to the app's page where the
     /// notification page cannot be linked (below iOS 15.4).
     public var deepLink: DeepLink
+    /// `for_setting`: the one setting the prompt asks the user to turn on (Time Sensitive,
+    /// critical alerts); the `settings-prompt-pointless` guardrail judges it instead of alerts.
+    /// `nil`: the prompt is about notifications as a whole.
+    public var forSetting: NotificationSettings.Setting?
 
     /// A settings prompt with its texts and the page to open.
     public init(
         title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText?,
-        presentation: Presentation = .alert, deepLink: DeepLink = .appSettings
+        presentation: Presentation = .alert, deepLink: DeepLink = .appSettings,
+        forSetting: NotificationSettings.Setting? = nil
     ) {
         self.title = title
         self.message = message
@@ -154,5 +162,6 @@ public struct SettingsPrompt: Sendable, Hashable {
         self.cancel = cancel
         self.presentation = presentation
         self.deepLink = deepLink
+        self.forSetting = forSetting
     }
 }

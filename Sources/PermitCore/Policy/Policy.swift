@@ -130,6 +130,8 @@ public struct PolicyContext: Sendable {
     public var userBucket: Int
     /// The wall-clock time of `now` in the device's zone (`ctx.local_time`).
     public var localTime: LocalTime
+    /// The app's version, and the one before it after an update (`ctx.app`).
+    public var app: AppInfo
 
     /// What the policy remembered (`ctx.state`), the same as `history.state`.
     public var state: [String: PolicyValue] { history.state }
@@ -142,8 +144,9 @@ public struct PolicyContext: Sendable {
         event: AppEvent, status: PermissionStatus, previousStatus: PermissionStatus,
         settings: NotificationSettings, platform: Platform, history: Ledger,
         params: [String: PolicyValue] = [:], now: Int64, locale: String = "en", userBucket: Int = 0,
-        localTime: LocalTime? = nil
+        localTime: LocalTime? = nil, app: AppInfo = AppInfo()
     ) {
+        self.app = app
         self.event = event
         self.status = status
         self.previousStatus = previousStatus

@@ -22,14 +22,19 @@ public struct PolicyDeclaration: Sendable, Equatable {
     /// The app events of its own the policy declares it understands (`events = { ... }`), so
     /// tools refuse a misspelt one; empty when it declares none.
     public var declaredEvents: [String]
+    /// What the host does about remote notifications after a decision that does not say
+    /// (`remote_registration` on the policy: "this app never uses APNs" said once); `nil`
+    /// follows Apple's guidance (`Outcome.registersForRemoteNotifications`).
+    public var remoteRegistration: RemoteRegistration?
 
     /// A declaration; what is not given is what a policy that never mentions it means: no
     /// version, no reminders, nothing but the iOS 8–9 asked-flag kept across a reinstall, no
-    /// experiments, no events of the app's own.
+    /// experiments, no events of the app's own, no registration default of its own.
     public init(
         name: String, version: Int64? = nil, plansReminders: Bool = false, durableKeys: DurableKeys = .none,
-        experiments: [Experiment] = [], declaredEvents: [String] = []
+        experiments: [Experiment] = [], declaredEvents: [String] = [], remoteRegistration: RemoteRegistration? = nil
     ) {
+        self.remoteRegistration = remoteRegistration
         self.name = name
         self.version = version
         self.plansReminders = plansReminders

@@ -12,6 +12,9 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     case appBackground
     /// A screen or feature that would benefit from notifications opened.
     case featureOpened(String)
+    /// That screen or feature closed (the user left it): the moment to take a row that belongs
+    /// to it off screen, or to judge whether the visit went well. Counts nothing in the ledger.
+    case featureClosed(String)
     /// The user answered the app's own soft pre-prompt.
     case softPromptAnswered(SoftPromptAnswer)
     /// The system dialog was answered (on iOS 8–9: the register callback fired).
@@ -46,6 +49,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .appForeground: "app_foreground"
         case .appBackground: "app_background"
         case .featureOpened: "feature_opened"
+        case .featureClosed: "feature_closed"
         case .softPromptAnswered: "soft_prompt_answered"
         case .systemPromptAnswered: "system_prompt_answered"
         case .settingsPromptAnswered: "settings_prompt_answered"
@@ -57,15 +61,17 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// Every built-in event name, for validation and help texts.
     public static let names = [
-        "app_launch", "app_foreground", "app_background", "feature_opened",
+        "app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed",
         "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "significant_time_change",
         "notification_settings_opened",
     ]
 
-    /// The feature, for `feature_opened`.
+    /// The feature, for `feature_opened` and `feature_closed`.
     public var feature: String? {
-        if case .featureOpened(let feature) = self { return feature }
-        return nil
+        switch self {
+        case .featureOpened(let feature), .featureClosed(let feature): feature
+        default: nil
+        }
     }
 
     /// The event's own fields besides `name`, as policies see them.
@@ -73,7 +79,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .appLaunch, .appForeground, .appBackground, .notificationSettingsOpened: []
         case .significantTimeChange(let zone): [("time_zone", .string(zone.permitIdentifier))]
-        case .featureOpened(let feature): [("feature", .string(feature))]
+        case .featureOpened(let feature), .featureClosed(let feature): [("feature", .string(feature))]
         case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
         case .systemPromptAnswered(let granted): [("granted", .bool(granted))]
         case .settingsPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
@@ -94,12 +100,13 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Whether the user caused the event in the app: opened a screen, did something the app
     /// reports as its own event, or answered one of the app's prompts. Only then may a decision
     /// open Settings at once (`open_settings`); a launch, a return to the foreground, leaving,
-    /// a system event or the system dialog's answer are not taps in the app.
+    /// a system event or the system dialog's answer are not taps in the app; nor is closing a
+    /// screen, which is leaving it, not asking for anything.
     public var isUserInitiated: Bool {
         switch self {
         case .featureOpened, .custom, .softPromptAnswered, .settingsPromptAnswered: true
         case .appLaunch, .appForeground, .appBackground, .systemPromptAnswered, .significantTimeChange,
-            .notificationSettingsOpened:
+            .notificationSettingsOpened, .featureClosed:
             false
         }
     }

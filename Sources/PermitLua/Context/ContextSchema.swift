@@ -75,6 +75,7 @@ public enum ContextSchema {
         "PermitDeepLink": DeepLink.allCases.map(\.rawValue), "PermitOption": AuthorizationOption.allCases.map(\.rawValue),
         "PermitInterruptionLevel": InterruptionLevel.allCases.map(\.rawValue),
         "PermitRemoteRegistration": RemoteRegistration.allCases.map(\.rawValue),
+        "PermitSettingName": NotificationSettings.Setting.allCases.map(\.rawValue),
     ]
 
     // MARK: ctx
@@ -188,6 +189,14 @@ public enum ContextSchema {
             Field("timezone", "string"),
         ])
 
+    /// `ctx.app` (read-only): the app's version, and the one before it in the first process
+    /// after an update.
+    public static let app = Record(
+        name: "PermitApp",
+        fields: [
+            Field("version", "string", optional: true), Field("previous_version", "string", optional: true),
+        ])
+
     /// `ctx` itself.
     public static let context = Record(
         name: "PermitContext",
@@ -197,14 +206,14 @@ public enum ContextSchema {
             Field("capabilities", "PermitCapabilities"), Field("history", "PermitHistory"),
             Field("state", "table<string, PermitScalar>"), Field("params", "table<string, any>"),
             Field("now", "integer"), Field("locale", "string"), Field("user", "PermitUser"),
-            Field("local_time", "PermitLocalTime"),
+            Field("local_time", "PermitLocalTime"), Field("app", "PermitApp"),
         ])
 
     /// The `ctx` fields built on first use from a snapshot (`LazyContext.c`); the others are
-    /// set when ctx is pushed. `platform`, `capabilities` and `locale` are stored values the
-    /// snapshot holds: few policies read them, and setting them cost three table writes an event.
+    /// set when ctx is pushed. `platform`, `capabilities`, `locale` and `app` are stored values
+    /// the snapshot holds: few policies read them, and setting them cost a table write each an event.
     public static let lazyContextFields = [
-        "history", "settings", "state", "user", "local_time", "platform", "capabilities", "locale",
+        "history", "settings", "state", "user", "local_time", "platform", "capabilities", "locale", "app",
     ]
 
     // MARK: What a policy returns
@@ -222,6 +231,7 @@ public enum ContextSchema {
             Field("options", "PermitOption[]", optional: true), Field("deep_link", "PermitDeepLink", optional: true),
             Field("cancel_reminders", "boolean", optional: true),
             Field("remote_registration", "PermitRemoteRegistration", optional: true),
+            Field("cap_exempt", "string", optional: true), Field("for_setting", "PermitSettingName", optional: true),
         ])
 
     /// The decision fields every action takes.
@@ -230,7 +240,9 @@ public enum ContextSchema {
     /// hold, for both readers: `DecisionReader` (which words every error) reads these lists, and
     /// the warm path's in-place reader (`FastPath.c`) gets its field codes, names, action names
     /// and allowed-field masks generated from them (`make generate`).
-    public static let commonDecisionFields = ["action", "reason", "remember", "cancel_reminders", "remote_registration"]
+    public static let commonDecisionFields = [
+        "action", "reason", "remember", "cancel_reminders", "remote_registration", "cap_exempt",
+    ]
 
     /// The further fields each action takes.
     ///
@@ -238,12 +250,12 @@ public enum ContextSchema {
     /// and running `make generate` is all it takes for both readers to accept it; each reader
     /// then ignores it until code reads its value (`DecisionReader.decision` and
     /// `FastPath.DecisionTableReader`, which `FastPathTests` keeps word for word alike). At most
-    /// 16 fields in all: the in-place reader answers them as bits below the action's code.
+    /// 24 fields in all: the in-place reader answers them as bits below the action's code.
     public static let decisionFieldsByAction: [String: [String]] = [
         "none": [],
         "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
         "request_permission": ["options"],
-        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link"],
+        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link", "for_setting"],
         "open_settings": ["deep_link"],
     ]
 
@@ -262,6 +274,6 @@ public enum ContextSchema {
     public static let records: [String: Record] = Dictionary(
         uniqueKeysWithValues: [
             event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-            featureHistory, eventHistory, history, user, localTime, context, decision, reminder,
+            featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder,
         ].map { ($0.name, $0) })
 }

@@ -84,6 +84,8 @@ enum FastPath {
         case .appBackground: return push(&fields, name: .appBackground, on: L)
         case .featureOpened(let feature):
             return push(&fields, name: .featureOpened, text: feature, as: .feature, on: L)
+        case .featureClosed(let feature):
+            return push(&fields, name: .featureClosed, text: feature, as: .feature, on: L)
         case .significantTimeChange(let zone):
             return push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
         case .notificationSettingsOpened:
@@ -241,7 +243,7 @@ extension FastPath {
             let bits = permit_decision_fields(L, index)
             guard bits >= 0 else { return nil }
             defer { lua_settop(L, index) }
-            let present = Int(bits) & 0xFFFF
+            let present = Int(bits) & 0xFF_FFFF
             func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
             func slot(_ field: Int32) -> Int32 { index + 1 + field }
             // action, then every other present field: a key and a value each.
@@ -258,7 +260,7 @@ extension FastPath {
                 remember = updates
             }
 
-            guard let action = action(kind: Int(bits) >> 16, present: present, at: index) else { return nil }
+            guard let action = action(kind: Int(bits) >> 24, present: present, at: index) else { return nil }
             guard values <= maxValues else { return nil }
             var decision = Decision(action, reason: reason, remember: remember)
             if has(Int32(PERMIT_D_CANCEL_REMINDERS)) {
@@ -272,6 +274,10 @@ extension FastPath {
                     return nil
                 }
                 decision.remoteRegistration = choice
+            }
+            if has(Int32(PERMIT_D_CAP_EXEMPT)) {
+                guard let why = text(at: slot(Int32(PERMIT_D_CAP_EXEMPT))), !why.isEmpty else { return nil }
+                decision.capExempt = why
             }
             return decision
         }
@@ -428,10 +434,17 @@ extension FastPath {
                     guard let text = localized(slot(Int32(PERMIT_D_CANCEL))) else { return nil }
                     cancel = text
                 }
+                var setting: NotificationSettings.Setting?
+                if has(Int32(PERMIT_D_FOR_SETTING)) {
+                    let value = slot(Int32(PERMIT_D_FOR_SETTING))
+                    guard lua_type(L, value) == LUA_TSTRING, let named = NotificationSettings.Setting(rawValue: decoded(at: value))
+                    else { return nil }
+                    setting = named
+                }
                 return .settingsPrompt(
                     SettingsPrompt(
                         title: title, message: message, open: open, cancel: cancel, presentation: presentation,
-                        deepLink: deepLink))
+                        deepLink: deepLink, forSetting: setting))
             case PERMIT_A_OPEN_SETTINGS:
                 guard let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK))) else { return nil }
                 return .openSettings(deepLink)

@@ -22,6 +22,7 @@ extension FastPath {
         case appForeground
         case appBackground
         case featureOpened
+        case featureClosed
         case softPromptAnswered
         case systemPromptAnswered
         case settingsPromptAnswered
@@ -60,6 +61,7 @@ extension FastPath {
             case .appForeground: "app_foreground"
             case .appBackground: "app_background"
             case .featureOpened: "feature_opened"
+            case .featureClosed: "feature_closed"
             case .softPromptAnswered: "soft_prompt_answered"
             case .systemPromptAnswered: "system_prompt_answered"
             case .settingsPromptAnswered: "settings_prompt_answered"

@@ -15,7 +15,7 @@ import PermitCore
 /// lock; its buffers are reused from call to call.
 final class LazyFieldsEncoder {
     /// The ctx fields built on first use (`ContextSchema.lazyContextFields`).
-    static let fieldCount = 8
+    static let fieldCount = 9
 
     /// The snapshot's variable parts, gathered in memory this encoder owns and reuses from call
     /// to call. Used under the VM's lock, so the accesses are unchecked: a class's stored

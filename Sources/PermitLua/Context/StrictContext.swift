@@ -35,6 +35,7 @@ enum StrictContext {
             hint: " (an app event is listed in the policy's events = { ... })"),
         record(PERMIT_STRICT_USER, "ctx.user", ContextSchema.user),
         record(PERMIT_STRICT_LOCAL_TIME, "ctx.local_time", ContextSchema.localTime),
+        record(PERMIT_STRICT_APP, "ctx.app", ContextSchema.app),
     ]
 
     private static func record(_ id: Int, _ path: String, _ record: ContextSchema.Record) -> Table {

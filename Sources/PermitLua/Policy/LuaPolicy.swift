@@ -20,6 +20,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// The fields a policy table may have.
     public static let policyFields = [
         "name", "params", "events", "decide", "plan_reminders", "remember_durable", "experiments", "locales",
+        "remote_registration", "review_exceptions",
     ]
 
     /// What the script declares: its `name`, whether it has `plan_reminders`, what it keeps
@@ -33,6 +34,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// The locales every text of the policy must carry (`locales = { "en", "es" }`), which
     /// `permit check` holds each probed decision's texts to; empty when not declared.
     public let locales: [String]
+    /// The review rules the policy's authors chose to break, each with why
+    /// (`review_exceptions = { ["rule"] = "why" }`): `permit check --review` prints the reason
+    /// instead of the warning.
+    public let reviewExceptions: [String: String]
+    /// The pack's copy the policy reads with `permit.copy` (empty when the pack has none).
+    public let copy: PolicyCopy
     /// The budgets its calls run under, as it was loaded with them (a benchmark that loads the
     /// same source again uses these, not its own copy of the flags).
     public let limits: LuaLimits
@@ -64,7 +71,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var paramsCache: (overrides: [String: PolicyValue], ref: LuaRef)?
         /// The locale as a stored string, so a call pushes it without hashing its text again.
         var localeCache: (locale: String, ref: LuaRef)?
-        /// The stored platform, capabilities and locale in one list (`PERMIT_SHARED_*`): each
+        /// `ctx.app` as a stored table: the same for every event of an engine.
+        var appCache: (app: AppInfo, ref: LuaRef)?
+        /// The stored platform, capabilities, locale and app in one list (`PERMIT_SHARED_*`): each
         /// ctx's snapshot holds it, and builds those fields from it on first read.
         var shared: LuaRef?
         /// The interned key strings of the warm path, stored on the first call.
@@ -83,13 +92,16 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     /// Loads a policy from source text. `chunkName` names it in every error (`polite/policy.lua:12: ...`).
     ///   - coverage: record which lines run (`permit test --coverage`); costs a hook per line.
+    ///   - copy: the pack's texts, read with `permit.copy("key")`.
     public convenience init(
-        source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false
+        source: String, chunkName: String, limits: LuaLimits = .default, randomSeed: UInt64 = 0, coverage: Bool = false,
+        copy: PolicyCopy = .empty
     ) throws(PolicyError) {
         let thread = LuaPolicy.thread(for: limits, chunkName: chunkName)
         let compiled = try LuaPolicy.loading(on: thread, limits: limits, chunkName: chunkName) {
             Result { () throws(PolicyError) -> Compiled in
-                try LuaPolicy.compile(source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage)
+                try LuaPolicy.compile(
+                    source, chunkName: chunkName, limits: limits, randomSeed: randomSeed, coverage: coverage, copy: copy)
             }
         }
         try self.init(compiled, chunkName: chunkName, thread: thread)
@@ -106,10 +118,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         }
         self.declaration = PolicyDeclaration(
             name: name, plansReminders: shape.planReminders != nil, durableKeys: shape.durableKeys,
-            experiments: shape.experiments, declaredEvents: shape.events)
+            experiments: shape.experiments, declaredEvents: shape.events, remoteRegistration: shape.remoteRegistration)
         self.chunkName = chunkName
         self.defaultParams = shape.params
         self.locales = shape.locales
+        self.reviewExceptions = shape.reviewExceptions
+        self.copy = compiled.copy
         self.limits = compiled.vm.limits
         self.runtime = DeadlineLocked(
             Runtime(
@@ -127,6 +141,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         let shape: Shape
         let executableLines: Set<Int>?
         let decisions: DecisionCoverage?
+        let copy: PolicyCopy
 
         /// Lets go of everything the file returned (when no `LuaPolicy` keeps the VM).
         func release() {
@@ -138,7 +153,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Compiles and runs the file's chunk; a syntax or load error throws, problems of the
     /// returned table are collected in `shape` (so `permit check` can list them all).
     private static func compile(
-        _ source: String, chunkName: String, limits: LuaLimits, randomSeed: UInt64 = 0, coverage: Bool = false
+        _ source: String, chunkName: String, limits: LuaLimits, randomSeed: UInt64 = 0, coverage: Bool = false,
+        copy: PolicyCopy
     ) throws(PolicyError) -> Compiled {
         let vm = LuaVM(limits: limits, randomSeed: randomSeed)
         if coverage { vm.recordCoverage(true) }
@@ -146,6 +162,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         let results: [LuaValue]
         do throws(LuaError) {
             try StrictContext.define(in: vm)
+            if !copy.isEmpty { try vm.setCopy(copy) }
             chunk = try vm.load(source, chunkName: chunkName)
             results = try vm.call(chunk, [], keepFunctions: true)
         } catch {
@@ -162,7 +179,9 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
                 file: chunkName,
                 returnLines: span.map { DecisionCoverage.returnLines(in: source, from: $0.lowerBound, to: $0.upperBound) } ?? [])
         }
-        return Compiled(vm: vm, chunk: chunk, results: results, shape: policyShape, executableLines: executable, decisions: decisions)
+        return Compiled(
+            vm: vm, chunk: chunk, results: results, shape: policyShape, executableLines: executable, decisions: decisions,
+            copy: copy)
     }
 
     /// What a policy table holds, and everything wrong with it.
@@ -175,6 +194,8 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         var experiments: [Experiment] = []
         var events: [String] = []
         var locales: [String] = []
+        var remoteRegistration: RemoteRegistration?
+        var reviewExceptions: [String: String] = [:]
         var problems: [PolicyError] = []
     }
 
@@ -237,7 +258,27 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             shape.problems += declared.problems
         }
         if let value = table["params"] { readParams(value, chunkName: chunkName, into: &shape) }
+        if let value = table["remote_registration"] { readRemoteRegistration(value, chunkName: chunkName, into: &shape) }
+        if let value = table["review_exceptions"] {
+            let read = ReviewExceptionsReader.read(value, chunkName: chunkName)
+            shape.reviewExceptions = read.exceptions
+            shape.problems += read.problems
+        }
         return shape
+    }
+
+    /// The policy's `remote_registration`, every decision's default; a problem is collected.
+    private static func readRemoteRegistration(_ value: LuaValue, chunkName: String, into shape: inout Shape) {
+        if case .string(let name) = value, let choice = RemoteRegistration(rawValue: name) {
+            shape.remoteRegistration = choice
+            return
+        }
+        let names = RemoteRegistration.allCases.map(\.rawValue).joined(separator: ", ")
+        shape.problems.append(
+            PolicyError(
+                kind: .load, field: "policy.remote_registration",
+                message: "expected \(names) (or leave it out for Apple's default), got \(DecisionReader.describe(value))",
+                file: chunkName))
     }
 
     /// The policy's `params`: plain data under string keys; each problem is collected.
@@ -267,15 +308,15 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Every problem of a policy file at once (an empty list when it is valid): a reading,
     /// syntax or load error, or each problem of the table it returns.
     public static func problems(
-        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, copy: PolicyCopy = .empty
     ) -> [PolicyError] {
-        check(contentsOf: url, displayName: displayName, limits: limits).problems
+        check(contentsOf: url, displayName: displayName, limits: limits, copy: copy).problems
     }
 
     /// `permit check`: the loaded policy when the file is valid, else every problem at once
     /// (`policy` is then nil). The file is read and compiled once.
     public static func check(
-        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default
+        contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, copy: PolicyCopy = .empty
     ) -> (policy: LuaPolicy?, problems: [PolicyError]) {
         let name = displayName ?? url.path
         let compiled: Compiled
@@ -283,7 +324,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
         do {
             let text = try source(contentsOf: url, displayName: name)
             compiled = try loading(on: thread, limits: limits, chunkName: name) {
-                Result { () throws(PolicyError) -> Compiled in try compile(text, chunkName: name, limits: limits) }
+                Result { () throws(PolicyError) -> Compiled in try compile(text, chunkName: name, limits: limits, copy: copy) }
             }
         } catch {
             thread?.stop()
@@ -319,12 +360,12 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
     /// Loads `url`; errors name it as `displayName` (default: the path).
     public static func load(
         contentsOf url: URL, displayName: String? = nil, limits: LuaLimits = .default, randomSeed: UInt64 = 0,
-        coverage: Bool = false
+        coverage: Bool = false, copy: PolicyCopy = .empty
     ) throws(PolicyError) -> LuaPolicy {
         let name = displayName ?? url.path
         return try LuaPolicy(
             source: try source(contentsOf: url, displayName: name), chunkName: name, limits: limits, randomSeed: randomSeed,
-            coverage: coverage)
+            coverage: coverage, copy: copy)
     }
 
     // MARK: Policy
@@ -594,15 +635,21 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
 
     // MARK: Calls
 
-    /// The stored parts of `ctx` (platform, capabilities, merged params, locale) and the
-    /// interned keys, made again only when the platform, the overrides or the locale change.
+    /// The stored parts of `ctx` (platform, capabilities, merged params, locale, app) and the
+    /// interned keys, made again only when the platform, the overrides, the locale or the app change.
     func cachedParts(_ context: PolicyContext, runtime: inout Runtime) throws(LuaError) -> FastPath.Cached {
         if let slots = runtime.slots, runtime.platformCache?.platform == context.platform,
-            runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale
+            runtime.paramsCache?.overrides == context.params, runtime.localeCache?.locale == context.locale,
+            runtime.appCache?.app == context.app
         {
             return slots
         }
         var sharedIsStale = runtime.shared == nil
+        if runtime.appCache?.app != context.app {
+            sharedIsStale = true
+            if let old = runtime.appCache { runtime.vm.release(old.ref) }
+            runtime.appCache = (context.app, try runtime.vm.store(LuaBridge.app(context.app), strict: Int32(PERMIT_STRICT_APP)))
+        }
         if runtime.localeCache?.locale != context.locale {
             sharedIsStale = true
             if let old = runtime.localeCache { runtime.vm.release(old.ref) }
@@ -627,7 +674,7 @@ public final class LuaPolicy: Policy, LineCoverageReporting, DecisionCoverageRep
             runtime.shared = nil
             let parts: [LuaValue] = [
                 .ref(runtime.platformCache!.platform_), .ref(runtime.platformCache!.capabilities),
-                .ref(runtime.localeCache!.ref),
+                .ref(runtime.localeCache!.ref), .ref(runtime.appCache!.ref),
             ]
             runtime.shared = try runtime.vm.store(.table(LuaTable(array: parts)), readOnly: false)
         }

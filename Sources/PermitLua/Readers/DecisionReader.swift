@@ -65,6 +65,14 @@ enum DecisionReader {
             }
             remoteRegistration = choice
         }
+        var capExempt: String?
+        if let value = table["cap_exempt"] {
+            let why = try text(value, at: "decision.cap_exempt")
+            guard !why.isEmpty else {
+                throw invalid("decision.cap_exempt", "say why this prompt may pass the daily cap (the reason is recorded), got \"\"")
+            }
+            capExempt = why
+        }
 
         let result: Decision.Action
         switch action {
@@ -85,7 +93,8 @@ enum DecisionReader {
                 SettingsPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
                     open: try localized(table, "open"), cancel: try button(table, "cancel", inline: presentation == .inline),
-                    presentation: presentation, deepLink: try deepLink(table["deep_link"])))
+                    presentation: presentation, deepLink: try deepLink(table["deep_link"]),
+                    forSetting: try setting(table["for_setting"])))
         case "open_settings":
             result = .openSettings(try deepLink(table["deep_link"]))
         default:
@@ -94,6 +103,7 @@ enum DecisionReader {
         var decision = Decision(result, reason: reason, remember: remember)
         decision.cancelReminders = cancelReminders
         decision.remoteRegistration = remoteRegistration
+        decision.capExempt = capExempt
         return decision
     }
 
@@ -234,6 +244,15 @@ enum DecisionReader {
             message += " (App-Prefs: and prefs:root= URLs are private API and get an app rejected from the App Store)"
         }
         throw invalid("decision.deep_link", message)
+    }
+
+    /// A settings prompt's `for_setting`: a `ctx.settings` name, or `nil` when absent.
+    static func setting(_ value: LuaValue?) throws(PolicyError) -> NotificationSettings.Setting? {
+        guard let value else { return nil }
+        if case .string(let name) = value, let setting = NotificationSettings.Setting(rawValue: name) { return setting }
+        let names = NotificationSettings.Setting.allCases.map(\.rawValue)
+        let hint = value.stringValue.map { Suggestion.hint(for: $0, in: names) } ?? "expected one of: \(names.joined(separator: ", "))"
+        throw invalid("decision.for_setting", "\(describe(value)) is not a setting of ctx.settings; \(hint)")
     }
 
     static func options(_ value: LuaValue?) throws(PolicyError) -> [AuthorizationOption] {

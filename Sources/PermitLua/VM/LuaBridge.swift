@@ -40,6 +40,14 @@ enum LuaBridge {
             ]))
     }
 
+    /// `ctx.app`: the version, and the one before it after an update (absent fields read nil).
+    static func app(_ app: AppInfo) -> LuaValue {
+        var fields: [String: LuaValue] = [:]
+        if let version = app.version { fields["version"] = .string(version) }
+        if let previous = app.previousVersion { fields["previous_version"] = .string(previous) }
+        return .table(LuaTable(fields))
+    }
+
     static func capabilities(_ capabilities: Capabilities) -> LuaValue {
         var fields: [String: LuaValue] = [:]
         for (name, flag) in capabilities.namedValues { fields[name] = .boolean(flag) }

@@ -77,6 +77,9 @@ public struct Scenario: Sendable {
         /// The app offers Live Activities (`NSSupportsLiveActivities` in its Info.plist): on
         /// iOS 16.1+ their switch starts on (`live_activities: enabled`).
         public var liveActivities = false
+        /// The app's version at the start (`app_version`), which `app_update` steps change: the
+        /// engine's `EngineConfiguration.appVersion`. `nil`: the scenario does not say.
+        public var appVersion: String?
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }
@@ -139,6 +142,9 @@ public struct Scenario: Sendable {
         /// The app's process ends (the user swipes it away, or iOS reclaims it): what it held
         /// in memory and on screen is gone; the next `app_launch` is a cold start.
         case terminate
+        /// The app is updated to this version: iOS ends its process, and the next `app_launch`
+        /// runs the new version, whose first process sees `ctx.app.previous_version`.
+        case appUpdate(String)
     }
 
     /// An answer to whatever is on screen.

@@ -30,13 +30,14 @@ enum ScenarioInputChecks {
     /// another SDK's request and a policy bundle's download (both run in the app), and a tap
     /// on the app's link in Settings (iOS launches the app for it: write that launch). What
     /// the world does needs no process: Settings, time passing, a time zone change (the app
-    /// learns the zone at its next launch, so it decides nothing then), a reinstall.
+    /// learns the zone at its next launch, so it decides nothing then), a reinstall, an update
+    /// (which ends the process itself).
     static func checkProcess(of steps: [Scenario.Step]) throws(InputError) {
         var endedBy: Scenario.Step?
         for step in steps {
             guard let ended = endedBy else {
                 switch step.action {
-                case .terminate, .reinstall: endedBy = step
+                case .terminate, .reinstall, .appUpdate: endedBy = step
                 default: break
                 }
                 continue
@@ -47,7 +48,7 @@ enum ScenarioInputChecks {
                 endedBy = nil
             case .reinstall:
                 endedBy = step
-            case .settings, .wait, .provisionalKeep:
+            case .settings, .wait, .provisionalKeep, .appUpdate:
                 break
             case .timeZone where step.expectations.decidesNothing:
                 break

@@ -12,7 +12,7 @@ public enum ScenarioParser {
     ]
     static let deviceKeys = [
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "app_clip_card_notifications",
-        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background", "live_activities",
+        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background", "live_activities", "app_version",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -25,12 +25,12 @@ public enum ScenarioParser {
     static let expectedReminderItemKeys = ["at", "title", "body", "alert", "id"]
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
-        "terminate", "provisional_keep",
+        "terminate", "provisional_keep", "app_update",
     ]
     static let stepKeys =
         [
             "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
-            "timezone", "open_settings_link", "terminate", "provisional_keep", "expect_update", "include",
+            "timezone", "open_settings_link", "terminate", "provisional_keep", "app_update", "expect_update", "include",
         ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
@@ -41,10 +41,10 @@ public enum ScenarioParser {
     /// Fields an `expect` table may match.
     public static let decisionFields = [
         "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
-        "deep_link", "options",
+        "deep_link", "options", "for_setting", "cap_exempt",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
-    static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened"]
+    static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed"]
     /// 2026-01-05 08:00 UTC, a Monday: the default start, so runs are reproducible.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_600_000)
 
@@ -264,18 +264,25 @@ public enum ScenarioParser {
             appClipEphemeral: ephemeral, pendingOverflow: overflow, dialogOnBackground: onBackground)
         device.appClipCardNotifications = cardNotifications
         device.scheduledSummary = try fields["scheduled_summary"]?.bool() ?? false
-        device.liveActivities = try fields["live_activities"]?.bool() ?? false
-        if device.liveActivities, version < NotificationSettings.Setting.liveActivities.introducedIn {
-            throw fields["live_activities"]!.error(
-                "Live Activities came with iOS 16.1; this device runs iOS \(version)",
-                hint: "use os: \"16.1\" or later, or remove live_activities")
-        }
+        device.liveActivities = try parseLiveActivities(fields["live_activities"], version: version)
+        device.appVersion = try fields["app_version"].map(parseAppVersion)
         if device.scheduledSummary, version < NotificationSettings.Setting.scheduledDelivery.introducedIn {
             throw fields["scheduled_summary"]!.error(
                 "Scheduled Summary came with iOS 15; this device runs iOS \(version)",
                 hint: "use os: \"15\" or later, or remove scheduled_summary")
         }
         return device
+    }
+
+    /// `device.live_activities`: the app offers Live Activities, which came with iOS 16.1.
+    static func parseLiveActivities(_ value: YAMLValue?, version: OSVersion) throws(InputError) -> Bool {
+        guard let value, try value.bool() else { return false }
+        guard version >= NotificationSettings.Setting.liveActivities.introducedIn else {
+            throw value.error(
+                "Live Activities came with iOS 16.1; this device runs iOS \(version)",
+                hint: "use os: \"16.1\" or later, or remove live_activities")
+        }
+        return true
     }
 
     /// An IANA time zone name (`device.timezone`, a `timezone:` step).
@@ -414,7 +421,7 @@ public enum ScenarioParser {
             action = .settings(authorization: authorization, settings: settingsOnly)
         case "policy_update":
             action = .policyUpdate(try existingFile(fields["policy_update"]!, directory: directory, what: "bundle"))
-        case "external_request", "timezone", "open_settings_link", "terminate":
+        case "external_request", "timezone", "open_settings_link", "terminate", "app_update":
             action = try parseWorldAction(actions[0], fields[actions[0]]!)
         case "reinstall":
             action = try parseReinstall(fields["reinstall"]!, after: after, afterValue: fields["after"])
@@ -430,7 +437,7 @@ public enum ScenarioParser {
             action = .wait
         }
         if fields["feature"] != nil, actions.first != "event" {
-            throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened`")
+            throw fields["feature"]!.error("\"feature\" belongs to `event: feature_opened` (or feature_closed)")
         }
         if let properties = fields["properties"], actions.first != "event" {
             throw properties.error("\"properties\" belongs to an `event:` of the app's own, e.g. `event: lesson_completed`")
@@ -507,6 +514,8 @@ public enum ScenarioParser {
             return .externalRequest(allow: try value.oneOf(["allow", "deny"]) == "allow")
         case "timezone":
             return .timeZone(try parseTimeZone(value))
+        case "app_update":
+            return .appUpdate(try parseAppVersion(value))
         case "terminate":
             guard try value.bool() else {
                 throw value.error("terminate: false does nothing", hint: "remove the step, or write `terminate: true`")
@@ -518,6 +527,19 @@ public enum ScenarioParser {
             }
             return .openSettingsLink
         }
+    }
+
+    /// An app's version as its users see it and `CFBundleShortVersionString` holds it: whole
+    /// numbers joined by dots (`2.14.1`), which `permit.version_at_least` compares.
+    static func parseAppVersion(_ value: YAMLValue) throws(InputError) -> String {
+        let text = try value.string()
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.count <= 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else {
+            throw value.error("\"\(text)\" is not an app version", hint: "write whole numbers joined by dots, like \"2.14.1\"")
+        }
+        return text
     }
 
     /// A step's `event:`: a built-in one a step may send, or one of the app's own with its
@@ -551,11 +573,11 @@ public enum ScenarioParser {
         do throws(EventInput.Problem) {
             return try EventInput.event(named: name, feature: featureName)
         } catch .missing {
-            throw value.error("feature_opened needs a `feature`", hint: "e.g. `feature: reminders`")
+            throw value.error("\(name) needs a `feature`", hint: "e.g. `feature: reminders`")
         } catch .emptyFeature {
             throw (feature ?? value).error("the feature name is empty")
         } catch {
-            throw (feature ?? value).error("only feature_opened takes a feature")
+            throw (feature ?? value).error("only feature_opened and feature_closed take a feature")
         }
     }
 
@@ -563,7 +585,7 @@ public enum ScenarioParser {
     static func parseCustomEvent(
         _ name: String, value: YAMLValue, feature: YAMLValue?, properties: YAMLValue?
     ) throws(InputError) -> AppEvent {
-        if let feature { throw feature.error("only feature_opened takes a feature") }
+        if let feature { throw feature.error("only feature_opened and feature_closed take a feature") }
         var fields: [String: PolicyValue] = [:]
         if let properties {
             for (key, item) in try properties.table() {

@@ -42,6 +42,9 @@ public struct TimelineFormatter: Sendable {
         if let reason = outcome.decision.reason ?? outcome.proposed?.reason {
             line += "\n" + indent + "reason: \(TerminalText.inline(reason))"
         }
+        if let why = outcome.decision.capExempt {
+            line += "\n" + indent + "cap exempt: \(TerminalText.inline(why))"
+        }
         for warning in outcome.warnings { line += "\n" + indent + "warning \(warning)" }
         for error in outcome.errors { line += "\n" + indent + "error \(error)" }
         if let scheduled = scheduledReminders(outcome) { line += "\n" + indent + scheduled }

@@ -11,7 +11,9 @@ import PermitCore
 /// `app_foreground`, `app_background`; `feature_opened` for each of `features`; every answer
 /// to the pre-prompt, the system dialog and the Settings prompt; each declared app event as
 /// its 1st, 2nd, 3rd and 5th (counted in `ctx.history.events.NAME.count`, as the engine
-/// counts it); and each experiment's arms, each pinned in turn.
+/// counts it), without properties and with each set of properties the pack's scenarios send it
+/// with (so a text behind `ctx.event.properties` is reached); and each experiment's arms, each
+/// pinned in turn.
 public enum CheckProbes {
     /// The iOS versions probed: today's, the last before the notification-settings deep link,
     /// the first with provisional authorization.
@@ -67,17 +69,23 @@ public enum CheckProbes {
         public var errors: [(error: PolicyError, probe: Probe)] = []
         /// Translation problems of the decisions that came back (TranslationCheck's sentences).
         public var translations: [String] = []
+        /// Each reason a decision gave for passing the daily cap (`cap_exempt`), with the first
+        /// probe that brought it back: what a reviewer should see.
+        public var capExemptions: [(why: String, probe: Probe)] = []
     }
 
     /// Runs every probe of `policy` and collects what went wrong; `translationProblems` words
     /// the problems of one decision's texts (the policy's declared locales applied).
+    /// `appEvents`: app events with properties to probe besides the bare declared ones
+    /// (`scenarioEvents(policyAt:)`).
     public static func run(
-        _ policy: any Policy, features: [String], translationProblems: (Decision) -> [String]
+        _ policy: any Policy, features: [String], appEvents: [AppEvent] = [], translationProblems: (Decision) -> [String]
     ) async -> Findings {
         var findings = Findings()
         var seenErrors = Set<String>()
         var seenTranslations = Set<String>()
-        for probe in probes(features: features, declared: policy.declaredEvents, experiments: policy.experiments) {
+        let all = probes(features: features, declared: policy.declaredEvents, appEvents: appEvents, experiments: policy.experiments)
+        for probe in all {
             guard let os = try? OSVersion(parsing: probe.version) else { continue }
             var ledger = Ledger()
             if let occurrence = probe.occurrence, occurrence > 1 {
@@ -99,13 +107,16 @@ public enum CheckProbes {
                 for problem in translationProblems(decision) where seenTranslations.insert(problem).inserted {
                     findings.translations.append(problem)
                 }
+                if let why = decision.capExempt, !findings.capExemptions.contains(where: { $0.why == why }) {
+                    findings.capExemptions.append((why, probe))
+                }
             }
         }
         return findings
     }
 
     /// Every probe, in a stable order.
-    static func probes(features: [String], declared: [String], experiments: [Experiment]) -> [Probe] {
+    static func probes(features: [String], declared: [String], appEvents: [AppEvent] = [], experiments: [Experiment]) -> [Probe] {
         var events: [(AppEvent, Int?)] = [(.appLaunch, nil), (.appForeground, nil), (.appBackground, nil)]
         events += features.map { (.featureOpened($0), nil) }
         events += SoftPromptAnswer.allCases.map { (.softPromptAnswered($0), nil) }
@@ -114,6 +125,9 @@ public enum CheckProbes {
         for name in declared {
             guard let event = try? AppEvent.custom(name) else { continue }
             events += eventCounts.map { (event, $0) }
+            for event in appEvents where event.name == name {
+                events += eventCounts.map { (event, $0) }
+            }
         }
         var armSets: [[String: String]] = [[:]]
         for experiment in experiments {
@@ -135,6 +149,34 @@ public enum CheckProbes {
             }
         }
         return probes
+    }
+
+    /// The most property sets of one app event probed: a pack's scenarios send an event with a
+    /// handful of kinds of properties; a generated suite with hundreds would multiply the probes.
+    static let propertySetsPerEvent = 8
+
+    /// The app events with properties the pack's scenarios send (`tests/` next to the policy),
+    /// each distinct set once, at most `propertySetsPerEvent` of one name; the events of a
+    /// scenario file that does not parse are not read (`permit test` reports that file).
+    public static func scenarioEvents(policyAt url: URL) -> [AppEvent] {
+        let tests = url.deletingLastPathComponent().appendingPathComponent("tests")
+        guard FileManager.default.fileExists(atPath: tests.path), let files = try? Discovery.scenarios(under: [tests.path]) else {
+            return []
+        }
+        var seen = Set<String>()
+        var perName: [String: Int] = [:]
+        var events: [AppEvent] = []
+        for file in files {
+            guard let cases = try? ScenarioParser.parseCases(contentsOf: file.url, displayName: file.displayPath) else { continue }
+            for step in cases.flatMap(\.steps) {
+                guard case .event(let event) = step.action, case .custom(let custom) = event, !custom.properties.isEmpty,
+                    perName[custom.name, default: 0] < propertySetsPerEvent, seen.insert(event.description).inserted
+                else { continue }
+                perName[custom.name, default: 0] += 1
+                events.append(event)
+            }
+        }
+        return events
     }
 
     /// The features probed: those the pack's scenarios open (`feature: NAME` in

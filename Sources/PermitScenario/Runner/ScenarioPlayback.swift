@@ -42,7 +42,8 @@ struct ScenarioPlayback {
         let configuration = EngineConfiguration(
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
-            foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms)
+            foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms,
+            appVersion: scenario.device.appVersion)
         let updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
         self.updates = updates
         app = SimulatedApp(
@@ -229,6 +230,12 @@ struct ScenarioPlayback {
             var note =
                 "the app's process ended: its engine, its policy's globals and its screen are gone; "
                 + "the next app_launch is a cold start"
+            if onScreen != .nothing { note += " (\(onScreen.name) on screen went with it, unanswered)" }
+            result.notes.append(note)
+        case .appUpdate(let version):
+            let onScreen = await app.terminate()
+            app.configuration.appVersion = version
+            var note = "the app was updated to \(version): iOS ended its process; the next app_launch runs the new version"
             if onScreen != .nothing { note += " (\(onScreen.name) on screen went with it, unanswered)" }
             result.notes.append(note)
         case .wait:
@@ -421,6 +428,7 @@ extension Scenario.Action {
         case .timeZone(let zone): "timezone \(zone.permitIdentifier)"
         case .openSettingsLink: "open_settings_link"
         case .terminate: "terminate"
+        case .appUpdate(let version): "app_update \(version)"
         }
     }
 
@@ -438,6 +446,7 @@ extension Scenario.Action {
         case .timeZone: "timezone"
         case .openSettingsLink: "open_settings_link"
         case .terminate: "terminate"
+        case .appUpdate: "app_update"
         }
     }
 }

@@ -36,13 +36,13 @@ extension Screen {
         switch action {
         case .event(.appBackground) where appInForeground: return nil
         case .event(.appForeground) where !appInForeground, .wait where !appInForeground: return nil
-        // The process ends, and the app's own prompts with it.
-        case .terminate where isInApp, .event(.appLaunch) where isInApp && !appInForeground: return nil
+        // The process ends (an update ends it too), and the app's own prompts with it.
+        case .terminate where isInApp, .appUpdate where isInApp, .event(.appLaunch) where isInApp && !appInForeground: return nil
         default: break
         }
         var allowed = answers.map { "answer: \($0.rawValue)" }
         allowed.append(appInForeground ? "event: app_background" : "event: app_foreground")
-        if isInApp { allowed.append("terminate: true") }
+        if isInApp { allowed += ["terminate: true", "app_update: VERSION"] }
         return "\(name) is on screen and stays until answered; this step must be one of `"
             + allowed.joined(separator: "`, `") + "`"
     }

@@ -25,7 +25,8 @@ extension Simulation {
     {
         var seeder = SplitMix64.stream(seed: options.seed ^ 0x5EED_B10C, index: 0)
         let vm = try LuaPolicy(
-            source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next())
+            source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next(),
+            copy: policy.copy)
         let recorder = RecordingPolicy(inner: vm)
         var events = 0
         for index in 0..<options.users {

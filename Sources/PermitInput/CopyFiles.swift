@@ -1,0 +1,86 @@
+import Foundation
+import PermitCore
+
+/// Reads a pack's copy: the `copy/<locale>.yaml` files beside its `policy.lua`, each a flat
+/// table of `key: text` (docs/guide.md, "Copy as data").
+///
+/// Every mistake is an `InputError` naming the file, the line and the key: a nested table, a
+/// key with no text, a text over the cap, a file whose name is no locale. The files are
+/// bounded before they are parsed (`PolicyCopy.maxBytes` in all), so a huge file is refused
+/// by its size, not read.
+package enum CopyFiles {
+    /// The folder of a pack that holds its copy.
+    package static let folder = "copy"
+
+    /// The copy of the pack whose policy file is `policyFile` (`.empty` when the pack has no
+    /// `copy/` folder). `shownPack` is the pack's directory as errors name it (`polite`).
+    package static func read(besidePolicy policyFile: URL, shownPack: String) throws(InputError) -> PolicyCopy {
+        let directory = policyFile.deletingLastPathComponent().appendingPathComponent(folder)
+        let shownDirectory = shownPack.isEmpty || shownPack == "." ? folder : "\(shownPack)/\(folder)"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return .empty }
+        let start = SourceLocation(file: shownDirectory, line: 1, column: 1)
+        guard isDirectory.boolValue else {
+            throw InputError("copy is not a folder", at: start, hint: "a pack's copy is a folder copy/ of <locale>.yaml files")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw InputError("cannot list the folder (\(error.localizedDescription))", at: start)
+        }
+        var locales: [String: [String: String]] = [:]
+        var bytes = 0
+        for name in names {
+            let shown = "\(shownDirectory)/\(name)"
+            let at = SourceLocation(file: shown, line: 1, column: 1)
+            guard name.hasSuffix(".yaml"), PolicyCopy.isLocaleTag(String(name.dropLast(5))) else {
+                throw InputError(
+                    "not a copy file", at: at,
+                    hint: "copy/ holds one <locale>.yaml per language, named by its tag: en.yaml, de.yaml, zh-Hans.yaml")
+            }
+            let url = directory.appendingPathComponent(name)
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+            bytes += size
+            guard bytes <= 2 * PolicyCopy.maxBytes else {
+                throw InputError(
+                    "the copy files are over \(2 * PolicyCopy.maxBytes) bytes together", at: at,
+                    hint: "a pack's copy holds at most \(PolicyCopy.maxBytes) bytes of keys and texts (PolicyCopy.maxBytes)")
+            }
+            locales[String(name.dropLast(5))] = try texts(of: url, shown: shown)
+        }
+        guard locales.count <= PolicyCopy.maxLocales else {
+            throw InputError("\(locales.count) copy files; a pack has at most \(PolicyCopy.maxLocales) locales", at: start)
+        }
+        do {
+            return try PolicyCopy(locales: locales)
+        } catch {
+            throw InputError(error.message, at: start, field: error.key)
+        }
+    }
+
+    /// One copy file's texts by key.
+    static func texts(of url: URL, shown: String) throws(InputError) -> [String: String] {
+        let text = try InputText.read(url, name: shown)
+        let root = try YAMLValue.parse(
+            text, file: shown, emptyHint: "a copy file holds key: text lines, like welcome.title: Stay in the loop")
+        guard case .mapping = root.node else {
+            throw root.error("a copy file is a table of key: text lines, got \(root.kindName)")
+        }
+        var texts: [String: String] = [:]
+        for (key, value) in try root.table() {
+            if let problem = PolicyCopy.keyProblem(key) { throw value.error(problem) }
+            guard case .scalar = value.node, !value.isNull else {
+                throw value.error(
+                    "expected the text of \"\(key)\", got \(value.kindName)",
+                    hint: "copy files are flat: one key: text per line (write nested names as welcome.title)")
+            }
+            let text = try value.string()
+            guard text.utf8.count <= PolicyCopy.maxTextBytes else {
+                throw value.error("the text is \(text.utf8.count) bytes; a text is at most \(PolicyCopy.maxTextBytes)")
+            }
+            texts[key] = text
+        }
+        return texts
+    }
+}
