@@ -29,11 +29,13 @@ cd "$(dirname "$0")/.."
 TARGETS=(Sources/PermitCore Sources/PermitSimulator Sources/PermitLua Sources/PermitDelivery Sources/PermitFetch)
 
 # Family 2: name (an extended regular expression matched as a word) and the iOS that introduced
-# it, from Apple's documentation and the availability the standard library's interface states.
+# it, from Apple's documentation and the availability the standard library's interface states
+# (ActivityKit's ActivityAuthorizationInfo: iOS 16.1, its page's availability).
 NEWER_API='Regex:16 RegexComponent:16 wholeMatch:16 firstMatch\(of:16 Duration:16 ContinuousClock:16
 SuspendingClock:16 sleep\(for:16 Locale\.Language:16 URL\(filePath:16 appending\(path:16
 withDiscardingTaskGroup:17 withThrowingDiscardingTaskGroup:17 Mutex:18 Atomic:18 Int128:18 UInt128:18
-String\(validating:18 InlineArray:26 Span:26 RawSpan:26 MutableSpan:26 UTF8Span:26 Task\.immediate:26'
+String\(validating:18 InlineArray:26 Span:26 RawSpan:26 MutableSpan:26 UTF8Span:26 Task\.immediate:26
+ActivityAuthorizationInfo:16.1'
 
 # Both families over every file in one pass; FILE:LINE: message per finding, status 1 if any.
 check() {
@@ -147,6 +149,7 @@ let i = Mutex(0)'
         'func j(_ d: Duration) {}'
         'func l() -> Int { if #available(iOS 15.0, *) { return 1 }; return 0 }'
         'let k: UInt128 = 1'
+        'func m() -> Bool { ActivityAuthorizationInfo().areActivitiesEnabled }'
     )
     local n=0
     for case in "${planted[@]}"; do

@@ -38,6 +38,7 @@
 ---@field critical_alert PermitSettingValue
 ---@field time_sensitive PermitSettingValue
 ---@field scheduled_delivery PermitSettingValue
+---@field live_activities PermitSettingValue # iOS 16.1+: the app's Live Activities switch, apart from the notification permission
 
 ---@class PermitPlatform
 ---@field os "ios"

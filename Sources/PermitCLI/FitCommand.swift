@@ -92,7 +92,7 @@ struct FitCommand: AsyncParsableCommand {
         system_dialog: { allow_cold: 0.41, allow_after_soft_accept: 0.90 }
         settings_prompt: { open: 0.25, enable: 0.6 }
         inline: { act: 0.05 }
-        provisional: { keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1, decide_after_days: { uniform: [1, 7] } }
+        provisional: { keep_quiet: 0.6, turn_off: 0.3, deliver_immediately: 0.1, decide_after_days: { uniform: [1, 7] } }
         annoyance: { deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005 }
         reinstall: { chance: 0.3, after_days: { uniform: [1, 14] }, system_remembers: 0.5 }
         max_prompts_per_day: 3

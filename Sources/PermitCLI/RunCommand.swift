@@ -62,7 +62,7 @@ struct RunCommand: AsyncParsableCommand {
                         results.append(
                             ScenarioRecords(
                                 file: path, name: result.name, policy: result.policyName, steps: result.steps.map(JSONReport.step),
-                                records: result.steps.compactMap { $0.outcome?.record }))
+                                records: result.steps.flatMap { ($0.earlierOutcomes + ($0.outcome.map { [$0] } ?? [])).map(\.record) }))
                     } else {
                         Terminal.say(ScenarioTimeline.render(result, file: result.file))
                     }

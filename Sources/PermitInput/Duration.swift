@@ -26,4 +26,16 @@ package enum InputDuration {
         }
         return digits.isEmpty && sawUnit ? total : nil
     }
+
+    /// `seconds` written back the way `seconds(_:)` reads it, largest unit first (`1d12h`, `0s`).
+    package static func text(_ seconds: Int64) -> String {
+        guard seconds > 0 else { return "0s" }
+        var rest = seconds
+        var text = ""
+        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return text
+    }
 }

@@ -123,6 +123,9 @@ struct UserSimulation: Sendable {
             if !installed, let comeback = reinstallDay, comeback <= day {
                 await reinstall()
             }
+            // Midnight (and any daylight-saving switch, at night) passed while the app was
+            // suspended: iOS queues significant_time_change for its next return (Z-03).
+            if day > 0 { app.dayChangedWhileSuspended() }
             if nextTrip < trips.count, trips[nextTrip].day == day {
                 await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight)
                 nextTrip += 1
@@ -144,8 +147,8 @@ struct UserSimulation: Sendable {
             }
             if installed {
                 var authorization = device.authorization
-                if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverProminently > 0 {
-                    chooseQuietDelivery(day: day, endOfDay: midnight + 86_400)
+                if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverImmediately > 0 {
+                    chooseQuietDelivery(day: day)
                     authorization = device.authorization
                 }
                 tally.reachByDay[day][Reach.of(authorization, alert: device.settings.alert)] += 1
@@ -170,7 +173,8 @@ struct UserSimulation: Sendable {
         // A launch has renewed an App Clip's ephemeral authorization, as in a scenario; a time
         // change queued while suspended is heard first on a return (a cold launch read the zone).
         let opened = await app.foreground(sending: cold ? .appLaunch : .appForeground, on: engine)
-        if let timeChange = opened.timeChange { note(timeChange.outcome) }
+        // What the time change decides is answered like any other event (a prompt it shows is seen).
+        if let timeChange = opened.timeChange { await respond(to: timeChange.outcome, on: engine) }
         if firstLaunchAt == 0 { firstLaunchAt = now }
         installSessions += 1
         let firstOfDay = lastSessionDay != day
@@ -380,24 +384,19 @@ struct UserSimulation: Sendable {
     }
 
     /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
-    /// choice a quiet notification offers: off (denied), prominent delivery (authorized, with
-    /// what the provisional request asked for turned on), or quiet as it is. Happens between days, when the app is closed, as it would on a
-    /// device; the app sees the change on its next read.
-    private mutating func chooseQuietDelivery(day: Int, endOfDay: Double) {
+    /// choice a quiet notification offers: off (denied), Keep › Deliver Immediately (authorized,
+    /// still without alerts, sounds or badges: docs/platform.md P-02), or quiet as it is.
+    /// Happens between days, when the app is closed, as it would on a device; the app sees the
+    /// change on its next read.
+    private mutating func chooseQuietDelivery(day: Int) {
         if quietChoiceDay == nil { quietChoiceDay = day + max(0, model.quietDecidesAfterDays.sample(&rng)) }
         guard let choiceDay = quietChoiceDay, choiceDay <= day else { return }
         quietChoiceDay = Int.max
         let draw = rng.unit()
         if draw < model.quietTurnOff {
             if (try? app.changeInSettings(authorization: .denied)) != nil { tally.quietTurnedOff += 1 }
-        } else if draw < model.quietTurnOff + model.quietDeliverProminently {
-            if (try? app.changeInSettings(authorization: .authorized)) != nil {
-                tally.quietMadeProminent += 1
-                if !reachedAlerts {
-                    reachedAlerts = true
-                    tally.secondsToAlerts.append(Int32(clamping: Int64(endOfDay) - firstLaunchAt))
-                }
-            }
+        } else if draw < model.quietTurnOff + model.quietDeliverImmediately {
+            if (try? device.keepProvisional(.deliverImmediately)) != nil { tally.quietDeliveredImmediately += 1 }
         } else {
             tally.quietKept += 1
         }

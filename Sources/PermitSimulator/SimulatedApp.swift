@@ -27,9 +27,10 @@ public struct SimulatedApp: Sendable {
     public private(set) var process: SimulatedProcess?
     /// What the process has on screen (nothing when none runs).
     public private(set) var screen = Screen.nothing
-    /// A time-zone change while the app was suspended: iOS queues the significant-time-change
-    /// notification until the app returns to the foreground and coalesces several into one
-    /// (docs/platform.md Z-02). Gone with the process: a launch reads the zone itself.
+    /// A time-zone change, a midnight or a daylight-saving switch while the app was suspended:
+    /// iOS queues the significant-time-change notification until the app returns to the
+    /// foreground and coalesces several into one (docs/platform.md Z-02, Z-03). Gone with the
+    /// process: a launch reads the zone itself.
     public private(set) var queuedTimeChange: TimeZone?
     /// The status the last process read, reported while none runs.
     private var statusWhenEnded = PermissionStatus.unknown
@@ -150,8 +151,12 @@ public struct SimulatedApp: Sendable {
     /// launch. `systemRemembers` nil: what the system does on this version (`systemRemembers(on:deletedFor:)`),
     /// the app taken to be deleted when a process last existed.
     @discardableResult
-    public mutating func reinstall(systemRemembers chosen: Bool? = nil, keychainSurvives: Bool = true) async -> Reinstall {
-        let deletedFor = clock.now().timeIntervalSince(lastRanAt ?? clock.now())
+    /// `uninstalledFor`: how long the app was deleted before this reinstall (iOS 8–9 counts
+    /// its day from the uninstall, K-01); nil: since a process last existed.
+    public mutating func reinstall(
+        systemRemembers chosen: Bool? = nil, keychainSurvives: Bool = true, uninstalledFor: TimeInterval? = nil
+    ) async -> Reinstall {
+        let deletedFor = uninstalledFor ?? clock.now().timeIntervalSince(lastRanAt ?? clock.now())
         let remembers = chosen ?? Self.systemRemembers(on: device.platform.version, deletedFor: deletedFor)
         await endProcess()
         device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
@@ -245,6 +250,51 @@ public struct SimulatedApp: Sendable {
     }
 
     // MARK: The world
+
+    /// Midnight (or a daylight-saving switch) passed while the app was suspended: iOS queues
+    /// `significant_time_change` for its return to the foreground, coalesced with any other
+    /// (docs/platform.md Z-03). Nothing when no process runs: a launch reads the clock itself.
+    public mutating func dayChangedWhileSuspended() {
+        guard process != nil, queuedTimeChange == nil else { return }
+        queuedTimeChange = device.timeZone
+    }
+
+    /// Time passes by `seconds`, and each local midnight and daylight-saving switch it crosses
+    /// is a significant time change (docs/platform.md Z-03): an app in the foreground hears it
+    /// at that moment, a suspended one has it queued (coalesced) for its return, an app not
+    /// running hears nothing. Returns what the app heard now, and the moments crossed.
+    public mutating func passTime(_ seconds: TimeInterval) async -> PassedTime {
+        if process != nil { lastRanAt = clock.now() }
+        let end = clock.now().addingTimeInterval(seconds)
+        guard seconds > 0, let engine = process?.engine else {
+            clock.set(end)
+            return PassedTime(moments: [], heard: [], queued: false)
+        }
+        let zone = device.timeZone
+        let moments = SignificantTimeChanges.between(clock.now(), end, in: zone)
+        var heard: [Outcome] = []
+        if !moments.isEmpty, device.isInForeground {
+            markHandled()
+            for moment in moments {
+                clock.set(moment)
+                heard.append(await engine.handle(.significantTimeChange(timeZone: zone)))
+            }
+        }
+        let queued = !moments.isEmpty && !device.isInForeground
+        if queued, queuedTimeChange == nil { queuedTimeChange = zone }
+        clock.set(end)
+        return PassedTime(moments: moments, heard: heard, queued: queued)
+    }
+
+    /// What `passTime` did.
+    public struct PassedTime: Sendable {
+        /// The midnights and daylight-saving switches crossed, soonest first.
+        public var moments: [Date]
+        /// What the app heard at each, in the foreground.
+        public var heard: [Outcome]
+        /// Queued for the suspended app's return.
+        public var queued: Bool
+    }
 
     /// The device changes time zone (the user travels, or sets it); pending notifications
     /// keep their wall-clock times (Z-01). The app hears `significant_time_change` at once in

@@ -44,6 +44,9 @@ public final class SimulatedDevice: NotificationCenterClient {
     public var pendingOverflowRule: PendingOverflow? { pendingOverflow }
     /// What pressing Home (or locking) does to the system dialog on screen (docs/platform.md D-02).
     public let dialogOnBackground: DialogOnBackground
+    /// The app offers Live Activities (`NSSupportsLiveActivities`): on iOS 16.1+ their switch is
+    /// on at install (docs/platform.md LA-01).
+    public let offersLiveActivities: Bool
     let clock: any PermitClock
     /// Internal so that the device's other files (`SimulatedDevice+World`) share the one lock.
     let state: Locked<State>
@@ -79,6 +82,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         /// the app's own notification settings.
         var showsAppSettingsLink = false
         var delivered: [ScheduledReminder] = []
+        /// The app's Live Activities switch (iOS 16.1+): kept apart from `settings`, which
+        /// every notification answer replaces, and laid over them when read (LA-01).
+        var liveActivities: SettingValue = .notSupported
         var dialogsShownThisInstall = 0
         var dialogsShownInAll = 0
         var installs = 1
@@ -111,6 +117,8 @@ public final class SimulatedDevice: NotificationCenterClient {
     ///     evidence supports on that version (`PendingOverflow.observed(on:)`).
     ///   - timeZone: the device's time zone, which a scenario's `timezone:` step changes.
     ///   - dialogOnBackground: what leaving the app does to a permission dialog on screen.
+    ///   - liveActivities: the app offers Live Activities (`NSSupportsLiveActivities`): on
+    ///     iOS 16.1+ their switch starts on, unless `settings` says otherwise.
     public init(
         platform: Platform,
         clock: any PermitClock,
@@ -123,7 +131,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         scheduledSummary: Bool = false,
         pendingOverflow: PendingOverflow? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-        dialogOnBackground: DialogOnBackground = .observed
+        dialogOnBackground: DialogOnBackground = .observed,
+        liveActivities: Bool = false
     ) throws(SimulatedDeviceError) {
         let ephemeral = platform.capabilities.ephemeral && ephemeralNotifications && appClipCardNotifications
         let status = authorization ?? (ephemeral ? .ephemeral : .notDetermined)
@@ -148,6 +157,9 @@ public final class SimulatedDevice: NotificationCenterClient {
         self.clock = clock
         self.pendingOverflow = pendingOverflow ?? .observed(on: platform.version)
         self.dialogOnBackground = dialogOnBackground
+        self.offersLiveActivities = liveActivities
+        var liveActivitiesSwitch = Self.liveActivitiesAtInstall(on: platform, offered: liveActivities)
+        if settings.liveActivities != .notSupported { liveActivitiesSwitch = settings.liveActivities }
         self.state = Locked(
             State(
                 authorization: status,
@@ -158,7 +170,8 @@ public final class SimulatedDevice: NotificationCenterClient {
                 provisionalOptions: status == .provisional ? [.alert, .sound, .badge] : [],
                 ephemeralUntil: status == .ephemeral ? clock.now().addingTimeInterval(Self.ephemeralLifetime) : nil,
                 staleReadsAfterChange: max(0, staleReadsAfterChange),
-                timeZone: timeZone
+                timeZone: timeZone,
+                liveActivities: liveActivitiesSwitch
             ))
     }
 
@@ -256,7 +269,20 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// The device's truth (not what the app last read).
     public var authorization: PermissionStatus { state.withLock { $0.authorization } }
     /// The settings as they really are (no stale read).
-    public var settings: NotificationSettings { state.withLock { $0.settings } }
+    public var settings: NotificationSettings { state.withLock { Self.withLiveActivities($0) } }
+
+    /// The Live Activities switch of a new install: on when the app offers them (iOS 16.1+).
+    static func liveActivitiesAtInstall(on platform: Platform, offered: Bool) -> SettingValue {
+        guard platform.version >= NotificationSettings.Setting.liveActivities.introducedIn else { return .notSupported }
+        return offered ? .enabled : .disabled
+    }
+
+    /// The notification settings with the Live Activities switch laid over them.
+    static func withLiveActivities(_ state: State) -> NotificationSettings {
+        var settings = state.settings
+        settings.liveActivities = state.liveActivities
+        return settings
+    }
 
     /// How many times the system dialog appeared in this install, and in all installs.
     public var dialogsShownThisInstall: Int { state.withLock { $0.dialogsShownThisInstall } }
@@ -393,6 +419,10 @@ public final class SimulatedDevice: NotificationCenterClient {
                 guard value != .notSupported else {
                     throw .invalidSettingsChange("\(setting.rawValue) can be switched to enabled or disabled, not not_supported")
                 }
+                if setting == .liveActivities {
+                    state.liveActivities = value
+                    continue
+                }
                 newSettings[setting] = value
             }
             state.settings = newSettings
@@ -415,6 +445,8 @@ public final class SimulatedDevice: NotificationCenterClient {
             state.lastReported = nil
             state.staleReadsLeft = 0
             state.inForeground = true
+            // A new install's switch: deleting an app takes its settings with it.
+            state.liveActivities = Self.liveActivitiesAtInstall(on: platform, offered: offersLiveActivities)
             if !systemRemembers {
                 state.authorization = .notDetermined
                 state.settings = typical(.notDetermined)
@@ -425,17 +457,33 @@ public final class SimulatedDevice: NotificationCenterClient {
         }
     }
 
-    /// Notifications still to fire at the clock's current time, soonest first. Those whose
-    /// time has passed move to `delivered`.
+    /// Notifications still to fire at the clock's current time, soonest first, as
+    /// `getPendingNotificationRequests` reports them: none while notifications are off, when
+    /// iOS keeps them frozen (`frozenPendingCount`, docs/platform.md Q-04). Those whose time has
+    /// passed move to `delivered`.
     public var pending: [ScheduledReminder] {
         let now = clock.now()
         return state.withLock { state in
             // The usual read (the engine reads before every reminder plan) finds nothing due
             // and the list in order: then neither step copies it.
             deliverDue(&state, now: now)
-            return Self.soonestFirst(state.pending)
+            return Self.isFrozen(state) ? [] : Self.soonestFirst(state.pending)
         }
     }
+
+    /// How many pending notifications iOS holds frozen while notifications are off: the app
+    /// reads none of them and can neither add, replace nor remove any, and they all come back,
+    /// as they were, when the user turns notifications on again (docs/platform.md Q-04).
+    public var frozenPendingCount: Int {
+        let now = clock.now()
+        return state.withLock { state in
+            deliverDue(&state, now: now)
+            return Self.isFrozen(state) ? state.pending.count : 0
+        }
+    }
+
+    /// Notifications are off in Settings: the app's pending requests are frozen.
+    static func isFrozen(_ state: State) -> Bool { state.authorization == .denied }
 
     /// Notifications whose time has come, in the order they fired.
     public var delivered: [ScheduledReminder] {
@@ -451,6 +499,13 @@ public final class SimulatedDevice: NotificationCenterClient {
     /// then the list is left as it is, not copied into two new ones.
     private func deliverDue(_ state: inout State, now: Date) {
         guard state.pending.contains(where: { $0.fireDate <= now }) else { return }
+        if Self.isFrozen(state) {
+            // Nothing is shown while notifications are off, and a one-time trigger whose date
+            // has passed never fires later: it is gone when they come back (an assumption,
+            // docs/platform.md Q-04).
+            state.pending.removeAll { $0.fireDate <= now }
+            return
+        }
         // Usually the list is soonest first (the planner's order) and what is due is its head,
         // already in firing order: that head moves as it is and the rest shifts down, where the
         // split below copies every pending notification into one of two new lists.
@@ -501,10 +556,14 @@ public final class SimulatedDevice: NotificationCenterClient {
     }
 
     /// Removes pending notifications by identifier, as `removePendingNotificationRequests`
-    /// does; unknown identifiers are ignored.
+    /// does; unknown identifiers are ignored. While notifications are off it has no effect: the
+    /// requests are frozen and come back when they are turned on (docs/platform.md Q-04).
     public func remove(ids: [String]) {
         let doomed = Set(ids)
-        state.withLock { $0.pending.removeAll { doomed.contains($0.id) } }
+        state.withLock { state in
+            guard !Self.isFrozen(state) else { return }
+            state.pending.removeAll { doomed.contains($0.id) }
+        }
     }
 
     // MARK: Private
@@ -536,7 +595,7 @@ public final class SimulatedDevice: NotificationCenterClient {
             let types = state.authorization.isGranted ? LegacyNotificationTypes(enabledIn: state.settings) : []
             return NotificationSnapshot(authorization: .legacyTypes(types), settings: types.settings)
         }
-        return NotificationSnapshot(authorization: .status(state.authorization), settings: state.settings)
+        return NotificationSnapshot(authorization: .status(state.authorization), settings: Self.withLiveActivities(state))
     }
 
     private static func check(_ status: PermissionStatus, on platform: Platform) throws(SimulatedDeviceError) {

@@ -170,7 +170,8 @@ import Testing
         #expect(rows.map { $0[0] } == NotificationSettings.names)
         for row in rows {
             let setting = try #require(NotificationSettings.Setting(rawValue: row[0]))
-            #expect(row[1] == String(setting.introducedIn.major), "since which iOS \(row[0]) exists")
+            let since = setting.introducedIn
+            #expect(row[1] == (since.minor == 0 ? "\(since.major)" : "\(since.major).\(since.minor)"), "since which iOS \(row[0]) exists")
         }
         let capabilities = Capabilities(version: OSVersion(major: 16)).namedValues.map(\.name)
         #expect(try reference.keys("ctx.capabilities") == capabilities)

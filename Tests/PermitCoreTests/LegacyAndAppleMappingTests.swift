@@ -84,6 +84,17 @@ import Testing
                     scheduledDelivery: .disabled))
     }
 
+    /// `areActivitiesEnabled` (iOS 16.1+) becomes `live_activities`; before 16.1 there is none.
+    @Test func liveActivitiesFromActivityKit() {
+        func read(_ enabled: Bool?) -> SettingValue {
+            AppleMapping.settings(
+                alert: 1, sound: 1, badge: 1, lockScreen: 1, notificationCenter: 1, carPlay: 0, criticalAlert: 0,
+                timeSensitive: 1, scheduledDelivery: 1, liveActivities: enabled
+            ).liveActivities
+        }
+        #expect([read(true), read(false), read(nil)] == [.enabled, .disabled, .notSupported])
+    }
+
     @Test func authorizationOptionBits() {
         #expect(AppleMapping.authorizationOptionsRawValue([.badge, .sound, .alert]) == 7)
         #expect(AppleMapping.authorizationOptionsRawValue([.carPlay]) == 8)

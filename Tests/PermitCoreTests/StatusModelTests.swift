@@ -36,7 +36,7 @@ import Testing
         #expect(
             NotificationSettings.names == [
                 "alert", "sound", "badge", "lock_screen", "notification_center", "car_play",
-                "critical_alert", "time_sensitive", "scheduled_delivery",
+                "critical_alert", "time_sensitive", "scheduled_delivery", "live_activities",
             ])
         #expect(SettingValue.allCases.map(\.rawValue) == ["enabled", "disabled", "not_supported"])
     }

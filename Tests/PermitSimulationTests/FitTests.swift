@@ -21,7 +21,7 @@ struct FitTests {
         soft_prompt: { accept: 0.5, dismiss: 0.2 }
         system_dialog: { allow_cold: 0.4, allow_after_soft_accept: 0.8 }
         settings_prompt: { open: 0.4, enable: 0.5 }
-        provisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_prominently: 0.2, decide_after_days: { uniform: [0, 3] } }
+        provisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_immediately: 0.2, decide_after_days: { uniform: [0, 3] } }
         annoyance: { deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0 }
         max_prompts_per_day: 3
         cold_launch_share: 0.5
@@ -33,7 +33,7 @@ struct FitTests {
         "features.reminders": 0.6, "soft_prompt.accept": 0.5, "soft_prompt.dismiss": 0.2,
         "system_dialog.allow_cold": 0.4, "system_dialog.allow_after_soft_accept": 0.8, "settings_prompt.open": 0.4,
         "settings_prompt.enable": 0.5, "cold_launch_share": 0.5, "provisional.keep_quiet": 0.5,
-        "provisional.turn_off": 0.3, "provisional.deliver_prominently": 0.2, "annoyance.deny_increase_per_prompt": 0.03,
+        "provisional.turn_off": 0.3, "provisional.deliver_immediately": 0.2, "annoyance.deny_increase_per_prompt": 0.03,
     ]
 
     /// A third of the users are asked cold at a feature open, a third get a soft prompt first,

@@ -123,25 +123,33 @@ struct ModelTests {
     }
 
     @Test func provisionalChoicesAreReadAndValidated() throws {
-        let withQuiet = validModel + "\nprovisional: { keep_quiet: 0.5, turn_off: 30%, deliver_prominently: 0.2, decide_after_days: 2 }"
+        let withQuiet = validModel + "\nprovisional: { keep_quiet: 0.5, turn_off: 30%, deliver_immediately: 0.2, decide_after_days: 2 }"
         let model = try UserModel.parse(withQuiet, file: "m.yaml")
-        #expect(model.quietTurnOff == 0.3 && model.quietDeliverProminently == 0.2)
+        #expect(model.quietTurnOff == 0.3 && model.quietDeliverImmediately == 0.2)
         #expect(model.quietDecidesAfterDays == .fixed(2))
         // Without the block, quiet users stay quiet.
         let plain = try UserModel.parse(validModel, file: "m.yaml")
-        #expect(plain.quietTurnOff == 0 && plain.quietDeliverProminently == 0)
+        #expect(plain.quietTurnOff == 0 && plain.quietDeliverImmediately == 0)
 
-        let sum = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_prominently: 0.3 }"))
+        let sum = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_immediately: 0.3 }"))
         #expect(sum.field == "provisional")
         #expect(sum.location?.line == 13)
         #expect(sum.description.contains("add up to 1.100, not 1"))
         let missing = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_off: 0.3 }"))
-        #expect(missing.description.contains("missing \"deliver_prominently\""))
-        let typo = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_of: 0.3, deliver_prominently: 0 }"))
+        #expect(missing.description.contains("missing \"deliver_immediately\""))
+        let typo = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_of: 0.3, deliver_immediately: 0 }"))
         #expect(typo.description.contains("did you mean \"turn_off\"?"))
-        let range = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_off: 1.3, deliver_prominently: 0 }"))
+        let range = try #require(modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_off: 1.3, deliver_immediately: 0 }"))
         #expect(range.field == "provisional.turn_off")
         #expect(range.description.contains("out of range"))
+        // The old name of the third share is read, but not beside the new one.
+        let old = try UserModel.parse(
+            validModel + "\nprovisional: { keep_quiet: 0.7, turn_off: 0.2, deliver_prominently: 0.1 }", file: "m.yaml")
+        #expect(old.quietDeliverImmediately == 0.1 && old.readsDeliverProminently)
+        let both = try #require(
+            modelError(validModel + "\nprovisional: { keep_quiet: 0.7, turn_off: 0.2, deliver_prominently: 0.1, deliver_immediately: 0.1 }")
+        )
+        #expect(both.description.contains("one choice written twice"))
     }
 
     @Test func acceptAndDismissLeaveRoomForDecline() throws {

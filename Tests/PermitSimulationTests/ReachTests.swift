@@ -17,7 +17,7 @@ struct ReachTests {
 
     @Test func quietDeliveryIsNeverCountedAsFullAuthorization() async throws {
         let policy = try inline("quiet-only", Self.quietOnly)
-        let keep = try fixedModel("provisional: { keep_quiet: 1, turn_off: 0, deliver_prominently: 0 }")
+        let keep = try fixedModel("provisional: { keep_quiet: 1, turn_off: 0, deliver_immediately: 0 }")
         let result = await Simulation.run(
             policies: [policy], model: keep, options: SimulationOptions(users: 300, days: 7, seed: 4))
         let quiet = result.policies[0]
@@ -25,7 +25,7 @@ struct ReachTests {
         #expect(quiet.quietByDay == Array(repeating: 1, count: 7))
         #expect(quiet.usersReachedAlerts == 0 && quiet.timeToAlerts.medianHours == nil)
         // Nobody has anything to choose: no draw, no change.
-        #expect(quiet.answers.quietKept + quiet.answers.quietTurnedOff + quiet.answers.quietMadeProminent == 0)
+        #expect(quiet.answers.quietKept + quiet.answers.quietTurnedOff + quiet.answers.quietDeliveredImmediately == 0)
         let json = try #require(JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
         let first = try #require((json["policies"] as? [[String: Any]])?.first)
         let reach = try #require((first["reach"] as? [String: Any])?["day_7"] as? [String: Any])
@@ -34,10 +34,12 @@ struct ReachTests {
         #expect((first["can_receive_alerts_by_day"] as? [Double]) == Array(repeating: 0, count: 7))
     }
 
-    @Test func quietUsersTurnOffOrGoProminentAsTheModelSays() async throws {
+    /// Keep › Deliver Immediately authorizes without alerts (docs/platform.md P-02): those users
+    /// read `authorized` and stay quiet, never reaching alerts.
+    @Test func quietUsersTurnOffOrKeepAsTheModelSays() async throws {
         let policy = try inline("quiet-only", Self.quietOnly)
         let model = try fixedModel(
-            "provisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_prominently: 0.2, decide_after_days: 2 }")
+            "provisional: { keep_quiet: 0.5, turn_off: 0.3, deliver_immediately: 0.2, decide_after_days: 2 }")
         let result = await Simulation.run(
             policies: [policy], model: model, options: SimulationOptions(users: 1_500, days: 5, seed: 8))
         let quiet = result.policies[0]
@@ -47,24 +49,29 @@ struct ReachTests {
             #expect(quiet.share(.fullAlerts, day: day) == 0)
         }
         let answers = quiet.answers
-        #expect(answers.quietKept + answers.quietTurnedOff + answers.quietMadeProminent == 1_500)
-        #expect(quiet.count(.fullAlerts, day: 3) == answers.quietMadeProminent)
+        #expect(answers.quietKept + answers.quietTurnedOff + answers.quietDeliveredImmediately == 1_500)
+        #expect(answers.quietDeliveredImmediately > 0)
         #expect(quiet.count(.denied, day: 3) == answers.quietTurnedOff)
-        #expect(quiet.count(.quiet, day: 5) == answers.quietKept)
-        // 1,500 users: standard errors 0.0103 at 0.2 and 0.0118 at 0.3; 0.045 is about 4 of them.
-        #expect(abs(quiet.share(.fullAlerts, day: 5) - 0.2) < 0.045)
+        // Kept or left quiet, they stay quiet: nobody reaches alerts.
+        #expect(quiet.count(.quiet, day: 5) == answers.quietKept + answers.quietDeliveredImmediately)
+        #expect(quiet.count(.fullAlerts, day: 5) == 0)
+        // 1,500 users: standard error 0.0118 at 0.3; 0.045 is about 4 of them.
         #expect(abs(quiet.share(.denied, day: 5) - 0.3) < 0.045)
-        // A fifth reached alerts: the median over all users is after the run.
-        #expect(quiet.usersReachedAlerts == answers.quietMadeProminent)
-        #expect(quiet.timeToAlerts.medianHours == nil)
-        // When every quiet user goes prominent, the time to alerts counts from the first launch
-        // to the end of day 3.
-        let allProminent = try fixedModel(
+        #expect(quiet.usersReachedAlerts == 0 && quiet.timeToAlerts.medianHours == nil)
+    }
+
+    /// A model written when iOS offered "Deliver Prominently" is still read: the share becomes
+    /// Keep › Deliver Immediately, and the run says so.
+    @Test func oldDeliverProminentlyIsReadAsDeliverImmediately() async throws {
+        let policy = try inline("quiet-only", Self.quietOnly)
+        let old = try fixedModel(
             "provisional: { keep_quiet: 0, turn_off: 0, deliver_prominently: 1, decide_after_days: 2 }")
-        let prominent = await Simulation.run(
-            policies: [policy], model: allProminent, options: SimulationOptions(users: 300, days: 5, seed: 8))
-        let hours = try #require(prominent.policies[0].timeToAlerts.medianHours)
-        #expect(hours > 48 && hours < 72)
+        #expect(old.quietDeliverImmediately == 1 && old.readsDeliverProminently)
+        let result = await Simulation.run(
+            policies: [policy], model: old, options: SimulationOptions(users: 100, days: 5, seed: 8))
+        #expect(result.policies[0].answers.quietDeliveredImmediately == 100)
+        #expect(result.policies[0].count(.fullAlerts, day: 5) == 0)
+        #expect(result.warnings.contains { $0.message.contains("deliver_prominently is read as deliver_immediately") })
     }
 
     @Test func everyInstalledUserIsInExactlyOneState() async throws {
@@ -80,7 +87,7 @@ struct ReachTests {
         }
         // provisional-first's quiet users choose, with the default model's chances.
         let answers = result.policies[0].answers
-        #expect(answers.quietTurnedOff > 0 && answers.quietMadeProminent > 0 && answers.quietKept > 0)
+        #expect(answers.quietTurnedOff > 0 && answers.quietDeliveredImmediately > 0 && answers.quietKept > 0)
     }
 
     @Test func reachOfEachDeviceState() {

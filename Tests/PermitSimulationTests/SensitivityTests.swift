@@ -82,7 +82,7 @@ struct SensitivityTests {
         }
         #expect(near(range("provisional.keep_quiet"), 0.4...0.8))
         #expect(near(range("provisional.turn_off"), 0.1...0.5))
-        #expect(near(range("provisional.deliver_prominently"), 0...0.3))
+        #expect(near(range("provisional.deliver_immediately"), 0...0.3))
         #expect(near(range("inline.act"), 0.025...0.1))
         #expect(near(range("cold_launch_share"), 0.4...0.8))
         #expect(near(range("annoyance.uninstall_per_prompt"), 0.0025...0.01))
@@ -103,7 +103,7 @@ struct SensitivityTests {
             let (drawn, values) = model.drawn(at: index, seed: 7)
             let keep = values[columns[0]], off = values[columns[1]], prominent = values[columns[2]]
             #expect(abs(keep + off + prominent - 1) < 1e-9)
-            #expect(drawn.quietTurnOff == off && drawn.quietDeliverProminently == prominent)
+            #expect(drawn.quietTurnOff == off && drawn.quietDeliverImmediately == prominent)
             #expect(drawn.softAccept + drawn.softDismiss <= 1 + 1e-12)
             for (figure, value) in zip(model.uncertainFigures, values) where !RangedFigure.provisionalSplit.contains(figure.name) {
                 #expect(figure.range.contains(value), "\(figure.name) \(value)")
@@ -177,7 +177,7 @@ struct SensitivityTests {
 
     /// The shipped default model with every figure pinned (`v [v, v]`) except the provisional
     /// split, which carries wide ranges around a split that favours asking first: polite against
-    /// provisional-first is clear on the model, and the split alone decides its sign.
+    /// provisional-first is clear on the model, and the split alone decides how clear.
     static func splitDecidesModel() throws -> UserModel {
         var text = try String(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
         let edits = [
@@ -189,8 +189,8 @@ struct SensitivityTests {
             ("open: 0.25, enable: 0.6", #"open: "0.25 [0.25, 0.25]", enable: "0.6 [0.6, 0.6]""#),
             ("act: 0.05", #"act: "0.05 [0.05, 0.05]""#),
             (
-                "keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1",
-                #"keep_quiet: "0.3 [0.2, 0.6]", turn_off: "0.7 [0.1, 0.7]", deliver_prominently: "0 [0, 0.6]""#
+                "keep_quiet: 0.6, turn_off: 0.3, deliver_immediately: 0.1",
+                #"keep_quiet: "0.3 [0.2, 1]", turn_off: "0.7 [0, 0.7]", deliver_immediately: "0 [0, 0.3]""#
             ),
             (
                 "deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005",
@@ -217,8 +217,10 @@ struct SensitivityTests {
         let comparison = try #require(result.comparisons.first)
         // On the model itself: polite clearly ahead, as the naive report would say.
         #expect(comparison.base.verdict == .clearDifference && comparison.base.value < -0.05, "\(comparison.base)")
-        // On the drawn splits the sign turns.
-        #expect(comparison.holds < 8 && comparison.differenceRange.upperBound > 0.03, "\(comparison.holds) \(comparison.differenceRange)")
+        // On the drawn splits the gap closes: more users leaving quiet delivery as it is (whom
+        // provisional-first still asks to upgrade; one who taps Keep is authorized without alerts
+        // and never asked again) brings it level.
+        #expect(comparison.holds < 8 && comparison.differenceRange.upperBound > -0.03, "\(comparison.holds) \(comparison.differenceRange)")
         guard case .dependsOnAssumptions(let names) = comparison.headline else {
             Issue.record("expected a verdict that depends on assumptions, got \(comparison.headline)")
             return

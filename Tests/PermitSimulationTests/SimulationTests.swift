@@ -184,7 +184,7 @@ struct SimulationTests {
             "can receive alerts, day 1", "can receive alerts, day 7", "quiet (provisional), day 1",
             "quiet (provisional), day 7", "ephemeral, day 7", "denied, day 1", "denied, day 7",
             "never asked, day 1", "never asked, day 7", "soft prompts / user", "system dialogs / user",
-            "settings prompts / user", "median time to alerts", "quiet users: kept / off / prominent",
+            "settings prompts / user", "median time to alerts", "quiet users: left quiet / off / kept (deliver immediately)",
             "uninstalls", "policy errors", "guardrail warnings",
         ] {
             #expect(text.contains(row), "missing row \(row)")

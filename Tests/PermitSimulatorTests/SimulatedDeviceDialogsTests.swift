@@ -79,10 +79,12 @@ import Testing
         #expect(try !self.device("14.8", summary: true).scheduledSummary, "Scheduled Summary came with iOS 15")
     }
 
-    /// S-06: not_supported before asking; disabled after a denial.
+    /// S-06: not_supported before asking; disabled after a denial. Live Activities are no
+    /// notification setting: an app that offers none reads them `disabled` (LA-01).
     @Test func everySettingIsNotSupportedBeforeTheAppHasAsked() throws {
         let device = try device("16.4")
-        #expect(device.settings == .unsupported)
+        #expect(NotificationSettings.Setting.notificationSettings.allSatisfy { device.settings[$0] == .notSupported })
+        #expect(device.settings.liveActivities == .disabled)
         _ = device.request(options: [.alert])
         try device.answerDialog(allow: false)
         #expect(device.settings.alert == .disabled && device.settings.criticalAlert == .notSupported)

@@ -114,6 +114,7 @@ import Testing
         let products = Set(targets.values.flatMap(\.dependencies)).subtracting(targets.keys)
         let platform: Set<String> = [
             "Foundation", "FoundationNetworking", "Dispatch", "Glibc", "Musl", "Darwin", "Security", "UIKit", "UserNotifications",
+            "ActivityKit",
             "os", "Testing", "Observation",
         ]
         let importLine = #/^\s*(?:@\w+\s+)*(?:public |package |internal )?import\s+(\w+)/#

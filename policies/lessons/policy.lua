@@ -100,8 +100,11 @@ return {
       return { action = "request_permission", options = { "alert", "sound", "badge" },
                reason = "the user accepted the soft prompt" }
     end
+    -- Turned off in Settings: iOS freezes the pending reminders (the app can remove none) and
+    -- gives them back when the user switches on again; the next launch or foreground then drops
+    -- the reminder of a day already done, as ever.
     if ctx.status == "denied" and granted[ctx.previous_status] then
-      return { action = "none", cancel_reminders = true, reason = "turned off in Settings: reminders cleared" }
+      return { action = "none", reason = "turned off in Settings: iOS holds the reminders until it is switched on" }
     end
     if event == "app_launch" then
       return on_launch(ctx)

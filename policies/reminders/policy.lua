@@ -42,10 +42,13 @@ return {
       return { action = "request_permission", options = { "alert", "sound", "badge" },
                reason = "the user accepted the primer" }
     end
-    -- Turned off in Settings: clear what is pending, so nothing stale fires the moment the
-    -- user switches notifications back on (plan_reminders fills the window again then).
+    -- Turned off in Settings: nothing to do, and nothing the app could do. iOS freezes the
+    -- pending reminders while notifications are off (the app reads none and can remove none)
+    -- and gives them all back when the user switches on again: those still ahead then fire
+    -- as planned, and the next launch or return to the foreground plans the window afresh
+    -- (the core rewords what changed and removes what the plan no longer holds).
     if ctx.status == "denied" and granted[ctx.previous_status] then
-      return { action = "none", cancel_reminders = true, reason = "turned off in Settings: reminders cleared" }
+      return { action = "none", reason = "turned off in Settings: iOS holds the reminders until it is switched on" }
     end
     if event ~= "app_launch" or ctx.status ~= "not_determined" then
       return nil

@@ -2,6 +2,11 @@
 import UIKit
 import UserNotifications
 
+// ActivityKit is iPhone and iPad only: not on Mac Catalyst, where it may still be importable.
+#if canImport(ActivityKit) && os(iOS) && !targetEnvironment(macCatalyst)
+import ActivityKit
+#endif
+
 /// The engine's window on the real `UNUserNotificationCenter` (iOS 15+, the package's floor;
 /// newer API is used behind `#available`).
 ///
@@ -53,8 +58,18 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
             badge: raw.badgeSetting.rawValue, lockScreen: raw.lockScreenSetting.rawValue,
             notificationCenter: raw.notificationCenterSetting.rawValue, carPlay: raw.carPlaySetting.rawValue,
             criticalAlert: raw.criticalAlertSetting.rawValue, timeSensitive: Self.timeSensitive(of: raw),
-            scheduledDelivery: Self.scheduledDelivery(of: raw))
+            scheduledDelivery: Self.scheduledDelivery(of: raw), liveActivities: Self.liveActivitiesEnabled())
         return NotificationSnapshot(authorization: .status(status), settings: settings)
+    }
+
+    /// The app's Live Activities switch: `ActivityAuthorizationInfo().areActivitiesEnabled`
+    /// (iOS 16.1+); `nil` (`not_supported`) before 16.1 and where ActivityKit does not exist
+    /// (docs/platform.md LA-01).
+    private static func liveActivitiesEnabled() -> Bool? {
+        #if canImport(ActivityKit) && os(iOS) && !targetEnvironment(macCatalyst)
+        if #available(iOS 16.1, *) { return ActivityAuthorizationInfo().areActivitiesEnabled }
+        #endif
+        return nil
     }
 
     /// `timeSensitiveSetting` (iOS 15, the floor); the simulated device reads `nil` below 15.

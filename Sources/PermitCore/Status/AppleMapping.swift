@@ -26,13 +26,14 @@ public enum AppleMapping {
         }
     }
 
-    /// Builds the settings snapshot from the raw values of a `UNNotificationSettings`. Settings
-    /// the running OS does not have are passed as `nil` and become `not_supported`.
+    /// Builds the settings snapshot from the raw values of a `UNNotificationSettings`, and
+    /// ActivityKit's `areActivitiesEnabled` for Live Activities. Settings the running OS does not
+    /// have are passed as `nil` and become `not_supported`.
     public static func settings(
         alert: Int, sound: Int, badge: Int, lockScreen: Int, notificationCenter: Int,
-        carPlay: Int, criticalAlert: Int?, timeSensitive: Int?, scheduledDelivery: Int?
+        carPlay: Int, criticalAlert: Int?, timeSensitive: Int?, scheduledDelivery: Int?, liveActivities: Bool? = nil
     ) -> NotificationSettings {
-        NotificationSettings(
+        var settings = NotificationSettings(
             alert: setting(fromRaw: alert),
             sound: setting(fromRaw: sound),
             badge: setting(fromRaw: badge),
@@ -43,6 +44,8 @@ public enum AppleMapping {
             timeSensitive: timeSensitive.map(setting(fromRaw:)) ?? .notSupported,
             scheduledDelivery: scheduledDelivery.map(setting(fromRaw:)) ?? .notSupported
         )
+        settings.liveActivities = liveActivities.map { $0 ? .enabled : .disabled } ?? .notSupported
+        return settings
     }
 
     /// `UNAuthorizationOptions` raw bits: badge 1, sound 2, alert 4, carPlay 8,

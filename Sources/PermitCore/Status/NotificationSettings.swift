@@ -21,6 +21,10 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
     public var timeSensitive: SettingValue
     /// Scheduled summary delivery (iOS 15+).
     public var scheduledDelivery: SettingValue
+    /// The app's Live Activities switch (iOS 16.1+, `ActivityAuthorizationInfo`): a switch of its
+    /// own, apart from the notification permission, so no authorization changes it
+    /// (docs/platform.md LA-01).
+    public var liveActivities: SettingValue = .notSupported
 
     /// Every setting name as policies see it, in a stable order.
     public static let names: [String] = Setting.allCases.map(\.rawValue)
@@ -41,6 +45,12 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
         case timeSensitive = "time_sensitive"
         /// Scheduled summary delivery.
         case scheduledDelivery = "scheduled_delivery"
+        /// Live Activities (not a notification setting: the app's own switch in Settings).
+        case liveActivities = "live_activities"
+
+        /// The settings of the notification permission: every one but Live Activities, whose
+        /// switch no authorization changes.
+        public static let notificationSettings = allCases.filter { $0 != .liveActivities }
 
         /// The first iOS version on which the setting exists.
         public var introducedIn: OSVersion {
@@ -49,6 +59,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
             case .lockScreen, .notificationCenter, .carPlay: OSVersion(major: 10)
             case .criticalAlert: OSVersion(major: 12)
             case .timeSensitive, .scheduledDelivery: OSVersion(major: 15)
+            case .liveActivities: OSVersion(major: 16, minor: 1)
             }
         }
     }
@@ -95,6 +106,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
             case .criticalAlert: criticalAlert
             case .timeSensitive: timeSensitive
             case .scheduledDelivery: scheduledDelivery
+            case .liveActivities: liveActivities
             }
         }
         set {
@@ -108,6 +120,7 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
             case .criticalAlert: criticalAlert = newValue
             case .timeSensitive: timeSensitive = newValue
             case .scheduledDelivery: scheduledDelivery = newValue
+            case .liveActivities: liveActivities = newValue
             }
         }
     }
@@ -118,13 +131,15 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
     /// provisional delivers quietly (notification centre only). CarPlay is `not_supported` unless
     /// a request asked for it, critical alerts `not_supported` without their entitlement and
     /// disabled until a request asks for them (S-02); time-sensitive needs its entitlement
-    /// (S-03); Scheduled Summary is the user's choice and starts off (S-04).
+    /// (S-03); Scheduled Summary is the user's choice and starts off (S-04). Live Activities are
+    /// left `not_supported`: their switch follows no authorization (LA-01), so the device keeps
+    /// it apart.
     public static func typical(
         for status: PermissionStatus, on version: OSVersion, entitlements: Set<NotificationEntitlement> = []
     ) -> NotificationSettings {
         var settings = NotificationSettings()
         if status == .notDetermined || status == .unknown { return settings }
-        for setting in Setting.allCases where version >= setting.introducedIn {
+        for setting in Setting.notificationSettings where version >= setting.introducedIn {
             let value: SettingValue
             switch (status, setting) {
             case (_, .carPlay): value = .notSupported

@@ -93,12 +93,13 @@ public enum ContextSchema {
             Field("properties", "table<string, PermitScalar>", optional: true),
         ])
 
-    /// `ctx.settings`: each iOS notification setting.
+    /// `ctx.settings`: each iOS notification setting, and the app's Live Activities switch
+    /// (iOS 16.1+), which the user sets in Settings too but no notification answer changes.
     public static let settings = Record(
         name: "PermitSettings",
         fields: [
             "alert", "sound", "badge", "lock_screen", "notification_center", "car_play", "critical_alert",
-            "time_sensitive", "scheduled_delivery",
+            "time_sensitive", "scheduled_delivery", "live_activities",
         ].map { Field($0, "PermitSettingValue") })
 
     /// `ctx.platform` (read-only).

@@ -184,6 +184,7 @@ final class LazyFieldsEncoder {
             set(Int(PERMIT_S_BADGE), values.badge)
             set(Int(PERMIT_S_CAR_PLAY), values.carPlay)
             set(Int(PERMIT_S_CRITICAL_ALERT), values.criticalAlert)
+            set(Int(PERMIT_S_LIVE_ACTIVITIES), values.liveActivities)
             set(Int(PERMIT_S_LOCK_SCREEN), values.lockScreen)
             set(Int(PERMIT_S_NOTIFICATION_CENTER), values.notificationCenter)
             set(Int(PERMIT_S_SCHEDULED_DELIVERY), values.scheduledDelivery)

@@ -74,6 +74,9 @@ public struct Scenario: Sendable {
         public var pendingOverflow: PendingOverflow?
         /// What leaving the app does to the system dialog on screen.
         public var dialogOnBackground: DialogOnBackground = .observed
+        /// The app offers Live Activities (`NSSupportsLiveActivities` in its Info.plist): on
+        /// iOS 16.1+ their switch starts on (`live_activities: enabled`).
+        public var liveActivities = false
         /// The app's version at the start (`app_version`), which `app_update` steps change: the
         /// engine's `EngineConfiguration.appVersion`. `nil`: the scenario does not say.
         public var appVersion: String?
@@ -118,8 +121,12 @@ public struct Scenario: Sendable {
         case settings(authorization: PermissionStatus?, settings: [NotificationSettings.Setting: SettingValue])
         /// The app is deleted and installed again; iOS may remember the old answer (`nil`: as
         /// the version does, docs/platform.md K-01), and the app's Keychain items (its durable
-        /// ledger part) survive unless told otherwise.
-        case reinstall(systemRemembers: Bool?, keychainSurvives: Bool)
+        /// ledger part) survive unless told otherwise. `uninstalledFor`: how many seconds of the
+        /// step's `after` the app was deleted (`nil`: all of them), which iOS 8–9 counts.
+        case reinstall(systemRemembers: Bool?, keychainSurvives: Bool, uninstalledFor: Int64?)
+        /// The user taps "Keep" on a quiet (provisional) notification and picks how it is
+        /// delivered; the app is not told, and reads the new status at its next read.
+        case provisionalKeep(ProvisionalKeep)
         /// Only `after`: time passes (reminders fire, days roll over).
         case wait
         /// A policy bundle arrives and is installed between events, as in a rollout.

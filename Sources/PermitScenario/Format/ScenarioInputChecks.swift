@@ -48,7 +48,7 @@ enum ScenarioInputChecks {
                 endedBy = nil
             case .reinstall:
                 endedBy = step
-            case .settings, .wait, .appUpdate:
+            case .settings, .wait, .provisionalKeep, .appUpdate:
                 break
             case .timeZone where step.expectations.decidesNothing:
                 break

@@ -12,25 +12,25 @@ public enum ScenarioParser {
     ]
     static let deviceKeys = [
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "app_clip_card_notifications",
-        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background", "app_version",
+        "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background", "live_activities", "app_version",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
     static let initialKeys = ["authorization", "settings", "ledger"]
     /// A `settings:` step: the authorization and any setting name.
     static let settingsStepKeys = ["authorization"] + NotificationSettings.names
-    static let reinstallKeys = ["system_remembers", "keychain_survives"]
+    static let reinstallKeys = ["system_remembers", "keychain_survives", "uninstalled_for"]
     static let expectedReminderKeys = ["count", "alert", "local_times", "interruption_level"]
     /// One reminder of `expect_reminders` written as a list.
     static let expectedReminderItemKeys = ["at", "title", "body", "alert", "id"]
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
-        "terminate", "app_update",
+        "terminate", "provisional_keep", "app_update",
     ]
     static let stepKeys =
         [
             "after", "event", "feature", "properties", "answer", "settings", "reinstall", "policy_update", "external_request",
-            "timezone", "open_settings_link", "terminate", "app_update", "expect_update", "include",
+            "timezone", "open_settings_link", "terminate", "provisional_keep", "app_update", "expect_update", "include",
         ] + expectationKeys
     /// Steps that send the policy an event of their own, so the decision's expectations apply.
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
@@ -264,6 +264,7 @@ public enum ScenarioParser {
             appClipEphemeral: ephemeral, pendingOverflow: overflow, dialogOnBackground: onBackground)
         device.appClipCardNotifications = cardNotifications
         device.scheduledSummary = try fields["scheduled_summary"]?.bool() ?? false
+        device.liveActivities = try parseLiveActivities(fields["live_activities"], version: version)
         device.appVersion = try fields["app_version"].map(parseAppVersion)
         if device.scheduledSummary, version < NotificationSettings.Setting.scheduledDelivery.introducedIn {
             throw fields["scheduled_summary"]!.error(
@@ -271,6 +272,17 @@ public enum ScenarioParser {
                 hint: "use os: \"15\" or later, or remove scheduled_summary")
         }
         return device
+    }
+
+    /// `device.live_activities`: the app offers Live Activities, which came with iOS 16.1.
+    static func parseLiveActivities(_ value: YAMLValue?, version: OSVersion) throws(InputError) -> Bool {
+        guard let value, try value.bool() else { return false }
+        guard version >= NotificationSettings.Setting.liveActivities.introducedIn else {
+            throw value.error(
+                "Live Activities came with iOS 16.1; this device runs iOS \(version)",
+                hint: "use os: \"16.1\" or later, or remove live_activities")
+        }
+        return true
     }
 
     /// An IANA time zone name (`device.timezone`, a `timezone:` step).
@@ -412,18 +424,10 @@ public enum ScenarioParser {
         case "external_request", "timezone", "open_settings_link", "terminate", "app_update":
             action = try parseWorldAction(actions[0], fields[actions[0]]!)
         case "reinstall":
-            let reinstall = fields["reinstall"]!
-            if case .mapping = reinstall.node {
-                let options = try reinstall.fields(allowed: reinstallKeys)
-                action = .reinstall(
-                    systemRemembers: try options["system_remembers"]?.bool(),
-                    keychainSurvives: try options["keychain_survives"]?.bool() ?? true)
-            } else {
-                guard try reinstall.bool() else {
-                    throw reinstall.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
-                }
-                action = .reinstall(systemRemembers: nil, keychainSurvives: true)
-            }
+            action = try parseReinstall(fields["reinstall"]!, after: after, afterValue: fields["after"])
+        case "provisional_keep":
+            let choice = try fields["provisional_keep"]!.oneOf(ProvisionalKeep.allCases.map(\.rawValue))
+            action = .provisionalKeep(ProvisionalKeep(rawValue: choice)!)
         default:
             guard fields["after"] != nil else {
                 throw value.error(
@@ -469,6 +473,37 @@ public enum ScenarioParser {
                 "this step sends no event to the policy, so there is no decision to check",
                 hint: "put \(key) on an `event` or `answer` step")
         }
+    }
+
+    /// `reinstall: true`, or `reinstall: { system_remembers:, keychain_survives:, uninstalled_for: }`.
+    /// `uninstalled_for` says how much of the step's `after` the app spent deleted (iOS 8–9
+    /// forgets the answer once it stays deleted for a day, docs/platform.md K-01): the app was
+    /// still installed at the step before, so it cannot be longer than `after`.
+    static func parseReinstall(_ value: YAMLValue, after: Int64, afterValue: YAMLValue?) throws(InputError) -> Scenario.Action {
+        guard case .mapping = value.node else {
+            guard try value.bool() else {
+                throw value.error("reinstall: false does nothing", hint: "remove the step, or write `reinstall: true`")
+            }
+            return .reinstall(systemRemembers: nil, keychainSurvives: true, uninstalledFor: nil)
+        }
+        let options = try value.fields(allowed: reinstallKeys)
+        var uninstalledFor: Int64?
+        if let gone = options["uninstalled_for"] {
+            let text = try gone.string()
+            guard let seconds = InputDuration.seconds(text) else {
+                throw gone.error("\"\(text)\" is not a duration", hint: InputDuration.hint)
+            }
+            guard seconds <= after else {
+                throw gone.error(
+                    "uninstalled_for (\(text)) is longer than the step's after (\(afterValue.flatMap { try? $0.string() } ?? "0s")): "
+                        + "the app was still installed at the step before",
+                    hint: "give the step `after: \(text)` or more; the app is deleted during that wait")
+            }
+            uninstalledFor = seconds
+        }
+        return .reinstall(
+            systemRemembers: try options["system_remembers"]?.bool(),
+            keychainSurvives: try options["keychain_survives"]?.bool() ?? true, uninstalledFor: uninstalledFor)
     }
 
     /// `external_request: allow | deny`, `timezone: Europe/Berlin`, `open_settings_link: true`,

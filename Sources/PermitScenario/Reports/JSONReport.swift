@@ -138,6 +138,19 @@ public enum JSONReport {
                 ])
             }
         }
+        if !step.earlierOutcomes.isEmpty {
+            // Events the app heard during the step before its own (a time change).
+            fields["heard_first"] = .list(
+                step.earlierOutcomes.map { earlier in
+                    var entry: [String: PolicyValue] = [
+                        "event": .string(earlier.event.description), "decision": .table(DecisionFields.of(earlier.decision)),
+                        "warnings": .list(earlier.warnings.map { .string($0.name) }),
+                        "errors": .list(earlier.errors.map { .string($0.description) }),
+                    ]
+                    if !earlier.trace.isEmpty { entry["trace"] = .string(earlier.trace) }
+                    return .table(entry)
+                })
+        }
         return .table(fields)
     }
 }

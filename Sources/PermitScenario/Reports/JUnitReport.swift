@@ -49,8 +49,8 @@ public enum JUnitReport {
     static func policyErrors(_ report: ScenarioReport) -> [String] {
         guard case .ran(let result) = report.verdict, !report.passed else { return [] }
         return result.failedSteps.flatMap { step -> [String] in
-            guard let outcome = step.outcome else { return [] }
-            let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
+            let heard = step.earlierOutcomes + (step.outcome.map { [$0] } ?? [])
+            let errors = heard.flatMap { $0.errors + $0.followUps.flatMap(\.errors) }
             return errors.map { "step \(step.number) (\(TextReport.place(of: step, in: result.file))): the policy raised an error: \($0)" }
         }
     }

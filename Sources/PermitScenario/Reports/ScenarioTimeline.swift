@@ -13,6 +13,8 @@ public enum ScenarioTimeline {
             .map { ", arms " + $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") } ?? ""
         var lines = ["== \(result.name)  (\(file), policy \(result.policyName)\(arms))"]
         for step in result.steps {
+            // What the app heard during the step, before its own event (a time change).
+            for earlier in step.earlierOutcomes { lines.append(formatter.line(for: earlier)) }
             if let outcome = step.outcome {
                 lines.append(formatter.line(for: outcome))
             } else {

@@ -132,6 +132,12 @@ public struct TextReport: Sendable {
 
     func describe(_ step: StepResult, formatter: TimelineFormatter, file: String = "") -> [String] {
         var lines = ["      step \(step.number) (\(Self.place(of: step, in: file))) \(formatter.clock(step.time)) \(step.action)"]
+        for earlier in step.earlierOutcomes {
+            lines.append(
+                "        heard first: "
+                    + formatter.line(for: earlier).split(separator: "\n").map { String($0.drop { $0 == " " }) }
+                    .joined(separator: "\n          "))
+        }
         if let outcome = step.outcome {
             lines.append(
                 "        status \(outcome.statusBefore) → \(outcome.statusAfter), \(step.pendingReminders) pending; "

@@ -20,7 +20,7 @@ public struct TimelineFormatter: Sendable {
     /// A formatter whose columns fit every step of `result`.
     public init(fitting result: ScenarioResult) {
         self.init(start: result.start)
-        let outcomes = result.steps.compactMap(\.outcome)
+        let outcomes = result.steps.flatMap { $0.earlierOutcomes + ($0.outcome.map { [$0] } ?? []) }
         eventWidth = max(eventWidth, (outcomes.map { $0.event.description.count }.max() ?? 0) + 1)
         statusWidth = max(statusWidth, (outcomes.map { status($0).count }.max() ?? 0) + 1)
     }

@@ -17,9 +17,11 @@ enum ExpectationCheck {
         if let status = expected.status, result.status != status {
             failures.append("expected status \(status), got \(result.status)")
         }
-        failures += warnings(expected.warnings, outcome?.warnings ?? [])
-        failures += errors(expected.error, outcome?.errors ?? [])
-        failures += followUps(outcome?.followUps ?? [])
+        // What the app heard before the step's own event (a time change) counts with it.
+        let heard = result.earlierOutcomes + (outcome.map { [$0] } ?? [])
+        failures += warnings(expected.warnings, heard.flatMap(\.warnings))
+        failures += errors(expected.error, heard.flatMap(\.errors))
+        failures += followUps(heard.flatMap(\.followUps))
         if let dialog = expected.dialog, (result.externalDialogShown ?? outcome?.dialogShown ?? false) != dialog {
             failures.append(dialog ? "expected the system dialog to appear, it did not" : "expected no system dialog, but it appeared")
         }
@@ -50,7 +52,7 @@ enum ExpectationCheck {
         if let reminders = expected.reminders {
             failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone)
         }
-        if let trace = expected.trace { failures += self.trace(trace, outcome.map(traceLines) ?? []) }
+        if let trace = expected.trace { failures += self.trace(trace, heard.flatMap(traceLines)) }
         failures += self.ledger(expected.ledger, ledger)
         return failures
     }

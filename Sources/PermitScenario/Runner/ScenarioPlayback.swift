@@ -94,7 +94,8 @@ struct ScenarioPlayback {
                 ephemeralNotifications: scenario.device.appClipEphemeral,
                 appClipCardNotifications: scenario.device.appClipCardNotifications,
                 scheduledSummary: scenario.device.scheduledSummary, pendingOverflow: scenario.device.pendingOverflow,
-                timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground)
+                timeZone: scenario.device.timeZone, dialogOnBackground: scenario.device.dialogOnBackground,
+                liveActivities: scenario.device.liveActivities)
         } catch {
             throw InputError(error.description, at: scenario.initial.location, field: "initial")
         }
@@ -134,11 +135,13 @@ struct ScenarioPlayback {
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
     mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
-        app.advance(by: TimeInterval(step.after))
+        let passed = await app.passTime(TimeInterval(step.after))
         var result = StepResult(
             number: step.number, location: step.location, action: step.action.summary,
             time: Int64(app.clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
             failures: [], notes: [])
+        if let note = Self.note(for: passed, in: device.timeZone) { result.notes.append(note) }
+        for heard in passed.heard { keepEarlier(heard, into: &result) }
         if let blocked = app.screen.refusal(of: step.action, appInForeground: device.isInForeground) {
             result.failures.append(blocked)
             result.status = app.status
@@ -195,8 +198,12 @@ struct ScenarioPlayback {
             return await answerScreen(with: answer, engine: engine, into: &result)
         case .settings(let authorization, let settings):
             return changeSettings(authorization: authorization, settings: settings, into: &result)
-        case .reinstall(let remembers, let keychainSurvives):
-            await reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
+        case .reinstall(let remembers, let keychainSurvives, let uninstalledFor):
+            await reinstall(
+                systemRemembers: remembers, keychainSurvives: keychainSurvives,
+                uninstalledFor: TimeInterval(uninstalledFor ?? step.after), into: &result)
+        case .provisionalKeep(let choice):
+            return keepProvisional(choice, into: &result)
         case .policyUpdate(let url):
             guard engine(into: &result) != nil else { return false }
             installUpdate(url, expected: step.expectations.update, into: &result)
@@ -265,9 +272,18 @@ struct ScenarioPlayback {
         }
     }
 
+    /// An event the app heard during the step before its own (a time change): its outcome is
+    /// kept with the step (its trace, warnings and errors), and a prompt it decided is on
+    /// screen (docs/platform.md Z-02).
+    private mutating func keepEarlier(_ outcome: Outcome, into result: inout StepResult) {
+        result.earlierOutcomes.append(outcome)
+        _ = app.show(after: outcome, userOnlyLeft: true)
+    }
+
     /// The time change queued while the app was suspended, delivered as it came back.
-    private func note(_ timeChange: SimulatedApp.DeliveredTimeChange?, into result: inout StepResult) {
+    private mutating func note(_ timeChange: SimulatedApp.DeliveredTimeChange?, into result: inout StepResult) {
         guard let timeChange else { return }
+        keepEarlier(timeChange.outcome, into: &result)
         result.notes.append(
             "the significant_time_change queued while the app was suspended arrives first (\(timeChange.zone.permitIdentifier)); "
                 + "the policy decided \(timeChange.outcome.decision.action.name)")
@@ -348,18 +364,37 @@ struct ScenarioPlayback {
     /// durable part of the ledger) survives unless the step says otherwise. The app runs again
     /// at the next `app_launch`.
     private mutating func reinstall(
-        systemRemembers chosen: Bool?, keychainSurvives: Bool, into result: inout StepResult
+        systemRemembers chosen: Bool?, keychainSurvives: Bool, uninstalledFor: TimeInterval, into result: inout StepResult
     ) async {
-        let done = await app.reinstall(systemRemembers: chosen, keychainSurvives: keychainSurvives)
+        let done = await app.reinstall(
+            systemRemembers: chosen, keychainSurvives: keychainSurvives, uninstalledFor: uninstalledFor)
         var note =
             "reinstalled; the app's storage is wiped and the system \(done.systemRemembers ? "remembers" : "forgets") the old answer"
         if chosen == nil {
             note +=
                 device.platform.version < OSVersion(major: 10)
-                ? " (iOS 8–9: it forgets once the app stays deleted for a day)" : " (iOS 10+: a reinstall asks again)"
+                ? " (iOS 8–9: it forgets once the app stays deleted for a day; this one was deleted for "
+                    + "\(InputDuration.text(Int64(uninstalledFor))))" : " (iOS 10+: a reinstall asks again)"
         }
         if !keychainSurvives { note += "; the Keychain is wiped too" }
         result.notes.append(note)
+    }
+
+    /// `provisional_keep:` the user taps Keep on a quiet notification and picks how it is
+    /// delivered (docs/platform.md P-02); the app is not told and reads it at its next read.
+    private func keepProvisional(_ choice: ProvisionalKeep, into result: inout StepResult) -> Bool {
+        do {
+            try device.keepProvisional(choice)
+        } catch {
+            result.failures.append("cannot keep the quiet notifications: \(error.description)")
+            result.status = app.status
+            return false
+        }
+        let how = choice == .deliverImmediately ? "Deliver Immediately" : "Deliver in Scheduled Summary"
+        result.notes.append(
+            "the user tapped Keep › \(how) on a quiet notification: iOS now reports authorized, without alerts, sounds or badges"
+                + " (the app learns it at its next read)")
+        return true
     }
 
     /// `policy_update:` installs a bundle between events, checked against `expect_update`.
@@ -382,9 +417,11 @@ extension Scenario.Action {
                 + ((authorization.map { ["authorization=\($0)"] } ?? [])
                 + settings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" })
                 .joined(separator: " ")
-        case .reinstall(let remembers, let keychainSurvives):
+        case .reinstall(let remembers, let keychainSurvives, let uninstalledFor):
             "reinstall" + (remembers.map { $0 ? " (system remembers)" : " (system forgets)" } ?? "")
                 + (keychainSurvives ? "" : " (Keychain wiped)")
+                + (uninstalledFor.map { " (uninstalled for \(InputDuration.text($0)))" } ?? "")
+        case .provisionalKeep(let choice): "provisional_keep \(choice.rawValue)"
         case .wait: "wait"
         case .policyUpdate(let url): "policy_update \(url.lastPathComponent)"
         case .externalRequest(let allow): "external_request \(allow ? "allow" : "deny")"
@@ -402,6 +439,7 @@ extension Scenario.Action {
         case .answer: "answer"
         case .settings: "settings"
         case .reinstall: "reinstall"
+        case .provisionalKeep: "provisional_keep"
         case .wait: "after"
         case .policyUpdate: "policy_update"
         case .externalRequest: "external_request"

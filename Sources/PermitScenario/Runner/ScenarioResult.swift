@@ -13,6 +13,10 @@ public struct StepResult: Sendable {
     public var time: Int64
     /// The engine's outcome, for steps that send an event.
     public var outcome: Outcome?
+    /// Events the app heard during the step before its own: a significant time change at a
+    /// midnight or daylight-saving switch while it ran in the foreground, or one queued while it
+    /// was suspended and delivered as it returned (docs/platform.md Z-02, Z-03).
+    public var earlierOutcomes: [Outcome] = []
     /// The status the app knows after the step.
     public var status: PermissionStatus
     /// Reminders waiting after the step.

@@ -125,7 +125,7 @@ public struct TestRun: Sendable {
         var voided: [String: [String: Int]] = [:]
         for report in reports {
             guard case .ran(let result) = report.verdict else { continue }
-            for case let outcome? in result.steps.map(\.outcome) {
+            for outcome in result.steps.flatMap({ $0.earlierOutcomes + ($0.outcome.map { [$0] } ?? []) }) {
                 guard let proposed = outcome.proposed, let guardrail = outcome.warnings.first?.name,
                     proposed.action.name != outcome.decision.action.name
                 else { continue }

@@ -212,18 +212,18 @@ private struct Fitting {
 
     mutating func quiet() {
         // Quiet delivery.
-        if let off = share("provisional.turn_off"), let prominent = share("provisional.deliver_prominently") {
+        if let off = share("provisional.turn_off"), let prominent = share("provisional.deliver_immediately") {
             figures["provisional.turn_off"] = off
-            figures["provisional.deliver_prominently"] = prominent
+            figures["provisional.deliver_immediately"] = prominent
             figures["provisional.keep_quiet"] = share("provisional.keep_quiet")
             let keepValue = max(0, 1 - (Double(Writer.number(off.value))! + Double(Writer.number(prominent.value))!))
             let keep = figures["provisional.keep_quiet"].map { Writer.ranged(keepValue, $0.interval) } ?? Writer.number(keepValue)
             let offText = Writer.ranged(off.value, off.interval), prominentText = Writer.ranged(prominent.value, prominent.interval)
             writer.replace(
                 "provisional",
-                with: "provisional: { keep_quiet: \(keep), turn_off: \(offText), deliver_prominently: \(prominentText), "
+                with: "provisional: { keep_quiet: \(keep), turn_off: \(offText), deliver_immediately: \(prominentText), "
                     + "decide_after_days: \(Writer.distribution(base.quietDecidesAfterDays)) }\n"
-                    + "# provisional: turn_off 95% \(Writer.interval(off.interval)), deliver_prominently 95% \(Writer.interval(prominent.interval)), "
+                    + "# provisional: turn_off 95% \(Writer.interval(off.interval)), deliver_immediately 95% \(Writer.interval(prominent.interval)), "
                     + "n = \(Writer.count(off.n)) quiet users followed at least \(finished.longestQuietWait ?? 0) days "
                     + "(\(Writer.count(finished.quietUndecided)) followed too briefly and \(Writer.count(finished.quietExcluded)) who left quiet delivery by a dialog or Settings left out);\n"
                     + "# decide_after_days not identified by the records (the app sees a choice only at its next session): \(baseName)'s")

@@ -419,7 +419,7 @@ public struct RecordFit: Sendable {
         if s.quiet == .waiting, r.statusBefore == "provisional", r.statusAfter != "provisional" {
             switch r.statusAfter {
             case "denied": s.quiet = .turnedOff
-            case "authorized": s.quiet = .prominent
+            case "authorized": s.quiet = .keptImmediate
             default: s.quiet = .excluded
             }
             s.quietSeenDay = day
@@ -447,7 +447,7 @@ public struct RecordFit: Sendable {
         // A quiet user is counted as keeping quiet delivery only if followed at least as many
         // days as the longest wait before a choice the logs show; the others may still choose.
         let longest = quiet.compactMap { entry -> Int? in
-            guard entry.state.quiet == .turnedOff || entry.state.quiet == .prominent else { return nil }
+            guard entry.state.quiet == .turnedOff || entry.state.quiet == .keptImmediate else { return nil }
             return entry.state.quietSeenDay - entry.state.provisionalDay!
         }.max()
         var finished = Finished()
@@ -455,9 +455,9 @@ public struct RecordFit: Sendable {
         for (_, state) in quiet.sorted(by: { $0.install < $1.install }) {
             let record = state.previous!
             switch state.quiet {
-            case .turnedOff, .prominent:
+            case .turnedOff, .keptImmediate:
                 finished.quietChoices += 1
-                quietShare(state.quiet == .turnedOff ? "turn_off" : "deliver_prominently", record, &finished)
+                quietShare(state.quiet == .turnedOff ? "turn_off" : "deliver_immediately", record, &finished)
             case .waiting:
                 guard let longest, state.lastDay - state.provisionalDay! >= longest else {
                     finished.quietUndecided += 1
@@ -468,14 +468,14 @@ public struct RecordFit: Sendable {
                 finished.quietExcluded += 1
             }
         }
-        for name in ["keep_quiet", "turn_off", "deliver_prominently"] {
+        for name in ["keep_quiet", "turn_off", "deliver_immediately"] {
             for (group, counts) in finished.quietCounts[name] ?? [:] { shares["provisional.\(name)", default: [:]][group] = counts }
         }
         return finished
     }
 
     private func quietShare(_ chosen: String, _ record: FitRecord, _ finished: inout Finished) {
-        for name in ["keep_quiet", "turn_off", "deliver_prominently"] {
+        for name in ["keep_quiet", "turn_off", "deliver_immediately"] {
             for group in record.groups {
                 finished.quietCounts[name, default: [:]][group, default: Counts()].add(name == chosen)
             }
@@ -495,7 +495,7 @@ public struct RecordFit: Sendable {
         public var longestQuietWait: Int?
     }
 
-    private enum Quiet: Sendable { case none, waiting, turnedOff, prominent, excluded }
+    private enum Quiet: Sendable { case none, waiting, turnedOff, keptImmediate, excluded }
 
     private struct InstallState: Sendable {
         var previous: FitRecord?

@@ -75,15 +75,15 @@ struct RangedFigure: Sendable {
             name: "inline.act", get: { $0.inlineAct }, set: { $0.inlineAct = $1 }, defaultRange: halfToDouble,
             rangedWhenAbsent: true),
         RangedFigure(
-            name: "provisional.keep_quiet", get: { 1 - $0.quietTurnOff - $0.quietDeliverProminently },
+            name: "provisional.keep_quiet", get: { 1 - $0.quietTurnOff - $0.quietDeliverImmediately },
             set: { _, _ in },  // the rest of the split: `drawn` sets the other two after renormalising
             defaultRange: plusMinus(0.20), rangedWhenAbsent: false),
         RangedFigure(
             name: "provisional.turn_off", get: { $0.quietTurnOff }, set: { $0.quietTurnOff = $1 },
             defaultRange: plusMinus(0.20), rangedWhenAbsent: false),
         RangedFigure(
-            name: "provisional.deliver_prominently", get: { $0.quietDeliverProminently },
-            set: { $0.quietDeliverProminently = $1 }, defaultRange: plusMinus(0.20), rangedWhenAbsent: false),
+            name: "provisional.deliver_immediately", get: { $0.quietDeliverImmediately },
+            set: { $0.quietDeliverImmediately = $1 }, defaultRange: plusMinus(0.20), rangedWhenAbsent: false),
         RangedFigure(
             name: "annoyance.deny_increase_per_prompt", get: { $0.denyIncreasePerPrompt },
             set: { $0.denyIncreasePerPrompt = $1 }, defaultRange: halfToDouble, rangedWhenAbsent: false),
@@ -101,7 +101,7 @@ struct RangedFigure: Sendable {
             defaultRange: plusMinus(0.20), rangedWhenAbsent: true),
     ]
 
-    static let provisionalSplit = ["provisional.keep_quiet", "provisional.turn_off", "provisional.deliver_prominently"]
+    static let provisionalSplit = ["provisional.keep_quiet", "provisional.turn_off", "provisional.deliver_immediately"]
 }
 
 extension UserModel {
@@ -113,7 +113,11 @@ extension UserModel {
         var figures: [UncertainFigure] = []
         var ranged = Set<String>()
         for figure in RangedFigure.all {
-            let node = try Self.node(at: figure.name, in: root)
+            var node = try Self.node(at: figure.name, in: root)
+            if node == nil, figure.name == "provisional.deliver_immediately" {
+                // A file of before iOS dropped "Deliver Prominently" writes its share under that name.
+                node = try Self.node(at: "provisional.deliver_prominently", in: root)
+            }
             guard node != nil || figure.rangedWhenAbsent else { continue }
             let value = figure.get(self)
             if let node, let range = try node.chanceWithRange().range {
@@ -124,7 +128,8 @@ extension UserModel {
                     UncertainFigure(name: figure.name, value: value, range: figure.defaultRange(value), isDefaultRange: true))
             }
         }
-        try Self.refuseOtherRanges(root, path: "", allowed: Set(RangedFigure.all.map(\.name)))
+        try Self.refuseOtherRanges(
+            root, path: "", allowed: Set(RangedFigure.all.map(\.name)).union(["provisional.deliver_prominently"]))
         uncertainFigures = figures
     }
 
@@ -183,7 +188,7 @@ extension UserModel {
             shares = total > 0 ? shares.map { $0 / total } : [1, 0, 0]
             for (index, share) in zip(split, shares) { if let index { values[index] = share } }
             model.quietTurnOff = shares[1]
-            model.quietDeliverProminently = shares[2]
+            model.quietDeliverImmediately = shares[2]
         }
         for (figure, value) in zip(uncertainFigures, values) where !RangedFigure.provisionalSplit.contains(figure.name) {
             byName[figure.name]?.set(&model, value)

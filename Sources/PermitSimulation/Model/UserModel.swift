@@ -35,12 +35,16 @@ public struct UserModel: Sendable, Hashable {
     /// so it annoys no one (`annoyance` counts prompts only). The default is an assumption.
     public var inlineAct = UserModel.defaultInlineAct
     /// What a user granted quiet (provisional) delivery does with it, from the "Keep" / "Turn
-    /// Off" choice iOS offers on a quiet notification: turn notifications off (denied), or have
-    /// them delivered prominently (authorized, with what the provisional request asked for); the
-    /// rest keep them quiet.
+    /// Off" choice iOS offers on a quiet notification: turn notifications off (denied), or Keep
+    /// › Deliver Immediately (authorized, still without alerts, sounds or badges:
+    /// docs/platform.md P-02); the rest leave it quiet. The model's users have Scheduled
+    /// Summary off, so Keep offers no "Deliver in Scheduled Summary".
     public var quietTurnOff: Double
-    /// The chance to switch a quiet user to prominent delivery.
-    public var quietDeliverProminently: Double
+    /// The chance that a quiet user taps Keep › Deliver Immediately.
+    public var quietDeliverImmediately: Double
+    /// The file wrote `deliver_prominently`, a choice iOS no longer offers, read as
+    /// `deliver_immediately` (the run warns).
+    public var readsDeliverProminently = false
     /// Days from the end of the day the user became provisional to the end of the day they
     /// choose (0: that same day), drawn once per install.
     public var quietDecidesAfterDays: CountDistribution
@@ -138,7 +142,7 @@ public struct UserModel: Sendable, Hashable {
         let settings = try requiredFields(node("settings_prompt"), ["open", "enable"], example: "{ open: 0.25, enable: 0.6 }")
         let quiet =
             try fields["provisional"].map(parseProvisional)
-            ?? (turnOff: 0, prominent: 0, after: CountDistribution.fixed(1))
+            ?? (turnOff: 0, immediately: 0, after: CountDistribution.fixed(1), oldKey: false)
         let annoyance = try fields["annoyance"]?.fields(allowed: ["deny_increase_per_prompt", "uninstall_per_prompt"]) ?? [:]
         let reinstall = try fields["reinstall"]?.fields(allowed: ["chance", "after_days", "system_remembers"]) ?? [:]
         let start = try fields["start"]?.date() ?? defaultStart
@@ -158,7 +162,7 @@ public struct UserModel: Sendable, Hashable {
             settingsOpen: try settings["open"]!.probability(),
             settingsEnable: try settings["enable"]!.probability(),
             quietTurnOff: quiet.turnOff,
-            quietDeliverProminently: quiet.prominent,
+            quietDeliverImmediately: quiet.immediately,
             quietDecidesAfterDays: quiet.after,
             denyIncreasePerPrompt: try annoyance["deny_increase_per_prompt"]?.probability() ?? 0,
             uninstallPerPrompt: try annoyance["uninstall_per_prompt"]?.probability() ?? 0,
@@ -170,6 +174,7 @@ public struct UserModel: Sendable, Hashable {
             maxPromptsPerDay: try fields["max_prompts_per_day"]?.int(in: 1...100) ?? 3,
             start: start,
             app: app)
+        model.readsDeliverProminently = quiet.oldKey
         try model.readActivity(fields)
         if let inline = fields["inline"] {
             let inlineFields = try inline.fields(allowed: ["act"])
@@ -257,31 +262,41 @@ public struct UserModel: Sendable, Hashable {
         return (accept, dismiss)
     }
 
-    /// `provisional`: keep_quiet, turn_off and deliver_prominently, each required and adding up
+    /// `provisional`: keep_quiet, turn_off and deliver_immediately, each required and adding up
     /// to 1 (every quiet user makes exactly one of the choices), and when (`decide_after_days`).
+    /// A file written before iOS dropped "Deliver Prominently" says `deliver_prominently`: it is
+    /// read as `deliver_immediately`, the choice Keep offers now, and the run warns (`oldKey`).
     static func parseProvisional(
         _ node: YAMLValue
     ) throws(InputError)
-        -> (turnOff: Double, prominent: Double, after: CountDistribution)
+        -> (turnOff: Double, immediately: Double, after: CountDistribution, oldKey: Bool)
     {
-        let example = "{ keep_quiet: 0.6, turn_off: 0.3, deliver_prominently: 0.1, decide_after_days: { uniform: [1, 7] } }"
-        let fields = try node.fields(allowed: ["keep_quiet", "turn_off", "deliver_prominently", "decide_after_days"])
-        for key in ["keep_quiet", "turn_off", "deliver_prominently"] where fields[key] == nil {
+        let example = "{ keep_quiet: 0.6, turn_off: 0.3, deliver_immediately: 0.1, decide_after_days: { uniform: [1, 7] } }"
+        let fields = try node.fields(
+            allowed: ["keep_quiet", "turn_off", "deliver_immediately", "deliver_prominently", "decide_after_days"])
+        if let old = fields["deliver_prominently"], fields["deliver_immediately"] != nil {
+            throw old.error(
+                "deliver_prominently and deliver_immediately are one choice written twice",
+                hint: "keep deliver_immediately: iOS's Keep no longer offers prominent delivery")
+        }
+        let oldKey = fields["deliver_prominently"] != nil
+        let third = oldKey ? "deliver_prominently" : "deliver_immediately"
+        for key in ["keep_quiet", "turn_off", third] where fields[key] == nil {
             throw node.error("missing \"\(key)\"", hint: "write e.g. \(example)")
         }
         let keep = try fields["keep_quiet"]!.probability()
         let turnOff = try fields["turn_off"]!.probability()
-        let prominent = try fields["deliver_prominently"]!.probability()
-        guard abs(keep + turnOff + prominent - 1) <= 0.001 else {
+        let immediately = try fields[third]!.probability()
+        guard abs(keep + turnOff + immediately - 1) <= 0.001 else {
             throw node.error(
-                "keep_quiet (\(keep)), turn_off (\(turnOff)) and deliver_prominently (\(prominent)) add up to "
-                    + String(format: "%.3f", keep + turnOff + prominent) + ", not 1",
+                "keep_quiet (\(keep)), turn_off (\(turnOff)) and \(third) (\(immediately)) add up to "
+                    + String(format: "%.3f", keep + turnOff + immediately) + ", not 1",
                 hint: "every quiet user makes exactly one of the three choices; make them add up to 1 (or 100%)")
         }
         let after =
             try fields["decide_after_days"].map { node throws(InputError) in try CountDistribution.parse(node) }
             ?? .fixed(1)
-        return (turnOff, prominent, after)
+        return (turnOff, immediately, after, oldKey)
     }
 
     /// A table that must have exactly these keys, each of them.

@@ -103,8 +103,8 @@ public struct PolicyResult: Sendable {
         public let quietKept: Int
         /// Quiet users who turned notifications off.
         public let quietTurnedOff: Int
-        /// Quiet users who had them delivered prominently.
-        public let quietMadeProminent: Int
+        /// Quiet users who tapped Keep › Deliver Immediately (authorized, still without alerts).
+        public let quietDeliveredImmediately: Int
         /// The app's own events the users sent (`events:` in the model), by name.
         public let appEvents: [String: Int]
         /// Times a user's device changed time zone (`travel:` in the model).
@@ -144,7 +144,7 @@ public struct PolicyResult: Sendable {
             settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
             inlineShown: tally.inlineShown, inlineActed: tally.inlineActed,
             quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
-            quietMadeProminent: tally.quietMadeProminent, appEvents: tally.appEvents,
+            quietDeliveredImmediately: tally.quietDeliveredImmediately, appEvents: tally.appEvents,
             timeZoneChanges: tally.timeZoneChanges)
         arms = tally.arms.sorted { ($0.key.experiment, $0.key.arm) < ($1.key.experiment, $1.key.arm) }.map { key, armTally in
             ArmResult(
@@ -534,7 +534,7 @@ public struct SimulationResult: Sendable {
             ]),
             "quiet_delivery": .table([
                 "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
-                "made_prominent": .integer(Int64(a.quietMadeProminent)),
+                "delivered_immediately": .integer(Int64(a.quietDeliveredImmediately)),
             ]),
             "app_events": .table(a.appEvents.mapValues { .integer(Int64($0)) }),
             "time_zone_changes": .integer(Int64(a.timeZoneChanges)),
@@ -559,9 +559,9 @@ public struct SimulationResult: Sendable {
         rows.append(("median time to alerts", policies.map { $0.timeToAlerts.description }))
         rows.append(
             (
-                "quiet users: kept / off / prominent",
+                "quiet users: left quiet / off / kept (deliver immediately)",
                 policies.map {
-                    "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietMadeProminent)"
+                    "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietDeliveredImmediately)"
                 }
             ))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))

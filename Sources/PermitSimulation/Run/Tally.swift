@@ -31,11 +31,11 @@ struct Tally: Sendable {
     var appEvents: [String: Int] = [:]
     /// Times a device changed time zone (`travel:` in the model).
     var timeZoneChanges = 0
-    /// Quiet (provisional) users who chose, from a quiet notification, to keep it quiet, turn
-    /// notifications off, or have them delivered prominently.
+    /// Quiet (provisional) users who chose, from a quiet notification, to leave it quiet, turn
+    /// notifications off, or Keep it (Deliver Immediately: authorized, still without alerts).
     var quietKept = 0
     var quietTurnedOff = 0
-    var quietMadeProminent = 0
+    var quietDeliveredImmediately = 0
     /// Seconds from a user's first launch to the first time they could receive alerts (full
     /// authorization, alerts on), for those who ever could.
     var secondsToAlerts: [Int32] = []
@@ -80,7 +80,7 @@ struct Tally: Sendable {
         for day in reachByDay.indices { reachByDay[day].add(other.reachByDay[day]) }
         quietKept += other.quietKept
         quietTurnedOff += other.quietTurnedOff
-        quietMadeProminent += other.quietMadeProminent
+        quietDeliveredImmediately += other.quietDeliveredImmediately
         uninstalledAtEnd += other.uninstalledAtEnd
         events += other.events
         sessions += other.sessions

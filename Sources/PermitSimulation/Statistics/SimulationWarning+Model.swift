@@ -12,6 +12,14 @@ extension SimulationWarning {
         guard !policies.isEmpty else { return [] }
         let source = "model \"\(model.name)\""
         var warnings: [SimulationWarning] = []
+        if model.readsDeliverProminently {
+            warnings.append(
+                SimulationWarning(
+                    policy: source,
+                    message: "provisional.deliver_prominently is read as deliver_immediately: iOS's Keep on a quiet "
+                        + "notification no longer turns on alerts, it authorizes without alerts, sounds or badges "
+                        + "(docs/platform.md P-02); rename the key"))
+        }
         let namedFeatures = unique(policies.flatMap(\.namedFeatures))
         let misspelt = model.features.items.map(\.value).compactMap { name -> (String, String)? in
             guard !namedFeatures.contains(name), let meant = Suggestion.closest(to: name, in: namedFeatures) else { return nil }
