@@ -78,6 +78,13 @@ public struct UserModel: Sendable, Hashable {
     /// range (`accept: 0.45 [0.30, 0.60]`) and every assumption with its default range
     /// (`UserModel+Uncertainty.swift`). A run simulates at the values; `--sensitivity` draws.
     public var uncertainFigures: [UncertainFigure] = []
+    /// The optional sections about behaviour the file leaves out (`provisional`, `annoyance`,
+    /// `reinstall`): each is simulated at a fixed default (quiet users stay quiet, prompts cost
+    /// nothing, nobody comes back) that no range covers, so a report says a verdict assumes it.
+    public var leftOutSections: [String] = []
+
+    /// The sections `leftOutSections` can name, in the order reports list them.
+    public static let behaviourSections = ["provisional", "annoyance", "reinstall"]
 
     /// The `cold_launch_share` of a model that gives none: an assumption (docs/simulate.md).
     public static let defaultColdLaunchShare = 0.6
@@ -176,6 +183,7 @@ public struct UserModel: Sendable, Hashable {
             model.inlineAct = try inlineFields["act"]?.probability() ?? defaultInlineAct
         }
         try model.readRanges(root)
+        model.leftOutSections = behaviourSections.filter { fields[$0] == nil }
         return model
     }
 
