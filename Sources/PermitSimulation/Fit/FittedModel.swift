@@ -239,6 +239,12 @@ private struct Fitting {
             figures["provisional.keep_quiet"] = share("provisional.keep_quiet")
             let keepValue = max(0, 1 - (Double(Writer.number(off.value))! + Double(Writer.number(prominent.value))!))
             let keep = figures["provisional.keep_quiet"].map { Writer.ranged(keepValue, $0.interval) } ?? Writer.number(keepValue)
+            if finished.quietEffectiveUsers < 30 {
+                warnings.append(
+                    "provisional: the quiet users' choices rest on about \(Int(finished.quietEffectiveUsers.rounded())) users "
+                        + "(few were followed while quiet past the choices the logs show: a later dialog or the logs' end "
+                        + "took them out first); keep_quiet is uncertain, see its interval")
+            }
             let offText = Writer.ranged(off.value, off.interval), prominentText = Writer.ranged(prominent.value, prominent.interval)
             writer.replace(
                 "provisional",
