@@ -34,9 +34,6 @@ struct AnnoyanceFit: Sendable {
     let slopeUsed: Double
     /// The largest number of earlier prompts any answer came after.
     let mostEarlierPrompts: Int
-    /// The fitted slope's variance (observed information), for chances read off its line
-    /// elsewhere; `nil` when the slope was held.
-    let slopeVariance: Double?
 
     private struct Cell {
         let figure: Int
@@ -48,13 +45,7 @@ struct AnnoyanceFit: Sendable {
     /// Fits `answers` (figure → earlier prompts → yes out of answers); `baseSlope` is held when
     /// the answers do not identify a slope, or always with `holdSlope` (a group's chances read
     /// off the line of everybody's slope). Figures with no answer are left out.
-    ///
-    /// `heldSlopeVariance`: the variance of a held slope that was itself estimated (a group's
-    /// chances on the line of everybody's slope). A chance read off a line through answers after
-    /// many earlier prompts moves with the slope by about their mean number of earlier prompts,
-    /// so the slope's variance times that squared is added to the chance's own: a group's
-    /// interval without it is several times too narrow for a figure asked again and again.
-    init(answers: [String: [Int: Counts]], baseSlope: Double, holdSlope: Bool = false, heldSlopeVariance: Double? = nil) {
+    init(answers: [String: [Int: Counts]], baseSlope: Double, holdSlope: Bool = false) {
         let names = answers.keys.sorted().filter { answers[$0]!.values.contains { $0.trials > 0 } }
         var cells: [Cell] = []
         for (index, name) in names.enumerated() {
@@ -75,16 +66,13 @@ struct AnnoyanceFit: Sendable {
             // A figure whose answers all agree has its chance at 0 or 1, where the likelihood
             // is flat and says nothing of the spread: Wilson's interval of its answers, moved
             // onto the line as its mean answer is, says what they allow.
-            let lever = Self.informationWeightedK(own, chance: fit.x[index], slope: fit.slope)
-            let fromSlope = identified ? 0 : lever * lever * (heldSlopeVariance ?? 0)
             let interval =
-                variances[index].map { Self.wald(fit.x[index], $0 + fromSlope, upper: 1) }
-                ?? Self.wilsonOnTheLine(own, slope: fit.slope, holding: fit.x[index], widenedBy: fromSlope)
+                variances[index].map { Self.wald(fit.x[index], $0, upper: 1) }
+                ?? Self.wilsonOnTheLine(own, slope: fit.slope, holding: fit.x[index])
             chances[name] = Estimate(value: fit.x[index], interval: interval, n: Int(trials))
         }
         self.chances = chances
         slopeUsed = fit.slope
-        slopeVariance = identified ? variances[names.count] : nil
         if identified {
             let answered = Int(cells.reduce(0) { $0 + $1.trials })
             let interval = variances[names.count].map { Self.wald(fit.slope, $0, upper: 1) } ?? Interval(low: 0, high: 1)
@@ -108,33 +96,14 @@ struct AnnoyanceFit: Sendable {
     /// Wilson's interval of a figure's pooled answers, shifted by `slope` × their mean number
     /// of earlier prompts, within [0, 1] and holding `value`. All noes allow any chance down to
     /// 0 (the line is past zero at their prompts), all yeses any up to 1.
-    private static func wilsonOnTheLine(_ cells: [Cell], slope: Double, holding value: Double, widenedBy extra: Double = 0)
-        -> Interval
-    {
+    private static func wilsonOnTheLine(_ cells: [Cell], slope: Double, holding value: Double) -> Interval {
         let trials = cells.reduce(0) { $0 + $1.trials }, successes = cells.reduce(0) { $0 + $1.successes }
         guard trials > 0 else { return Interval(low: 0, high: 1) }
         let shift = slope * cells.reduce(0) { $0 + $1.k * $1.trials } / trials
-        let wilson = Confidence.wilson(successes: Int(successes), of: Int(trials))
-        let widen = Confidence.z * extra.squareRoot()
-        let pooled = Interval(low: max(0, wilson.low - widen), high: min(1, wilson.high + widen))
+        let pooled = Confidence.wilson(successes: Int(successes), of: Int(trials))
         let low = successes == 0 ? 0 : min(1, pooled.low + shift)
         let high = successes == trials ? 1 : min(1, pooled.high + shift)
         return Interval(low: min(low, value), high: max(high, value))
-    }
-
-    /// How far a chance moves per unit of slope when the slope is held: the mean number of
-    /// earlier prompts of its answers, each weighted by the information it carries about the
-    /// chance (answers / p(1 − p) at their point on the line).
-    private static func informationWeightedK(_ cells: [Cell], chance: Double, slope: Double) -> Double {
-        var weights = 0.0, weighted = 0.0
-        for cell in cells {
-            let p = min(1 - 1e-6, max(1e-6, chance - cell.k * slope))
-            guard chance - cell.k * slope > 0 else { continue }
-            let w = cell.trials / (p * (1 - p))
-            weights += w
-            weighted += w * cell.k
-        }
-        return weights > 0 ? weighted / weights : 0
     }
 
     /// The maximisation: `x` holds each figure's chance, then the slope (unless held).

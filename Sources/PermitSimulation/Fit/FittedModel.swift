@@ -287,16 +287,34 @@ private struct Fitting {
                 + "from \(Writer.count(slope.n)) answers after 0 to \(firstPrompt.mostEarlierPrompts) earlier prompts; \(uninstalls)")
     }
 
-    /// Each group's first-prompt chances, read off the line of everybody's slope (a group's own
-    /// slope would rest on a fraction of the answers): figure → group → estimate.
+    /// Each group's first-prompt chances: figure → group → estimate. With a fitted slope, each is
+    /// fitted jointly with everybody's answers, the figure's answers split into the group's and
+    /// the rest's (a chance each) and one slope for all: the group's chance sits on the line of
+    /// everybody's slope (its own would rest on a fraction of the answers), and its interval
+    /// carries that slope's uncertainty and the group's share in it. A chance read off a line
+    /// held fixed, as if the slope were known, gets an interval several times too narrow for a
+    /// figure asked again and again (`settings_prompt.open`). Without a fitted slope the base's
+    /// is held, as for everybody.
     func groupChances() -> [String: [String: AnnoyanceFit.Estimate]] {
+        let everybody = fit.answersByPrompts.compactMapValues { $0[""] }
         var chances: [String: [String: AnnoyanceFit.Estimate]] = [:]
         for (name, groups) in fit.answersByPrompts {
             for (group, cells) in groups where !group.isEmpty {
-                let fitted = AnnoyanceFit(
-                    answers: [name: cells], baseSlope: firstPrompt.slopeUsed, holdSlope: true,
-                    heldSlopeVariance: firstPrompt.slopeVariance)
-                chances[name, default: [:]][group] = fitted.chances[name]
+                guard firstPrompt.slope != nil, let all = everybody[name] else {
+                    let held = AnnoyanceFit(answers: [name: cells], baseSlope: firstPrompt.slopeUsed, holdSlope: true)
+                    chances[name, default: [:]][group] = held.chances[name]
+                    continue
+                }
+                var answers = everybody
+                answers[name] = nil
+                let own = "\(name)\u{1}group", rest = "\(name)\u{1}rest"
+                answers[own] = cells
+                answers[rest] = all.reduce(into: [Int: Counts]()) { rest, cell in
+                    let mine = cells[cell.key] ?? Counts()
+                    rest[cell.key] = Counts(successes: cell.value.successes - mine.successes, trials: cell.value.trials - mine.trials)
+                }
+                let joint = AnnoyanceFit(answers: answers, baseSlope: firstPrompt.slopeUsed)
+                chances[name, default: [:]][group] = joint.chances[own]
             }
         }
         return chances
