@@ -192,7 +192,8 @@ public enum HTMLReport {
                 html +=
                     "<br/>With the model's assumptions varied: <strong>\(escape(judged.headline.description))</strong> "
                     + "(the same verdict in \(judged.holds) of \(judged.drawn.count) drawn models; "
-                    + escape(String(format: "the difference runs %+.1f to %+.1f pp over them", range.lowerBound * 100, range.upperBound * 100))
+                    + escape(
+                        String(format: "the difference runs %+.1f to %+.1f pp over them", range.lowerBound * 100, range.upperBound * 100))
                     + ")"
             }
             if comparison.from == 0 { html += costs(result, policy: comparison.policy) }

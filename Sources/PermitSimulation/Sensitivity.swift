@@ -164,7 +164,8 @@ public struct SensitivityResult: Sendable {
                 met.formUnion(run.policies[0].figuresMet)
                 met.formUnion(run.policies[index].figuresMet)
             }
-            let top = Self.mostSensitive(figures: figures.filter { met.contains($0.name) }, drawn: draws.map(\.values), all: figures, outcome: values)
+            let top = Self.mostSensitive(
+                figures: figures.filter { met.contains($0.name) }, drawn: draws.map(\.values), all: figures, outcome: values)
             let names = [base.policies[index].name, base.policies[0].name]
             return Comparison(
                 policy: names[0], versus: names[1], base: baseDifference, drawn: drawn,
@@ -198,7 +199,9 @@ public struct SensitivityResult: Sendable {
     /// value (`drawn[draw][figure]`) and the outcome; a figure that does not vary is left out.
     /// `all` is the figures `drawn`'s columns follow when `figures` is only some of them (the
     /// ones some user met).
-    static func mostSensitive(figures: [UncertainFigure], drawn: [[Double]], all: [UncertainFigure]? = nil, outcome: [Double])
+    static func mostSensitive(
+        figures: [UncertainFigure], drawn: [[Double]], all: [UncertainFigure]? = nil, outcome: [Double]
+    )
         -> [Influence]
     {
         var influences: [Influence] = []

@@ -204,11 +204,13 @@ public struct UserModel: Sendable, Hashable {
         if let hours = fields["session_hours"] {
             let bounds = try hours.list()
             guard bounds.count == 2 else {
-                throw hours.error("expected [start, end] hours, got a list of \(bounds.count)", hint: "write e.g. [8, 22], or [0, 24] for any time")
+                throw hours.error(
+                    "expected [start, end] hours, got a list of \(bounds.count)", hint: "write e.g. [8, 22], or [0, 24] for any time")
             }
             let start = try bounds[0].int(in: 0...23), end = try bounds[1].int(in: 1...24)
             guard start < end else {
-                throw hours.error("the start hour \(start) is not before the end hour \(end)", hint: "write e.g. [8, 22], or [0, 24] for any time")
+                throw hours.error(
+                    "the start hour \(start) is not before the end hour \(end)", hint: "write e.g. [8, 22], or [0, 24] for any time")
             }
             sessionHours = start..<end
         }

@@ -159,7 +159,8 @@ struct FitCensoringTests {
         let twice = try Self.read(lines.flatMap { [$0, $0] })
         #expect(twice.duplicateLines == 3 && once.duplicateLines == 0)
         #expect(twice.recordCount == once.recordCount && twice.sessions == once.sessions)
-        let fitted = FittedModel(fit: twice, base: try UserModel.parse(FitTests.truth, file: "t.yaml"), baseText: FitTests.truth, baseName: "t")
+        let fitted = FittedModel(
+            fit: twice, base: try UserModel.parse(FitTests.truth, file: "t.yaml"), baseText: FitTests.truth, baseName: "t")
         #expect(fitted.warnings.contains { $0.hasPrefix("3 duplicated lines skipped") }, "\(fitted.warnings)")
     }
 

@@ -45,7 +45,9 @@ struct SessionHoursTests {
     }
 
     @Test func badHoursNameTheLineAndTheFix() throws {
-        for (hours, message) in [("[22, 8]", "is not before the end hour"), ("[8]", "expected [start, end] hours"), ("[0, 25]", "out of range")] {
+        for (hours, message) in [
+            ("[22, 8]", "is not before the end hour"), ("[8]", "expected [start, end] hours"), ("[0, 25]", "out of range"),
+        ] {
             #expect(throws: (any Error).self) { try fixedModel("session_hours: \(hours)") }
             do {
                 _ = try fixedModel("session_hours: \(hours)")

@@ -95,7 +95,9 @@ struct SweepSensitivityTests {
         let page = sweep.html()
         #expect(XMLParser(data: Data(page.utf8)).parse())
         let answer = try #require(page.firstMatch(of: /<section class="answer">(?s)(.*?)<\/section>/)?.1)
-        #expect(answer.contains("depends on assumptions or on the users&#39; noise (soft_prompt.accept)") || answer.contains("depends on assumptions or on the users' noise (soft_prompt.accept)"), "\(answer)")
+        #expect(
+            answer.contains("depends on assumptions or on the users&#39; noise (soft_prompt.accept)")
+                || answer.contains("depends on assumptions or on the users' noise (soft_prompt.accept)"), "\(answer)")
         #expect(page.contains("<table class=\"sweep-sensitivity\">"))
         #expect(page.contains("soft_first=false</td><td class=\"num\">\(16 - sensitivity.staysBest) of 16"), "\(page)")
     }

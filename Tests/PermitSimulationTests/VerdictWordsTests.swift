@@ -80,7 +80,8 @@ struct VerdictWordsTests {
         #expect(answer.contains("flips across draws"), "\(answer)")
         let range = comparison.differenceRange
         #expect(
-            answer.contains(String(format: "the difference runs %+.1f to %+.1f pp over them", range.lowerBound * 100, range.upperBound * 100)),
+            answer.contains(
+                String(format: "the difference runs %+.1f to %+.1f pp over them", range.lowerBound * 100, range.upperBound * 100)),
             "\(answer)")
     }
 
@@ -128,9 +129,10 @@ struct VerdictWordsTests {
         #expect(denied.correction == nil && denied.verdict == .clearDifference, "\(denied)")
         #expect(denied.words == "uncorrected: excludes 0")
         let text = result.text()
-        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("denied, day 2") }.flatMap { _ in
-            text.split(separator: "\n").drop { !$0.hasPrefix("denied, day 2") }.dropFirst().first
-        })
+        let row = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("denied, day 2") }.flatMap { _ in
+                text.split(separator: "\n").drop { !$0.hasPrefix("denied, day 2") }.dropFirst().first
+            })
         #expect(row.contains("uncorrected: excludes 0") && !row.contains("clear difference"), "\(row)")
     }
 
@@ -145,7 +147,8 @@ struct VerdictWordsTests {
         #expect(sizing.text.contains("over the difference's 95% interval"))
         let close = Difference(value: 0.01, interval: Interval(low: -0.01, high: 0.03), paired: true, pValue: 0.3)
         let none = LiveTestSizing.sizing(control: 0.4, difference: close, alpha: 0.05)
-        #expect(none == .tooCloseToCall([.init(difference: 0.01, installs: installs(0.01)), .init(difference: 0.02, installs: installs(0.02))]))
+        #expect(
+            none == .tooCloseToCall([.init(difference: 0.01, installs: installs(0.01)), .init(difference: 0.02, installs: installs(0.02))]))
         #expect(none.text.hasPrefix("no size from this run (too close to call)"))
         #expect(LiveTestSizing.sizing(control: 0.4, difference: clear, alpha: 0.05, promptedAnyone: false) == .promptedNobody)
     }

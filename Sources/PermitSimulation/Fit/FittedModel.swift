@@ -115,14 +115,17 @@ private struct Fitting {
         // How often they use the app.
         if fit.innerDays > 0 {
             let spread = DaySpread(sum: fit.sessionsOnInnerDays, squares: fit.sessionSquaresOnInnerDays, days: fit.innerDays)
-            let on = "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
+            let on =
+                "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
             if let dispersion = spread.overdispersion {
                 let rate = spread.meanWithSpread
                 figures["sessions_per_day"] = rate
-                figures["sessions_per_day.dispersion"] = FittedModel.Figure(value: dispersion, interval: Interval(low: dispersion, high: dispersion), n: fit.innerDays)
+                figures["sessions_per_day.dispersion"] = FittedModel.Figure(
+                    value: dispersion, interval: Interval(low: dispersion, high: dispersion), n: fit.innerDays)
                 writer.replace(
                     "sessions_per_day",
-                    with: "sessions_per_day: { negative_binomial: { mean: \(Writer.number(rate.value)), dispersion: \(Writer.number(dispersion)) } }"
+                    with:
+                        "sessions_per_day: { negative_binomial: { mean: \(Writer.number(rate.value)), dispersion: \(Writer.number(dispersion)) } }"
                         + "  # mean 95% \(Writer.interval(rate.interval)); the days spread more than a Poisson's (variance "
                         + "\(Writer.number(spread.variance)) against \(Writer.number(spread.mean))), \(on)")
             } else {
@@ -130,7 +133,8 @@ private struct Fitting {
                 figures["sessions_per_day"] = rate
                 writer.replace(
                     "sessions_per_day",
-                    with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), \(on)")
+                    with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), \(on)"
+                )
             }
         } else {
             writer.flag("sessions_per_day", "no install was logged on three different days")

@@ -492,7 +492,9 @@ public struct RecordFit: Sendable {
         }
         for (group, list) in follows {
             guard let estimate = QuietChoices.estimate(list) else { continue }
-            for (name, share) in [("keep_quiet", estimate.keep), ("turn_off", estimate.turnOff), ("deliver_prominently", estimate.prominent)] {
+            for (name, share) in [
+                ("keep_quiet", estimate.keep), ("turn_off", estimate.turnOff), ("deliver_prominently", estimate.prominent),
+            ] {
                 shares["provisional.\(name)", default: [:]][group] = estimate.counts(share)
             }
             if group.isEmpty { finished.quietEffectiveUsers = estimate.effectiveUsers }
