@@ -138,7 +138,7 @@ public struct UserModel: Sendable, Hashable {
         for key in required where fields[key] == nil {
             throw InputError(
                 "missing \"\(key)\"", at: root.location, field: nil,
-                hint: "every model needs \(required.joined(separator: ", ")); see docs/simulate.md")
+                hint: "every model needs \(required.joined(separator: ", ")); see docs/reference/model.md")
         }
         func node(_ key: String) -> YAMLValue { fields[key]! }
 
