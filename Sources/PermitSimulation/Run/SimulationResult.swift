@@ -353,25 +353,7 @@ public struct SimulationResult: Sendable {
             fields["time_to_alerts"] = Self.timeToAlertsJSON(policy.timeToAlerts)
             if index > 0 {
                 fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes])
-                let plan = LiveTestPlan(
-                    control: first.share(.fullAlerts, day: days), treatment: policy.share(.fullAlerts, day: days), alpha: alpha)
-                var live: [String: PolicyValue] = [
-                    "metric": .string("can_receive_alerts_day_\(days)"), "alpha": .number(plan.alpha),
-                    "power": .number(plan.power),
-                ]
-                switch liveTestSizing(index) {
-                case .clear(let installs, let fewest, let most):
-                    live["installs_per_arm"] = .integer(Int64(installs))
-                    live["installs_per_arm_range"] = .list([.integer(Int64(fewest)), .integer(Int64(most))])
-                    live["sized_for"] = .string("the simulated difference, with its 95% interval")
-                case .tooCloseToCall(let smallest):
-                    live["sized_for"] = .string("the smallest difference worth detecting (too close to call)")
-                    live["smallest_worth_detecting"] = .list(
-                        smallest.map { .table(["difference": round($0.difference), "installs_per_arm": .integer(Int64($0.installs))]) })
-                case .promptedNobody:
-                    live["sized_for"] = .string("nothing: the policy prompted nobody")
-                }
-                fields["live_test"] = .table(live)
+                fields["live_test"] = liveTestJSON(index)
             }
             if !policy.experiments.isEmpty {
                 fields["users_without_arm"] = counts(
@@ -685,6 +667,32 @@ public struct SimulationResult: Sendable {
                     control: policies[0].share(.fullAlerts, day: days), treatment: policy.share(.fullAlerts, day: days), alpha: alpha)
             )
         }
+    }
+
+    /// The `live_test` object of policy `index` (after the first): the plan's level and power,
+    /// and its size with the range over the difference's interval, or the sizes for the smallest
+    /// differences worth detecting, or nothing for a policy that prompted nobody.
+    func liveTestJSON(_ index: Int) -> PolicyValue {
+        let round = Self.rounded
+        let plan = LiveTestPlan(
+            control: policies[0].share(.fullAlerts, day: days), treatment: policies[index].share(.fullAlerts, day: days),
+            alpha: alpha)
+        var live: [String: PolicyValue] = [
+            "metric": .string("can_receive_alerts_day_\(days)"), "alpha": .number(plan.alpha), "power": .number(plan.power),
+        ]
+        switch liveTestSizing(index) {
+        case .clear(let installs, let fewest, let most):
+            live["installs_per_arm"] = .integer(Int64(installs))
+            live["installs_per_arm_range"] = .list([.integer(Int64(fewest)), .integer(Int64(most))])
+            live["sized_for"] = .string("the simulated difference, with its 95% interval")
+        case .tooCloseToCall(let smallest):
+            live["sized_for"] = .string("the smallest difference worth detecting (too close to call)")
+            live["smallest_worth_detecting"] = .list(
+                smallest.map { .table(["difference": round($0.difference), "installs_per_arm": .integer(Int64($0.installs))]) })
+        case .promptedNobody:
+            live["sized_for"] = .string("nothing: the policy prompted nobody")
+        }
+        return .table(live)
     }
 
     /// How big a live test for policy `index` against the first should be, from the headline
