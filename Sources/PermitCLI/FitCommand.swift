@@ -33,6 +33,9 @@ struct FitCommand: AsyncParsableCommand {
         guard !records.isEmpty else {
             throw ValidationError("give at least one records file, e.g. permit fit records.jsonl --out fitted.yaml")
         }
+        if let twice = records.first(where: { path in records.filter { $0 == path }.count > 1 }) {
+            throw ValidationError("\(twice) is given twice: its records would count twice; give each file once")
+        }
     }
 
     func run() async throws {

@@ -12,7 +12,7 @@ struct SimulateCommand: AsyncParsableCommand {
             Each policy meets the same users (iOS version, locale, A/B bucket), drawn from the \
             model file, for the given number of days, through the real engine and the simulated \
             device. Users run in parallel on all cores; the result is the same for a seed whatever \
-            the number of cores. The model file's format is in docs/simulate.md.
+            the number of cores. The model file's format is in docs/reference/model.md.
 
             Examples:
               permit simulate policies/polite --model examples/models/default.yaml
@@ -44,7 +44,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Argument(help: "Policy files, or pack directories holding policy.lua.")
     var policies: [String] = []
 
-    @Option(help: "The user-model file (YAML; see docs/simulate.md).")
+    @Option(help: "The user-model file (YAML; see docs/reference/model.md).")
     var model: String
 
     @Option(help: "Simulated users per policy (default 10000).")

@@ -14,8 +14,9 @@ public struct SimulationPolicy: Sendable {
     /// The policy's own `name`, read when the source was checked.
     public let name: String
     /// The features it names (its `features` param, literals compared with `ctx.event.feature`),
-    /// to warn when the model never opens them.
-    public let namedFeatures: [String]
+    /// to warn when the model never opens them; read with the run's params (`with(params:)`),
+    /// so a `--param` that changes the features is what the warning checks.
+    public private(set) var namedFeatures: [String]
     /// The events it names (literals compared with `ctx.event.name`), to warn when the
     /// simulation never sends them.
     public let namedEvents: [String]
@@ -63,6 +64,7 @@ public struct SimulationPolicy: Sendable {
         try checker.validate(params: params)
         var copy = self
         copy.params = params
+        copy.namedFeatures = PolicyNames.features(source: source, defaultParams: defaultParams.merging(params) { $1 })
         return copy
     }
 

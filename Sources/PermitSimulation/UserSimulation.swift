@@ -131,13 +131,15 @@ struct UserSimulation: Sendable {
                 nextTrip += 1
             }
             if keepsLocalDays {
-                // Sessions fall between 08:00 and 22:00 on the device's clock, wherever it is.
+                // Sessions fall within the model's session hours on the device's clock, wherever it is.
                 midnight = Self.localMidnight(of: midnight, in: device.timeZone)
             }
             var count = model.sessionsPerDay.sample(&rng)
             if day == 0 { count = max(1, count) }  // the install day: the app is opened at least once
-            // Sessions start at random times between 08:00 and 22:00, in order.
-            var starts = (0..<count).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
+            // Sessions start at random times within the session hours (08:00–22:00 unless the
+            // model says otherwise; the same draws as before for the default), in order.
+            let (first, span) = (model.sessionHours.lowerBound * 3600, UInt64(model.sessionHours.count * 3600))
+            var starts = (0..<count).map { _ in first + Int(rng.next() % span) }
             starts.sort()
             for start in starts where installed {
                 let at = midnight + Double(start)

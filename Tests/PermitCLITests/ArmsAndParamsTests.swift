@@ -68,7 +68,7 @@ struct ArmsAndParamsTests {
 
         let text = try await Self.run([], policy: file)
         #expect(text.stdout.contains("abtest, experiment first_ask, per arm:"), "\(text.stdout)")
-        #expect(text.stdout.contains("clear difference"))
+        #expect(text.stdout.contains("uncorrected: excludes 0"), "arms are uncorrected comparisons: \(text.stdout)")
     }
 
     /// A dialog makes the user delete the app, and all come back a day later; with 0.3

@@ -63,8 +63,11 @@ struct SensitivityCommandTests {
         let text = try await SweepCommandTests.run(sweep)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("on 3 models drawn from the ranges of the model's uncertain figures"), "\(text.stdout)")
-        #expect(text.stdout.contains("best in 3 of 3"), "\(text.stdout)")
-        #expect(text.stdout.contains("  verdict: the best on this model and on 3 of 3 drawn models"), "\(text.stdout)")
+        #expect(text.stdout.contains("best in 3 of 3, by a clear margin in 3"), "\(text.stdout)")
+        #expect(
+            text.stdout.contains(
+                "  verdict: the best on this model, best by a clear margin on 3 of 3 drawn models: too few drawn models to call it robust"),
+            "three draws are not enough for robust: \(text.stdout)")
         #expect(text.stdout.contains("1200 simulated users"), "four grids of 2 settings × 150 users: \(text.stdout)")
 
         let json = try await SweepCommandTests.run(sweep + ["--format", "json"])

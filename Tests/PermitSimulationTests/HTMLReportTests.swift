@@ -152,7 +152,7 @@ struct HTMLReportExperimentTests {
         #expect(rows.count == 5)
         #expect(rows.dropFirst().map { $0[2] } == ["1", "7", "1", "7"])
         #expect(Int(rows[1][1])! + Int(rows[3][1])! == 400)
-        #expect(rows[3][4].contains("clear difference"), "asking at launch reaches users the later arm does not")
+        #expect(rows[3][4].contains("uncorrected: excludes 0"), "asking at launch reaches users the later arm does not")
         #expect(page.contains("<h2>Live A/B test to confirm</h2>"))
         #expect(page.contains("installs per arm") && page.contains("the live test is what decides"))
     }

@@ -2,7 +2,7 @@ import Foundation
 import PermitInput
 import Testing
 
-/// docs/simulate.md cites a source (or says "an assumption") for every figure of every shipped
+/// docs/reference/model.md cites a source (or says "an assumption") for every figure of every shipped
 /// model: its table lists exactly the keys the files in examples/models/ set.
 @Suite struct ModelSourcesTests {
     /// Tables of shares and count distributions are one figure each; other tables are sections.
@@ -23,7 +23,7 @@ import Testing
 
     /// The backticked first cells between `<!-- keys: model.sources -->` and `<!-- end keys -->`.
     static func documentedKeys() throws -> Set<String> {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/simulate.md"), encoding: .utf8)
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/reference/model.md"), encoding: .utf8)
         let start = try #require(text.range(of: "<!-- keys: model.sources -->"))
         let end = try #require(text.range(of: "<!-- end keys -->", range: start.upperBound..<text.endIndex))
         let rows = text[start.upperBound..<end.lowerBound].split(separator: "\n").filter { $0.hasPrefix("| `") }
@@ -41,6 +41,6 @@ import Testing
             keys.formUnion(try Self.figures(of: root, path: "").filter { !Self.notFigures.contains($0) })
         }
         #expect(keys.contains("soft_prompt.accept") && keys.contains("os_versions"), "the flattening reads the files")
-        #expect(try Self.documentedKeys() == keys, "docs/simulate.md <!-- keys: model.sources -->")
+        #expect(try Self.documentedKeys() == keys, "docs/reference/model.md <!-- keys: model.sources -->")
     }
 }

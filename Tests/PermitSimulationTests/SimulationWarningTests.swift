@@ -43,8 +43,10 @@ struct SimulationWarningTests {
 
     @Test func aPackWhoseFeaturesTheModelOpensGetsNoWarning() async throws {
         // polite's `features` param is { "reminders" }, which fixedModel opens; it prompts.
+        // The model gives annoyance, so no section it leaves out is one the run met.
         let result = await Simulation.run(
-            policies: [try pack("polite")], model: try fixedModel(), options: SimulationOptions(users: 100, days: 3, seed: 1))
+            policies: [try pack("polite")], model: try fixedModel("annoyance: { deny_increase_per_prompt: 0.03 }"),
+            options: SimulationOptions(users: 100, days: 3, seed: 1))
         #expect(result.warnings.isEmpty, "\(result.warnings)")
         // The same pack in a model that opens only "messages": the param names "reminders".
         let messagesOnly = try fixedModel().with(features: ["messages"])

@@ -78,7 +78,7 @@ struct SweepSensitivityTests {
         #expect(text.contains("best in \(sensitivity.staysBest) of 16"), "\(text)")
         #expect(text.contains("best instead: soft_first=false in \(16 - sensitivity.staysBest)"), "\(text)")
         #expect(text.contains("soft_prompt.accept (ρ +") && text.contains("higher favours the choice"), "\(text)")
-        #expect(text.contains("verdict: the best on this model, but depends on assumptions (soft_prompt.accept)"), "\(text)")
+        #expect(text.contains(": depends on assumptions or on the users' noise (soft_prompt.accept)"), "\(text)")
 
         let json = try #require(JSONSerialization.jsonObject(with: Data(sweep.json().utf8)) as? [String: Any])
         let best = try #require((json["sweep"] as? [String: Any])?["best"] as? [String: Any])
@@ -90,12 +90,14 @@ struct SweepSensitivityTests {
         #expect((drawn["objective_range"] as? [Double])?.count == 2)
         let first = try #require((drawn["most_sensitive"] as? [[String: Any]])?.first)
         #expect(first["figure"] as? String == "soft_prompt.accept" && (first["correlation"] as? Double ?? 0) > 0.9)
-        #expect((drawn["verdict"] as? String)?.contains("depends on assumptions (soft_prompt.accept)") == true)
+        #expect((drawn["verdict"] as? String)?.contains("depends on assumptions or on the users' noise (soft_prompt.accept)") == true)
 
         let page = sweep.html()
         #expect(XMLParser(data: Data(page.utf8)).parse())
         let answer = try #require(page.firstMatch(of: /<section class="answer">(?s)(.*?)<\/section>/)?.1)
-        #expect(answer.contains("verdict: the best on this model, but depends on assumptions (soft_prompt.accept)"), "\(answer)")
+        #expect(
+            answer.contains("depends on assumptions or on the users&#39; noise (soft_prompt.accept)")
+                || answer.contains("depends on assumptions or on the users' noise (soft_prompt.accept)"), "\(answer)")
         #expect(page.contains("<table class=\"sweep-sensitivity\">"))
         #expect(page.contains("soft_first=false</td><td class=\"num\">\(16 - sensitivity.staysBest) of 16"), "\(page)")
     }
@@ -106,15 +108,19 @@ struct SweepSensitivityTests {
             policy: try SimulationPolicy(source: KnobPolicy.source, chunkName: "knob.lua"),
             axes: [SweepAxis(param: "ask", values: [.bool(false), .bool(true)])], model: try fixedModel(),
             options: SimulationOptions(users: 200, days: 2, seed: 3, workers: 2),
-            objective: SweepMetric(name: "reach_day_2", days: 2), constraints: [], sensitivity: 6)
+            objective: SweepMetric(name: "reach_day_2", days: 2), constraints: [], confirmations: 2, sensitivity: 20)
         let sensitivity = try #require(sweep.sensitivity)
-        #expect(sweep.choice?.best == 1 && sensitivity.staysBest == 6 && sensitivity.isRobust)
-        #expect(sensitivity.winners.map(\.setting) == [1] && sensitivity.winners[0].count == 6)
+        #expect(sweep.choice?.best == 1 && sensitivity.staysBest == 20 && sensitivity.clearlyBest == 20 && sensitivity.isRobust)
+        #expect(sensitivity.confirmed.staysBest == 2 && sensitivity.confirmed.runs == 2)
+        #expect(sensitivity.winners.map(\.setting) == [1] && sensitivity.winners[0].count == 20)
         #expect(sensitivity.mostSensitive.first?.figure == "system_dialog.allow_cold", "\(sensitivity.mostSensitive)")
         let text = sweep.text()
-        #expect(text.contains("best in 6 of 6"), "\(text)")
+        #expect(text.contains("best in 20 of 20"), "\(text)")
         #expect(!text.contains("best instead"), "nothing else wins: \(text)")
-        #expect(text.contains("verdict: the best on this model and on 6 of 6 drawn models: robust to the assumptions"), "\(text)")
+        #expect(
+            text.contains(
+                "verdict: the best on this model and by a clear margin on 20 of 20 drawn models, confirmed on fresh users: robust to the assumptions"
+            ), "\(text)")
         // Without --sensitivity nothing is drawn and the report is what it was.
         let plain = try await Sweep.run(
             policy: try SimulationPolicy(source: KnobPolicy.source, chunkName: "knob.lua"),

@@ -10,6 +10,9 @@ public struct FittedModel: Sendable {
     public let warnings: [String]
     /// Each figure fitted, by its model path (`soft_prompt.accept`, `sessions_per_day` …).
     public let figures: [String: Figure]
+    /// Each figure by OS version and locale (`os 17.5`, `locale en`), for groups of at least
+    /// `minimumGroup` observations: figure → group → estimate, as the file's comments give them.
+    public let groups: [String: [String: Figure]]
 
     /// A fitted figure: the estimate, its 95% interval, and what it was measured on.
     public struct Figure: Sendable, Hashable {
@@ -37,6 +40,7 @@ public struct FittedModel: Sendable {
         yaml = fitting.writer.text
         warnings = fitting.warnings
         figures = fitting.figures
+        groups = fitting.groupFigures
     }
 }
 
@@ -51,6 +55,7 @@ private struct Fitting {
     let firstPrompt: AnnoyanceFit
     var warnings: [String] = []
     var figures: [String: FittedModel.Figure] = [:]
+    var groupFigures: [String: [String: FittedModel.Figure]] = [:]
 
     init(fit: RecordFit, base: UserModel, baseText: String, baseName: String) {
         var fit = fit
@@ -60,6 +65,11 @@ private struct Fitting {
         // The base model's name lands in comments: a line break in it must not start a line.
         self.baseName = Writer.inComment(baseName)
         writer = Writer(baseText: baseText, baseName: self.baseName)
+        if fit.duplicateLines > 0 {
+            warnings.append(
+                "\(Writer.count(fit.duplicateLines)) duplicated lines skipped: each the same as an earlier line of its install "
+                    + "at the same time (a batch delivered twice?); every count uses each record once")
+        }
         firstPrompt = AnnoyanceFit(
             answers: fit.answersByPrompts.compactMapValues { $0[""] }, baseSlope: base.denyIncreasePerPrompt)
     }
@@ -104,13 +114,28 @@ private struct Fitting {
     mutating func activity() {
         // How often they use the app.
         if fit.innerDays > 0 {
-            let rate = Writer.poisson(events: fit.sessionsOnInnerDays, over: fit.innerDays)
-            figures["sessions_per_day"] = rate
-            writer.replace(
-                "sessions_per_day",
-                with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), "
-                    + "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
-            )
+            let spread = DaySpread(sum: fit.sessionsOnInnerDays, squares: fit.sessionSquaresOnInnerDays, days: fit.innerDays)
+            let on =
+                "n = \(Writer.count(fit.sessionsOnInnerDays)) sessions on \(Writer.count(fit.innerDays)) whole days inside installs' logs"
+            if let dispersion = spread.overdispersion {
+                let rate = spread.meanWithSpread
+                figures["sessions_per_day"] = rate
+                figures["sessions_per_day.dispersion"] = FittedModel.Figure(
+                    value: dispersion, interval: Interval(low: dispersion, high: dispersion), n: fit.innerDays)
+                writer.replace(
+                    "sessions_per_day",
+                    with:
+                        "sessions_per_day: { negative_binomial: { mean: \(Writer.number(rate.value)), dispersion: \(Writer.number(dispersion)) } }"
+                        + "  # mean 95% \(Writer.interval(rate.interval)); the days spread more than a Poisson's (variance "
+                        + "\(Writer.number(spread.variance)) against \(Writer.number(spread.mean))), \(on)")
+            } else {
+                let rate = Writer.poisson(events: fit.sessionsOnInnerDays, over: fit.innerDays)
+                figures["sessions_per_day"] = rate
+                writer.replace(
+                    "sessions_per_day",
+                    with: "sessions_per_day: { poisson: \(Writer.number(rate.value)) }  # mean 95% \(Writer.interval(rate.interval)), \(on)"
+                )
+            }
         } else {
             writer.flag("sessions_per_day", "no install was logged on three different days")
             warnings.append("sessions_per_day: no install was logged on three different days; kept \(baseName)'s")
@@ -218,14 +243,21 @@ private struct Fitting {
             figures["provisional.keep_quiet"] = share("provisional.keep_quiet")
             let keepValue = max(0, 1 - (Double(Writer.number(off.value))! + Double(Writer.number(prominent.value))!))
             let keep = figures["provisional.keep_quiet"].map { Writer.ranged(keepValue, $0.interval) } ?? Writer.number(keepValue)
+            if finished.quietEffectiveUsers < 30 {
+                warnings.append(
+                    "provisional: the quiet users' choices rest on about \(Int(finished.quietEffectiveUsers.rounded())) users "
+                        + "(few were followed while quiet past the choices the logs show: a later dialog or the logs' end "
+                        + "took them out first); keep_quiet is uncertain, see its interval")
+            }
             let offText = Writer.ranged(off.value, off.interval), prominentText = Writer.ranged(prominent.value, prominent.interval)
             writer.replace(
                 "provisional",
                 with: "provisional: { keep_quiet: \(keep), turn_off: \(offText), deliver_immediately: \(prominentText), "
                     + "decide_after_days: \(Writer.distribution(base.quietDecidesAfterDays)) }\n"
                     + "# provisional: turn_off 95% \(Writer.interval(off.interval)), deliver_immediately 95% \(Writer.interval(prominent.interval)), "
-                    + "n = \(Writer.count(off.n)) quiet users followed at least \(finished.longestQuietWait ?? 0) days "
-                    + "(\(Writer.count(finished.quietUndecided)) followed too briefly and \(Writer.count(finished.quietExcluded)) who left quiet delivery by a dialog or Settings left out);\n"
+                    + "n = \(Writer.count(off.n)) effective quiet users (Kaplan–Meier: \(Writer.count(finished.quietChoices)) seen to choose, "
+                    + "\(Writer.count(finished.quietUndecided)) still quiet when their log ends and \(Writer.count(finished.quietExcluded)) who left "
+                    + "quiet delivery by a dialog or Settings, each counted until then);\n"
                     + "# decide_after_days not identified by the records (the app sees a choice only at its next session): \(baseName)'s")
         } else {
             writer.flag("provisional", "no quiet user's choice seen")
@@ -259,14 +291,34 @@ private struct Fitting {
                 + "from \(Writer.count(slope.n)) answers after 0 to \(firstPrompt.mostEarlierPrompts) earlier prompts; \(uninstalls)")
     }
 
-    /// Each group's first-prompt chances, read off the line of everybody's slope (a group's own
-    /// slope would rest on a fraction of the answers): figure → group → estimate.
+    /// Each group's first-prompt chances: figure → group → estimate. With a fitted slope, each is
+    /// fitted jointly with everybody's answers, the figure's answers split into the group's and
+    /// the rest's (a chance each) and one slope for all: the group's chance sits on the line of
+    /// everybody's slope (its own would rest on a fraction of the answers), and its interval
+    /// carries that slope's uncertainty and the group's share in it. A chance read off a line
+    /// held fixed, as if the slope were known, gets an interval several times too narrow for a
+    /// figure asked again and again (`settings_prompt.open`). Without a fitted slope the base's
+    /// is held, as for everybody.
     func groupChances() -> [String: [String: AnnoyanceFit.Estimate]] {
+        let everybody = fit.answersByPrompts.compactMapValues { $0[""] }
         var chances: [String: [String: AnnoyanceFit.Estimate]] = [:]
         for (name, groups) in fit.answersByPrompts {
             for (group, cells) in groups where !group.isEmpty {
-                let fitted = AnnoyanceFit(answers: [name: cells], baseSlope: firstPrompt.slopeUsed, holdSlope: true)
-                chances[name, default: [:]][group] = fitted.chances[name]
+                guard firstPrompt.slope != nil, let all = everybody[name] else {
+                    let held = AnnoyanceFit(answers: [name: cells], baseSlope: firstPrompt.slopeUsed, holdSlope: true)
+                    chances[name, default: [:]][group] = held.chances[name]
+                    continue
+                }
+                var answers = everybody
+                answers[name] = nil
+                let own = "\(name)\u{1}group", rest = "\(name)\u{1}rest"
+                answers[own] = cells
+                answers[rest] = all.reduce(into: [Int: Counts]()) { rest, cell in
+                    let mine = cells[cell.key] ?? Counts()
+                    rest[cell.key] = Counts(successes: cell.value.successes - mine.successes, trials: cell.value.trials - mine.trials)
+                }
+                let joint = AnnoyanceFit(answers: answers, baseSlope: firstPrompt.slopeUsed)
+                chances[name, default: [:]][group] = joint.chances[own]
             }
         }
         return chances
@@ -280,7 +332,8 @@ private struct Fitting {
             "an app cannot log its own deletion; \(Writer.count(fit.reinstalledUsers)) users came back with a new install under the same durable id, but without the deletions the chance is not identified"
         )
         writer.flag("max_prompts_per_day", "the engine's setting, not the users'")
-        writer.groups(fit.shares, firstPrompt: groupChances(), minimum: FittedModel.minimumGroup)
+        groupFigures = Writer.groupFigures(fit.shares, firstPrompt: groupChances(), minimum: FittedModel.minimumGroup)
+        writer.groups(groupFigures, firstPrompt: Set(fit.answersByPrompts.keys), minimum: FittedModel.minimumGroup)
         writer.header(records: fit.recordCount, policies: fit.policies.sorted(), base: baseName)
     }
 }
@@ -338,27 +391,35 @@ private struct Writer {
         lines.insert(contentsOf: top, at: 0)
     }
 
-    /// Per-OS and per-locale figures, as comments: the model has one figure for everybody.
-    /// The chances annoyance lowers are the group's first-prompt chances (`firstPrompt`), as
-    /// the model's are; the other figures are plain shares.
-    mutating func groups(
+    /// Per-OS and per-locale figures: the chances annoyance lowers are the group's first-prompt
+    /// chances (`firstPrompt`), as the model's are; the other figures are plain shares.
+    static func groupFigures(
         _ shares: [String: [String: Counts]], firstPrompt: [String: [String: AnnoyanceFit.Estimate]], minimum: Int
-    ) {
-        var out: [String] = []
-        for name in shares.keys.sorted() {
-            for group in shares[name]!.keys.sorted() where !group.isEmpty {
-                let counts = shares[name]![group]!
-                guard counts.trials >= minimum else { continue }
+    ) -> [String: [String: FittedModel.Figure]] {
+        var figures: [String: [String: FittedModel.Figure]] = [:]
+        for (name, groups) in shares {
+            for (group, counts) in groups where !group.isEmpty && counts.trials >= minimum {
                 if let chance = firstPrompt[name]?[group] {
-                    out.append(
-                        "#   \(name), \(Writer.inComment(group)): \(Writer.number(chance.value)) at a first prompt "
-                            + "95% \(Writer.interval(chance.interval)), n = \(Writer.count(chance.n))")
-                    continue
+                    figures[name, default: [:]][group] = FittedModel.Figure(value: chance.value, interval: chance.interval, n: chance.n)
+                } else {
+                    figures[name, default: [:]][group] = FittedModel.Figure(
+                        value: Double(counts.successes) / Double(counts.trials),
+                        interval: Confidence.wilson(successes: counts.successes, of: counts.trials), n: counts.trials)
                 }
-                let interval = Confidence.wilson(successes: counts.successes, of: counts.trials)
+            }
+        }
+        return figures
+    }
+
+    /// The groups' figures, as comments: the model has one figure for everybody.
+    mutating func groups(_ figures: [String: [String: FittedModel.Figure]], firstPrompt: Set<String>, minimum: Int) {
+        var out: [String] = []
+        for name in figures.keys.sorted() {
+            for (group, figure) in figures[name]!.sorted(by: { $0.key < $1.key }) {
+                let first = firstPrompt.contains(name) ? " at a first prompt" : ""
                 out.append(
-                    "#   \(name), \(Writer.inComment(group)): \(Writer.number(Double(counts.successes) / Double(counts.trials))) "
-                        + "95% \(Writer.interval(interval)), n = \(Writer.count(counts.trials))")
+                    "#   \(name), \(Writer.inComment(group)): \(Writer.number(figure.value))\(first) "
+                        + "95% \(Writer.interval(figure.interval)), n = \(Writer.count(figure.n))")
             }
         }
         lines.append("")
@@ -394,6 +455,7 @@ private struct Writer {
         switch distribution {
         case .fixed(let count): "\(count)"
         case .poisson(let mean): "{ poisson: \(mean) }"
+        case .negativeBinomial(let mean, let dispersion): "{ negative_binomial: { mean: \(mean), dispersion: \(dispersion) } }"
         case .uniform(let range): "{ uniform: [\(range.lowerBound), \(range.upperBound)] }"
         case .choice(let weighted):
             "{ choice: { " + weighted.items.map { "\($0.value): \($0.share)" }.joined(separator: ", ") + " } }"

@@ -13,7 +13,7 @@ public struct FitInputError: Error, Sendable, CustomStringConvertible {
 
     /// The error as the command prints it: file, line, what is wrong, and what a line should be.
     public var description: String {
-        "\(file):\(line): \(message); each line is one JSON object as `permit simulate --records` writes it "
+        "\(file):\(line > 0 ? "\(line):" : "") \(message); each line is one JSON object as `permit simulate --records` writes it "
             + "(docs/reference/cli.md#cli-fit)"
     }
 }
@@ -207,6 +207,9 @@ public struct RecordFit: Sendable {
     /// Sessions on whole days inside each install's logged span, and those days.
     public private(set) var sessionsOnInnerDays = 0
     public private(set) var innerDays = 0
+    /// The sum of each inner day's sessions squared (a day without one adds 0): with the sum and
+    /// the days, the day counts' variance, to tell a Poisson from counts that spread more.
+    public private(set) var sessionSquaresOnInnerDays = 0
     /// Sessions, and the feature opens in them.
     public private(set) var sessions = 0
     public private(set) var featureOpens = 0
@@ -220,6 +223,9 @@ public struct RecordFit: Sendable {
     /// Records read, installs, policies named.
     public private(set) var recordCount = 0
     public private(set) var policies: Set<String> = []
+    /// Lines skipped as exact repeats of an earlier line of the same install at the same time:
+    /// an analytics pipeline that delivers a batch twice would otherwise double every count.
+    public private(set) var duplicateLines = 0
 
     private var installs: [String: InstallState] = [:]
     /// Prompts answered so far, per person (the durable id when the logs give one: a person who
@@ -240,7 +246,7 @@ public struct RecordFit: Sendable {
         }
         defer { try? handle.close() }
         var pending = Data()
-        var number = 0
+        var number = 0, read = 0
         func line(_ bytes: Data) throws(FitInputError) {
             number += 1
             guard let text = String(data: bytes, encoding: .utf8) else {
@@ -250,7 +256,8 @@ public struct RecordFit: Sendable {
             if trimmed.isEmpty { return }
             let record = try FitRecord.parse(line: trimmed, file: name, line: number)
             if let policy = record.policy { policies.insert(policy) }
-            try add(record, file: name, line: number)
+            read += 1
+            try add(record, file: name, line: number, text: trimmed)
         }
         while true {
             let chunk: Data?
@@ -267,19 +274,35 @@ public struct RecordFit: Sendable {
             pending = Data(pending[start...])
         }
         if !pending.isEmpty { try line(pending) }
+        guard read > 0 else {
+            throw FitInputError(
+                file: name, line: 0,
+                message: number == 0 ? "no records: the file is empty" : "no records: its \(number) lines are all blank")
+        }
     }
 
-    /// Adds one record of an install, after that install's earlier ones.
-    public mutating func add(_ record: FitRecord, file: String = "", line: Int = 0) throws(FitInputError) {
-        recordCount += 1
+    /// Adds one record of an install, after that install's earlier ones. `text`, the line it was
+    /// read from: a line equal to an earlier one of the same install at the same time is a
+    /// repeat (a batch delivered twice) and is skipped and counted in `duplicateLines`.
+    public mutating func add(_ record: FitRecord, file: String = "", line: Int = 0, text: String? = nil) throws(FitInputError) {
         var state = installs[record.install] ?? InstallState(first: record)
         if let previous = state.previous, record.time < previous.time {
             throw FitInputError(
                 file: file, line: line,
                 message:
-                    "\"record.time\" \(record.time) is before the previous record of install \(record.install) (\(previous.time)); sort each install's records by time"
+                    "\"record.time\" \(record.time) is before the previous record of install \(record.install) (\(previous.time)); "
+                    + "sort each install's records by time (a log given twice, or repeated out of order, does this too)"
             )
         }
+        if let text {
+            if state.previous?.time != record.time { state.linesThisSecond = [] }
+            guard state.linesThisSecond.insert(text.hashValue).inserted else {
+                duplicateLines += 1
+                installs[record.install] = state
+                return
+            }
+        }
+        recordCount += 1
         if state.previous == nil { countPopulation(record) }
         step(record, &state)
         state.previous = record
@@ -330,7 +353,7 @@ public struct RecordFit: Sendable {
             if r.event == "app_foreground" {
                 // Only a denial shows in the status: switching Alerts on leaves it authorized.
                 if from == "denied" { answer("settings_prompt.enable", r, r.statusAfter == "authorized", prompt: false) }
-                if s.quiet == .waiting { s.quiet = .excluded }
+                if s.quiet == .waiting { s.leaveQuiet(on: day) }
                 noteOutcome(r, &s)
                 return
             }
@@ -392,7 +415,7 @@ public struct RecordFit: Sendable {
                 s.provisionalDay = r.day
             }
         case .waiting:
-            if r.dialogShown || r.statusAfter != "provisional" { s.quiet = .excluded }
+            if r.dialogShown || r.statusAfter != "provisional" { s.leaveQuiet(on: r.day) }
         default:
             break
         }
@@ -413,6 +436,8 @@ public struct RecordFit: Sendable {
             s.lastSessionDayCount += 1
             if day == s.firstDay { s.firstDayCount += 1 }
         } else {
+            // The day before is over; it is an inner day unless it was the first.
+            if s.lastSessionDay != s.firstDay { s.squaresOnInnerDays += s.lastSessionDayCount * s.lastSessionDayCount }
             s.lastSessionDay = day
             s.lastSessionDayCount = 1
         }
@@ -420,7 +445,7 @@ public struct RecordFit: Sendable {
             switch r.statusAfter {
             case "denied": s.quiet = .turnedOff
             case "authorized": s.quiet = .keptImmediate
-            default: s.quiet = .excluded
+            default: s.leaveQuiet(on: day)
             }
             s.quietSeenDay = day
         }
@@ -440,57 +465,54 @@ public struct RecordFit: Sendable {
                 // days between are ordinary days.
                 sessionsOnInnerDays += state.sessions - state.firstDayCount - state.lastSessionDayCount
                 innerDays += state.lastSessionDay - state.firstDay - 1
+                sessionSquaresOnInnerDays += state.squaresOnInnerDays
             }
             if state.provisionalDay != nil { quiet.append((install, state)) }
         }
         installs = [:]
-        // A quiet user is counted as keeping quiet delivery only if followed at least as many
-        // days as the longest wait before a choice the logs show; the others may still choose.
-        let longest = quiet.compactMap { entry -> Int? in
-            guard entry.state.quiet == .turnedOff || entry.state.quiet == .keptImmediate else { return nil }
-            return entry.state.quietSeenDay - entry.state.provisionalDay!
-        }.max()
         var finished = Finished()
-        finished.longestQuietWait = longest
+        // Every quiet user counts until their choice shows, or until they were last seen quiet:
+        // the end of their log, or the day they left quiet delivery by a dialog or Settings.
+        var follows: [String: [QuietChoices.Follow]] = [:]
         for (_, state) in quiet.sorted(by: { $0.install < $1.install }) {
-            let record = state.previous!
+            guard let start = state.provisionalDay, let record = state.previous else { continue }
+            let follow: QuietChoices.Follow
             switch state.quiet {
             case .turnedOff, .keptImmediate:
                 finished.quietChoices += 1
-                quietShare(state.quiet == .turnedOff ? "turn_off" : "deliver_immediately", record, &finished)
-            case .waiting:
-                guard let longest, state.lastDay - state.provisionalDay! >= longest else {
-                    finished.quietUndecided += 1
-                    continue
-                }
-                quietShare("keep_quiet", record, &finished)
-            default:
+                follow = QuietChoices.Follow(days: state.quietSeenDay - start, outcome: state.quiet == .turnedOff ? .turnOff : .immediate)
+                finished.longestQuietWait = max(finished.longestQuietWait ?? 0, state.quietSeenDay - start)
+            case .excluded:
                 finished.quietExcluded += 1
+                follow = QuietChoices.Follow(days: state.quietExitDay - start, outcome: nil)
+            default:
+                finished.quietUndecided += 1
+                follow = QuietChoices.Follow(days: state.lastDay - start, outcome: nil)
             }
+            for group in record.groups { follows[group, default: []].append(follow) }
         }
-        for name in ["keep_quiet", "turn_off", "deliver_immediately"] {
-            for (group, counts) in finished.quietCounts[name] ?? [:] { shares["provisional.\(name)", default: [:]][group] = counts }
+        for (group, list) in follows {
+            guard let estimate = QuietChoices.estimate(list) else { continue }
+            for (name, share) in [
+                ("keep_quiet", estimate.keep), ("turn_off", estimate.turnOff), ("deliver_immediately", estimate.immediate),
+            ] {
+                shares["provisional.\(name)", default: [:]][group] = estimate.counts(share)
+            }
+            if group.isEmpty { finished.quietEffectiveUsers = estimate.effectiveUsers }
         }
         return finished
     }
 
-    private func quietShare(_ chosen: String, _ record: FitRecord, _ finished: inout Finished) {
-        for name in ["keep_quiet", "turn_off", "deliver_immediately"] {
-            for group in record.groups {
-                finished.quietCounts[name, default: [:]][group, default: Counts()].add(name == chosen)
-            }
-        }
-    }
-
     /// What closing the installs found about quiet users.
     public struct Finished: Sendable {
-        var quietCounts: [String: [String: Counts]] = [:]
         /// Quiet users whose choice the logs show.
         public var quietChoices = 0
-        /// Quiet users followed too briefly to tell.
+        /// Quiet users still quiet when their log ends (counted until then).
         public var quietUndecided = 0
-        /// Quiet users who left quiet delivery otherwise (a dialog, Settings).
+        /// Quiet users who left quiet delivery otherwise (a dialog, Settings), counted until then.
         public var quietExcluded = 0
+        /// The effective number of quiet users behind the shares (`QuietChoices`).
+        public var quietEffectiveUsers = 0.0
         /// The longest wait, in days, before a quiet user's choice showed in the logs.
         public var longestQuietWait: Int?
     }
@@ -506,10 +528,21 @@ public struct RecordFit: Sendable {
         var firstDayCount = 0
         var lastSessionDay = 0
         var lastSessionDayCount = 0
+        var squaresOnInnerDays = 0
         var lastDay = 0
         var quiet = Quiet.none
         var provisionalDay: Int?
         var quietSeenDay = 0
+        /// The lines of this install read at the time of its last record (hashes), to find repeats.
+        var linesThisSecond: Set<Int> = []
+        /// The day a quiet user left quiet delivery by a dialog or Settings (no choice of theirs).
+        var quietExitDay = 0
+
+        /// Out of quiet delivery another way than the choice the model asks about.
+        mutating func leaveQuiet(on day: Int) {
+            quiet = .excluded
+            quietExitDay = day
+        }
 
         init(first: FitRecord) {}
     }

@@ -6,7 +6,9 @@ import PermitInput
 /// features they open in one.
 ///
 /// Written in a model file as a whole number (`2`: always two), `{ poisson: 1.5 }` (mean 1.5),
-/// `{ uniform: [1, 3] }` (1, 2 or 3 with equal chance) or `{ choice: { 0: 0.2, 1: 0.5, 2: 0.3 } }`.
+/// `{ uniform: [1, 3] }` (1, 2 or 3 with equal chance), `{ choice: { 0: 0.2, 1: 0.5, 2: 0.3 } }`
+/// or `{ negative_binomial: { mean: 1.2, dispersion: 0.5 } }` (a Poisson whose mean varies from
+/// draw to draw: variance mean + dispersion × mean², as session counts in real analytics are).
 public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
     /// Always this count.
     case fixed(Int)
@@ -16,6 +18,11 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
     case uniform(ClosedRange<Int>)
     /// Counts with their shares.
     case choice(Weighted<Int>)
+    /// A Poisson count whose mean is itself drawn, from a gamma distribution with this mean and
+    /// shape 1 / `dispersion`: variance `mean + dispersion × mean²`, more empty days and more
+    /// busy ones than a Poisson with the same mean. `permit fit` writes it when the logs' day
+    /// counts spread more than a Poisson's.
+    case negativeBinomial(mean: Double, dispersion: Double)
 
     /// The largest count ever drawn, so a typo (`poisson: 1500`) cannot stall a run.
     public static let maximum = 100
@@ -30,15 +37,43 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         case .choice(let weighted):
             return weighted.pick(&rng)
         case .poisson(let mean):
-            // Knuth's method: exact, and fast for the small means a model uses (≤ 50).
-            let limit = exp(-mean)
-            var product = rng.unit()
-            var count = 0
-            while product > limit, count < CountDistribution.maximum {
-                count += 1
-                product *= rng.unit()
-            }
-            return count
+            return Self.poisson(mean, &rng)
+        case .negativeBinomial(let mean, let dispersion):
+            let shape = 1 / dispersion
+            return Self.poisson(min(Double(Self.maximum), Self.gamma(shape: shape, &rng) * mean / shape), &rng)
+        }
+    }
+
+    /// Knuth's method: exact, and fast for the small means a model uses (≤ 50).
+    static func poisson(_ mean: Double, _ rng: inout SplitMix64) -> Int {
+        let limit = exp(-mean)
+        var product = rng.unit()
+        var count = 0
+        while product > limit, count < CountDistribution.maximum {
+            count += 1
+            product *= rng.unit()
+        }
+        return count
+    }
+
+    /// A gamma draw with this shape and scale 1 (Marsaglia and Tsang 2000, "A simple method for
+    /// generating gamma variables"; a shape under 1 from shape + 1 times U^(1/shape)).
+    static func gamma(shape: Double, _ rng: inout SplitMix64) -> Double {
+        if shape < 1 {
+            return gamma(shape: shape + 1, &rng) * pow(max(rng.unit(), .leastNormalMagnitude), 1 / shape)
+        }
+        let d = shape - 1.0 / 3, c = 1 / (9 * d).squareRoot()
+        while true {
+            var x = 0.0, v = 0.0
+            repeat {
+                // A standard normal draw (Box and Muller).
+                let u1 = max(rng.unit(), .leastNormalMagnitude), u2 = rng.unit()
+                x = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+                v = 1 + c * x
+            } while v <= 0
+            v = v * v * v
+            let u = max(rng.unit(), .leastNormalMagnitude)
+            if log(u) < 0.5 * x * x + d - d * v + d * log(v) { return d * v }
         }
     }
 
@@ -49,6 +84,7 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         case .poisson(let mean): mean
         case .uniform(let range): Double(range.lowerBound + range.upperBound) / 2
         case .choice(let weighted): weighted.items.reduce(0) { $0 + Double($1.value) * $1.share }
+        case .negativeBinomial(let mean, _): mean
         }
     }
 
@@ -59,10 +95,11 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
         case .poisson(let mean): "poisson(mean \(mean))"
         case .uniform(let range): "uniform \(range.lowerBound)–\(range.upperBound)"
         case .choice(let weighted): "choice " + weighted.items.map { "\($0.value): \($0.share)" }.joined(separator: ", ")
+        case .negativeBinomial(let mean, let dispersion): "negative binomial(mean \(mean), dispersion \(dispersion))"
         }
     }
 
-    static let forms = ["poisson", "uniform", "choice"]
+    static let forms = ["poisson", "uniform", "choice", "negative_binomial"]
 
     static func parse(_ node: YAMLValue) throws(InputError) -> CountDistribution {
         let range = 0...maximum
@@ -70,7 +107,9 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
             guard let count = try? node.int(in: range) else {
                 throw node.error(
                     "expected a whole number from 0 to \(maximum) or a distribution, got \(node.kindName)",
-                    hint: "write e.g. 2, { poisson: 1.5 }, { uniform: [1, 3] } or { choice: { 0: 0.3, 1: 0.7 } }")
+                    hint:
+                        "write e.g. 2, { poisson: 1.5 }, { uniform: [1, 3] }, { choice: { 0: 0.3, 1: 0.7 } } or { negative_binomial: { mean: 1.2, dispersion: 0.5 } }"
+                )
             }
             return .fixed(count)
         }
@@ -85,6 +124,19 @@ public enum CountDistribution: Sendable, Hashable, CustomStringConvertible {
             let mean = try value.number()
             guard mean >= 0, mean <= 50 else { throw value.error("\(mean) is out of range; a mean from 0 to 50") }
             return .poisson(mean: mean)
+        case "negative_binomial":
+            let fields = try value.fields(allowed: ["mean", "dispersion"])
+            guard let meanNode = fields["mean"], let dispersionNode = fields["dispersion"] else {
+                throw value.error("needs mean and dispersion", hint: "write e.g. { negative_binomial: { mean: 1.2, dispersion: 0.5 } }")
+            }
+            let mean = try meanNode.number(), dispersion = try dispersionNode.number()
+            guard mean >= 0, mean <= 50 else { throw meanNode.error("\(mean) is out of range; a mean from 0 to 50") }
+            guard dispersion > 0, dispersion <= 20 else {
+                throw dispersionNode.error(
+                    "\(dispersion) is out of range; a dispersion above 0 and at most 20 (variance mean + dispersion × mean²)",
+                    hint: "for no extra spread, write { poisson: \(mean) }")
+            }
+            return .negativeBinomial(mean: mean, dispersion: dispersion)
         case "uniform":
             let bounds = try value.list()
             guard bounds.count == 2 else {

@@ -78,10 +78,24 @@ public struct UserModel: Sendable, Hashable {
     /// app: `app_launch`, and the policy starts over with a fresh state), not a return from the
     /// background. A user's first session, and the first after a reinstall, always is.
     public var coldLaunchShare = UserModel.defaultColdLaunchShare
+    /// `session_hours`: the hours of the device's local clock sessions start in, `[start, end)`
+    /// (0–24). The default, 08:00–22:00, never opens the app at night, so a policy's quiet hours
+    /// are never met; `[0, 24]` spreads sessions over the whole day.
+    public var sessionHours = UserModel.defaultSessionHours
+
+    /// Sessions between 08:00 and 22:00: an assumption, and what every model without the key gets.
+    public static let defaultSessionHours = 8..<22
     /// The chances that are not known exactly, each with its range: the ones the file gives a
     /// range (`accept: 0.45 [0.30, 0.60]`) and every assumption with its default range
     /// (`UserModel+Uncertainty.swift`). A run simulates at the values; `--sensitivity` draws.
     public var uncertainFigures: [UncertainFigure] = []
+    /// The optional sections about behaviour the file leaves out (`provisional`, `annoyance`,
+    /// `reinstall`): each is simulated at a fixed default (quiet users stay quiet, prompts cost
+    /// nothing, nobody comes back) that no range covers, so a report says a verdict assumes it.
+    public var leftOutSections: [String] = []
+
+    /// The sections `leftOutSections` can name, in the order reports list them.
+    public static let behaviourSections = ["provisional", "annoyance", "reinstall"]
 
     /// The `cold_launch_share` of a model that gives none: an assumption (docs/simulate.md).
     public static let defaultColdLaunchShare = 0.6
@@ -106,7 +120,7 @@ public struct UserModel: Sendable, Hashable {
     static let topLevelKeys = [
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
-        "app", "events", "travel", "home_zones", "inline", "cold_launch_share",
+        "app", "events", "travel", "home_zones", "inline", "cold_launch_share", "session_hours",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -128,7 +142,7 @@ public struct UserModel: Sendable, Hashable {
         for key in required where fields[key] == nil {
             throw InputError(
                 "missing \"\(key)\"", at: root.location, field: nil,
-                hint: "every model needs \(required.joined(separator: ", ")); see docs/simulate.md")
+                hint: "every model needs \(required.joined(separator: ", ")); see docs/reference/model.md")
         }
         func node(_ key: String) -> YAMLValue { fields[key]! }
 
@@ -181,6 +195,7 @@ public struct UserModel: Sendable, Hashable {
             model.inlineAct = try inlineFields["act"]?.probability() ?? defaultInlineAct
         }
         try model.readRanges(root)
+        model.leftOutSections = behaviourSections.filter { fields[$0] == nil }
         return model
     }
 
@@ -191,6 +206,19 @@ public struct UserModel: Sendable, Hashable {
         travel = try fields["travel"].map(Travel.parse)
         homeZones = try fields["home_zones"].map(Weighted.zones)
         coldLaunchShare = try fields["cold_launch_share"]?.probability() ?? Self.defaultColdLaunchShare
+        if let hours = fields["session_hours"] {
+            let bounds = try hours.list()
+            guard bounds.count == 2 else {
+                throw hours.error(
+                    "expected [start, end] hours, got a list of \(bounds.count)", hint: "write e.g. [8, 22], or [0, 24] for any time")
+            }
+            let start = try bounds[0].int(in: 0...23), end = try bounds[1].int(in: 1...24)
+            guard start < end else {
+                throw hours.error(
+                    "the start hour \(start) is not before the end hour \(end)", hint: "write e.g. [8, 22], or [0, 24] for any time")
+            }
+            sessionHours = start..<end
+        }
     }
 
     /// `app: { app_clip: true, app_clip_ephemeral: true, entitlements: [time_sensitive] }`.

@@ -166,22 +166,37 @@ public enum HTMLReport {
             .joined(separator: "; ") + ".</p>\n"
         let family = result.comparisons(allPairs: allPairs)
         for comparison in family where comparison.day == day {
+            let policy = result.policies[comparison.policy]
+            guard policy.promptedAnyone else {
+                if comparison.from == 0 {
+                    html +=
+                        "<p class=\"verdict\"><strong>\(escape(policy.name)) prompted nobody</strong>: no soft prompt, system "
+                        + "dialog or settings prompt in \(result.users) users × \(day) days, so it has no difference of its own to "
+                        + "report or to test live; see the warnings for what it waited for.</p>\n"
+                }
+                continue
+            }
             let difference = comparison.difference
             html +=
-                "<p class=\"verdict\"><strong>\(escape(result.policies[comparison.policy].name)) vs "
+                "<p class=\"verdict\"><strong>\(escape(policy.name)) vs "
                 + "\(escape(result.policies[comparison.from].name)): "
                 + escape(
                     String(
                         format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
                         difference.interval.high * 100))
-                + " — \(escape(difference.verdict.rawValue))</strong>"
+                + " — \(escape(difference.words))</strong>"
             if comparison.from == 0,
-                let judged = sensitivity?.comparisons.first(where: { $0.policy == result.policies[comparison.policy].name })
+                let judged = sensitivity?.comparisons.first(where: { $0.policy == policy.name })
             {
+                let range = judged.differenceRange
                 html +=
                     "<br/>With the model's assumptions varied: <strong>\(escape(judged.headline.description))</strong> "
-                    + "(the same verdict in \(judged.holds) of \(judged.drawn.count) drawn models)"
+                    + "(the same verdict in \(judged.holds) of \(judged.drawn.count) drawn models; "
+                    + escape(
+                        String(format: "the difference runs %+.1f to %+.1f pp over them", range.lowerBound * 100, range.upperBound * 100))
+                    + ")"
             }
+            if comparison.from == 0 { html += costs(result, policy: comparison.policy) }
             html += "</p>\n"
         }
         if sensitivity == nil, result.policies.count > 1 {
@@ -194,6 +209,25 @@ public enum HTMLReport {
             + escape(SimulationResult.coverage) + ". Differences between policies are paired user by user; "
             + escape(result.correctionText(family, allPairs: allPairs)) + ".</p>\n"
         return html + "</section>\n"
+    }
+
+    /// What the answer adds under a policy's headline: the other side of reach, users who
+    /// denied and users who deleted the app by the last day, each as a share with its interval
+    /// and the difference from the first policy with its interval (uncorrected, and said so).
+    static func costs(_ result: SimulationResult, policy index: Int) -> String {
+        let day = result.days
+        let policy = result.policies[index], first = result.policies[0]
+        var parts: [String] = []
+        for (label, state) in [("denied", Reach.denied as Reach?), ("without the app", nil)] {
+            let difference = result.difference(policy: index, from: 0, state: state, day: day)
+            parts.append(
+                "\(label) on day \(day): \(SimulationResult.withInterval(policy, state, day)) against "
+                    + "\(SimulationResult.withInterval(first, state, day)), "
+                    + String(
+                        format: "%+.1f pp [%+.1f, %+.1f]", difference.value * 100, difference.interval.low * 100,
+                        difference.interval.high * 100) + " (\(difference.words))")
+        }
+        return "<br/>" + escape(parts.joined(separator: "; ")) + "."
     }
 
     /// Each experiment's table, per arm on days 1, 7 and the last, as the text report has it.

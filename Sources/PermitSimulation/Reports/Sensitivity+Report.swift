@@ -34,7 +34,12 @@ extension SensitivityResult {
             }
             lines.append("    verdict: \(comparison.headline)")
         }
-        lines.append("  uncertain figures (value [range]; * the default range of an assumption, docs/simulate.md):")
+        if !leftOut.isEmpty {
+            lines.append(
+                "  not varied: the model says nothing about " + leftOut.map { "`\($0)`" }.joined(separator: ", ")
+                    + "; every draw keeps the fixed default (see the warnings), and every verdict above assumes it")
+        }
+        lines.append("  uncertain figures (value [range]; * the default range of an assumption, docs/reference/model.md#model-ranges):")
         let width = figures.map(\.name.count).max() ?? 0
         for figure in figures {
             lines.append(
@@ -71,6 +76,9 @@ extension SensitivityResult {
                     ])
                 })
             fields["sensitivity_verdict"] = .string(comparison.headline.description)
+            if case .flips(let ahead, let draws, let other, let otherDraws, _) = comparison.headline {
+                fields["clear_draws_each_way"] = .table([ahead: .integer(Int64(draws)), other: .integer(Int64(otherDraws))])
+            }
             return .table(fields)
         }
         let drawn: [PolicyValue] = draws.enumerated().map { index, draw in
@@ -86,6 +94,8 @@ extension SensitivityResult {
             "draws": .integer(Int64(draws.count)),
             "metric": .string("can_receive_alerts.day_\(day)"),
             "robust_share": round(Sensitivity.robustShare),
+            "minimum_draws_for_robust": .integer(Int64(Sensitivity.minimumDrawsForRobust)),
+            "not_varied": .list(leftOut.map { .string($0) }),
             "figures": .list(
                 figures.map { figure in
                     .table([

@@ -307,7 +307,9 @@ public struct SimulationResult: Sendable {
         let pairs = allPairs ? "every pair of policies" : "each policy vs the first"
         return "\"can receive alerts\" verdicts (days \(reportedDays.map(String.init).joined(separator: ", ")), \(pairs)) "
             + "are Holm-corrected over \(family.count) comparison\(family.count == 1 ? "" : "s") (family-wise error 5%); "
-            + "every other verdict is uncorrected (exploratory)"
+            + "\"clear difference\" or \"too close to call\"; every other row is one uncorrected comparison, "
+            + "\"\(Difference.uncorrectedApart)\" or \"\(Difference.uncorrectedTogether)\" (exploratory: "
+            + "about one in twenty excludes 0 when nothing differs)"
     }
 
     // MARK: JSON
@@ -351,14 +353,7 @@ public struct SimulationResult: Sendable {
             fields["time_to_alerts"] = Self.timeToAlertsJSON(policy.timeToAlerts)
             if index > 0 {
                 fields["vs_first"] = .table(["policy": .string(first.name), "reach": changes])
-                let plan = LiveTestPlan(
-                    control: first.share(.fullAlerts, day: days), treatment: policy.share(.fullAlerts, day: days), alpha: alpha)
-                var live: [String: PolicyValue] = [
-                    "metric": .string("can_receive_alerts_day_\(days)"), "alpha": .number(plan.alpha),
-                    "power": .number(plan.power),
-                ]
-                if let installs = plan.installsPerArm { live["installs_per_arm"] = .integer(Int64(installs)) }
-                fields["live_test"] = .table(live)
+                fields["live_test"] = liveTestJSON(index)
             }
             if !policy.experiments.isEmpty {
                 fields["users_without_arm"] = counts(
@@ -584,7 +579,7 @@ public struct SimulationResult: Sendable {
             "intervals cover \(Self.coverage)",
             "shares of all users with a 95% interval [low, high]; \"vs\" rows: the difference from the first policy in",
             "percentage points, paired user by user (every policy met the same users), its 95% interval, and a verdict:",
-            "\(correctionText(family, allPairs: allPairs)), clear when the 95% interval excludes 0", "",
+            "\(correctionText(family, allPairs: allPairs))", "",
         ]
         for (label, cells) in rows {
             var line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
@@ -647,7 +642,7 @@ public struct SimulationResult: Sendable {
                     versus =
                         String(
                             format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100,
-                            difference.interval.low * 100, difference.interval.high * 100) + difference.verdict.rawValue
+                            difference.interval.low * 100, difference.interval.high * 100) + difference.words
                 }
                 let first = day == reportedDays[0]
                 rows.append([
@@ -674,6 +669,41 @@ public struct SimulationResult: Sendable {
         }
     }
 
+    /// The `live_test` object of policy `index` (after the first): the plan's level and power,
+    /// and its size with the range over the difference's interval, or the sizes for the smallest
+    /// differences worth detecting, or nothing for a policy that prompted nobody.
+    func liveTestJSON(_ index: Int) -> PolicyValue {
+        let round = Self.rounded
+        let plan = LiveTestPlan(
+            control: policies[0].share(.fullAlerts, day: days), treatment: policies[index].share(.fullAlerts, day: days),
+            alpha: alpha)
+        var live: [String: PolicyValue] = [
+            "metric": .string("can_receive_alerts_day_\(days)"), "alpha": .number(plan.alpha), "power": .number(plan.power),
+        ]
+        switch liveTestSizing(index) {
+        case .clear(let installs, let fewest, let most):
+            live["installs_per_arm"] = .integer(Int64(installs))
+            live["installs_per_arm_range"] = .list([.integer(Int64(fewest)), .integer(Int64(most))])
+            live["sized_for"] = .string("the simulated difference, with its 95% interval")
+        case .tooCloseToCall(let smallest):
+            live["sized_for"] = .string("the smallest difference worth detecting (too close to call)")
+            live["smallest_worth_detecting"] = .list(
+                smallest.map { .table(["difference": round($0.difference), "installs_per_arm": .integer(Int64($0.installs))]) })
+        case .promptedNobody:
+            live["sized_for"] = .string("nothing: the policy prompted nobody")
+        }
+        return .table(live)
+    }
+
+    /// How big a live test for policy `index` against the first should be, from the headline
+    /// difference on the last day (Holm-corrected as the report gives it).
+    public func liveTestSizing(_ index: Int) -> LiveTestSizing {
+        let difference = reported(comparisons(), policy: index, from: 0, state: .fullAlerts, day: days)
+        return LiveTestSizing.sizing(
+            control: policies[0].share(.fullAlerts, day: days), difference: difference, alpha: alpha,
+            promptedAnyone: policies[index].promptedAnyone)
+    }
+
     /// The live-test plan as lines of text: what to run, and that the live test decides.
     func liveTestLines(sensitivity: SensitivityResult? = nil) -> [String] {
         guard policies.count > 1 else { return [] }
@@ -682,12 +712,16 @@ public struct SimulationResult: Sendable {
             "live A/B test to confirm (can receive alerts, day \(days); two-sided α = \(String(format: "%g", alpha)), "
                 + "\(Int(LiveTestPlan.defaultPower * 100))% power, two arms of equal size):",
         ]
-        for (name, plan) in liveTestPlans {
+        for (index, (name, plan)) in liveTestPlans.enumerated() {
             let change = String(
                 format: "%+.1f pp (%.1f%% → %.1f%%)", (plan.treatment - plan.control) * 100, plan.control * 100,
                 plan.treatment * 100)
-            let size = plan.installsPerArm.map { "about \(Self.grouped($0)) installs per arm" } ?? "no difference to detect"
-            lines.append("  \(name) vs \(policies[0].name): \(change): \(size)")
+            let sizing = liveTestSizing(index + 1)
+            if sizing == .promptedNobody {
+                lines.append("  \(name) vs \(policies[0].name): \(name) \(sizing.text)")
+                continue
+            }
+            lines.append("  \(name) vs \(policies[0].name): \(change): \(sizing.text)")
             if let judged = sensitivity?.comparisons.first(where: { $0.policy == name }) {
                 lines.append("    " + Self.planOverAssumptions(judged.differenceRange, control: plan.control, alpha: alpha))
             }
@@ -740,7 +774,7 @@ public struct SimulationResult: Sendable {
         var text =
             String(
                 format: "%+.1f pp [%+.1f, %+.1f] ", difference.value * 100, difference.interval.low * 100,
-                difference.interval.high * 100) + difference.verdict.rawValue
+                difference.interval.high * 100) + difference.words
         if let correction = difference.correction {
             text += correction.adjustedP < 0.001 ? " (Holm p < 0.001)" : String(format: " (Holm p %.3f)", correction.adjustedP)
         }

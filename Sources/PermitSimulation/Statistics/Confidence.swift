@@ -52,6 +52,20 @@ public struct Difference: Sendable, Hashable {
         if let correction { return correction.adjustedP < Confidence.alpha ? .clearDifference : .tooCloseToCall }
         return interval.low > 0 || interval.high < 0 ? .clearDifference : .tooCloseToCall
     }
+
+    /// The words a report prints for the verdict. A corrected verdict is "clear difference" or
+    /// "too close to call"; an uncorrected one says what its interval does and that it is
+    /// uncorrected, so a row beside many others never reads like a corrected finding: about one in
+    /// twenty uncorrected intervals excludes 0 when nothing differs.
+    public var words: String {
+        guard correction == nil else { return verdict.rawValue }
+        return verdict == .clearDifference ? Self.uncorrectedApart : Self.uncorrectedTogether
+    }
+
+    /// An uncorrected difference whose 95% interval excludes 0.
+    public static let uncorrectedApart = "uncorrected: excludes 0"
+    /// An uncorrected difference whose 95% interval includes 0.
+    public static let uncorrectedTogether = "uncorrected: includes 0"
 }
 
 /// Intervals for shares and their differences, written from the formulas (Wilson 1927;

@@ -18,6 +18,10 @@ public enum Sensitivity {
     public static let namedCorrelation = 0.5
     /// How many figures a comparison lists as the most sensitive.
     public static let namedFigures = 3
+    /// The fewest draws a verdict is called robust on: with fewer, holding in 95% of them
+    /// cannot be told from holding in 80% (all of 5 draws hold with a chance of 1 in 3 when
+    /// only 80% of plausible models would), so one draw, or a handful, never makes "robust".
+    public static let minimumDrawsForRobust = 20
 
     /// Runs `draws` drawn models after the model's own run `base` (same policies, options).
     /// `progress` gets (users done, users in all) over the draws.
@@ -34,7 +38,7 @@ public enum Sensitivity {
             }
             drawn.append(SensitivityResult.Draw(values: values, result: result))
         }
-        return SensitivityResult(figures: model.uncertainFigures, base: base, draws: drawn)
+        return SensitivityResult(figures: model.uncertainFigures, base: base, draws: drawn, leftOut: model.leftOutSections)
     }
 }
 
@@ -57,6 +61,9 @@ public struct SensitivityResult: Sendable {
     public let draws: [Draw]
     /// Each policy after the first against the first, on "can receive alerts" on the last day.
     public let comparisons: [Comparison]
+    /// The behaviour sections the model leaves out (`UserModel.leftOutSections`): no draw
+    /// varies them, so the report says every verdict assumes their fixed default.
+    public let leftOut: [String]
 
     /// One drawn model and what the policies did on it.
     public struct Draw: Sendable {
@@ -77,18 +84,38 @@ public struct SensitivityResult: Sendable {
 
     /// The verdict that takes the assumptions into account.
     public enum Headline: Sendable, Hashable, CustomStringConvertible {
-        /// Clear on the model, and the same sign and clear in at least `robustShare` of the draws.
+        /// Clear on the model, and the same sign and clear in at least `robustShare` of at least
+        /// `minimumDrawsForRobust` draws.
         case robust
+        /// Clear on the model and in at least `robustShare` of the draws, but too few draws to
+        /// tell 95% from 80% (their number).
+        case tooFewDraws(Int)
         /// Clear on the model, but not in enough draws; the figures the difference follows most.
         case dependsOnAssumptions([String])
-        /// Not clear on the model itself.
+        /// Some draws clear one way and some the other (the model's own verdict counting as one
+        /// more): which policy is ahead hangs on the assumptions. The policy ahead in the first
+        /// group of draws and their count, the other and theirs, and the figures named.
+        case flips(ahead: String, draws: Int, other: String, otherDraws: Int, [String])
+        /// Not clear on the model, but clear one way in some draws: too close here, a clear
+        /// difference under other plausible figures (the policy ahead there, the draws, the names).
+        case closeHereClearInDraws(ahead: String, draws: Int, [String])
+        /// Not clear on the model, nor in any draw.
         case tooCloseToCall
 
         /// The label reports print.
         public var description: String {
             switch self {
             case .robust: "clear on this model and robust to the assumptions"
+            case .tooFewDraws(let n):
+                "clear on this model and in the \(n) drawn model\(n == 1 ? "" : "s"), too few drawn models to call it robust "
+                    + "(robust needs \(Sensitivity.minimumDrawsForRobust) or more: --sensitivity \(Sensitivity.minimumDrawsForRobust))"
             case .dependsOnAssumptions(let names): "clear on this model, depends on assumptions (\(names.joined(separator: ", ")))"
+            case .flips(let ahead, let draws, let other, let otherDraws, let names):
+                "flips across draws: clear for \(ahead) in \(draws) and for \(other) in \(otherDraws) drawn models; "
+                    + "depends on assumptions (\(names.joined(separator: ", ")))"
+            case .closeHereClearInDraws(let ahead, let draws, let names):
+                "too close to call on this model, but clear for \(ahead) in \(draws) drawn model\(draws == 1 ? "" : "s"); "
+                    + "depends on assumptions (\(names.joined(separator: ", ")))"
             case .tooCloseToCall: "too close to call"
             }
         }
@@ -117,8 +144,9 @@ public struct SensitivityResult: Sendable {
         public var flips: Int { drawn.count - holds }
     }
 
-    init(figures: [UncertainFigure], base: SimulationResult, draws: [Draw]) {
+    init(figures: [UncertainFigure], base: SimulationResult, draws: [Draw], leftOut: [String] = []) {
         self.figures = figures
+        self.leftOut = leftOut
         self.draws = draws
         let day = base.days
         self.day = day
@@ -132,29 +160,54 @@ public struct SensitivityResult: Sendable {
             let drawn = draws.map { headline($0.result, index) }
             let holds = drawn.filter { Self.sameVerdict($0, baseDifference) }.count
             let values = drawn.map(\.value)
-            let top = Self.mostSensitive(figures: figures, drawn: draws.map(\.values), outcome: values)
-            let headline: Headline
-            if baseDifference.verdict != .clearDifference {
-                headline = .tooCloseToCall
-            } else if Double(holds) >= Sensitivity.robustShare * Double(drawn.count) {
-                headline = .robust
-            } else {
-                headline = .dependsOnAssumptions(Self.named(top))
+            let met = ([base] + draws.map(\.result)).reduce(into: Set<String>()) { met, run in
+                met.formUnion(run.policies[0].figuresMet)
+                met.formUnion(run.policies[index].figuresMet)
             }
+            let top = Self.mostSensitive(
+                figures: figures.filter { met.contains($0.name) }, drawn: draws.map(\.values), all: figures, outcome: values)
+            let names = [base.policies[index].name, base.policies[0].name]
             return Comparison(
-                policy: base.policies[index].name, versus: base.policies[0].name, base: baseDifference, drawn: drawn,
+                policy: names[0], versus: names[1], base: baseDifference, drawn: drawn,
                 holds: holds, differenceRange: (values.min() ?? baseDifference.value)...(values.max() ?? baseDifference.value),
-                mostSensitive: top, headline: headline)
+                mostSensitive: top, headline: Self.headline(base: baseDifference, drawn: drawn, holds: holds, names: names, top: top))
         }
+    }
+
+    /// The verdict over the draws: a clear result each way (the model's own counting) flips;
+    /// else clear on the model is robust only on enough draws that hold it; too close on the
+    /// model but clear in some draws says so.
+    static func headline(base: Difference, drawn: [Difference], holds: Int, names: [String], top: [Influence]) -> Headline {
+        let clear = drawn.filter { $0.verdict == .clearDifference }
+        let ahead = clear.filter { $0.value > 0 }.count, behind = clear.count - ahead
+        let baseClear = base.verdict == .clearDifference
+        let aheadAll = ahead + (baseClear && base.value > 0 ? 1 : 0), behindAll = behind + (baseClear && base.value < 0 ? 1 : 0)
+        if aheadAll > 0, behindAll > 0 {
+            let (first, second) = base.value >= 0 ? ((names[0], ahead), (names[1], behind)) : ((names[1], behind), (names[0], ahead))
+            return .flips(ahead: first.0, draws: first.1, other: second.0, otherDraws: second.1, named(top))
+        }
+        if !baseClear {
+            guard !clear.isEmpty else { return .tooCloseToCall }
+            return .closeHereClearInDraws(ahead: ahead > 0 ? names[0] : names[1], draws: clear.count, named(top))
+        }
+        guard Double(holds) >= Sensitivity.robustShare * Double(drawn.count) else { return .dependsOnAssumptions(named(top)) }
+        return drawn.count >= Sensitivity.minimumDrawsForRobust ? .robust : .tooFewDraws(drawn.count)
     }
 
     /// The figures `outcome` follows most over the draws, strongest first (at most
     /// `Sensitivity.namedFigures`): Spearman's rank correlation between each figure's drawn
     /// value (`drawn[draw][figure]`) and the outcome; a figure that does not vary is left out.
-    static func mostSensitive(figures: [UncertainFigure], drawn: [[Double]], outcome: [Double]) -> [Influence] {
+    /// `all` is the figures `drawn`'s columns follow when `figures` is only some of them (the
+    /// ones some user met).
+    static func mostSensitive(
+        figures: [UncertainFigure], drawn: [[Double]], all: [UncertainFigure]? = nil, outcome: [Double]
+    )
+        -> [Influence]
+    {
         var influences: [Influence] = []
-        for (column, figure) in figures.enumerated() {
-            guard let rho = spearman(drawn.map { $0[column] }, outcome) else { continue }
+        let columns = all ?? figures
+        for figure in figures {
+            guard let column = columns.firstIndex(of: figure), let rho = spearman(drawn.map { $0[column] }, outcome) else { continue }
             influences.append(Influence(figure: figure.name, correlation: rho))
         }
         // Strongest first; a tie keeps the figures' order, so the report is the same each run.
@@ -169,7 +222,7 @@ public struct SensitivityResult: Sendable {
     /// next ones when their correlation is at least `Sensitivity.namedCorrelation` in size.
     static func named(_ top: [Influence]) -> [String] {
         let named = top.enumerated().filter { $0.offset == 0 || abs($0.element.correlation) >= Sensitivity.namedCorrelation }
-        return named.isEmpty ? ["the ranged figures together"] : named.map(\.element.figure)
+        return named.isEmpty ? ["no single figure a simulated user met stands out"] : named.map(\.element.figure)
     }
 
     /// Both clear with the same sign, or both too close to call.

@@ -50,6 +50,45 @@ extension SimulationWarning {
         return warnings
     }
 
+    /// A behaviour section the model leaves out, where the run met what it governs: quiet users
+    /// (no `provisional`: every one keeps quiet delivery), prompts (no `annoyance`: none costs a
+    /// later "yes" or an uninstall) or deletions (no `reinstall`: nobody comes back). The default
+    /// is a fixed assumption `--sensitivity` never varies, so a verdict silently rests on it.
+    static func leftOutWarnings(results: [PolicyResult], model: UserModel) -> [SimulationWarning] {
+        let source = "model \"\(model.name)\""
+        let quiet = results.contains { result in (1...max(1, result.days)).contains { result.share(.quiet, day: $0) > 0 } }
+        let prompted = results.contains(where: \.promptedAnyone)
+        let deleted = results.contains { $0.uninstalls > 0 }
+        var warnings: [SimulationWarning] = []
+        for section in model.leftOutSections {
+            let (met, what, example): (Bool, String, String)
+            switch section {
+            case "provisional":
+                (met, what, example) = (
+                    quiet, "what quiet (provisional) users later do: every one keeps quiet delivery to the end",
+                    "provisional: { keep_quiet: 0.6, turn_off: 0.3, deliver_immediately: 0.1 }"
+                )
+            case "annoyance":
+                (met, what, example) = (
+                    prompted, "annoyance: a prompt lowers no later \"yes\" and makes nobody delete the app",
+                    "annoyance: { deny_increase_per_prompt: 0.03, uninstall_per_prompt: 0.005 }"
+                )
+            default:
+                (met, what, example) = (
+                    deleted, "reinstalls: nobody who deletes the app comes back", "reinstall: { chance: 0.3, after_days: 7 }"
+                )
+            }
+            guard met else { continue }
+            warnings.append(
+                SimulationWarning(
+                    policy: source,
+                    message: "the model says nothing about \(what) (no `\(section)` section); the verdicts assume it, and "
+                        + "--sensitivity never varies it. Give the section with your figures and their ranges, e.g. `\(example)` "
+                        + "(docs/reference/model.md#model-file)"))
+        }
+        return warnings
+    }
+
     private static func unique(_ names: [String]) -> [String] {
         var seen = Set<String>()
         return names.filter { seen.insert($0).inserted }

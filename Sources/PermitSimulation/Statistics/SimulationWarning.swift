@@ -41,7 +41,7 @@ public struct SimulationWarning: Sendable, Hashable, CustomStringConvertible {
                             + "\(result.days) days); check that the model produces the features and events it waits for"))
             }
         }
-        return warnings + modelWarnings(policies: policies, model: model)
+        return warnings + modelWarnings(policies: policies, model: model) + leftOutWarnings(results: results, model: model)
     }
 
     /// Events the policy names that nobody sends it, and events the model sends that the policy

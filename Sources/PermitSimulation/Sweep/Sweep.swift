@@ -74,6 +74,10 @@ public enum Sweep {
         sweep.sensitivity = await SweepSensitivity.run(
             sweep: sweep, variants: variants, model: model, options: options, draws: draws
         ) { done, total in progress?(total / max(1, draws) * before + done, total / max(1, draws) * grids) }
+        if let objective, let choice = sweep.choice {
+            let again = sweep.confirmations.filter { sweep.bestFeasible(in: $0.results, on: objective) == choice.best }.count
+            sweep.sensitivity?.confirmed = (again, sweep.confirmations.count)
+        }
         return sweep
     }
 }

@@ -52,7 +52,7 @@ extension SweepResult {
                 String(
                     format: "  vs runner-up %@: %+.1f pp [%+.1f, %+.1f] ", paramsText(runs[runnerUp].params),
                     difference.value * 100, difference.interval.low * 100, difference.interval.high * 100)
-                    + difference.verdict.rawValue)
+                    + difference.words)
         } else {
             lines.append("  the only setting that meets the constraints")
         }
@@ -81,7 +81,7 @@ extension SweepResult {
                 String(
                     format: "  the best setting that surely meets them: %@ (%@ %+.1f pp [%+.1f, %+.1f] against the best's, %@)",
                     paramsText(runs[safer].params), objective?.description ?? "", -difference.value * 100,
-                    -difference.interval.high * 100, -difference.interval.low * 100, difference.verdict.rawValue))
+                    -difference.interval.high * 100, -difference.interval.low * 100, difference.words))
         } else {
             lines.append("  no setting surely meets them")
         }

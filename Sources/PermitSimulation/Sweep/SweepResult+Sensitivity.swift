@@ -23,7 +23,7 @@ extension SweepResult {
         let n = sensitivity.draws.count
         var lines = [
             "  on \(n) model\(n == 1 ? "" : "s") drawn from the ranges of the model's uncertain figures (the same users and seed): "
-                + "best in \(sensitivity.staysBest) of \(n)"
+                + "best in \(sensitivity.staysBest) of \(n), by a clear margin in \(sensitivity.clearlyBest)"
         ]
         let others = sensitivity.winners.filter { $0.setting != sensitivity.chosen }
         if !others.isEmpty {
@@ -53,6 +53,10 @@ extension SweepResult {
         return .table([
             "draws": .integer(Int64(sensitivity.draws.count)),
             "stays_best": .integer(Int64(sensitivity.staysBest)),
+            "clearly_best": .integer(Int64(sensitivity.clearlyBest)),
+            "confirmed": .table([
+                "stays_best": .integer(Int64(sensitivity.confirmed.staysBest)), "runs": .integer(Int64(sensitivity.confirmed.runs)),
+            ]),
             "winners": .table(winners),
             "objective_range": .list([round(sensitivity.shareRange.lowerBound), round(sensitivity.shareRange.upperBound)]),
             "most_sensitive": .list(

@@ -25,6 +25,14 @@ public struct SweepSensitivity: Sendable {
         /// (signed so that + means the chosen is ahead, also for a metric to minimise); `nil`
         /// when the chosen setting breaks a constraint on this draw, ranked below every margin.
         public let margin: Double?
+        /// Whether the chosen setting is best on this draw by a clear margin: its paired 95%
+        /// interval against the best other setting within the constraints lies wholly on its
+        /// side of 0 (the only setting within them counts as clear). The draws meet the same
+        /// users as the model's run, so a setting picked for its lucky users stays ahead on
+        /// them by luck alone; only a margin beyond the users' noise counts towards "robust".
+        public let clearlyBest: Bool
+        /// The figures some user of this draw met, under any setting (`PolicyResult.figuresMet`).
+        public let met: Set<String>
     }
 
     /// The uncertain figures, with the model's values and their ranges.
@@ -33,6 +41,12 @@ public struct SweepSensitivity: Sendable {
     public let chosen: Int
     /// One entry per drawn model.
     public let draws: [Draw]
+    /// The fresh runs of `--confirm` on which the chosen setting was best again, and how many
+    /// there were (0: not confirmed on fresh users).
+    public var confirmed: (staysBest: Int, runs: Int) = (0, 0)
+
+    /// Draws on which the chosen setting is best by a clear margin.
+    public var clearlyBest: Int { draws.filter(\.clearlyBest).count }
 
     /// Draws on which the chosen setting is the best within the constraints.
     public var staysBest: Int { draws.filter { $0.best == chosen }.count }
@@ -58,18 +72,41 @@ public struct SweepSensitivity: Sendable {
     public var mostSensitive: [SensitivityResult.Influence] {
         // A draw on which the chosen setting breaks a constraint ranks below every margin.
         let lowest = (draws.compactMap(\.margin).min() ?? 0) - 1
+        let met = draws.reduce(into: Set<String>()) { $0.formUnion($1.met) }
         return SensitivityResult.mostSensitive(
-            figures: figures, drawn: draws.map(\.values), outcome: draws.map { $0.margin ?? lowest })
+            figures: figures.filter { met.contains($0.name) }, drawn: draws.map(\.values), all: figures,
+            outcome: draws.map { $0.margin ?? lowest })
     }
 
-    /// Whether the choice stays best on at least `Sensitivity.robustShare` of the draws.
-    public var isRobust: Bool { Double(staysBest) >= Sensitivity.robustShare * Double(draws.count) }
+    /// Robust: best by a clear margin on at least `Sensitivity.robustShare` of at least
+    /// `Sensitivity.minimumDrawsForRobust` draws, and best again on every fresh run of
+    /// `--confirm` (there were some). Staying best on draws that reuse the model's users is not
+    /// enough: among settings of equal worth, the one picked for its lucky users stays ahead on
+    /// them whatever the model.
+    public var isRobust: Bool {
+        draws.count >= Sensitivity.minimumDrawsForRobust && Double(clearlyBest) >= Sensitivity.robustShare * Double(draws.count)
+            && confirmed.runs > 0 && confirmed.staysBest == confirmed.runs
+    }
 
     /// The verdict, in the words of the policy comparison's sensitivity.
     public var verdict: String {
-        isRobust
-            ? "the best on this model and on \(staysBest) of \(draws.count) drawn models: robust to the assumptions"
-            : "the best on this model, but depends on assumptions (\(SensitivityResult.named(mostSensitive).joined(separator: ", ")))"
+        if isRobust {
+            return "the best on this model and by a clear margin on \(clearlyBest) of \(draws.count) drawn models, "
+                + "confirmed on fresh users: robust to the assumptions"
+        }
+        let margin = "best by a clear margin on \(clearlyBest) of \(draws.count) drawn models"
+        if Double(clearlyBest) >= Sensitivity.robustShare * Double(draws.count) {
+            if draws.count < Sensitivity.minimumDrawsForRobust {
+                return "the best on this model, \(margin): too few drawn models to call it robust "
+                    + "(robust needs \(Sensitivity.minimumDrawsForRobust) or more: --sensitivity \(Sensitivity.minimumDrawsForRobust))"
+            }
+            return confirmed.runs == 0
+                ? "the best on this model, \(margin), but not confirmed on fresh users (--confirm 0): not called robust"
+                : "the best on this model, \(margin), but best again on only \(confirmed.staysBest) of \(confirmed.runs) "
+                    + "fresh runs: not called robust"
+        }
+        return "the best on this model, \(margin): depends on assumptions or on the users' noise "
+            + "(\(SensitivityResult.named(mostSensitive).joined(separator: ", ")))"
     }
 
     /// Runs `variants` (the sweep's grid, in `sweep.runs`' order) on `draws` drawn models with
@@ -83,7 +120,8 @@ public struct SweepSensitivity: Sendable {
         var drawn: [Draw] = []
         for index in 0..<draws {
             let (drawnModel, values) = model.drawn(at: index, seed: options.seed)
-            let result = await Simulation.run(policies: variants, model: drawnModel, options: options) { done, total in
+            let result = await Simulation.run(policies: variants, model: drawnModel, options: options, pairedDays: [objective.day]) {
+                done, total in
                 progress?(total * index + done, total * draws)
             }
             drawn.append(Self.draw(values: values, results: result.policies, chosen: chosen, sweep: sweep, objective: objective))
@@ -99,6 +137,18 @@ public struct SweepSensitivity: Sendable {
         let others = within.filter { $0 != chosen }.map { sign * share($0) }
         let margin: Double? =
             within.contains(chosen) ? sign * share(chosen) - (others.max() ?? sign * share(chosen)) : nil
-        return Draw(values: values, best: sweep.bestFeasible(in: results, on: objective), share: share(chosen), margin: margin)
+        let best = sweep.bestFeasible(in: results, on: objective)
+        var clearly = false
+        if best == chosen {
+            let rivals = within.filter { $0 != chosen }
+            if let rival = rivals.max(by: { sign * share($0) < sign * share($1) }) {
+                let interval = results[chosen].pairedDifference(objective.reach, day: objective.day, from: results[rival]).interval
+                clearly = objective.higherIsBetter ? interval.low > 0 : interval.high < 0
+            } else {
+                clearly = true
+            }
+        }
+        let met = results.reduce(into: Set<String>()) { $0.formUnion($1.figuresMet) }
+        return Draw(values: values, best: best, share: share(chosen), margin: margin, clearlyBest: clearly, met: met)
     }
 }
