@@ -14,7 +14,7 @@ enum PlaygroundScript {
           for (const [k, v] of Object.entries(attrs || {})) {
             if (k === "class") node.className = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
           }
-          for (const child of children.flat()) if (child != null) node.append(child.nodeType ? child : String(child));
+          for (const child of children.flat(Infinity)) if (child != null) node.append(child.nodeType ? child : String(child));
           return node;
         }
         function notice(text) { const n = $("notice"); n.textContent = text; n.hidden = !text; }

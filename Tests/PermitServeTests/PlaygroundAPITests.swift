@@ -1,5 +1,6 @@
 import Foundation
 import PermitServe
+import PermitTestSupport
 import Testing
 
 /// What each panel asks the server for, on a copy of the polite pack: unsaved edits are

@@ -40,13 +40,16 @@ struct PlaygroundInBrowserTests {
 
     @Test func aProductManagerEditsSeesARedScenarioAndItsDialog() async throws {
         let served = try await RunningPlayground()
-        let browser = try await WebDriver()
-        defer {
-            Task {
-                await browser.quit()
-                await served.stop()
-            }
+        do {
+            try await WebDriver.with { browser in try await Self.editSeeItFailAndSeeTheDialog(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
         }
+        await served.stop()
+    }
+
+    static func editSeeItFailAndSeeTheDialog(_ served: RunningPlayground, _ browser: WebDriver) async throws {
         try await browser.open(served.url)
         try await browser.wait("every scenario passing") {
             let verdicts = try await Self.verdicts(browser)
@@ -100,13 +103,16 @@ struct PlaygroundInBrowserTests {
 
     @Test func aSaveShowsTheDiffAndIsRefusedOverAChangeOnDisk() async throws {
         let served = try await RunningPlayground()
-        let browser = try await WebDriver()
-        defer {
-            Task {
-                await browser.quit()
-                await served.stop()
-            }
+        do {
+            try await WebDriver.with { browser in try await Self.saveThenMeetAChangeOnDisk(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
         }
+        await served.stop()
+    }
+
+    static func saveThenMeetAChangeOnDisk(_ served: RunningPlayground, _ browser: WebDriver) async throws {
         try await browser.open(served.url)
         try await browser.wait("the scenarios") { try await Self.verdicts(browser).count == 22 }
         try await Self.typeOver("max_soft_prompts = 3", with: "max_soft_prompts = 2", in: browser)

@@ -1,5 +1,6 @@
 import Foundation
 import PermitServe
+import PermitTestSupport
 import Testing
 
 /// The playground's safety rules over real HTTP on loopback: each request is sent byte for

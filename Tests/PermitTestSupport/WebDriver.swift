@@ -1,12 +1,8 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A small client of the W3C WebDriver protocol, driving Debian's `chromedriver` (package
 /// chromium-driver) and through it a headless Chromium: the tests open a page, type, click and
-/// read it as a person would. Plain HTTP and JSON (URLSession), no Selenium.
+/// read it as a person would. Plain HTTP and JSON over a loopback socket (`RawHTTP`), no Selenium.
 public final class WebDriver: @unchecked Sendable {
     /// The chromedriver process this client started.
     private let driver: Process
@@ -15,6 +11,7 @@ public final class WebDriver: @unchecked Sendable {
     /// The browser session.
     private let session: String
     private let profile: URL
+    private let log: URL
 
     /// The key WebDriver names an element reference by.
     static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
@@ -40,27 +37,29 @@ public final class WebDriver: @unchecked Sendable {
         guard let browser = Browser.executable else {
             throw BrowserError("no browser: `make test` installs chromium (scripts/setup.sh browser), or set PERMIT_BROWSER")
         }
+        // chromedriver's log goes to a file, not a pipe: a pipe nobody reads fills and stops it.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("permit-chromedriver-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = ["--port=0"]
-        let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
         driver = process
+        self.log = log
         // chromedriver says "ChromeDriver was started successfully on port N."
-        var printed = ""
         var port: Int?
-        let deadline = Date().addingTimeInterval(30)
-        while port == nil, Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-            port = printed.firstMatch(of: /on port (\d+)/).flatMap { Int($0.output.1) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while port == nil, clock.now < deadline, process.isRunning {
+            let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            port = printed.firstMatch(of: /successfully on port (\d+)/).flatMap { Int($0.output.1) }
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         guard let port else {
-            process.terminate()
-            throw BrowserError("chromedriver did not say its port: \(printed)")
+            Self.stop(process)
+            throw BrowserError("chromedriver did not say its port: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         }
         base = URL(string: "http://127.0.0.1:\(port)")!
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("permit-webdriver-\(UUID().uuidString)")
@@ -79,16 +78,20 @@ public final class WebDriver: @unchecked Sendable {
             ]
         ]
         var started: String?
-        for _ in 0..<50 where started == nil {
-            if let answer = try? await Self.call(base, "POST", "/session", capabilities) {
+        var failure = ""
+        for _ in 0..<20 where started == nil {
+            do {
+                let answer = try await Self.call(base, "POST", "/session", capabilities)
                 started = (answer as? [String: Any])?["sessionId"] as? String
-            } else {
-                try await Task.sleep(for: .milliseconds(200))
+                if started == nil { failure = "no session id in \(String(describing: answer))" }
+            } catch {
+                failure = "\(error)"
+                try await Task.sleep(for: .milliseconds(250))
             }
         }
         guard let started else {
-            process.terminate()
-            throw BrowserError("chromedriver started no browser session")
+            Self.stop(process)
+            throw BrowserError("chromedriver started no browser session: \(failure)")
         }
         session = started
     }
@@ -96,25 +99,45 @@ public final class WebDriver: @unchecked Sendable {
     /// Ends the session and chromedriver.
     public func quit() async {
         _ = try? await call("DELETE", "")
-        driver.terminate()
-        driver.waitUntilExit()
+        Self.stop(driver)
         try? FileManager.default.removeItem(at: profile)
+        try? FileManager.default.removeItem(at: log)
+    }
+
+    /// Stops chromedriver: SIGTERM, then SIGKILL if it is still there after a second.
+    static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(1)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Runs `body` with a fresh browser, and always ends the browser and chromedriver after it.
+    public static func with<T>(_ body: (WebDriver) async throws -> T) async throws -> T {
+        let browser = try await WebDriver()
+        do {
+            let result = try await body(browser)
+            await browser.quit()
+            return result
+        } catch {
+            await browser.quit()
+            throw error
+        }
     }
 
     /// One WebDriver call: its `value`, or an error with WebDriver's message.
     static func call(_ base: URL, _ method: String, _ path: String, _ body: Any? = nil) async throws -> Any? {
-        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 60
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let json = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any]
+        let port = base.port ?? 80
+        let answer = try await RawHTTP.request(
+            port: port, method: method, path: path, host: "127.0.0.1:\(port)",
+            headers: body == nil ? [] : [("Content-Type", "application/json")],
+            body: try body.map { try JSONSerialization.data(withJSONObject: $0) })
+        let json = try JSONSerialization.jsonObject(with: answer.body, options: [.fragmentsAllowed]) as? [String: Any]
         let value = json?["value"]
-        if let status = (response as? HTTPURLResponse)?.statusCode, status >= 400 {
-            let message = (value as? [String: Any])?["message"] as? String ?? String(decoding: data, as: UTF8.self)
+        if answer.status >= 400 {
+            let message = (value as? [String: Any])?["message"] as? String ?? answer.text
             throw BrowserError("WebDriver \(method) \(path): \(message)")
         }
         return value

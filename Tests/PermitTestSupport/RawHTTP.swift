@@ -8,27 +8,39 @@ import Darwin
 
 /// HTTP/1.1 over a plain socket to 127.0.0.1, so a test controls every byte a browser or an
 /// attacker's page could send: the `Host` header (which URLSession sets itself), a wrong or
-/// missing token, a body larger than it announces or announced larger than the cap.
-enum RawHTTP {
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func json() throws -> [String: Any] {
+/// missing token, a body sent in chunks past a cap. The WebDriver client talks to chromedriver
+/// through it too: chromedriver writes its headers without a space after the colon
+/// (`Content-Length:250`), which FoundationNetworking on Linux rejects ("Failed writing header").
+public enum RawHTTP {
+    /// An answer: status, headers (names lowercased), body.
+    public struct Answer: Sendable {
+        /// The status code.
+        public var status: Int
+        /// The headers, by lowercased name.
+        public var headers: [String: String]
+        /// The body, de-chunked.
+        public var body: Data
+        /// The body as UTF-8 text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The body as a JSON object (empty when it is not one).
+        public func json() throws -> [String: Any] {
             (try JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    /// A connection or an answer that went wrong.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
+        /// A failure saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// Sends one request and reads the answer until the server closes the connection, on a
     /// thread of its own: a blocking read on Swift's cooperative threads (two on two cores)
     /// would starve the server running in the same process. `host` nil sends no Host header;
     /// `headers` are added as given.
-    static func request(
+    public static func request(
         port: Int, method: String = "GET", path: String, host: String?, headers: [(String, String)] = [], body: Data? = nil,
         chunked: Bool = false
     ) async throws -> Answer {
@@ -102,10 +114,19 @@ enum RawHTTP {
         }
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 65_536)
+        // Until the server closes, or the body its Content-Length announces is in (chromedriver
+        // keeps the connection open whatever `Connection: close` asks).
         while true {
             let count = recv(descriptor, &chunk, chunk.count, 0)
             if count <= 0 { break }
             received.append(contentsOf: chunk[0..<count])
+            if let split = received.range(of: Data("\r\n\r\n".utf8)),
+                let length = String(decoding: received[..<split.lowerBound], as: UTF8.self).lowercased()
+                    .firstMatch(of: /content-length:\s*(\d+)/).flatMap({ Int($0.output.1) }),
+                received.count - split.upperBound >= length
+            {
+                break
+            }
         }
         return try parse(received)
     }
@@ -118,7 +139,7 @@ enum RawHTTP {
         let status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
+            guard let colon = line.firstIndex(of: ":") else { continue }  // "Name: value" or "Name:value"
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body = Data(data[split.upperBound...])
