@@ -20,12 +20,13 @@ test: setup
 	$(SWIFT) run --skip-build permit test policies
 
 # The names C and the warm path use, written again from ContextSchema, their one source
-# (Sources/CLuaShim/lazy_names.generated.h, Sources/PermitLua/FastPathKey.generated.swift, and the
-# in-place decision reader's Sources/CLuaShim/include/permit_decision.generated.h and
-# Sources/CLuaShim/decision_fields.generated.h): the generator is GeneratedNamesTests, which
-# fails in `make test` while a checked-in file differs.
+# (Sources/CLuaShim/lazy_names.generated.h, Sources/PermitLua/Context/FastPathKey.generated.swift,
+# and the in-place decision reader's Sources/CLuaShim/include/permit_decision.generated.h and
+# Sources/CLuaShim/decision_fields.generated.h): the generator is a tool, `permit-generate`
+# (Tools/permit-generate, over Tools/GeneratedNames), and the repository's tests
+# (Tests/RepositoryTests/GeneratedFilesTests.swift) fail in `make test` while a checked-in file differs.
 generate: setup
-	PERMIT_GENERATE=1 $(SWIFT) test --filter GeneratedNamesTests
+	$(SWIFT) run permit-generate
 
 # The benchmark package (Benchmarks/, its own package depending on this one by path): built
 # without warnings and its tests run (the command line of `permit-benchmark`, the minimal host
@@ -71,7 +72,7 @@ sanitize: setup
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
 # name) fails it, and so does a public declaration without a doc comment. With the system's Lua:
 # the documentation build would otherwise turn every trait on.
-DOC_TARGETS = PermitCore PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
+DOC_TARGETS = PermitCore PermitSimulator PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
 	@$(SWIFT) package --traits SystemLua generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \

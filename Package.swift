@@ -8,7 +8,10 @@ import PackageDescription
 /// ledger, engine) knows nothing of Lua or of files people write; PermitLua is the sandbox over
 /// the C shim; PermitInput reads YAML, durations, dates and events with file, line and field
 /// in every error (it also reads libyaml's parser events through CLibYAML, the system libyaml,
-/// to check keys before Yams composes). The scenario player, bundle delivery and simulation
+/// to check keys before Yams composes). PermitSimulator is the simulated iPhone and the app on
+/// it (the device, a clock that moves when told, the app's process, screen and reinstalls),
+/// which the scenario player and the simulation both drive; apps may link it in their own tests,
+/// so it depends on PermitCore alone and no Lua. The scenario player, bundle delivery and simulation
 /// sit side by side and never import one another: the player installs `policy_update` bundles
 /// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. PermitFetch, the
 /// app's bundle download (URLSession; FoundationNetworking and libcurl on Linux), sits on
@@ -18,8 +21,18 @@ import PackageDescription
 /// edits, tests and compares one pack through the public APIs of the layers below. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
-/// Tests/PermitCoreTests/LayeringTests.swift checks this list against the targets below and
+/// Tests/RepositoryTests/LayeringTests.swift checks this list against the targets below and
 /// against every `import` line under Sources/.
+///
+/// What an app links (PermitCore, PermitLua, PermitDelivery, PermitFetch) holds only what an app
+/// runs; the tools' pieces live with the tools: text made safe for a terminal in PermitInput
+/// (which every tool layer has), coverage export and the static ctx check in PermitCLI, and the
+/// recording of policy calls the benchmarks replay in PermitSimulation, beside the simulated
+/// users it records.
+/// The repository's own checks (layering, function length, documentation, privacy manifests, the
+/// generated files, PermitCore's folder order) are a test target of their own, RepositoryTests,
+/// which reads files and builds no CLI; the generated files are written by a tool,
+/// `permit-generate` (`make generate`), over GeneratedNames, which the check compares with.
 ///
 /// The benchmarks (a C host driving Lua directly, the minimal host, `permit-benchmark`) are a
 /// package of their own, Benchmarks/, which depends on this one's library products by path:
@@ -45,17 +58,20 @@ import PackageDescription
 ///   CPermitLuaFromSource → CPermitLua
 ///   CLuaShim → CPermitSystemLua, CPermitLua, CPermitLuaFromSource
 ///   PermitCore →
+///   PermitSimulator → PermitCore
 ///   PermitLua → CLuaShim, PermitCore
 ///   PermitInput → CLibYAML, PermitCore, Yams
-///   PermitScenario → PermitCore, PermitInput
+///   PermitScenario → PermitCore, PermitInput, PermitSimulator
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
 ///   PermitFetch → PermitCore, PermitDelivery
-///   PermitSimulation → PermitCore, PermitInput, PermitLua
+///   PermitSimulation → PermitCore, PermitInput, PermitLua, PermitSimulator
 ///   PermitServe → Hummingbird, Logging, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
-///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitServe, PermitSimulation
+///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitServe, PermitSimulation, PermitSimulator
 ///   permit → PermitCLI
-///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch
+///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch, PermitSimulator
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
+///   GeneratedNames → PermitLua
+///   permit-generate → GeneratedNames
 #if os(Linux)
 let defaultLua: Set<String> = ["SystemLua"]
 #else
@@ -76,6 +92,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
         .library(name: "PermitCore", targets: ["PermitCore"]),
+        .library(name: "PermitSimulator", targets: ["PermitSimulator"]),
         .library(name: "PermitLua", targets: ["PermitLua"]),
         .library(name: "PermitInput", targets: ["PermitInput"]),
         .library(name: "PermitScenario", targets: ["PermitScenario"]),
@@ -139,18 +156,24 @@ let package = Package(
                 .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
                 .byName(name: "CPermitLuaFromSource", condition: .when(platforms: [.linux], traits: ["LuaFromSource"])),
                 .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
-            ]
+            ],
+            // The C files live in rooms (Budget, Sandbox, Context, Host, Trace); the headers they
+            // share stay at the target's top, found from every room by this path.
+            cSettings: [.headerSearchPath(".")]
         ),
         // The libraries an app links each ship a privacy manifest (PrivacyInfo.xcprivacy) declaring
         // the required-reason APIs their sources use (docs/platform.md; PrivacyManifestTests).
         .target(name: "PermitCore", resources: [.process("PrivacyInfo.xcprivacy")]),
+        // The simulated iPhone and the app on it, for the scenario player, the simulation and apps'
+        // own tests: no Lua, no files people write. It ships in no app, so it needs no privacy manifest.
+        .target(name: "PermitSimulator", dependencies: ["PermitCore"]),
         .target(name: "PermitLua", dependencies: ["CLuaShim", "PermitCore"], resources: [.process("PrivacyInfo.xcprivacy")]),
         // Reading files people write: YAML with file, line, column and field in every error; durations.
         .target(
             name: "PermitInput",
             dependencies: ["CLibYAML", "PermitCore", .product(name: "Yams", package: "Yams")]
         ),
-        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitInput"]),
+        .target(name: "PermitScenario", dependencies: ["PermitCore", "PermitInput", "PermitSimulator"]),
         // Signed policy bundles, hot swap between events, last-good fallback, circuit breaker.
         .target(
             name: "PermitDelivery",
@@ -163,7 +186,7 @@ let package = Package(
         // `permit simulate`: a user population through the real engine and the simulated device.
         .target(
             name: "PermitSimulation",
-            dependencies: ["PermitCore", "PermitLua", "PermitInput"]
+            dependencies: ["PermitCore", "PermitLua", "PermitInput", "PermitSimulator"]
         ),
         // `permit serve`: the playground's server, page and pack workspace. The page (HTML, CSS,
         // JavaScript) is Swift string literals, so the static `permit` carries it with no resource bundle.
@@ -178,7 +201,8 @@ let package = Package(
         .target(
             name: "PermitCLI",
             dependencies: [
-                "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitDelivery", "PermitSimulation", "PermitServe",
+                "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitDelivery", "PermitSimulation", "PermitSimulator",
+                "PermitServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -191,21 +215,34 @@ let package = Package(
             path: "Tools/permit-redteam",
             exclude: ["attacks"]
         ),
+        // `make generate`: the names C and the warm path use, written again from ContextSchema.
+        // A tool, not the product: GeneratedNames makes the files, which RepositoryTests compares
+        // with the checked-in ones.
+        .target(name: "GeneratedNames", dependencies: ["PermitLua"], path: "Tools/GeneratedNames"),
+        .executableTarget(name: "permit-generate", dependencies: ["GeneratedNames"], path: "Tools/permit-generate"),
         // A host configuring budgets, prompt cap and store location, and fetching bundles
         // (docs/bundles.md's code); built so it cannot drift.
         .executableTarget(
-            name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch"],
+            name: "permit-host-example", dependencies: ["PermitCore", "PermitLua", "PermitDelivery", "PermitFetch", "PermitSimulator"],
             path: "examples/host"),
         // An app's process for the launch guard's test, which kills it mid-load and launches it
         // again; a test fixture, not part of the product (no target depends on it).
         .executableTarget(
             name: "permit-launch-child", dependencies: ["PermitCore", "PermitDelivery", "PermitLua"],
             path: "Tests/PermitLaunchChild"),
-        // What the test targets share: a timeout for awaits, a child-process runner, source scans.
-        .target(name: "PermitTestSupport", path: "Tests/PermitTestSupport"),
+        // What the test targets share: a timeout for awaits, a child-process runner, source scans,
+        // the reference's tables, and a probe policy that checks what a wrapper passes on.
+        .target(name: "PermitTestSupport", dependencies: ["PermitCore"], path: "Tests/PermitTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
         .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
-        .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitTestSupport"]),
+        .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitSimulator", "PermitTestSupport"]),
+        // The simulated iPhone and the app on it: the device's rules, the process, reinstalls,
+        // Settings visits and the queued time change.
+        .testTarget(name: "PermitSimulatorTests", dependencies: ["PermitSimulator", "PermitCore", "PermitTestSupport"]),
+        // The repository's own checks: they read files (Package.swift against the imports, the
+        // docs against the code, function lengths, privacy manifests, PermitCore's folder order)
+        // and compare the generated files with what GeneratedNames makes; no product behaviour.
+        .testTarget(name: "RepositoryTests", dependencies: ["GeneratedNames", "PermitCore", "PermitTestSupport"]),
         // The sandbox's tests; they reach the C shim's test hooks (`import CLuaShim.TestHooks`) and
         // replay the red team's reproducers from its fixture files (Tools/permit-redteam/attacks).
         // A stock Lua of the same library for comparison: Permit's own (on Linux with the trait
@@ -213,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "PermitLuaTests",
             dependencies: [
-                "PermitLua", "PermitCore", "CLuaShim",
+                "PermitLua", "PermitCore", "PermitSimulator", "CLuaShim",
                 .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
                 .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
             ]
@@ -223,7 +260,8 @@ let package = Package(
         .testTarget(
             name: "PermitDeliveryTests",
             dependencies: [
-                "PermitDelivery", "PermitFetch", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitTestSupport",
+                "PermitDelivery", "PermitFetch", "PermitLua", "PermitCore", "PermitInput", "PermitScenario", "PermitSimulator",
+                "PermitTestSupport",
             ]
         ),
         .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
@@ -235,11 +273,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PermitScenarioTests",
-            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport"]
+            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitSimulator", "PermitTestSupport"]
         ),
         .testTarget(
             name: "PermitSimulationTests",
-            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitTestSupport"]
+            dependencies: ["PermitSimulation", "PermitInput", "PermitCore", "PermitLua", "PermitSimulator", "PermitTestSupport"]
         ),
         // The `permit` verbs, run in-process like the binary; the few tests that must see a real
         // process launch the `permit` that `swift build`/`swift test` built beside the test bundle
@@ -248,7 +286,7 @@ let package = Package(
             name: "PermitCLITests",
             dependencies: [
                 "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
-                "PermitCore", "PermitLua", "PermitDelivery",
+                "PermitCore", "PermitLua", "PermitDelivery", "PermitSimulator",
             ]
         ),
     ],

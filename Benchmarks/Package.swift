@@ -10,7 +10,7 @@ import PackageDescription
 ///     cd Benchmarks && swift run -c release permit-benchmark ../policies/polite/policy.lua
 ///
 ///   PermitBenchReference → CLuaReference
-///   PermitBench → PermitBenchReference, PermitCore, PermitLua
+///   PermitBench → PermitBenchReference, PermitCore, PermitLua, PermitSimulation, PermitSimulator
 ///   permit-benchmark → ArgumentParser, PermitBench, PermitCore, PermitLua, PermitScenario, PermitSimulation
 let package = Package(
     name: "PermitBenchmarks",
@@ -36,6 +36,8 @@ let package = Package(
                 "PermitBenchReference",
                 .product(name: "PermitCore", package: "Permit"),
                 .product(name: "PermitLua", package: "Permit"),
+                .product(name: "PermitSimulator", package: "Permit"),
+                .product(name: "PermitSimulation", package: "Permit"),
             ]
         ),
         .executableTarget(

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Holds the libraries an app links (PermitCore, PermitLua, PermitDelivery, PermitFetch) to the
-# floor Package.swift states (iOS 15, macOS 13), where Linux, which has no availability, cannot:
-# on Linux every API compiles, and the mistake shows only in Xcode, or on an old device.
+# Holds the libraries an app links (PermitCore, PermitLua, PermitDelivery, PermitFetch, and
+# PermitSimulator in its tests) to the floor Package.swift states (iOS 15, macOS 13), where
+# Linux, which has no availability, cannot: on Linux every API compiles, and the mistake shows
+# only in Xcode, or on an old device.
 #
-#   scripts/check-availability.sh              the four targets' sources; fails on any finding
+#   scripts/check-availability.sh              the five targets' sources; fails on any finding
 #   scripts/check-availability.sh FILE|DIR...  those files instead
 #   scripts/check-availability.sh --self-test  plants one use of each family in a scratch folder
 #                                              and fails unless every one is reported
@@ -25,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(Sources/PermitCore Sources/PermitLua Sources/PermitDelivery Sources/PermitFetch)
+TARGETS=(Sources/PermitCore Sources/PermitSimulator Sources/PermitLua Sources/PermitDelivery Sources/PermitFetch)
 
 # Family 2: name (an extended regular expression matched as a word) and the iOS that introduced
 # it, from Apple's documentation and the availability the standard library's interface states.

@@ -1,5 +1,5 @@
-/* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-   edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+/* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+   (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
    The in-place decision reader's tables (FastPath.c), DecisionReader's names: the fields a
    decision may hold (by PERMIT_D_* code), the actions (by PERMIT_A_* code), and the fields each

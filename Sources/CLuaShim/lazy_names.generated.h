@@ -1,5 +1,5 @@
-/* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-   edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+/* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+   (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
    The key names the lazy builder (LazyContext.c) sets, made once per VM (a sequence in the
    registry): a key is then one lua_rawgeti. ctx.settings' names come first, in PERMIT_S_* order. */

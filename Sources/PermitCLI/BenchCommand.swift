@@ -3,6 +3,7 @@ import Foundation
 import PermitCore
 import PermitLua
 import PermitScenario
+import PermitSimulator
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

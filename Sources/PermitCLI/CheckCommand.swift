@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 import PermitScenario
 

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// Where a command's output goes, and what it may know of the terminal and the environment.
 ///

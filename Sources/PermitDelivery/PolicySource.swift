@@ -371,36 +371,30 @@ public final class PolicySource: Policy {
 
     // MARK: Policy
 
-    /// The serving policy's name.
-    public var name: String { state.withLock { $0.current.policy.name } }
+    /// What the policy says about itself. The facts of the event in progress (whether it plans
+    /// reminders, what it keeps across a reinstall, its version: the bundle's, `nil` for the
+    /// built-in policy) are the pinned policy's, so one event never mixes two policies; its
+    /// name, experiments and declared events are the serving policy's: an update that changes
+    /// the experiments reconciles the install's arms at the next event
+    /// (docs/reference/policy.md#experiments).
+    public var declaration: PolicyDeclaration {
+        let (pinned, serving) = state.withLock { ($0.pinned ?? $0.current, $0.current) }
+        var declaration = pinned.policy.declaration
+        declaration.version = pinned.origin.version
+        if pinned.generation != serving.generation {
+            let current = serving.policy.declaration
+            declaration.name = current.name
+            declaration.experiments = current.experiments
+            declaration.declaredEvents = current.declaredEvents
+        }
+        return declaration
+    }
 
-    /// Whether the policy of the event in progress plans reminders.
-    public var plansReminders: Bool { pinnedOrCurrent.policy.plansReminders }
-
-    /// The serving policy's durable keys: a delivered version may keep more or less.
-    public var durableKeys: DurableKeys { pinnedOrCurrent.policy.durableKeys }
-    /// The serving policy's experiments: an update that changes them reconciles the install's
-    /// arms at the next event (docs/reference/policy.md#experiments).
-    public var experiments: [Experiment] { current.experiments }
-
-    /// The version of the bundle the event in progress ran on (`nil` for the built-in policy).
-    public var version: Int64? { pinnedOrCurrent.origin.version }
-
-    /// Decides on the serving policy, and pins it for the rest of the event, so an install in
-    /// between never mixes two policies in one event.
+    /// The decision alone, as `answer` gives it (pinned the same way); what the policy printed
+    /// is dropped. The engine calls `answer`; this is for a host or a test that wants only the
+    /// decision.
     public func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        let serving = state.withLock { state in
-            state.pinned = state.current
-            return state.current
-        }
-        do throws(PolicyError) {
-            let decision = try guarded(serving) { () throws(PolicyError) in try serving.policy.decide(context) }
-            record(serving, errored: false)
-            return decision
-        } catch {
-            record(serving, errored: true, fatal: error.kind == .deadline)
-            throw error
-        }
+        try answer(context).decision.get()
     }
 
     /// Decides and takes the trace on the serving policy as one call, pinned like `decide`:
@@ -444,9 +438,6 @@ public final class PolicySource: Policy {
     public func validate(params: [String: PolicyValue]) throws(PolicyError) {
         try current.validate(params: params)
     }
-
-    /// The events the serving policy declares.
-    public var declaredEvents: [String] { current.declaredEvents }
 
     /// The trace of the policy the event ran on.
     public func takeTrace() -> String { pinnedOrCurrent.policy.takeTrace() }

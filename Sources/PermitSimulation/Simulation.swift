@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulator
 
 /// A policy to simulate: its source text, the name errors use for it, and the name it gives
 /// itself. Each block of users runs it in a fresh VM, so the source is kept, not a loaded policy.
@@ -209,7 +210,7 @@ public enum Simulation {
         tally.outcomes.reserveCapacity((last - first) * keptDays.count)
         for index in first..<last {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: vm, restarting: vm, days: options.days,
+                index: index, seed: options.seed, model: model, policy: vm, processes: RestartedVM(vm: vm), days: options.days,
                 params: policy.params, appEvents: events)
             if records != nil { user.records = [] }
             await user.run()
@@ -219,4 +220,27 @@ public enum Simulation {
         }
         return tally
     }
+}
+
+/// The policy of each simulated process: the block's VM started over (`LuaPolicy.restart`,
+/// seeded from the user's process stream), serving `policy` (the VM itself, or a wrapper over it
+/// that records its calls). A VM per process would cost a cold start (134 µs) each.
+struct RestartedVM: PolicyPerProcess {
+    let vm: LuaPolicy
+    let policy: any Policy
+
+    init(vm: LuaPolicy, serving policy: (any Policy)? = nil) {
+        self.vm = vm
+        self.policy = policy ?? vm
+    }
+
+    func policy(processSeed: UInt64) throws(PolicyError) -> any Policy {
+        try vm.restart(randomSeed: processSeed)
+        return policy
+    }
+
+    /// A VM whose main chunk failed to run again has no policy until the next restart: every
+    /// call fails with that error (`LuaPolicy.restart`), and the process runs on, as an app
+    /// whose policy failed to load does.
+    var failedStartPolicy: (any Policy)? { policy }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import PermitCore
-import PermitLua
+import PermitSimulator
 
-/// One simulated user living `days` days with the app under one policy: the real engine, the
-/// simulated device, and the model's choices drawn from the user's own random streams.
+/// One simulated user living `days` days with the app under one policy: the simulated app
+/// (`SimulatedApp`: the real engine in each process, the simulated device), and the model's
+/// choices drawn from the user's own random streams, turned into the app's calls.
 ///
 /// Two streams per user: `traits` (iOS version, locale, A/B bucket) is the same whichever
 /// policy runs, so every policy meets the same population; `behaviour` draws every answer.
@@ -26,20 +27,16 @@ struct UserSimulation: Sendable {
 
     private var rng: SplitMix64
     private let platform: Platform
-    private var configuration: EngineConfiguration
-    private let clock: ManualClock
-    private let device: SimulatedDevice
-    private var engine: PermissionEngine
+    /// The app on the user's iPhone: a process per cold launch, each with its own engine and a
+    /// policy started over for it.
+    private var app: SimulatedApp
+    private var clock: ManualClock { app.clock }
+    private var device: SimulatedDevice { app.device }
 
     private var installed = true
     private var reinstallDay: Int?
-    /// The policy started over at each cold launch (`LuaPolicy.restart`), when it is a Lua one.
-    private let restarting: LuaPolicy?
     /// Which sessions are cold launches, and the seeds of the new processes.
     private var processes: SplitMix64
-    /// A process of the app is running (suspended between sessions): false before the first
-    /// session and after the app is deleted, when the next session must be a cold launch.
-    private var processRunning = false
     private var promptsSeen = 0
     private var leaving = false
     private var firstLaunchAt: Int64 = 0
@@ -58,9 +55,6 @@ struct UserSimulation: Sendable {
     /// The user's time-zone changes, in day order (empty for one who never travels), and the next one.
     private let trips: [Travel.Change]
     private var nextTrip = 0
-    /// A time change the suspended app has not heard yet: iOS queues it until the app returns to
-    /// the foreground (docs/platform.md Z-02), and a new process reads the zone itself.
-    private var pendingTimeChange: TimeZone?
     /// Whether days follow a zone's clock other than UTC's (a home zone, or trips): each day's
     /// midnight is then found on the device's clock, daylight-saving days included.
     private let keepsLocalDays: Bool
@@ -72,11 +66,10 @@ struct UserSimulation: Sendable {
     static let utc = TimeZone(identifier: "UTC")!
 
     init(
-        index: Int, seed: UInt64, model: UserModel, policy: any Policy, restarting: LuaPolicy? = nil, days: Int,
+        index: Int, seed: UInt64, model: UserModel, policy: any Policy, processes policies: any PolicyPerProcess, days: Int,
         params: [String: PolicyValue] = [:], appEvents: [ModelEvent] = []
     ) {
         self.model = model
-        self.restarting = restarting
         processes = SplitMix64.stream(seed: seed ^ 0xC01D_1A0C, index: UInt64(index))
         sessionEvents = SessionEvents(modelEvents: model.appEvents, declared: appEvents)
         self.policy = policy
@@ -96,13 +89,14 @@ struct UserSimulation: Sendable {
         keepsLocalDays = !trips.isEmpty || home.identifier != UserSimulation.utc.identifier
         let start = model.start.timeIntervalSince1970
         firstDayShift = Self.localMidnight(of: start, in: home) < start ? 1 : 0
-        configuration = EngineConfiguration(
+        let configuration = EngineConfiguration(
             maxPromptsPerDay: model.maxPromptsPerDay, locale: locale, timeZone: home,
             userBucket: bucket, params: params, foregroundRechecks: [],
             // The same id for the user under every policy and seed-stable: two policies with
             // the same experiment put each user in the same arm.
             installID: "sim-\(seed)-\(index)")
-        clock = ManualClock(model.start)
+        let clock = ManualClock(model.start)
+        let device: SimulatedDevice
         do {
             device = try SimulatedDevice(
                 platform: platform, clock: clock, entitlements: model.app.entitlements,
@@ -110,42 +104,44 @@ struct UserSimulation: Sendable {
         } catch {
             preconditionFailure("a fresh device starts with the authorization its platform allows: \(error)")
         }
-        engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: FreshInstallLedgerStore(),
-            durableStore: device.keychain, clock: clock,
-            configuration: configuration)
+        // The app's files are saved when a process ends, not at every event: nobody reads them
+        // while a process runs (`AppFiles`).
+        app = SimulatedApp(
+            device: device, clock: clock, files: AppFiles(savesEveryEvent: false), configuration: configuration,
+            policies: policies)
     }
 
     private var now: Int64 { Int64(clock.now().timeIntervalSince1970) }
 
-    /// Lives every day, isolated to the first install's engine so that the days run on it
-    /// without an executor switch each (a reinstall's engine is another actor: reached by a hop).
+    /// Lives every day. Each session runs isolated to its process's engine (`session(day:on:)`),
+    /// so that its events reach the engine without an executor switch each.
     mutating func run() async {
-        await run(isolatedTo: engine)
-    }
-
-    private mutating func run(isolatedTo firstEngine: isolated PermissionEngine) async {
         tally.users = 1
         let startSeconds = model.start.timeIntervalSince1970
         for day in 0..<days {
             var midnight = startSeconds + Double(day + firstDayShift) * 86_400
             if !installed, let comeback = reinstallDay, comeback <= day {
-                reinstall()
+                await reinstall()
             }
             if nextTrip < trips.count, trips[nextTrip].day == day {
-                await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight, on: engine)
+                await changeZone(to: trips[nextTrip].zone, utcMidnight: midnight)
                 nextTrip += 1
             }
             if keepsLocalDays {
                 // Sessions fall between 08:00 and 22:00 on the device's clock, wherever it is.
-                midnight = Self.localMidnight(of: midnight, in: configuration.timeZone)
+                midnight = Self.localMidnight(of: midnight, in: device.timeZone)
             }
             var count = model.sessionsPerDay.sample(&rng)
             if day == 0 { count = max(1, count) }  // the install day: the app is opened at least once
             // Sessions start at random times between 08:00 and 22:00, in order.
             var starts = (0..<count).map { _ in 8 * 3600 + Int(rng.next() % (14 * 3600)) }
             starts.sort()
-            await sessions(at: starts, midnight: midnight, day: day, on: engine)
+            for start in starts where installed {
+                let at = midnight + Double(start)
+                if at > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: at)) }
+                await session(day: day)
+                clock.advance(by: 60)
+            }
             if installed {
                 var authorization = device.authorization
                 if authorization == .provisional, model.quietTurnOff > 0 || model.quietDeliverProminently > 0 {
@@ -158,35 +154,28 @@ struct UserSimulation: Sendable {
         if !installed { tally.uninstalledAtEnd = 1 }
     }
 
-    /// One day's sessions, isolated to the engine, so that events reach it without an actor hop
-    /// each (a reinstall, which makes a new engine, only happens between days).
-    private mutating func sessions(at starts: [Int], midnight: Double, day: Int, on engine: isolated PermissionEngine) async {
-        for start in starts where installed {
-            let at = midnight + Double(start)
-            if at > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: at)) }
-            await session(day: day, on: engine)
-            clock.advance(by: 60)
-        }
+    /// One session: a cold launch starts a new process (its engine over what the last one
+    /// saved, its policy started over), then the session runs on that process's engine.
+    private mutating func session(day: Int) async {
+        let cold = await startsProcess()
+        // The simulation's policies always give a process one (`RestartedVM.failedStartPolicy`).
+        guard let engine = app.engine else { return }
+        await session(day: day, cold: cold, on: engine)
     }
 
-    /// One session: the app opens, features are opened (and app events sent), the app closes.
-    /// Inlined into `sessions`, its only caller, for the reason `interact` is.
+    /// The session itself: the app opens, features are opened (and app events sent), the app
+    /// closes. Inlined into `session(day:)`, its only caller, for the reason `interact` is.
     @inline(__always)
-    private mutating func session(day: Int, on engine: isolated PermissionEngine) async {
-        device.isInForeground = true
-        let cold = startsProcess()
-        // A launch renews an App Clip's ephemeral authorization, as in a scenario.
-        if cold { device.launch() }
-        if let zone = pendingTimeChange {
-            // Queued while suspended, heard on the return; a cold launch reads the zone itself.
-            pendingTimeChange = nil
-            if !cold { note(await engine.handle(.significantTimeChange(timeZone: zone))) }
-        }
+    private mutating func session(day: Int, cold: Bool, on engine: isolated PermissionEngine) async {
+        // A launch has renewed an App Clip's ephemeral authorization, as in a scenario; a time
+        // change queued while suspended is heard first on a return (a cold launch read the zone).
+        let opened = await app.foreground(sending: cold ? .appLaunch : .appForeground, on: engine)
+        if let timeChange = opened.timeChange { note(timeChange.outcome) }
         if firstLaunchAt == 0 { firstLaunchAt = now }
         installSessions += 1
         let firstOfDay = lastSessionDay != day
         lastSessionDay = day
-        await interact(cold ? .appLaunch : .appForeground, on: engine)
+        await respond(to: opened.outcome, on: engine)
         let opens = model.featureOpensPerSession.sample(&rng)
         if sessionEvents.isEmpty {
             for _ in 0..<opens where !leaving {
@@ -204,25 +193,25 @@ struct UserSimulation: Sendable {
             }
         }
         clock.advance(by: Double(30 + rng.next() % 270))
-        device.isInForeground = false
-        await interact(.appBackground, on: engine)
-        if leaving { uninstall(day: day) }
+        let left = await app.background(on: engine)
+        await respond(to: left.outcome, on: engine)
+        if let answer = left.answer { await respond(to: answer, on: engine) }
+        if leaving { await uninstall(day: day) }
     }
 
     /// Whether this session is a cold launch: the first of an install always, else with the
-    /// model's `cold_launch_share`. A cold launch is a new process: the policy starts over
-    /// (a fresh environment, its `math.random` seeded from the user's process stream), so no
-    /// state passes from one process, or one user, to the next.
-    private mutating func startsProcess() -> Bool {
+    /// model's `cold_launch_share`. A cold launch is a new process (`SimulatedApp.launch`): a
+    /// new engine, and the policy started over (for a Lua policy a fresh environment, its
+    /// `math.random` seeded from the user's process stream), so no state passes from one
+    /// process, or one user, to the next.
+    private mutating func startsProcess() async -> Bool {
         tally.sessions += 1
         let draw = processes.unit()
-        guard !processRunning || draw < model.coldLaunchShare else { return false }
-        processRunning = true
+        guard app.process == nil || draw < model.coldLaunchShare else { return false }
         tally.coldLaunches += 1
         let seed = processes.next()
-        guard let restarting else { return true }
         do {
-            try restarting.restart(randomSeed: seed)
+            try await app.launch(processSeed: seed)
         } catch {
             tally.errors[error.kind.rawValue, default: 0] += 1
             if tally.firstError == nil { tally.firstError = error.description }
@@ -234,14 +223,12 @@ struct UserSimulation: Sendable {
     /// (or now, if later), before the day's first session: the device changes zone (pending
     /// reminders keep their wall-clock times), and the app, suspended, hears
     /// `significant_time_change` when it returns to the foreground, as after a scenario's
-    /// `timezone:` step in the background. A reinstall later starts in the zone the device is in.
-    private mutating func changeZone(to zone: TimeZone, utcMidnight: Double, on engine: isolated PermissionEngine) async {
+    /// `timezone:` step in the background. A new process starts in the zone the device is in.
+    private mutating func changeZone(to zone: TimeZone, utcMidnight: Double) async {
         let arrival = Self.localMidnight(of: utcMidnight, in: zone) + 6 * 3600
         if arrival > clock.now().timeIntervalSince1970 { clock.set(Date(timeIntervalSince1970: arrival)) }
-        configuration.timeZone = zone
-        device.changeTimeZone(to: zone)
+        _ = await app.changeTimeZone(to: zone)
         tally.timeZoneChanges += 1
-        if installed { pendingTimeChange = zone }
     }
 
     /// Midnight, on `zone`'s clock, of the calendar day whose UTC midnight is `utcMidnight`.
@@ -255,7 +242,14 @@ struct UserSimulation: Sendable {
     /// async frame and an executor check (~200 instructions).
     @inline(__always)
     private mutating func interact(_ event: AppEvent, on engine: isolated PermissionEngine) async {
-        var outcome = await engine.handle(event)
+        await respond(to: await app.send(event, on: engine), on: engine)
+    }
+
+    /// Answers whatever `first` shows, as the model's user would. Inlined for the reason
+    /// `interact` is.
+    @inline(__always)
+    private mutating func respond(to first: consuming Outcome, on engine: isolated PermissionEngine) async {
+        var outcome = first
         note(outcome)
         var softAccepted = false
         // A policy could answer every answer with another prompt; a person gives up eventually.
@@ -268,25 +262,25 @@ struct UserSimulation: Sendable {
                 guard seeInlineRow() else { return }
                 softAccepted = true
                 clock.advance(by: 5)
-                outcome = await engine.handle(.softPromptAnswered(.accept))
+                outcome = await app.send(.softPromptAnswered(.accept), on: engine)
                 note(outcome)
             case .softPrompt:
                 let answer = answerSoftPrompt()
                 softAccepted = answer == .accept
                 clock.advance(by: 5)
-                outcome = await engine.handle(.softPromptAnswered(answer))
+                outcome = await app.send(.softPromptAnswered(answer), on: engine)
                 note(outcome)
             case .requestPermission:
                 guard outcome.dialogShown, let granted = answerDialog(afterSoftAccept: softAccepted) else { return }
                 softAccepted = false
                 clock.advance(by: 3)
-                outcome = await engine.handle(.systemPromptAnswered(granted: granted))
+                outcome = await app.send(.systemPromptAnswered(granted: granted), on: engine)
                 note(outcome)
             case .settingsPrompt(let prompt) where prompt.presentation == .inline:
                 softAccepted = false
                 guard seeInlineRow() else { return }
-                device.isInForeground = false
-                note(await engine.handle(.settingsPromptAnswered(.open)))
+                app.leaveForSettings()
+                note(await app.send(.settingsPromptAnswered(.open), on: engine))
                 outcome = await visitSettings(on: engine)
             case .settingsPrompt:
                 softAccepted = false
@@ -350,13 +344,13 @@ struct UserSimulation: Sendable {
         promptShown()
         clock.advance(by: 5)
         guard open else {
-            let outcome = await engine.handle(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss))
+            let outcome = await app.send(.settingsPromptAnswered(rng.chance(0.5) ? .cancel : .dismiss), on: engine)
             note(outcome)
             return outcome
         }
         tally.settingsOpened += 1
-        device.isInForeground = false
-        note(await engine.handle(.settingsPromptAnswered(.open)))
+        app.leaveForSettings()
+        note(await app.send(.settingsPromptAnswered(.open), on: engine))
         return await visitSettings(on: engine)
     }
 
@@ -372,17 +366,17 @@ struct UserSimulation: Sendable {
     /// The user is in Settings (the app in the background meanwhile), maybe switches
     /// notifications on, and comes back to the foreground.
     private mutating func visitSettings(on engine: isolated PermissionEngine) async -> Outcome {
-        device.isInForeground = false
+        app.leaveForSettings()
         clock.advance(by: 20)
         if rng.chance(eager(model.settingsEnable)) {
             if (try? enableInSettings()) != nil { tally.settingsEnabled += 1 }
             authorizationMayHaveChanged = true
         }
         clock.advance(by: 10)
-        device.isInForeground = true
-        let outcome = await engine.handle(.appForeground)
-        note(outcome)
-        return outcome
+        let back = await app.foreground(sending: .appForeground, on: engine)
+        if let timeChange = back.timeChange { note(timeChange.outcome) }
+        note(back.outcome)
+        return back.outcome
     }
 
     /// A quiet user, some days after provisional was granted, answers the "Keep" / "Turn Off"
@@ -395,9 +389,9 @@ struct UserSimulation: Sendable {
         quietChoiceDay = Int.max
         let draw = rng.unit()
         if draw < model.quietTurnOff {
-            if (try? device.changeInSettings(authorization: .denied)) != nil { tally.quietTurnedOff += 1 }
+            if (try? app.changeInSettings(authorization: .denied)) != nil { tally.quietTurnedOff += 1 }
         } else if draw < model.quietTurnOff + model.quietDeliverProminently {
-            if (try? device.changeInSettings(authorization: .authorized)) != nil {
+            if (try? app.changeInSettings(authorization: .authorized)) != nil {
                 tally.quietMadeProminent += 1
                 if !reachedAlerts {
                     reachedAlerts = true
@@ -412,9 +406,9 @@ struct UserSimulation: Sendable {
 
     private func enableInSettings() throws(SimulatedDeviceError) {
         if device.authorization == .denied {
-            try device.changeInSettings(authorization: .authorized)
+            try app.changeInSettings(authorization: .authorized)
         } else {
-            try device.changeInSettings(settings: [.alert: .enabled])
+            try app.changeInSettings(settings: [.alert: .enabled])
         }
     }
 
@@ -426,8 +420,8 @@ struct UserSimulation: Sendable {
         if records != nil {
             records!.append(
                 LoggedRecord(
-                    user: configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
-                    locale: configuration.locale, record: outcome.record))
+                    user: app.configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
+                    locale: app.configuration.locale, record: outcome.record))
         }
         if wantsArms, arms.isEmpty { arms = outcome.arms }
         for error in outcome.errors {
@@ -457,10 +451,11 @@ struct UserSimulation: Sendable {
         }
     }
 
-    private mutating func uninstall(day: Int) {
+    /// The user deletes the app: its process ends; it may come back on a later day.
+    private mutating func uninstall(day: Int) async {
         leaving = false
         installed = false
-        processRunning = false
+        await app.terminate()
         tally.uninstalls += 1
         reinstallDay = nil
         if rng.chance(model.reinstallChance) {
@@ -468,17 +463,15 @@ struct UserSimulation: Sendable {
         }
     }
 
-    private mutating func reinstall() {
+    /// The user installs the app again: the device keeps or forgets the old answer (the
+    /// model's draw), the Keychain survives, and the next session is a cold launch.
+    private mutating func reinstall() async {
         installed = true
         reinstallDay = nil
         tally.reinstalls += 1
         installSessions = 0
         quietChoiceDay = nil
-        device.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
+        await app.reinstall(systemRemembers: rng.chance(model.reinstallSystemRemembers))
         authorizationMayHaveChanged = true
-        engine = PermissionEngine(
-            policy: policy, client: device, platform: platform, store: FreshInstallLedgerStore(),
-            durableStore: device.keychain, clock: clock,
-            configuration: configuration)
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import PermitTestSupport
 import Testing
 
+import enum PermitInput.TerminalText
+
 @testable import PermitCore
 @testable import PermitScenario
 

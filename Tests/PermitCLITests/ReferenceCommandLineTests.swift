@@ -1,4 +1,5 @@
 import Foundation
+import PermitTestSupport
 import Testing
 
 /// docs/reference/cli.md lists exactly the verbs and options of `permit`, as its argument

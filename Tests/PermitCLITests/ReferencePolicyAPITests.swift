@@ -1,5 +1,6 @@
 import Foundation
 import PermitScenario
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore

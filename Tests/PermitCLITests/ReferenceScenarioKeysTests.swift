@@ -1,5 +1,6 @@
 import Foundation
 import PermitLua
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore

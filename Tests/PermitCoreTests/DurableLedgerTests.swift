@@ -1,4 +1,5 @@
 import Foundation
+import PermitSimulator
 import Testing
 
 @testable import PermitCore
@@ -257,12 +258,15 @@ final class KeysPolicy: Policy {
 
     init(_ keys: DurableKeys) { self.keys = Locked(keys) }
 
-    var name: String { "keys" }
-    var durableKeys: DurableKeys { keys.current }
+    var declaration: PolicyDeclaration { PolicyDeclaration(name: "keys", durableKeys: keys.current) }
 
-    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        context.event.feature == "nag" ? Decision(.none, remember: ["asks": .integer(1), "mood": .string("calm")]) : nil
+    func answer(_ context: PolicyContext) -> PolicyAnswer {
+        let decision = context.event.feature == "nag" ? Decision(.none, remember: ["asks": .integer(1), "mood": .string("calm")]) : nil
+        return PolicyAnswer(decision: .success(decision), trace: "")
     }
 
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
+    func validate(params: [String: PolicyValue]) throws(PolicyError) {}
+    func takeTrace() -> String { "" }
+    func eventHandled(errors: [PolicyError]) {}
 }

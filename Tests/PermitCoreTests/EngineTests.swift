@@ -1,4 +1,5 @@
 import Foundation
+import PermitSimulator
 import Testing
 
 @testable import PermitCore

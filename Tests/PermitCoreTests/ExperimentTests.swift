@@ -1,4 +1,6 @@
 import Foundation
+import PermitSimulator
+import PermitTestSupport
 import Testing
 
 @testable import PermitCore
@@ -22,7 +24,7 @@ private func policy(_ experiments: [Experiment]) -> ClosurePolicy {
         #expect(ArmAssignment.position(installID: "abc", experiment: "first_ask") == 0x6fca_910a_217d_d513)
         #expect(experiment("first_ask", ["quiet": 50, "soft": 50]).arm(forInstall: "abc") == "soft")
         let reference = try String(
-            contentsOf: DocumentationTests.repository.appendingPathComponent("docs/reference/policy.md"), encoding: .utf8)
+            contentsOf: Repository.root.appendingPathComponent("docs/reference/policy.md"), encoding: .utf8)
         #expect(reference.contains("gives `p = 0x6fca910a217dd513`,\n`p mod 100 = 63`, so arm `soft`"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PermitSimulator
 
 @testable import PermitCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitDelivery
+import PermitSimulator
 import Testing
 
 @testable import PermitFetch

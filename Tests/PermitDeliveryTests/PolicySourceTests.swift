@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulator
 import PermitTestSupport
 import Testing
 

@@ -7,7 +7,7 @@ import Testing
 /// What is not generated from `ContextSchema` agrees with it: the core's enumerations, the ctx
 /// a policy really gets on either path, and the editor annotations in `types/permit.lua` (the
 /// names the lazy builder and the warm path intern, and the in-place decision reader's codes
-/// and tables, are generated from it: `GeneratedNamesTests`).
+/// and tables, are generated from it by `make generate`, Tools/permit-generate).
 /// Adding a field means adding it to the schema; each check below then names the place that
 /// still lacks it.
 @Suite struct ContextSchemaTests {

@@ -1,4 +1,5 @@
 import Foundation
+import PermitSimulator
 import PermitTestSupport
 import Testing
 
@@ -11,26 +12,19 @@ import Testing
 
     /// Wraps a policy and notes whenever two calls overlap (the VM entered twice at once).
     ///
-    /// It forwards every requirement, so the engine takes the path it takes
-    /// with the bare Lua policy: `answer` (decide and the trace under one VM lock),
-    /// `takeTrace`, `eventHandled`. Forwarding only `decide` would route events through the
-    /// protocol's default `answer` and test a path no app runs.
+    /// It forwards every requirement (the protocol has no defaults), so the engine takes the
+    /// path it takes with the bare Lua policy: `answer` (decide and the trace under one VM lock),
+    /// `takeTrace`, `eventHandled`.
     final class OverlapDetector: Policy {
         let inner: any Policy
         let inside = Locked(0)
         let overlaps = Locked(0)
         let calls = Locked(0)
-        /// Calls by the engine's real per-event path, and by the default one it must not take.
+        /// Calls by the engine's per-event path.
         let answers = Locked(0)
-        let decides = Locked(0)
 
         init(_ inner: any Policy) { self.inner = inner }
-        var name: String { inner.name }
-        var plansReminders: Bool { inner.plansReminders }
-        var durableKeys: DurableKeys { inner.durableKeys }
-        var experiments: [Experiment] { inner.experiments }
-        var version: Int64? { inner.version }
-        var declaredEvents: [String] { inner.declaredEvents }
+        var declaration: PolicyDeclaration { inner.declaration }
 
         private func entering<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
             if inside.withLock({
@@ -46,11 +40,6 @@ import Testing
         func answer(_ context: PolicyContext) -> PolicyAnswer {
             answers.withLock { $0 += 1 }
             return entering { inner.answer(context) }
-        }
-
-        func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-            decides.withLock { $0 += 1 }
-            return try entering { () throws(PolicyError) in try inner.decide(context) }
         }
 
         func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
@@ -111,8 +100,7 @@ import Testing
         #expect(history.features.values.reduce(0) { $0 + $1.opened } == total / 2)
         #expect(history.features["reminders"]?.opened == total / 4)
         #expect(policy.calls.current >= total)  // decide for every event (+ reminder plans)
-        #expect(policy.answers.current >= total)  // through the engine's real path ...
-        #expect(policy.decides.current == 0)  // ... and never the protocol's default one
+        #expect(policy.answers.current >= total)  // through the engine's per-event path
         #expect(policy.overlaps.current == 0)
         #expect(errors.current == 0)
         #expect(store.ledger == history)

@@ -23,11 +23,21 @@ import Testing
             state = Locked((restored, restored.map { ["restored \($0)"] } ?? []))
         }
 
-        var name: String { state.current.installed ?? builtIn.name }
-        func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-            guard let installed = state.current.installed else { return try builtIn.decide(context) }
-            return Decision(.none, reason: installed)
+        var declaration: PolicyDeclaration {
+            var declaration = builtIn.declaration
+            declaration.name = state.current.installed ?? declaration.name
+            return declaration
         }
+        func answer(_ context: PolicyContext) -> PolicyAnswer {
+            guard let installed = state.current.installed else { return builtIn.answer(context) }
+            return PolicyAnswer(decision: .success(Decision(.none, reason: installed)), trace: "")
+        }
+        func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
+            try builtIn.planReminders(context)
+        }
+        func validate(params: [String: PolicyValue]) throws(PolicyError) { try builtIn.validate(params: params) }
+        func takeTrace() -> String { builtIn.takeTrace() }
+        func eventHandled(errors: [PolicyError]) { builtIn.eventHandled(errors: errors) }
         func installUpdate(contentsOf url: URL) throws -> String {
             let file = url.deletingPathExtension().lastPathComponent
             guard file.hasPrefix("good") else {

@@ -6,11 +6,14 @@ import Testing
 
 /// A policy that declares no params.
 struct NoParams: Policy {
-    var name: String { "no-params" }
-    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? { nil }
+    let declaration = PolicyDeclaration(name: "no-params")
+    func answer(_ context: PolicyContext) -> PolicyAnswer { PolicyAnswer(decision: .success(nil), trace: "") }
+    func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
     func validate(params: [String: PolicyValue]) throws(PolicyError) {
         if let key = params.keys.first { throw PolicyError(kind: .load, field: "params.\(key)", message: "no such param") }
     }
+    func takeTrace() -> String { "" }
+    func eventHandled(errors: [PolicyError]) {}
 }
 
 /// `permit decide`'s library call: one event on a simulated device in a given status.

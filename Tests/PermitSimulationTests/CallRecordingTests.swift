@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -20,5 +21,14 @@ import Testing
             let plans = recorded.calls.count - decides
             #expect(name == "reminders" ? plans > 0 : plans == 0, "\(name): plan_reminders only where the policy has it")
         }
+    }
+
+    /// The recorder passes on every fact and call of the policy it records, and records the calls.
+    @Test func theRecorderPassesOnEveryFactAndCall() {
+        let probe = ProbePolicy()
+        let recorder = RecordingPolicy(inner: probe)
+        let differences = probe.differences(through: recorder)
+        #expect(differences.isEmpty, "RecordingPolicy does not pass on \(differences)")
+        #expect(recorder.calls.map(\.function) == [.decide, .planReminders])
     }
 }

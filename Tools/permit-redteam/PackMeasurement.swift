@@ -61,11 +61,7 @@ struct MeasuredPolicy: Policy {
     let inner: LuaPolicy
     let recorder: Recorder
 
-    var name: String { inner.name }
-    var plansReminders: Bool { inner.plansReminders }
-    var experiments: [Experiment] { inner.experiments }
-    var durableKeys: DurableKeys { inner.durableKeys }
-    var version: Int64? { inner.version }
+    var declaration: PolicyDeclaration { inner.declaration }
 
     private func measured<T>(_ body: () throws(PolicyError) -> T) throws(PolicyError) -> T {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -76,15 +72,11 @@ struct MeasuredPolicy: Policy {
         return try body()
     }
 
-    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision? {
-        try measured { () throws(PolicyError) in try inner.decide(context) }
-    }
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         try measured { () throws(PolicyError) in try inner.planReminders(context) }
     }
     func validate(params: [String: PolicyValue]) throws(PolicyError) { try inner.validate(params: params) }
     func takeTrace() -> String { inner.takeTrace() }
-    var declaredEvents: [String] { inner.declaredEvents }
     func answer(_ context: PolicyContext) -> PolicyAnswer {
         let start = DispatchTime.now().uptimeNanoseconds
         let answer = inner.answer(context)

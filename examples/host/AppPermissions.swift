@@ -20,7 +20,7 @@ import PermitLua
         engine = try await Task.detached {
             PermissionEngine(
                 policy: try LuaPolicy.load(contentsOf: policyURL, displayName: "polite/policy.lua"),
-                client: UserNotificationCenterClient(onAnswer: answered),  // tests use `SimulatedDevice`
+                client: UserNotificationCenterClient(onAnswer: answered),  // tests use PermitSimulator's `SimulatedDevice`
                 platform: Platform(version: try OSVersion(parsing: systemVersion)),  // UIDevice's
                 store: try JSONFileLedgerStore(url: ledgerURL),  // one engine per file: a second is refused
                 configuration: EngineConfiguration(maxPromptsPerDay: 3, locale: "zh-Hans"))

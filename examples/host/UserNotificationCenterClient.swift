@@ -1,6 +1,7 @@
 #if !canImport(UIKit)
 import Foundation
 import PermitCore
+import PermitSimulator
 
 /// A stand-in, off Apple platforms, for PermitCore's iOS-only `UserNotificationCenterClient`,
 /// with the same initializer: `AppPermissions` (the README's code) then builds here unchanged.

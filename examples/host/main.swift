@@ -8,6 +8,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulator
 
 // 1. Budgets for the policy's VM. The defaults (LuaLimits.default) are sized for an app from
 //    the shipped packs, which use a fraction of a millisecond and under 80 KiB per call; a

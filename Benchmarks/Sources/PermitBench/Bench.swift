@@ -2,6 +2,7 @@ import Foundation
 import PermitBenchReference
 import PermitCore
 import PermitLua
+import PermitSimulator
 
 /// The measurements behind `permit bench` and `permit-benchmark`.
 public enum Bench {

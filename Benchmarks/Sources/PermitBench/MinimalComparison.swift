@@ -1,6 +1,8 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitSimulation
+import PermitSimulator
 
 /// Permit's CPU per event against the minimal C + Lua host's for the same calls.
 public struct MinimalComparison: Sendable {

@@ -1,5 +1,5 @@
-/* Generated from ContextSchema (Sources/PermitLua/ContextSchema.swift) by `make generate`; do not
-   edit. GeneratedNamesTests fails when this file differs from what the schema makes.
+/* Generated from ContextSchema (Sources/PermitLua/Context/ContextSchema.swift) by `make generate`
+   (Tools/permit-generate); do not edit. The repository's tests fail while it differs.
 
    The codes of a decision's fields and actions, shared by the in-place reader (FastPath.c, whose
    tables are in decision_fields.generated.h) and the Swift side that reads the values it pushes

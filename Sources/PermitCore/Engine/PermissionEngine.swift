@@ -243,8 +243,9 @@ public actor PermissionEngine {
         if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         }
-        outcome.policyName = policy.name
-        outcome.policyVersion = policy.version
+        let declaration = policy.declaration
+        outcome.policyName = declaration.name
+        outcome.policyVersion = declaration.version
         if records.isListened { records.publish(DecisionRecord(outcome)) }
     }
 
@@ -333,8 +334,9 @@ public actor PermissionEngine {
         var followUp = Self.emptyOutcome(
             .systemPromptAnswered(granted: granted), at: now, before: status, after: outcome.statusAfter)
         followUp.arms = outcome.arms
-        followUp.policyName = policy.name
-        followUp.policyVersion = policy.version
+        let declaration = policy.declaration
+        followUp.policyName = declaration.name
+        followUp.policyVersion = declaration.version
         decide(&followUp, status: outcome.statusAfter, previous: status, now: now)
         if case .requestPermission = followUp.decision.action { await carryOutRequest(&followUp, now: now) }
         outcome.statusAfter = followUp.statusAfter

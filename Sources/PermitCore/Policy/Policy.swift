@@ -2,42 +2,56 @@ import Foundation
 
 /// A prompting policy: the engine asks it what to do and keeps the guardrails itself.
 ///
-/// The core does not know Lua: `PermitLua.LuaPolicy` implements this for scripts, and tests
-/// use `ClosurePolicy`. Implementations must be safe to call from any thread (a Lua policy
-/// guards its VM with a lock).
+/// The core does not know Lua: `PermitLua.LuaPolicy` implements this for scripts, and an app or
+/// a test writes one in Swift with `ClosurePolicy`. Implementations must be safe to call from
+/// any thread (a Lua policy guards its VM with a lock).
+///
+/// Every requirement is the policy's own to answer: none has a default. A type that wraps
+/// another policy (PermitDelivery's `PolicySource`, a recorder, a timer) therefore does not
+/// compile until it passes each one on, instead of quietly answering a default (no experiments,
+/// no durable keys) for the policy it holds. What a policy says about itself is one value,
+/// `declaration`, which a wrapper forwards in one line and which carries any fact added later
+/// with it; the rest are the calls. A simple policy starts from `ClosurePolicy`, which answers
+/// the calls it has no use for. What only some policies can do is a protocol of its own
+/// (`LineCoverageReporting`, `DecisionCoverageReporting`), which the tools ask for by casting.
 public protocol Policy: Sendable {
-    /// The policy's name, for reports.
-    var name: String { get }
-    /// Whether `planReminders` does anything; when `false` the engine skips it.
-    var plansReminders: Bool { get }
-    /// What of the ledger survives a reinstall (`remember_durable`); read at every save, so
-    /// a delivered policy may change it.
-    var durableKeys: DurableKeys { get }
-    /// The experiments the policy declares; the engine assigns each install an arm of each.
-    /// Return the same array every time (a stored property): the engine compares it per event.
-    var experiments: [Experiment] { get }
-    /// The policy's version for decision records: a bundle's version; `nil` for a policy from
-    /// a file or built in.
-    var version: Int64? { get }
-    /// The decision for one event, or `nil` for none.
-    func decide(_ context: PolicyContext) throws(PolicyError) -> Decision?
-    /// Reminders to schedule; called after `decide` while the status is granted.
+    /// What the policy says about itself: name, version, durable keys, experiments, the events
+    /// it declares, whether it plans reminders. Read for every event (and at every save), so a
+    /// delivered policy may change it; keep it a stored value where it does not change.
+    var declaration: PolicyDeclaration { get }
+    /// The decision for one event (or `nil` for none, or why there is none) and what the policy
+    /// printed while deciding, as one call: a policy behind a lock (a Lua VM) answers both under
+    /// one lock, so another event's output never lands in this event's trace.
+    func answer(_ context: PolicyContext) -> PolicyAnswer
+    /// Reminders to schedule; called after `answer` while the status is granted, and only when
+    /// the declaration says the policy plans reminders.
     func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest]
     /// Checks host or scenario overrides against the params the policy declares (unknown
-    /// names, wrong types), so a typo fails loudly instead of being ignored.
+    /// names, wrong types), so a typo fails loudly instead of being ignored; a policy without
+    /// params accepts none, or any, as it chooses.
     func validate(params: [String: PolicyValue]) throws(PolicyError)
-    /// The app events of its own the policy declares it understands (`events = { ... }`), so
-    /// tools refuse a misspelt one; empty when it declares none.
-    var declaredEvents: [String] { get }
-    /// What the policy printed since the last call, for reports; empty when nothing was.
+    /// What the policy printed since the last call (while planning reminders), for reports;
+    /// empty when nothing was.
     func takeTrace() -> String
-    /// `decide` and then `takeTrace`, as one call: what the engine asks for every event. The
-    /// default does exactly that; a policy behind a lock (a Lua VM) answers under one lock.
-    func answer(_ context: PolicyContext) -> PolicyAnswer
     /// Called once an event with errors is fully handled, with every policy error of it, including those
     /// the engine found after the policy returned (a text without a translation, state over
     /// 4 KiB, reminders the planner refused), so a wrapper can judge the policy's health.
     func eventHandled(errors: [PolicyError])
+}
+
+extension Policy {
+    /// The policy's name, for reports (`declaration.name`).
+    public var name: String { declaration.name }
+    /// The policy's version for decision records (`declaration.version`).
+    public var version: Int64? { declaration.version }
+    /// Whether `planReminders` does anything (`declaration.plansReminders`).
+    public var plansReminders: Bool { declaration.plansReminders }
+    /// What of the ledger survives a reinstall (`declaration.durableKeys`).
+    public var durableKeys: DurableKeys { declaration.durableKeys }
+    /// The experiments the policy declares (`declaration.experiments`).
+    public var experiments: [Experiment] { declaration.experiments }
+    /// The app events of its own the policy declares (`declaration.declaredEvents`).
+    public var declaredEvents: [String] { declaration.declaredEvents }
 }
 
 /// What a policy answered for one event, and what it printed while answering.
@@ -52,33 +66,6 @@ public struct PolicyAnswer: Sendable {
         self.decision = decision
         self.trace = trace
     }
-}
-
-extension Policy {
-    /// Calls `decide`, then `takeTrace`.
-    public func answer(_ context: PolicyContext) -> PolicyAnswer {
-        let decision = Result { () throws(PolicyError) -> Decision? in try decide(context) }
-        return PolicyAnswer(decision: decision, trace: takeTrace())
-    }
-
-    /// No reminders unless the policy says so.
-    public var plansReminders: Bool { false }
-    /// Nothing but the iOS 8–9 asked-flag survives a reinstall unless the policy says so.
-    public var durableKeys: DurableKeys { .none }
-    /// No experiments.
-    public var experiments: [Experiment] { [] }
-    /// No version.
-    public var version: Int64? { nil }
-    /// Accepts any params: a policy without declared params has nothing to check.
-    public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
-    /// Nothing printed.
-    public func takeTrace() -> String { "" }
-    /// No events of the app's own.
-    public var declaredEvents: [String] { [] }
-    /// Ignores the errors: only a wrapper that judges health needs them.
-    public func eventHandled(errors: [PolicyError]) {}
-    /// No reminders.
-    public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] { [] }
 }
 
 /// Which lines of a policy file have code, and which of them ran.
@@ -173,23 +160,30 @@ public struct PolicyContext: Sendable {
     }
 }
 
-/// A policy written as Swift closures: for tests, and for hosts that want a fixed policy
-/// without a script.
+/// A policy written as Swift closures: the convenient start for a policy in Swift (an app's
+/// fixed policy without a script, a test's policy).
+///
+/// It answers every `Policy` call: `decide` and, if given, `planReminders` from the closures;
+/// it prints nothing, checks no params (it declares none) and ignores the errors of handled
+/// events.
+///
+/// ```swift
+/// let policy = ClosurePolicy(name: "ask-on-second-launch") { context in
+///     guard context.event == .appLaunch, context.status == .notDetermined,
+///         context.history.launches >= 2
+///     else { return nil }
+///     return Decision(.requestPermission(options: [.alert, .sound]), reason: "second launch")
+/// }
+/// ```
 public struct ClosurePolicy: Policy {
-    /// The name reports show.
-    public let name: String
-    /// What the policy keeps across a reinstall.
-    public let durableKeys: DurableKeys
-    /// The experiments it declares.
-    public let experiments: [Experiment]
+    /// The name, the keys kept across a reinstall and the experiments given, and whether a
+    /// reminder closure was.
+    public let declaration: PolicyDeclaration
     // The closures are kept as functions returning a `Result`, not as typed-throws functions: a
     // typed-throws function type held as a value (optional, compared with nil, in a generic) needs
     // its type metadata at run time, which only the Swift 6.0 runtime has (iOS 18, macOS 15).
     private let decideBody: @Sendable (PolicyContext) -> Result<Decision?, PolicyError>
     private let reminderBody: @Sendable (PolicyContext) -> Result<[ReminderRequest], PolicyError>
-
-    /// Whether a reminder closure was given.
-    public let plansReminders: Bool
 
     /// A policy from a decide closure; it plans no reminders.
     public init(
@@ -223,12 +217,10 @@ public struct ClosurePolicy: Policy {
         decideBody: @escaping @Sendable (PolicyContext) -> Result<Decision?, PolicyError>,
         reminderBody: (@Sendable (PolicyContext) -> Result<[ReminderRequest], PolicyError>)?
     ) {
-        self.name = name
-        self.durableKeys = durableKeys
-        self.experiments = experiments
+        self.declaration = PolicyDeclaration(
+            name: name, plansReminders: reminderBody != nil, durableKeys: durableKeys, experiments: experiments)
         self.decideBody = decideBody
         self.reminderBody = reminderBody ?? { _ in .success([]) }
-        self.plansReminders = reminderBody != nil
     }
 
     /// Calls the decide closure.
@@ -236,8 +228,22 @@ public struct ClosurePolicy: Policy {
         try decideBody(context).get()
     }
 
+    /// Calls the decide closure; a closure prints nothing, so the trace is empty.
+    public func answer(_ context: PolicyContext) -> PolicyAnswer {
+        PolicyAnswer(decision: decideBody(context), trace: "")
+    }
+
     /// Calls the reminder closure, if any.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
         try reminderBody(context).get()
     }
+
+    /// Accepts any params: the closures declare none to check them against.
+    public func validate(params: [String: PolicyValue]) throws(PolicyError) {}
+
+    /// Nothing: a closure prints nothing.
+    public func takeTrace() -> String { "" }
+
+    /// Ignores the errors: only a wrapper that judges health needs them.
+    public func eventHandled(errors: [PolicyError]) {}
 }

@@ -87,8 +87,8 @@ public struct ScheduledReminder: Sendable, Hashable, Codable {
     /// Whether the notification shows an alert (title or body), rather than badge and sound only.
     public var presentsAlert: Bool { title != nil || body != nil }
 
-    /// The same notification, firing at `date` instead.
-    func firing(at date: Date) -> ScheduledReminder {
+    /// The same notification, firing at `date` instead (a device moving it to another time zone).
+    public func firing(at date: Date) -> ScheduledReminder {
         ScheduledReminder(
             id: id, fireDate: date, title: title, body: body, action: action, sound: sound, badge: badge,
             interruptionLevel: interruptionLevel)

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitSimulator
 
 /// One scenario file: a device, a starting state and the steps a user takes (docs/reference/scenarios.md#scenarios).
 public struct Scenario: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitSimulator
 
 /// Reads scenario YAML into a `Scenario`, validating every field and naming file, line and
 /// column for every mistake.

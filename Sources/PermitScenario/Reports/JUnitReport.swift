@@ -93,8 +93,9 @@ public enum JUnitReport {
         return String(format: "%.3f", Double(whole) + Double(fraction) / 1e18)
     }
 
-    /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold.
-    static func escape(_ text: String) -> String {
+    /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold (the
+    /// CLI's coverage export writes its XML with it too).
+    public static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

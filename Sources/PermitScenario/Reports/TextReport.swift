@@ -1,4 +1,5 @@
 import PermitCore
+import PermitInput
 
 /// `permit test` for people: one line per scenario, the failing steps explained, and the
 /// closing `N passed, N failed` line.

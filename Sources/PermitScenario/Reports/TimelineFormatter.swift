@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// Renders outcomes as a timeline for people: one line per step with the clock, the event,
 /// the status before → after, the decision with its localised text and reason, warnings,

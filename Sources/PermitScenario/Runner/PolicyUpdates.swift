@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitSimulator
 
 /// The updatable policy behind `policy_update` steps. What it installed lives in the app's
 /// storage, a directory of its own that outlives the app's process (each process rebuilds

@@ -1,43 +1,23 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitSimulator
 
-/// One run of a scenario: the clock, the simulated device, what the app keeps between its
-/// launches, and the app's process while it runs, advanced one step at a time. Each kind of
-/// step has its own function.
-///
-/// What persists across processes lives here: the device (settings, pending reminders, the
-/// system dialog, the Keychain, which holds the ledger's durable part), the ledger store, and
-/// the storage of the updatable policy. What a process holds lives in `ScenarioProcess`.
+/// One run of a scenario: the simulated app (`SimulatedApp`: the clock, the device, what the
+/// app keeps between its launches, and its process while it runs), advanced one step at a
+/// time. Each kind of step has its own function, which turns the step into the app's calls and
+/// the facts they return into the step's notes.
 struct ScenarioPlayback {
     let scenario: Scenario
     /// The policy of the first process, which the scenario's params, events and arms are
     /// checked against.
     let policy: any Policy
-    /// Makes the policy of each later process (a fresh VM: a cold start); `nil` runs
-    /// `policy` in every process.
-    let relaunch: PolicyFactory?
-    let clock: ManualClock
-    let device: SimulatedDevice
-    let configuration: EngineConfiguration
-    /// The app's saved ledger, which each process's engine loads (a reinstall empties it).
-    let ledgerStore: InMemoryLedgerStore
     /// With `policy_update` steps each process runs an updatable policy over the scenario's
     /// policy, as an app receiving bundles does, rebuilt from what earlier processes installed.
     let updates: PolicyUpdates?
-    /// The app's process; `nil` after `terminate` or a reinstall until an `app_launch`.
-    private(set) var process: ScenarioProcess?
-    /// What the process has on screen (nothing when none runs).
-    private(set) var screen = Screen.nothing
-    /// The status the last process read, reported while none runs.
-    private var statusWhenEnded = PermissionStatus.unknown
-    /// A time-zone change while the app was in the background (suspended): iOS queues the
-    /// significant-time-change notification until the app returns to the foreground, and
-    /// coalesces several into one (docs/platform.md Z-02). Gone with the process.
-    private var queuedTimeChange: TimeZone?
-    /// When a process last ran (a step played while one existed): on iOS 8–9 the system
-    /// forgets the notification answer once the app stays deleted for a day (K-01).
-    private var lastRanAt: Date?
+    /// The app on the simulated iPhone.
+    private(set) var app: SimulatedApp
+    private var device: SimulatedDevice { app.device }
 
     /// Sets up the device and the first process. Setup problems the file causes (params the
     /// policy does not take, an initial state iOS cannot be in) are input errors.
@@ -57,17 +37,19 @@ struct ScenarioPlayback {
         }
         self.scenario = scenario
         self.policy = policy
-        self.relaunch = relaunch
-        clock = ManualClock(scenario.start)
-        device = try Self.device(for: scenario, clock: clock)
-        configuration = EngineConfiguration(
+        let clock = ManualClock(scenario.start)
+        let device = try Self.device(for: scenario, clock: clock)
+        let configuration = EngineConfiguration(
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
             foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms)
-        ledgerStore = InMemoryLedgerStore(scenario.initial.ledger)
-        updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
-        // The scenario begins with the app's process running.
-        process = startProcess(policy: policy)
+        let updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
+        self.updates = updates
+        app = SimulatedApp(
+            device: device, clock: clock, files: AppFiles(scenario.initial.ledger), configuration: configuration,
+            policies: ScenarioPolicies(first: policy, relaunch: relaunch, updates: updates))
+        // The scenario begins with the app's process running, on the policy already loaded.
+        try? app.startProcess()
     }
 
     /// The install id of a scenario whose `initial.ledger` sets none, so its unpinned arms are
@@ -117,104 +99,67 @@ struct ScenarioPlayback {
         }
     }
 
-    /// A new process: a fresh engine that loads the saved ledger, over `policy` (or the
-    /// updatable policy rebuilt from its storage), in the device's current time zone.
-    private func startProcess(policy: any Policy) -> ScenarioProcess {
-        var configuration = configuration
-        configuration.timeZone = device.timeZone
-        let served = updates?.start(builtIn: policy) ?? policy
-        let engine = PermissionEngine(
-            policy: served, client: device, platform: device.platform, store: ledgerStore,
-            durableStore: device.keychain, clock: clock, configuration: configuration)
-        return ScenarioProcess(engine: engine)
-    }
-
-    /// Ends the process: its engine, its policy (and the policy's globals) and its screen are
-    /// gone; what it saved stays. The app is no longer in the foreground.
-    private mutating func endProcess() {
-        guard let process else { return }
-        statusWhenEnded = process.engine.status
-        updates?.end()
-        queuedTimeChange = nil
-        self.process = nil
-        screen = .nothing
-        device.isInForeground = false
-    }
-
     /// `app_launch`: iOS starts a new process (didFinishLaunching comes once per process), so
-    /// the running one ends first, unless it has handled no event yet (it is no different
-    /// from a new one). False when the policy could not be made again.
-    private mutating func launchProcess(into result: inout StepResult) -> Bool {
-        if let process, !process.handledEvents { return true }
-        endProcess()
-        let policy: any Policy
+    /// the running one ends first, unless it has handled no event yet. False when the policy
+    /// could not be made again.
+    private mutating func launchProcess(into result: inout StepResult) async -> Bool {
+        let launch: SimulatedApp.Launch
         do {
-            policy = try relaunch?() ?? self.policy
+            launch = try await app.launch()
         } catch {
             result.failures.append("the policy did not load at this launch: \(error.description)")
             return false
         }
-        let process = startProcess(policy: policy)
-        var note = "a new process: the engine and the policy start afresh from what the app saved"
-        if process.engine.restoredDurablePart { note += "; the ledger's durable part came back from the Keychain" }
-        result.notes.append(note)
-        self.process = process
+        if launch.newProcess {
+            var note = "a new process: the engine and the policy start afresh from what the app saved"
+            if launch.restoredDurablePart { note += "; the ledger's durable part came back from the Keychain" }
+            result.notes.append(note)
+        }
+        if let lost = launch.screenLost { result.notes.append("\(lost.name) on screen went with the old process, unanswered") }
         return true
     }
 
     /// The running process's engine; a step that needs one where none runs fails (the
     /// parser refuses such scenarios, so only one built in code gets here).
     private func engine(into result: inout StepResult) -> PermissionEngine? {
-        guard let engine = process?.engine else {
+        guard let engine = app.engine else {
             result.failures.append("the app is not running: add an app_launch step before this one")
-            result.status = statusWhenEnded
+            result.status = app.status
             return nil
         }
         return engine
     }
 
-    /// The status as the running process last read it, or as the last one did.
-    private var status: PermissionStatus { process?.engine.status ?? statusWhenEnded }
-
     /// Plays one step and checks its expectations. `aborts` is true when the step could not be
     /// carried out, which ends the scenario.
     mutating func play(_ step: Scenario.Step) async -> (result: StepResult, aborts: Bool) {
-        if process != nil { lastRanAt = clock.now() }
-        clock.advance(by: TimeInterval(step.after))
+        app.advance(by: TimeInterval(step.after))
         var result = StepResult(
             number: step.number, location: step.location, action: step.action.summary,
-            time: Int64(clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
+            time: Int64(app.clock.now().timeIntervalSince1970), outcome: nil, status: .unknown, pendingReminders: 0,
             failures: [], notes: [])
-        if let blocked = screen.refusal(of: step.action, appInForeground: device.isInForeground) {
+        if let blocked = app.screen.refusal(of: step.action, appInForeground: device.isInForeground) {
             result.failures.append(blocked)
-            result.status = status
+            result.status = app.status
             return (result, true)
         }
         guard await perform(step, into: &result) else { return (result, true) }
-        if result.outcome != nil { process?.handledEvents = true }
         // What the updatable policy did on its own (the circuit breaker) shows as notes.
         if let updates { result.notes += updates.takeNewEvents() }
-        // A dialog kept while the app was away is on screen again when it returns.
-        let dialogKept = screen == .systemDialog && device.isDialogOnScreen
-        if let outcome = result.outcome, !dialogKept {
-            let next = Screen(after: outcome)
-            // The app's own prompt or row survives leaving and coming back: the screen it is on
-            // is still there, unless the policy shows something else.
-            if next != .nothing || !screen.isInApp || !step.action.keepsAppScreen {
-                if screen.isInApp, next != .nothing, step.action.keepsAppScreen {
-                    result.notes.append("\(screen.name) on screen was replaced by what this event shows")
-                }
-                screen = next
-            } else if case .event(.appForeground) = step.action {
-                result.notes.append("\(screen.name) is still on screen, as the user left it")
+        // A dialog kept while the app was away is on screen again when it returns: then the
+        // outcome changes nothing on screen.
+        if let outcome = result.outcome, let update = app.show(after: outcome, userOnlyLeft: step.action.keepsAppScreen) {
+            if let replaced = update.replaced {
+                result.notes.append("\(replaced.name) on screen was replaced by what this event shows")
+            } else if let kept = update.kept, case .event(.appForeground) = step.action {
+                result.notes.append("\(kept.name) is still on screen, as the user left it")
             }
             if let granted = outcome.immediateAnswer {
                 result.notes.append(
                     "no dialog could show: iOS answered at once (\(granted ? "granted" : "not granted")); status now \(outcome.statusAfter)"
                 )
             }
-            if case .openSettings(let link) = outcome.finalDecision.action {
-                device.isInForeground = false
+            if update.openedSettings, case .openSettings(let link) = outcome.finalDecision.action {
                 result.notes.append(
                     "the app opens Settings (\(link.rawValue)) at once; the user is in Settings, the app in the background")
             }
@@ -224,11 +169,11 @@ struct ScenarioPlayback {
                 "Scheduled Summary is on for the app: iOS holds these reminders for the user's next summary "
                     + "(time-sensitive and critical ones come at their time)")
         }
-        result.status = status
+        result.status = app.status
         let pending = device.pending
         result.pendingReminders = pending.count
         result.pendingLocalTimes = pending.map { ExpectationCheck.localTime(of: $0.fireDate, in: device.timeZone) }
-        let ledger = await process?.engine.history ?? ledgerStore.ledger
+        let ledger = await app.engine?.history ?? app.files.ledger
         result.failures += ExpectationCheck.failures(
             step.expectations, against: result, ledger: ledger, timeZone: device.timeZone)
         result.failures += ExpectationCheck.settings(step.expectations.settings, device.settings)
@@ -240,12 +185,7 @@ struct ScenarioPlayback {
         switch step.action {
         case .event(let event):
             if case .appLaunch = event {
-                let onScreen = screen
-                guard launchProcess(into: &result) else { return false }
-                if onScreen.isInApp, screen == .nothing {
-                    result.notes.append("\(onScreen.name) on screen went with the old process, unanswered")
-                }
-                device.launch()
+                guard await launchProcess(into: &result) else { return false }
             }
             guard let engine = engine(into: &result) else { return false }
             await send(event, to: engine, into: &result)
@@ -255,7 +195,7 @@ struct ScenarioPlayback {
         case .settings(let authorization, let settings):
             return changeSettings(authorization: authorization, settings: settings, into: &result)
         case .reinstall(let remembers, let keychainSurvives):
-            reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
+            await reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives, into: &result)
         case .policyUpdate(let url):
             guard engine(into: &result) != nil else { return false }
             installUpdate(url, expected: step.expectations.update, into: &result)
@@ -263,23 +203,22 @@ struct ScenarioPlayback {
             guard engine(into: &result) != nil else { return false }
             externalRequest(allow: allow, into: &result)
         case .timeZone(let zone):
-            device.changeTimeZone(to: zone)
+            let change = await app.changeTimeZone(to: zone)
             result.notes.append("the device is now in \(zone.permitIdentifier); pending reminders keep their wall-clock times")
-            if let engine = process?.engine, device.isInForeground {
-                result.outcome = await engine.handle(.significantTimeChange(timeZone: zone))
-            } else if process != nil {
-                queuedTimeChange = zone
+            switch change {
+            case .heard(let outcome):
+                result.outcome = outcome
+            case .queued:
                 result.notes.append(
                     "the app is in the background (suspended): iOS queues significant_time_change until it returns to the foreground")
-            } else {
+            case .notRunning:
                 result.notes.append("the app is not running: it finds the new zone at its next launch")
             }
         case .openSettingsLink:
             guard let engine = engine(into: &result) else { return false }
             return await openSettingsLink(engine: engine, into: &result)
         case .terminate:
-            let onScreen = screen
-            endProcess()
+            let onScreen = await app.terminate()
             var note =
                 "the app's process ended: its engine, its policy's globals and its screen are gone; "
                 + "the next app_launch is a cold start"
@@ -308,26 +247,23 @@ struct ScenarioPlayback {
     /// `open_settings_link:` the user taps the app's link in Settings; the app opens to it.
     private mutating func openSettingsLink(engine: PermissionEngine, into result: inout StepResult) async -> Bool {
         do {
-            try device.openAppSettingsLink()
+            let opened = try await app.openFromSettingsLink(on: engine)
+            note(opened.timeChange, into: &result)
+            result.outcome = opened.outcome
+            return true
         } catch {
             result.failures.append("cannot open the app's notification settings: \(error.description)")
             result.status = engine.status
             return false
         }
-        await deliverQueuedTimeChange(to: engine, into: &result)
-        result.outcome = await engine.handle(.notificationSettingsOpened)
-        return true
     }
 
-    /// The app is back in the foreground: a significant time change queued while it was
-    /// suspended reaches it first (one, with the zone the device is in now).
-    private mutating func deliverQueuedTimeChange(to engine: PermissionEngine, into result: inout StepResult) async {
-        guard let zone = queuedTimeChange else { return }
-        queuedTimeChange = nil
-        let outcome = await engine.handle(.significantTimeChange(timeZone: zone))
+    /// The time change queued while the app was suspended, delivered as it came back.
+    private func note(_ timeChange: SimulatedApp.DeliveredTimeChange?, into result: inout StepResult) {
+        guard let timeChange else { return }
         result.notes.append(
-            "the significant_time_change queued while the app was suspended arrives first (\(zone.permitIdentifier)); "
-                + "the policy decided \(outcome.decision.action.name)")
+            "the significant_time_change queued while the app was suspended arrives first (\(timeChange.zone.permitIdentifier)); "
+                + "the policy decided \(timeChange.outcome.decision.action.name)")
     }
 
     /// `event:` goes to the engine; launching and foregrounding bring the app to the front.
@@ -336,15 +272,13 @@ struct ScenarioPlayback {
     private mutating func send(_ event: AppEvent, to engine: PermissionEngine, into result: inout StepResult) async {
         switch event {
         case .appLaunch, .appForeground:
-            device.isInForeground = true
-            await deliverQueuedTimeChange(to: engine, into: &result)
+            let foreground = await app.foreground(sending: event, on: engine)
+            note(foreground.timeChange, into: &result)
+            result.outcome = foreground.outcome
         case .appBackground:
-            switch device.moveToBackground() {
-            case .dialogDenied, .dialogDismissed:
-                // The critical-alerts dialog (S-02) leaves the app authorized: its request
-                // completes as granted, as when it is answered.
-                let authorization = device.authorization
-                _ = await engine.handle(event)
+            let left = await app.background(on: engine)
+            switch left.dialog {
+            case .closed(let authorization):
                 switch authorization {
                 case .denied: result.notes.append("leaving the app dismissed the system dialog: iOS counts it as Don't Allow")
                 case .authorized:
@@ -354,15 +288,18 @@ struct ScenarioPlayback {
                         "leaving the app closed the system dialog unanswered: the request completes with granted false, "
                             + "the status stays not determined, and the app may ask again")
                 }
-                result.outcome = await engine.handle(.systemPromptAnswered(granted: authorization == .authorized))
+                result.outcome = left.answer
                 return
-            case .noDialog, .dialogStays: break
+            case .stays:
+                result.notes.append("the system dialog stays, unanswered, for the user's return")
+            case .none:
+                break
             }
-            if device.isDialogOnScreen { result.notes.append("the system dialog stays, unanswered, for the user's return") }
-            if screen.isInApp { result.notes.append("\(screen.name) stays on its screen for the user's return") }
-        default: break
+            if app.screen.isInApp { result.notes.append("\(app.screen.name) stays on its screen for the user's return") }
+            result.outcome = left.outcome
+        default:
+            result.outcome = await app.send(event, on: engine)
         }
-        result.outcome = await engine.handle(event)
     }
 
     /// `answer:` answers what is on screen (a dialog through the device) and sends the event.
@@ -370,13 +307,13 @@ struct ScenarioPlayback {
         with answer: Scenario.Answer, engine: PermissionEngine, into result: inout StepResult
     ) async -> Bool {
         do {
-            let event = try screen.event(answering: answer, on: device)
+            let event = try app.screen.event(answering: answer, on: device)
             if answer == .open {
-                device.isInForeground = false
+                app.leaveForSettings()
                 result.notes.append("the user leaves for Settings (the app is in the background)")
             }
-            screen = .nothing
-            result.outcome = await engine.handle(event)
+            app.clearScreen()
+            result.outcome = await app.send(event, on: engine)
             return true
         } catch {
             result.failures.append(error.description)
@@ -390,11 +327,11 @@ struct ScenarioPlayback {
         into result: inout StepResult
     ) -> Bool {
         do {
-            try device.changeInSettings(authorization: authorization, settings: settings)
+            try app.changeInSettings(authorization: authorization, settings: settings)
             return true
         } catch {
             result.failures.append("cannot change Settings: \(error.description)")
-            result.status = status
+            result.status = app.status
             return false
         }
     }
@@ -403,16 +340,12 @@ struct ScenarioPlayback {
     /// the updatable policy installed); the system may remember, and the Keychain (the
     /// durable part of the ledger) survives unless the step says otherwise. The app runs again
     /// at the next `app_launch`.
-    private mutating func reinstall(systemRemembers chosen: Bool?, keychainSurvives: Bool, into result: inout StepResult) {
-        let deletedFor = clock.now().timeIntervalSince(lastRanAt ?? clock.now())
-        let remembers = chosen ?? Self.systemRemembers(on: device.platform.version, deletedFor: deletedFor)
-        endProcess()
-        device.reinstall(systemRemembers: remembers, keychainSurvives: keychainSurvives)
-        device.isInForeground = false
-        try? ledgerStore.save(Ledger())
-        updates?.reinstall()
-        statusWhenEnded = .unknown
-        var note = "reinstalled; the app's storage is wiped and the system \(remembers ? "remembers" : "forgets") the old answer"
+    private mutating func reinstall(
+        systemRemembers chosen: Bool?, keychainSurvives: Bool, into result: inout StepResult
+    ) async {
+        let done = await app.reinstall(systemRemembers: chosen, keychainSurvives: keychainSurvives)
+        var note =
+            "reinstalled; the app's storage is wiped and the system \(done.systemRemembers ? "remembers" : "forgets") the old answer"
         if chosen == nil {
             note +=
                 device.platform.version < OSVersion(major: 10)
@@ -420,13 +353,6 @@ struct ScenarioPlayback {
         }
         if !keychainSurvives { note += "; the Keychain is wiped too" }
         result.notes.append(note)
-    }
-
-    /// What the system does with the notification answer at a reinstall that does not say
-    /// (docs/platform.md K-01, I-01): iOS 8–9 keeps it unless the app stayed deleted for at
-    /// least a day; iOS 10+ forgets it, and the dialog can show again.
-    static func systemRemembers(on version: OSVersion, deletedFor gap: TimeInterval) -> Bool {
-        version < OSVersion(major: 10) && gap < TimeInterval(Ledger.systemMemory)
     }
 
     /// `policy_update:` installs a bundle between events, checked against `expect_update`.

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitSimulator
 
 /// `permit decide` as one call: one event through the real engine on a simulated device in a
 /// given status, so the guardrails and localisation apply as in an app. A one-step scenario

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 
 /// A line of a decision log that `permit fit` cannot read: the file, the line and what is wrong.
 public struct FitInputError: Error, Sendable, CustomStringConvertible {

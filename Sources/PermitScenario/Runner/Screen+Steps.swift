@@ -1,0 +1,62 @@
+import PermitCore
+import PermitSimulator
+
+/// What a scenario's steps may do with each screen: the answers it takes, the steps it
+/// refuses while it is up, and the event an answer sends.
+extension Screen {
+    var answers: [Scenario.Answer] {
+        switch self {
+        case .nothing: []
+        case .softPrompt: [.accept, .decline, .dismiss]
+        case .settingsPrompt: [.open, .cancel, .dismiss]
+        case .systemDialog: [.allow, .deny]
+        // A row is acted on (accept, open) or closed with its own ✕ (dismiss); it has no
+        // decline or cancel button.
+        case .inlineSoftPrompt: [.accept, .dismiss]
+        case .inlineSettingsPrompt: [.open, .dismiss]
+        }
+    }
+
+    /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up
+    /// the user may still leave the app (`app_background`); while the app is away with the
+    /// prompt kept, time may pass and the user may return (`app_foreground`). The app's own
+    /// prompt goes with its process (`terminate`, or a cold `app_launch` while the app is away).
+    func refusal(of action: Scenario.Action, appInForeground: Bool = true) -> String? {
+        if case .answer(let answer) = action {
+            if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
+            // "Add to Scheduled Summary" is on the dialog only with Scheduled Summary on: the
+            // device refuses it otherwise, with the reason.
+            if !answers.contains(answer), !(self == .systemDialog && answer == .addToSummary) {
+                return "\(name) is on screen; answer it with "
+                    + answers.map(\.rawValue).joined(separator: ", ") + ", not \(answer.rawValue)"
+            }
+            return nil
+        }
+        guard self != .nothing, !isInline else { return nil }
+        switch action {
+        case .event(.appBackground) where appInForeground: return nil
+        case .event(.appForeground) where !appInForeground, .wait where !appInForeground: return nil
+        // The process ends, and the app's own prompts with it.
+        case .terminate where isInApp, .event(.appLaunch) where isInApp && !appInForeground: return nil
+        default: break
+        }
+        var allowed = answers.map { "answer: \($0.rawValue)" }
+        allowed.append(appInForeground ? "event: app_background" : "event: app_foreground")
+        if isInApp { allowed.append("terminate: true") }
+        return "\(name) is on screen and stays until answered; this step must be one of `"
+            + allowed.joined(separator: "`, `") + "`"
+    }
+
+    /// The event an answer sends; a dialog answer taps the simulated device first.
+    func event(answering answer: Scenario.Answer, on device: SimulatedDevice) throws(SimulatedDeviceError) -> AppEvent {
+        switch self {
+        case .softPrompt, .inlineSoftPrompt:
+            return .softPromptAnswered(SoftPromptAnswer(rawValue: answer.rawValue)!)
+        case .settingsPrompt, .inlineSettingsPrompt:
+            return .settingsPromptAnswered(SettingsPromptAnswer(rawValue: answer.rawValue)!)
+        case .systemDialog, .nothing:
+            if answer == .addToSummary { return .systemPromptAnswered(granted: try device.answerDialogAddingToSummary()) }
+            return .systemPromptAnswered(granted: try device.answerDialog(allow: answer == .allow))
+        }
+    }
+}
