@@ -16,7 +16,9 @@ import PackageDescription
 /// through Core's `PolicyDelivery`, which the CLI fills with PermitDelivery's. PermitFetch, the
 /// app's bundle download (URLSession; FoundationNetworking and libcurl on Linux), sits on
 /// PermitDelivery in a target of its own so that the CLI, which never downloads, links no
-/// networking and `permit` stays a static binary of its own. Only PermitCLI
+/// networking and `permit` stays a static binary of its own. PermitServe is `permit serve`'s
+/// playground, a web page on loopback (Hummingbird, over SwiftNIO's sockets, no libcurl) that
+/// edits, tests and compares one pack through the public APIs of the layers below. Only PermitCLI
 /// (the `permit` verbs, a library so that tests run them in-process) and the executables join
 /// the layers; the `permit` executable is PermitCLI's entry point and nothing else.
 /// Tests/RepositoryTests/LayeringTests.swift checks this list against the targets below and
@@ -63,7 +65,8 @@ import PackageDescription
 ///   PermitDelivery → PermitCore, PermitLua, Crypto
 ///   PermitFetch → PermitCore, PermitDelivery
 ///   PermitSimulation → PermitCore, PermitInput, PermitLua, PermitSimulator
-///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation, PermitSimulator
+///   PermitServe → Hummingbird, Logging, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitSimulation
+///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitServe, PermitSimulation, PermitSimulator
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch, PermitSimulator
 ///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
@@ -110,6 +113,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        // `permit serve`'s web server (PermitServe), on loopback only.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         // `swift package generate-documentation` (the DocC catalogs; `make docs`). Build-time only.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -182,11 +188,21 @@ let package = Package(
             name: "PermitSimulation",
             dependencies: ["PermitCore", "PermitLua", "PermitInput", "PermitSimulator"]
         ),
+        // `permit serve`: the playground's server, page and pack workspace. The page (HTML, CSS,
+        // JavaScript) is Swift string literals, so the static `permit` carries it with no resource bundle.
+        .target(
+            name: "PermitServe",
+            dependencies: [
+                "PermitCore", "PermitDelivery", "PermitInput", "PermitLua", "PermitScenario", "PermitSimulation",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `permit` verbs, writing through a `Console`: the executable and the tests run them.
         .target(
             name: "PermitCLI",
             dependencies: [
                 "PermitScenario", "PermitInput", "PermitLua", "PermitCore", "PermitDelivery", "PermitSimulation", "PermitSimulator",
+                "PermitServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -249,6 +265,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PermitInputTests", dependencies: ["PermitInput", "PermitCore"]),
+        // The playground over real HTTP on loopback, and in a real browser driven over WebDriver
+        // (Debian's chromium-driver; the client is PermitTestSupport's WebDriver).
+        .testTarget(
+            name: "PermitServeTests",
+            dependencies: ["PermitServe", "PermitScenario", "PermitLua", "PermitCore", "PermitTestSupport"]
+        ),
         .testTarget(
             name: "PermitScenarioTests",
             dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitSimulator", "PermitTestSupport"]

@@ -19,6 +19,11 @@ struct BenchCommand: AsyncParsableCommand {
             Examples:
               swift run -c release permit bench policies/polite
               swift run -c release permit bench policies/polite --scenario examples/walkthrough.yaml --format json
+              swift run -c release permit bench policies/polite --playground
+
+            --playground measures the playground instead (`permit serve`): from an edit of the \
+            pack's policy.lua to every scenario's result against the edited text, as the Tests \
+            panel gets it (a new copy of the pack, then the pack's scenarios).
             """)
 
     @Argument(help: "The policy file, or a pack directory holding policy.lua.")
@@ -33,6 +38,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @Flag(help: "Measure the playground's edit-to-test-results time for the pack (permit serve) instead.")
+    var playground = false
+
     @OptionGroup var limitOptions: LimitOptions
 
     func validate() throws {
@@ -40,6 +48,7 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if playground { return try await runPlayground() }
         let url = try policyURL(policy)
         let loaded = try loadPolicy(url, limits: limitOptions.limits)
         let source = try String(contentsOf: url, encoding: .utf8)

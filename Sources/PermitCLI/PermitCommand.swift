@@ -13,7 +13,7 @@ struct PermitCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, TestCommand.self, DecideCommand.self, CheckCommand.self, BenchCommand.self,
             SimulateCommand.self, BundleCommand.self, KeygenCommand.self, SignCommand.self, VerifyCommand.self,
-            NewCommand.self, FitCommand.self,
+            NewCommand.self, FitCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -127,6 +127,9 @@ public enum Simulation {
     ///   - records: where the users' decision records go (`permit simulate --records`), or `nil`
     ///     to build none; call its `finish` after the run.
     ///   - progress: called with (users done, users in all) as blocks finish.
+    ///
+    /// Cancelling the calling task stops the run after the blocks under way: the result then
+    /// counts only the users who ran, and a caller that cancelled must discard it.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
@@ -148,7 +151,9 @@ public enum Simulation {
                             defer { value += 1 }
                             return value
                         }
-                        guard index < jobs.count else { return }
+                        // A cancelled run (the playground's Cancel) takes no further block; its
+                        // caller sees the cancellation and discards the partial result.
+                        guard index < jobs.count, !Task.isCancelled else { return }
                         let job = jobs[index]
                         let tally = await runBlock(
                             job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
@@ -167,7 +172,7 @@ public enum Simulation {
         let tallies = done.current.tallies
         let results: [PolicyResult] = policies.indices.map { policy in
             var tally = Tally(days: options.days)
-            for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)]!) }
+            for block in 0..<blocks { tally.merge(tallies[Job(policy: policy, block: block)] ?? Tally(days: options.days)) }
             return PolicyResult(
                 name: policies[policy].name, file: policies[policy].chunkName, days: options.days, tally: tally,
                 outcomeDays: keptDays)

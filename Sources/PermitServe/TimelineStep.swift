@@ -1,0 +1,69 @@
+import Foundation
+import PermitCore
+import PermitScenario
+
+/// A scenario step, and a decision, as the page draws them: the fields, and what the user
+/// sees on the simulated iPhone.
+enum TimelineStep {
+    /// The step's row of the timeline.
+    static func step(_ step: StepResult, formatter: TimelineFormatter, locale: String) -> PlaygroundReports.Step {
+        let outcome = step.outcome
+        return PlaygroundReports.Step(
+            number: step.number, line: step.location.line, clock: formatter.clock(step.time), action: step.action,
+            statusBefore: outcome?.statusBefore.rawValue, status: step.status.rawValue,
+            decision: outcome.map { fields($0.finalDecision) } ?? [:],
+            reason: outcome?.finalDecision.reason ?? outcome?.proposed?.reason,
+            warnings: (outcome.map { $0.warnings + $0.followUps.flatMap(\.warnings) } ?? []).map { "\($0.name): \($0.message)" },
+            errors: (outcome.map { $0.errors + $0.followUps.flatMap(\.errors) } ?? []).map(\.description),
+            trace: outcome.map { ([$0.trace] + $0.followUps.map(\.trace)).filter { !$0.isEmpty }.joined(separator: "\n") } ?? "",
+            summary: outcome.map { formatter.line(for: $0) } ?? step.action,
+            screen: outcome.map { screen(after: $0, locale: locale) } ?? PlaygroundReports.Screen(kind: "none", buttons: []),
+            failures: step.failures)
+    }
+
+    /// A decision's fields as text (a list joined with commas).
+    static func fields(_ decision: Decision) -> [String: String] {
+        decision.fields.mapValues { value in
+            switch value {
+            case .string(let text): text
+            case .list(let items):
+                items.map { item in if case .string(let text) = item { text } else { "\(item)" } }.joined(separator: ", ")
+            default: "\(value)"
+            }
+        }
+    }
+
+    /// What is on screen after `outcome`: the follow-up's decision when the request was
+    /// answered at once, else the event's own; the system dialog only when iOS showed it.
+    static func screen(after outcome: Outcome, locale: String) -> PlaygroundReports.Screen {
+        let last = outcome.followUps.last ?? outcome
+        func text(_ value: LocalizedText?) -> String? { value.flatMap { $0.resolved(for: locale) } }
+        switch last.decision.action {
+        case .softPrompt(let prompt):
+            return PlaygroundReports.Screen(
+                kind: prompt.presentation == .inline ? "inline_soft_prompt" : "soft_prompt", title: text(prompt.title),
+                message: text(prompt.message), buttons: [text(prompt.accept), text(prompt.decline)].compactMap { $0 })
+        case .settingsPrompt(let prompt):
+            return PlaygroundReports.Screen(
+                kind: prompt.presentation == .inline ? "inline_settings_prompt" : "settings_prompt", title: text(prompt.title),
+                message: text(prompt.message), buttons: [text(prompt.open), text(prompt.cancel)].compactMap { $0 })
+        case .requestPermission(let options):
+            guard last.dialogShown else {
+                let quiet = options.contains { $0.rawValue == "provisional" }
+                return PlaygroundReports.Screen(
+                    kind: "none", buttons: [],
+                    note: quiet
+                        ? "provisional: no dialog; notifications arrive quietly in Notification Center" : "no dialog: iOS did not show it")
+            }
+            // Apple's wording of the alert (UNUserNotificationCenter.requestAuthorization), in English.
+            return PlaygroundReports.Screen(
+                kind: "system_dialog", title: "“App” Would Like to Send You Notifications",
+                message: "Notifications may include alerts, sounds, and icon badges. These can be configured in Settings.",
+                buttons: ["Don’t Allow", "Allow"])
+        case .openSettings:
+            return PlaygroundReports.Screen(kind: "none", buttons: [], note: "the app opens Settings")
+        case .none:
+            return PlaygroundReports.Screen(kind: "none", buttons: [])
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import PermitServe
+import PermitTestSupport
+import Testing
+
+/// What each panel asks the server for, on a copy of the polite pack: unsaved edits are
+/// evaluated and never written.
+@Suite("permit serve: the API", .serialized)
+struct PlaygroundAPITests {
+    static func scenarios(_ answer: RawHTTP.Answer) throws -> [[String: Any]] {
+        try #require(try answer.json()["scenarios"] as? [[String: Any]])
+    }
+
+    @Test func anEditIsTestedUnsavedAndItsFailureNamesTheLine() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let saved = served.policyText
+        let clean = try Self.scenarios(await served.api("/api/tests", ["files": [String: String]()]))
+        #expect(clean.count == 22)
+        #expect(clean.allSatisfy { $0["verdict"] as? String == "pass" })
+        let edited = saved.replacingOccurrences(of: "accept  = { en = \"Continue\"", with: "accept  = { en = \"Go on\"")
+        let run = try Self.scenarios(await served.api("/api/tests", ["files": ["policy.lua": edited]]))
+        let failed = run.filter { $0["verdict"] as? String == "fail" }
+        #expect(failed.map { $0["file"] as? String } == ["polite/tests/locale-fallback-en.yaml"])
+        #expect(failed.first?["failedLines"] as? [Int] == [6])
+        #expect((failed.first?["lines"] as? [String])?.contains { $0.contains("step 2 (line 6)") } == true)
+        #expect(served.policyText == saved)
+        // A syntax error: the load report names its line.
+        let broken = try await served.api("/api/tests", ["files": ["policy.lua": saved + "\nlocal x = = 1\n"]]).json()
+        let problems = try #require((broken["load"] as? [String: Any])?["problems"] as? [[String: Any]])
+        #expect(problems.first?["line"] as? Int == saved.split(separator: "\n", omittingEmptySubsequences: false).count + 1)
+    }
+
+    @Test func aTimelineShowsTheDialogInTheChosenLocale() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let id = "tests/ios16-accept.yaml::iOS 16 — a polite ask in context"
+        let timeline = try await served.api("/api/timeline", ["scenario": id, "locale": "zh-Hans"]).json()
+        let steps = try #require(timeline["steps"] as? [[String: Any]])
+        #expect(steps.count == 5)
+        let soft = try #require(steps[1]["screen"] as? [String: Any])
+        #expect(soft["kind"] as? String == "soft_prompt")
+        #expect(soft["title"] as? String == "不错过任何提醒")
+        let dialog = try #require(steps[2]["screen"] as? [String: Any])
+        #expect(dialog["kind"] as? String == "system_dialog")
+        #expect((steps[2]["decision"] as? [String: String])?["action"] == "request_permission")
+        #expect(steps[3]["status"] as? String == "authorized")
+    }
+
+    @Test func tryItDecidesAsPermitDecide() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let attempt: [String: Any] = [
+            "status": "not_determined", "os": "16.4", "event": "feature_opened", "feature": "reminders", "locale": "zh-Hant",
+        ]
+        let decided = try await served.api("/api/decide", ["attempt": attempt]).json()
+        #expect((decided["decision"] as? [String: String])?["action"] == "soft_prompt")
+        #expect((decided["screen"] as? [String: Any])?["title"] as? String == "不錯過任何提醒")
+        // permit decide's line: `feature_opened feature="reminders"  unknown → not_determined  soft_prompt "…" [繼續 | 以後再說]`.
+        #expect((decided["text"] as? String)?.contains("soft_prompt \"不錯過任何提醒\" [繼續 | 以後再說]") == true)
+        // Denied a moment ago: the settings prompt backs off, as permit decide says.
+        var denied = attempt
+        denied["status"] = "denied"
+        let backingOff = try await served.api("/api/decide", ["attempt": denied]).json()
+        #expect((backingOff["decision"] as? [String: String])?["reason"] == "backing off: next settings prompt after 3 days")
+        var wrong = attempt
+        wrong["status"] = "maybe"
+        #expect(
+            (try await served.api("/api/decide", ["attempt": wrong]).json()["errors"] as? [String])?.first?.contains("not a status") == true
+        )
+    }
+
+    @Test func theCopyTableListsEveryTextAndMarksMissingLocales() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let copy = try await served.api("/api/copy", ["files": [String: String]()]).json()
+        let rows = try #require(copy["rows"] as? [[String: Any]])
+        #expect(rows.contains { ($0["texts"] as? [String: String])?["en"] == "Never miss a reminder" })
+        #expect(rows.contains { ($0["texts"] as? [String: String])?["zh-Hant"] == "前往設定" })
+        // Drop a translation: the row marks the locale missing.
+        let edited = served.policyText.replacingOccurrences(of: ", [\"zh-Hant\"] = \"繼續\"", with: "")
+        let marked = try #require(try await served.api("/api/copy", ["files": ["policy.lua": edited]]).json()["rows"] as? [[String: Any]])
+        let accept = try #require(marked.first { ($0["texts"] as? [String: String])?["en"] == "Continue" })
+        #expect(accept["missing"] as? [String] == ["zh-Hant"])
+    }
+
+    @Test func aComparisonRunsWithProgressAndCanBeCancelled() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let edited = served.policyText.replacingOccurrences(of: "max_soft_prompts = 3", with: "max_soft_prompts = 1")
+        let request: [String: Any] = ["against": "saved", "model": "default.yaml", "users": 500, "days": 14, "sensitivity": 0]
+        let started = try await served.api("/api/compare", ["files": ["policy.lua": edited], "compare": request]).json()
+        let id = try #require(started["id"] as? Int)
+        var state: [String: Any] = [:]
+        for _ in 0..<600 {
+            state = try await served.api("/api/compare/state", ["id": id]).json()
+            if state["state"] as? String != "running" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(state["state"] as? String == "done")
+        #expect((state["text"] as? String)?.contains("500 users") == true)
+        #expect((state["html"] as? String)?.contains("<svg") == true)
+        // A big one, cancelled at once.
+        var big = request
+        big["users"] = 20_000
+        big["sensitivity"] = 10
+        let second = try #require(try await served.api("/api/compare", ["compare": big]).json()["id"] as? Int)
+        let cancelled = try await served.api("/api/compare/cancel", ["id": second]).json()
+        #expect(cancelled["state"] as? String == "cancelled")
+        var over = request
+        over["users"] = 1_000_000
+        #expect(try await served.api("/api/compare", ["compare": over]).status == 400)
+    }
+
+    @Test func theEditedPackDownloadsAsABundleAndOpensAgain() async throws {
+        let served = try await RunningPlayground()
+        defer { Task { await served.stop() } }
+        let edited = served.policyText.replacingOccurrences(of: "max_soft_prompts = 3,", with: "max_soft_prompts = 3, -- shared")
+        let bundle = try await served.api("/api/bundle", ["files": ["policy.lua": edited]])
+        #expect(bundle.status == 200, "\(bundle.text)")
+        #expect(bundle.headers["content-disposition"]?.contains(".permitbundle") == true)
+        let opened = try await RawHTTP.request(
+            port: served.port, method: "POST", path: "/api/open", host: served.host,
+            headers: [("X-Permit-Token", served.token)], body: bundle.body)
+        #expect((try opened.json()["files"] as? [String: String])?["policy.lua"] == edited)
+        // A failing pack does not bundle: the gate says why.
+        let failing = edited.replacingOccurrences(of: "accept  = { en = \"Continue\"", with: "accept  = { en = \"Go on\"")
+        let refused = try await served.api("/api/bundle", ["files": ["policy.lua": failing]])
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("not bundled"))
+    }
+}

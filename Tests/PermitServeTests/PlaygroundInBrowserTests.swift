@@ -1,0 +1,146 @@
+import Foundation
+import PermitTestSupport
+import Testing
+
+/// The playground as a product manager uses it, in a real browser: Chromium, headless, driven
+/// over WebDriver by Debian's chromedriver. The test types into the editor, watches a scenario
+/// turn red with its line, opens its timeline and sees the prompt drawn on the iPhone; then
+/// saves, and is refused over a file changed on disk.
+///
+/// Without chromedriver or chromium it fails, saying that `make test` installs them.
+@Suite("permit serve: in a browser", .serialized)
+struct PlaygroundInBrowserTests {
+    /// Where the screenshots for docs/playground.md go when PERMIT_SCREENSHOTS names a folder.
+    static let screenshots = ProcessInfo.processInfo.environment["PERMIT_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+
+    static func shoot(_ browser: WebDriver, _ name: String) async throws {
+        guard let folder = screenshots else { return }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try await browser.screenshot().write(to: folder.appendingPathComponent(name + ".png"))
+    }
+
+    /// Selects `old` in the editor (its first occurrence) and types `new` over it, as a person
+    /// double-clicking a word and typing would.
+    static func typeOver(_ old: String, with new: String, in browser: WebDriver) async throws {
+        let editor = try await browser.element("#editor")
+        let found = try await browser.execute(
+            "const e = document.getElementById('editor'); const i = e.value.indexOf(arguments[0]); e.focus(); e.setSelectionRange(i, i + arguments[0].length); return i;",
+            [old])
+        #expect((found as? Int ?? -1) >= 0, "\(old) is not in the editor")
+        try await browser.type(new, into: editor)
+    }
+
+    static func verdicts(_ browser: WebDriver) async throws -> [String: String] {
+        let value = try await browser.execute(
+            "return Array.from(document.querySelectorAll('#tests li')).map(li => [li.dataset.id, li.dataset.verdict]);")
+        var verdicts: [String: String] = [:]
+        for pair in (value as? [[String]]) ?? [] where pair.count == 2 { verdicts[pair[0]] = pair[1] }
+        return verdicts
+    }
+
+    @Test func aProductManagerEditsSeesARedScenarioAndItsDialog() async throws {
+        let served = try await RunningPlayground()
+        do {
+            try await WebDriver.with { browser in try await Self.editSeeItFailAndSeeTheDialog(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    static func editSeeItFailAndSeeTheDialog(_ served: RunningPlayground, _ browser: WebDriver) async throws {
+        try await browser.open(served.url)
+        try await browser.wait("every scenario passing") {
+            let verdicts = try await Self.verdicts(browser)
+            return verdicts.count == 22 && verdicts.values.allSatisfy { $0 == "pass" }
+        }
+        try await Self.shoot(browser, "playground-tests")
+
+        // A syntax error: the load report names the line and the gutter marks it.
+        try await Self.typeOver("local function gap", with: "local function = gap", in: browser)
+        try await browser.wait("the load error with its line") {
+            let status = try await browser.text(of: try await browser.element("#load-status"))
+            let marked = try await browser.elements("#gutter span.bad[data-line='36']")
+            return status.contains("line 36:") && !marked.isEmpty
+        }
+        try await Self.typeOver("local function = gap", with: "local function gap", in: browser)
+
+        // A text a scenario expects: that scenario turns red, with its line.
+        try await Self.typeOver("\"Continue\"", with: "\"Go on\"", in: browser)
+        let failing = "tests/locale-fallback-en.yaml::Locales — French falls back to English"
+        try await browser.wait("the locale scenario failing") {
+            let verdicts = try await Self.verdicts(browser)
+            return verdicts[failing] == "fail" && verdicts.values.filter { $0 == "fail" }.count == 1
+        }
+        let row = try await browser.element("#tests li[data-verdict='fail']")
+        #expect(try await browser.text(of: row).contains("step 2 (line 6)"))
+        try await Self.shoot(browser, "playground-failing")
+
+        // Its timeline: the soft prompt, drawn with the edited button.
+        try await browser.click(row)
+        try await browser.wait("the timeline's steps") { try await browser.elements("#tl-steps li").count == 3 }
+        try await browser.click(try await browser.elements("#tl-steps li")[1])
+        try await browser.wait("the soft prompt on the iPhone") {
+            let sheet = try await browser.elements("#tl-phone .sheet.soft_prompt")
+            guard sheet.count == 1 else { return false }
+            return try await browser.text(of: sheet[0]).contains("Go on")
+        }
+
+        // Another scenario, in Chinese: the system dialog after the accept.
+        _ = try await browser.execute(
+            "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            ["tests/ios16-accept.yaml::iOS 16 — a polite ask in context"])
+        try await browser.wait("five steps") { try await browser.elements("#tl-steps li").count == 5 }
+        try await browser.click(try await browser.elements("#tl-steps li")[2])
+        try await browser.wait("the system dialog") {
+            let alert = try await browser.elements("#tl-phone .alert.system-dialog")
+            guard alert.count == 1 else { return false }
+            return try await browser.text(of: alert[0]).contains("Allow")
+        }
+        try await Self.shoot(browser, "playground-timeline")
+    }
+
+    @Test func aSaveShowsTheDiffAndIsRefusedOverAChangeOnDisk() async throws {
+        let served = try await RunningPlayground()
+        do {
+            try await WebDriver.with { browser in try await Self.saveThenMeetAChangeOnDisk(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    static func saveThenMeetAChangeOnDisk(_ served: RunningPlayground, _ browser: WebDriver) async throws {
+        try await browser.open(served.url)
+        try await browser.wait("the scenarios") { try await Self.verdicts(browser).count == 22 }
+        try await Self.typeOver("max_soft_prompts = 3", with: "max_soft_prompts = 2", in: browser)
+        try await browser.click(try await browser.element("#save"))
+        try await browser.wait("the diff") {
+            try await browser.text(of: try await browser.element("#save-diff")).contains("+    max_soft_prompts = 2")
+        }
+        try await Self.shoot(browser, "playground-save")
+        try await browser.click(try await browser.element("#save-confirm"))
+        try await browser.wait("the save") { served.policyText.contains("max_soft_prompts = 2") }
+
+        // Someone changes the file on disk; the page's next save is refused and offers a reload.
+        let onDisk = served.policyText + "-- edited elsewhere\n"
+        try onDisk.write(to: served.pack.appendingPathComponent("policy.lua"), atomically: true, encoding: .utf8)
+        try await Self.typeOver("max_soft_prompts = 2", with: "max_soft_prompts = 1", in: browser)
+        try await browser.click(try await browser.element("#save"))
+        try await browser.wait("the diff") {
+            try await browser.text(of: try await browser.element("#save-diff")).contains("edited elsewhere")
+        }
+        try await browser.click(try await browser.element("#save-confirm"))
+        try await browser.wait("the refusal") {
+            try await browser.text(of: try await browser.element("#save-error")).contains("changed on disk")
+        }
+        #expect(served.policyText == onDisk)
+        _ = try await browser.execute("window.confirm = () => true;")
+        try await browser.click(try await browser.element("#save-reload"))
+        try await browser.wait("the reloaded text") {
+            (try await browser.execute("return document.getElementById('editor').value;") as? String) == onDisk
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PermitCore
+import PermitServe
+import PermitTestSupport
+
+/// A playground server started in this process on a free port, for a copy of a shipped pack
+/// in a scratch folder (the tests edit and save it); `stop` ends it.
+final class RunningPlayground: @unchecked Sendable {
+    let pack: URL
+    let server: PlaygroundServer
+    let task: Task<Void, any Error>
+    let url: URL
+
+    var port: Int { server.port! }
+    var token: String { server.guardRules.token }
+    var host: String { "127.0.0.1:\(port)" }
+
+    /// Copies `policies/<name>` (and a sibling pack, for comparisons) and serves the copy.
+    init(pack name: String = "polite", bodyCap: Int = 1 << 20) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("permit-serve-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        for copied in Set([name, "provisional-first"]) {
+            try FileManager.default.copyItem(
+                at: Repository.root.appendingPathComponent("policies/\(copied)"), to: scratch.appendingPathComponent(copied))
+        }
+        pack = scratch.appendingPathComponent(name)
+        let model = try String(contentsOf: Repository.root.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
+        let playground = try Playground(pack: pack, models: [("default.yaml", model)])
+        let server = PlaygroundServer(playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap))
+        self.server = server
+        let ready = Locked<URL?>(nil)
+        task = Task { try await server.run { url in ready.withLock { $0 = url } } }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while ready.current == nil, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
+        self.url = url
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+        try? FileManager.default.removeItem(at: pack.deletingLastPathComponent())
+    }
+
+    /// An API call with the right Host and token.
+    func api(_ path: String, _ body: [String: Any]? = nil) async throws -> RawHTTP.Answer {
+        try await RawHTTP.request(
+            port: port, method: body == nil ? "GET" : "POST", path: path, host: host,
+            headers: [("X-Permit-Token", token), ("Content-Type", "application/json")],
+            body: try body.map { try JSONSerialization.data(withJSONObject: $0) })
+    }
+
+    /// The pack's policy.lua as on disk.
+    var policyText: String { (try? String(contentsOf: pack.appendingPathComponent("policy.lua"), encoding: .utf8)) ?? "" }
+}
