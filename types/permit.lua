@@ -151,7 +151,7 @@
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
 ---@field remote_registration? PermitRemoteRegistration # default: the policy's remote_registration, else register at every launch and when granted
 ---@field cap_exempt? string # why this prompt may pass the daily cap (prompt-cap); recorded in the decision record
----@field for_setting? PermitSettingName # settings_prompt: the setting it asks to turn on; judged by settings-prompt-pointless instead of alerts
+---@field for_setting? PermitSettingName # settings_prompt: the setting it asks to change (turn on; scheduled_delivery: turn off); judged by settings-prompt-pointless instead of alerts
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0
