@@ -188,7 +188,8 @@ extension Decision.Action {
     /// request with the `provisional` option is granted silently when no dialog is due.
     func showsPrompt(status: PermissionStatus, version: OSVersion) -> Bool {
         switch self {
-        case .none, .openSettings: false
+        // An information page asks nothing: no prompt, whatever its presentation.
+        case .none, .openSettings, .inform, .dismiss: false
         case .softPrompt(let prompt): prompt.presentation != .inline
         case .settingsPrompt(let prompt): prompt.presentation != .inline
         case .requestPermission(let options):
