@@ -9,7 +9,7 @@
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported" # not_supported: not on this iOS, not asked yet, car_play not requested, critical_alert without the entitlement
----@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"|"inform_answered"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"inform_answered"|"significant_time_change"|"notification_settings_opened"
 ---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"|"inform"|"dismiss"
 ---@alias PermitPresentation "alert"|"banner"|"sheet"|"inline"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"
@@ -159,9 +159,9 @@
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
 ---@field remote_registration? PermitRemoteRegistration # default: the policy's remote_registration, else register at every launch and when granted
 ---@field cap_exempt? string # why this prompt may pass the daily cap (prompt-cap); recorded in the decision record
+---@field for_setting? PermitSettingName # settings_prompt: the setting it asks to change (turn on; scheduled_delivery: turn off); judged by settings-prompt-pointless instead of alerts
 ---@field button? PermitText # inform: its one button; an inline row without one is a label
 ---@field id? string # soft_prompt, settings_prompt, inform: 1 to 64 bytes; the answer carries it as ctx.event.prompt_id
----@field for_setting? PermitSettingName # settings_prompt: the setting it asks to change (turn on; scheduled_delivery: turn off); judged by settings-prompt-pointless instead of alerts
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

@@ -127,7 +127,7 @@ import Testing
             policy: try LuaPolicy(
                 source: """
                     return { name = "rows", decide = function(ctx)
-                      if ctx.event.name == "feature_opened" then
+                      if ctx.event.name == "app_launch" or ctx.event.name == "feature_opened" then
                         return { action = "inform", presentation = "inline", title = "Notifications are off" }
                       end
                       if ctx.event.name == "feature_closed" then return { action = "dismiss" } end
