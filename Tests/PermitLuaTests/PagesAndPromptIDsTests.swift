@@ -24,17 +24,27 @@ import Testing
     /// Each decision, returned by a policy (the warm path) and read from the same table by
     /// `DecisionReader`, gives the same action.
     @Test(arguments: [
-        (#"{ action = "inform", title = "T", message = "M", button = "OK", id = "safety" }"#,
-         Decision.Action.inform(InformPage(title: "T", message: "M", button: "OK", id: "safety"))),
-        (#"{ action = "inform", presentation = "inline", title = "Notifications are off" }"#,
-         .inform(InformPage(title: "Notifications are off", message: nil, button: nil, presentation: .inline))),
-        (#"{ action = "inform", presentation = "inline", title = "T", button = { en = "Fix", de = "Beheben" } }"#,
-         .inform(InformPage(title: "T", message: nil, button: .translations(["en": "Fix", "de": "Beheben"]), presentation: .inline))),
+        (
+            #"{ action = "inform", title = "T", message = "M", button = "OK", id = "safety" }"#,
+            Decision.Action.inform(InformPage(title: "T", message: "M", button: "OK", id: "safety"))
+        ),
+        (
+            #"{ action = "inform", presentation = "inline", title = "Notifications are off" }"#,
+            .inform(InformPage(title: "Notifications are off", message: nil, button: nil, presentation: .inline))
+        ),
+        (
+            #"{ action = "inform", presentation = "inline", title = "T", button = { en = "Fix", de = "Beheben" } }"#,
+            .inform(InformPage(title: "T", message: nil, button: .translations(["en": "Fix", "de": "Beheben"]), presentation: .inline))
+        ),
         (#"{ action = "dismiss" }"#, .dismiss),
-        (#"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", id = "welcome" }"#,
-         .softPrompt(SoftPrompt(title: "T", message: "M", accept: "A", decline: "D", id: "welcome"))),
-        (#"{ action = "settings_prompt", title = "T", message = "M", open = "O", cancel = "C", id = "off" }"#,
-         .settingsPrompt(SettingsPrompt(title: "T", message: "M", open: "O", cancel: "C", id: "off"))),
+        (
+            #"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", id = "welcome" }"#,
+            .softPrompt(SoftPrompt(title: "T", message: "M", accept: "A", decline: "D", id: "welcome"))
+        ),
+        (
+            #"{ action = "settings_prompt", title = "T", message = "M", open = "O", cancel = "C", id = "off" }"#,
+            .settingsPrompt(SettingsPrompt(title: "T", message: "M", open: "O", cancel: "C", id: "off"))
+        ),
     ])
     func bothPathsReadPagesDismissAndIDs(source: String, expected: Decision.Action) throws {
         let policy = try Self.policy("return \(source)")
@@ -47,8 +57,10 @@ import Testing
     @Test(arguments: [
         (#"{ action = "inform", title = "T", message = "M", button = "OK", id = 5 }"#, "decision.id", "1 to 64 bytes"),
         (#"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", id = "" }"#, "decision.id", #"got """#),
-        (#"{ action = "settings_prompt", title = "T", message = "M", open = "O", cancel = "C", id = string.rep("x", 65) }"#,
-         "decision.id", "got 65 bytes"),
+        (
+            #"{ action = "settings_prompt", title = "T", message = "M", open = "O", cancel = "C", id = string.rep("x", 65) }"#,
+            "decision.id", "got 65 bytes"
+        ),
         (#"{ action = "inform", title = "T", message = "M" }"#, "decision.button", "without a button it is a label"),
         (#"{ action = "inform", title = "T", button = "OK" }"#, "decision.message", "its one button"),
         (#"{ action = "inform", presentation = "inline", message = "M" }"#, "decision.title", "missing"),
