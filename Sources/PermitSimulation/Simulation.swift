@@ -129,7 +129,9 @@ public enum Simulation {
     ///   - progress: called with (users done, users in all) as blocks finish.
     ///
     /// Cancelling the calling task stops the run after the blocks under way: the result then
-    /// counts only the users who ran, and a caller that cancelled must discard it.
+    /// counts only the users who ran, and a caller that cancelled must discard it. The workers
+    /// run on the process's simulation threads (`SimulationThreads`), not the caller's
+    /// cooperative pool, so a host that awaits a run keeps its threads for other work.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
