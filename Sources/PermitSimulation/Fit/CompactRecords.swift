@@ -18,7 +18,7 @@ import PermitInput
 /// Why: a full record carries the decision's trace, params, warnings and history, which an
 /// analytics store keeps but the fit never reads (a popular app logs ~10 GB of them a month); the
 /// compact form keeps the ten fields the fit uses, and an install's ids and platform once, so
-/// a month of it is about a tenth of the size (docs/reference/model.md#compact-records) and a
+/// a month of it is about a sixth of the size (docs/reference/model.md#compact-records) and a
 /// warehouse query (group by install, order by time) writes it directly. The fit reads either
 /// form, even mixed in one file, and gives the same figures from both.
 public enum CompactRecords {
