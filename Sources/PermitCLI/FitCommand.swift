@@ -13,18 +13,24 @@ struct FitCommand: AsyncParsableCommand {
             docs/reference/cli.md#cli-fit), and writes a model file for `permit simulate`: every \
             figure the records identify, with its 95% interval and sample size in a comment beside \
             it, and the base model's value, flagged, for each figure they do not. Each install's \
-            records must be in time order.
+            records must be in time order. A file may hold the compact form instead (one line per \
+            install with only what the fit reads; docs/reference/model.md#compact-records), which \
+            `--compact` writes from full records.
 
             Examples:
               permit fit app-records.jsonl --out fitted.yaml
               permit fit week1.jsonl week2.jsonl --base examples/models/default.yaml --out fitted.yaml
+              permit fit app-records.jsonl --compact app-records.compact.jsonl
             """)
 
     @Argument(help: "Decision-log files (JSON Lines).")
     var records: [String] = []
 
     @Option(help: "Where to write the fitted model (YAML).")
-    var out: String
+    var out: String?
+
+    @Option(help: "Instead of fitting, write the records' compact form (one line per install) to this file.")
+    var compact: String?
 
     @Option(help: "The model whose values stand for what the records cannot identify (default: examples/models/default.yaml's figures).")
     var base: String?
@@ -33,12 +39,31 @@ struct FitCommand: AsyncParsableCommand {
         guard !records.isEmpty else {
             throw ValidationError("give at least one records file, e.g. permit fit records.jsonl --out fitted.yaml")
         }
+        guard (out == nil) != (compact == nil) else {
+            throw ValidationError(
+                "give --out MODEL to fit, or --compact FILE to write the compact form, e.g. permit fit records.jsonl --out fitted.yaml")
+        }
+        if compact != nil, base != nil { throw ValidationError("--base is for fitting; --compact only rewrites the records") }
         if let twice = records.first(where: { path in records.filter { $0 == path }.count > 1 }) {
             throw ValidationError("\(twice) is given twice: its records would count twice; give each file once")
         }
     }
 
     func run() async throws {
+        if let compact {
+            try OutputPath.refuseInputs("--compact", compact, inputs: records.map { (label: "records", path: $0) })
+            let written: (data: Data, installs: Int, records: Int)
+            do {
+                written = try CompactRecords.convert(records.map { (Terminal.file($0), $0) })
+            } catch {
+                Terminal.printError(error.description)
+                throw Exit.badInput
+            }
+            try writeAtomically(written.data, to: compact)
+            Terminal.say("\(written.records) records of \(written.installs) installs written to \(compact) in the compact form")
+            return
+        }
+        guard let out else { return }
         try OutputPath.refuseInputs(
             "--out", out, inputs: records.map { (label: "records", path: $0) } + (base.map { [(label: "--base", path: $0)] } ?? []))
         let baseName = base ?? "the default model"

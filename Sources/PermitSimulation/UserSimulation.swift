@@ -11,7 +11,8 @@ import PermitSimulator
 /// A third, `processes`, draws which sessions are cold launches and each new process's
 /// `math.random` seed, so that those draws change nothing else the user does.
 struct UserSimulation: Sendable {
-    let model: UserModel
+    /// The model, with the figures of the user's experiment arms once they are known (`ArmFigures`).
+    private(set) var model: UserModel
     let policy: any Policy
     let days: Int
     var tally: Tally
@@ -432,7 +433,11 @@ struct UserSimulation: Sendable {
                     user: app.configuration.installID, reinstalls: tally.reinstalls, os: platform.version,
                     locale: app.configuration.locale, record: outcome.record))
         }
-        if wantsArms, arms.isEmpty { arms = outcome.arms }
+        if wantsArms, arms.isEmpty {
+            arms = outcome.arms
+            // The first event tells the user's arms, before any prompt it shows is answered.
+            if !arms.isEmpty, !model.armFigures.isEmpty { model = model.armFigures.model(model, arms: arms) }
+        }
         for error in outcome.errors {
             tally.errors[error.kind.rawValue, default: 0] += 1
             if tally.firstError == nil { tally.firstError = error.description }

@@ -85,6 +85,31 @@ struct VerdictWordsTests {
             "\(answer)")
     }
 
+    /// Known answer: neither policy shows a settings prompt, so `settings_prompt.open`, drawn
+    /// over its whole range beside `allow_cold`, is never named as what the verdict depends on,
+    /// however it happens to go with the difference over the draws.
+    @Test func aFigureNeitherPolicyUsesIsNeverNamed() async throws {
+        let policies = [try inline("soft-first", SensitivityTests.softFirst), try inline("ask-cold", SensitivityTests.askCold)]
+        var model = try fixedModel().with(figure: "system_dialog.allow_cold", value: 0.26, range: 0...0.6)
+        model.uncertainFigures = model.uncertainFigures.map { figure in
+            figure.name == "settings_prompt.open"
+                ? UncertainFigure(name: figure.name, value: figure.value, range: 0...1, isDefaultRange: false) : figure
+        }
+        let options = SimulationOptions(users: 400, days: 2, seed: 11, workers: 2)
+        let base = await Simulation.run(policies: policies, model: model, options: options)
+        #expect(base.policies.allSatisfy { $0.answers.settingsPrompts == 0 })
+        let sensitivity = await Sensitivity.run(policies: policies, model: model, options: options, draws: 16, base: base)
+        let comparison = try #require(sensitivity.comparisons.first)
+        #expect(comparison.mostSensitive.map(\.figure) == ["system_dialog.allow_cold"], "\(comparison.mostSensitive)")
+        let named = base.text(sensitivity: sensitivity).split(separator: "\n").filter {
+            $0.contains("most sensitive to:") || $0.contains("verdict:")
+        }
+        #expect(!named.isEmpty && !named.contains { $0.contains("settings_prompt.open") }, "\(named)")
+        let page = HTMLReport.render(base, sensitivity: sensitivity)
+        let answer = try #require(page.firstMatch(of: /<section class="answer">(?s)(.*?)<\/section>/)?.1)
+        #expect(!answer.contains("settings_prompt.open"), "\(answer)")
+    }
+
     /// Quiet delivery at launch against a cold ask, on a model without `provisional`: every
     /// quiet user keeps quiet delivery, no draw varies it, and the report says the verdict
     /// assumes it; with the section, nothing is flagged.

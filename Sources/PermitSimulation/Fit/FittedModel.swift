@@ -33,6 +33,7 @@ public struct FittedModel: Sendable {
         var fitting = Fitting(fit: fit, base: base, baseText: baseText, baseName: baseName)
         fitting.population()
         fitting.activity()
+        fitting.appEvents()
         fitting.softPromptAndDialog()
         fitting.settingsInlineAndLaunches()
         fitting.quiet()
@@ -156,6 +157,14 @@ private struct Fitting {
             writer.flag("features", "no feature_opened in the records")
             warnings.append("features: no feature_opened in the records; kept \(baseName)'s")
         }
+    }
+
+    /// The app's own events, each in the form the base model gives it (`AppEventFit`).
+    mutating func appEvents() {
+        let events = AppEventFit(base: base, counts: fit.appEvents, sessions: fit.sessions, features: fit.features, baseName: baseName)
+        figures.merge(events.figures) { $1 }
+        warnings += events.warnings
+        if let block = events.block { writer.replace("events", with: block) }
     }
 
     mutating func softPromptAndDialog() {
@@ -339,7 +348,7 @@ private struct Fitting {
 }
 
 /// Writes the fitted model over the base model's text, one top-level key at a time.
-private struct Writer {
+struct Writer {
     var lines: [String]
     let baseName: String
 
@@ -355,7 +364,7 @@ private struct Writer {
     private func block(_ key: String) -> Range<Int>? {
         guard let start = lines.firstIndex(where: { $0.hasPrefix("\(key):") }) else { return nil }
         var end = start + 1
-        while end < lines.count, lines[end].isEmpty || lines[end].first == " " || lines[end].first == "\t" { end += 1 }
+        while end < lines.count, lines[end].isEmpty || [" ", "\t", "-"].contains(lines[end].first) { end += 1 }
         while end > start + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty { end -= 1 }
         return start..<end
     }

@@ -213,6 +213,8 @@ public struct RecordFit: Sendable {
     /// Sessions, and the feature opens in them.
     public private(set) var sessions = 0
     public private(set) var featureOpens = 0
+    /// The app's own events (`events:` in a model), counted for their figures.
+    public private(set) var appEvents = AppEventCounts()
     /// Feature opens by feature.
     public private(set) var features: [String: Int] = [:]
     /// Installs (or users, when the logger gives a durable id) by OS version and by locale.
@@ -238,26 +240,52 @@ public struct RecordFit: Sendable {
     public init() {}
 
     /// Reads every line of a JSON Lines file (blank lines skipped), a megabyte at a time: a log
-    /// of millions of records is never held whole.
+    /// of millions of records is never held whole. A line is a full record or a compact line
+    /// of an install's records (`CompactRecords`); a file may mix them.
     public mutating func read(contentsOf url: URL, name: String) throws(FitInputError) {
+        var read = 0
+        let number = try Self.lines(of: url, name: name) { text, line throws(FitInputError) in
+            let compact = CompactRecords.isCompact(text)
+            for record in try Self.records(in: text, file: name, line: line) {
+                if let policy = record.policy { policies.insert(policy) }
+                read += 1
+                // A compact record's repeat is told by the fields it keeps; a full one's by its line.
+                try add(record, file: name, line: line, text: compact ? CompactRecords.identity(record) : text)
+            }
+        }
+        guard read > 0 else {
+            throw FitInputError(
+                file: name, line: 0,
+                message: number == 0 ? "no records: the file is empty" : "no records: its \(number) lines hold none")
+        }
+    }
+
+    /// The records of one line, in either form.
+    static func records(in text: String, file: String, line: Int) throws(FitInputError) -> [FitRecord] {
+        if CompactRecords.isCompact(text) { return try CompactRecords.parse(line: text, file: file, line: line) }
+        return [try FitRecord.parse(line: text, file: file, line: line)]
+    }
+
+    /// Calls `body` with each line of the file that is not blank, trimmed, and its number
+    /// (from 1), reading a megabyte at a time; returns how many lines the file has.
+    @discardableResult
+    static func lines(
+        of url: URL, name: String, _ body: (String, Int) throws(FitInputError) -> Void
+    ) throws(FitInputError) -> Int {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw FitInputError(file: name, line: 0, message: "cannot read the file: \(error.localizedDescription)")
         }
         defer { try? handle.close() }
         var pending = Data()
-        var number = 0, read = 0
+        var number = 0
         func line(_ bytes: Data) throws(FitInputError) {
             number += 1
             guard let text = String(data: bytes, encoding: .utf8) else {
                 throw FitInputError(file: name, line: number, message: "not UTF-8 text")
             }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { return }
-            let record = try FitRecord.parse(line: trimmed, file: name, line: number)
-            if let policy = record.policy { policies.insert(policy) }
-            read += 1
-            try add(record, file: name, line: number, text: trimmed)
+            if !trimmed.isEmpty { try body(trimmed, number) }
         }
         while true {
             let chunk: Data?
@@ -274,11 +302,7 @@ public struct RecordFit: Sendable {
             pending = Data(pending[start...])
         }
         if !pending.isEmpty { try line(pending) }
-        guard read > 0 else {
-            throw FitInputError(
-                file: name, line: 0,
-                message: number == 0 ? "no records: the file is empty" : "no records: its \(number) lines are all blank")
-        }
+        return number
     }
 
     /// Adds one record of an install, after that install's earlier ones. `text`, the line it was
@@ -364,6 +388,10 @@ public struct RecordFit: Sendable {
         if r.event == "feature_opened" {
             featureOpens += 1
             if let feature = r.feature { features[feature, default: 0] += 1 }
+        } else if !AppEventCounts.builtIn.contains(r.event) {
+            let firstToday = s.appEventDays[r.event] != day
+            s.appEventDays[r.event] = day
+            appEvents.note(r.event, installSession: s.sessions, firstToday: firstToday)
         }
         switch r.event {
         case "soft_prompt_answered":
@@ -427,6 +455,7 @@ public struct RecordFit: Sendable {
         sessions += 1
         if s.sessions > 0 { share("cold_launch_share", r, r.event == "app_launch") }
         s.sessions += 1
+        if s.sessions == 1 || day != s.lastSessionDay { appEvents.sessionDayStarted() }
         if s.sessions == 1 {
             s.firstDay = day
             s.firstDayCount = 1
@@ -537,6 +566,8 @@ public struct RecordFit: Sendable {
         var linesThisSecond: Set<Int> = []
         /// The day a quiet user left quiet delivery by a dialog or Settings (no choice of theirs).
         var quietExitDay = 0
+        /// The last day each of the app's own events was logged for this install.
+        var appEventDays: [String: Int] = [:]
 
         /// Out of quiet delivery another way than the choice the model asks about.
         mutating func leaveQuiet(on day: Int) {

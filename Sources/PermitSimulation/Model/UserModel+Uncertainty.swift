@@ -101,6 +101,9 @@ struct RangedFigure: Sendable {
             defaultRange: plusMinus(0.20), rangedWhenAbsent: true),
     ]
 
+    /// `all` by name.
+    static let named = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
     static let provisionalSplit = ["provisional.keep_quiet", "provisional.turn_off", "provisional.deliver_immediately"]
 }
 
@@ -202,6 +205,7 @@ extension UserModel {
                 if figure.name == "soft_prompt.dismiss" { values[index] = model.softDismiss }
             }
         }
+        if !armFigures.isEmpty { model.armFigures = armFigures.shifted(from: self, to: model) }
         return (model, values)
     }
 }

@@ -82,6 +82,9 @@ public struct UserModel: Sendable, Hashable {
     /// (0–24). The default, 08:00–22:00, never opens the app at night, so a policy's quiet hours
     /// are never met; `[0, 24]` spreads sessions over the whole day.
     public var sessionHours = UserModel.defaultSessionHours
+    /// `arms`: answer figures of their own for the users in an experiment's arm (`ArmFigures`);
+    /// empty: every arm answers with the model's figures.
+    public var armFigures = ArmFigures.none
 
     /// Sessions between 08:00 and 22:00: an assumption, and what every model without the key gets.
     public static let defaultSessionHours = 8..<22
@@ -121,6 +124,7 @@ public struct UserModel: Sendable, Hashable {
         "name", "os_versions", "locales", "sessions_per_day", "feature_opens_per_session", "features",
         "soft_prompt", "system_dialog", "settings_prompt", "provisional", "annoyance", "reinstall", "max_prompts_per_day", "start",
         "app", "events", "travel", "home_zones", "inline", "cold_launch_share", "session_hours",
+        "arms",
     ]
     static let required = [
         "os_versions", "sessions_per_day", "feature_opens_per_session", "features", "soft_prompt", "system_dialog",
@@ -194,6 +198,7 @@ public struct UserModel: Sendable, Hashable {
             let inlineFields = try inline.fields(allowed: ["act"])
             model.inlineAct = try inlineFields["act"]?.probability() ?? defaultInlineAct
         }
+        model.armFigures = try fields["arms"].map { node throws(InputError) in try ArmFigures.parse(node, base: model) } ?? .none
         try model.readRanges(root)
         model.leftOutSections = behaviourSections.filter { fields[$0] == nil }
         return model

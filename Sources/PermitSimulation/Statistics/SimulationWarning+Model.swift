@@ -33,6 +33,7 @@ extension SimulationWarning {
                     message: "opens feature\(misspelt.count == 1 ? "" : "s") \(names) that no policy in this run names, "
                         + "so no prompt is keyed to \(misspelt.count == 1 ? "it" : "them"); fix the name in the model's `features`"))
         }
+        warnings += armWarnings(policies: policies, model: model, source: source)
         let heard = unique(policies.flatMap { $0.declaredEvents + $0.namedEvents })
         let unheard = model.appEvents.filter { !heard.contains($0.name) }
         if !unheard.isEmpty {
@@ -46,6 +47,34 @@ extension SimulationWarning {
                     message: "sends event\(unheard.count == 1 ? "" : "s") \(names.joined(separator: ", ")) that no policy in "
                         + "this run declares or names, so no policy hears \(unheard.count == 1 ? "it" : "them"); "
                         + "if a name is misspelt, fix it in the model's `events`"))
+        }
+        return warnings
+    }
+
+    /// Arm figures no user can meet: an experiment no policy in the run declares, or an arm the
+    /// experiment does not have (a misspelling, or a policy whose arms were renamed).
+    static func armWarnings(policies: [SimulationPolicy], model: UserModel, source: String) -> [SimulationWarning] {
+        var warnings: [SimulationWarning] = []
+        let declared = policies.flatMap(\.experiments)
+        for (experiment, arms) in model.armFigures.overrides.sorted(by: { $0.key < $1.key }) {
+            let known = declared.filter { $0.name == experiment }
+            guard !known.isEmpty else {
+                let hint = Suggestion.closest(to: experiment, in: unique(declared.map(\.name))).map { " (did you mean \"\($0)\"?)" } ?? ""
+                warnings.append(
+                    SimulationWarning(
+                        policy: source,
+                        message: "gives figures for the arms of experiment \"\(experiment)\"\(hint), which no policy in this run "
+                            + "declares, so nobody answers with them; fix the name in the model's `arms`"))
+                continue
+            }
+            let armNames = unique(known.flatMap { $0.arms.map(\.name) })
+            for arm in arms.keys.sorted() where !armNames.contains(arm) {
+                warnings.append(
+                    SimulationWarning(
+                        policy: source,
+                        message: "gives figures for arm \"\(arm)\" of experiment \"\(experiment)\", which has arms "
+                            + armNames.joined(separator: ", ") + ", so nobody answers with them; fix the name in the model's `arms`"))
+            }
         }
         return warnings
     }
