@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "PermitCLITests",
             dependencies: [
-                "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
+                "PermitCLI", "PermitCLITestSupport", "PermitTestSupport", "PermitScenario", "PermitSimulation", "PermitInput",
                 "PermitCore", "PermitLua", "PermitDelivery", "PermitSimulator",
             ]
         ),

@@ -3,7 +3,8 @@
 # It checks the binary `make install` wrote: `ldd` must list no Swift runtime, no Foundation,
 # no Lua and no libyaml, and the binary must pass every pack's tests from the repository with
 # an empty environment (no PATH, no HOME, no LANG: what a bare CI container gives), and serve
-# the playground's page (`permit serve`), which lives in the binary, not in files beside it.
+# the playground's page and its script (`permit serve`), which live in the binary, not in files
+# beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:?usage: check-install.sh PATH/TO/permit}"
@@ -34,13 +35,23 @@ if [ -z "$url" ]; then
 fi
 port="${url#http://127.0.0.1:}"
 port="${port%%/*}"
-exec 3<>"/dev/tcp/127.0.0.1/$port"
-printf 'GET / HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$port" >&3
-page="$(cat <&3)"
-exec 3<&-
+# GET PATH: the answer, headers and body, over a plain socket with the printed Host.
+get() {
+    exec 3<>"/dev/tcp/127.0.0.1/$port"
+    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$1" "$port" >&3
+    cat <&3
+    exec 3<&-
+}
+page="$(get /)"
 if ! grep -q "Permit playground" <<<"$page"; then
     echo "check-install: permit serve did not serve its page:" >&2
     head -c 400 <<<"$page" >&2
     exit 1
 fi
-echo "permit serve: the page is served from the binary ($url)"
+script="$(get /playground.js)"
+if ! grep -q "X-Permit-Token" <<<"$script"; then
+    echo "check-install: permit serve did not serve the page's script:" >&2
+    head -c 400 <<<"$script" >&2
+    exit 1
+fi
+echo "permit serve: the page and its script are served from the binary ($url)"

@@ -140,7 +140,7 @@ struct BundleCommand: AsyncParsableCommand {
             guard url.standardizedFileURL.resolvingSymlinksInPath() == packPolicy else {
                 throw PolicyError(kind: .load, message: "a pack's tests run only the pack's policy.lua when bundling", file: displayName)
             }
-            return try LuaPolicy(source: source, chunkName: displayName, copy: candidate.copy)
+            return try LuaPolicy(source: source, chunkName: displayName, limits: .tool, copy: candidate.copy)
         }
         // As under --ci: a pack whose tests are narrowed by `only: true` has not passed them all;
         // and as under --snapshot: a golden timeline the pack keeps that this run differs from fails.

@@ -72,7 +72,7 @@ func packCopy(besidePolicy url: URL) throws(PolicyError) -> PolicyCopy {
 
 /// Loads a Lua policy with its pack's copy, naming it by the path the user wrote; a failure is
 /// bad input (exit 2).
-func loadPolicy(_ url: URL, limits: LuaLimits = .default) throws -> LuaPolicy {
+func loadPolicy(_ url: URL, limits: LuaLimits = .tool) throws -> LuaPolicy {
     do {
         return try LuaPolicy.load(
             contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, copy: try packCopy(besidePolicy: url))
@@ -83,7 +83,7 @@ func loadPolicy(_ url: URL, limits: LuaLimits = .default) throws -> LuaPolicy {
 }
 
 /// The loader `permit test` uses: one fresh VM per scenario, so scenarios cannot leak state.
-func luaLoader(coverage: Bool, limits: LuaLimits = .default) -> PolicyLoader {
+func luaLoader(coverage: Bool, limits: LuaLimits = .tool) -> PolicyLoader {
     { url throws(PolicyError) in
         try LuaPolicy.load(
             contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, coverage: coverage,
@@ -91,8 +91,9 @@ func luaLoader(coverage: Bool, limits: LuaLimits = .default) -> PolicyLoader {
     }
 }
 
-/// `--time-limit` and `--instruction-budget`: the app's defaults (LuaLimits.default) unless
-/// raised, for experiments with heavier policies or slow machines.
+/// `--time-limit` and `--instruction-budget`: the app's defaults (LuaLimits.default, with the
+/// tool's deadline margin: `LuaLimits.tool`) unless raised, for experiments with heavier
+/// policies or slow machines.
 struct LimitOptions: ParsableArguments {
     @Option(help: "Wall-clock limit per policy call, in milliseconds (default \(LuaLimits.default.timeLimitMilliseconds)).")
     var timeLimit: Int?
@@ -106,7 +107,7 @@ struct LimitOptions: ParsableArguments {
     }
 
     var limits: LuaLimits {
-        var limits = LuaLimits.default
+        var limits = LuaLimits.tool
         if let timeLimit { limits.timeLimitMilliseconds = timeLimit }
         if let instructionBudget { limits.instructionsPerCall = instructionBudget }
         return limits
@@ -233,4 +234,25 @@ enum OutputPath {
         }
         if let failure { throw Failure(reason: String(cString: strerror(failure))) }
     }
+}
+
+extension LuaLimits {
+    /// The `permit` tool's limits: the app's (`LuaLimits.default`: the same instruction budget,
+    /// time limit, memory and caps, so a policy the VM stops in an app is stopped here too),
+    /// but a deadline margin of a second instead of 5 ms.
+    ///
+    /// Why: the deadline protects an app's thread from a call stuck in work the VM cannot see,
+    /// and it is wall-clock. The tool holds no app's thread, and it runs where machines are
+    /// shared (CI runners, a laptop building meanwhile): there a policy's thread can be kept
+    /// off the processor for tens of milliseconds in the middle of a load or a call, and the
+    /// app's 5 ms margin would fail a healthy policy with a message blaming it. A second past
+    /// the time limit still stops a call that is stuck (docs/security.md, "The deadline").
+    static let tool: LuaLimits = {
+        var limits = LuaLimits.default
+        limits.deadlineMarginMilliseconds = toolDeadlineMarginMilliseconds
+        return limits
+    }()
+
+    /// The tool's deadline margin, in milliseconds.
+    static let toolDeadlineMarginMilliseconds = 1000
 }

@@ -61,6 +61,13 @@ public struct ComparisonState: Codable, Sendable {
 actor ComparisonJobs {
     private var current: ComparisonState?
     private var task: Task<Void, Never>?
+    /// How long a comparison may run before it is stopped.
+    let timeLimit: Duration
+
+    /// Jobs stopped after `timeLimit` (`ComparisonRequest.timeLimit` for the page).
+    init(timeLimit: Duration = ComparisonRequest.timeLimit) {
+        self.timeLimit = timeLimit
+    }
 
     /// Starts `run` as a new job, cancelling the running one; its id.
     func start(
@@ -70,8 +77,8 @@ actor ComparisonJobs {
         let id = (current?.id ?? 0) + 1
         let state = ComparisonState(id: id, state: "running", done: 0, total: total)
         current = state
-        task = Task {
-            let outcome: Result<(String, String), any Error> = await Self.bounded {
+        task = Task { [timeLimit] in
+            let outcome: Result<(String, String), any Error> = await Self.bounded(by: timeLimit) {
                 let report: @Sendable (Int) -> Void = { done in Task { await self.progress(id, done) } }
                 return try await SimulationThreads.run { try await run(report) }
             }
@@ -80,17 +87,17 @@ actor ComparisonJobs {
         return state
     }
 
-    /// Runs `body`, cancelling it when it takes longer than the time limit.
+    /// Runs `body`, cancelling it when it takes longer than `limit`.
     private static func bounded(
-        _ body: @escaping @Sendable () async throws -> (String, String)
+        by limit: Duration, _ body: @escaping @Sendable () async throws -> (String, String)
     ) async -> Result<(String, String), any Error> {
         await withTaskGroup(of: Result<(String, String), any Error>?.self) { group in
             group.addTask {
                 do { return .success(try await body()) } catch { return .failure(error) }
             }
             group.addTask {
-                try? await Task.sleep(for: ComparisonRequest.timeLimit)
-                return Task.isCancelled ? nil : .failure(ComparisonTimeout())
+                try? await Task.sleep(for: limit)
+                return Task.isCancelled ? nil : .failure(ComparisonTimeout(limit: limit))
             }
             var first: Result<(String, String), any Error>?
             while let next = await group.next() {
@@ -145,16 +152,24 @@ actor ComparisonJobs {
         task?.cancel()
     }
 
+    /// Waits until the last job's work has stopped (finished, or wound down after a cancel or
+    /// the time limit): a cancelled comparison must leave no simulation running.
+    func settled() async {
+        await task?.value
+    }
+
     /// The state of job `id`.
     func state(_ id: Int) -> ComparisonState? {
         current?.id == id ? current : nil
     }
 }
 
-/// A comparison that ran past `ComparisonRequest.timeLimit`.
+/// A comparison that ran past its time limit (`ComparisonRequest.timeLimit` for the page).
 struct ComparisonTimeout: Error, CustomStringConvertible {
+    let limit: Duration
+
     var description: String {
-        "stopped after \(ComparisonRequest.timeLimit.components.seconds) s: ask for fewer users, days or drawn models"
+        "stopped after \(limit.components.seconds) s: ask for fewer users, days or drawn models"
     }
 }
 

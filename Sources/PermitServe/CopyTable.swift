@@ -43,12 +43,16 @@ enum CopyTable {
         }
     }
 
-    /// The table for the policy at `url`, with the texts of `scenarioDecisions` too.
+    /// The table for the policy at `url` with its pack's copy, with the texts of
+    /// `scenarioDecisions` too.
     static func table(
         policyAt url: URL, displayName: String, limits: LuaLimits, scenarioDecisions: [Decision]
     ) async -> PlaygroundReports.Copy {
         let policy: LuaPolicy
-        do { policy = try LuaPolicy.load(contentsOf: url, displayName: displayName, limits: limits) } catch {
+        do {
+            policy = try LuaPolicy.load(
+                contentsOf: url, displayName: displayName, limits: limits, copy: try PackEvaluation.copy(besidePolicy: url))
+        } catch {
             return PlaygroundReports.Copy(locales: [], rows: [], problems: [error.description])
         }
         let collector = Collector()

@@ -28,19 +28,39 @@ struct PackEvaluation: Sendable {
         try await WorkingDirectory.$bound.withValue(root) { try await body() }
     }
 
-    /// The loader `permit test` uses: one fresh VM per scenario.
+    /// The loader `permit test` uses: one fresh VM per scenario, with the pack's copy.
     var loader: PolicyLoader {
         let limits = limits
         return { url throws(PolicyError) in
-            try LuaPolicy.load(contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits)
+            try LuaPolicy.load(
+                contentsOf: url, displayName: Discovery.displayPath(of: url), limits: limits, copy: try Self.copy(besidePolicy: url))
+        }
+    }
+
+    /// The copy (`copy/<locale>.yaml`, edited ones included) of the pack whose policy is `url`,
+    /// read as `permit test` reads it; a mistake in a copy file is a load error naming the
+    /// file, line and key. Call it inside `shown`, so that the files are named from the pack.
+    static func copy(besidePolicy url: URL) throws(PolicyError) -> PolicyCopy {
+        do {
+            return try CopyFiles.read(besidePolicy: url, shownPack: Discovery.displayPath(of: url.deletingLastPathComponent()))
+        } catch {
+            throw PolicyError(
+                kind: .load, field: error.field, message: error.message + (error.hint.map { " (\($0))" } ?? ""),
+                file: error.location?.file, line: error.location?.line)
         }
     }
 
     /// Whether the policy loads, with every problem `permit check` finds at load.
     func load() async -> PlaygroundReports.Load {
         await shown {
+            let copy: PolicyCopy
+            do throws(PolicyError) { copy = try Self.copy(besidePolicy: policyURL) } catch {
+                return PlaygroundReports.Load(
+                    name: nil, problems: [PlaygroundReports.Problem(message: error.description, file: error.file, line: error.line)],
+                    locales: [], events: [])
+            }
             let (policy, problems) = LuaPolicy.check(
-                contentsOf: policyURL, displayName: Discovery.displayPath(of: policyURL), limits: limits)
+                contentsOf: policyURL, displayName: Discovery.displayPath(of: policyURL), limits: limits, copy: copy)
             return PlaygroundReports.Load(
                 name: policy?.name,
                 problems: problems.map { PlaygroundReports.Problem(message: $0.description, file: $0.file, line: $0.line) },

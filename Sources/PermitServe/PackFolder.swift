@@ -47,7 +47,7 @@ public struct PackFolder: Sendable {
     public func editableFiles() -> [String] {
         var files = ["policy.lua"]
         let copy = root.appendingPathComponent("copy")
-        if (try? checkNoLinks(["copy"])) != nil,
+        if (try? checkNoLinks(["copy"], endingInFolder: true)) != nil,
             let names = try? FileManager.default.contentsOfDirectory(atPath: copy.path)
         {
             files += names.filter { Self.isCopyFileName($0) }.sorted().map { "copy/" + $0 }
@@ -81,8 +81,9 @@ public struct PackFolder: Sendable {
     }
 
     /// Refuses a path any part of which is a symbolic link (or something other than a folder
-    /// on the way and a regular file at the end, where it exists).
-    func checkNoLinks(_ parts: [String]) throws(PathError) {
+    /// on the way and, where it exists, a regular file at the end, or a folder when
+    /// `endingInFolder`).
+    func checkNoLinks(_ parts: [String], endingInFolder: Bool = false) throws(PathError) {
         var current = root.path
         for (index, part) in parts.enumerated() {
             current += "/" + part
@@ -96,7 +97,8 @@ public struct PackFolder: Sendable {
                 )
             }
             let last = index == parts.count - 1
-            if (last && kind != S_IFREG) || (!last && kind != S_IFDIR) {
+            let expected = last && !endingInFolder ? S_IFREG : S_IFDIR
+            if kind != expected {
                 throw PathError(description: "\(parts.joined(separator: "/")): not a regular file in the pack")
             }
         }

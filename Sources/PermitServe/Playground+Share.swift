@@ -39,15 +39,21 @@ extension Playground {
         // Relative to the copy's parent, so that messages name `polite/policy.lua`, not the copy's path.
         let pack = URL(
             fileURLWithPath: folder.name, isDirectory: true, relativeTo: URL(fileURLWithPath: evaluation.root.path, isDirectory: true))
-        let bundler = PackBundler(pack: pack, version: version)
         let result: Result<PackBundler.Report, PackBundleError> = await evaluation.shown {
             do throws(PackBundleError) {
+                // The bundle carries the pack's copy, as `permit bundle` puts it in.
+                let copy: PolicyCopy
+                do throws(PolicyError) { copy = try PackEvaluation.copy(besidePolicy: evaluation.policyURL) } catch {
+                    throw PackBundleError(.invalidPolicy, error.description)
+                }
+                let bundler = PackBundler(pack: pack, version: version, copy: copy)
                 return .success(
                     try await bundler.bundle(to: output, now: now) { candidate in
                         let files = try Discovery.scenarios(under: [candidate.pack.path])
                         let source = candidate.policySource
+                        let copy = candidate.copy
                         let loader: PolicyLoader = { url throws(PolicyError) in
-                            try LuaPolicy(source: source, chunkName: Discovery.displayPath(of: url), limits: limits)
+                            try LuaPolicy(source: source, chunkName: Discovery.displayPath(of: url), limits: limits, copy: copy)
                         }
                         let run = await TestRun.run(files, options: TestRun.Options(), loader: loader, delivery: BundleDelivery())
                         return PackBundler.TestSummary(passed: run.passedCount, failed: run.failedCount, unreadable: run.inputErrorCount)
@@ -101,11 +107,15 @@ extension Playground {
             baselineName = "\(request.against)/policy.lua"
         }
         let evaluation = try self.evaluation(edits)
+        // Each policy with its own pack's copy: the edited copy files, or those on disk beside the baseline.
+        let (editedCopy, baselineCopy) = try await evaluation.shown {
+            (try PackEvaluation.copy(besidePolicy: evaluation.policyURL), try PackEvaluation.copy(besidePolicy: baselineURL))
+        }
         let edited = try SimulationPolicy(
             source: try LuaPolicy.source(contentsOf: evaluation.policyURL), chunkName: "\(folder.name)/policy.lua (edited)",
-            limits: limits)
+            limits: limits, copy: editedCopy)
         let baseline = try SimulationPolicy(
-            source: try LuaPolicy.source(contentsOf: baselineURL), chunkName: baselineName, limits: limits)
+            source: try LuaPolicy.source(contentsOf: baselineURL), chunkName: baselineName, limits: limits, copy: baselineCopy)
         let model = try UserModel.parse(modelText, file: request.model)
         let total = request.users * 2 * (1 + request.sensitivity)
         return await jobs.start(total: total) { progress in
@@ -119,4 +129,7 @@ extension Playground {
 
     /// Cancels the comparison `id`.
     public func cancelComparison(_ id: Int) async -> ComparisonState? { await jobs.cancel(id) }
+
+    /// Waits until the last comparison's work has stopped (done, cancelled or timed out).
+    public func comparisonSettled() async { await jobs.settled() }
 }

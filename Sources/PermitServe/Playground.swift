@@ -17,14 +17,18 @@ public final class Playground: Sendable {
     /// The models a comparison may use, by name: the pack's own, then the shipped ones.
     public let models: [(name: String, text: String)]
     let shadows: ShadowPacks
-    let jobs = ComparisonJobs()
+    let jobs: ComparisonJobs
     let saves = NSLock()
 
     /// A playground for the pack at `pack`; `models` are offered for comparisons after the
-    /// pack's own model files.
-    public init(pack: URL, limits: LuaLimits = .default, models: [(name: String, text: String)] = []) throws {
+    /// pack's own model files. A comparison is stopped after `comparisonTimeLimit`.
+    public init(
+        pack: URL, limits: LuaLimits = .default, models: [(name: String, text: String)] = [],
+        comparisonTimeLimit: Duration = ComparisonRequest.timeLimit
+    ) throws {
         folder = try PackFolder(root: pack)
         self.limits = limits
+        jobs = ComparisonJobs(timeLimit: comparisonTimeLimit)
         shadows = try ShadowPacks(folder: folder)
         var found: [(name: String, text: String)] = []
         if let inPack = try? Discovery.scenariosAndModels(under: [folder.root.path]).models {
@@ -106,8 +110,9 @@ public final class Playground: Sendable {
     /// One decision against the edited text.
     public func decide(_ edits: [String: String], _ request: TryDecision) async throws -> PlaygroundReports.Decide {
         let evaluation = try self.evaluation(edits)
-        return await request.decide(
-            policyAt: evaluation.policyURL, displayName: "\(folder.name)/policy.lua", limits: limits)
+        return await evaluation.shown {
+            await request.decide(policyAt: evaluation.policyURL, displayName: "\(folder.name)/policy.lua", limits: limits)
+        }
     }
 
     /// Every text of the edited policy, by locale.

@@ -1,7 +1,12 @@
-/// The playground's page: one HTML document with its style and script inline, served from the
-/// binary (Swift string literals, so a static `permit` needs no resource files beside it). No
-/// library, no font or script from elsewhere: it works with no network but loopback.
+/// The playground's page: one HTML document with its style inline and its script at
+/// `scriptPath`, both served from the binary (Swift string literals, so a static `permit`
+/// needs no resource files beside it). No library, no font or script from elsewhere: it works
+/// with no network but loopback. The script is a file of its own so that the page's
+/// Content-Security-Policy can forbid inline script.
 enum PlaygroundPage {
+    /// Where the page's script is served.
+    static let scriptPath = "/playground.js"
+
     /// The whole page.
     static let html = """
         <!DOCTYPE html>
@@ -9,6 +14,7 @@ enum PlaygroundPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="no-referrer">
         <title>Permit playground</title>
         <style>
         \(PlaygroundStyle.css)
@@ -16,9 +22,7 @@ enum PlaygroundPage {
         </head>
         <body>
         \(body)
-        <script>
-        \(PlaygroundScript.js)
-        </script>
+        <script src="\(scriptPath)"></script>
         </body>
         </html>
         """
@@ -98,7 +102,7 @@ enum PlaygroundPage {
               </form>
               <progress id="cmp-progress" max="1" value="0"></progress> <span id="cmp-state"></span>
               <pre id="cmp-text"></pre>
-              <iframe id="cmp-report" title="Comparison report" hidden></iframe>
+              <iframe id="cmp-report" title="Comparison report" sandbox hidden></iframe>
             </div>
             <div class="panel" id="panel-share" hidden>
               <p>Download the edited pack as an unsigned bundle, as <code>permit bundle</code> makes it (the pack's tests must pass; sign it with <code>permit sign</code> before publishing).</p>

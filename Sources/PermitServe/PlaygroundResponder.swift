@@ -16,9 +16,15 @@ struct PlaygroundResponder: HTTPResponder {
         if let refusal = rules.checkHost(request.head.authority, port: server.port) {
             return Self.refuse(refusal)
         }
+        if let port = server.port, let refusal = rules.checkOrigin(request.headers[.origin], port: port) {
+            return Self.refuse(refusal)
+        }
         let path = request.uri.path
         if request.method == .get, path == "/" || path == "/index.html" {
-            return Self.text(PlaygroundPage.html, type: "text/html; charset=utf-8")
+            return Self.page(PlaygroundPage.html)
+        }
+        if request.method == .get, path == PlaygroundPage.scriptPath {
+            return Self.bytes(Data(PlaygroundScript.js.utf8), type: "text/javascript; charset=utf-8")
         }
         guard path.hasPrefix("/api/") else {
             return Self.json(["error": "no such page: \(path)"], status: .notFound)
@@ -56,18 +62,26 @@ struct PlaygroundResponder: HTTPResponder {
         return bytes(data, type: "application/json", status: status)
     }
 
-    static func text(_ text: String, type: String) -> Response {
-        var response = bytes(Data(text.utf8), type: type)
-        // The page runs only its own script and style, and talks only to this server.
-        response.headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
-            + "img-src 'self' data:; frame-src 'self' data: blob:; frame-ancestors 'none'"
+    /// The page's Content-Security-Policy: it runs only its own script, a file of this server
+    /// (no inline script, so text that reached the page's markup could not run), talks only to
+    /// this server, and may not be framed by another page (clickjacking).
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; "
+        + "img-src 'self' data:; frame-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static func page(_ html: String) -> Response {
+        var response = bytes(Data(html.utf8), type: "text/html; charset=utf-8")
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
         return response
     }
 
+    /// Every answer says what it is (`nosniff`: a browser never guesses a script or a page out
+    /// of a JSON answer), is never cached, and sends no `Referer` onward: the page's URL holds
+    /// the token, which a link followed from it would otherwise hand to another site.
     static func bytes(_ data: Data, type: String, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
         headers[.init("X-Content-Type-Options")!] = "nosniff"
+        headers[.init("Referrer-Policy")!] = "no-referrer"
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -13,6 +13,10 @@ import Foundation
 ///   set by a page of the server's own origin (another origin needs a CORS preflight, which
 ///   this server never grants). The page itself (`/`) carries no secret and needs no token;
 ///   its script reads the token from its own URL.
+/// - Origin: a browser names the page that makes a request in `Origin` (every cross-origin
+///   request, and the page's own POSTs). A request naming any origin but the server's own is
+///   refused even when it carries the right Host and token, so that a token that leaked (a
+///   screenshot, a shell history) is still no use to another site's page.
 /// - Size: a body longer than the cap is refused before it is read (Content-Length) or while it
 ///   is read (a chunked body stops at the cap).
 public struct RequestGuard: Sendable {
@@ -57,6 +61,17 @@ public struct RequestGuard: Sendable {
                     "refused: Host \(host.map { "\"\($0)\"" } ?? "missing") is not 127.0.0.1:\(port); open the URL permit serve printed")
         }
         return nil
+    }
+
+    /// Refuses a request made by a page of another origin: an `Origin` header, when there is
+    /// one, must be exactly `http://127.0.0.1:port` (`null`, sent by sandboxed frames and local
+    /// files, is refused too). A request without `Origin` (the address bar, a same-origin GET,
+    /// a command-line client) passes: the Host check and the token cover it.
+    public func checkOrigin(_ origin: String?, port: Int) -> Refusal? {
+        guard let origin, origin != "http://127.0.0.1:\(port)" else { return nil }
+        return Refusal(
+            status: 403,
+            message: "refused: a page of another origin (\(origin)) may not call the playground; open the URL permit serve printed")
     }
 
     /// Refuses an API request without the right token (compared in constant time).

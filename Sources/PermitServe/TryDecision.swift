@@ -28,7 +28,7 @@ public struct TryDecision: Codable, Sendable {
     /// for a fresh install.
     public var history: String?
 
-    /// The decision with `policy`, or the input's problem (in `errors`).
+    /// The decision with the policy at `url` and its pack's copy, or the input's problem (in `errors`).
     func decide(policyAt url: URL, displayName: String, limits: LuaLimits) async -> PlaygroundReports.Decide {
         func refused(_ message: String) -> PlaygroundReports.Decide {
             PlaygroundReports.Decide(text: "", decision: [:], status: nil, warnings: [], errors: [message], screen: nil)
@@ -44,7 +44,10 @@ public struct TryDecision: Codable, Sendable {
             }
         }
         let policy: LuaPolicy
-        do { policy = try LuaPolicy.load(contentsOf: url, displayName: displayName, limits: limits) } catch {
+        do {
+            policy = try LuaPolicy.load(
+                contentsOf: url, displayName: displayName, limits: limits, copy: try PackEvaluation.copy(besidePolicy: url))
+        } catch {
             return refused(error.description)
         }
         let event: AppEvent

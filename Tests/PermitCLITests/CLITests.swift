@@ -28,15 +28,17 @@ import Testing
     /// Only for what an in-process run cannot show: the status the process really exits
     /// with, output through the real file descriptors, terminals and signals. Each test that
     /// calls it says why.
-    static func launch(_ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]) throws -> ProcessResult {
-        try runProcess(executable, arguments, in: directory, environment: environment)
+    static func launch(
+        _ arguments: [String], in directory: URL = repository, environment: [String: String] = [:]
+    ) async throws -> ProcessResult {
+        try await runProcess(executable, arguments, in: directory, environment: environment)
     }
 
     /// A child that fills its stderr pipe before writing stdout: a runner that read stdout to
     /// its end first would wait forever (the child blocked on the full stderr pipe).
-    @Test func theRunnerDrainsBothPipesAtOnce() throws {
+    @Test func theRunnerDrainsBothPipesAtOnce() async throws {
         let script = "head -c 1000000 /dev/zero | tr '\\0' e >&2; echo done"
-        let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], limit: 60)
+        let result = try await runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], limit: 60)
         #expect(!result.timedOut)
         #expect(result.status == 0)
         #expect(result.stdout == "done\n")
@@ -54,7 +56,7 @@ import Testing
             "polite/tests/pass.yaml",
             "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: soft_prompt }\n  - { answer: decline }\n"
         )
-        let pass = try Self.launch(["test", tree.path()])
+        let pass = try await Self.launch(["test", tree.path()])
         #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
         #expect(pass.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
         #expect(!pass.stdout.contains("\u{1B}["), "no colour when not on a terminal")
@@ -62,7 +64,7 @@ import Testing
         tree.write(
             "polite/tests/fail.yaml",
             "device: { os: \"16.0\" }\nsteps:\n  - { event: feature_opened, feature: reminders, expect: none }\n  - { answer: decline }\n")
-        let fail = try Self.launch(["test", tree.path()])
+        let fail = try await Self.launch(["test", tree.path()])
         #expect(fail.status == 1)
         #expect(fail.stdout.contains("✗ expected none, got soft_prompt (reason: a feature that needs notifications opened)"))
         #expect(fail.stdout.hasSuffix("1 passed, 1 failed, 0 skipped\n"))
@@ -141,12 +143,12 @@ import Testing
     /// wrapped for the real pipe). The other verbs' help is the same path, in-process.
     @Test func helpAndVersion() async throws {
         for verb in ["run", "test", "decide", "check", "bench"] {
-            let help = verb == "test" ? try Self.launch([verb, "--help"]) : try await Self.permit([verb, "--help"])
+            let help = verb == "test" ? try await Self.launch([verb, "--help"]) : try await Self.permit([verb, "--help"])
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "\(verb) --help has no example")
         }
         // The engine's version, the one bundles are checked against (`min_engine`).
-        #expect(try Self.launch(["--version"]).stdout == "\(EngineVersion.current)\n")
+        #expect(try await Self.launch(["--version"]).stdout == "\(EngineVersion.current)\n")
     }
 }
 
@@ -250,9 +252,9 @@ import Testing
 
     /// Runs the built `permit` under strace (launched: the system calls of the real process are
     /// the point) and returns the trace.
-    static func traced(_ arguments: [String], in tree: Tree) throws -> (ProcessResult, [String]) {
+    static func traced(_ arguments: [String], in tree: Tree) async throws -> (ProcessResult, [String]) {
         let log = tree.path("strace.log")
-        let result = try runProcess(
+        let result = try await runProcess(
             strace,
             [
                 "-f", "-o", log, "-e",
@@ -272,11 +274,11 @@ import Testing
     /// with O_CREAT|O_EXCL and mode 0600 (no chmod afterwards), flushed before it takes the
     /// key's name, and the directory is flushed after. The directory is 0755, as a home is.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace.path), "needs strace"))
-    func keygenCreatesThePrivateKey0600AndFlushesIt() throws {
+    func keygenCreatesThePrivateKey0600AndFlushesIt() async throws {
         let tree = Tree()
         let keys = tree.path("keys")
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let (result, trace) = try Self.traced(["keygen", "--out", keys + "/release"], in: tree)
+        let (result, trace) = try await Self.traced(["keygen", "--out", keys + "/release"], in: tree)
         #expect(result.status == 0, "\(result.stderr)")
         let inKeys = trace.filter { $0.contains(keys + "/") }
         let creations = inKeys.filter { $0.contains("O_CREAT") && $0.contains("release.key") }
@@ -307,7 +309,7 @@ import Testing
         #expect(try await CLITests.permit(["keygen", "--out", tree.path("k")]).status == 0)
         let unsigned = tree.path("p.permitbundle")
         #expect(try await CLITests.permit(["bundle", "policies/polite", "--version", "1", "--out", unsigned]).status == 0)
-        let (result, trace) = try Self.traced(
+        let (result, trace) = try await Self.traced(
             ["sign", unsigned, "--key", tree.path("k.key"), "--out", tree.path("signed.permitbundle")], in: tree)
         #expect(result.status == 0, "\(result.stderr)")
         let creation = try #require(trace.first { $0.contains("O_CREAT") && $0.contains("signed.permitbundle") })

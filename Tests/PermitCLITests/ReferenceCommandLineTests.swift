@@ -56,12 +56,12 @@ import Testing
     /// The exit code the reference gives for a usage error is the one an unknown option gets.
     /// Launches the binary: ArgumentParser's own code for it is 64, and only the process's
     /// real exit status shows that the executable maps it to 2.
-    @Test func aUsageErrorExitsAsDocumented() throws {
+    @Test func aUsageErrorExitsAsDocumented() async throws {
         let text = try reference.page("cli")
         let section = try #require(text.range(of: "<a id=\"exit-codes\"></a>"))
         let row = try #require(text[section.upperBound...].split(separator: "\n").first { $0.contains("usage error") })
         let code = try #require(Int32(row.split(separator: "|").first?.trimmingCharacters(in: .whitespaces) ?? ""))
-        let result = try CLITests.launch(["test", "--no-such-option"])
+        let result = try await CLITests.launch(["test", "--no-such-option"])
         #expect(result.status == code, "docs/reference/cli.md#exit-codes says \(code) for a usage error")
         #expect(result.stderr.contains("--no-such-option"))
     }

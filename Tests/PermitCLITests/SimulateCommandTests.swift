@@ -16,8 +16,8 @@ struct SimulateCommandTests {
 
     /// Launches the built `permit` from the repository root (see `runProcess`): only for what
     /// needs the real process (here, stderr that really is not a terminal).
-    static func launch(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(executable, arguments, in: Repository.root)
+    static func launch(_ arguments: [String]) async throws -> ProcessResult {
+        try await runProcess(executable, arguments, in: Repository.root)
     }
 
     static func temporaryFile(_ name: String, _ contents: String? = nil) throws -> URL {
@@ -36,7 +36,7 @@ struct SimulateCommandTests {
             "simulate", "policies/polite", "policies/legacy-aware", "--model", "examples/models/default.yaml",
             "--users", "300", "--days", "2", "--seed", "11", "--format", "json",
         ]
-        let one = try Self.launch(common + ["--workers", "1", "--report", report.path])
+        let one = try await Self.launch(common + ["--workers", "1", "--report", report.path])
         let three = try await Self.permit(common + ["--workers", "3"])
         #expect(one.status == 0, "\(one.stderr)")
         #expect(one.stdout == three.stdout)

@@ -167,14 +167,14 @@ import Testing
 
     /// Launches the binary: watch mode polls the files in a loop until its iterations end, so
     /// a bug there hangs; in a child the watchdog kills it and the test fails instead.
-    @Test func watchRerunsTheChangedScenarioAndExitsWithItsCode() throws {
+    @Test func watchRerunsTheChangedScenarioAndExitsWithItsCode() async throws {
         let tree = Tree()
         tree.write("polite/policy.lua", try String(contentsOf: TestSelectionCLITests.policy, encoding: .utf8))
         tree.write("polite/tests/a.yaml", TestSelectionCLITests.fail)
         tree.write("polite/tests/b.yaml", TestSelectionCLITests.pass)
         let editor = Editor()
         editor.start { count in tree.write("polite/tests/a.yaml", TestSelectionCLITests.pass + "# edit \(count)\n") }
-        let result = try CLITests.launch(["test", "--watch", "--watch-iterations", "1", tree.path()])
+        let result = try await CLITests.launch(["test", "--watch", "--watch-iterations", "1", tree.path()])
         editor.stop()
         #expect(result.status == 0, "the re-run passed: \(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("watching \(tree.path()) for changes"))

@@ -22,18 +22,18 @@ import Testing
         return { name = "stuck", decide = function(ctx) while true do end end }
         """
 
-    @Test func aBundleThatDiesMidInstallIsSetAsideAndTheLastGoodServes() throws {
+    @Test func aBundleThatDiesMidInstallIsSetAsideAndTheLastGoodServes() async throws {
         let directory = temporaryDirectory()
         let good = try write(bundle(1, taggedPolicy("v1")), in: directory, as: "v1.permitbundle")
         let endless = try write(bundle(2, Self.endlessLoad), in: directory, as: "v2.permitbundle")
         let store = directory.appendingPathComponent("store")
 
-        let installed = try runProcess(Self.child, [store.path, "install", good.path], limit: 120)
+        let installed = try await runProcess(Self.child, [store.path, "install", good.path], limit: 120)
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
 
         try killMidWay(["install", endless.path], store: store, after: "installing")
 
-        let relaunched = try runProcess(Self.child, [store.path, "open"], limit: 120)
+        let relaunched = try await runProcess(Self.child, [store.path, "open"], limit: 120)
         #expect(relaunched.status == 0, "\(relaunched.stderr)")
         let output = relaunched.stdout
         #expect(output.contains("serving: bundle demo version 1"), "\(output)")
@@ -42,30 +42,30 @@ import Testing
         #expect(output.contains("decision: v1"), "\(output)")
 
         // The version stays revoked at the next launch: it is never installed again.
-        let again = try runProcess(Self.child, [store.path, "install", endless.path], limit: 120)
+        let again = try await runProcess(Self.child, [store.path, "install", endless.path], limit: 120)
         #expect(again.status == 1 && again.stdout.contains("revoked"), "\(again.stdout)")
     }
 
-    @Test func aBundleThatDiesDecidingAtLaunchIsSetAsideForItsFallback() throws {
+    @Test func aBundleThatDiesDecidingAtLaunchIsSetAsideForItsFallback() async throws {
         let directory = temporaryDirectory()
         let good = try write(bundle(1, taggedPolicy("v1")), in: directory, as: "v1.permitbundle")
         let stuck = try write(bundle(3, Self.endlessDecide), in: directory, as: "v3.permitbundle")
         let store = directory.appendingPathComponent("store")
         for file in [good, stuck] {
-            let installed = try runProcess(Self.child, [store.path, "install", file.path], limit: 120)
+            let installed = try await runProcess(Self.child, [store.path, "install", file.path], limit: 120)
             #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         }
 
         try killMidWay(["decide"], store: store, after: "deciding")
 
-        let relaunched = try runProcess(Self.child, [store.path, "open"], limit: 120)
+        let relaunched = try await runProcess(Self.child, [store.path, "open"], limit: 120)
         let output = relaunched.stdout
         #expect(output.contains("set aside: version 3: the app's process ended while bundle version 3 was deciding"), "\(output)")
         #expect(output.contains("serving: bundle demo version 1"), "\(output)")
         #expect(output.contains("decision: v1"), "\(output)")
 
         // Recorded in the store: the launch after that one still shows why.
-        let later = try runProcess(Self.child, [store.path, "open"], limit: 120)
+        let later = try await runProcess(Self.child, [store.path, "open"], limit: 120)
         #expect(later.stdout.contains("set aside: version 3"), "\(later.stdout)")
         #expect(!later.stdout.contains("event: set_aside:"), "set aside once, not at every launch: \(later.stdout)")
     }

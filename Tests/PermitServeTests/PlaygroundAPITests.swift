@@ -84,6 +84,31 @@ struct PlaygroundAPITests {
         #expect(accept["missing"] as? [String] == ["zh-Hant"])
     }
 
+    @Test func aPackWithCopyFilesIsEditedTestedAndBundledWithItsCopy() async throws {
+        let served = try await RunningPlayground(pack: "dose-alerts")
+        defer { Task { await served.stop() } }
+        let files = try #require(try await served.api("/api/pack").json()["files"] as? [[String: Any]])
+        #expect(files.compactMap { $0["path"] as? String } == ["policy.lua", "copy/de.yaml", "copy/en.yaml"])
+        let german = try #require(files.first { $0["path"] as? String == "copy/de.yaml" }?["text"] as? String)
+        // Every scenario reads its texts from the copy files.
+        let clean = try Self.scenarios(await served.api("/api/tests", ["files": [String: String]()]))
+        #expect(!clean.isEmpty && clean.allSatisfy { $0["verdict"] as? String == "pass" }, "\(clean)")
+        // A German text dropped, unsaved: the German scenario fails and the Copy table marks it.
+        let dropped = german.replacingOccurrences(of: "button.later: Später\n", with: "")
+        let run = try Self.scenarios(await served.api("/api/tests", ["files": ["copy/de.yaml": dropped]]))
+        #expect(
+            run.filter { $0["verdict"] as? String == "fail" }.map { $0["file"] as? String } == [
+                "dose-alerts/tests/copy-and-registration.yaml"
+            ])
+        let rows = try #require(try await served.api("/api/copy", ["files": ["copy/de.yaml": dropped]]).json()["rows"] as? [[String: Any]])
+        let later = try #require(rows.first { ($0["texts"] as? [String: String])?["en"] == "Later" })
+        #expect(later["missing"] as? [String] == ["de"])
+        // The bundle carries the copy, as permit bundle puts it in.
+        let bundle = try await served.api("/api/bundle", ["files": [String: String]()])
+        #expect(bundle.status == 200, "\(bundle.text)")
+        #expect(bundle.text.contains("\"copy.json\":"))
+    }
+
     @Test func aComparisonRunsWithProgressAndCanBeCancelled() async throws {
         let served = try await RunningPlayground()
         defer { Task { await served.stop() } }

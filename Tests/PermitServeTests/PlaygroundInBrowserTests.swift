@@ -5,7 +5,8 @@ import Testing
 /// The playground as a product manager uses it, in a real browser: Chromium, headless, driven
 /// over WebDriver by Debian's chromedriver. The test types into the editor, watches a scenario
 /// turn red with its line, opens its timeline and sees the prompt drawn on the iPhone; then
-/// saves, and is refused over a file changed on disk.
+/// saves, and is refused over a file changed on disk. A pack with copy files (English and
+/// German) shows a dropped translation marked missing and draws a step in the chosen locale.
 ///
 /// Without chromedriver or chromium it fails, saying that `make test` installs them.
 @Suite("permit serve: in a browser", .serialized)
@@ -99,6 +100,74 @@ struct PlaygroundInBrowserTests {
             return try await browser.text(of: alert[0]).contains("Allow")
         }
         try await Self.shoot(browser, "playground-timeline")
+    }
+
+    @Test func aPackWithCopyFilesShowsAMissingKeyAndDrawsTheChosenLocale() async throws {
+        let served = try await RunningPlayground(pack: "dose-alerts")
+        do {
+            try await WebDriver.with { browser in try await Self.translateAndSeeTheLocale(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    /// The Copy panel's rows as their cells' texts, a missing text as `missing`.
+    static func copyRows(_ browser: WebDriver) async throws -> [[String]] {
+        let value = try await browser.execute(
+            "return Array.from(document.querySelectorAll('#copy-table tr')).map(tr => Array.from(tr.children).map(td => td.classList.contains('missing') ? 'missing' : td.textContent));"
+        )
+        return (value as? [[String]]) ?? []
+    }
+
+    static func translateAndSeeTheLocale(_ served: RunningPlayground, _ browser: WebDriver) async throws {
+        // The pack's scenarios read their texts from copy/en.yaml and copy/de.yaml.
+        let scenarios = try #require(
+            try await served.api("/api/tests", ["files": [String: String]()]).json()["scenarios"] as? [[String: Any]])
+        try await browser.open(served.url)
+        try await browser.wait("every scenario passing") {
+            let verdicts = try await Self.verdicts(browser)
+            return verdicts.count == scenarios.count && verdicts.values.allSatisfy { $0 == "pass" }
+        }
+
+        // A German scenario's settings prompt, drawn in German, then on an English device.
+        try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
+        _ = try await browser.execute(
+            "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            ["tests/copy-and-registration.yaml::German texts come from the pack's copy; an app without APNs never registers"])
+        try await browser.wait("the scenario's steps") { try await browser.elements("#tl-steps li").count == 7 }
+        try await browser.click(try await browser.elements("#tl-steps li")[5])
+        func sheet(says texts: [String]) async throws -> Bool {
+            let sheets = try await browser.elements("#tl-phone .sheet.settings_prompt")
+            guard sheets.count == 1 else { return false }
+            let shown = try await browser.text(of: sheets[0])
+            return texts.allSatisfy { shown.contains($0) }
+        }
+        try await browser.wait("the settings prompt in German") {
+            try await sheet(says: ["Dringende Warnungen durchlassen", "Einstellungen öffnen"])
+        }
+        _ = try await browser.execute(
+            "const l = document.getElementById('tl-locale'); l.value = 'en'; l.dispatchEvent(new Event('change'));")
+        try await browser.wait("the settings prompt in English") {
+            try await sheet(says: ["Let urgent alerts through", "Open Settings"])
+        }
+
+        // A translator drops a German text: the Copy panel marks it missing.
+        _ = try await browser.execute(
+            "const f = document.getElementById('file'); f.value = 'copy/de.yaml'; f.dispatchEvent(new Event('change'));")
+        try await Self.typeOver("button.later: Später", with: "# button.later", in: browser)
+        try await browser.click(try await browser.element("#tabs button[data-tab='copy']"))
+        try await browser.wait("the German cancel button marked missing") {
+            let rows = try await Self.copyRows(browser)
+            guard let header = rows.first, let german = header.firstIndex(of: "de"), let english = header.firstIndex(of: "en") else {
+                return false
+            }
+            return rows.contains { $0.count > german && $0[english] == "Later" && $0[german] == "missing" }
+        }
+        #expect(
+            try String(contentsOf: served.pack.appendingPathComponent("copy/de.yaml"), encoding: .utf8).contains("button.later: Später"),
+            "an unsaved edit is never written")
     }
 
     @Test func aSaveShowsTheDiffAndIsRefusedOverAChangeOnDisk() async throws {

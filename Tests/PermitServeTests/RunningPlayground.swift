@@ -7,6 +7,7 @@ import PermitTestSupport
 /// in a scratch folder (the tests edit and save it); `stop` ends it.
 final class RunningPlayground: @unchecked Sendable {
     let pack: URL
+    let playground: Playground
     let server: PlaygroundServer
     let task: Task<Void, any Error>
     let url: URL
@@ -15,18 +16,27 @@ final class RunningPlayground: @unchecked Sendable {
     var token: String { server.guardRules.token }
     var host: String { "127.0.0.1:\(port)" }
 
-    /// Copies `policies/<name>` (and a sibling pack, for comparisons) and serves the copy.
-    init(pack name: String = "polite", bodyCap: Int = 1 << 20) async throws {
+    /// Copies `policies/<name>` (or `Tests/packs/<name>`, and a sibling pack, for comparisons)
+    /// and serves the copy.
+    init(
+        pack name: String = "polite", bodyCap: Int = 1 << 20, uploadCap: Int = 5 << 20,
+        comparisonTimeLimit: Duration = ComparisonRequest.timeLimit
+    ) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("permit-serve-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         for copied in Set([name, "provisional-first"]) {
-            try FileManager.default.copyItem(
-                at: Repository.root.appendingPathComponent("policies/\(copied)"), to: scratch.appendingPathComponent(copied))
+            let shipped = Repository.root.appendingPathComponent("policies/\(copied)")
+            let source =
+                FileManager.default.fileExists(atPath: shipped.path)
+                ? shipped : Repository.root.appendingPathComponent("Tests/packs/\(copied)")
+            try FileManager.default.copyItem(at: source, to: scratch.appendingPathComponent(copied))
         }
         pack = scratch.appendingPathComponent(name)
         let model = try String(contentsOf: Repository.root.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
-        let playground = try Playground(pack: pack, models: [("default.yaml", model)])
-        let server = PlaygroundServer(playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap))
+        let playground = try Playground(pack: pack, models: [("default.yaml", model)], comparisonTimeLimit: comparisonTimeLimit)
+        self.playground = playground
+        let server = PlaygroundServer(
+            playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap, uploadCap: uploadCap))
         self.server = server
         let ready = Locked<URL?>(nil)
         task = taskOnOwnThreads { try await server.run { url in ready.withLock { $0 = url } } }

@@ -58,6 +58,11 @@ struct ServeSafetyTests {
         let announced = try await RawHTTP.request(
             port: served.port, method: "POST", path: "/api/tests", host: served.host, headers: headers, body: big)
         #expect(announced.status == 413)
+        // Announced too long and never sent: refused from the header alone, nothing read.
+        let unsent = try await RawHTTP.request(
+            port: served.port, method: "POST", path: "/api/tests", host: served.host,
+            headers: headers + [("Content-Length", String(100 << 20))])
+        #expect(unsent.status == 413)
         // Sent in chunks with no length: refused once the cap is passed.
         let chunked = try await RawHTTP.request(
             port: served.port, method: "POST", path: "/api/tests", host: served.host, headers: headers, body: big, chunked: true)

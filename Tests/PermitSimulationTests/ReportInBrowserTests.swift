@@ -41,7 +41,7 @@ struct ReportInBrowserTests {
     }
 
     @Test func theComparisonPageLaysOutWhole() async throws {
-        let layout = try Browser.layout(of: HTMLReport.render(try await Self.comparison()))
+        let layout = try await Browser.layout(of: HTMLReport.render(try await Self.comparison()))
         #expect(Self.problems(layout) == [])
         #expect(layout.tables.map(\.className) == ["summary", "arms"])
         #expect(layout.answer.contains("split vs polite"))
@@ -58,7 +58,7 @@ struct ReportInBrowserTests {
             model: try fixedModel(), options: SimulationOptions(users: 100, days: 1, seed: 3, workers: 2),
             objective: SweepMetric(name: "reach_day_1", days: 1),
             constraints: [try SweepConstraint.parse("uninstalls<=50%", days: 1)], confirmations: 1)
-        let layout = try Browser.layout(of: sweep.html())
+        let layout = try await Browser.layout(of: sweep.html())
         #expect(Self.problems(layout) == [])
         #expect(layout.charts.count == 9)
         #expect(layout.chartTitles.first == "Can receive alerts on day 1 (reach_day_1), tag=a")
@@ -76,7 +76,7 @@ struct ReportInBrowserTests {
                 of: "over the days</h2>", with: "over the days</p>"
             )
             .replacingOccurrences(of: "</body>", with: wide)
-        let problems = Self.problems(try Browser.layout(of: broken))
+        let problems = Self.problems(try await Browser.layout(of: broken))
         #expect(problems.contains { $0.contains("something is cut off") }, "\(problems)")
         #expect(problems.contains("chart 1 has no title"), "\(problems)")
         #expect(problems.contains { $0.hasPrefix("the first heading is") }, "\(problems)")

@@ -94,7 +94,7 @@ public enum Browser {
 
     /// Lays out `html` at `width` CSS pixels and returns what the browser measured; also writes
     /// a screenshot to `screenshot` when given.
-    public static func layout(of html: String, width: Int = 1280, screenshot: URL? = nil) throws -> Layout {
+    public static func layout(of html: String, width: Int = 1280, screenshot: URL? = nil) async throws -> Layout {
         guard let browser = executable else {
             throw BrowserError("no browser: install chromium (make setup does on Debian) or set PERMIT_BROWSER")
         }
@@ -109,7 +109,7 @@ public enum Browser {
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
             "--user-data-dir=\(directory.appendingPathComponent("profile").path)", "--window-size=\(width),1600",
         ]
-        let dump = try runProcess(browser, common + ["--virtual-time-budget=3000", "--dump-dom", page.absoluteString], limit: 120)
+        let dump = try await runProcess(browser, common + ["--virtual-time-budget=3000", "--dump-dom", page.absoluteString], limit: 120)
         guard dump.status == 0, let json = dump.stdout.firstMatch(of: /<pre id="permit-layout">(.*?)<\/pre>/)?.1 else {
             throw BrowserError("the browser laid out nothing (status \(dump.status)): \(dump.stderr.suffix(800))")
         }
@@ -119,7 +119,7 @@ public enum Browser {
             // The report as sent, without the measuring script.
             let plain = directory.appendingPathComponent("plain.html")
             try html.write(to: plain, atomically: true, encoding: .utf8)
-            let shot = try runProcess(browser, common + ["--screenshot=\(screenshot.path)", plain.absoluteString], limit: 120)
+            let shot = try await runProcess(browser, common + ["--screenshot=\(screenshot.path)", plain.absoluteString], limit: 120)
             guard shot.status == 0 else { throw BrowserError("the screenshot failed: \(shot.stderr.suffix(800))") }
         }
         return try JSONDecoder().decode(Layout.self, from: Data(text.utf8))

@@ -31,9 +31,30 @@ public struct ProcessResult: Sendable {
 /// reads (64 KiB on Linux): the child blocks writing, the reader waits for an end that never
 /// comes. A watchdog kills a child still running after `limit`, so a hang fails the test
 /// (`timedOut`, a signal status) instead of stopping the suite.
+///
+/// The waiting happens on a thread of its own, never on the caller's: a test is async, and a
+/// blocking wait on one of Swift's cooperative threads (two on two cores, shared by every test
+/// running at once) holds that thread for as long as the child runs. Two launches of a few
+/// seconds each, slower on a loaded machine, then leave no thread at all to the other tests of
+/// the process, whose async work stalls until the launches end (a 200-event test that takes a
+/// second alone once timed out after 300 s in the full suite this way).
 public func runProcess(
     _ executable: URL, _ arguments: [String], in directory: URL? = nil,
     environment: [String: String] = [:], limit: TimeInterval = 300
+) async throws -> ProcessResult {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(
+                with: Result {
+                    try runProcessBlocking(executable, arguments, in: directory, environment: environment, limit: limit)
+                })
+        }.start()
+    }
+}
+
+/// `runProcess`'s work, blocking the calling thread until the child ends.
+private func runProcessBlocking(
+    _ executable: URL, _ arguments: [String], in directory: URL?, environment: [String: String], limit: TimeInterval
 ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
