@@ -1,6 +1,6 @@
 import Foundation
 import PermitCore
-import PermitLua
+import PermitSimulation
 import PermitSimulator
 
 /// Every policy call a few simulated users make, with the context each call saw: what
@@ -15,28 +15,35 @@ public struct RecordedCalls: Sendable {
 }
 
 extension Simulation {
-    /// Runs `options.users` users of `model` through `policy` in one VM and one thread, recording
-    /// every call. For benchmarks: the users and their choices are those of a real run with the
-    /// same seed.
+    /// Runs `options.users` users of `model` through `policy` on one worker, as `run` does
+    /// (the same users, blocks and VMs: the users and their choices are those of a real run
+    /// with the same seed), recording every call each process's policy answers through the
+    /// run's `processes` hook.
     public static func recordCalls(
         policy: SimulationPolicy, model: UserModel, options: SimulationOptions
-    ) async throws(PolicyError)
-        -> RecordedCalls
-    {
-        var seeder = SplitMix64.stream(seed: options.seed ^ 0x5EED_B10C, index: 0)
-        let vm = try LuaPolicy(
-            source: policy.source, chunkName: policy.chunkName, limits: policy.limits, randomSeed: seeder.next(),
-            copy: policy.copy)
-        let recorder = RecordingPolicy(inner: vm)
-        var events = 0
-        for index in 0..<options.users {
-            var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: recorder, processes: RestartedVM(vm: vm, serving: recorder),
-                days: options.days,
-                appEvents: model.appEvents(declaredBy: policy))
-            await user.run()
-            events += user.tally.events
-        }
-        return RecordedCalls(calls: recorder.calls, events: events)
+    ) async -> RecordedCalls {
+        var single = options
+        single.workers = 1
+        let log = RecordingPolicy.Log()
+        let run = await Simulation.run(
+            policies: [policy], model: model, options: single,
+            processes: { block in RecordingProcesses(inner: block, log: log) })
+        return RecordedCalls(calls: log.calls, events: run.policies[0].events)
     }
+}
+
+/// The policy of each process of a block, wrapped so that its calls land in one log.
+struct RecordingProcesses: PolicyPerProcess {
+    let inner: any PolicyPerProcess
+    let log: RecordingPolicy.Log
+
+    func policy(processSeed: UInt64) throws(PolicyError) -> any Policy {
+        RecordingPolicy(inner: try inner.policy(processSeed: processSeed), log: log)
+    }
+
+    var failedStartPolicy: (any Policy)? { inner.failedStartPolicy.map { RecordingPolicy(inner: $0, log: log) } }
+
+    func processEnded() { inner.processEnded() }
+
+    func appReinstalled() { inner.appReinstalled() }
 }
