@@ -16,7 +16,7 @@
 ---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
 ---@alias PermitInterruptionLevel "passive"|"active"|"time_sensitive"|"critical"
 ---@alias PermitRemoteRegistration "register"|"unregister"|"keep"
----@alias PermitSettingName "alert"|"sound"|"badge"|"lock_screen"|"notification_center"|"car_play"|"critical_alert"|"time_sensitive"|"scheduled_delivery"
+---@alias PermitSettingName "alert"|"sound"|"badge"|"lock_screen"|"notification_center"|"car_play"|"critical_alert"|"time_sensitive"|"scheduled_delivery"|"live_activities"
 ---@alias PermitText string|table<string, string> # a string, or translations keyed by locale; include `en`
 ---@alias PermitScalar string|number|boolean
 

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 import PermitScenario
 
 /// `--coverage-format lcov|cobertura`: the run's coverage in the formats CI services read
@@ -95,7 +96,7 @@ public enum CoverageExport {
                 + "lines-valid=\"\(lines.1)\" branches-covered=\"\(branches.0)\" branches-valid=\"\(branches.1)\" "
                 + "complexity=\"0\" version=\"permit\" timestamp=\"\(timestamp)\">",
             "  <sources>",
-            "    <source>\(JUnitReport.escape(sourceRoot))</source>",
+            "    <source>\(MarkupText.escaped(sourceRoot))</source>",
             "  </sources>",
             "  <packages>",
         ]
@@ -104,7 +105,7 @@ public enum CoverageExport {
             let packageLines = members.reduce((0, 0)) { ($0.0 + $1.linesHit, $0.1 + $1.linesFound) }
             let packageBranches = members.reduce((0, 0)) { ($0.0 + $1.branchesHit, $0.1 + $1.branchesFound) }
             out.append(
-                "    <package name=\"\(JUnitReport.escape(package.isEmpty ? "." : package))\" "
+                "    <package name=\"\(MarkupText.escaped(package.isEmpty ? "." : package))\" "
                     + "line-rate=\"\(rate(packageLines))\" branch-rate=\"\(rate(packageBranches))\" complexity=\"0\">")
             out.append("      <classes>")
             for file in members { out += cobertura(file) }
@@ -117,7 +118,7 @@ public enum CoverageExport {
 
     /// One `<class>`: a policy file and its lines.
     static func cobertura(_ file: FileFigures) -> [String] {
-        let name = JUnitReport.escape(file.file)
+        let name = MarkupText.escaped(file.file)
         var out = [
             "        <class name=\"\(name)\" filename=\"\(name)\" line-rate=\"\(rate((file.linesHit, file.linesFound)))\" "
                 + "branch-rate=\"\(rate((file.branchesHit, file.branchesFound)))\" complexity=\"0\">",

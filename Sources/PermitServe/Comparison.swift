@@ -73,10 +73,7 @@ actor ComparisonJobs {
         task = Task {
             let outcome: Result<(String, String), any Error> = await Self.bounded {
                 let report: @Sendable (Int) -> Void = { done in Task { await self.progress(id, done) } }
-                if #available(macOS 15.0, iOS 18.0, tvOS 18.0, visionOS 2.0, *) {
-                    return try await ComparisonExecutor.run { try await run(report) }
-                }
-                return try await run(report)
+                return try await SimulationThreads.run { try await run(report) }
             }
             self.finish(id, outcome)
         }
@@ -182,25 +179,5 @@ enum ComparisonRun {
         return (
             result.text(sensitivity: drawn), HTMLReport.render(result, modelFile: modelName, sensitivity: drawn)
         )
-    }
-}
-
-/// The threads a comparison runs on: a concurrent dispatch queue of its own, not Swift's
-/// cooperative pool. A simulation keeps its workers busy for seconds between suspensions; on
-/// the cooperative pool (one thread per core) it would leave the server no thread to answer
-/// the page's progress polls or its Cancel until it ended.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, visionOS 2.0, *)
-final class ComparisonExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "permit-serve.comparison", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-
-    /// Runs `body` (and the tasks it starts) on the comparison's threads where the platform can.
-    static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
-        try await withTaskExecutorPreference(ComparisonExecutor()) { try await body() }
     }
 }

@@ -132,7 +132,9 @@ public enum Simulation {
     ///     benchmarks record the calls their minimal host replays). `nil`: the VM itself.
     ///
     /// Cancelling the calling task stops the run after the blocks under way: the result then
-    /// counts only the users who ran, and a caller that cancelled must discard it.
+    /// counts only the users who ran, and a caller that cancelled must discard it. The workers
+    /// run on the process's simulation threads (`SimulationThreads`), not the caller's
+    /// cooperative pool, so a host that awaits a run keeps its threads for other work.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil,
@@ -147,27 +149,31 @@ public enum Simulation {
         let total = options.users * policies.count
         let started = Date()
 
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<min(options.workers, max(1, jobs.count)) {
-                group.addTask {
-                    while true {
-                        let index: Int = next.withLock { value in
-                            defer { value += 1 }
-                            return value
+        // The workers keep their threads busy for whole blocks: on threads of their own, the
+        // host's cooperative pool stays free (`SimulationThreads`).
+        await SimulationThreads.run {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<min(options.workers, max(1, jobs.count)) {
+                    group.addTask {
+                        while true {
+                            let index: Int = next.withLock { value in
+                                defer { value += 1 }
+                                return value
+                            }
+                            // A cancelled run (the playground's Cancel) takes no further block; its
+                            // caller sees the cancellation and discards the partial result.
+                            guard index < jobs.count, !Task.isCancelled else { return }
+                            let job = jobs[index]
+                            let tally = await runBlock(
+                                job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
+                                records: records, processes: processes)
+                            let finished = done.withLock { state in
+                                state.tallies[job] = tally
+                                state.users += tally.users
+                                return state.users
+                            }
+                            progress?(finished, total)
                         }
-                        // A cancelled run (the playground's Cancel) takes no further block; its
-                        // caller sees the cancellation and discards the partial result.
-                        guard index < jobs.count, !Task.isCancelled else { return }
-                        let job = jobs[index]
-                        let tally = await runBlock(
-                            job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
-                            records: records, processes: processes)
-                        let finished = done.withLock { state in
-                            state.tallies[job] = tally
-                            state.users += tally.users
-                            return state.users
-                        }
-                        progress?(finished, total)
                     }
                 }
             }

@@ -29,10 +29,8 @@ final class RunningPlayground: @unchecked Sendable {
         let server = PlaygroundServer(playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap))
         self.server = server
         let ready = Locked<URL?>(nil)
-        task = Task { try await server.run { url in ready.withLock { $0 = url } } }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        while ready.current == nil, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        task = taskOnOwnThreads { try await server.run { url in ready.withLock { $0 = url } } }
+        _ = try await poll(for: .seconds(30), every: .milliseconds(20)) { ready.current != nil }
         guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
         self.url = url
     }

@@ -50,12 +50,10 @@ public final class WebDriver: @unchecked Sendable {
         self.log = log
         // chromedriver says "ChromeDriver was started successfully on port N."
         var port: Int?
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        while port == nil, clock.now < deadline, process.isRunning {
+        _ = try await poll(for: .seconds(30), every: .milliseconds(50)) {
             let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             port = printed.firstMatch(of: /successfully on port (\d+)/).flatMap { Int($0.output.1) }
-            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+            return port != nil || !process.isRunning
         }
         guard let port else {
             Self.stop(process)
@@ -197,12 +195,7 @@ public final class WebDriver: @unchecked Sendable {
     public func wait(
         _ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
     ) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if (try? await condition()) == true { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        if try await poll(for: timeout, every: .milliseconds(100), until: { (try? await condition()) == true }) { return }
         throw BrowserError("waited \(timeout) for \(what)")
     }
 }

@@ -93,23 +93,7 @@ public enum JUnitReport {
         return String(format: "%.3f", Double(whole) + Double(fraction) / 1e18)
     }
 
-    /// XML-escapes text for attributes and content; drops characters XML 1.0 cannot hold (the
-    /// CLI's coverage export writes its XML with it too).
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// XML-escapes text for attributes and content, dropping characters XML 1.0 cannot hold
+    /// (`MarkupText`).
+    public static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 }

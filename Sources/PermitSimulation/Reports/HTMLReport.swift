@@ -1,4 +1,5 @@
 import Foundation
+import PermitInput
 
 /// `permit simulate --report FILE.html`: one self-contained page (no scripts, no external
 /// files) with an SVG chart over the days of the users who can receive alerts (a solid line per
@@ -276,18 +277,6 @@ public enum HTMLReport {
         return step
     }
 
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    /// Text for the page (`MarkupText`).
+    static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 }
