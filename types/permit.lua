@@ -9,8 +9,8 @@
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported" # not_supported: not on this iOS, not asked yet, car_play not requested, critical_alert without the entitlement
----@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"significant_time_change"|"notification_settings_opened"
----@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"inform_answered"|"significant_time_change"|"notification_settings_opened"
+---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"|"inform"|"dismiss"
 ---@alias PermitPresentation "alert"|"banner"|"sheet"|"inline"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"
 ---@alias PermitOption "alert"|"sound"|"badge"|"car_play"|"critical_alert"|"provisional"|"provides_app_settings"
@@ -23,8 +23,9 @@
 ---@class PermitEvent
 ---@field name PermitEventName|string # a built-in name, or one of the app's own the policy declares (events = { ... })
 ---@field feature? string # feature_opened, feature_closed
----@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel" # soft_prompt_answered, settings_prompt_answered
+---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel"|"ok" # soft_prompt_answered, settings_prompt_answered, inform_answered
 ---@field granted? boolean # system_prompt_answered
+---@field prompt_id? string # an answer: the id of the prompt, row or page it answers (system_prompt_answered: of the soft prompt accepted before the request)
 ---@field time_zone? string # significant_time_change: the device's new IANA zone
 ---@field properties? table<string, PermitScalar> # an app event of its own: what the host sent (open: a missing key is nil)
 
@@ -78,6 +79,12 @@
 ---@field inline_shown integer # times shown as an inline row (presentation = "inline"), apart from `shown`
 ---@field inline_acted integer # times the user opened Settings from an inline row, apart from `opened`
 
+---@class PermitInformHistory
+---@field shown integer # information pages, rows and labels put on screen (no prompts)
+---@field ok integer
+---@field dismissed integer
+---@field last_shown_at? integer
+
 ---@class PermitFeatureHistory
 ---@field opened integer
 ---@field last_opened_at? integer
@@ -99,6 +106,7 @@
 ---@field soft_prompt PermitSoftPromptHistory
 ---@field system_prompt PermitSystemPromptHistory
 ---@field settings_prompt PermitSettingsPromptHistory
+---@field inform PermitInformHistory
 ---@field features table<string, PermitFeatureHistory>
 ---@field state table<string, PermitScalar>
 ---@field events table<string, PermitEventHistory> # each declared event (count 0 until it happens) and each one the host sent
@@ -138,8 +146,8 @@
 ---@field action PermitAction
 ---@field reason? string
 ---@field remember? table<string, PermitScalar> # 4 KiB in all; `permit.forget` deletes a key
----@field title? PermitText # soft_prompt, settings_prompt
----@field message? PermitText # soft_prompt, settings_prompt
+---@field title? PermitText # soft_prompt, settings_prompt, inform
+---@field message? PermitText # soft_prompt, settings_prompt, inform (optional on an inline row)
 ---@field accept? PermitText # soft_prompt
 ---@field decline? PermitText # soft_prompt; not needed for an inline row
 ---@field open? PermitText # settings_prompt
@@ -151,7 +159,9 @@
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
 ---@field remote_registration? PermitRemoteRegistration # default: the policy's remote_registration, else register at every launch and when granted
 ---@field cap_exempt? string # why this prompt may pass the daily cap (prompt-cap); recorded in the decision record
----@field for_setting? PermitSettingName # settings_prompt: the setting it asks to turn on; judged by settings-prompt-pointless instead of alerts
+---@field for_setting? PermitSettingName # settings_prompt: the setting it asks to change (turn on; scheduled_delivery: turn off); judged by settings-prompt-pointless instead of alerts
+---@field button? PermitText # inform: its one button; an inline row without one is a label
+---@field id? string # soft_prompt, settings_prompt, inform: 1 to 64 bytes; the answer carries it as ctx.event.prompt_id
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

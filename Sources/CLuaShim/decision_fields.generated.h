@@ -22,11 +22,13 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "decline",
     "presentation",
     "variant",
+    "id",
     "options",
     "open",
     "cancel",
     "deep_link",
     "for_setting",
+    "button",
 };
 
 static const char *const action_names[PERMIT_A_COUNT] = {
@@ -35,14 +37,18 @@ static const char *const action_names[PERMIT_A_COUNT] = {
     "request_permission",
     "settings_prompt",
     "open_settings",
+    "inform",
+    "dismiss",
 };
 
 static const unsigned allowed_fields[PERMIT_A_COUNT] = {
     0x3fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
-    0xfffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, accept, decline, presentation, variant */
-    0x103fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
-    0x1e4ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting */
-    0x803fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
+    0x1fffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, accept, decline, presentation, variant, id */
+    0x203fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
+    0x3d4ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting, id */
+    0x1003fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
+    0x414ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, presentation, id */
+    0x3fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
 };
 
 #endif

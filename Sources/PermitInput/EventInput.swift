@@ -48,7 +48,7 @@ package enum EventInput {
         let takes: String? =
             switch name {
             case "feature_opened", "feature_closed": "feature"
-            case "soft_prompt_answered", "settings_prompt_answered": "answer"
+            case "soft_prompt_answered", "settings_prompt_answered", "inform_answered": "answer"
             case "system_prompt_answered": "granted"
             default: nil
             }
@@ -71,6 +71,8 @@ package enum EventInput {
             return .systemPromptAnswered(granted: granted)
         case "soft_prompt_answered":
             return .softPromptAnswered(try parseAnswer(answer, as: SoftPromptAnswer.self))
+        case "inform_answered":
+            return .informAnswered(try parseAnswer(answer, as: InformAnswer.self))
         default:
             return .settingsPromptAnswered(try parseAnswer(answer, as: SettingsPromptAnswer.self))
         }

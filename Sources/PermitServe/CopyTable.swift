@@ -31,6 +31,9 @@ enum CopyTable {
             case .settingsPrompt(let prompt):
                 place = (prompt.presentation == .inline ? "inline settings prompt" : "settings prompt") + reason
                 texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open), ("cancel", prompt.cancel)]
+            case .inform(let page):
+                place = (page.isLabel ? "label" : page.presentation == .inline ? "inline information row" : "information page") + reason
+                texts = [("title", page.title), ("message", page.message), ("button", page.button)]
             default:
                 return
             }

@@ -7,7 +7,7 @@ enum PlaygroundScript {
         const $ = (id) => document.getElementById(id);
         const state = { files: {}, order: [], current: "policy.lua", locales: [], events: [], scenarios: [], job: 0, selectedStep: 0 };
         const builtInEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "soft_prompt_answered",
-          "system_prompt_answered", "settings_prompt_answered", "notification_settings_opened"];
+          "system_prompt_answered", "settings_prompt_answered", "inform_answered", "notification_settings_opened"];
 
         function el(tag, attrs, ...children) {
           const node = document.createElement(tag);
@@ -119,14 +119,14 @@ enum PlaygroundScript {
           const kind = screen ? screen.kind : "none";
           target.dataset.screen = kind;
           const buttons = (screen && screen.buttons) || [];
-          if (kind === "soft_prompt" || kind === "settings_prompt") {
+          if (kind === "soft_prompt" || kind === "settings_prompt" || kind === "inform_page") {
             const sheet = el("div", { class: "sheet " + kind }, el("h4", {}, screen.title || ""), el("p", {}, screen.message || ""),
               buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
             view.append(el("div", { class: "dim" }, sheet));
           } else if (kind === "system_dialog") {
             view.append(el("div", { class: "dim" }, el("div", { class: "alert system-dialog" }, el("h4", {}, screen.title),
               el("p", {}, screen.message), el("div", { class: "buttons" }, buttons.map((b) => el("span", {}, b))))));
-          } else if (kind === "inline_soft_prompt" || kind === "inline_settings_prompt") {
+          } else if (kind === "inline_soft_prompt" || kind === "inline_settings_prompt" || kind === "inline_inform" || kind === "label") {
             app.insertBefore(el("div", { class: "inline " + kind }, el("span", { class: "close" }, "✕"), el("b", {}, screen.title || ""),
               screen.message || "", el("br"), buttons[0] ? el("span", { class: "act" }, buttons[0]) : null), app.children[1]);
           }

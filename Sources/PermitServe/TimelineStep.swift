@@ -60,8 +60,14 @@ enum TimelineStep {
                 kind: "system_dialog", title: "“App” Would Like to Send You Notifications",
                 message: "Notifications may include alerts, sounds, and icon badges. These can be configured in Settings.",
                 buttons: ["Don’t Allow", "Allow"])
+        case .inform(let page):
+            let kind = page.isLabel ? "label" : page.presentation == .inline ? "inline_inform" : "inform_page"
+            return PlaygroundReports.Screen(
+                kind: kind, title: text(page.title), message: text(page.message), buttons: [text(page.button)].compactMap { $0 })
         case .openSettings:
             return PlaygroundReports.Screen(kind: "none", buttons: [], note: "the app opens Settings")
+        case .dismiss:
+            return PlaygroundReports.Screen(kind: "none", buttons: [], note: "the app takes its prompt, row or page off screen")
         case .none:
             return PlaygroundReports.Screen(kind: "none", buttons: [])
         }

@@ -261,8 +261,16 @@ struct UserSimulation: Sendable {
         // A policy could answer every answer with another prompt; a person gives up eventually.
         for _ in 0..<12 {
             switch outcome.decision.action {
-            case .none:
+            case .none, .dismiss:
                 return
+            case .inform(let page):
+                // A page tells and asks nothing: the user reads it and taps its button. No
+                // prompt, so no annoyance; a row (or a label) is only seen.
+                softAccepted = false
+                guard page.presentation != .inline else { return }
+                clock.advance(by: 5)
+                outcome = await app.send(.informAnswered(.ok), on: engine)
+                note(outcome)
             case .softPrompt(let prompt) where prompt.presentation == .inline:
                 // A row on the screen: seen, and acted on or scrolled past; never answered.
                 guard seeInlineRow() else { return }

@@ -16,25 +16,44 @@ public enum Screen: Sendable, Equatable {
     case inlineSoftPrompt
     /// An inline row of a settings prompt, on screen while its screen is.
     case inlineSettingsPrompt
+    /// The app's information page (`inform`), a dialog of its own with one button.
+    case informPage
+    /// An inline `inform` row with a button, on screen while its screen is.
+    case inlineInform
+    /// An inline `inform` row without a button: a label, with nothing to tap.
+    case label
 
-    /// What is on screen after an outcome: the follow-up's decision when the request was
+    /// What a decision does to the screen.
+    public enum Change: Sendable, Equatable {
+        /// Nothing: what the app shows stays (`none`, a request iOS answered without a dialog,
+        /// Settings opened at once).
+        case keep
+        /// Take the app's own UI off screen (`dismiss`).
+        case clear
+        /// Put this on screen, in place of what was there.
+        case show(Screen)
+    }
+
+    /// What an outcome does to the screen: the follow-up's decision when the request was
     /// answered at once, else the event's own.
-    public init(after outcome: Outcome) {
+    public static func change(after outcome: Outcome) -> Change {
         let last = outcome.followUps.last ?? outcome
         switch last.decision.action {
-        case .softPrompt(let prompt): self = prompt.presentation == .inline ? .inlineSoftPrompt : .softPrompt
-        case .settingsPrompt(let prompt): self = prompt.presentation == .inline ? .inlineSettingsPrompt : .settingsPrompt
-        case .requestPermission: self = last.dialogShown ? .systemDialog : .nothing
-        case .none, .openSettings: self = .nothing
+        case .softPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSoftPrompt : .softPrompt)
+        case .settingsPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSettingsPrompt : .settingsPrompt)
+        case .inform(let page): return .show(page.isLabel ? .label : page.presentation == .inline ? .inlineInform : .informPage)
+        case .requestPermission: return last.dialogShown ? .show(.systemDialog) : .keep
+        case .dismiss: return .clear
+        case .none, .openSettings: return .keep
         }
     }
 
-    /// Whether this is the app's own UI (a prompt or a row), which lives in the process: it
-    /// survives backgrounding and goes when the process ends (docs/platform.md U-01).
+    /// Whether this is the app's own UI (a prompt, a page or a row), which lives in the process:
+    /// it survives backgrounding and goes when the process ends (docs/platform.md U-01).
     public var isInApp: Bool { self != .nothing && self != .systemDialog }
 
     /// Whether this is an inline row, which never blocks the user.
-    public var isInline: Bool { self == .inlineSoftPrompt || self == .inlineSettingsPrompt }
+    public var isInline: Bool { self == .inlineSoftPrompt || self == .inlineSettingsPrompt || self == .inlineInform || self == .label }
 
     /// What it is, in a report's words ("a soft prompt", "the system dialog").
     public var name: String {
@@ -45,6 +64,9 @@ public enum Screen: Sendable, Equatable {
         case .systemDialog: "the system dialog"
         case .inlineSoftPrompt: "an inline soft prompt row"
         case .inlineSettingsPrompt: "an inline settings row"
+        case .informPage: "an information page"
+        case .inlineInform: "an inline information row"
+        case .label: "a label row"
         }
     }
 }

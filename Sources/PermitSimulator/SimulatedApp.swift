@@ -320,6 +320,10 @@ public struct SimulatedApp: Sendable {
         public var replaced: Screen?
         /// The app's own UI still on screen, as the user left it.
         public var kept: Screen?
+        /// The app's own UI the decision took off screen (`dismiss`).
+        public var dismissed: Screen?
+        /// The decision was `dismiss` with none of the app's own UI on screen: nothing to do.
+        public var nothingToDismiss = false
         /// The decision opened Settings at once: the user is there, the app in the background.
         public var openedSettings: Bool
     }
@@ -331,12 +335,20 @@ public struct SimulatedApp: Sendable {
     public mutating func show(after outcome: Outcome, userOnlyLeft: Bool) -> ScreenUpdate? {
         guard !(screen == .systemDialog && device.isDialogOnScreen) else { return nil }
         var update = ScreenUpdate(openedSettings: false)
-        let next = Screen(after: outcome)
-        if next != .nothing || !screen.isInApp || !userOnlyLeft {
-            if screen.isInApp, next != .nothing, userOnlyLeft { update.replaced = screen }
+        switch Screen.change(after: outcome) {
+        case .show(let next):
+            if screen.isInApp, userOnlyLeft { update.replaced = screen }
             screen = next
-        } else {
-            update.kept = screen
+        case .clear:
+            if screen.isInApp { update.dismissed = screen } else { update.nothingToDismiss = true }
+            screen = .nothing
+        case .keep:
+            // The app's own UI stays until answered or dismissed; a system dialog no longer up is gone.
+            if screen.isInApp {
+                if userOnlyLeft { update.kept = screen }
+            } else {
+                screen = .nothing
+            }
         }
         if case .openSettings = outcome.finalDecision.action {
             device.isInForeground = false

@@ -37,6 +37,7 @@ import Testing
             print("ctx.history.soft_prompt=" .. keys(ctx.history.soft_prompt))
             print("ctx.history.system_prompt=" .. keys(ctx.history.system_prompt))
             print("ctx.history.settings_prompt=" .. keys(ctx.history.settings_prompt))
+            print("ctx.history.inform=" .. keys(ctx.history.inform))
             for _, feature in pairs(ctx.history.features) do print("ctx.history.features=" .. keys(feature)) end
             for _, event in pairs(ctx.history.events) do print("ctx.history.events=" .. keys(event)) end
             print("ctx.user=" .. keys(ctx.user))
@@ -49,7 +50,7 @@ import Testing
 
     static let events: [AppEvent] = [
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .featureClosed("diary"), .softPromptAnswered(.accept),
-        .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+        .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open), .informAnswered(.ok),
         .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
         try! .custom("lesson_completed", properties: ["count": 2]),
     ]
@@ -65,6 +66,7 @@ import Testing
         ledger.systemPrompt.answeredAt = 6
         ledger.systemPrompt.granted = true
         ledger.settingsPrompt.lastShownAt = 7
+        ledger.inform.lastShownAt = 7
         var feature = Ledger.FeatureHistory()
         feature.opened = 1
         feature.lastOpenedAt = 8
@@ -96,11 +98,13 @@ import Testing
         let policy = try LuaPolicy(source: probe, chunkName: "probe.lua")
         var seen: [String: Set<String>] = [:]
         for event in events {
-            let context = PolicyContext(
+            var context = PolicyContext(
                 event: event, status: .authorized, previousStatus: .notDetermined,
                 settings: .typical(for: .authorized, on: OSVersion(major: 16, minor: 4)),
                 platform: Platform(version: OSVersion(major: 16, minor: 4)), history: ledger,
                 params: [:], now: 1_767_600_000, locale: "en", userBucket: 42, app: app)
+            // An answer to a prompt the policy gave an id carries it.
+            if case .informAnswered = event { context.promptID = "safety" }
             let answer = policy.answer(context)
             _ = try answer.decision.get()
             for line in answer.trace.split(separator: "\n") {
@@ -114,7 +118,7 @@ import Testing
 
     static let ctxTables = [
         "ctx", "ctx.event", "ctx.settings", "ctx.platform", "ctx.capabilities", "ctx.history",
-        "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt",
+        "ctx.history.soft_prompt", "ctx.history.system_prompt", "ctx.history.settings_prompt", "ctx.history.inform",
         "ctx.history.features", "ctx.history.events", "ctx.user", "ctx.local_time", "ctx.app",
     ]
 
@@ -136,6 +140,7 @@ import Testing
             ("ctx.history", ContextSchema.history), ("ctx.history.soft_prompt", ContextSchema.softPromptHistory),
             ("ctx.history.system_prompt", ContextSchema.systemPromptHistory),
             ("ctx.history.settings_prompt", ContextSchema.settingsPromptHistory),
+            ("ctx.history.inform", ContextSchema.informHistory),
             ("ctx.history.features", ContextSchema.featureHistory), ("ctx.history.events", ContextSchema.eventHistory),
             ("ctx.user", ContextSchema.user), ("ctx.local_time", ContextSchema.localTime), ("ctx.app", ContextSchema.app),
         ]
@@ -156,7 +161,7 @@ import Testing
         let seen = try Self.seenKeys(events: [.appLaunch], ledger: Self.sparseLedger, app: AppInfo())
         for table in [
             "ctx", "ctx.platform", "ctx.history", "ctx.history.soft_prompt", "ctx.history.system_prompt",
-            "ctx.history.settings_prompt", "ctx.history.features", "ctx.history.events", "ctx.user",
+            "ctx.history.settings_prompt", "ctx.history.inform", "ctx.history.features", "ctx.history.events", "ctx.user",
             "ctx.local_time", "ctx.app",
         ] {
             let rows = try reference.rows(table)
@@ -206,6 +211,7 @@ import Testing
             for field in ["title", "message", "accept", "decline"] { fields[field] = .string(field) }
             fields["presentation"] = "sheet"
             fields["variant"] = "b"
+            fields["id"] = "welcome"
         case "request_permission":
             fields["options"] = .table(LuaTable(array: ["alert"]))
         case "settings_prompt":
@@ -213,8 +219,13 @@ import Testing
             fields["presentation"] = "banner"
             fields["deep_link"] = "notification_settings"
             fields["for_setting"] = "time_sensitive"
+            fields["id"] = "off"
         case "open_settings":
             fields["deep_link"] = "notification_settings"
+        case "inform":
+            for field in ["title", "message", "button"] { fields[field] = .string(field) }
+            fields["presentation"] = "sheet"
+            fields["id"] = "safety"
         default:
             break
         }

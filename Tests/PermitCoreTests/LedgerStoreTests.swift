@@ -192,6 +192,7 @@ import Testing
         ledger.softPrompt.lastShownAt = 1; ledger.softPrompt.lastAnsweredAt = 1
         ledger.systemPrompt.answeredAt = 1; ledger.systemPrompt.granted = true
         ledger.settingsPrompt.lastShownAt = 1
+        ledger.inform.lastShownAt = 1
         ledger.installID = "install"; ledger.arms = ["first_ask": "quiet"]; ledger.appVersion = "2.0"
         var feature = Ledger.FeatureHistory()
         feature.lastOpenedAt = 1; feature.lastPromptAt = 1

@@ -47,6 +47,27 @@ import Testing
         #expect(Guardrail.apply(to: prompt(for: .timeSensitive), in: situation(.denied, timeSensitive: .disabled)).warnings.isEmpty)
     }
 
+    /// `for_setting = "scheduled_delivery"` asks the user to turn Scheduled Summary off (an app
+    /// wants its notifications at once): allowed while the summary is on, pointless once it is off.
+    @Test func aScheduledSummaryPromptAsksToTurnItOff() {
+        func apply(_ value: SettingValue) -> (action: Decision.Action, warnings: [GuardrailWarning]) {
+            var situation = situation(.authorized, timeSensitive: .disabled)
+            situation.settings.scheduledDelivery = value
+            return Guardrail.apply(to: prompt(for: .scheduledDelivery), in: situation)
+        }
+        #expect(apply(.enabled).action == prompt(for: .scheduledDelivery))
+        #expect(apply(.enabled).warnings.isEmpty)
+        for value in [SettingValue.disabled, .notSupported] {
+            #expect(apply(value).action == .none, "scheduled_delivery \(value)")
+            #expect(
+                apply(value).warnings.map(\.message) == [
+                    "the status is authorized with scheduled_delivery \(value): there is nothing to change in Settings"
+                ])
+        }
+        #expect(NotificationSettings.Setting.scheduledDelivery.wantedValue == .disabled)
+        #expect(NotificationSettings.Setting.timeSensitive.wantedValue == .enabled)
+    }
+
     @Test func aCapExemptPromptPassesTheDailyCap() {
         let capped = Guardrail.apply(to: prompt(for: nil), in: situation(.denied, timeSensitive: .disabled, promptsToday: 3))
         #expect(capped.warnings.map(\.name) == ["prompt-cap"])

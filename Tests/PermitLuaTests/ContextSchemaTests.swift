@@ -35,10 +35,12 @@ import Testing
         #expect(ContextSchema.actions == Decision.Action.names)
         #expect(
             Set(ContextSchema.answers)
-                == Set(SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)))
+                == Set(
+                    SoftPromptAnswer.allCases.map(\.rawValue) + SettingsPromptAnswer.allCases.map(\.rawValue)
+                        + InformAnswer.allCases.map(\.rawValue)))
         let events: [AppEvent] = [
             .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .featureClosed("x"), .softPromptAnswered(.accept),
-            .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open),
+            .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open), .informAnswered(.ok),
             .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
         ]
         #expect(ContextSchema.eventNames == events.map(\.name))

@@ -88,7 +88,7 @@ extension LuaPolicy {
         )
         return .table(
             LuaTable([
-                "event": LuaBridge.event(context.event),
+                "event": LuaBridge.event(context.event, promptID: context.promptID),
                 "status": .string(context.status.rawValue),
                 "previous_status": .string(context.previousStatus.rawValue),
                 "settings": LuaBridge.settings(context.settings),

@@ -40,6 +40,11 @@ extension LuaBridge {
         ]
         settings["last_shown_at"] = time(ledger.settingsPrompt.lastShownAt)
         fields["settings_prompt"] = .table(LuaTable(settings))
+        var inform: [String: LuaValue] = [
+            "shown": count(ledger.inform.shown), "ok": count(ledger.inform.ok), "dismissed": count(ledger.inform.dismissed),
+        ]
+        inform["last_shown_at"] = time(ledger.inform.lastShownAt)
+        fields["inform"] = .table(LuaTable(inform))
         var features: [String: LuaValue] = [:]
         for (name, feature) in ledger.features {
             var entry: [String: LuaValue] = ["opened": count(feature.opened)]

@@ -109,6 +109,49 @@ import Testing
         #expect(result.steps.allSatisfy { $0.outcome?.warnings.isEmpty ?? true })
     }
 
+    /// A decision of `none` leaves the row where it is: the user may still act on it after
+    /// other events; `dismiss` takes it away, and a second `dismiss` is only a note.
+    @Test func aRowStaysThroughNoneAndGoesWithDismiss() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications, expect_screen: inline_settings_prompt }
+              - { event: feature_opened, feature: diary, expect: none, expect_screen: inline_settings_prompt }
+              - { answer: open, expect_ledger: { settings_prompt.inline_acted: 1 } }
+            """)
+        #expect(failures(result) == [])
+        let dismissing = try await ScenarioRunner(
+            policy: try LuaPolicy(
+                source: """
+                    return { name = "rows", decide = function(ctx)
+                      if ctx.event.name == "app_launch" or ctx.event.name == "feature_opened" then
+                        return { action = "inform", presentation = "inline", title = "Notifications are off" }
+                      end
+                      if ctx.event.name == "feature_closed" then return { action = "dismiss" } end
+                    end }
+                    """, chunkName: "rows.lua")
+        ).run(
+            try parse(
+                """
+                device: { os: "17.0" }
+                steps:
+                  - { event: app_launch, expect: inform, expect_screen: label }
+                  - { event: feature_closed, feature: feed, expect: dismiss, expect_screen: nothing }
+                  - { event: feature_closed, feature: feed, expect: dismiss, expect_screen: nothing }
+                  - { event: feature_opened, feature: feed, expect_screen: label }
+                  - { answer: ok }
+                """))
+        #expect(failures(dismissing) == ["step 5: a label row is on screen, with nothing to tap; there is nothing to answer with ok"])
+        try #require(dismissing.steps.count == 5)
+        #expect(dismissing.steps[1].notes.contains("a label row was taken off screen (dismiss)"))
+        #expect(
+            dismissing.steps[2].notes.contains(
+                "dismiss: none of the app's own prompts, rows or pages was on screen, so nothing changed"))
+    }
+
     /// An inline row is acted on or closed; it has no cancel button.
     @Test func anInlineRowHasNoCancel() async throws {
         let result = try await run(

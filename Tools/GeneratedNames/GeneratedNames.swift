@@ -39,7 +39,8 @@ public enum GeneratedNames {
         let settings = ContextSchema.settings.fields.map(\.name).sorted()
         let records = [
             ContextSchema.history, ContextSchema.softPromptHistory, ContextSchema.systemPromptHistory,
-            ContextSchema.settingsPromptHistory, ContextSchema.featureHistory, ContextSchema.eventHistory,
+            ContextSchema.settingsPromptHistory, ContextSchema.informHistory, ContextSchema.featureHistory,
+            ContextSchema.eventHistory,
             ContextSchema.user, ContextSchema.localTime,
         ]
         let others = Set(ContextSchema.lazyContextFields + records.flatMap { $0.fields.map(\.name) })

@@ -38,6 +38,8 @@ import PermitLua
         case .softPrompt(let prompt): present(prompt)  // to an answer iOS gave at once
         case .settingsPrompt(let prompt): offerSettings(prompt.deepLink)
         case .openSettings(let deepLink): openSettings(deepLink)  // a tap asked for it
+        case .inform(let page): inform(page)  // one button: it tells, it asks nothing
+        case .dismiss: dismissPrompt()  // what the app shows is out of date
         case .requestPermission, .none: break  // the engine already asked iOS
         }
     }
@@ -82,4 +84,6 @@ extension AppPermissions {
     }
     func offerSettings(_ link: DeepLink) { print("app offers Settings → \(link.rawValue)") }
     func openSettings(_ link: DeepLink) { print("app opens Settings → \(link.rawValue)") }
+    func inform(_ page: InformPage) { print("app shows the page: \"\(page.title)\" [\(page.button ?? .plain("-"))]") }
+    func dismissPrompt() { print("app takes its prompt, row or page off screen") }
 }

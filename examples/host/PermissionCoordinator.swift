@@ -14,6 +14,8 @@ import PermitLua
     private(set) var softPrompt: SoftPrompt?
     /// The "open Settings?" prompt on screen, until it is answered.
     private(set) var settingsPrompt: SettingsPrompt?
+    /// The information page on screen (one button), until it is closed.
+    private(set) var informPage: InformPage?
     /// The status, re-read on launch, on every foreground and after an answer.
     private(set) var status: PermissionStatus = .unknown
 
@@ -28,7 +30,7 @@ import PermitLua
         /// Opens the Settings page a settings prompt's deep link names
         /// (`UserNotificationCenterClient.settingsURLString(for:)` on iOS).
         var openSettings: @MainActor (DeepLink) -> Void
-        /// Called after a decision to show something set `softPrompt` or `settingsPrompt`
+        /// Called after a decision to show something set `softPrompt`, `settingsPrompt` or `informPage`
         /// (UIKit presents an alert; SwiftUI observes the properties instead).
         var onPresent: @MainActor (PermissionCoordinator) -> Void = { _ in }
     }
@@ -130,6 +132,12 @@ import PermitLua
         _ = send([.settingsPromptAnswered(answer)])
     }
 
+    /// The user closed the information page: its button (`ok`) or without it.
+    func answerInform(_ answer: InformAnswer) {
+        informPage = nil
+        _ = send([.informAnswered(answer)])
+    }
+
     /// The user tapped the app's link in Settings › Notifications (`NotificationSettingsLink`,
     /// called from the app's notification delegate).
     func notificationSettingsOpened() { _ = send([.notificationSettingsOpened]) }
@@ -171,6 +179,13 @@ import PermitLua
             settingsPrompt = prompt
             actions.onPresent(self)
         case .openSettings(let deepLink): actions.openSettings(deepLink)  // a tap asked for Settings now
+        case .inform(let page):
+            informPage = page
+            actions.onPresent(self)
+        case .dismiss:  // the state the app's prompt spoke of changed: it goes
+            softPrompt = nil
+            settingsPrompt = nil
+            informPage = nil
         case .requestPermission, .none: break  // the engine already asked iOS when it could
         }
     }

@@ -77,6 +77,8 @@ func show(_ outcome: Outcome) {
     case .requestPermission: print("\(outcome.event): system dialog " + (outcome.dialogShown ? "on screen" : "not shown"))
     case .settingsPrompt(let prompt): print("\(outcome.event): settings prompt → \(prompt.deepLink.rawValue)")
     case .openSettings(let deepLink): print("\(outcome.event): open Settings → \(deepLink.rawValue)")
+    case .inform(let page): print("\(outcome.event): page \"\(page.title)\" [\(page.button ?? .plain("-"))]")
+    case .dismiss: print("\(outcome.event): off screen")
     }
     for warning in outcome.warnings { print("  warning \(warning)") }
     for followUp in outcome.followUps { show(followUp) }  // the policy's reaction to an instant answer

@@ -44,7 +44,7 @@ static int push_context_protected(lua_State *L) {
 
     /* event: its extra field's name sorts before "name" */
     push_key(L, k, f->key_event);
-    lua_createtable(L, 0, f->event_key || f->event_kind == 4 ? 2 : 1);
+    lua_createtable(L, 0, (f->event_key || f->event_kind == 4 ? 2 : 1) + (f->key_prompt_id != 0));
     if (f->event_key) {
         push_key(L, k, f->event_key);
         switch (f->event_kind) {
@@ -61,6 +61,11 @@ static int push_context_protected(lua_State *L) {
         lua_rawset(L, -3);
     } else {
         set_interned(L, lua_gettop(L), k, f->key_name, f->event_name);
+    }
+    if (f->key_prompt_id) { /* "prompt_id" sorts after "name" */
+        push_key(L, k, f->key_prompt_id);
+        lua_pushlstring(L, f->prompt_id, f->prompt_id_length);
+        lua_rawset(L, -3);
     }
     lua_rawset(L, ctx);
 

@@ -51,7 +51,7 @@ static const char snapshot_key = 0;
 enum { NOT_LAZY, LAZY_CTX, LAZY_HISTORY };
 enum { C_HISTORY, C_SETTINGS, C_STATE, C_USER, C_LOCAL_TIME, C_CAPABILITIES, C_LOCALE, C_PLATFORM, C_APP, C_COUNT };
 enum {
-    H_EVENTS, H_FEATURES, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
+    H_EVENTS, H_FEATURES, H_INFORM, H_SETTINGS_PROMPT, H_SOFT_PROMPT, H_STATE, H_SYSTEM_PROMPT,
     /* history's own values: most policies read none of them */
     H_DENIED_AT, H_FIRST_LAUNCH_AT, H_FOREGROUNDS, H_LAST_STATUS, H_LAUNCHES, H_LEGACY_REGISTERED, H_PROMPTS_TODAY,
     H_STATUS_CHANGED_AT, H_COUNT
@@ -306,6 +306,15 @@ static void push_settings_prompt(lua_State *L, const snapshot *s) {
     permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS_PROMPT);
 }
 
+static void push_inform(lua_State *L, const snapshot *s) {
+    lua_createtable(L, 0, 3 + present(s, PERMIT_H_INFORM_LAST_SHOWN_AT));
+    set_number(L, s, N_DISMISSED, PERMIT_H_INFORM_DISMISSED);
+    set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_INFORM_LAST_SHOWN_AT);
+    set_number(L, s, N_OK, PERMIT_H_INFORM_OK);
+    set_number(L, s, N_SHOWN, PERMIT_H_INFORM_SHOWN);
+    permit_strict_set(L, -1, PERMIT_STRICT_INFORM);
+}
+
 static void push_soft_prompt(lua_State *L, const snapshot *s) {
     lua_createtable(L, 0, 6 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
     set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
@@ -337,7 +346,7 @@ static void push_system_prompt(lua_State *L, const snapshot *s) {
    snapshot's userdata is at `ud`. */
 static void push_history(lua_State *L, const snapshot *s, int ud) {
     luaL_checkstack(L, 4, "ctx");
-    lua_createtable(L, 0, 12 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
+    lua_createtable(L, 0, 13 + present(s, PERMIT_H_FIRST_LAUNCH_AT) + present(s, PERMIT_H_STATUS_CHANGED_AT) +
                               present(s, PERMIT_H_DENIED_AT));
     lua_pushvalue(L, ud);
     lua_rawsetp(L, -2, &snapshot_key);
@@ -398,7 +407,7 @@ static void push_shared(lua_State *L, int ud, int position, int type) {
     lua_remove(L, -2);
 }
 static const int history_names[H_COUNT] = {
-    N_EVENTS, N_FEATURES, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
+    N_EVENTS, N_FEATURES, N_INFORM, N_SETTINGS_PROMPT, N_SOFT_PROMPT, N_STATE, N_SYSTEM_PROMPT, N_DENIED_AT, N_FIRST_LAUNCH_AT,
     N_FOREGROUNDS, N_LAST_STATUS, N_LAUNCHES, N_LEGACY_REGISTERED, N_PROMPTS_TODAY, N_STATUS_CHANGED_AT};
 
 /* The call a ctx belongs to has returned and the policy reads a part of it that was not read
@@ -493,6 +502,7 @@ static void push_field(lua_State *L, const snapshot *s, int kind, int key, int u
         switch (key) {
         case H_EVENTS: push_events(L, s); break;
         case H_FEATURES: push_features(L, s); break;
+        case H_INFORM: push_inform(L, s); break;
         case H_SETTINGS_PROMPT: push_settings_prompt(L, s); break;
         case H_SOFT_PROMPT: push_soft_prompt(L, s); break;
         case H_STATE: push_state(L, s); break;

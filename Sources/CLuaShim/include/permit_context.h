@@ -27,6 +27,7 @@
 enum {
     PERMIT_H_DENIED_AT, PERMIT_H_FIRST_LAUNCH_AT, PERMIT_H_FOREGROUNDS, PERMIT_H_LAUNCHES, PERMIT_H_PROMPTS_TODAY,
     PERMIT_H_STATUS_CHANGED_AT,
+    PERMIT_H_INFORM_DISMISSED, PERMIT_H_INFORM_LAST_SHOWN_AT, PERMIT_H_INFORM_OK, PERMIT_H_INFORM_SHOWN,
     PERMIT_H_SETTINGS_CANCELLED, PERMIT_H_SETTINGS_INLINE_ACTED, PERMIT_H_SETTINGS_INLINE_SHOWN,
     PERMIT_H_SETTINGS_LAST_SHOWN_AT, PERMIT_H_SETTINGS_OPENED, PERMIT_H_SETTINGS_SHOWN,
     PERMIT_H_SOFT_ACCEPTED, PERMIT_H_SOFT_DECLINED, PERMIT_H_SOFT_DISMISSED, PERMIT_H_SOFT_INLINE_ACTED,
@@ -94,6 +95,9 @@ typedef struct permit_ctx_fields {
     int32_t event_value;
     const char *event_text;
     size_t event_text_length;
+    int32_t key_prompt_id;       /* interned key of ctx.event.prompt_id, 0 when the event carries none */
+    const char *prompt_id;       /* its text (an answer to a prompt with an `id`) */
+    size_t prompt_id_length;
     int32_t hash; /* ctx's hash size hint */
     /* The lazy fields' snapshot is made when the policy first reads one of them, inside the
        call (LazyContext.c): `measure(source)` answers its size in bytes (0: it cannot be made),
@@ -151,7 +155,7 @@ enum {
     PERMIT_STRICT_CTX, PERMIT_STRICT_EVENT, PERMIT_STRICT_SETTINGS, PERMIT_STRICT_PLATFORM, PERMIT_STRICT_CAPABILITIES,
     PERMIT_STRICT_PARAMS, PERMIT_STRICT_HISTORY, PERMIT_STRICT_SOFT_PROMPT, PERMIT_STRICT_SYSTEM_PROMPT,
     PERMIT_STRICT_SETTINGS_PROMPT, PERMIT_STRICT_FEATURE, PERMIT_STRICT_EVENT_HISTORY, PERMIT_STRICT_EVENTS,
-    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_APP, PERMIT_STRICT_COUNT
+    PERMIT_STRICT_USER, PERMIT_STRICT_LOCAL_TIME, PERMIT_STRICT_APP, PERMIT_STRICT_INFORM, PERMIT_STRICT_COUNT
 };
 /// Defines table kind `id`: its path in errors, a hint added to them (or NULL), and the names
 /// that may be absent yet are fields (`count` NUL-terminated strings one after the other; 0 for a

@@ -153,15 +153,16 @@ extension Guardrail {
     }
 
     /// Why a settings prompt has nothing to change in Settings, or `nil` when it has: the status
-    /// is denied, or granted with the setting it is about off (alerts, unless the prompt names
-    /// another with `for_setting`, which must then be `disabled`: one the app cannot have is no
-    /// switch to turn on). An inline row ("Notification settings ›") belongs on its screen
-    /// whatever the status.
+    /// is denied, or granted with the setting it is about not as the app wants it (alerts off,
+    /// unless the prompt names another with `for_setting`, which must then hold its
+    /// `unwantedValue`: `disabled`, or `enabled` for Scheduled Summary, which an app wants off;
+    /// one the app cannot have is no switch to turn). An inline row ("Notification settings ›")
+    /// belongs on its screen whatever the status.
     static func nothingToChange(for prompt: SettingsPrompt, in situation: GuardrailSituation) -> String? {
         let status = situation.status
         let value = situation.settings[prompt.forSetting ?? .alert]
-        let settingOff = status.isGranted && (prompt.forSetting == nil ? value != .enabled : value == .disabled)
-        guard status != .denied, !settingOff, prompt.presentation != .inline else { return nil }
+        let needsChange = status.isGranted && (prompt.forSetting.map { value == $0.unwantedValue } ?? (value != .enabled))
+        guard status != .denied, !needsChange, prompt.presentation != .inline else { return nil }
         let name = prompt.forSetting.map(\.rawValue) ?? "alerts"
         return "the status is \(status) with \(name) \(value): there is nothing to change in Settings"
     }
@@ -187,7 +188,8 @@ extension Decision.Action {
     /// request with the `provisional` option is granted silently when no dialog is due.
     func showsPrompt(status: PermissionStatus, version: OSVersion) -> Bool {
         switch self {
-        case .none, .openSettings: false
+        // An information page asks nothing: no prompt, whatever its presentation.
+        case .none, .openSettings, .inform, .dismiss: false
         case .softPrompt(let prompt): prompt.presentation != .inline
         case .settingsPrompt(let prompt): prompt.presentation != .inline
         case .requestPermission(let options):

@@ -41,9 +41,10 @@ public actor PermissionEngine {
     }
     @exclusivity(unchecked) private var settings: NotificationSettings = .unsupported
     @exclusivity(unchecked) private var appIsActive = true
-    /// Whether the soft prompt and the settings prompt last put on screen were inline rows: an
-    /// answer to one counts apart (`inline_acted`). In memory only, as the screen is.
-    @exclusivity(unchecked) private var inlineRows = InlineRows()
+    /// What the engine last put on screen of each kind: whether it was an inline row (an answer
+    /// to one counts apart, `inline_acted`) and its `id` (which the answer carries back). In
+    /// memory only, as the screen is.
+    @exclusivity(unchecked) private var shown = ShownPrompts()
     private let broadcaster: StatusBroadcaster
     /// Where decision records go (`decisionRecords`, `onDecisionRecord`).
     private let records = RecordBroadcaster()
@@ -202,7 +203,7 @@ public actor PermissionEngine {
         if case .custom(let custom) = event, let problem = ledger.problem(recordingEvent: custom.name) {
             return refused(event, at: now, status: statusBefore, because: problem)
         }
-        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration, inlineOnScreen: inlineRows.answered(by: event))
+        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration, inlineOnScreen: shown.inlineAnswered(by: event))
 
         var status = statusBefore
         if event.rereadsStatus || unread {
@@ -395,22 +396,27 @@ public actor PermissionEngine {
         }
         swap(&outcome.trace, &answer.trace)
         switch outcome.decision.action {
-        case .none, .requestPermission:
+        case .none, .dismiss:
             break
+        case .requestPermission:
+            shown.request = outcome.event == .softPromptAnswered(.accept) ? shown.soft.id : nil
         case .softPrompt(let prompt):
-            inlineRows.soft = prompt.presentation == .inline
-            if inlineRows.soft {
+            shown.soft = ShownPrompts.Shown(inline: prompt.presentation == .inline, id: prompt.id)
+            if shown.soft.inline {
                 ledger.recordInlineShown(settings: false)
             } else {
                 ledger.recordSoftPromptShown(at: now, feature: outcome.event.feature)
             }
         case .settingsPrompt(let prompt):
-            inlineRows.settings = prompt.presentation == .inline
-            if inlineRows.settings {
+            shown.settings = ShownPrompts.Shown(inline: prompt.presentation == .inline, id: prompt.id)
+            if shown.settings.inline {
                 ledger.recordInlineShown(settings: true)
             } else {
                 ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
             }
+        case .inform(let page):
+            shown.inform = ShownPrompts.Shown(inline: page.presentation == .inline, id: page.id)
+            ledger.recordInformShown(at: now)
         case .openSettings:
             ledger.recordSettingsOpened()
         }
@@ -518,6 +524,7 @@ public actor PermissionEngine {
         _ ask: (inout PolicyContext) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         context.event = event
+        context.promptID = shown.promptID(answeredBy: event)
         context.status = status
         context.previousStatus = previous
         context.settings = settings
@@ -538,8 +545,13 @@ public actor PermissionEngine {
             return .plain(resolved)
         }
         switch action {
-        case .none, .requestPermission, .openSettings:
+        case .none, .requestPermission, .openSettings, .dismiss:
             return action
+        case .inform(var page):
+            page.title = try text(page.title, "title")
+            if let message = page.message { page.message = try text(message, "message") }
+            if let button = page.button { page.button = try text(button, "button") }
+            return .inform(page)
         case .softPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
@@ -627,18 +639,41 @@ public actor PermissionEngine {
     }
 }
 
-/// Whether the soft prompt and the settings prompt last put on screen were inline rows.
-struct InlineRows {
-    var soft = false
-    var settings = false
+/// What the engine last put on screen of each kind of the app's own UI, and the request a soft
+/// prompt's accept led to.
+struct ShownPrompts {
+    /// One kind's last: whether it was an inline row, and the `id` the policy gave it.
+    struct Shown {
+        var inline = false
+        var id: String?
+    }
+
+    var soft = Shown()
+    var settings = Shown()
+    var inform = Shown()
+    /// The `id` of the soft prompt whose accept led to the pending request: the system dialog's
+    /// answer carries it, so a policy knows which pre-prompt the answer followed.
+    var request: String?
 
     /// Whether `event` answers an inline row.
     @inline(__always)
-    func answered(by event: AppEvent) -> Bool {
+    func inlineAnswered(by event: AppEvent) -> Bool {
         switch event {
-        case .softPromptAnswered: soft
-        case .settingsPromptAnswered: settings
+        case .softPromptAnswered: soft.inline
+        case .settingsPromptAnswered: settings.inline
         default: false
+        }
+    }
+
+    /// The `id` of what `event` answers (`ctx.event.prompt_id`), or `nil`.
+    @inline(__always)
+    func promptID(answeredBy event: AppEvent) -> String? {
+        switch event {
+        case .softPromptAnswered: soft.id
+        case .settingsPromptAnswered: settings.id
+        case .informAnswered: inform.id
+        case .systemPromptAnswered: request
+        default: nil
         }
     }
 }

@@ -29,6 +29,9 @@ public struct Ledger: Sendable, Hashable, Codable {
     public var systemPrompt: SystemPromptHistory
     /// The "open Settings?" prompt: how often shown and answered.
     public var settingsPrompt: SettingsPromptHistory
+    /// The app's information pages (`inform`): how often shown and closed. No prompt: they
+    /// count nothing in `promptsToday`.
+    public var inform: InformHistory
     /// Per feature (`feature_opened`): how often opened, and when last prompted for.
     public var features: [String: FeatureHistory]
     /// What the policy remembered (`remember`), given back as `ctx.state`.
@@ -65,6 +68,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         softPrompt = SoftPromptHistory()
         systemPrompt = SystemPromptHistory()
         settingsPrompt = SettingsPromptHistory()
+        inform = InformHistory()
         features = [:]
         state = [:]
         installID = nil
@@ -257,6 +261,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         case softPrompt = "soft_prompt"
         case systemPrompt = "system_prompt"
         case settingsPrompt = "settings_prompt"
+        case inform
         case features, state, events
         case installID = "install_id"
         case arms
@@ -281,6 +286,7 @@ public struct Ledger: Sendable, Hashable, Codable {
         settingsPrompt =
             try c.decodeIfPresent(SettingsPromptHistory.self, forKey: .settingsPrompt)
             ?? SettingsPromptHistory()
+        inform = try c.decodeIfPresent(InformHistory.self, forKey: .inform) ?? InformHistory()
         features = try c.decodeIfPresent([String: FeatureHistory].self, forKey: .features) ?? [:]
         state = try c.decodeIfPresent([String: PolicyValue].self, forKey: .state) ?? [:]
         installID = try c.decodeIfPresent(String.self, forKey: .installID)

@@ -44,6 +44,11 @@ extension Ledger {
             case .cancel: Self.countOne(&settingsPrompt.cancelled)
             case .dismiss: break
             }
+        case .informAnswered(let answer):
+            switch answer {
+            case .ok: Self.countOne(&inform.ok)
+            case .dismiss: Self.countOne(&inform.dismissed)
+            }
         case .custom(let custom):
             Self.noteHappened(&events[custom.name, default: EventHistory()], at: now)
         }
@@ -113,6 +118,12 @@ extension Ledger {
         Self.countOne(&settingsPrompt.shown)
         settingsPrompt.lastShownAt = now
         notePrompt(at: now, feature: feature)
+    }
+
+    /// Records an information page or row put on screen: counted, but no prompt of the day.
+    mutating func recordInformShown(at now: Int64) {
+        Self.countOne(&inform.shown)
+        inform.lastShownAt = now
     }
 
     /// Records a permission request; only a dialog that appeared counts as a prompt.

@@ -5,7 +5,7 @@ extension Ledger {
     /// The ledger's top-level keys.
     public static let topLevelFields = [
         "first_launch_at", "launches", "foregrounds", "last_status", "status_changed_at", "denied_at",
-        "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt",
+        "legacy_registered", "prompts_today", "prompts_day", "soft_prompt", "system_prompt", "settings_prompt", "inform",
         "features", "state", "install_id", "arms", "events", "app_version",
     ]
 
@@ -16,6 +16,7 @@ extension Ledger {
         ],
         "system_prompt": ["requested", "shown", "answered_at", "granted"],
         "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at", "inline_shown", "inline_acted"],
+        "inform": ["shown", "ok", "dismissed", "last_shown_at"],
     ]
 
     /// The keys of each `features` entry.

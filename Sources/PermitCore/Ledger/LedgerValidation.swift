@@ -18,6 +18,7 @@ extension Ledger {
         softPrompt.checkCounters { check($0, "soft_prompt.\($1)") }
         systemPrompt.checkCounters { check($0, "system_prompt.\($1)") }
         settingsPrompt.checkCounters { check($0, "settings_prompt.\($1)") }
+        inform.checkCounters { check($0, "inform.\($1)") }
         for name in features.keys.sorted() { check(features[name]!.opened, "features.\(name).opened") }
         for name in events.keys.sorted() { check(events[name]!.count, "events.\(name).count") }
         return found

@@ -13,7 +13,7 @@ extension Decision {
             }
         }
         switch action {
-        case .none:
+        case .none, .dismiss:
             break
         case .softPrompt(let prompt):
             fields["title"] = text(prompt.title)
@@ -22,6 +22,7 @@ extension Decision {
             if let decline = prompt.decline { fields["decline"] = text(decline) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             if let variant = prompt.variant { fields["variant"] = .string(variant) }
+            if let id = prompt.id { fields["id"] = .string(id) }
         case .requestPermission(let options):
             fields["options"] = .list(options.map { .string($0.rawValue) })
         case .settingsPrompt(let prompt):
@@ -32,6 +33,13 @@ extension Decision {
             fields["presentation"] = .string(prompt.presentation.rawValue)
             fields["deep_link"] = .string(prompt.deepLink.rawValue)
             if let setting = prompt.forSetting { fields["for_setting"] = .string(setting.rawValue) }
+            if let id = prompt.id { fields["id"] = .string(id) }
+        case .inform(let page):
+            fields["title"] = text(page.title)
+            if let message = page.message { fields["message"] = text(message) }
+            if let button = page.button { fields["button"] = text(button) }
+            fields["presentation"] = .string(page.presentation.rawValue)
+            if let id = page.id { fields["id"] = .string(id) }
         case .openSettings(let deepLink):
             fields["deep_link"] = .string(deepLink.rawValue)
         }

@@ -43,6 +43,12 @@ public struct Decision: Sendable, Hashable {
         /// notification page cannot be linked): the answer to a tap of the user's, never to a
         /// launch or a return to the foreground (the `open-settings-not-user-initiated` guardrail).
         case openSettings(DeepLink)
+        /// An information page of the app's own with one button (or, inline, a row or a label):
+        /// it tells rather than asks, so it is no prompt, whatever the status.
+        indirect case inform(InformPage)
+        /// Take the app's own prompt, row or page off screen (the state it spoke of changed);
+        /// with nothing on screen it does nothing.
+        case dismiss
 
         /// The action's name as policies write it.
         public var name: String {
@@ -52,11 +58,15 @@ public struct Decision: Sendable, Hashable {
             case .requestPermission: "request_permission"
             case .settingsPrompt: "settings_prompt"
             case .openSettings: "open_settings"
+            case .inform: "inform"
+            case .dismiss: "dismiss"
             }
         }
 
         /// Every action's Lua name, for validation and help texts.
-        public static let names = ["none", "soft_prompt", "request_permission", "settings_prompt", "open_settings"]
+        public static let names = [
+            "none", "soft_prompt", "request_permission", "settings_prompt", "open_settings", "inform", "dismiss",
+        ]
 
         /// Whether the action is a row inside one of the app's screens (`presentation =
         /// "inline"`): nothing the user must answer, not a prompt for the daily cap, counted
@@ -65,7 +75,19 @@ public struct Decision: Sendable, Hashable {
             switch self {
             case .softPrompt(let prompt): prompt.presentation == .inline
             case .settingsPrompt(let prompt): prompt.presentation == .inline
-            case .none, .requestPermission, .openSettings: false
+            case .inform(let page): page.presentation == .inline
+            case .none, .requestPermission, .openSettings, .dismiss: false
+            }
+        }
+
+        /// The `id` the policy gave the prompt, row or page this action shows, which the answer
+        /// to it carries back (`ctx.event.prompt_id`); `nil` for the other actions.
+        public var promptID: String? {
+            switch self {
+            case .softPrompt(let prompt): prompt.id
+            case .settingsPrompt(let prompt): prompt.id
+            case .inform(let page): page.id
+            case .none, .requestPermission, .openSettings, .dismiss: nil
             }
         }
     }
@@ -106,12 +128,16 @@ public struct SoftPrompt: Sendable, Hashable {
     public var presentation: Presentation
     /// A copy identifier for A/B tests.
     public var variant: String?
+    /// `id`: which prompt this is, for the policy that shows several; its answer carries it
+    /// back as `ctx.event.prompt_id`.
+    public var id: String?
 
     /// A soft prompt with its texts; `variant` names the copy for A/B reports.
     public init(
         title: LocalizedText, message: LocalizedText, accept: LocalizedText, decline: LocalizedText?,
-        presentation: Presentation = .alert, variant: String? = nil
+        presentation: Presentation = .alert, variant: String? = nil, id: String? = nil
     ) {
+        self.id = id
         self.title = title
         self.message = message
         self.accept = accept
@@ -149,13 +175,16 @@ public struct SettingsPrompt: Sendable, Hashable {
     /// critical alerts); the `settings-prompt-pointless` guardrail judges it instead of alerts.
     /// `nil`: the prompt is about notifications as a whole.
     public var forSetting: NotificationSettings.Setting?
+    /// `id`: which prompt this is; its answer carries it back as `ctx.event.prompt_id`.
+    public var id: String?
 
     /// A settings prompt with its texts and the page to open.
     public init(
         title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText?,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings,
-        forSetting: NotificationSettings.Setting? = nil
+        forSetting: NotificationSettings.Setting? = nil, id: String? = nil
     ) {
+        self.id = id
         self.title = title
         self.message = message
         self.open = open

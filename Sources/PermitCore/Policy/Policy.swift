@@ -108,6 +108,11 @@ public protocol LineCoverageReporting {
 public struct PolicyContext: Sendable {
     /// What happened (`ctx.event`).
     public var event: AppEvent
+    /// `ctx.event.prompt_id`: the `id` of the prompt, row or page `event` answers (for
+    /// `system_prompt_answered`, of the soft prompt whose accept led to the request); `nil` for
+    /// other events and for prompts without one. The engine knows what it put on screen, so
+    /// the host sends the answer alone.
+    public var promptID: String?
     /// The status after this event's read (`ctx.status`).
     public var status: PermissionStatus
     /// The status before this event's re-read; differs from `status` when the read found a change.

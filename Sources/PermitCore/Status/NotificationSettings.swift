@@ -62,6 +62,17 @@ public struct NotificationSettings: Sendable, Codable, Hashable {
             case .liveActivities: OSVersion(major: 16, minor: 1)
             }
         }
+
+        /// The value an app asks the user to set in Settings (a settings prompt's
+        /// `for_setting`): `enabled` for every setting but Scheduled Summary, which an app wants
+        /// `disabled`, so that its notifications come at once rather than in the user's next
+        /// summary (docs/platform.md S-04).
+        public var wantedValue: SettingValue { self == .scheduledDelivery ? .disabled : .enabled }
+
+        /// The value that differs from `wantedValue` and a switch in Settings can change:
+        /// `disabled` for most settings, `enabled` for Scheduled Summary. A setting that is
+        /// `not_supported` has no switch to turn.
+        public var unwantedValue: SettingValue { self == .scheduledDelivery ? .enabled : .disabled }
     }
 
     /// Settings with each value given; the rest `not_supported`.

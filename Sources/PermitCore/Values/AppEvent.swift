@@ -21,6 +21,9 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     case systemPromptAnswered(granted: Bool)
     /// The user answered the app's "open Settings?" prompt.
     case settingsPromptAnswered(SettingsPromptAnswer)
+    /// The user closed the app's information page (`action = "inform"`): its button, or
+    /// dismissed without it.
+    case informAnswered(InformAnswer)
     /// The system posted its significant-time-change notification
     /// (`UIApplication.significantTimeChangeNotification`): the device changed time zone (or
     /// the clock jumped). It carries the zone now in force (`TimeZone.current` after the
@@ -53,6 +56,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .softPromptAnswered: "soft_prompt_answered"
         case .systemPromptAnswered: "system_prompt_answered"
         case .settingsPromptAnswered: "settings_prompt_answered"
+        case .informAnswered: "inform_answered"
         case .significantTimeChange: "significant_time_change"
         case .notificationSettingsOpened: "notification_settings_opened"
         case .custom(let event): event.name
@@ -62,8 +66,8 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Every built-in event name, for validation and help texts.
     public static let names = [
         "app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed",
-        "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "significant_time_change",
-        "notification_settings_opened",
+        "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "inform_answered",
+        "significant_time_change", "notification_settings_opened",
     ]
 
     /// The feature, for `feature_opened` and `feature_closed`.
@@ -83,6 +87,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
         case .systemPromptAnswered(let granted): [("granted", .bool(granted))]
         case .settingsPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
+        case .informAnswered(let answer): [("answer", .string(answer.rawValue))]
         case .custom(let event): [("properties", .table(event.properties))]
         }
     }
@@ -104,7 +109,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// screen, which is leaving it, not asking for anything.
     public var isUserInitiated: Bool {
         switch self {
-        case .featureOpened, .custom, .softPromptAnswered, .settingsPromptAnswered: true
+        case .featureOpened, .custom, .softPromptAnswered, .settingsPromptAnswered, .informAnswered: true
         case .appLaunch, .appForeground, .appBackground, .systemPromptAnswered, .significantTimeChange,
             .notificationSettingsOpened, .featureClosed:
             false
@@ -130,6 +135,12 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
 public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
     /// Accepted, declined, or dismissed without a choice (the app's own prompt closed).
     case accept, decline, dismiss
+}
+
+/// An answer to the app's information page.
+public enum InformAnswer: String, Sendable, Codable, CaseIterable {
+    /// Its one button, or dismissed without it (swiped away, the app's own ✕).
+    case ok, dismiss
 }
 
 /// An answer to the settings prompt.

@@ -23,6 +23,10 @@ public enum TranslationCheck {
         case .settingsPrompt(let prompt):
             texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open)]
             if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
+        case .inform(let page):
+            texts = [("title", page.title)]
+            if let message = page.message { texts.append(("message", message)) }
+            if let button = page.button { texts.append(("button", button)) }
         default:
             return []
         }

@@ -61,11 +61,11 @@ public enum ContextSchema {
     public static let settingValues = SettingValue.allCases.map(\.rawValue)
     /// `ctx.event.name`.
     public static let eventNames = AppEvent.names
-    /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`) or a settings
-    /// prompt's (`open`, `cancel`, `dismiss`).
-    public static let answers = ["accept", "decline", "dismiss", "open", "cancel"]
+    /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`), a settings
+    /// prompt's (`open`, `cancel`, `dismiss`) or an information page's (`ok`, `dismiss`).
+    public static let answers = ["accept", "decline", "dismiss", "open", "cancel", "ok"]
     /// A decision's `action`.
-    public static let actions = ["none", "soft_prompt", "request_permission", "settings_prompt", "open_settings"]
+    public static let actions = Decision.Action.names
 
     /// The aliases `types/permit.lua` declares for these lists (the last three are the core's
     /// own enumerations, whose raw values are their Lua names).
@@ -87,8 +87,9 @@ public enum ContextSchema {
         fields: [
             Field("name", "PermitEventName|string"),
             Field("feature", "string", optional: true),
-            Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel""#, optional: true),
+            Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel"|"ok""#, optional: true),
             Field("granted", "boolean", optional: true),
+            Field("prompt_id", "string", optional: true),
             Field("time_zone", "string", optional: true),
             Field("properties", "table<string, PermitScalar>", optional: true),
         ])
@@ -144,6 +145,14 @@ public enum ContextSchema {
             Field("inline_acted", "integer"),
         ])
 
+    /// `ctx.history.inform`: the app's information pages and label rows.
+    public static let informHistory = Record(
+        name: "PermitInformHistory",
+        fields: [
+            Field("shown", "integer"), Field("ok", "integer"), Field("dismissed", "integer"),
+            Field("last_shown_at", "integer", optional: true),
+        ])
+
     /// Each `ctx.history.features[name]`.
     public static let featureHistory = Record(
         name: "PermitFeatureHistory",
@@ -168,7 +177,7 @@ public enum ContextSchema {
             Field("status_changed_at", "integer", optional: true), Field("denied_at", "integer", optional: true),
             Field("legacy_registered", "boolean"), Field("prompts_today", "integer"),
             Field("soft_prompt", "PermitSoftPromptHistory"), Field("system_prompt", "PermitSystemPromptHistory"),
-            Field("settings_prompt", "PermitSettingsPromptHistory"),
+            Field("settings_prompt", "PermitSettingsPromptHistory"), Field("inform", "PermitInformHistory"),
             Field("features", "table<string, PermitFeatureHistory>"), Field("state", "table<string, PermitScalar>"),
             Field("events", "table<string, PermitEventHistory>"),
         ])
@@ -232,6 +241,7 @@ public enum ContextSchema {
             Field("cancel_reminders", "boolean", optional: true),
             Field("remote_registration", "PermitRemoteRegistration", optional: true),
             Field("cap_exempt", "string", optional: true), Field("for_setting", "PermitSettingName", optional: true),
+            Field("button", "PermitText", optional: true), Field("id", "string", optional: true),
         ])
 
     /// The decision fields every action takes.
@@ -253,10 +263,12 @@ public enum ContextSchema {
     /// 24 fields in all: the in-place reader answers them as bits below the action's code.
     public static let decisionFieldsByAction: [String: [String]] = [
         "none": [],
-        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant"],
+        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant", "id"],
         "request_permission": ["options"],
-        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link", "for_setting"],
+        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id"],
         "open_settings": ["deep_link"],
+        "inform": ["title", "message", "button", "presentation", "id"],
+        "dismiss": [],
     ]
 
     /// Each entry of what `plan_reminders` returns.
@@ -274,6 +286,6 @@ public enum ContextSchema {
     public static let records: [String: Record] = Dictionary(
         uniqueKeysWithValues: [
             event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-            featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder,
+            informHistory, featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder,
         ].map { ($0.name, $0) })
 }

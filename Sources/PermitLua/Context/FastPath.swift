@@ -64,7 +64,7 @@ enum FastPath {
         fields.hash = Int32(5 + 1 + LazyFieldsEncoder.fieldCount)  // eager keys, the snapshot's, lazy ones
         // The lazy fields' snapshot is written from `context` if the policy reads one of them.
         try lazyFields.serve(context, keysSlot: cached.keys, maxDepth: vm.limits.maxTableDepth, in: &fields)
-        let ctx = push(&fields, event: context.pointee.event, on: L)
+        let ctx = push(&fields, event: context.pointee.event, promptID: context.pointee.promptID, on: L)
         guard ctx > 0 else {
             throw ctx < 0
                 ? LuaError(kind: .memoryExhausted, message: "not enough memory to push ctx")
@@ -72,6 +72,22 @@ enum FastPath {
         }
         if case .custom(let custom) = context.pointee.event {
             try setProperties(custom.properties, of: ctx, keys: cached.keys, on: stack)
+        }
+    }
+
+    /// ctx with the fields of `event` and, for an answer to a prompt with an `id`, its
+    /// `prompt_id` (the text lent to C for the push only).
+    private static func push(
+        _ fields: inout permit_ctx_fields, event: AppEvent, promptID: String?, on L: OpaquePointer
+    ) -> Int32 {
+        guard var promptID else { return push(&fields, event: event, on: L) }
+        fields.key_prompt_id = Key.promptId.rawValue
+        return promptID.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                fields.prompt_id = chars.baseAddress
+                fields.prompt_id_length = chars.count
+                return push(&fields, event: event, on: L)
+            }
         }
     }
 
@@ -99,6 +115,8 @@ enum FastPath {
             return push(&fields, name: .systemPromptAnswered, on: L)
         case .settingsPromptAnswered(let answer):
             return push(&fields, name: .settingsPromptAnswered, answer: .of(answer), on: L)
+        case .informAnswered(let answer):
+            return push(&fields, name: .informAnswered, answer: .of(answer), on: L)
         case .custom(let custom):
             return push(&fields, appEvent: custom.name, on: L)
         }
@@ -415,10 +433,11 @@ extension FastPath {
                     guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
                     variant = text
                 }
+                guard let id = promptID(present: present, at: index) else { return nil }
                 return .softPrompt(
                     SoftPrompt(
                         title: title, message: message, accept: accept, decline: decline, presentation: presentation,
-                        variant: variant))
+                        variant: variant, id: id))
             case PERMIT_A_REQUEST_PERMISSION:
                 guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
                 return .requestPermission(options: options)
@@ -441,16 +460,51 @@ extension FastPath {
                     else { return nil }
                     setting = named
                 }
+                guard let id = promptID(present: present, at: index) else { return nil }
                 return .settingsPrompt(
                     SettingsPrompt(
                         title: title, message: message, open: open, cancel: cancel, presentation: presentation,
-                        deepLink: deepLink, forSetting: setting))
+                        deepLink: deepLink, forSetting: setting, id: id))
             case PERMIT_A_OPEN_SETTINGS:
                 guard let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK))) else { return nil }
                 return .openSettings(deepLink)
+            case PERMIT_A_INFORM:
+                return informPage(present: present, at: index).map(Decision.Action.inform)
+            case PERMIT_A_DISMISS:
+                return .dismiss
             default:
                 return nil
             }
+        }
+
+        /// DecisionReader.informPage: a page's title, message and button, of which a row
+        /// (`inline`) needs only the title.
+        mutating func informPage(present: Int, at index: Int32) -> InformPage? {
+            func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
+            func slot(_ field: Int32) -> Int32 { index + 1 + field }
+            guard let title = localized(slot(Int32(PERMIT_D_TITLE))),
+                let presentation = presentation(slot(Int32(PERMIT_D_PRESENTATION)))
+            else { return nil }
+            var texts: [LocalizedText?] = []
+            for field in [Int32(PERMIT_D_MESSAGE), Int32(PERMIT_D_BUTTON)] {
+                if presentation == .inline && !has(field) {
+                    texts.append(nil)
+                    continue
+                }
+                guard let text = localized(slot(field)) else { return nil }
+                texts.append(text)
+            }
+            guard let id = promptID(present: present, at: index) else { return nil }
+            return InformPage(title: title, message: texts[0], button: texts[1], presentation: presentation, id: id)
+        }
+
+        /// DecisionReader.promptID: `.some(nil)` when absent, the id when a string of 1 to
+        /// `maxIDBytes` bytes, and `nil` when present and not plainly valid.
+        func promptID(present: Int, at index: Int32) -> String?? {
+            guard present & (1 << Int(PERMIT_D_ID)) != 0 else { return .some(nil) }
+            let value = index + 1 + Int32(PERMIT_D_ID)
+            guard let id = text(at: value), !id.isEmpty, id.utf8.count <= DecisionReader.maxIDBytes else { return nil }
+            return .some(id)
         }
 
         /// A boolean, or `nil` for any other type.
@@ -613,6 +667,13 @@ extension FastPath.Key {
         switch answer {
         case .accept: .accept
         case .decline: .decline
+        case .dismiss: .dismiss
+        }
+    }
+
+    static func of(_ answer: InformAnswer) -> Self {
+        switch answer {
+        case .ok: .ok
         case .dismiss: .dismiss
         }
     }

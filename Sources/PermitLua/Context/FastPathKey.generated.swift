@@ -16,6 +16,7 @@ extension FastPath {
         case feature
         case answer
         case granted
+        case promptId
         case timeZone
         case properties
         case appLaunch
@@ -26,6 +27,7 @@ extension FastPath {
         case softPromptAnswered
         case systemPromptAnswered
         case settingsPromptAnswered
+        case informAnswered
         case significantTimeChange
         case notificationSettingsOpened
         case accept
@@ -33,6 +35,7 @@ extension FastPath {
         case dismiss
         case open
         case cancel
+        case ok
         case unknown
         case notDetermined
         case denied
@@ -55,6 +58,7 @@ extension FastPath {
             case .feature: "feature"
             case .answer: "answer"
             case .granted: "granted"
+            case .promptId: "prompt_id"
             case .timeZone: "time_zone"
             case .properties: "properties"
             case .appLaunch: "app_launch"
@@ -65,6 +69,7 @@ extension FastPath {
             case .softPromptAnswered: "soft_prompt_answered"
             case .systemPromptAnswered: "system_prompt_answered"
             case .settingsPromptAnswered: "settings_prompt_answered"
+            case .informAnswered: "inform_answered"
             case .significantTimeChange: "significant_time_change"
             case .notificationSettingsOpened: "notification_settings_opened"
             case .accept: "accept"
@@ -72,6 +77,7 @@ extension FastPath {
             case .dismiss: "dismiss"
             case .open: "open"
             case .cancel: "cancel"
+            case .ok: "ok"
             case .unknown: "unknown"
             case .notDetermined: "not_determined"
             case .denied: "denied"

@@ -129,6 +129,11 @@ final class LazyFieldsEncoder {
             history[PERMIT_H_LAUNCHES] = Int64(ledger.launches)
             history[PERMIT_H_PROMPTS_TODAY] = Int64(ledger.promptsToday)
             put(ledger.statusChangedAt, PERMIT_H_STATUS_CHANGED_AT, history, &absent)
+            let inform = ledger.inform
+            history[PERMIT_H_INFORM_DISMISSED] = Int64(inform.dismissed)
+            put(inform.lastShownAt, PERMIT_H_INFORM_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_INFORM_OK] = Int64(inform.ok)
+            history[PERMIT_H_INFORM_SHOWN] = Int64(inform.shown)
             let settings = ledger.settingsPrompt
             history[PERMIT_H_SETTINGS_CANCELLED] = Int64(settings.cancelled)
             history[PERMIT_H_SETTINGS_INLINE_ACTED] = Int64(settings.inlineActed)

@@ -28,6 +28,7 @@ enum StrictContext {
         record(PERMIT_STRICT_SOFT_PROMPT, "ctx.history.soft_prompt", ContextSchema.softPromptHistory),
         record(PERMIT_STRICT_SYSTEM_PROMPT, "ctx.history.system_prompt", ContextSchema.systemPromptHistory),
         record(PERMIT_STRICT_SETTINGS_PROMPT, "ctx.history.settings_prompt", ContextSchema.settingsPromptHistory),
+        record(PERMIT_STRICT_INFORM, "ctx.history.inform", ContextSchema.informHistory),
         record(PERMIT_STRICT_FEATURE, "a ctx.history.features entry", ContextSchema.featureHistory),
         record(PERMIT_STRICT_EVENT_HISTORY, "a ctx.history.events entry", ContextSchema.eventHistory),
         Table(

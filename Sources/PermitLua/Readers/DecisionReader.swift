@@ -7,6 +7,9 @@ enum DecisionReader {
     /// error's message is cut to as well (one number, in PermitCore).
     static let maxTextBytes = TextCap.errorMessageBytes
     static let maxReminders = 256
+    /// The longest `id` a prompt, row or page may carry, in bytes: a name to tell prompts
+    /// apart (`"denied_alert"`), which every answer carries back, not a text.
+    static let maxIDBytes = 64
 
     // The field names are the schema's (one home for every name a policy meets).
     static let commonFields = ContextSchema.commonDecisionFields
@@ -84,7 +87,8 @@ enum DecisionReader {
                     accept: try localized(table, "accept"),
                     decline: try button(table, "decline", inline: presentation == .inline),
                     presentation: presentation,
-                    variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") }))
+                    variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") },
+                    id: try promptID(table["id"])))
         case "request_permission":
             result = .requestPermission(options: try options(table["options"]))
         case "settings_prompt":
@@ -94,9 +98,13 @@ enum DecisionReader {
                     title: try localized(table, "title"), message: try localized(table, "message"),
                     open: try localized(table, "open"), cancel: try button(table, "cancel", inline: presentation == .inline),
                     presentation: presentation, deepLink: try deepLink(table["deep_link"]),
-                    forSetting: try setting(table["for_setting"])))
+                    forSetting: try setting(table["for_setting"]), id: try promptID(table["id"])))
         case "open_settings":
             result = .openSettings(try deepLink(table["deep_link"]))
+        case "inform":
+            result = .inform(try informPage(table))
+        case "dismiss":
+            result = .dismiss
         default:
             result = .none
         }
@@ -201,6 +209,43 @@ enum DecisionReader {
                     + "presentation = \"inline\", has no \(field) button)")
         }
         return try localized(table, field)
+    }
+
+    /// An information page: `title`, `message` and `button` on a page; a row (`presentation =
+    /// "inline"`) needs only its `title`, and one without a `button` is a label.
+    static func informPage(_ table: LuaTable) throws(PolicyError) -> InformPage {
+        let presentation = try presentation(table)
+        let inline = presentation == .inline
+        func optional(_ field: String) throws(PolicyError) -> LocalizedText? {
+            guard table[field] != nil else {
+                if inline { return nil }
+                throw invalid(
+                    "decision.\(field)",
+                    "missing; an information page needs a title, a message and its one button "
+                        + "(only a row, presentation = \"inline\", may leave out \(field); without a button it is a label)")
+            }
+            return try localized(table, field)
+        }
+        return InformPage(
+            title: try localized(table, "title"), message: try optional("message"), button: try optional("button"),
+            presentation: presentation, id: try promptID(table["id"]))
+    }
+
+    /// A prompt's, row's or page's `id`: a short name, at most `maxIDBytes` bytes, not empty.
+    static func promptID(_ value: LuaValue?) throws(PolicyError) -> String? {
+        guard let value else { return nil }
+        guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxIDBytes else {
+            let got: String
+            if case .string(let id) = value {
+                got = id.isEmpty ? "\"\"" : "\(id.utf8.count) bytes"
+            } else {
+                got = describe(value)
+            }
+            throw invalid(
+                "decision.id",
+                "expected a short name for the prompt (a string of 1 to \(maxIDBytes) bytes, like \"denied_alert\"), got \(got)")
+        }
+        return id
     }
 
     /// A string, or translations keyed by locale: `{ en = "Allow", ["zh-Hans"] = "允许" }`.

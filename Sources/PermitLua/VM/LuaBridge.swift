@@ -17,9 +17,12 @@ enum LuaBridge {
         .table(LuaTable(fields.mapValues(value)))
     }
 
-    static func event(_ event: AppEvent) -> LuaValue {
+    /// `ctx.event`: the name, the event's own field, and `prompt_id` when it answers a prompt
+    /// with an `id`.
+    static func event(_ event: AppEvent, promptID: String? = nil) -> LuaValue {
         var fields: [String: LuaValue] = ["name": .string(event.name)]
         for field in event.fields { fields[field.name] = value(field.value) }
+        if let promptID { fields["prompt_id"] = .string(promptID) }
         return .table(LuaTable(fields))
     }
 

@@ -8,10 +8,11 @@ import PermitInput
 /// A table is such a switch when any of its keys is `default` or a selector: an iOS range
 /// (`"<15.4"`, `">=16"`), `axis=value` (`locale=de`, `os=9.3`), a bare value of a matrix axis,
 /// a bare locale (`de`, `zh-Hans`) or a bare iOS version (`"9.3"`). The first key in written
-/// order that matches the case wins, `default` when none does. The tables of `expect`,
+/// order that matches the case wins, `default` when none does. The tables of
 /// `expect_reminders`, `expect_settings` and `expect_ledger` have no key of these shapes, so
-/// an ordinary expectation table is not mistaken for one; a reminder entry's `at` and `id`
-/// would look like locales, so entries are read as tables and only their values resolved.
+/// an ordinary expectation table is not mistaken for one; a reminder entry's `at` and `id`, and
+/// an `expect` table's `id`, would look like locales, so those tables are read as tables and
+/// only their values resolved (`ScenarioParser.decisionTable`).
 struct CaseSwitch {
     /// The case's value of every axis (`os`, `locale`, `timezone`, `bucket`), matrix or not.
     let current: [String: String]

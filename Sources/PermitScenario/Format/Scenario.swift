@@ -150,8 +150,8 @@ public struct Scenario: Sendable {
     /// An answer to whatever is on screen.
     public enum Answer: String, Sendable, CaseIterable {
         /// A soft prompt's (`accept`, `decline`, `dismiss`), a settings prompt's (`open`, `cancel`,
-        /// `dismiss`) or the system dialog's (`allow`, `deny`).
-        case accept, decline, dismiss, open, cancel, allow, deny
+        /// `dismiss`), an information page's (`ok`, `dismiss`) or the system dialog's (`allow`, `deny`).
+        case accept, decline, dismiss, open, cancel, allow, deny, ok
         /// The system dialog's "Add to Scheduled Summary" (`device.scheduled_summary`, iOS 15+).
         case addToSummary = "add_to_summary"
     }
@@ -188,12 +188,20 @@ public struct Scenario: Sendable {
         public var trace: [TextMatch]? = nil
         /// `expect.reason` as a piece or `/pattern/`; kept apart from the exact decision fields.
         public var reason: TextMatch? = nil
+        /// `expect_followup`: the decision that followed an answer iOS gave at once (a request
+        /// answered without a dialog, heard as `system_prompt_answered`), in `expect`'s form.
+        public var followUp: ExpectedDecision? = nil
+        /// `expect_followup.reason`, as `reason` is to `expect`.
+        public var followUpReason: TextMatch? = nil
+        /// `expect_screen`: what the app has on screen after the step (`inform_page`, `label`,
+        /// `nothing`, ...).
+        public var screen: String? = nil
 
         /// Whether the step expects nothing.
         public var isEmpty: Bool {
             decision == nil && status == nil && warnings == nil && error == nil && dialog == nil && pending == nil
                 && reminders == nil && ledger.isEmpty && update == nil && settings.isEmpty && pendingLocalTimes == nil
-                && remoteRegistration == nil && trace == nil && reason == nil
+                && remoteRegistration == nil && trace == nil && reason == nil && followUp == nil && followUpReason == nil && screen == nil
         }
     }
 

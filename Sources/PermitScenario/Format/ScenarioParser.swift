@@ -36,12 +36,12 @@ public enum ScenarioParser {
     static let decidingActions = ["event", "answer", "timezone", "open_settings_link"]
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
-        "expect_reminders", "expect_settings", "expect_remote_registration", "expect_trace",
+        "expect_reminders", "expect_settings", "expect_remote_registration", "expect_trace", "expect_followup", "expect_screen",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
         "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
-        "deep_link", "options", "for_setting", "cap_exempt",
+        "deep_link", "options", "for_setting", "cap_exempt", "button", "id",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
     static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed"]
@@ -467,6 +467,7 @@ public enum ScenarioParser {
         guard !decidingActions.contains(action ?? "") else { return }
         for key in [
             "expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration", "expect_trace",
+            "expect_followup",
         ]
         where fields[key] != nil && !(key == "expect_dialog" && action == "external_request") {
             throw fields[key]!.error(
@@ -607,8 +608,12 @@ public enum ScenarioParser {
         var expectations = Scenario.Expectations(
             decision: nil, status: nil, warnings: nil, error: nil, dialog: nil, pending: nil, ledger: [])
         let resolve = context.switches.resolve
-        if let value = try fields["expect"].map(resolve) {
+        if let value = try fields["expect"].map({ value throws(InputError) in try decisionTable(value, context.switches) }) {
             (expectations.decision, expectations.reason) = try parseExpectedDecision(value, switches: context.switches)
+        }
+        expectations.screen = try fields["expect_screen"].map(resolve)?.oneOf(Screen.all.map(\.key))
+        if let value = try fields["expect_followup"].map({ value throws(InputError) in try decisionTable(value, context.switches) }) {
+            (expectations.followUp, expectations.followUpReason) = try parseExpectedDecision(value, switches: context.switches)
         }
         if let value = try fields["expect_status"].map(resolve) {
             expectations.status = PermissionStatus(rawValue: try value.oneOf(PermissionStatus.allCases.map(\.rawValue)))
@@ -663,6 +668,14 @@ public enum ScenarioParser {
             }
         }
         return expectations
+    }
+
+    /// `expect` or `expect_followup` for the case: a table whose every key is a decision field
+    /// is the decision's own table, not a case switch (its `id` would read as a locale,
+    /// Indonesian); its values are resolved one by one (`parseExpectedDecision`).
+    static func decisionTable(_ value: YAMLValue, _ switches: CaseSwitch) throws(InputError) -> YAMLValue {
+        if case .mapping = value.node, try value.table().allSatisfy({ decisionFields.contains($0.key) }) { return value }
+        return try switches.resolve(value)
     }
 
     /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be

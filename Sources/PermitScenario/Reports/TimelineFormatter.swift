@@ -118,6 +118,12 @@ public struct TimelineFormatter: Sendable {
             return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel ?? .plain(""))]"
         case .openSettings(let deepLink):
             return "open_settings → \(deepLink.rawValue)"
+        case .inform(let page):
+            if page.isLabel { return "inform label \"\(page.title)\"" }
+            let inline = page.presentation == .inline ? " inline" : ""
+            return "inform\(inline) \"\(page.title)\" [\(page.button ?? .plain(""))]"
+        case .dismiss:
+            return "dismiss"
         }
     }
 

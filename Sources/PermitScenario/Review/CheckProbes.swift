@@ -122,6 +122,7 @@ public enum CheckProbes {
         events += SoftPromptAnswer.allCases.map { (.softPromptAnswered($0), nil) }
         events += [(.systemPromptAnswered(granted: true), nil), (.systemPromptAnswered(granted: false), nil)]
         events += SettingsPromptAnswer.allCases.map { (.settingsPromptAnswered($0), nil) }
+        events += InformAnswer.allCases.map { (.informAnswered($0), nil) }
         for name in declared {
             guard let event = try? AppEvent.custom(name) else { continue }
             events += eventCounts.map { (event, $0) }

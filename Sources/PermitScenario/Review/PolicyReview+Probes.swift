@@ -99,7 +99,7 @@ extension PolicyReview {
         switch decision.action {
         case .softPrompt: true
         case .requestPermission(let options): !options.contains(.provisional)
-        case .none, .settingsPrompt, .openSettings: false
+        case .none, .settingsPrompt, .openSettings, .inform, .dismiss: false
         }
     }
 
@@ -113,7 +113,11 @@ extension PolicyReview {
         case .settingsPrompt(let prompt):
             texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.open, "open")]
             if let cancel = prompt.cancel { texts.append((cancel, "cancel")) }
-        case .none, .requestPermission, .openSettings:
+        case .inform(let page):
+            texts = [(page.title, "title")]
+            if let message = page.message { texts.append((message, "message")) }
+            if let button = page.button { texts.append((button, "button")) }
+        case .none, .requestPermission, .openSettings, .dismiss:
             return []
         }
         var found: [ReviewFinding] = []

@@ -14,6 +14,10 @@ enum ExpectationCheck {
         var failures: [String] = []
         if let decision = expected.decision, let outcome { failures += self.decision(decision, outcome) }
         if let reason = expected.reason, let outcome, failures.isEmpty { failures += self.reason(reason, outcome) }
+        if expected.followUp != nil || expected.followUpReason != nil { failures += followUp(expected, outcome) }
+        if let screen = expected.screen, result.screen != screen {
+            failures.append("expected \(screen) on screen, got \(result.screen)")
+        }
         if let status = expected.status, result.status != status {
             failures.append("expected status \(status), got \(result.status)")
         }
@@ -76,6 +80,20 @@ enum ExpectationCheck {
                 return "decision.\(key): expected \(value), got \(got)\(key == "action" ? reason : "")"
             }
         }
+    }
+
+    /// `expect_followup`: the decision the policy made when iOS answered the step's request at
+    /// once (the last follow-up); a step whose request showed a dialog, or made none, has no
+    /// follow-up to match, which fails with what happened instead.
+    static func followUp(_ expected: Scenario.Expectations, _ outcome: Outcome?) -> [String] {
+        guard let followUp = outcome?.followUps.last else {
+            let what =
+                outcome.map { $0.dialogShown ? "the system dialog appeared" : "the decision was \(describeAction($0))" } ?? "no event"
+            return ["expect_followup: expected a decision after an answer iOS gave at once, but there was none (\(what))"]
+        }
+        var failures = expected.followUp.map { decision($0, followUp) } ?? []
+        if let reason = expected.followUpReason, failures.isEmpty { failures += self.reason(reason, followUp) }
+        return failures.map { "expect_followup: \($0)" }
     }
 
     /// `expect_warning`: exactly these guardrails warned; without it, any warning fails.

@@ -153,6 +153,11 @@ struct ScenarioPlayback {
         // A dialog kept while the app was away is on screen again when it returns: then the
         // outcome changes nothing on screen.
         if let outcome = result.outcome, let update = app.show(after: outcome, userOnlyLeft: step.action.keepsAppScreen) {
+            if let dismissed = update.dismissed {
+                result.notes.append("\(dismissed.name) was taken off screen (dismiss)")
+            } else if update.nothingToDismiss {
+                result.notes.append("dismiss: none of the app's own prompts, rows or pages was on screen, so nothing changed")
+            }
             if let replaced = update.replaced {
                 result.notes.append("\(replaced.name) on screen was replaced by what this event shows")
             } else if let kept = update.kept, case .event(.appForeground) = step.action {
@@ -174,6 +179,7 @@ struct ScenarioPlayback {
                     + "(time-sensitive and critical ones come at their time)")
         }
         result.status = app.status
+        result.screen = app.screen.key
         let pending = device.pending
         result.pendingReminders = pending.count
         result.pendingLocalTimes = pending.map { ExpectationCheck.localTime(of: $0.fireDate, in: device.timeZone) }

@@ -17,6 +17,8 @@ public struct StepResult: Sendable {
     /// midnight or daylight-saving switch while it ran in the foreground, or one queued while it
     /// was suspended and delivered as it returned (docs/platform.md Z-02, Z-03).
     public var earlierOutcomes: [Outcome] = []
+    /// What the app had on screen after the step, as `expect_screen` names it (`inform_page`).
+    public var screen = "nothing"
     /// The status the app knows after the step.
     public var status: PermissionStatus
     /// Reminders waiting after the step.

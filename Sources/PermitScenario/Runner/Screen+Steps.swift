@@ -14,8 +14,32 @@ extension Screen {
         // decline or cancel button.
         case .inlineSoftPrompt: [.accept, .dismiss]
         case .inlineSettingsPrompt: [.open, .dismiss]
+        case .informPage, .inlineInform: [.ok, .dismiss]
+        // A label has nothing to tap; the policy takes it away (`dismiss`), or its screen does.
+        case .label: []
         }
     }
+
+    /// The screen's name in a scenario (`expect_screen: inform_page`).
+    var key: String {
+        switch self {
+        case .nothing: "nothing"
+        case .softPrompt: "soft_prompt"
+        case .settingsPrompt: "settings_prompt"
+        case .systemDialog: "system_dialog"
+        case .inlineSoftPrompt: "inline_soft_prompt"
+        case .inlineSettingsPrompt: "inline_settings_prompt"
+        case .informPage: "inform_page"
+        case .inlineInform: "inline_inform"
+        case .label: "label"
+        }
+    }
+
+    /// Every screen, for `expect_screen`.
+    static let all: [Screen] = [
+        .nothing, .softPrompt, .settingsPrompt, .systemDialog, .inlineSoftPrompt, .inlineSettingsPrompt, .informPage,
+        .inlineInform, .label,
+    ]
 
     /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up
     /// the user may still leave the app (`app_background`); while the app is away with the
@@ -24,6 +48,7 @@ extension Screen {
     func refusal(of action: Scenario.Action, appInForeground: Bool = true) -> String? {
         if case .answer(let answer) = action {
             if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
+            if answers.isEmpty { return "\(name) is on screen, with nothing to tap; there is nothing to answer with \(answer.rawValue)" }
             // "Add to Scheduled Summary" is on the dialog only with Scheduled Summary on: the
             // device refuses it otherwise, with the reason.
             if !answers.contains(answer), !(self == .systemDialog && answer == .addToSummary) {
@@ -54,6 +79,8 @@ extension Screen {
             return .softPromptAnswered(SoftPromptAnswer(rawValue: answer.rawValue)!)
         case .settingsPrompt, .inlineSettingsPrompt:
             return .settingsPromptAnswered(SettingsPromptAnswer(rawValue: answer.rawValue)!)
+        case .informPage, .inlineInform, .label:
+            return .informAnswered(InformAnswer(rawValue: answer.rawValue)!)
         case .systemDialog, .nothing:
             if answer == .addToSummary { return .systemPromptAnswered(granted: try device.answerDialogAddingToSummary()) }
             return .systemPromptAnswered(granted: try device.answerDialog(allow: answer == .allow))

@@ -54,6 +54,11 @@ struct RemindersView: View {
             } message: {
                 Text(text(permissions.settingsPrompt?.message))
             }
+            .alert(text(permissions.informPage?.title), isPresented: .constant(permissions.informPage != nil)) {
+                Button(text(permissions.informPage?.button)) { permissions.answerInform(.ok) }
+            } message: {
+                Text(text(permissions.informPage?.message))
+            }
     }
 
     /// Outcome texts are already localised by the engine.

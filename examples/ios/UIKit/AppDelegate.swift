@@ -61,6 +61,10 @@ final class RemindersViewController: UIViewController {
                 (prompt.cancel.description, .cancel, { permissions.answerSettingsPrompt(.cancel) }),
                 (prompt.open.description, .default, { permissions.answerSettingsPrompt(.open) }),
             ])
+        } else if let page = permissions.informPage {
+            show(title: page.title, message: page.message ?? .plain(""), actions: [
+                (page.button?.description ?? "OK", .default, { permissions.answerInform(.ok) }),
+            ])
         }
     }
 

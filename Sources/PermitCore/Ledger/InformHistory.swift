@@ -1,0 +1,38 @@
+extension Ledger {
+    /// `ctx.history.inform`: the app's information pages and label rows (`action = "inform"`),
+    /// counted as the prompts are (shown, and each answer), though none is a prompt.
+    public struct InformHistory: Sendable, Hashable, Codable {
+        /// Times a page or row was put on screen.
+        public var shown = 0
+        /// Times the user tapped its button (`inform_answered` with `ok`).
+        public var ok = 0
+        /// Times it was dismissed without the button (`inform_answered` with `dismiss`).
+        public var dismissed = 0
+        /// When last shown.
+        public var lastShownAt: Int64?
+
+        /// Never shown.
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case shown, ok, dismissed
+            case lastShownAt = "last_shown_at"
+        }
+
+        /// Decodes leniently: a missing count is zero (ledgers written before pages existed).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            shown = try c.decodeIfPresent(Int.self, forKey: .shown) ?? 0
+            ok = try c.decodeIfPresent(Int.self, forKey: .ok) ?? 0
+            dismissed = try c.decodeIfPresent(Int.self, forKey: .dismissed) ?? 0
+            lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
+        }
+
+        /// Each counter with its name, for the ledger's check that none is negative.
+        func checkCounters(_ check: (Int, String) -> Void) {
+            check(shown, "shown")
+            check(ok, "ok")
+            check(dismissed, "dismissed")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+-- pages-and-rows: what an app shows besides prompts, and how answers find their prompt.
+--   * the first launch shows a welcome pre-prompt with an id; its answer, and the system
+--     dialog's answer after it, carry that id back (ctx.event.prompt_id);
+--   * a "no" in the system dialog, or an answer iOS gives at once, is followed by an
+--     information page with one button (inform): shown whatever the status, and no prompt;
+--   * the feed screen shows a label row ("Notifications are off") while notifications are
+--     off, and takes it away (dismiss) once they are back on;
+--   * the digest screen asks to turn Scheduled Summary off for the app while it is on.
+return {
+  name = "pages-and-rows",
+  events = { "safety_info" },
+
+  decide = function(ctx)
+    local event = ctx.event.name
+
+    if event == "app_launch" then
+      if ctx.status == "not_determined" then
+        return { action = "soft_prompt", id = "welcome", title = "Stay in the loop",
+                 message = "We tell you when a feed you follow has new articles.",
+                 accept = "Continue", decline = "Not now", reason = "first launch" }
+      end
+      return nil
+    end
+
+    if event == "soft_prompt_answered" then
+      if ctx.event.answer == "accept" then
+        return { action = "request_permission", reason = "accepted " .. tostring(ctx.event.prompt_id) }
+      end
+      return nil
+    end
+
+    if event == "system_prompt_answered" and not ctx.event.granted then
+      return { action = "inform", id = "how_to_enable", title = "Notifications are off",
+               message = "You can turn them on in Settings at any time.", button = "OK",
+               reason = "after " .. (ctx.event.prompt_id or "a request of its own") }
+    end
+
+    if event == "inform_answered" then
+      return { action = "none", reason = tostring(ctx.event.prompt_id) .. " " .. ctx.event.answer }
+    end
+
+    if event == "feature_opened" and ctx.event.feature == "alerts" and ctx.status ~= "authorized" then
+      return { action = "request_permission", reason = "the alerts screen needs notifications" }
+    end
+
+    if event == "feature_opened" and ctx.event.feature == "feed" and ctx.status == "denied" then
+      return { action = "inform", presentation = "inline", id = "off_label", title = "Notifications are off",
+               reason = "a label on the feed screen" }
+    end
+
+    if event == "feature_opened" and ctx.event.feature == "digest" then
+      return { action = "settings_prompt", for_setting = "scheduled_delivery", deep_link = "notification_settings",
+               title = "Get articles as they arrive", message = "Scheduled Summary holds our notifications for later.",
+               open = "Settings", cancel = "Not now", id = "summary_off" }
+    end
+
+    if event == "app_foreground" and ctx.status == "authorized" and ctx.previous_status == "denied" then
+      return { action = "dismiss", reason = "notifications are on again" }
+    end
+
+    if event == "safety_info" then
+      return { action = "inform", id = "safety", title = "About alerts",
+               message = "Alerts may arrive late when the phone is in Low Power Mode.", button = "Got it",
+               reason = "the user asked what alerts do" }
+    end
+    return nil
+  end,
+}
