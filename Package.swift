@@ -27,8 +27,8 @@ import PackageDescription
 /// What an app links (PermitCore, PermitLua, PermitDelivery, PermitFetch) holds only what an app
 /// runs; the tools' pieces live with the tools: text made safe for a terminal in PermitInput
 /// (which every tool layer has), coverage export and the static ctx check in PermitCLI, and the
-/// recording of policy calls the benchmarks replay in PermitSimulation, beside the simulated
-/// users it records.
+/// recording of policy calls the benchmarks replay in the Benchmarks package, which wraps each
+/// simulated process's policy through `Simulation.run`'s `processes` hook.
 /// The repository's own checks (layering, function length, documentation, privacy manifests, the
 /// generated files, PermitCore's folder order) are a test target of their own, RepositoryTests,
 /// which reads files and builds no CLI; the generated files are written by a tool,

@@ -127,6 +127,9 @@ public enum Simulation {
     ///   - records: where the users' decision records go (`permit simulate --records`), or `nil`
     ///     to build none; call its `finish` after the run.
     ///   - progress: called with (users done, users in all) as blocks finish.
+    ///   - processes: what each block's users run, given what they would run (the block's VM,
+    ///     started over at each process): a tool wraps it to observe or time every call (the
+    ///     benchmarks record the calls their minimal host replays). `nil`: the VM itself.
     ///
     /// Cancelling the calling task stops the run after the blocks under way: the result then
     /// counts only the users who ran, and a caller that cancelled must discard it. The workers
@@ -134,7 +137,8 @@ public enum Simulation {
     /// cooperative pool, so a host that awaits a run keeps its threads for other work.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
-        records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
+        records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil,
+        processes: (@Sendable (any PolicyPerProcess) -> any PolicyPerProcess)? = nil
     ) async -> SimulationResult {
         let kept = (pairedDays ?? SimulationResult.reportedDays(days: options.days)).filter { (1...options.days).contains($0) }
         let keptDays = kept.enumerated().filter { !kept[..<$0.offset].contains($0.element) }.map(\.element)
@@ -162,7 +166,7 @@ public enum Simulation {
                             let job = jobs[index]
                             let tally = await runBlock(
                                 job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
-                                records: records)
+                                records: records, processes: processes)
                             let finished = done.withLock { state in
                                 state.tallies[job] = tally
                                 state.users += tally.users
@@ -196,7 +200,7 @@ public enum Simulation {
 
     private static func runBlock(
         _ job: Job, policy: SimulationPolicy, model: UserModel, options: SimulationOptions, keptDays: [Int],
-        records: RecordLog?
+        records: RecordLog?, processes wrap: (@Sendable (any PolicyPerProcess) -> any PolicyPerProcess)?
     ) async
         -> Tally
     {
@@ -220,9 +224,11 @@ public enum Simulation {
         let events = model.appEvents(declaredBy: policy)
         let experiments = policy.experiments.map(\.name)
         tally.outcomes.reserveCapacity((last - first) * keptDays.count)
+        let restarted = RestartedVM(vm: vm)
+        let processes = wrap?(restarted) ?? restarted
         for index in first..<last {
             var user = UserSimulation(
-                index: index, seed: options.seed, model: model, policy: vm, processes: RestartedVM(vm: vm), days: options.days,
+                index: index, seed: options.seed, model: model, policy: vm, processes: processes, days: options.days,
                 params: policy.params, appEvents: events)
             if records != nil { user.records = [] }
             await user.run()
@@ -235,26 +241,19 @@ public enum Simulation {
 }
 
 /// The policy of each simulated process: the block's VM started over (`LuaPolicy.restart`,
-/// seeded from the user's process stream), serving `policy` (the VM itself, or a wrapper over it
-/// that records its calls). A VM per process would cost a cold start (134 µs) each.
+/// seeded from the user's process stream). A VM per process would cost a cold start (134 µs) each.
 struct RestartedVM: PolicyPerProcess {
     let vm: LuaPolicy
-    let policy: any Policy
-
-    init(vm: LuaPolicy, serving policy: (any Policy)? = nil) {
-        self.vm = vm
-        self.policy = policy ?? vm
-    }
 
     func policy(processSeed: UInt64) throws(PolicyError) -> any Policy {
         try vm.restart(randomSeed: processSeed)
-        return policy
+        return vm
     }
 
     /// A VM whose main chunk failed to run again has no policy until the next restart: every
     /// call fails with that error (`LuaPolicy.restart`), and the process runs on, as an app
     /// whose policy failed to load does.
-    var failedStartPolicy: (any Policy)? { policy }
+    var failedStartPolicy: (any Policy)? { vm }
 
     /// The VM keeps nothing for the next process: `restart` starts its environment afresh.
     func processEnded() {}

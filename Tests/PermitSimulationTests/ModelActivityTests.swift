@@ -165,7 +165,7 @@ struct ModelActivityTests {
             home_zones: { Asia/Tokyo: 0.5, America/New_York: 0.5 }
             """, sessions: 3)
         let policy = try inline("clock-probe", "return nil")
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await RecordedRun.record(
             policy: policy, model: model, options: SimulationOptions(users: 40, days: 14, seed: 4))
         var zones: Set<String> = []
         var afterTheChange: Set<Int> = []
@@ -185,7 +185,7 @@ struct ModelActivityTests {
         #expect(zones == ["Asia/Tokyo", "America/New_York"])
         #expect(!afterTheChange.isEmpty, "New York users still have sessions after the change")
         // Without home zones everybody lives on UTC, as before.
-        let utc = try await Simulation.recordCalls(
+        let utc = await RecordedRun.record(
             policy: policy, model: try fixedModel(sessions: 3), options: SimulationOptions(users: 10, days: 3, seed: 4))
         #expect(Set(utc.calls.map(\.context.localTime.timeZone)) == ["UTC"])
     }
@@ -197,7 +197,7 @@ struct ModelActivityTests {
             home_zones: { Europe/Berlin: 1 }
             travel: { share: 1, trips_per_month: 30, stay_days: 2, zones: { Asia/Tokyo: 1 } }
             """)
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await RecordedRun.record(
             policy: try inline("zone-probe", "return nil"), model: model,
             options: SimulationOptions(users: 10, days: 8, seed: 2))
         let zones = Set(recorded.calls.map(\.context.localTime.timeZone))

@@ -59,7 +59,7 @@ struct ModelVocabularyTests {
             """
             events: { purchase: { per_session: 1, properties: { plan: { weighted: { free: 0.8, pro: 0.2 } }, items: { poisson: 2 }, source: shop } } }
             """, opens: 0)
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await RecordedRun.record(
             policy: try Self.listener(["purchase"]), model: model, options: SimulationOptions(users: 100, days: 10, seed: 3))
         var plans: [String: Int] = [:]
         var items = 0
@@ -90,7 +90,7 @@ struct ModelVocabularyTests {
               reminder_set: { follows: reminders, chance: 0.5 }
             """, opens: 1)
         let options = SimulationOptions(users: 50, days: 10, seed: 11)
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await RecordedRun.record(
             policy: try Self.listener(["checkout_started", "checkout_done", "reminder_set"]), model: model, options: options)
         let names = recorded.calls.filter { $0.function == .decide }.map { call -> String in
             call.context.event.feature.map { "open:\($0)" } ?? call.context.event.name

@@ -235,7 +235,7 @@ struct BenchmarkRun: Sendable {
             }
             let together = await Self.cpuPerEvent(pack, model, parallel)
             let sample = SimulationOptions(users: options.sampleUsers, days: options.days, seed: 1, workers: 1)
-            let recorded = try await Simulation.recordCalls(policy: pack, model: model, options: sample)
+            let recorded = await Simulation.recordCalls(policy: pack, model: model, options: sample)
             let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
             let measured = try MinimalReference.measure(
                 source: pack.source, calls: calls, declaredEvents: pack.declaredEvents)

@@ -11,7 +11,7 @@ import Testing
     @Test func theMinimalHostReplaysTheRunsCalls() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let policy = try pack("reminders")
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await Simulation.recordCalls(
             policy: policy, model: model, options: SimulationOptions(users: 20, days: 5, seed: 3, workers: 1))
         let measured = try MinimalReference.measure(
             source: policy.source, calls: recorded.calls.map { ($0.context, $0.function == .planReminders) },
@@ -25,7 +25,7 @@ import Testing
     @Test func thePolicyLayerReplaysTheRunsCalls() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let policy = try pack("reminders")
-        let recorded = try await Simulation.recordCalls(
+        let recorded = await Simulation.recordCalls(
             policy: policy, model: model, options: SimulationOptions(users: 20, days: 5, seed: 3, workers: 1))
         let calls = recorded.calls.map { (context: $0.context, planning: $0.function == .planReminders) }
         #expect(calls.contains { $0.planning } && calls.contains { !$0.planning })

@@ -120,7 +120,7 @@ public actor PermissionEngine {
         self.context = PolicyContext(
             event: .appLaunch, status: .unknown, previousStatus: .unknown, settings: .unsupported, platform: platform,
             history: loaded.ledger, params: configuration.params, now: 0, locale: configuration.locale,
-            userBucket: configuration.userBucket, app: AppInfo(version: configuration.appVersion))
+            userBucket: configuration.userBucket, localTime: Self.notAskedYet, app: AppInfo(version: configuration.appVersion))
         self.unreadable = loaded.unreadable
         self.loadReport = Locked(loaded.report)
         self.durableSource = DurableSource(stored: loaded.stored)
@@ -131,6 +131,10 @@ public actor PermissionEngine {
         self.timeZone = configuration.timeZone
         self.localeChain = LocalizedText.fallbackChain(for: configuration.locale)
     }
+
+    /// The context's local time until its first call, which sets it (`asking`): working out
+    /// a local time for the context's placeholder `now` cost a time-zone lookup at every start.
+    private static let notAskedYet = LocalTime(date: "1970-01-01", hour: 0, minute: 0, weekday: 4, timeZone: "UTC")
 
     // MARK: Status
 

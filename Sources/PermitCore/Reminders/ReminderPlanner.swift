@@ -116,11 +116,20 @@ public enum ReminderPlanner {
         pending: [ScheduledReminder], contentShown: Bool, overflow: PendingOverflow,
         deliveredLevel: (InterruptionLevel?) -> InterruptionLevel?
     ) -> (plan: Plan, until: Date) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        // Made only for a fire date the clock's arithmetic cannot give (past the zone's next
+        // offset change, or in a skipped or repeated hour): a calendar set to a zone cost more
+        // than the rest of a plan, which a new process makes at its first launch.
+        var calendar: Calendar?
+        func gregorian() -> Calendar {
+            if let calendar { return calendar }
+            var made = Calendar(identifier: .gregorian)
+            made.timeZone = timeZone
+            calendar = made
+            return made
+        }
         let clock = LocalWallClock(now: now, timeZone: timeZone)
         var until = clock.sameDayUntil
-        var seenIds = Set<String>()
+        var seenIds = SeenIdentifiers()
         var candidates: [ScheduledReminder] = []
         candidates.reserveCapacity(requests.count)
         var problems: [Problem] = []
@@ -139,7 +148,7 @@ public enum ReminderPlanner {
             }
             let plain = clock.plainDate(day: request.day, hour: request.hour, minute: request.minute)
             if plain >= now { until = min(until, plain) }
-            guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: calendar) else {
+            guard let fireDate = clock.fireDate(day: request.day, hour: request.hour, minute: request.minute, calendar: gregorian()) else {
                 problems.append(Problem(index: index, message: "no such local time in \(timeZone.identifier)"))
                 continue
             }
@@ -148,7 +157,7 @@ public enum ReminderPlanner {
             guard fireDate > now else { continue }
             until = min(until, fireDate)
             let id = identifier(for: request.id, fireDate: fireDate)
-            guard seenIds.insert(id).inserted else { continue }
+            guard seenIds.insert(id) else { continue }
             guard let body = request.body.resolved(along: chain) else {
                 problems.append(Problem(index: index, message: "body has no text for \(locale == "en" ? "en" : "\(locale) or en")"))
                 continue

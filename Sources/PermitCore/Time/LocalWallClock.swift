@@ -42,11 +42,11 @@ struct LocalWallClock {
     }
 
     /// The instant of `hour:minute` local on the `day`-th calendar day after today, or `nil` when
-    /// the Calendar has none.
-    func fireDate(day: Int, hour: Int, minute: Int, calendar: Calendar) -> Date? {
+    /// the Calendar has none. `calendar` is asked for only when the arithmetic cannot answer.
+    func fireDate(day: Int, hour: Int, minute: Int, calendar: @autoclosure () -> Calendar) -> Date? {
         let plain = plainDate(day: day, hour: hour, minute: minute)
         if plain >= now, plain < steadyUntil { return plain }
-        return calendar.date(from: components(day: day, hour: hour, minute: minute))
+        return calendar().date(from: components(day: day, hour: hour, minute: minute))
     }
 
     /// The wall time minus today's offset: `fireDate`'s answer while the offset holds. Where it

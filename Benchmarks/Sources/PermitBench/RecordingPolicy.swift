@@ -6,27 +6,46 @@ public struct RecordingPolicy: Policy {
     /// Which function a recorded call ran.
     public enum Function: Sendable { case decide, planReminders }
 
+    /// Where the calls go, in order: one log may serve the policies of many processes.
+    public final class Log: Sendable {
+        private let recorded = Locked<[(function: Function, context: PolicyContext)]>([])
+
+        /// An empty log.
+        public init() {}
+
+        /// The calls so far, in order.
+        public var calls: [(function: Function, context: PolicyContext)] { recorded.current }
+
+        func append(_ function: Function, _ context: PolicyContext) {
+            recorded.withLock { $0.append((function, context)) }
+        }
+    }
+
     private let inner: any Policy
-    private let recorded = Locked<[(function: Function, context: PolicyContext)]>([])
+    /// Where this recorder's calls go.
+    public let log: Log
 
-    /// Records the calls made to `inner`.
-    public init(inner: any Policy) { self.inner = inner }
+    /// Records the calls made to `inner` in `log` (a log of its own by default).
+    public init(inner: any Policy, log: Log = Log()) {
+        self.inner = inner
+        self.log = log
+    }
 
-    /// The calls so far, in order.
-    public var calls: [(function: Function, context: PolicyContext)] { recorded.current }
+    /// The calls in the log so far, in order.
+    public var calls: [(function: Function, context: PolicyContext)] { log.calls }
 
     /// What the recorded policy says about itself.
     public var declaration: PolicyDeclaration { inner.declaration }
 
     /// Records the call, then answers as the recorded policy.
     public func answer(_ context: PolicyContext) -> PolicyAnswer {
-        recorded.withLock { $0.append((.decide, context)) }
+        log.append(.decide, context)
         return inner.answer(context)
     }
 
     /// Records the call, then plans as the recorded policy.
     public func planReminders(_ context: PolicyContext) throws(PolicyError) -> [ReminderRequest] {
-        recorded.withLock { $0.append((.planReminders, context)) }
+        log.append(.planReminders, context)
         return try inner.planReminders(context)
     }
 
