@@ -133,8 +133,8 @@ public enum Simulation {
     ///
     /// Cancelling the calling task stops the run after the blocks under way: the result then
     /// counts only the users who ran, and a caller that cancelled must discard it. The workers
-    /// run on the process's simulation threads (`SimulationThreads`), not the caller's
-    /// cooperative pool, so a host that awaits a run keeps its threads for other work.
+    /// run where the caller's task runs: a host that must keep its cooperative pool free while
+    /// a run lasts (the playground's server) calls it inside `SimulationThreads.run`.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil,
@@ -149,31 +149,27 @@ public enum Simulation {
         let total = options.users * policies.count
         let started = Date()
 
-        // The workers keep their threads busy for whole blocks: on threads of their own, the
-        // host's cooperative pool stays free (`SimulationThreads`).
-        await SimulationThreads.run {
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<min(options.workers, max(1, jobs.count)) {
-                    group.addTask {
-                        while true {
-                            let index: Int = next.withLock { value in
-                                defer { value += 1 }
-                                return value
-                            }
-                            // A cancelled run (the playground's Cancel) takes no further block; its
-                            // caller sees the cancellation and discards the partial result.
-                            guard index < jobs.count, !Task.isCancelled else { return }
-                            let job = jobs[index]
-                            let tally = await runBlock(
-                                job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
-                                records: records, processes: processes)
-                            let finished = done.withLock { state in
-                                state.tallies[job] = tally
-                                state.users += tally.users
-                                return state.users
-                            }
-                            progress?(finished, total)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(options.workers, max(1, jobs.count)) {
+                group.addTask {
+                    while true {
+                        let index: Int = next.withLock { value in
+                            defer { value += 1 }
+                            return value
                         }
+                        // A cancelled run (the playground's Cancel) takes no further block; its
+                        // caller sees the cancellation and discards the partial result.
+                        guard index < jobs.count, !Task.isCancelled else { return }
+                        let job = jobs[index]
+                        let tally = await runBlock(
+                            job, policy: policies[job.policy], model: model, options: options, keptDays: keptDays,
+                            records: records, processes: processes)
+                        let finished = done.withLock { state in
+                            state.tallies[job] = tally
+                            state.users += tally.users
+                            return state.users
+                        }
+                        progress?(finished, total)
                     }
                 }
             }
