@@ -38,7 +38,7 @@ struct ComparisonJobsTests {
         let probe = Probe()
         let started = await jobs.start(total: 100, probe.job())
         #expect(await jobs.cancel(started.id)?.state == "cancelled")
-        try await withTimeout(.seconds(120)) { await jobs.settled() }
+        try await withTimeout { await jobs.settled() }
         #expect(probe.sawCancellation.current)
         #expect(await jobs.state(started.id)?.state == "cancelled")
     }
@@ -50,9 +50,9 @@ struct ComparisonJobsTests {
         let second = Probe()
         let next = await jobs.start(total: 100, second.job())
         #expect(await jobs.cancel(next.id)?.state == "cancelled")
-        try await withTimeout(.seconds(120)) { await jobs.settled() }
+        try await withTimeout { await jobs.settled() }
         // The second's task is the one `settled` waits for; the first was cancelled when it started.
-        try await waitUntil(.seconds(120)) { first.sawCancellation.current }
+        try await waitUntil { first.sawCancellation.current }
         #expect(second.sawCancellation.current)
     }
 
@@ -60,7 +60,7 @@ struct ComparisonJobsTests {
         let jobs = ComparisonJobs(timeLimit: .seconds(1))
         let probe = Probe()
         let started = await jobs.start(total: 100, probe.job())
-        try await withTimeout(.seconds(120)) { await jobs.settled() }
+        try await withTimeout { await jobs.settled() }
         #expect(probe.sawCancellation.current)
         let state = await jobs.state(started.id)
         #expect(state?.state == "failed")

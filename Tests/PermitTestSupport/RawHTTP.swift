@@ -37,21 +37,25 @@ public enum RawHTTP {
     }
 
     /// Sends one request and reads the answer until the server closes the connection, on a
-    /// thread of its own: a blocking read on Swift's cooperative threads (two on two cores)
-    /// would starve the server running in the same process. `host` nil sends no Host header;
+    /// thread of its own: a blocking read on Swift's cooperative threads (two on two cores), or
+    /// on dispatch's, would starve the server running in the same process. `host` nil sends no Host header;
     /// `headers` are added as given.
     public static func request(
         port: Int, method: String = "GET", path: String, host: String?, headers: [(String, String)] = [], body: Data? = nil,
         chunked: Bool = false
     ) async throws -> Answer {
+        // A thread of its own, not a dispatch queue: dispatch's global queues run as many
+        // threads as there are cores, and two requests blocked in a read there would hold them
+        // while the server they wait for (`taskOnOwnThreads`, on a queue that targets them)
+        // waits for a thread.
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 continuation.resume(
                     with: Result {
                         try blockingRequest(
                             port: port, method: method, path: path, host: host, headers: headers, body: body, chunked: chunked)
                     })
-            }
+            }.start()
         }
     }
 
