@@ -10,6 +10,7 @@ final class RunningPlayground: @unchecked Sendable {
     let playground: Playground
     let server: PlaygroundServer
     let task: Task<Void, any Error>
+    let threads = OwnThreads()
     let url: URL
 
     var port: Int { server.port! }
@@ -39,7 +40,7 @@ final class RunningPlayground: @unchecked Sendable {
             playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap, uploadCap: uploadCap))
         self.server = server
         let ready = Locked<URL?>(nil)
-        task = taskOnOwnThreads { try await server.run { url in ready.withLock { $0 = url } } }
+        task = taskOnOwnThreads(threads) { try await server.run { url in ready.withLock { $0 = url } } }
         _ = try await poll(for: .seconds(30), every: .milliseconds(20)) { ready.current != nil }
         guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
         self.url = url
@@ -48,6 +49,7 @@ final class RunningPlayground: @unchecked Sendable {
     func stop() async {
         task.cancel()
         _ = await task.result
+        threads.stop()
         try? FileManager.default.removeItem(at: pack.deletingLastPathComponent())
     }
 

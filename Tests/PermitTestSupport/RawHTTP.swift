@@ -46,8 +46,7 @@ public enum RawHTTP {
     ) async throws -> Answer {
         // A thread of its own, not a dispatch queue: dispatch's global queues run as many
         // threads as there are cores, and two requests blocked in a read there would hold them
-        // while the server they wait for (`taskOnOwnThreads`, on a queue that targets them)
-        // waits for a thread.
+        // while a server they wait for in this process waits for one of them.
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(
