@@ -71,14 +71,17 @@ sanitize: setup
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
 # name) fails it, and so does a public declaration without a doc comment. With the system's Lua:
-# the documentation build would otherwise turn every trait on.
+# the documentation build would otherwise turn every trait on. SwiftPM's note that a dependency
+# holds files it does not handle (swift-distributed-tracing, which Hummingbird brings) is not
+# DocC's and not ours to fix, so it does not count.
 DOC_TARGETS = PermitCore PermitSimulator PermitLua PermitInput PermitDelivery PermitFetch PermitScenario PermitSimulation PermitCLI
 docs: setup
 	@mkdir -p .build
 	@$(SWIFT) package --traits SystemLua generate-documentation $(addprefix --target ,$(DOC_TARGETS)) >.build/docs.log 2>&1; \
 		status=$$?; cat .build/docs.log; \
 		if [ $$status -ne 0 ]; then exit $$status; fi; \
-		if grep -q "warning:" .build/docs.log; then echo "make docs: DocC reported warnings (above)"; exit 1; fi
+		if grep "warning:" .build/docs.log | grep -vqE "^warning: '[^']+': found [0-9]+ file\(s\) which are unhandled"; then \
+			echo "make docs: DocC reported warnings (above)"; exit 1; fi
 	./scripts/check-doc-comments.sh
 
 # The main job on the shipped examples: the polite policy played through the walkthroughs,

@@ -79,7 +79,7 @@ public enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30 * sanitizerSlowdown, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head = "\(method) \(path) HTTP/1.1\r\n"
         if let host { head += "Host: \(host)\r\n" }
