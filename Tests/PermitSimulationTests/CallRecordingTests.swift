@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitSimulator
 import PermitTestSupport
 import Testing
 
@@ -22,7 +23,8 @@ import Testing
             #expect(name == "reminders" ? plans > 0 : plans == 0, "\(name): plan_reminders only where the policy has it")
             // The wrapper changes nothing the run reports.
             let hooked = await Simulation.run(
-                policies: [policy], model: model, options: options, processes: { RecordingProcesses(inner: $0, log: .init([])) })
+                policies: [policy], model: model, options: options,
+                processes: { block in WrappedPerProcess(block) { CallRecorder(inner: $0) } })
             #expect(hooked.json() == run.json(), "\(name)")
         }
     }

@@ -16,23 +16,8 @@ struct RecordedRun {
         single.workers = 1
         let log = CallRecorder.Log([])
         let run = await Simulation.run(
-            policies: [policy], model: model, options: single, processes: { RecordingProcesses(inner: $0, log: log) })
+            policies: [policy], model: model, options: single,
+            processes: { block in WrappedPerProcess(block) { CallRecorder(inner: $0, log: log) } })
         return RecordedRun(calls: log.current, events: run.policies[0].events)
     }
-}
-
-/// Each process's policy from `inner`, wrapped in a recorder writing to `log`.
-struct RecordingProcesses: PolicyPerProcess {
-    let inner: any PolicyPerProcess
-    let log: CallRecorder.Log
-
-    func policy(processSeed: UInt64) throws(PolicyError) -> any Policy {
-        CallRecorder(inner: try inner.policy(processSeed: processSeed), log: log)
-    }
-
-    var failedStartPolicy: (any Policy)? { inner.failedStartPolicy.map { CallRecorder(inner: $0, log: log) } }
-
-    func processEnded() { inner.processEnded() }
-
-    func appReinstalled() { inner.appReinstalled() }
 }

@@ -27,23 +27,7 @@ extension Simulation {
         let log = RecordingPolicy.Log()
         let run = await Simulation.run(
             policies: [policy], model: model, options: single,
-            processes: { block in RecordingProcesses(inner: block, log: log) })
+            processes: { block in WrappedPerProcess(block) { RecordingPolicy(inner: $0, log: log) } })
         return RecordedCalls(calls: log.calls, events: run.policies[0].events)
     }
-}
-
-/// The policy of each process of a block, wrapped so that its calls land in one log.
-struct RecordingProcesses: PolicyPerProcess {
-    let inner: any PolicyPerProcess
-    let log: RecordingPolicy.Log
-
-    func policy(processSeed: UInt64) throws(PolicyError) -> any Policy {
-        RecordingPolicy(inner: try inner.policy(processSeed: processSeed), log: log)
-    }
-
-    var failedStartPolicy: (any Policy)? { inner.failedStartPolicy.map { RecordingPolicy(inner: $0, log: log) } }
-
-    func processEnded() { inner.processEnded() }
-
-    func appReinstalled() { inner.appReinstalled() }
 }
