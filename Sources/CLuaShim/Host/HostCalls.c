@@ -122,7 +122,6 @@ int permit_call(lua_State *L, int nargs) {
     vm->budget_left = vm->budget_limit;
     vm->budget_exceeded = 0;
     vm->time_exceeded = 0;
-    vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
     vm->guard_kind = 0;
     vm->mem_refused = 0;
     vm->table_refused = 0;
@@ -137,6 +136,9 @@ int permit_call(lua_State *L, int nargs) {
        comparing it may take): when that reserve is large, strings no one holds are dropped
        first, so only live ones count. */
     if (vm->long_count > 0 && vm->reserve_ns * 4 > vm->time_check_ns) (void)lua_gc(L, LUA_GCCOLLECT);
+    /* The clock starts after that collection: the garbage is an earlier call's, whose time it
+       was. */
+    vm->call_start_ns = vm->time_limit_ns > 0 ? now_ns() : 0;
     lua_sethook(L, permit_shim_count_hook, hook_mask(vm), hook_step(vm));
     vm->limit_on = 1;
     vm->in_call = 1;
@@ -152,6 +154,13 @@ int permit_call(lua_State *L, int nargs) {
         kind = vm->sticky_kind;
     }
     vm->budget_exceeded = 1; /* nothing runs between calls */
+    /* A failed call can leave up to the memory cap in garbage (a runaway loop's tables, a
+       string it was building). It is collected now, on the host's time and with no script able
+       to run (the sandbox refuses __gc): the app gets the memory back at once, and the next
+       call does not pay for the collection out of its own time limit. Calls that succeed leave
+       their garbage to the incremental collector, whose steps are paced by what each call
+       allocates. */
+    if (kind != PERMIT_OK) (void)lua_gc(L, LUA_GCCOLLECT);
     if (vm->guard_kind != 0 || vm->sticky_kind != 0) {
         lua_pushnil(L);
         lua_rawsetp(L, LUA_REGISTRYINDEX, KEY_GUARD);
