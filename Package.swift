@@ -269,7 +269,7 @@ let package = Package(
         // (Debian's chromium-driver; the client is PermitTestSupport's WebDriver).
         .testTarget(
             name: "PermitServeTests",
-            dependencies: ["PermitServe", "PermitScenario", "PermitLua", "PermitCore", "PermitTestSupport"]
+            dependencies: ["PermitServe", "PermitScenario", "PermitSimulation", "PermitLua", "PermitCore", "PermitTestSupport"]
         ),
         .testTarget(
             name: "PermitScenarioTests",

@@ -80,7 +80,7 @@ actor ComparisonJobs {
         task = Task { [timeLimit] in
             let outcome: Result<(String, String), any Error> = await Self.bounded(by: timeLimit) {
                 let report: @Sendable (Int) -> Void = { done in Task { await self.progress(id, done) } }
-                return try await SimulationThreads.run { try await run(report) }
+                return try await JobThreads.simulation.run { try await run(report) }
             }
             self.finish(id, outcome)
         }

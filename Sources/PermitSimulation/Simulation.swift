@@ -134,7 +134,7 @@ public enum Simulation {
     /// Cancelling the calling task stops the run after the blocks under way: the result then
     /// counts only the users who ran, and a caller that cancelled must discard it. The workers
     /// run where the caller's task runs: a host that must keep its cooperative pool free while
-    /// a run lasts (the playground's server) calls it inside `SimulationThreads.run`.
+    /// a run lasts (the playground's server) calls it inside `JobThreads.simulation.run`.
     public static func run(
         policies: [SimulationPolicy], model: UserModel, options: SimulationOptions, pairedDays: [Int]? = nil,
         records: RecordLog? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil,

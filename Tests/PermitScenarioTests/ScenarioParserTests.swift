@@ -71,6 +71,27 @@ let minimal = "device: { os: \"16.0\" }\nsteps:\n  - event: app_launch\n"
         #expect(scenario.steps[6].action == .settings(authorization: .authorized, settings: [:]))
     }
 
+    /// An `expect` or `expect_followup` that is a switch of whole decisions: the decision a case
+    /// picks is a decision's table, its `id` a field, not a locale (Indonesian) to pick by.
+    @Test func aSwitchOfWholeDecisionsKeepsEachDecisionsID() throws {
+        let cases = try ScenarioParser.parseCases(
+            """
+            matrix: { locale: [en, de] }
+            device: { os: "17.0" }
+            steps:
+              - event: app_launch
+                expect: { de: { action: inform, id: seite }, default: { action: none, reason: launch } }
+                expect_followup: { en: { action: settings_prompt, id: row_off }, default: none }
+            """, file: "tests/example.yaml")
+        #expect(cases.count == 2)
+        let english = cases[0].steps[0].expectations
+        let german = cases[1].steps[0].expectations
+        #expect(english.decision == .fields(["action": .string("none")]))
+        #expect(english.followUp == .fields(["action": .string("settings_prompt"), "id": .string("row_off")]))
+        #expect(german.decision == .fields(["action": .string("inform"), "id": .string("seite")]))
+        #expect(german.followUp == .action("none"))
+    }
+
     @Test func defaults() throws {
         let scenario = try parse(minimal)
         #expect(scenario.name == "example")

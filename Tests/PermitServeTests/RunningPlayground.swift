@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitServe
+import PermitSimulation
 import PermitTestSupport
 
 /// A playground server started in this process on a free port, for a copy of a shipped pack
@@ -10,7 +11,10 @@ final class RunningPlayground: @unchecked Sendable {
     let playground: Playground
     let server: PlaygroundServer
     let task: Task<Void, any Error>
-    let threads = OwnThreads()
+    /// The server's own threads: in the full suite, Swift's cooperative pool and dispatch's
+    /// global queues are held by other tests' CPU-bound work for minutes, and a server on
+    /// either answers so late that the test's requests time out.
+    let threads = JobThreads(count: 2, name: "permit.test.playground")
     let url: URL
 
     var port: Int { server.port! }
@@ -40,7 +44,7 @@ final class RunningPlayground: @unchecked Sendable {
             playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap, uploadCap: uploadCap))
         self.server = server
         let ready = Locked<URL?>(nil)
-        task = taskOnOwnThreads(threads) { try await server.run { url in ready.withLock { $0 = url } } }
+        task = threads.task { try await server.run { url in ready.withLock { $0 = url } } }
         _ = try await poll(for: .seconds(30), every: .milliseconds(20)) { ready.current != nil }
         guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
         self.url = url

@@ -217,11 +217,15 @@ public actor PermissionEngine {
         if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
 
         if let granted = outcome.immediateAnswer { await followUp(&outcome, granted: granted, status: status, now: now) }
+        // Read once, after the policy answered: a policy that pins itself for the event (a
+        // delivered one) gives the answering policy's facts, and each read copies the whole
+        // declaration.
+        let declaration = policy.declaration
 
         if outcome.decision.cancelReminders || outcome.followUps.contains(where: \.decision.cancelReminders) {
             await cancelReminders(&outcome)
         } else if event.plansReminders || outcome.immediateAnswer != nil, outcome.statusAfter.isGranted,
-            policy.plansReminders
+            declaration.plansReminders
         {
             await planReminders(&outcome, event: event, status: outcome.statusAfter, previous: statusBefore, now: now)
             outcome.trace += policy.takeTrace()
@@ -234,24 +238,23 @@ public actor PermissionEngine {
         outcome.registerForRemoteNotifications = Outcome.registersForRemoteNotifications(
             event: event, before: statusBefore, after: outcome.statusAfter)
         if let choice = outcome.followUps.last?.decision.remoteRegistration ?? outcome.decision.remoteRegistration
-            ?? policy.declaration.remoteRegistration
+            ?? declaration.remoteRegistration
         {
             outcome.registerForRemoteNotifications = choice == .register
             outcome.unregisterForRemoteNotifications = choice == .unregister
         }
         outcome.storageError = saveLedger()
-        report(&outcome)
+        report(&outcome, declaration)
         return outcome
     }
 
     /// The end of an event: the policy hears of its errors, the outcome is signed with the
     /// policy's name and version, and listeners get its decision record.
-    private func report(_ outcome: inout Outcome) {
+    private func report(_ outcome: inout Outcome, _ declaration: PolicyDeclaration) {
         // Only events with errors are reported: the common case builds no array.
         if !outcome.errors.isEmpty || outcome.followUps.contains(where: { !$0.errors.isEmpty }) {
             policy.eventHandled(errors: outcome.errors + outcome.followUps.flatMap(\.errors))
         }
-        let declaration = policy.declaration
         outcome.policyName = declaration.name
         outcome.policyVersion = declaration.version
         if records.isListened { records.publish(DecisionRecord(outcome)) }
@@ -313,7 +316,7 @@ public actor PermissionEngine {
     private func unread(_ event: AppEvent, at now: Int64) -> Outcome {
         var outcome = Self.emptyOutcome(event, at: now, before: published, after: published)
         outcome.storageError = unreadable
-        report(&outcome)
+        report(&outcome, policy.declaration)
         return outcome
     }
 

@@ -26,7 +26,13 @@ struct CaseSwitch {
     /// The value for this case: `value` itself unless it is a switch, else the matching entry's
     /// value (itself resolved, so switches may nest).
     func resolve(_ value: YAMLValue) throws(InputError) -> YAMLValue {
-        guard case .mapping = value.node else { return value }
+        try picked(value) { _ in false }
+    }
+
+    /// `resolve`, where a table `isValue` accepts is a value, never a switch, also where a switch
+    /// picks it: an `expect` table of decision fields, whose `id` would read as a locale.
+    func picked(_ value: YAMLValue, keeping isValue: (YAMLValue) -> Bool) throws(InputError) -> YAMLValue {
+        guard case .mapping = value.node, !isValue(value) else { return value }
         let entries = try value.table()
         let keys = entries.map(\.key)
         // One selector makes it a switch, so a key that picks nothing (`fr` with no `fr` in
@@ -45,17 +51,17 @@ struct CaseSwitch {
                         + "a value of a matrix axis\(axisValues.isEmpty ? "" : " (\(axisValues.map(\.axis).joined(separator: ", ")))"), "
                         + "or default")
             }
-            if matches(key) { return try resolve(entry) }
+            if matches(key) { return try picked(entry, keeping: isValue) }
         }
         // No key names the case's locale exactly: the app shows `es-MX` the `es` text, so
         // `{ es: Continuar }` answers for `es-MX` too (the locale's fallback chain, before `en`).
-        if let entry = localeFallback(in: entries) { return try resolve(entry) }
+        if let entry = localeFallback(in: entries) { return try picked(entry, keeping: isValue) }
         guard let fallback else {
             throw value.error(
                 "no value for the case \(label.isEmpty ? "os=\(version)" : label)",
                 hint: "add `default:`, or a key that matches this case")
         }
-        return try resolve(fallback)
+        return try picked(fallback, keeping: isValue)
     }
 
     /// `<15.4`, `<=15.4`, `>15.4`, `>=15.4`: the operator and the version.

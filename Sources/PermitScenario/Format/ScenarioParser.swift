@@ -672,10 +672,13 @@ public enum ScenarioParser {
 
     /// `expect` or `expect_followup` for the case: a table whose every key is a decision field
     /// is the decision's own table, not a case switch (its `id` would read as a locale,
-    /// Indonesian); its values are resolved one by one (`parseExpectedDecision`).
+    /// Indonesian), also as the value a switch picks; its values are resolved one by one
+    /// (`parseExpectedDecision`).
     static func decisionTable(_ value: YAMLValue, _ switches: CaseSwitch) throws(InputError) -> YAMLValue {
-        if case .mapping = value.node, try value.table().allSatisfy({ decisionFields.contains($0.key) }) { return value }
-        return try switches.resolve(value)
+        try switches.picked(value) { table in
+            guard case .mapping = table.node, let entries = try? table.table() else { return false }
+            return entries.allSatisfy { decisionFields.contains($0.key) }
+        }
     }
 
     /// `expect: soft_prompt`, or a table of decision fields, each checked against what it can be
