@@ -27,7 +27,7 @@ struct SweepCommandTests {
         let best = try #require(result["best"] as? [String: Any])
         #expect(best["params"] as? [String: Bool] == ["ask": true, "quiet": false])
         #expect(best["runner_up"] as? [String: Bool] != nil)
-        #expect(best["verdict"] as? String == "clear difference")
+        #expect(best["verdict"] as? String == "uncorrected: excludes 0")
 
         let page = try SimulateCommandTests.temporaryFile("sweep.html")
         let text = try await Self.run(sweep + ["--report", page.path])

@@ -62,7 +62,7 @@ struct SweepConstraintTests {
         #expect(best["constraints"] as? String == "may meet")
         let safer = try #require(best["surely_meeting"] as? [String: Any])
         #expect(safer["params"] as? [String: Bool] == ["ask": false, "quiet": false])
-        #expect(safer["verdict"] as? String == "clear difference")
+        #expect(safer["verdict"] as? String == "uncorrected: excludes 0")
         let runs = try #require((json["sweep"] as? [String: Any])?["runs"] as? [[String: Any]])
         #expect(runs.map { $0["constraints"] as? String } == ["meets", "meets", "may meet", "meets"])
 

@@ -159,6 +159,16 @@ struct VerdictWordsTests {
                 text.split(separator: "\n").drop { !$0.hasPrefix("denied, day 2") }.dropFirst().first
             })
         #expect(row.contains("uncorrected: excludes 0") && !row.contains("clear difference"), "\(row)")
+        // The JSON says what the text says: a machine reading `verdict` gets the same caution.
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
+        let second = try #require((json["policies"] as? [[String: Any]])?.last)
+        let vsFirst = try #require(second["vs_first"] as? [String: Any])
+        let reach = try #require(vsFirst["reach"] as? [String: Any])
+        let day2 = try #require(reach["day_2"] as? [String: Any])
+        let deniedJSON = try #require(day2["denied"] as? [String: Any])
+        #expect(deniedJSON["verdict"] as? String == "uncorrected: excludes 0", "\(deniedJSON)")
+        #expect(deniedJSON["corrected_over"] as? Int == 1)
     }
 
     /// The size of a live test carries its range over the difference's interval; too close to

@@ -58,7 +58,7 @@ extension SensitivityResult {
         func difference(_ d: Difference) -> [String: PolicyValue] {
             [
                 "difference": round(d.value), "ci95": .list([round(d.interval.low), round(d.interval.high)]),
-                "verdict": .string(d.verdict.rawValue),
+                "verdict": .string(d.words),
             ]
         }
         let comparisons: [PolicyValue] = comparisons.map { comparison in

@@ -429,7 +429,7 @@ public struct SimulationResult: Sendable {
             "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
             "paired": .bool(difference.paired),
             "p_value": round(difference.pValue),
-            "verdict": .string(difference.verdict.rawValue),
+            "verdict": .string(difference.words),
         ]
         if let correction = difference.correction {
             fields["p_holm"] = round(correction.adjustedP)

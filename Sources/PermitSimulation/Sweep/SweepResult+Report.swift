@@ -154,7 +154,7 @@ extension SweepResult {
                 best["runner_up"] = .table(Dictionary(self.runs[runnerUp].params, uniquingKeysWith: { $1 }))
                 best["difference"] = round(difference.value)
                 best["ci95"] = .list([round(difference.interval.low), round(difference.interval.high)])
-                best["verdict"] = .string(difference.verdict.rawValue)
+                best["verdict"] = .string(difference.words)
                 best["paired"] = .bool(difference.paired)
                 best["p_value"] = round(difference.pValue)
             }
@@ -164,7 +164,7 @@ extension SweepResult {
                     "params": .table(Dictionary(self.runs[safer].params, uniquingKeysWith: { $1 })),
                     "difference": round(difference.value),
                     "ci95": .list([round(difference.interval.low), round(difference.interval.high)]),
-                    "verdict": .string(difference.verdict.rawValue),
+                    "verdict": .string(difference.words),
                 ])
             }
             if let confirmed = confirmationJSON() { best["confirmation"] = confirmed }
