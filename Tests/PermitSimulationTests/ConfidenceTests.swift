@@ -90,32 +90,30 @@ struct ConfidenceTests {
         let runs = 60, users = 100
         // The seeds run in two chunks at once: each chunk's counts depend only on its seeds,
         // so the sums are the same whatever the scheduling (the test's cost is its CPU alone).
-        let counts = try await withTimeout(.seconds(600)) {
-            await withTaskGroup(of: (Int, Int, Int, Int).self) { group in
-                for chunk in 0..<2 {
-                    group.addTask {
-                        var rateHits = 0, halfHits = 0, differenceHits = 0, shipped = 0
-                        for seed in stride(from: 1 + chunk, through: runs, by: 2) {
-                            let result = await Simulation.run(
-                                policies: [everyone, half], model: model,
-                                options: SimulationOptions(users: users, days: 1, seed: UInt64(seed), workers: 1))
-                            let all = result.policies[0], some = result.policies[1]
-                            if all.interval(.fullAlerts, day: 1)
-                                == Confidence.wilson(successes: all.count(.fullAlerts, day: 1), of: users)
-                                && some.interval(.fullAlerts, day: 1)
-                                    == Confidence.wilson(successes: some.count(.fullAlerts, day: 1), of: users)
-                            {
-                                shipped += 1
-                            }
-                            if all.interval(.fullAlerts, day: 1).contains(0.35) { rateHits += 1 }
-                            if some.interval(.fullAlerts, day: 1).contains(0.175) { halfHits += 1 }
-                            if all.difference(.fullAlerts, day: 1, from: some).interval.contains(0.175) { differenceHits += 1 }
+        let counts = await withTaskGroup(of: (Int, Int, Int, Int).self) { group in
+            for chunk in 0..<2 {
+                group.addTask {
+                    var rateHits = 0, halfHits = 0, differenceHits = 0, shipped = 0
+                    for seed in stride(from: 1 + chunk, through: runs, by: 2) {
+                        let result = await Simulation.run(
+                            policies: [everyone, half], model: model,
+                            options: SimulationOptions(users: users, days: 1, seed: UInt64(seed), workers: 1))
+                        let all = result.policies[0], some = result.policies[1]
+                        if all.interval(.fullAlerts, day: 1)
+                            == Confidence.wilson(successes: all.count(.fullAlerts, day: 1), of: users)
+                            && some.interval(.fullAlerts, day: 1)
+                                == Confidence.wilson(successes: some.count(.fullAlerts, day: 1), of: users)
+                        {
+                            shipped += 1
                         }
-                        return (rateHits, halfHits, differenceHits, shipped)
+                        if all.interval(.fullAlerts, day: 1).contains(0.35) { rateHits += 1 }
+                        if some.interval(.fullAlerts, day: 1).contains(0.175) { halfHits += 1 }
+                        if all.difference(.fullAlerts, day: 1, from: some).interval.contains(0.175) { differenceHits += 1 }
                     }
+                    return (rateHits, halfHits, differenceHits, shipped)
                 }
-                return await group.reduce((0, 0, 0, 0)) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2, $0.3 + $1.3) }
             }
+            return await group.reduce((0, 0, 0, 0)) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2, $0.3 + $1.3) }
         }
         let (rateCovered, halfCovered, differenceCovered, shipped) = counts
         #expect(shipped == runs, "the reported interval is Wilson's of the run's own count")

@@ -135,27 +135,25 @@ struct PairedComparisonTests {
             """)
         let model = try fixedModel()
         let runs = 200, users = 100, truth = 0.175
-        let sums = try await withTimeout(.seconds(600)) {
-            await withTaskGroup(of: (Int, Int, Double, Double).self) { group in
-                for chunk in 0..<2 {
-                    group.addTask {
-                        var paired = 0, unpaired = 0, pairedWidth = 0.0, unpairedWidth = 0.0
-                        for seed in stride(from: 1 + chunk, through: runs, by: 2) {
-                            let result = await Simulation.run(
-                                policies: [everyone, half], model: model,
-                                options: SimulationOptions(users: users, days: 1, seed: UInt64(seed), workers: 1))
-                            let p = result.difference(policy: 0, from: 1, state: .fullAlerts, day: 1)
-                            let u = result.policies[0].difference(.fullAlerts, day: 1, from: result.policies[1])
-                            if p.interval.contains(truth) { paired += 1 }
-                            if u.interval.contains(truth) { unpaired += 1 }
-                            pairedWidth += p.interval.high - p.interval.low
-                            unpairedWidth += u.interval.high - u.interval.low
-                        }
-                        return (paired, unpaired, pairedWidth, unpairedWidth)
+        let sums = await withTaskGroup(of: (Int, Int, Double, Double).self) { group in
+            for chunk in 0..<2 {
+                group.addTask {
+                    var paired = 0, unpaired = 0, pairedWidth = 0.0, unpairedWidth = 0.0
+                    for seed in stride(from: 1 + chunk, through: runs, by: 2) {
+                        let result = await Simulation.run(
+                            policies: [everyone, half], model: model,
+                            options: SimulationOptions(users: users, days: 1, seed: UInt64(seed), workers: 1))
+                        let p = result.difference(policy: 0, from: 1, state: .fullAlerts, day: 1)
+                        let u = result.policies[0].difference(.fullAlerts, day: 1, from: result.policies[1])
+                        if p.interval.contains(truth) { paired += 1 }
+                        if u.interval.contains(truth) { unpaired += 1 }
+                        pairedWidth += p.interval.high - p.interval.low
+                        unpairedWidth += u.interval.high - u.interval.low
                     }
+                    return (paired, unpaired, pairedWidth, unpairedWidth)
                 }
-                return await group.reduce((0, 0, 0.0, 0.0)) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2, $0.3 + $1.3) }
             }
+            return await group.reduce((0, 0, 0.0, 0.0)) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2, $0.3 + $1.3) }
         }
         let (paired, unpaired, pairedWidth, unpairedWidth) = sums
         #expect((182...198).contains(paired), "paired covered 0.175 in \(paired) of \(runs)")
