@@ -234,7 +234,7 @@ public enum Simulation {
             // A user's events never suspend (the engine's actor is free, so calls into it run on
             // this thread): without a yield a block would hold its thread until it ends, and
             // other work sharing the pool (a host's server, other tasks of a test run) would
-            // wait that long for every step. One yield a user costs well under 1 % of the run.
+            // wait that long for every step. One yield a user: 0–3 % (docs/performance.md).
             await Task.yield()
         }
         return tally
