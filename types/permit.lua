@@ -23,7 +23,7 @@
 ---@class PermitEvent
 ---@field name PermitEventName|string # a built-in name, or one of the app's own the policy declares (events = { ... })
 ---@field feature? string # feature_opened, feature_closed
----@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel"|"ok" # soft_prompt_answered, settings_prompt_answered, inform_answered
+---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel"|"ok" # soft_prompt_answered, settings_prompt_answered, inform_answered (ok, dismiss, open)
 ---@field granted? boolean # system_prompt_answered
 ---@field prompt_id? string # an answer: the id of the prompt, row or page it answers (system_prompt_answered: of the soft prompt accepted before the request)
 ---@field time_zone? string # significant_time_change: the device's new IANA zone
@@ -83,6 +83,7 @@
 ---@field shown integer # information pages, rows and labels put on screen (no prompts)
 ---@field ok integer
 ---@field dismissed integer
+---@field opened integer # times its open button took the user to Settings (the page stayed)
 ---@field last_shown_at? integer
 
 ---@class PermitFeatureHistory
@@ -150,12 +151,12 @@
 ---@field message? PermitText # soft_prompt, settings_prompt, inform (optional on an inline row)
 ---@field accept? PermitText # soft_prompt
 ---@field decline? PermitText # soft_prompt; not needed for an inline row
----@field open? PermitText # settings_prompt
+---@field open? PermitText # settings_prompt; inform: a second button beside `button` that opens Settings and leaves the page up
 ---@field cancel? PermitText # settings_prompt; not needed for an inline row
 ---@field presentation? PermitPresentation # default "alert"; "inline": a row in a screen, never a prompt
 ---@field variant? string # soft_prompt copy id for A/B tests
 ---@field options? PermitOption[] # request_permission; default { "alert", "sound", "badge" }
----@field deep_link? PermitDeepLink # settings_prompt, open_settings; default "app_settings"
+---@field deep_link? PermitDeepLink # settings_prompt, open_settings, inform (with open); default "app_settings"
 ---@field cancel_reminders? boolean # remove every pending reminder of the policy; plan none this event
 ---@field remote_registration? PermitRemoteRegistration # default: the policy's remote_registration, else register at every launch and when granted
 ---@field cap_exempt? string # why this prompt may pass the daily cap (prompt-cap); recorded in the decision record

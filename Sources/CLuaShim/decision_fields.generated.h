@@ -47,7 +47,7 @@ static const unsigned allowed_fields[PERMIT_A_COUNT] = {
     0x203fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
     0x3d4ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting, id */
     0x1003fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
-    0x414ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, presentation, id */
+    0x554ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, open, deep_link, presentation, id */
     0x3fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
 };
 

@@ -33,7 +33,7 @@ enum CopyTable {
                 texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open), ("cancel", prompt.cancel)]
             case .inform(let page):
                 place = (page.isLabel ? "label" : page.presentation == .inline ? "inline information row" : "information page") + reason
-                texts = [("title", page.title), ("message", page.message), ("button", page.button)]
+                texts = [("title", page.title), ("message", page.message), ("button", page.button), ("open", page.open)]
             default:
                 return
             }

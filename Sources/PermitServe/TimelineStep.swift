@@ -63,7 +63,8 @@ enum TimelineStep {
         case .inform(let page):
             let kind = page.isLabel ? "label" : page.presentation == .inline ? "inline_inform" : "inform_page"
             return PlaygroundReports.Screen(
-                kind: kind, title: text(page.title), message: text(page.message), buttons: [text(page.button)].compactMap { $0 })
+                kind: kind, title: text(page.title), message: text(page.message),
+                buttons: [text(page.button), text(page.open)].compactMap { $0 })
         case .openSettings:
             return PlaygroundReports.Screen(kind: "none", buttons: [], note: "the app opens Settings")
         case .dismiss:

@@ -3,7 +3,7 @@ import PermitCore
 /// What the app's process has on screen. A prompt (a dialog of the app's own, or the system's)
 /// stays until it is answered, so it decides what the user may do next; an inline row
 /// (`presentation = "inline"`) is part of a screen and blocks nothing.
-public enum Screen: Sendable, Equatable {
+public enum Screen: Sendable, Hashable {
     /// Nothing of Permit's: the app's own screens only.
     case nothing
     /// The app's soft prompt, a dialog of its own.
@@ -16,10 +16,12 @@ public enum Screen: Sendable, Equatable {
     case inlineSoftPrompt
     /// An inline row of a settings prompt, on screen while its screen is.
     case inlineSettingsPrompt
-    /// The app's information page (`inform`), a dialog of its own with one button.
-    case informPage
-    /// An inline `inform` row with a button, on screen while its screen is.
-    case inlineInform
+    /// The app's information page (`inform`), a dialog of its own with one button, and a second
+    /// that opens Settings and leaves the page up when `opensSettings`.
+    case informPage(opensSettings: Bool)
+    /// An inline `inform` row with a button (and, when `opensSettings`, one that opens
+    /// Settings), on screen while its screen is.
+    case inlineInform(opensSettings: Bool)
     /// An inline `inform` row without a button: a label, with nothing to tap.
     case label
 
@@ -41,7 +43,10 @@ public enum Screen: Sendable, Equatable {
         switch last.decision.action {
         case .softPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSoftPrompt : .softPrompt)
         case .settingsPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSettingsPrompt : .settingsPrompt)
-        case .inform(let page): return .show(page.isLabel ? .label : page.presentation == .inline ? .inlineInform : .informPage)
+        case .inform(let page):
+            if page.isLabel { return .show(.label) }
+            let opens = page.open != nil
+            return .show(page.presentation == .inline ? .inlineInform(opensSettings: opens) : .informPage(opensSettings: opens))
         case .requestPermission: return last.dialogShown ? .show(.systemDialog) : .keep
         case .dismiss: return .clear
         case .none, .openSettings: return .keep
@@ -53,7 +58,12 @@ public enum Screen: Sendable, Equatable {
     public var isInApp: Bool { self != .nothing && self != .systemDialog }
 
     /// Whether this is an inline row, which never blocks the user.
-    public var isInline: Bool { self == .inlineSoftPrompt || self == .inlineSettingsPrompt || self == .inlineInform || self == .label }
+    public var isInline: Bool {
+        switch self {
+        case .inlineSoftPrompt, .inlineSettingsPrompt, .inlineInform, .label: true
+        case .nothing, .softPrompt, .settingsPrompt, .systemDialog, .informPage: false
+        }
+    }
 
     /// What it is, in a report's words ("a soft prompt", "the system dialog").
     public var name: String {

@@ -15,12 +15,13 @@ import Testing
         #expect(run.stdout.contains("4 passed"), "\(run.stdout)")
     }
 
-    /// The pack of what apps show besides prompts (`inform` pages and labels, `dismiss`,
-    /// prompt ids, `expect_followup`, `expect_screen`, a Scheduled Summary settings prompt).
+    /// The pack of what apps show besides prompts (`inform` pages and labels, a page's `open`
+    /// button, `dismiss`, prompt ids, `expect_followup`, `expect_screen`, a Scheduled Summary
+    /// settings prompt).
     @Test func thePagesAndRowsPackPasses() async throws {
         let run = try await CLITests.permit(["test", "Tests/packs/pages-and-rows"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("6 passed"), "\(run.stdout)")
+        #expect(run.stdout.contains("9 passed"), "\(run.stdout)")
         let check = try await CLITests.permit(["check", "Tests/packs/pages-and-rows"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }

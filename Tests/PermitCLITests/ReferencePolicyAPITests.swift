@@ -223,7 +223,8 @@ import Testing
         case "open_settings":
             fields["deep_link"] = "notification_settings"
         case "inform":
-            for field in ["title", "message", "button"] { fields[field] = .string(field) }
+            for field in ["title", "message", "button", "open"] { fields[field] = .string(field) }
+            fields["deep_link"] = "notification_settings"
             fields["presentation"] = "sheet"
             fields["id"] = "safety"
         default:
@@ -254,12 +255,17 @@ import Testing
             let field = row[0]
             let actions = row[1] == "any" ? Set(Decision.Action.names) : Set(ReferenceTables.codeSpans(in: row[1]))
             #expect(actions == Set(allowed.filter { $0.value.contains(field) }.keys), "the actions of decision.\(field)")
-            let required = row[2].hasPrefix("yes")
+            // "yes" (for every action of the row), or "for `action`" (only for those named).
+            let requiredFor = row[2].hasPrefix("for ") ? Set(ReferenceTables.codeSpans(in: row[2])) : nil
             for action in actions {
+                let required = requiredFor.map { $0.contains(action) } ?? row[2].hasPrefix("yes")
                 let complete = Self.completeDecision(action)
                 #expect(Set(complete.keys) == allowed[action], "the complete \(action) decision")
                 var without = complete
                 without[field] = nil
+                // A page's `deep_link` goes with its `open` button: without the button it is an
+                // error of its own (`decision.deep_link`), so both go.
+                if action == "inform", field == "open" { without["deep_link"] = nil }
                 let result = Result { () throws(PolicyError) in try DecisionReader.decision(from: .table(LuaTable(without))) }
                 switch result {
                 case .failure(let error):

@@ -85,16 +85,60 @@ import Testing
         #expect(seen.withLock { $0 } == ["feature_opened=-", "system_prompt_answered=-"])
     }
 
+    /// A page's `open` button: the answer counts in `inform.opened` (not `ok` or `dismissed`)
+    /// and carries the page's id; the page is shown once. Its link falls back to the app's
+    /// Settings page below iOS 15.4, as a settings prompt's does, and the decision's fields name
+    /// the button and the link.
+    @Test func aPagesOpenButtonCountsApartAndItsLinkFallsBack() async {
+        let withOpen = InformPage(
+            title: page.title, message: page.message, button: page.button, open: "Open Settings", deepLink: .notificationSettings,
+            id: page.id)
+        let seen = Locked<[String]>([])
+        let policy = ClosurePolicy(name: "open") { context in
+            seen.withLock { $0.append("\(context.event.name)=\(context.promptID ?? "-")") }
+            return context.event == .appLaunch ? Decision(.inform(withOpen)) : nil
+        }
+        let world = World(authorization: .denied, policy: policy)
+        let shown = await world.engine.handle(.appLaunch)
+        #expect(shown.decision.action == .inform(withOpen))
+        #expect(shown.decision.fields["open"] == .string("Open Settings"))
+        #expect(shown.decision.fields["deep_link"] == .string("notification_settings"))
+        _ = await world.engine.handle(.informAnswered(.open))
+        _ = await world.engine.handle(.informAnswered(.ok))
+        let history = await world.engine.history
+        #expect(history.inform.shown == 1)
+        #expect(history.inform.opened == 1)
+        #expect(history.inform.ok == 1)
+        #expect(history.inform.dismissed == 0)
+        #expect(seen.withLock { $0 } == ["app_launch=-", "inform_answered=safety", "inform_answered=safety"])
+
+        let old = GuardrailSituation(
+            status: .denied, settings: .typical(for: .denied, on: version("15.0")), version: version("15.0"),
+            appIsActive: true, promptsToday: 0, maxPromptsPerDay: 1)
+        let applied = Guardrail.apply(to: .inform(withOpen), in: old)
+        var fallen = withOpen
+        fallen.deepLink = .appSettings
+        #expect(applied.action == .inform(fallen))
+        #expect(applied.warnings.map(\.guardrail) == [.deepLinkFallback])
+        // Without an open button the link is no link: nothing to fall back.
+        #expect(Guardrail.apply(to: .inform(page), in: old).warnings.isEmpty)
+        #expect(Decision(.inform(page)).fields["deep_link"] == nil)
+    }
+
     /// A ledger written before pages existed reads with zero counts; a negative count is refused.
     @Test func theInformHistoryDecodesLenientlyAndIsChecked() throws {
         let old = try JSONDecoder().decode(Ledger.self, from: Data(#"{"launches":2}"#.utf8))
         #expect(old.inform == Ledger.InformHistory())
         let damaged = try JSONDecoder().decode(Ledger.self, from: Data(#"{"inform":{"ok":-1}}"#.utf8))
         #expect(damaged.valueProblem == "inform.ok is -1; counters are never negative")
+        let opened = try JSONDecoder().decode(Ledger.self, from: Data(#"{"inform":{"opened":-2}}"#.utf8))
+        #expect(opened.valueProblem == "inform.opened is -2; counters are never negative")
         var ledger = Ledger()
         ledger.recordInformShown(at: 5)
+        ledger.record(.informAnswered(.open), at: 6, legacy: false)
         let again = try JSONDecoder().decode(Ledger.self, from: JSONEncoder().encode(ledger))
         #expect(again.inform.shown == 1)
         #expect(again.inform.lastShownAt == 5)
+        #expect(again.inform.opened == 1)
     }
 }

@@ -63,6 +63,11 @@ import Testing
         ledger.settingsPrompt.lastShownAt = 1_767_400_000
         ledger.settingsPrompt.inlineShown = 5
         ledger.settingsPrompt.inlineActed = 6
+        ledger.inform.shown = 3
+        ledger.inform.ok = 1
+        ledger.inform.dismissed = 1
+        ledger.inform.opened = 2
+        ledger.inform.lastShownAt = 1_767_450_000
         var diary = Ledger.FeatureHistory()
         diary.opened = 3
         diary.lastOpenedAt = 1_767_500_000

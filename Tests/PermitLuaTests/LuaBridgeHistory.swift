@@ -42,6 +42,7 @@ extension LuaBridge {
         fields["settings_prompt"] = .table(LuaTable(settings))
         var inform: [String: LuaValue] = [
             "shown": count(ledger.inform.shown), "ok": count(ledger.inform.ok), "dismissed": count(ledger.inform.dismissed),
+            "opened": count(ledger.inform.opened),
         ]
         inform["last_shown_at"] = time(ledger.inform.lastShownAt)
         fields["inform"] = .table(LuaTable(inform))

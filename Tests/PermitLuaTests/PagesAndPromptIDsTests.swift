@@ -36,6 +36,20 @@ import Testing
             #"{ action = "inform", presentation = "inline", title = "T", button = { en = "Fix", de = "Beheben" } }"#,
             .inform(InformPage(title: "T", message: nil, button: .translations(["en": "Fix", "de": "Beheben"]), presentation: .inline))
         ),
+        (
+            #"{ action = "inform", title = "T", message = "M", button = "Continue", open = "Open Settings" }"#,
+            .inform(InformPage(title: "T", message: "M", button: "Continue", open: "Open Settings"))
+        ),
+        (
+            #"{ action = "inform", title = "T", message = "M", button = "OK", open = { en = "Settings" }, deep_link = "notification_settings" }"#,
+            .inform(
+                InformPage(title: "T", message: "M", button: "OK", open: .translations(["en": "Settings"]), deepLink: .notificationSettings)
+            )
+        ),
+        (
+            #"{ action = "inform", presentation = "inline", title = "T", button = "Fix", open = "Settings" }"#,
+            .inform(InformPage(title: "T", message: nil, button: "Fix", open: "Settings", presentation: .inline))
+        ),
         (#"{ action = "dismiss" }"#, .dismiss),
         (
             #"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", id = "welcome" }"#,
@@ -64,6 +78,19 @@ import Testing
         (#"{ action = "inform", title = "T", message = "M" }"#, "decision.button", "without a button it is a label"),
         (#"{ action = "inform", title = "T", button = "OK" }"#, "decision.message", "its one button"),
         (#"{ action = "inform", presentation = "inline", message = "M" }"#, "decision.title", "missing"),
+        (
+            #"{ action = "inform", presentation = "inline", title = "T", open = "Settings" }"#, "decision.open",
+            "a label row has nothing to tap"
+        ),
+        (
+            #"{ action = "inform", title = "T", message = "M", button = "OK", deep_link = "app_settings" }"#, "decision.deep_link",
+            "only an open button"
+        ),
+        (
+            #"{ action = "inform", title = "T", message = "M", button = "OK", open = "O", deep_link = "App-Prefs:root" }"#,
+            "decision.deep_link", "private API"
+        ),
+        (#"{ action = "inform", title = "T", message = "M", button = "OK", open = 3 }"#, "decision.open", "expected a string"),
         (#"{ action = "dismiss", title = "T" }"#, "decision.title", "not a field of a dismiss decision"),
         (#"{ action = "request_permission", id = "x" }"#, "decision.id", "not a field of a request_permission decision"),
     ])
@@ -88,15 +115,18 @@ import Testing
             local h = ctx.history.inform
             local typo = pcall(function() return h.shwon end)
             return { action = "none", reason = tostring(ctx.event.prompt_id) .. " " .. tostring(ctx.event.answer) .. " "
-              .. h.shown .. " " .. h.ok .. " " .. h.dismissed .. " " .. tostring(h.last_shown_at) .. " " .. tostring(typo) }
+              .. h.shown .. " " .. h.ok .. " " .. h.dismissed .. " " .. h.opened .. " " .. tostring(h.last_shown_at) .. " "
+              .. tostring(typo) }
             """)
         var ledger = Ledger()
         ledger.inform.shown = 3
         ledger.inform.ok = 2
+        ledger.inform.opened = 4
         ledger.inform.lastShownAt = 7
         #expect(
             try policy.decide(Self.context(.informAnswered(.ok), promptID: "safety", ledger: ledger))?.reason
-                == "safety ok 3 2 0 7 false")
-        #expect(try policy.decide(Self.context(.featureOpened("feed")))?.reason == "nil nil 0 0 0 nil false")
+                == "safety ok 3 2 0 4 7 false")
+        #expect(try policy.decide(Self.context(.informAnswered(.open), promptID: "safety"))?.reason == "safety open 0 0 0 0 nil false")
+        #expect(try policy.decide(Self.context(.featureOpened("feed")))?.reason == "nil nil 0 0 0 0 nil false")
     }
 }

@@ -24,6 +24,10 @@ import Testing
           if e.name == "soft_prompt_answered" and e.answer == "accept" then
             return { action = "request_permission" }
           end
+          if e.name == "feature_opened" and (e.feature == "about" or e.feature == "manage") then
+            return { action = "inform", title = "Manage notifications", message = "Now in Settings.", button = "Continue",
+                     open = e.feature == "manage" and "Open Settings" or nil }
+          end
         end }
         """
 
@@ -69,6 +73,44 @@ import Testing
         #expect(failures(result) == ["step 6: there is nothing on screen to answer with accept"])
         try #require(result.steps.count == 6)
         #expect(result.steps[3].notes.contains { $0.contains("a soft prompt on screen went with") })
+    }
+
+    /// A page's `open` takes the user to Settings and leaves the page up: a `settings` step may
+    /// change switches meanwhile, the return finds the page, and `ok` closes it.
+    @Test func aPagesOpenButtonLeavesThePageUpAcrossSettings() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: manage, expect: { action: inform, open: Open Settings }, expect_screen: inform_page }
+              - { answer: open, expect: none, expect_screen: inform_page, expect_ledger: { inform.opened: 1, inform.ok: 0 } }
+              - { settings: { authorization: authorized } }
+              - { event: app_foreground, expect_status: authorized, expect_screen: inform_page }
+              - { answer: ok, expect_screen: nothing, expect_ledger: { inform.shown: 1, inform.opened: 1, inform.ok: 1 } }
+            """)
+        #expect(failures(result) == [])
+        try #require(result.steps.count == 6)
+        #expect(
+            result.steps[2].notes.contains { $0.contains("an information page stays on screen for the return") }, "\(result.steps[2].notes)"
+        )
+        #expect(result.steps[4].notes.contains("an information page is still on screen, as the user left it"), "\(result.steps[4].notes)")
+    }
+
+    /// A page without an `open` button cannot be answered with `open`: the step fails, naming
+    /// the answers it takes.
+    @Test func aPageWithoutAnOpenButtonRefusesOpen() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: about, expect_screen: inform_page }
+              - { answer: open }
+            """)
+        #expect(result.abortedAfterStep == 3)
+        #expect(failures(result) == ["step 3: an information page is on screen; answer it with ok, dismiss, not open"])
     }
 
     /// Leaving the app does not make a foreground step legal while the prompt waits there.

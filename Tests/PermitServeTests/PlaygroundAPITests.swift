@@ -84,6 +84,23 @@ struct PlaygroundAPITests {
         #expect(accept["missing"] as? [String] == ["zh-Hant"])
     }
 
+    /// A page with an `open` button: the timeline's picture shows both buttons, in the chosen
+    /// locale, and the copy table lists the `open` text with its translations.
+    @Test func aPagesOpenButtonIsInThePictureAndTheCopyTable() async throws {
+        let served = try await RunningPlayground(pack: "exposure-alerts")
+        defer { Task { await served.stop() } }
+        let id = "tests/update-page-settings.yaml::The Manage Notifications page stays up across a visit to Settings and is shown once"
+        let timeline = try await served.api("/api/timeline", ["scenario": id, "locale": "de"]).json()
+        let steps = try #require(timeline["steps"] as? [[String: Any]])
+        let page = try #require(steps.lazy.compactMap { $0["screen"] as? [String: Any] }.first { $0["kind"] as? String == "inform_page" })
+        #expect(page["title"] as? String == "Mitteilungen verwalten")
+        #expect(page["buttons"] as? [String] == ["Weiter", "Geräteeinstellungen öffnen"])
+        let rows = try #require(try await served.api("/api/copy", ["files": [String: String]()]).json()["rows"] as? [[String: Any]])
+        let onPage = rows.filter { ($0["place"] as? String)?.hasPrefix("information page") == true }
+        let open = try #require(onPage.first { $0["field"] as? String == "open" })
+        #expect(open["texts"] as? [String: String] == ["en": "Open Device Settings", "de": "Geräteeinstellungen öffnen"])
+    }
+
     @Test func aPackWithCopyFilesIsEditedTestedAndBundledWithItsCopy() async throws {
         let served = try await RunningPlayground(pack: "dose-alerts")
         defer { Task { await served.stop() } }

@@ -38,11 +38,13 @@ local function screen(granted)
            reason = "the Notifications screen shows its " .. view .. " view" }
 end
 
--- The page after the update to 2.12: it stays until closed, also across Settings.
+-- The page after the update to 2.12: Continue closes it; Open Device Settings opens the app's
+-- page in Settings and leaves it up, so it stays until closed, also across Settings.
 local function rework(why)
   return { action = "inform", presentation = "sheet", id = "notification_rework",
            title = permit.copy("rework.title"), message = permit.copy("rework.message"),
-           button = permit.copy("rework.button"), reason = why }
+           button = permit.copy("rework.button"), open = permit.copy("rework.open"), deep_link = "app_settings",
+           reason = why }
 end
 
 return {
@@ -66,8 +68,7 @@ return {
       local owed = before ~= nil and not permit.version_at_least(before, "2.12")
         and permit.version_at_least(ctx.app.version, "2.12")
       return { action = "none", reason = owed and "updated from " .. before .. ": the page is owed" or "launch",
-               remember = { settings_open = permit.forget, screen_open = permit.forget,
-                            rework_in_settings = permit.forget, rework_due = owed or nil } }
+               remember = { settings_open = permit.forget, screen_open = permit.forget, rework_due = owed or nil } }
     end
 
     if event == "onboarding_stay_informed" then
@@ -87,12 +88,11 @@ return {
         return { action = "request_permission", options = { "alert", "sound", "badge" },
                  reason = "always_stay_informed ok: Next requests" }
       end
-      if page == "notification_rework" and answer == "ok" then
-        return { action = "open_settings", deep_link = "app_settings", remember = { rework_in_settings = true },
-                 reason = "notification_rework ok: Open Device Settings, the page stays" }
+      if page == "notification_rework" and answer == "open" then
+        return { action = "none", reason = "notification_rework open: Settings opens, the page stays" }
       end
       if page == "notification_rework" then
-        return { action = "none", remember = { rework_due = permit.forget, rework_in_settings = permit.forget },
+        return { action = "none", remember = { rework_due = permit.forget },
                  reason = "notification_rework " .. answer .. ": finished" }
       end
       return { action = "none", reason = tostring(page) .. " " .. answer .. ": back to the page before" }
@@ -136,11 +136,6 @@ return {
     end
 
     if event == "app_foreground" then
-      if state.rework_in_settings then
-        local page = rework("back from Settings: the page is still up")
-        page.remember = { rework_in_settings = permit.forget }
-        return page
-      end
       if state.screen_open then
         return { action = "request_permission", options = { "alert", "sound", "badge" },
                  reason = "the Notifications screen requests at every return" }

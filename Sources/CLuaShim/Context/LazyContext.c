@@ -307,10 +307,11 @@ static void push_settings_prompt(lua_State *L, const snapshot *s) {
 }
 
 static void push_inform(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 3 + present(s, PERMIT_H_INFORM_LAST_SHOWN_AT));
+    lua_createtable(L, 0, 4 + present(s, PERMIT_H_INFORM_LAST_SHOWN_AT));
     set_number(L, s, N_DISMISSED, PERMIT_H_INFORM_DISMISSED);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_INFORM_LAST_SHOWN_AT);
     set_number(L, s, N_OK, PERMIT_H_INFORM_OK);
+    set_number(L, s, N_OPENED, PERMIT_H_INFORM_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_INFORM_SHOWN);
     permit_strict_set(L, -1, PERMIT_STRICT_INFORM);
 }

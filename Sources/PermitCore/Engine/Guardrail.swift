@@ -15,7 +15,8 @@ public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConv
     /// `open_settings` in answer to an event the user did not cause (a launch, a return to the
     /// foreground, a system event): Settings must open only because the user tapped something.
     case openSettingsNotUserInitiated = "open-settings-not-user-initiated"
-    /// `notification_settings` below iOS 15.4 becomes `app_settings` (a settings prompt's or `open_settings`').
+    /// `notification_settings` below iOS 15.4 becomes `app_settings` (a settings prompt's, an
+    /// information page's `open` button's, or `open_settings`').
     case deepLinkFallback = "deep-link-fallback"
     /// More prompts in one local day than the host allows.
     case promptCap = "prompt-cap"
@@ -123,6 +124,11 @@ extension Guardrail {
             }
         }
 
+        if case .inform(let page) = action, let fallen = linkFallback(of: page, on: situation.version) {
+            warnings.append(fallen.warning)
+            action = .inform(fallen.page)
+        }
+
         if case .openSettings(let deepLink) = action {
             guard situation.userInitiated else { return void(.openSettingsNotUserInitiated, openSettingsRefusal) }
             if let fallback = linkFallback(deepLink, on: situation.version) {
@@ -171,6 +177,16 @@ extension Guardrail {
     static let openSettingsRefusal =
         "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
         + "not at a launch, a return to the foreground or a system event; show a settings_prompt instead"
+
+    /// A page whose `open` button links where `version` cannot go, with the app's Settings page
+    /// instead and the warning: the button opens Settings as a settings prompt's `open` does,
+    /// with the same fallback, so the host opens both with the same call.
+    static func linkFallback(of page: InformPage, on version: OSVersion) -> (page: InformPage, warning: GuardrailWarning)? {
+        guard page.open != nil, let warning = linkFallback(page.deepLink, on: version) else { return nil }
+        var fallen = page
+        fallen.deepLink = .appSettings
+        return (fallen, warning)
+    }
 
     /// The `deep-link-fallback` warning when `link` cannot be opened on `version` (the
     /// notification-settings link below iOS 15.4), where `app_settings` is used instead.

@@ -554,6 +554,7 @@ public actor PermissionEngine {
             page.title = try text(page.title, "title")
             if let message = page.message { page.message = try text(message, "message") }
             if let button = page.button { page.button = try text(button, "button") }
+            if let open = page.open { page.open = try text(open, "open") }
             return .inform(page)
         case .softPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")

@@ -8,6 +8,9 @@ extension Ledger {
         public var ok = 0
         /// Times it was dismissed without the button (`inform_answered` with `dismiss`).
         public var dismissed = 0
+        /// Times the user tapped its `open` button (`inform_answered` with `open`): Settings
+        /// opened and the page stayed, so `ok` or `dismissed` counts it again when it closes.
+        public var opened = 0
         /// When last shown.
         public var lastShownAt: Int64?
 
@@ -15,16 +18,18 @@ extension Ledger {
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case shown, ok, dismissed
+            case shown, ok, dismissed, opened
             case lastShownAt = "last_shown_at"
         }
 
-        /// Decodes leniently: a missing count is zero (ledgers written before pages existed).
+        /// Decodes leniently: a missing count is zero (ledgers written before pages, or their
+        /// `open` button, existed).
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             shown = try c.decodeIfPresent(Int.self, forKey: .shown) ?? 0
             ok = try c.decodeIfPresent(Int.self, forKey: .ok) ?? 0
             dismissed = try c.decodeIfPresent(Int.self, forKey: .dismissed) ?? 0
+            opened = try c.decodeIfPresent(Int.self, forKey: .opened) ?? 0
             lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
         }
 
@@ -33,6 +38,7 @@ extension Ledger {
             check(shown, "shown")
             check(ok, "ok")
             check(dismissed, "dismissed")
+            check(opened, "opened")
         }
     }
 }

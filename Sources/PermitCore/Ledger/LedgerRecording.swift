@@ -48,6 +48,7 @@ extension Ledger {
             switch answer {
             case .ok: Self.countOne(&inform.ok)
             case .dismiss: Self.countOne(&inform.dismissed)
+            case .open: Self.countOne(&inform.opened)
             }
         case .custom(let custom):
             Self.noteHappened(&events[custom.name, default: EventHistory()], at: now)

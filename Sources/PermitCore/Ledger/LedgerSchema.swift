@@ -16,7 +16,7 @@ extension Ledger {
         ],
         "system_prompt": ["requested", "shown", "answered_at", "granted"],
         "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at", "inline_shown", "inline_acted"],
-        "inform": ["shown", "ok", "dismissed", "last_shown_at"],
+        "inform": ["shown", "ok", "dismissed", "opened", "last_shown_at"],
     ]
 
     /// The keys of each `features` entry.

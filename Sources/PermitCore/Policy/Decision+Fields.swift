@@ -38,6 +38,10 @@ extension Decision {
             fields["title"] = text(page.title)
             if let message = page.message { fields["message"] = text(message) }
             if let button = page.button { fields["button"] = text(button) }
+            if let open = page.open {
+                fields["open"] = text(open)
+                fields["deep_link"] = .string(page.deepLink.rawValue)
+            }
             fields["presentation"] = .string(page.presentation.rawValue)
             if let id = page.id { fields["id"] = .string(id) }
         case .openSettings(let deepLink):

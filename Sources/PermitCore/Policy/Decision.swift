@@ -43,8 +43,9 @@ public struct Decision: Sendable, Hashable {
         /// notification page cannot be linked): the answer to a tap of the user's, never to a
         /// launch or a return to the foreground (the `open-settings-not-user-initiated` guardrail).
         case openSettings(DeepLink)
-        /// An information page of the app's own with one button (or, inline, a row or a label):
-        /// it tells rather than asks, so it is no prompt, whatever the status.
+        /// An information page of the app's own with one button, and perhaps a second that opens
+        /// Settings and leaves the page up (or, inline, a row or a label): it tells rather than
+        /// asks, so it is no prompt, whatever the status.
         indirect case inform(InformPage)
         /// Take the app's own prompt, row or page off screen (the state it spoke of changed);
         /// with nothing on screen it does nothing.

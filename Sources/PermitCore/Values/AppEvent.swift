@@ -139,8 +139,11 @@ public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
 
 /// An answer to the app's information page.
 public enum InformAnswer: String, Sendable, Codable, CaseIterable {
-    /// Its one button, or dismissed without it (swiped away, the app's own ✕).
+    /// Its button, or dismissed without it (swiped away, the app's own ✕): the page is gone.
     case ok, dismiss
+    /// Its second button (`open`): the app opens Settings at the page's deep link, and the
+    /// page stays on screen for the user's return.
+    case open
 }
 
 /// An answer to the settings prompt.

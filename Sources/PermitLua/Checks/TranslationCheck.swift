@@ -27,6 +27,7 @@ public enum TranslationCheck {
             texts = [("title", page.title)]
             if let message = page.message { texts.append(("message", message)) }
             if let button = page.button { texts.append(("button", button)) }
+            if let open = page.open { texts.append(("open", open)) }
         default:
             return []
         }

@@ -62,7 +62,8 @@ public enum ContextSchema {
     /// `ctx.event.name`.
     public static let eventNames = AppEvent.names
     /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`), a settings
-    /// prompt's (`open`, `cancel`, `dismiss`) or an information page's (`ok`, `dismiss`).
+    /// prompt's (`open`, `cancel`, `dismiss`) or an information page's (`ok`, `dismiss`, and
+    /// `open` for its Settings button).
     public static let answers = ["accept", "decline", "dismiss", "open", "cancel", "ok"]
     /// A decision's `action`.
     public static let actions = Decision.Action.names
@@ -150,7 +151,7 @@ public enum ContextSchema {
         name: "PermitInformHistory",
         fields: [
             Field("shown", "integer"), Field("ok", "integer"), Field("dismissed", "integer"),
-            Field("last_shown_at", "integer", optional: true),
+            Field("opened", "integer"), Field("last_shown_at", "integer", optional: true),
         ])
 
     /// Each `ctx.history.features[name]`.
@@ -267,7 +268,7 @@ public enum ContextSchema {
         "request_permission": ["options"],
         "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id"],
         "open_settings": ["deep_link"],
-        "inform": ["title", "message", "button", "presentation", "id"],
+        "inform": ["title", "message", "button", "open", "deep_link", "presentation", "id"],
         "dismiss": [],
     ]
 

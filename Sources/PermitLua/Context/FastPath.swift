@@ -478,7 +478,8 @@ extension FastPath {
         }
 
         /// DecisionReader.informPage: a page's title, message and button, of which a row
-        /// (`inline`) needs only the title.
+        /// (`inline`) needs only the title, and the `open` button (with its `deep_link`) beside
+        /// a button.
         mutating func informPage(present: Int, at index: Int32) -> InformPage? {
             func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
             func slot(_ field: Int32) -> Int32 { index + 1 + field }
@@ -494,8 +495,22 @@ extension FastPath {
                 guard let text = localized(slot(field)) else { return nil }
                 texts.append(text)
             }
+            // DecisionReader.settingsButton: `open` only beside a button, `deep_link` only with `open`.
+            var open: LocalizedText?
+            var deepLink = DeepLink.appSettings
+            if has(Int32(PERMIT_D_OPEN)) {
+                guard texts[1] != nil, let text = localized(slot(Int32(PERMIT_D_OPEN))),
+                    let link = self.deepLink(slot(Int32(PERMIT_D_DEEP_LINK)))
+                else { return nil }
+                open = text
+                deepLink = link
+            } else if has(Int32(PERMIT_D_DEEP_LINK)) {
+                return nil
+            }
             guard let id = promptID(present: present, at: index) else { return nil }
-            return InformPage(title: title, message: texts[0], button: texts[1], presentation: presentation, id: id)
+            return InformPage(
+                title: title, message: texts[0], button: texts[1], open: open, deepLink: deepLink,
+                presentation: presentation, id: id)
         }
 
         /// DecisionReader.promptID: `.some(nil)` when absent, the id when a string of 1 to
@@ -675,6 +690,7 @@ extension FastPath.Key {
         switch answer {
         case .ok: .ok
         case .dismiss: .dismiss
+        case .open: .open
         }
     }
 

@@ -133,6 +133,7 @@ final class LazyFieldsEncoder {
             history[PERMIT_H_INFORM_DISMISSED] = Int64(inform.dismissed)
             put(inform.lastShownAt, PERMIT_H_INFORM_LAST_SHOWN_AT, history, &absent)
             history[PERMIT_H_INFORM_OK] = Int64(inform.ok)
+            history[PERMIT_H_INFORM_OPENED] = Int64(inform.opened)
             history[PERMIT_H_INFORM_SHOWN] = Int64(inform.shown)
             let settings = ledger.settingsPrompt
             history[PERMIT_H_SETTINGS_CANCELLED] = Int64(settings.cancelled)

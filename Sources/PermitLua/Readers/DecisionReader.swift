@@ -212,7 +212,8 @@ enum DecisionReader {
     }
 
     /// An information page: `title`, `message` and `button` on a page; a row (`presentation =
-    /// "inline"`) needs only its `title`, and one without a `button` is a label.
+    /// "inline"`) needs only its `title`, and one without a `button` is a label. `open` (with
+    /// an optional `deep_link`) is a second button beside `button` that opens Settings.
     static func informPage(_ table: LuaTable) throws(PolicyError) -> InformPage {
         let presentation = try presentation(table)
         let inline = presentation == .inline
@@ -226,9 +227,36 @@ enum DecisionReader {
             }
             return try localized(table, field)
         }
+        let title = try localized(table, "title")
+        let message = try optional("message")
+        let button = try optional("button")
+        let settings = try settingsButton(table, beside: button)
         return InformPage(
-            title: try localized(table, "title"), message: try optional("message"), button: try optional("button"),
+            title: title, message: message, button: button, open: settings.open, deepLink: settings.deepLink,
             presentation: presentation, id: try promptID(table["id"]))
+    }
+
+    /// A page's `open` button and its `deep_link`: only beside the page's `button` (a label
+    /// has nothing to tap), and a `deep_link` only for an `open` button, which alone opens
+    /// Settings.
+    static func settingsButton(
+        _ table: LuaTable, beside button: LocalizedText?
+    ) throws(PolicyError) -> (open: LocalizedText?, deepLink: DeepLink) {
+        guard table["open"] != nil else {
+            guard table["deep_link"] == nil else {
+                throw invalid(
+                    "decision.deep_link",
+                    "only an open button opens Settings; give the page an open text too, or leave deep_link out")
+            }
+            return (nil, .appSettings)
+        }
+        guard button != nil else {
+            throw invalid(
+                "decision.open",
+                "a label row has nothing to tap; open goes beside the page's button, so give a button text too "
+                    + "(or leave open out)")
+        }
+        return (try localized(table, "open"), try deepLink(table["deep_link"]))
     }
 
     /// A prompt's, row's or page's `id`: a short name, at most `maxIDBytes` bytes, not empty.

@@ -150,7 +150,8 @@ public struct Scenario: Sendable {
     /// An answer to whatever is on screen.
     public enum Answer: String, Sendable, CaseIterable {
         /// A soft prompt's (`accept`, `decline`, `dismiss`), a settings prompt's (`open`, `cancel`,
-        /// `dismiss`), an information page's (`ok`, `dismiss`) or the system dialog's (`allow`, `deny`).
+        /// `dismiss`), an information page's (`ok`, `dismiss`, and `open` when it has that button)
+        /// or the system dialog's (`allow`, `deny`).
         case accept, decline, dismiss, open, cancel, allow, deny, ok
         /// The system dialog's "Add to Scheduled Summary" (`device.scheduled_summary`, iOS 15+).
         case addToSummary = "add_to_summary"

@@ -121,7 +121,9 @@ public struct TimelineFormatter: Sendable {
         case .inform(let page):
             if page.isLabel { return "inform label \"\(page.title)\"" }
             let inline = page.presentation == .inline ? " inline" : ""
-            return "inform\(inline) \"\(page.title)\" [\(page.button ?? .plain(""))]"
+            let button = "\(page.button ?? .plain(""))"
+            guard let open = page.open else { return "inform\(inline) \"\(page.title)\" [\(button)]" }
+            return "inform\(inline) \"\(page.title)\" [\(button) | \(open) → \(page.deepLink.rawValue)]"
         case .dismiss:
             return "dismiss"
         }

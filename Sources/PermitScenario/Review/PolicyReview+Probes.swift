@@ -117,6 +117,7 @@ extension PolicyReview {
             texts = [(page.title, "title")]
             if let message = page.message { texts.append((message, "message")) }
             if let button = page.button { texts.append((button, "button")) }
+            if let open = page.open { texts.append((open, "open")) }
         case .none, .requestPermission, .openSettings, .dismiss:
             return []
         }

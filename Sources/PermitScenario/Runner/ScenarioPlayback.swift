@@ -337,11 +337,21 @@ struct ScenarioPlayback {
     ) async -> Bool {
         do {
             let event = try app.screen.event(answering: answer, on: device)
+            // An information page's `open` leaves the page up for the user's return; every
+            // other answer takes what it answers off screen.
+            let pageStays: Bool
+            switch app.screen {
+            case .informPage, .inlineInform: pageStays = answer == .open
+            default: pageStays = false
+            }
             if answer == .open {
                 app.leaveForSettings()
-                result.notes.append("the user leaves for Settings (the app is in the background)")
+                result.notes.append(
+                    pageStays
+                        ? "the user leaves for Settings (the app is in the background); \(app.screen.name) stays on screen for the return"
+                        : "the user leaves for Settings (the app is in the background)")
             }
-            app.clearScreen()
+            if !pageStays { app.clearScreen() }
             result.outcome = await app.send(event, on: engine)
             return true
         } catch {

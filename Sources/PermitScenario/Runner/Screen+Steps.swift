@@ -14,7 +14,8 @@ extension Screen {
         // decline or cancel button.
         case .inlineSoftPrompt: [.accept, .dismiss]
         case .inlineSettingsPrompt: [.open, .dismiss]
-        case .informPage, .inlineInform: [.ok, .dismiss]
+        // A page's `open` opens Settings and leaves the page up; `ok` or `dismiss` closes it.
+        case .informPage(let opens), .inlineInform(let opens): opens ? [.ok, .open, .dismiss] : [.ok, .dismiss]
         // A label has nothing to tap; the policy takes it away (`dismiss`), or its screen does.
         case .label: []
         }
@@ -35,16 +36,17 @@ extension Screen {
         }
     }
 
-    /// Every screen, for `expect_screen`.
+    /// Every screen, for `expect_screen` (a page with an `open` button has its page's name).
     static let all: [Screen] = [
-        .nothing, .softPrompt, .settingsPrompt, .systemDialog, .inlineSoftPrompt, .inlineSettingsPrompt, .informPage,
-        .inlineInform, .label,
+        .nothing, .softPrompt, .settingsPrompt, .systemDialog, .inlineSoftPrompt, .inlineSettingsPrompt,
+        .informPage(opensSettings: false), .inlineInform(opensSettings: false), .label,
     ]
 
     /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up
     /// the user may still leave the app (`app_background`); while the app is away with the
-    /// prompt kept, time may pass and the user may return (`app_foreground`). The app's own
-    /// prompt goes with its process (`terminate`, or a cold `app_launch` while the app is away).
+    /// prompt kept, time may pass, the user may change Settings (an information page's `open`
+    /// left it up) and may return (`app_foreground`). The app's own prompt goes with its
+    /// process (`terminate`, or a cold `app_launch` while the app is away).
     func refusal(of action: Scenario.Action, appInForeground: Bool = true) -> String? {
         if case .answer(let answer) = action {
             if self == .nothing { return "there is nothing on screen to answer with \(answer.rawValue)" }
@@ -61,12 +63,14 @@ extension Screen {
         switch action {
         case .event(.appBackground) where appInForeground: return nil
         case .event(.appForeground) where !appInForeground, .wait where !appInForeground: return nil
+        case .settings where !appInForeground && isInApp: return nil
         // The process ends (an update ends it too), and the app's own prompts with it.
         case .terminate where isInApp, .appUpdate where isInApp, .event(.appLaunch) where isInApp && !appInForeground: return nil
         default: break
         }
         var allowed = answers.map { "answer: \($0.rawValue)" }
         allowed.append(appInForeground ? "event: app_background" : "event: app_foreground")
+        if !appInForeground && isInApp { allowed.append("settings: {...}") }
         if isInApp { allowed += ["terminate: true", "app_update: VERSION"] }
         return "\(name) is on screen and stays until answered; this step must be one of `"
             + allowed.joined(separator: "`, `") + "`"

@@ -2,7 +2,8 @@
 --   * the first launch shows a welcome pre-prompt with an id; its answer, and the system
 --     dialog's answer after it, carry that id back (ctx.event.prompt_id);
 --   * a "no" in the system dialog, or an answer iOS gives at once, is followed by an
---     information page with one button (inform): shown whatever the status, and no prompt;
+--     information page (inform): shown whatever the status, and no prompt; besides its OK
+--     button it has one that opens Settings and leaves the page up for the user's return;
 --   * the feed screen shows a label row ("Notifications are off") while notifications are
 --     off, and takes it away (dismiss) once they are back on;
 --   * the digest screen asks to turn Scheduled Summary off for the app while it is on.
@@ -32,6 +33,7 @@ return {
     if event == "system_prompt_answered" and not ctx.event.granted then
       return { action = "inform", id = "how_to_enable", title = "Notifications are off",
                message = "You can turn them on in Settings at any time.", button = "OK",
+               open = "Open Settings", deep_link = "notification_settings",
                reason = "after " .. (ctx.event.prompt_id or "a request of its own") }
     end
 
