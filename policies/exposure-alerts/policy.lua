@@ -1,4 +1,4 @@
--- exposure-alerts: the notification flow of Germany's Corona-Warn-App for iOS, ported one to one
+-- exposure-alerts: the notification flow of Germany's Corona-Warn-App for iOS, ported from its source
 -- (corona-warn-app/cwa-app-ios, commit 02c629b695e64643b3d8a06dff290eb59ae14ad3, version 3.2.3,
 -- 2023-05-16). Its texts, the app's own in English and German, are in copy/. What each part
 -- follows (paths under src/xcode/ENA/ENA/Source/):
