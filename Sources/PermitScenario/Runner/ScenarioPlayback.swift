@@ -337,12 +337,17 @@ struct ScenarioPlayback {
     ) async -> Bool {
         do {
             let event = try app.screen.event(answering: answer, on: device)
-            // An information page's `open` leaves the page up for the user's return; every
-            // other answer takes what it answers off screen.
+            // An information page's `open` and any web link leave what they are on up for the
+            // user's return; every other answer takes what it answers off screen.
             let pageStays: Bool
             switch app.screen {
-            case .informPage, .inlineInform: pageStays = answer == .open
-            default: pageStays = false
+            case .informPage, .inlineInform: pageStays = answer == .open || answer == .link
+            default: pageStays = answer == .link
+            }
+            if answer == .link {
+                // The host's browser, in the app or Safari: a step `event: app_background`
+                // follows when the host leaves the app for Safari.
+                result.notes.append("the host opens the link's web page; \(app.screen.name) stays on screen for the return")
             }
             if answer == .open {
                 app.leaveForSettings()

@@ -4,21 +4,24 @@ import PermitSimulator
 /// What a scenario's steps may do with each screen: the answers it takes, the steps it
 /// refuses while it is up, and the event an answer sends.
 extension Screen {
+    /// The answers its buttons give, `link` last when it carries a web link.
     var answers: [Scenario.Answer] {
+        let buttons: [Scenario.Answer]
         switch self {
-        case .nothing: []
-        case .softPrompt: [.accept, .decline, .dismiss]
-        case .settingsPrompt: [.open, .cancel, .dismiss]
-        case .systemDialog: [.allow, .deny]
+        case .nothing: buttons = []
+        case .softPrompt: buttons = [.accept, .decline, .dismiss]
+        case .settingsPrompt: buttons = [.open, .cancel, .dismiss]
+        case .systemDialog: buttons = [.allow, .deny]
         // A row is acted on (accept, open) or closed with its own ✕ (dismiss); it has no
         // decline or cancel button.
-        case .inlineSoftPrompt: [.accept, .dismiss]
-        case .inlineSettingsPrompt: [.open, .dismiss]
+        case .inlineSoftPrompt: buttons = [.accept, .dismiss]
+        case .inlineSettingsPrompt: buttons = [.open, .dismiss]
         // A page's `open` opens Settings and leaves the page up; `ok` or `dismiss` closes it.
-        case .informPage(let opens), .inlineInform(let opens): opens ? [.ok, .open, .dismiss] : [.ok, .dismiss]
+        case .informPage(let opens, _), .inlineInform(let opens, _): buttons = opens ? [.ok, .open, .dismiss] : [.ok, .dismiss]
         // A label has nothing to tap; the policy takes it away (`dismiss`), or its screen does.
-        case .label: []
+        case .label: buttons = []
         }
+        return isLinked ? buttons + [.link] : buttons
     }
 
     /// The screen's name in a scenario (`expect_screen: inform_page`).
@@ -36,10 +39,12 @@ extension Screen {
         }
     }
 
-    /// Every screen, for `expect_screen` (a page with an `open` button has its page's name).
+    /// Every screen, for `expect_screen` (a page with an `open` button or a prompt with a web
+    /// link has its plain name).
     static let all: [Screen] = [
-        .nothing, .softPrompt, .settingsPrompt, .systemDialog, .inlineSoftPrompt, .inlineSettingsPrompt,
-        .informPage(opensSettings: false), .inlineInform(opensSettings: false), .label,
+        .nothing, .softPrompt(linked: false), .settingsPrompt(linked: false), .systemDialog,
+        .inlineSoftPrompt(linked: false), .inlineSettingsPrompt(linked: false),
+        .informPage(opensSettings: false, linked: false), .inlineInform(opensSettings: false, linked: false), .label,
     ]
 
     /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up
