@@ -201,13 +201,13 @@ import Testing
         var (app, _) = app(policy: policy)
         let opened = try await open(&app)
         _ = app.show(after: opened.outcome, userOnlyLeft: false)
-        #expect(app.screen == .softPrompt)
+        #expect(app.screen == .softPrompt(linked: false))
         let engine = try #require(app.engine)
         let left = await app.background(on: engine)
-        #expect(app.show(after: left.outcome, userOnlyLeft: true)?.kept == .softPrompt)
+        #expect(app.show(after: left.outcome, userOnlyLeft: true)?.kept == .softPrompt(linked: false))
         let back = await app.foreground(on: engine)
-        #expect(app.show(after: back.outcome, userOnlyLeft: true)?.kept == .softPrompt)
-        #expect(await app.terminate() == .softPrompt)
+        #expect(app.show(after: back.outcome, userOnlyLeft: true)?.kept == .softPrompt(linked: false))
+        #expect(await app.terminate() == .softPrompt(linked: false))
         #expect(app.screen == .nothing)
     }
 }
