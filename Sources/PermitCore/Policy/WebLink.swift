@@ -47,8 +47,8 @@ public struct WebLink: Sendable, Hashable {
         }
         let scheme = "https://"
         guard bytes.count > scheme.utf8.count, address.prefix(scheme.count).lowercased() == scheme else {
-            return "a link opens a web page: give an absolute https:// address (Settings pages are opened with "
-                + "deep_link, and no other scheme is opened)"
+            return "give an absolute https:// address (a link opens web pages only; Settings pages have deep_link, "
+                + "and no other scheme is opened)"
         }
         let rest = address.dropFirst(scheme.count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
