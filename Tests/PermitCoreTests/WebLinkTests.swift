@@ -92,9 +92,10 @@ import Testing
         #expect(history.softPrompt.lastAnsweredAt == nil)
         #expect(history.settingsPrompt.inlineActed == 0 && history.settingsPrompt.opened == 0)
         #expect(history.inform.ok + history.inform.dismissed + history.inform.opened == 0)
-        #expect(seen.withLock { $0.filter { $0.contains("answered") } } == [
-            "soft_prompt_answered=primer", "settings_prompt_answered=row", "inform_answered=page",
-        ])
+        #expect(
+            seen.withLock { $0.filter { $0.contains("answered") } } == [
+                "soft_prompt_answered=primer", "settings_prompt_answered=row", "inform_answered=page",
+            ])
     }
 
     /// No guardrail voids or changes a link: a prompt with one is judged as without it.

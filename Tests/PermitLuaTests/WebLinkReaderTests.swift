@@ -14,12 +14,17 @@ import Testing
     /// general one, gives the same action.
     @Test(arguments: [
         (
-            #"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", link = "More", url = "https://www.example.com/faq" }"#,
+            #"{ action = "soft_prompt", title = "T", message = "M", accept = "A", decline = "D", "#
+                + #"link = "More", url = "https://www.example.com/faq" }"#,
             Decision.Action.softPrompt(
-                SoftPrompt(title: "T", message: "M", accept: "A", decline: "D", link: WebLink(text: "More", address: "https://www.example.com/faq")))
+                SoftPrompt(
+                    title: "T", message: "M", accept: "A", decline: "D", link: WebLink(text: "More", address: "https://www.example.com/faq")
+                ))
         ),
         (
-            #"{ action = "settings_prompt", presentation = "inline", title = "T", message = "M", open = "O", link = { en = "FAQ", de = "FAQ" }, url = { en = "https://example.com/en/faq", de = "https://example.com/de/faq?x=1#a" } }"#,
+            #"{ action = "settings_prompt", presentation = "inline", title = "T", message = "M", open = "O", "#
+                + #"link = { en = "FAQ", de = "FAQ" }, "#
+                + #"url = { en = "https://example.com/en/faq", de = "https://example.com/de/faq?x=1#a" } }"#,
             .settingsPrompt(
                 SettingsPrompt(
                     title: "T", message: "M", open: "O", cancel: nil, presentation: .inline,
@@ -28,9 +33,11 @@ import Testing
                         address: .translations(["en": "https://example.com/en/faq", "de": "https://example.com/de/faq?x=1#a"]))))
         ),
         (
-            #"{ action = "inform", title = "T", message = "M", button = "OK", open = "S", link = "More", url = "HTTPS://example.com:8443/a" }"#,
+            #"{ action = "inform", title = "T", message = "M", button = "OK", open = "S", link = "More", "#
+                + #"url = "HTTPS://example.com:8443/a" }"#,
             .inform(
-                InformPage(title: "T", message: "M", button: "OK", open: "S", link: WebLink(text: "More", address: "HTTPS://example.com:8443/a")))
+                InformPage(
+                    title: "T", message: "M", button: "OK", open: "S", link: WebLink(text: "More", address: "HTTPS://example.com:8443/a")))
         ),
     ])
     func aLinkIsReadAlikeOnBothPaths(source: String, action: Decision.Action) throws {
