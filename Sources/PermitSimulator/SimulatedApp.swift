@@ -27,6 +27,9 @@ public struct SimulatedApp: Sendable {
     public private(set) var process: SimulatedProcess?
     /// What the process has on screen (nothing when none runs).
     public private(set) var screen = Screen.nothing
+    /// The row the system dialog came up over (an inline soft prompt's `accept`): the dialog is
+    /// the system's, over the app's screen, so the row is there again once the dialog goes.
+    public private(set) var rowBeneathDialog: Screen?
     /// A time-zone change, a midnight or a daylight-saving switch while the app was suspended:
     /// iOS queues the significant-time-change notification until the app returns to the
     /// foreground and coalesces several into one (docs/platform.md Z-02, Z-03). Gone with the
@@ -142,6 +145,7 @@ public struct SimulatedApp: Sendable {
         queuedTimeChange = nil
         self.process = nil
         screen = .nothing
+        rowBeneathDialog = nil
         device.isInForeground = false
     }
 
@@ -338,16 +342,25 @@ public struct SimulatedApp: Sendable {
         switch Screen.change(after: outcome) {
         case .show(let next):
             if screen.isInApp, userOnlyLeft { update.replaced = screen }
+            rowBeneathDialog = next == .systemDialog && screen.isInline ? screen : nil
             screen = next
         case .clear:
-            if screen.isInApp { update.dismissed = screen } else { update.nothingToDismiss = true }
+            if screen.isInApp {
+                update.dismissed = screen
+            } else if let row = rowBeneathDialog {
+                update.dismissed = row
+            } else {
+                update.nothingToDismiss = true
+            }
             screen = .nothing
+            rowBeneathDialog = nil
         case .keep:
-            // The app's own UI stays until answered or dismissed; a system dialog no longer up is gone.
+            // The app's own UI stays until answered or dismissed; a system dialog no longer up is
+            // gone, and the row it came over is there again.
             if screen.isInApp {
                 if userOnlyLeft { update.kept = screen }
             } else {
-                screen = .nothing
+                clearScreen()
             }
         }
         if case .openSettings = outcome.finalDecision.action {
@@ -357,6 +370,10 @@ public struct SimulatedApp: Sendable {
         return update
     }
 
-    /// The user answered what was on screen: it is gone.
-    public mutating func clearScreen() { screen = .nothing }
+    /// The user answered what was on screen: it is gone, and a row the system dialog came up
+    /// over is on screen again.
+    public mutating func clearScreen() {
+        screen = rowBeneathDialog ?? .nothing
+        rowBeneathDialog = nil
+    }
 }

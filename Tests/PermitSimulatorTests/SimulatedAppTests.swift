@@ -210,4 +210,32 @@ import Testing
         #expect(await app.terminate() == .softPrompt)
         #expect(app.screen == .nothing)
     }
+
+    /// The system dialog an inline row's accept brings up goes over the row: once the dialog
+    /// is answered the row is on screen again; a new process has neither.
+    @Test func theRowTheDialogCameOverIsBackWhenTheDialogGoes() async throws {
+        let row = SoftPrompt(
+            title: "Know when replies arrive", message: "Turn on notifications.", accept: "Turn on", decline: nil,
+            presentation: .inline)
+        let policy = ClosurePolicy(name: "row") { context in
+            switch context.event {
+            case .appLaunch: Decision(.softPrompt(row))
+            case .softPromptAnswered: Decision(.requestPermission(options: [.alert]))
+            default: Decision(.none)
+            }
+        }
+        var (app, _) = app(policy: policy)
+        _ = app.show(after: try await open(&app).outcome, userOnlyLeft: false)
+        #expect(app.screen == .inlineSoftPrompt)
+        let engine = try #require(app.engine)
+        _ = app.show(after: await app.send(.softPromptAnswered(.accept), on: engine), userOnlyLeft: false)
+        #expect(app.screen == .systemDialog && app.rowBeneathDialog == .inlineSoftPrompt)
+        let granted = try app.device.answerDialog(allow: true)
+        app.clearScreen()
+        #expect(app.screen == .inlineSoftPrompt && app.rowBeneathDialog == nil)
+        _ = app.show(after: await app.send(.systemPromptAnswered(granted: granted), on: engine), userOnlyLeft: false)
+        #expect(app.screen == .inlineSoftPrompt)
+        #expect(await app.terminate() == .inlineSoftPrompt)
+        #expect(app.screen == .nothing && app.rowBeneathDialog == nil)
+    }
 }

@@ -78,7 +78,7 @@ local function view(ctx)
   if screen == "status" and unsafe(ctx) then
     return { action = "settings_prompt", presentation = "inline", id = "safety_banner",
              title = permit.copy("banner.title"), message = permit.copy("banner.message"),
-             open = permit.copy("warning.settings"), deep_link = "notification_settings",
+             deep_link = "notification_settings",
              reason = "the status screen's warning row: " .. unsafe(ctx) .. " off" }, "banner"
   end
   return nil, nil
@@ -230,6 +230,10 @@ return {
 
     if event == "settings_prompt_answered" or event == "inform_answered" then
       local id, remember = ctx.event.prompt_id or "an answer", { shown = permit.forget }
+      if ctx.event.answer == "open" and (id == "safety_banner" or id == "alert_permissions") then
+        -- A row stays through the visit to Settings.
+        return { action = "none", reason = id .. " open: the row stays" }
+      end
       if id == "unsafe_permissions" then remember.unsafe_acked = true end
       if id == "notifications_delayed" then remember.delayed_acked = true end
       -- The alert or row is closed; what was under an alert shows again.

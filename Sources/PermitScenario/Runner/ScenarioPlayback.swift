@@ -337,21 +337,17 @@ struct ScenarioPlayback {
     ) async -> Bool {
         do {
             let event = try app.screen.event(answering: answer, on: device)
-            // An information page's `open` leaves the page up for the user's return; every
-            // other answer takes what it answers off screen.
-            let pageStays: Bool
-            switch app.screen {
-            case .informPage, .inlineInform: pageStays = answer == .open
-            default: pageStays = false
-            }
+            let stays = app.screen.stays(after: answer)
             if answer == .open {
                 app.leaveForSettings()
                 result.notes.append(
-                    pageStays
+                    stays
                         ? "the user leaves for Settings (the app is in the background); \(app.screen.name) stays on screen for the return"
                         : "the user leaves for Settings (the app is in the background)")
+            } else if stays {
+                result.notes.append("\(app.screen.name) stays on its screen: acting on a row does not take it away")
             }
-            if !pageStays { app.clearScreen() }
+            if !stays { app.clearScreen() }
             result.outcome = await app.send(event, on: engine)
             return true
         } catch {
