@@ -247,6 +247,23 @@ import Testing
                 == "settings_prompt inline \"Notifications are OFF\" → notification_settings [the whole row]")
     }
 
+    /// A page comes up over the row; answered, it goes and the row is on screen again.
+    @Test func aPageGoesOverTheRowAndTheRowIsBackAfter() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications, expect_screen: inline_settings_prompt }
+              - { event: feature_opened, feature: about, expect: inform, expect_screen: inform_page }
+              - { answer: ok, expect_screen: inline_settings_prompt, expect_ledger: { settings_prompt.inline_shown: 1 } }
+            """)
+        #expect(failures(result) == [])
+        try #require(result.steps.count == 4)
+        #expect(result.steps[3].notes.contains("an inline settings row beneath an information page is on screen again"))
+    }
+
     /// An inline row is acted on or closed; it has no cancel button.
     @Test func anInlineRowHasNoCancel() async throws {
         let result = try await run(

@@ -154,7 +154,9 @@ struct ScenarioPlayback {
         // outcome changes nothing on screen.
         if let outcome = result.outcome, let update = app.show(after: outcome, userOnlyLeft: step.action.keepsAppScreen) {
             if let dismissed = update.dismissed {
-                result.notes.append("\(dismissed.name) was taken off screen (dismiss)")
+                result.notes.append(
+                    "\(dismissed.name) was taken off screen (dismiss)"
+                        + (app.screen.isInline ? "; \(app.screen.name) beneath it is on screen again" : ""))
             } else if update.nothingToDismiss {
                 result.notes.append("dismiss: none of the app's own prompts, rows or pages was on screen, so nothing changed")
             }
@@ -347,7 +349,11 @@ struct ScenarioPlayback {
             } else if stays {
                 result.notes.append("\(app.screen.name) stays on its screen: acting on a row does not take it away")
             }
-            if !stays { app.clearScreen() }
+            if !stays {
+                let answered = app.screen
+                app.clearScreen()
+                if app.screen.isInline { result.notes.append("\(app.screen.name) beneath \(answered.name) is on screen again") }
+            }
             result.outcome = await app.send(event, on: engine)
             return true
         } catch {

@@ -9,7 +9,8 @@
 --   * the digest screen asks to turn Scheduled Summary off for the app while it is on;
 --   * rows that stay on their screen when acted on: the inbox's "turn on" row while never
 --     asked, the account screen's "Turn On" row and the status screen's row that is its own
---     button (no open text) while denied; each goes when its screen closes.
+--     button (no open text) while denied; each goes when its screen closes;
+--   * a page asked for on the feed screen comes up over its label, which is there again after.
 return {
   name = "pages-and-rows",
   events = { "safety_info" },
@@ -73,7 +74,7 @@ return {
                message = "Fix now in Settings.", deep_link = "notification_settings",
                reason = "the status screen's row, its own button" }
     end
-    if event == "feature_closed" and (feature == "inbox" or feature == "account" or feature == "status") then
+    if event == "feature_closed" and (feature == "inbox" or feature == "account" or feature == "status" or feature == "feed") then
       return { action = "dismiss", reason = "the " .. feature .. " screen closed" }
     end
 
