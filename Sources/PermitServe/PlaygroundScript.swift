@@ -132,8 +132,9 @@ enum PlaygroundScript {
               el("p", {}, screen.message), el("div", { class: "buttons" }, buttons.map((b) => el("span", {}, b))))));
           } else if (kind === "inline_soft_prompt" || kind === "inline_settings_prompt" || kind === "inline_inform" || kind === "label") {
             app.insertBefore(el("div", { class: "inline " + kind }, el("span", { class: "close" }, "✕"), el("b", {}, screen.title || ""),
-              screen.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b))),
-              app.children[1]);
+              screen.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
+              // A settings row without an open text is its own button: the whole row opens Settings.
+              kind === "inline_settings_prompt" && !buttons.length ? el("span", { class: "chevron" }, "›") : null), app.children[1]);
           }
           if (screen && screen.note) view.append(el("div", { class: "note" }, screen.note));
         }

@@ -34,7 +34,8 @@ public enum Screen: Sendable, Hashable {
         case keep
         /// Take the app's own UI off screen (`dismiss`).
         case clear
-        /// Put this on screen, in place of what was there.
+        /// Put this on screen, in place of what was there; a modal goes over a row instead
+        /// (`SimulatedApp.rowBeneath`).
         case show(Screen)
     }
 

@@ -576,7 +576,7 @@ public actor PermissionEngine {
         case .settingsPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
-            prompt.open = try text(prompt.open, "open")
+            if let open = prompt.open { prompt.open = try text(open, "open") }
             if let cancel = prompt.cancel { prompt.cancel = try text(cancel, "cancel") }
             if let link = prompt.link { prompt.link = try resolved(link) }
             return .settingsPrompt(prompt)

@@ -28,7 +28,7 @@ extension Decision {
         case .settingsPrompt(let prompt):
             fields["title"] = text(prompt.title)
             fields["message"] = text(prompt.message)
-            fields["open"] = text(prompt.open)
+            if let open = prompt.open { fields["open"] = text(open) }
             if let cancel = prompt.cancel { fields["cancel"] = text(cancel) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             fields["deep_link"] = .string(prompt.deepLink.rawValue)

@@ -177,8 +177,9 @@ public struct SettingsPrompt: Sendable, Hashable {
     public var title: LocalizedText
     /// What is off and what turning it on gives the user.
     public var message: LocalizedText
-    /// The button that opens Settings at `deepLink`.
-    public var open: LocalizedText
+    /// The button that opens Settings at `deepLink`; `nil` for an inline row that is its own
+    /// button (the whole row opens Settings, and its answer is still `open`).
+    public var open: LocalizedText?
     /// The button that leaves things as they are; `nil` for an inline row, which has none.
     public var cancel: LocalizedText?
     /// How the app presents it.
@@ -198,7 +199,7 @@ public struct SettingsPrompt: Sendable, Hashable {
 
     /// A settings prompt with its texts and the page to open.
     public init(
-        title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText?,
+        title: LocalizedText, message: LocalizedText, open: LocalizedText?, cancel: LocalizedText?,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings,
         forSetting: NotificationSettings.Setting? = nil, id: String? = nil, link: WebLink? = nil
     ) {

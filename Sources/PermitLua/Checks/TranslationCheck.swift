@@ -21,7 +21,8 @@ public enum TranslationCheck {
             texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept)]
             if let decline = prompt.decline { texts.append(("decline", decline)) }
         case .settingsPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open)]
+            texts = [("title", prompt.title), ("message", prompt.message)]
+            if let open = prompt.open { texts.append(("open", open)) }
             if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
         case .inform(let page):
             texts = [("title", page.title)]

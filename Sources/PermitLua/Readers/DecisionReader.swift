@@ -96,7 +96,8 @@ enum DecisionReader {
             result = .settingsPrompt(
                 SettingsPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
-                    open: try localized(table, "open"), cancel: try button(table, "cancel", inline: presentation == .inline),
+                    open: try button(table, "open", inline: presentation == .inline),
+                    cancel: try button(table, "cancel", inline: presentation == .inline),
                     presentation: presentation, deepLink: try deepLink(table["deep_link"]),
                     forSetting: try setting(table["for_setting"]), id: try promptID(table["id"]),
                     link: try webLink(table)))
@@ -199,15 +200,16 @@ enum DecisionReader {
         return try localizedText(value, at: "decision.\(field)")
     }
 
-    /// The button that leaves a prompt be (`decline`, `cancel`): required for a dialog, optional
-    /// for an inline row, which has no such button.
+    /// A prompt's button that an inline row may go without: `decline` and `cancel` (a row has
+    /// no such button) and a settings row's `open` (a row tapped as a whole opens Settings).
+    /// Required for a dialog.
     static func button(_ table: LuaTable, _ field: String, inline: Bool) throws(PolicyError) -> LocalizedText? {
         guard table[field] != nil else {
             if inline { return nil }
             throw invalid(
                 "decision.\(field)",
                 "missing; give a string or a table of translations like { en = \"...\" } (only an inline row, "
-                    + "presentation = \"inline\", has no \(field) button)")
+                    + "presentation = \"inline\", may go without its \(field) button)")
         }
         return try localized(table, field)
     }

@@ -119,10 +119,12 @@ public struct TimelineFormatter: Sendable {
         case .requestPermission(let options):
             return "request_permission \(options.map(\.rawValue).joined(separator: ","))"
         case .settingsPrompt(let prompt):
+            let open = prompt.open.map { "\($0)" }
             if prompt.presentation == .inline {
-                return "settings_prompt inline \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open)]"
+                // A row without an open text is its own button: the whole row opens Settings.
+                return "settings_prompt inline \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(open ?? "the whole row")]"
             }
-            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel ?? .plain(""))]"
+            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(open ?? "") | \(prompt.cancel ?? .plain(""))]"
         case .openSettings(let deepLink):
             return "open_settings → \(deepLink.rawValue)"
         case .inform(let page):

@@ -24,6 +24,21 @@ extension Screen {
         return isLinked ? buttons + [.link] : buttons
     }
 
+    /// Whether `answer` leaves this on screen. A row is part of its screen: acting on it
+    /// (`open`, `accept`) never takes it away, so it is there when the user comes back from
+    /// Settings or from the system dialog, until the policy replaces or dismisses it, its ✕
+    /// closes it, or its screen or process goes. An information page's `open` leaves the page up
+    /// for the user's return, and a web link (`link`) what it is on. Every other answer takes
+    /// what it answers off screen.
+    func stays(after answer: Scenario.Answer) -> Bool {
+        if answer == .link { return true }
+        return switch self {
+        case .inlineSoftPrompt: answer == .accept
+        case .inlineSettingsPrompt, .informPage, .inlineInform: answer == .open
+        case .nothing, .softPrompt, .settingsPrompt, .systemDialog, .label: false
+        }
+    }
+
     /// The screen's name in a scenario (`expect_screen: inform_page`).
     var key: String {
         switch self {
