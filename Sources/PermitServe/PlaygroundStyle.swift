@@ -69,6 +69,7 @@ enum PlaygroundStyle {
         .phone .inline b { display: block; font-size: 13px; } .phone .inline .close { position: absolute; right: 10px; top: 6px; color: #8e8e93; }
         .phone .inline .chevron { position: absolute; right: 12px; bottom: 8px; color: #c7c7cc; font-size: 18px; }
         .phone .inline .act { display: inline-block; margin-top: 6px; padding: 4px 10px; border-radius: 10px; background: #007aff; color: #fff; }
+        .phone a.link { color: #007aff; text-decoration: underline; }
         .phone .note { position: absolute; left: 12px; right: 12px; bottom: 30px; padding: 8px; border-radius: 10px; background: #f2f2f7; font-size: 11px; color: #555; text-align: center; }
         """#
 }

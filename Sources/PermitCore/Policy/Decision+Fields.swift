@@ -47,6 +47,10 @@ extension Decision {
         case .openSettings(let deepLink):
             fields["deep_link"] = .string(deepLink.rawValue)
         }
+        if let link = action.link {
+            fields["link"] = text(link.text)
+            fields["url"] = text(link.address)
+        }
         if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
         if let capExempt { fields["cap_exempt"] = .string(capExempt) }
         return fields

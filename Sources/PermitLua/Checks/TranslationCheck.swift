@@ -32,6 +32,9 @@ public enum TranslationCheck {
         default:
             return []
         }
+        // A link's text and its address are translated alike: a language without its own FAQ
+        // page must say so with a url entry of its own (or fall back to `en` on purpose).
+        if let link = decision.action.link { texts += [("link", link.text), ("url", link.address)] }
         let label = decision.reason.map { "the decision with reason \"\($0)\"" } ?? "a decision without a reason"
         var problems: [String] = []
         var tables: [(String, Set<String>)] = []

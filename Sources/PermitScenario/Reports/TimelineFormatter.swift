@@ -101,9 +101,16 @@ public struct TimelineFormatter: Sendable {
         return text
     }
 
-    /// A decision in a few words: the action and its localised texts.
+    /// A decision in a few words: the action and its localised texts, and its web link
+    /// (`link "More about notifications" → https://...`) when it has one.
     public func describe(_ decision: Decision) -> String {
-        switch decision.action {
+        let words = describe(decision.action)
+        guard let link = decision.action.link else { return words }
+        return "\(words) link \"\(link.text)\" → \(link.address)"
+    }
+
+    private func describe(_ action: Decision.Action) -> String {
+        switch action {
         case .none:
             return "none"
         case .softPrompt(let prompt):

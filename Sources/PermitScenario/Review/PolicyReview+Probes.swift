@@ -122,6 +122,8 @@ extension PolicyReview {
         case .none, .requestPermission, .openSettings, .dismiss:
             return []
         }
+        // The link's text is read as the buttons are; its address is no prose.
+        if let link = decision.action.link { texts.append((link.text, "link")) }
         var found: [ReviewFinding] = []
         for (text, role) in texts {
             for translation in translations(of: text) { found += textFindings(translation, at: location, role: role) }

@@ -340,13 +340,18 @@ struct ScenarioPlayback {
         do {
             let event = try app.screen.event(answering: answer, on: device)
             let stays = app.screen.stays(after: answer)
+            if answer == .link {
+                // The host's browser, in the app or Safari: a step `event: app_background`
+                // follows when the host leaves the app for Safari.
+                result.notes.append("the host opens the link's web page; \(app.screen.name) stays on screen for the return")
+            }
             if answer == .open {
                 app.leaveForSettings()
                 result.notes.append(
                     stays
                         ? "the user leaves for Settings (the app is in the background); \(app.screen.name) stays on screen for the return"
                         : "the user leaves for Settings (the app is in the background)")
-            } else if stays {
+            } else if stays, answer != .link {
                 result.notes.append("\(app.screen.name) stays on its screen: acting on a row does not take it away")
             }
             if !stays {
