@@ -26,7 +26,7 @@ import Testing
         #expect(throws: EventInput.Problem.notTaken(field: "granted")) {
             try EventInput.event(named: "soft_prompt_answered", answer: "accept", granted: true)
         }
-        #expect(throws: EventInput.Problem.invalidAnswer(expected: ["open", "cancel", "dismiss"])) {
+        #expect(throws: EventInput.Problem.invalidAnswer(expected: ["open", "cancel", "dismiss", "link"])) {
             try EventInput.event(named: "settings_prompt_answered", answer: "accept")
         }
     }

@@ -77,11 +77,20 @@ enum DecisionReader {
             capExempt = why
         }
 
-        let result: Decision.Action
+        let result = try shown(action, by: table)
+        var decision = Decision(result, reason: reason, remember: remember)
+        decision.cancelReminders = cancelReminders
+        decision.remoteRegistration = remoteRegistration
+        decision.capExempt = capExempt
+        return decision
+    }
+
+    /// What a decision of `action` does, its own fields read from `table`.
+    private static func shown(_ action: String, by table: LuaTable) throws(PolicyError) -> Decision.Action {
         switch action {
         case "soft_prompt":
             let presentation = try presentation(table)
-            result = .softPrompt(
+            return .softPrompt(
                 SoftPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
                     accept: try localized(table, "accept"),
@@ -90,10 +99,10 @@ enum DecisionReader {
                     variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") },
                     id: try promptID(table["id"]), link: try webLink(table)))
         case "request_permission":
-            result = .requestPermission(options: try options(table["options"]))
+            return .requestPermission(options: try options(table["options"]))
         case "settings_prompt":
             let presentation = try presentation(table)
-            result = .settingsPrompt(
+            return .settingsPrompt(
                 SettingsPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
                     open: try button(table, "open", inline: presentation == .inline),
@@ -102,19 +111,14 @@ enum DecisionReader {
                     forSetting: try setting(table["for_setting"]), id: try promptID(table["id"]),
                     link: try webLink(table)))
         case "open_settings":
-            result = .openSettings(try deepLink(table["deep_link"]))
+            return .openSettings(try deepLink(table["deep_link"]))
         case "inform":
-            result = .inform(try informPage(table))
+            return .inform(try informPage(table))
         case "dismiss":
-            result = .dismiss
+            return .dismiss
         default:
-            result = .none
+            return .none
         }
-        var decision = Decision(result, reason: reason, remember: remember)
-        decision.cancelReminders = cancelReminders
-        decision.remoteRegistration = remoteRegistration
-        decision.capExempt = capExempt
-        return decision
     }
 
     static func reminders(from value: LuaValue) throws(PolicyError) -> [ReminderRequest] {
