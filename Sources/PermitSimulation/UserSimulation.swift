@@ -409,7 +409,7 @@ struct UserSimulation: Sendable {
         } else if draw < model.quietTurnOff + model.quietDeliverImmediately {
             if (try? device.keepProvisional(.deliverImmediately)) != nil { tally.quietDeliveredImmediately += 1 }
         } else {
-            tally.quietKept += 1
+            tally.quietLeftQuiet += 1
         }
         authorizationMayHaveChanged = true
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import PermitSimulation
 
 /// Quiet (provisional) delivery is reported apart from full authorization, and what quiet users
-/// do with it (keep, turn off, deliver prominently) follows the model.
+/// do with it (leave it quiet, turn it off, Keep › Deliver Immediately) follows the model.
 @Suite("Reach")
 struct ReachTests {
     /// Every user is granted provisional on the first launch, silently (iOS 12+), and never asked more.
@@ -25,7 +25,7 @@ struct ReachTests {
         #expect(quiet.quietByDay == Array(repeating: 1, count: 7))
         #expect(quiet.usersReachedAlerts == 0 && quiet.timeToAlerts.medianHours == nil)
         // Nobody has anything to choose: no draw, no change.
-        #expect(quiet.answers.quietKept + quiet.answers.quietTurnedOff + quiet.answers.quietDeliveredImmediately == 0)
+        #expect(quiet.answers.quietLeftQuiet + quiet.answers.quietTurnedOff + quiet.answers.quietDeliveredImmediately == 0)
         let json = try #require(JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
         let first = try #require((json["policies"] as? [[String: Any]])?.first)
         let reach = try #require((first["reach"] as? [String: Any])?["day_7"] as? [String: Any])
@@ -49,15 +49,26 @@ struct ReachTests {
             #expect(quiet.share(.fullAlerts, day: day) == 0)
         }
         let answers = quiet.answers
-        #expect(answers.quietKept + answers.quietTurnedOff + answers.quietDeliveredImmediately == 1_500)
+        #expect(answers.quietLeftQuiet + answers.quietTurnedOff + answers.quietDeliveredImmediately == 1_500)
         #expect(answers.quietDeliveredImmediately > 0)
         #expect(quiet.count(.denied, day: 3) == answers.quietTurnedOff)
         // Kept or left quiet, they stay quiet: nobody reaches alerts.
-        #expect(quiet.count(.quiet, day: 5) == answers.quietKept + answers.quietDeliveredImmediately)
+        #expect(quiet.count(.quiet, day: 5) == answers.quietLeftQuiet + answers.quietDeliveredImmediately)
         #expect(quiet.count(.fullAlerts, day: 5) == 0)
         // 1,500 users: standard error 0.0118 at 0.3; 0.045 is about 4 of them.
         #expect(abs(quiet.share(.denied, day: 5) - 0.3) < 0.045)
         #expect(quiet.usersReachedAlerts == 0 && quiet.timeToAlerts.medianHours == nil)
+
+        // The JSON names each choice as the text does: left quiet, turned off, kept (Deliver Immediately).
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.json().utf8)) as? [String: Any])
+        let policies = try #require(json["policies"] as? [[String: Any]])
+        let chosen = try #require((policies[0]["answers"] as? [String: Any])?["quiet_delivery"] as? [String: Int])
+        #expect(
+            chosen == [
+                "left_quiet": answers.quietLeftQuiet, "turned_off": answers.quietTurnedOff,
+                "delivered_immediately": answers.quietDeliveredImmediately,
+            ])
+        #expect(result.text().contains("\(answers.quietLeftQuiet) / \(answers.quietTurnedOff) / \(answers.quietDeliveredImmediately)"))
     }
 
     /// A model written when iOS offered "Deliver Prominently" is still read: the share becomes
@@ -87,7 +98,7 @@ struct ReachTests {
         }
         // provisional-first's quiet users choose, with the default model's chances.
         let answers = result.policies[0].answers
-        #expect(answers.quietTurnedOff > 0 && answers.quietDeliveredImmediately > 0 && answers.quietKept > 0)
+        #expect(answers.quietTurnedOff > 0 && answers.quietDeliveredImmediately > 0 && answers.quietLeftQuiet > 0)
     }
 
     @Test func reachOfEachDeviceState() {

@@ -29,6 +29,7 @@ struct ReportInBrowserTests {
         }
         if layout.headings.first != "The answer" { problems.append("the first heading is \(layout.headings.first ?? "none")") }
         if layout.answer.trimmingCharacters(in: .whitespacesAndNewlines).count < 30 { problems.append("the answer is empty") }
+        for code in layout.brokenCode { problems.append("\(code) is broken across lines") }
         return problems
     }
 
@@ -45,6 +46,15 @@ struct ReportInBrowserTests {
         #expect(Self.problems(layout) == [])
         #expect(layout.tables.map(\.className) == ["summary", "arms"])
         #expect(layout.answer.contains("split vs polite"))
+    }
+
+    /// A command the page tells the reader to run stays on one line in a narrow window too: at
+    /// 560 pixels the sentence naming `--sensitivity 20` ends at that command.
+    @Test func aCommandOnThePageIsNeverSplitAcrossLines() async throws {
+        let page = HTMLReport.render(try await Self.comparison())
+        #expect(page.contains("<code>--sensitivity 20</code>"))
+        let layout = try await Browser.layout(of: page, width: 560)
+        #expect(layout.brokenCode == [])
     }
 
     /// Three params: nine small charts, each with the title of its figure and its panel.

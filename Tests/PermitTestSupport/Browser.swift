@@ -24,6 +24,9 @@ public enum Browser {
         public let chartTitles: [String]
         /// The answer section's text (`""` when the page has none).
         public let answer: String
+        /// The text of every `code` element laid out on more than one line: a command split at
+        /// its hyphen (`--sensi` / `tivity 20`) cannot be read or copied.
+        public let brokenCode: [String]
 
         /// A laid-out box.
         public struct Box: Decodable, Sendable {
@@ -82,7 +85,10 @@ public enum Browser {
             }),
             headings: Array.prototype.slice.call(document.querySelectorAll("h2")).map(function (h) { return h.textContent; }),
             chartTitles: svgs.map(before),
-            answer: (document.querySelector("section.answer") || { textContent: "" }).textContent
+            answer: (document.querySelector("section.answer") || { textContent: "" }).textContent,
+            brokenCode: Array.prototype.slice.call(document.querySelectorAll("code")).filter(function (c) {
+              return c.getClientRects().length > 1;
+            }).map(function (c) { return c.textContent; })
           };
           var out = document.createElement("pre");
           out.id = "permit-layout";

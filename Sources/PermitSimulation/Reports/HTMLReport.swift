@@ -50,6 +50,7 @@ public enum HTMLReport {
         section.answer { background: #f4f7fb; border-left: 4px solid #1f77b4; padding: 0.2em 1em; max-width: 60em; }
         table { max-width: 100%; }
         p.meta { color: #555; }
+        code { white-space: nowrap; }
         table { border-collapse: collapse; margin-top: 1.5em; }
         th, td { padding: 0.3em 0.9em; border-bottom: 1px solid #ddd; }
         td.num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -15,7 +15,7 @@ extension PolicyResult {
         if a.settingsPrompts > 0 { met.insert("settings_prompt.open") }
         if a.settingsOpened > 0 || a.inlineActed > 0 { met.insert("settings_prompt.enable") }
         if a.inlineShown > 0 { met.insert("inline.act") }
-        if a.quietKept + a.quietTurnedOff + a.quietDeliveredImmediately > 0 { met.formUnion(RangedFigure.provisionalSplit) }
+        if a.quietLeftQuiet + a.quietTurnedOff + a.quietDeliveredImmediately > 0 { met.formUnion(RangedFigure.provisionalSplit) }
         if a.softPrompts + a.dialogsCold + a.dialogsAfterAccept + a.settingsPrompts > 0 {
             met.formUnion(["annoyance.deny_increase_per_prompt", "annoyance.uninstall_per_prompt"])
         }

@@ -100,7 +100,7 @@ public struct PolicyResult: Sendable {
         /// Times a user acted on one (accept, open).
         public let inlineActed: Int
         /// Quiet (provisional) users who kept quiet delivery when they chose.
-        public let quietKept: Int
+        public let quietLeftQuiet: Int
         /// Quiet users who turned notifications off.
         public let quietTurnedOff: Int
         /// Quiet users who tapped Keep › Deliver Immediately (authorized, still without alerts).
@@ -143,7 +143,7 @@ public struct PolicyResult: Sendable {
             dialogsAfterAcceptAllowed: tally.dialogsAfterAcceptAllowed, settingsPrompts: tally.settingsPrompts,
             settingsOpened: tally.settingsOpened, settingsEnabled: tally.settingsEnabled,
             inlineShown: tally.inlineShown, inlineActed: tally.inlineActed,
-            quietKept: tally.quietKept, quietTurnedOff: tally.quietTurnedOff,
+            quietLeftQuiet: tally.quietLeftQuiet, quietTurnedOff: tally.quietTurnedOff,
             quietDeliveredImmediately: tally.quietDeliveredImmediately, appEvents: tally.appEvents,
             timeZoneChanges: tally.timeZoneChanges)
         arms = tally.arms.sorted { ($0.key.experiment, $0.key.arm) < ($1.key.experiment, $1.key.arm) }.map { key, armTally in
@@ -528,7 +528,7 @@ public struct SimulationResult: Sendable {
                 "shown": .integer(Int64(a.inlineShown)), "acted": .integer(Int64(a.inlineActed)),
             ]),
             "quiet_delivery": .table([
-                "kept": .integer(Int64(a.quietKept)), "turned_off": .integer(Int64(a.quietTurnedOff)),
+                "left_quiet": .integer(Int64(a.quietLeftQuiet)), "turned_off": .integer(Int64(a.quietTurnedOff)),
                 "delivered_immediately": .integer(Int64(a.quietDeliveredImmediately)),
             ]),
             "app_events": .table(a.appEvents.mapValues { .integer(Int64($0)) }),
@@ -556,7 +556,7 @@ public struct SimulationResult: Sendable {
             (
                 "quiet users: left quiet / off / kept (deliver immediately)",
                 policies.map {
-                    "\($0.answers.quietKept) / \($0.answers.quietTurnedOff) / \($0.answers.quietDeliveredImmediately)"
+                    "\($0.answers.quietLeftQuiet) / \($0.answers.quietTurnedOff) / \($0.answers.quietDeliveredImmediately)"
                 }
             ))
         rows.append(("uninstalls", policies.map { "\($0.uninstalls)" }))

@@ -33,7 +33,7 @@ struct Tally: Sendable {
     var timeZoneChanges = 0
     /// Quiet (provisional) users who chose, from a quiet notification, to leave it quiet, turn
     /// notifications off, or Keep it (Deliver Immediately: authorized, still without alerts).
-    var quietKept = 0
+    var quietLeftQuiet = 0
     var quietTurnedOff = 0
     var quietDeliveredImmediately = 0
     /// Seconds from a user's first launch to the first time they could receive alerts (full
@@ -78,7 +78,7 @@ struct Tally: Sendable {
     mutating func merge(_ other: Tally) {
         users += other.users
         for day in reachByDay.indices { reachByDay[day].add(other.reachByDay[day]) }
-        quietKept += other.quietKept
+        quietLeftQuiet += other.quietLeftQuiet
         quietTurnedOff += other.quietTurnedOff
         quietDeliveredImmediately += other.quietDeliveredImmediately
         uninstalledAtEnd += other.uninstalledAtEnd

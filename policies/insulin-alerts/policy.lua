@@ -1,0 +1,245 @@
+-- insulin-alerts: the notification flow of Loop, the insulin-dosing app, ported from its source
+-- (LoopKit/Loop, commit 710182e2342540c22b26af009f1ea3175f5aa0c1, version 3.5.0, 2025-03-21).
+-- Its texts, the app's own in English and German, are in copy/. What each part follows:
+--   * every launch asks iOS while notifications were never asked for, before the status screen
+--     appears (Loop/Managers/OnboardingManager.swift, ensureNotificationAuthorization);
+--   * every launch registers for remote notifications, whatever the status, for remote
+--     commands (Loop/Managers/LoopAppManager.swift, initialize);
+--   * the alert permissions checker: notifications, Time Sensitive notifications (and critical
+--     alerts in builds with them) off are unsafe; a modal warning once per change to unsafe,
+--     taken away when safe again, shown again at launch until acknowledged; the status screen's
+--     "Safety Notifications are OFF" row while unsafe; a "Notifications Delayed" alert once
+--     Scheduled Summary delivers the app's notifications (Loop/Managers/AlertPermissionsChecker.swift,
+--     Loop/Managers/Alerts/AlertManager.swift, Loop/View Controllers/StatusTableViewController.swift);
+--   * the Alert Permissions screen (Loop/Views/NotificationsCriticalAlertPermissionsView.swift).
+
+-- Which setting leaves safety alerts unable to reach the user, or nil when none does: the
+-- checker's notificationsDisabled, criticalAlertsDisabled (only in builds with critical alerts)
+-- and timeSensitiveNotificationsDisabled (only while alerts are not disabled).
+local function unsafe(ctx)
+  local s = ctx.settings
+  if s.alert == "disabled" then return "alert" end
+  if ctx.params.critical_alerts and s.critical_alert == "disabled" then return "critical_alert" end
+  if s.time_sensitive == "disabled" then return "time_sensitive" end
+  return nil
+end
+
+-- A text made of copy keys and plain pieces, in every language the copy has.
+local function join(parts)
+  local out = {}
+  for locale in pairs(parts[1]) do
+    local pieces = {}
+    for i, part in ipairs(parts) do
+      pieces[i] = type(part) == "table" and part[locale] or part
+    end
+    out[locale] = table.concat(pieces)
+  end
+  return out
+end
+
+-- The Alert Permissions screen: its status rows, its footer and its one button. Delivery and
+-- Time Sensitive are listed only while notifications are on; Critical Alerts always, reading Off
+-- only in builds with critical alerts (the checker reads it nowhere else).
+local function permissions(ctx)
+  local s = ctx.settings
+  local function on(flag) return permit.copy(flag and "permissions.on" or "permissions.off") end
+  local alerts = s.alert ~= "disabled"
+  local parts = { permit.copy("permissions.notifications"), ": ", on(alerts) }
+  local key = alerts and "n1" or "n0"
+  if alerts then
+    local scheduled = s.scheduled_delivery == "enabled"
+    for _, p in ipairs({ "\n", permit.copy("permissions.delivery"), ": ",
+                         permit.copy(scheduled and "permissions.scheduled" or "permissions.immediate") }) do
+      parts[#parts + 1] = p
+    end
+    key = key .. (scheduled and "s" or "i")
+  end
+  local critical = not (ctx.params.critical_alerts and s.critical_alert == "disabled")
+  for _, p in ipairs({ "\n", permit.copy("permissions.critical"), ": ", on(critical) }) do parts[#parts + 1] = p end
+  key = key .. (critical and "c1" or "c0")
+  if alerts then
+    local ts = s.time_sensitive ~= "disabled"
+    for _, p in ipairs({ "\n", permit.copy("permissions.time_sensitive"), ": ", on(ts) }) do parts[#parts + 1] = p end
+    key = key .. (ts and "t1" or "t0")
+  end
+  parts[#parts + 1] = "\n\n"
+  parts[#parts + 1] = permit.copy("permissions.footer")
+  return { action = "settings_prompt", presentation = "inline", id = "alert_permissions",
+           title = permit.copy("permissions.title"), message = join(parts),
+           open = permit.copy("permissions.manage"), deep_link = "notification_settings",
+           reason = "the Alert Permissions screen reads " .. key }, "permissions " .. key
+end
+
+-- What the open screen shows under any alert: the Alert Permissions rows, the status screen's
+-- warning row while unsafe, or nothing of the policy's. The second value names it.
+local function view(ctx)
+  local screen = ctx.state.screen
+  if screen == "alert_permissions" then return permissions(ctx) end
+  if screen == "status" and unsafe(ctx) then
+    return { action = "settings_prompt", presentation = "inline", id = "safety_banner",
+             title = permit.copy("banner.title"), message = permit.copy("banner.message"),
+             open = permit.copy("warning.settings"), deep_link = "notification_settings",
+             reason = "the status screen's warning row: " .. unsafe(ctx) .. " off" }, "banner"
+  end
+  return nil, nil
+end
+
+-- Brings the screen up to date: the view when it differs from what is shown, dismiss when the
+-- policy's row is there and nothing should be. Remembers what is on screen.
+local function refresh(ctx, why, remember)
+  local decision, shown = view(ctx)
+  local current = ctx.state.shown
+  if shown == current then
+    return { action = "none", reason = why, remember = remember }
+  end
+  remember.shown = shown or permit.forget
+  if decision then
+    decision.remember = remember
+    return decision
+  end
+  return { action = current and "dismiss" or "none", reason = why, remember = remember }
+end
+
+-- The modal warning: Settings opens the app's notification settings, Close closes; either
+-- acknowledges it. A safety warning may not wait for tomorrow's prompt budget.
+local function warning(ctx, remember)
+  local off = unsafe(ctx)
+  remember.shown = "warning"
+  return { action = "settings_prompt", presentation = "alert", id = "unsafe_permissions",
+           for_setting = off ~= "alert" and off or nil, deep_link = "notification_settings",
+           title = permit.copy("warning.title"), message = permit.copy("warning.message"),
+           open = permit.copy("warning.settings"), cancel = permit.copy("warning.close"),
+           cap_exempt = "a safety warning: the user may miss alerts about insulin delivery and glucose",
+           remember = remember, reason = off .. " off: the safety warning" }
+end
+
+-- The "Notifications Delayed" alert, with its one button, OK.
+local function delayed(remember)
+  remember.shown = "delayed"
+  return { action = "inform", presentation = "alert", id = "notifications_delayed",
+           title = permit.copy("delayed.title"), message = permit.copy("delayed.message"),
+           button = permit.copy("delayed.ok"), remember = remember,
+           reason = "Scheduled Summary delays the app's notifications" }
+end
+
+-- The checker's delegate: each alert is issued once when its condition starts and retracted
+-- (taken off screen) when it ends; one not acknowledged is shown again at the first check after
+-- a launch. The delayed alert is judged only while safe.
+local function check(ctx, why, remember)
+  local state, forget = ctx.state, permit.forget
+  local replay, shown = state.replay, state.shown
+  remember.replay = forget
+  if unsafe(ctx) then
+    if not state.unsafe_issued or (replay and not state.unsafe_acked) then
+      if not state.unsafe_issued then remember.unsafe_issued, remember.unsafe_acked = true, forget end
+      return warning(ctx, remember)
+    end
+  else
+    if state.unsafe_issued then
+      remember.unsafe_issued, remember.unsafe_acked = forget, forget
+      if shown == "warning" then shown = nil end
+    end
+    local scheduled = ctx.settings.scheduled_delivery == "enabled"
+    if scheduled and (not state.delayed_issued or (replay and not state.delayed_acked)) then
+      if not state.delayed_issued then remember.delayed_issued, remember.delayed_acked = true, forget end
+      return delayed(remember)
+    end
+    if not scheduled and state.delayed_issued then
+      remember.delayed_issued, remember.delayed_acked = forget, forget
+      if shown == "delayed" then shown = nil end
+    end
+  end
+  if shown == "warning" or shown == "delayed" then
+    return { action = "none", reason = why .. ": the alert stays", remember = remember }
+  end
+  if shown ~= state.shown then
+    local decision, next = view(ctx)
+    remember.shown = next or forget
+    if decision then
+      decision.remember = remember
+      return decision
+    end
+    return { action = "dismiss", reason = why .. ": the alert retracted", remember = remember }
+  end
+  return refresh(ctx, why, remember)
+end
+
+return {
+  name = "insulin-alerts",
+  locales = { "en", "de" },
+  params = {
+    -- Builds with CRITICAL_ALERTS_ENABLED (the entitlement Apple grants): ask for critical
+    -- alerts and count them off as unsafe.
+    critical_alerts = false,
+    -- Remote commands (on unless REMOTE_COMMANDS_DISABLED): register for remote notifications
+    -- at every launch.
+    remote_commands = true,
+  },
+  -- Never at a grant: the app registers at launch only.
+  remote_registration = "keep",
+  review_exceptions = {
+    ["asks-at-launch"] = "insulin dosing: safety alerts are what the app is for, and it asks before its status screen appears, as Loop does",
+  },
+
+  decide = function(ctx)
+    local event, state = ctx.event.name, ctx.state
+    local register = ctx.params.remote_commands and "register" or "keep"
+
+    if event == "app_launch" then
+      -- A new process: nothing on screen yet; alerts not acknowledged are played back.
+      local remember = { screen = permit.forget, shown = permit.forget, listening = permit.forget,
+                         replay = (state.unsafe_issued and not state.unsafe_acked)
+                           or (state.delayed_issued and not state.delayed_acked) or permit.forget }
+      if ctx.status == "not_determined" then
+        local options = { "alert", "badge", "sound" }
+        if ctx.params.critical_alerts then options[4] = "critical_alert" end
+        return { action = "request_permission", options = options, remote_registration = register,
+                 remember = remember, reason = "never asked: asks before the status screen" }
+      end
+      return { action = "none", remote_registration = register, remember = remember, reason = "launch" }
+    end
+
+    if event == "system_prompt_answered" then
+      return { action = "none", reason = ctx.event.granted and "granted" or "not granted" }
+    end
+
+    if event == "feature_opened" then
+      local remember = { screen = ctx.event.feature }
+      if ctx.event.feature == "status" then
+        -- The status screen appearing starts the checker (checkNow), which then hears changes.
+        remember.listening = true
+        state.screen = "status"
+        return check(ctx, "the status screen", remember)
+      end
+      state.screen = ctx.event.feature
+      if state.shown == "warning" or state.shown == "delayed" then
+        return { action = "none", reason = "the alert stays", remember = remember }
+      end
+      return refresh(ctx, "opened " .. ctx.event.feature, remember)
+    end
+
+    if event == "feature_closed" and ctx.event.feature == "alert_permissions" then
+      -- Back on Alert Management: nothing of the policy's there.
+      state.screen = "alert_management"
+      return refresh(ctx, "back on Alert Management", { screen = "alert_management" })
+    end
+
+    if event == "app_foreground" and state.listening then
+      return check(ctx, "back in the foreground", {})
+    end
+
+    if event == "settings_prompt_answered" or event == "inform_answered" then
+      local id, remember = ctx.event.prompt_id or "an answer", { shown = permit.forget }
+      if id == "unsafe_permissions" then remember.unsafe_acked = true end
+      if id == "notifications_delayed" then remember.delayed_acked = true end
+      -- The alert or row is closed; what was under an alert shows again.
+      state.shown = nil
+      if id == "unsafe_permissions" or id == "notifications_delayed" then
+        return refresh(ctx, id .. " " .. ctx.event.answer, remember)
+      end
+      return { action = "none", reason = id .. " " .. ctx.event.answer, remember = remember }
+    end
+
+    return nil
+  end,
+}
