@@ -88,8 +88,9 @@ struct EveryShippedPackTests {
         let silenced = try silenced(served.policyText)
         let run = try await served.api("/api/tests", ["files": ["policy.lua": silenced]]).json()
         #expect(((run["load"] as? [String: Any])?["problems"] as? [Any])?.isEmpty == true, "\(run["load"] ?? "")")
-        let failed = try #require(run["scenarios"] as? [[String: Any]]).filter { $0["verdict"] as? String == "fail" }
-        #expect(!failed.isEmpty)
+        let silencedRun = try #require(run["scenarios"] as? [[String: Any]])
+        let failed = silencedRun.filter { $0["verdict"] as? String == "fail" }
+        #expect(!failed.isEmpty, "\(silencedRun.map { "\($0["id"] ?? ""): \($0["verdict"] ?? "") \($0["lines"] ?? "")" })")
         for scenario in failed {
             let lines = try #require(scenario["failedLines"] as? [Int])
             #expect(!lines.isEmpty)
