@@ -115,7 +115,8 @@ struct EveryShippedPackTests {
             for locale in missing.sorted() {
                 #expect(
                     problems.contains { $0.contains(locale) && texts.values.contains(where: $0.contains) },
-                    "\(row["place"] ?? "") \(row["field"] ?? "") is marked missing in \(locale), which permit check does not report: \(problems)")
+                    "\(row["place"] ?? "") \(row["field"] ?? "") is marked missing in \(locale), which permit check does not report: \(problems)"
+                )
             }
         }
         return rows
