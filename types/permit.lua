@@ -23,7 +23,7 @@
 ---@class PermitEvent
 ---@field name PermitEventName|string # a built-in name, or one of the app's own the policy declares (events = { ... })
 ---@field feature? string # feature_opened, feature_closed
----@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel"|"ok" # soft_prompt_answered, settings_prompt_answered, inform_answered (ok, dismiss, open)
+---@field answer? "accept"|"decline"|"dismiss"|"open"|"cancel"|"ok"|"link" # soft_prompt_answered, settings_prompt_answered, inform_answered (ok, dismiss, open); link: its web link was opened (it stays on screen)
 ---@field granted? boolean # system_prompt_answered
 ---@field prompt_id? string # an answer: the id of the prompt, row or page it answers (system_prompt_answered: of the soft prompt accepted before the request)
 ---@field time_zone? string # significant_time_change: the device's new IANA zone
@@ -64,6 +64,7 @@
 ---@field last_answered_at? integer
 ---@field inline_shown integer # times shown as an inline row (presentation = "inline"), apart from `shown`
 ---@field inline_acted integer # times the user accepted an inline row, apart from `accepted`
+---@field links integer # times the user opened its web link (the prompt stayed)
 
 ---@class PermitSystemPromptHistory
 ---@field requested integer
@@ -78,12 +79,14 @@
 ---@field last_shown_at? integer
 ---@field inline_shown integer # times shown as an inline row (presentation = "inline"), apart from `shown`
 ---@field inline_acted integer # times the user opened Settings from an inline row, apart from `opened`
+---@field links integer # times the user opened its web link (the prompt stayed)
 
 ---@class PermitInformHistory
 ---@field shown integer # information pages, rows and labels put on screen (no prompts)
 ---@field ok integer
 ---@field dismissed integer
 ---@field opened integer # times its open button took the user to Settings (the page stayed)
+---@field links integer # times the user opened its web link (the page stayed)
 ---@field last_shown_at? integer
 
 ---@class PermitFeatureHistory
@@ -163,6 +166,8 @@
 ---@field for_setting? PermitSettingName # settings_prompt: the setting it asks to change (turn on; scheduled_delivery: turn off); judged by settings-prompt-pointless instead of alerts
 ---@field button? PermitText # inform: its one button; an inline row without one is a label
 ---@field id? string # soft_prompt, settings_prompt, inform: 1 to 64 bytes; the answer carries it as ctx.event.prompt_id
+---@field link? PermitText # soft_prompt, settings_prompt, inform (not a label): a web link's text; needs url; its answer is "link" and it stays on screen
+---@field url? PermitText # with link: the page it opens, an absolute https:// address (per language like a text)
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

@@ -37,6 +37,7 @@ enum CopyTable {
             default:
                 return
             }
+            if let link = decision.action.link { texts += [("link", link.text), ("url", link.address)] }
             for case (let field, let text?) in texts where seen.insert("\(place)|\(field)|\(text)").inserted {
                 found.append(Found(place: place, field: field, text: text))
             }

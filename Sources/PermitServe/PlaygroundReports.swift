@@ -66,6 +66,10 @@ public enum PlaygroundReports {
         public var buttons: [String]
         /// The system dialog asks for provisional (quiet) delivery: no dialog is shown then.
         public var note: String?
+        /// The web link's text (`link`), drawn as a link under the message; `nil` without one.
+        public var link: String?
+        /// The web page it opens (`url`), for the locale shown.
+        public var url: String?
     }
 
     /// One step of a scenario's timeline.

@@ -119,16 +119,22 @@ enum PlaygroundScript {
           const kind = screen ? screen.kind : "none";
           target.dataset.screen = kind;
           const buttons = (screen && screen.buttons) || [];
+          // A web link (link, url): drawn as a link, opening its https page in a new tab.
+          const link = screen && screen.link
+            ? el("a", { class: "link", href: screen.url || "", title: screen.url || "", target: "_blank", rel: "noopener noreferrer" }, screen.link)
+            : null;
           if (kind === "soft_prompt" || kind === "settings_prompt" || kind === "inform_page") {
             const sheet = el("div", { class: "sheet " + kind }, el("h4", {}, screen.title || ""), el("p", {}, screen.message || ""),
-              buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
+              link ? el("p", {}, link) : null, buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
             view.append(el("div", { class: "dim" }, sheet));
           } else if (kind === "system_dialog") {
             view.append(el("div", { class: "dim" }, el("div", { class: "alert system-dialog" }, el("h4", {}, screen.title),
               el("p", {}, screen.message), el("div", { class: "buttons" }, buttons.map((b) => el("span", {}, b))))));
           } else if (kind === "inline_soft_prompt" || kind === "inline_settings_prompt" || kind === "inline_inform" || kind === "label") {
             app.insertBefore(el("div", { class: "inline " + kind }, el("span", { class: "close" }, "✕"), el("b", {}, screen.title || ""),
-              screen.message || "", el("br"), buttons.map((b) => el("span", { class: "act" }, b))), app.children[1]);
+              screen.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
+              // A settings row without an open text is its own button: the whole row opens Settings.
+              kind === "inline_settings_prompt" && !buttons.length ? el("span", { class: "chevron" }, "›") : null), app.children[1]);
           }
           if (screen && screen.note) view.append(el("div", { class: "note" }, screen.note));
         }

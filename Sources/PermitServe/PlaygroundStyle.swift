@@ -67,7 +67,9 @@ enum PlaygroundStyle {
         .phone .alert .buttons span + span { border-left: 1px solid #c6c6c8; font-weight: 600; }
         .phone .inline { margin: 12px 0; padding: 10px 12px; border-radius: 12px; background: #eef4ff; position: relative; font-size: 12px; }
         .phone .inline b { display: block; font-size: 13px; } .phone .inline .close { position: absolute; right: 10px; top: 6px; color: #8e8e93; }
+        .phone .inline .chevron { position: absolute; right: 12px; bottom: 8px; color: #c7c7cc; font-size: 18px; }
         .phone .inline .act { display: inline-block; margin-top: 6px; padding: 4px 10px; border-radius: 10px; background: #007aff; color: #fff; }
+        .phone a.link { color: #007aff; text-decoration: underline; }
         .phone .note { position: absolute; left: 12px; right: 12px; bottom: 30px; padding: 8px; border-radius: 10px; background: #f2f2f7; font-size: 11px; color: #555; text-align: center; }
         """#
 }

@@ -37,6 +37,16 @@ enum TimelineStep {
     /// answered at once, else the event's own; the system dialog only when iOS showed it.
     static func screen(after outcome: Outcome, locale: String) -> PlaygroundReports.Screen {
         let last = outcome.followUps.last ?? outcome
+        var screen = screen(showing: last, locale: locale)
+        if let link = last.decision.action.link {
+            screen.link = link.text.resolved(for: locale)
+            screen.url = link.address.resolved(for: locale)
+        }
+        return screen
+    }
+
+    /// The screen of one outcome's decision, its web link aside.
+    private static func screen(showing last: Outcome, locale: String) -> PlaygroundReports.Screen {
         func text(_ value: LocalizedText?) -> String? { value.flatMap { $0.resolved(for: locale) } }
         switch last.decision.action {
         case .softPrompt(let prompt):

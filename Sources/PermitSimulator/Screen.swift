@@ -6,22 +6,24 @@ import PermitCore
 public enum Screen: Sendable, Hashable {
     /// Nothing of Permit's: the app's own screens only.
     case nothing
-    /// The app's soft prompt, a dialog of its own.
-    case softPrompt
-    /// The app's settings prompt, a dialog of its own.
-    case settingsPrompt
+    /// The app's soft prompt, a dialog of its own; `linked` when it carries a web link
+    /// (`link`), which leaves it on screen.
+    case softPrompt(linked: Bool)
+    /// The app's settings prompt, a dialog of its own (`linked`: with a web link).
+    case settingsPrompt(linked: Bool)
     /// The system's permission dialog.
     case systemDialog
-    /// An inline row of a soft prompt, on screen while its screen is.
-    case inlineSoftPrompt
-    /// An inline row of a settings prompt, on screen while its screen is.
-    case inlineSettingsPrompt
+    /// An inline row of a soft prompt, on screen while its screen is (`linked`: with a web link).
+    case inlineSoftPrompt(linked: Bool)
+    /// An inline row of a settings prompt, on screen while its screen is (`linked`: with a web link).
+    case inlineSettingsPrompt(linked: Bool)
     /// The app's information page (`inform`), a dialog of its own with one button, and a second
-    /// that opens Settings and leaves the page up when `opensSettings`.
-    case informPage(opensSettings: Bool)
+    /// that opens Settings and leaves the page up when `opensSettings`; `linked` when it
+    /// carries a web link, which leaves it up too.
+    case informPage(opensSettings: Bool, linked: Bool)
     /// An inline `inform` row with a button (and, when `opensSettings`, one that opens
-    /// Settings), on screen while its screen is.
-    case inlineInform(opensSettings: Bool)
+    /// Settings; when `linked`, a web link), on screen while its screen is.
+    case inlineInform(opensSettings: Bool, linked: Bool)
     /// An inline `inform` row without a button: a label, with nothing to tap.
     case label
 
@@ -32,7 +34,8 @@ public enum Screen: Sendable, Hashable {
         case keep
         /// Take the app's own UI off screen (`dismiss`).
         case clear
-        /// Put this on screen, in place of what was there.
+        /// Put this on screen, in place of what was there; a modal goes over a row instead
+        /// (`SimulatedApp.rowBeneath`).
         case show(Screen)
     }
 
@@ -41,12 +44,18 @@ public enum Screen: Sendable, Hashable {
     public static func change(after outcome: Outcome) -> Change {
         let last = outcome.followUps.last ?? outcome
         switch last.decision.action {
-        case .softPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSoftPrompt : .softPrompt)
-        case .settingsPrompt(let prompt): return .show(prompt.presentation == .inline ? .inlineSettingsPrompt : .settingsPrompt)
+        case .softPrompt(let prompt):
+            let linked = prompt.link != nil
+            return .show(prompt.presentation == .inline ? .inlineSoftPrompt(linked: linked) : .softPrompt(linked: linked))
+        case .settingsPrompt(let prompt):
+            let linked = prompt.link != nil
+            return .show(prompt.presentation == .inline ? .inlineSettingsPrompt(linked: linked) : .settingsPrompt(linked: linked))
         case .inform(let page):
             if page.isLabel { return .show(.label) }
-            let opens = page.open != nil
-            return .show(page.presentation == .inline ? .inlineInform(opensSettings: opens) : .informPage(opensSettings: opens))
+            let (opens, linked) = (page.open != nil, page.link != nil)
+            return .show(
+                page.presentation == .inline
+                    ? .inlineInform(opensSettings: opens, linked: linked) : .informPage(opensSettings: opens, linked: linked))
         case .requestPermission: return last.dialogShown ? .show(.systemDialog) : .keep
         case .dismiss: return .clear
         case .none, .openSettings: return .keep
@@ -62,6 +71,16 @@ public enum Screen: Sendable, Hashable {
         switch self {
         case .inlineSoftPrompt, .inlineSettingsPrompt, .inlineInform, .label: true
         case .nothing, .softPrompt, .settingsPrompt, .systemDialog, .informPage: false
+        }
+    }
+
+    /// Whether it carries a web link (`link`), which the user may open and come back to.
+    public var isLinked: Bool {
+        switch self {
+        case .softPrompt(let linked), .settingsPrompt(let linked), .inlineSoftPrompt(let linked),
+            .inlineSettingsPrompt(let linked), .informPage(_, let linked), .inlineInform(_, let linked):
+            linked
+        case .nothing, .systemDialog, .label: false
         }
     }
 

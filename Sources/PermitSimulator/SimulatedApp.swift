@@ -25,8 +25,12 @@ public struct SimulatedApp: Sendable {
     /// The running process; `nil` before the first start, after `terminate` and after a
     /// reinstall, until the next launch.
     public private(set) var process: SimulatedProcess?
-    /// What the process has on screen (nothing when none runs).
+    /// What the process has on screen, on top (nothing when none runs).
     public private(set) var screen = Screen.nothing
+    /// The inline row beneath the modal on top (a prompt, a page or the system dialog): a row is
+    /// part of its screen, and a modal comes up over that screen, so the row is there again once
+    /// the modal goes.
+    public private(set) var rowBeneath: Screen?
     /// A time-zone change, a midnight or a daylight-saving switch while the app was suspended:
     /// iOS queues the significant-time-change notification until the app returns to the
     /// foreground and coalesces several into one (docs/platform.md Z-02, Z-03). Gone with the
@@ -142,6 +146,7 @@ public struct SimulatedApp: Sendable {
         queuedTimeChange = nil
         self.process = nil
         screen = .nothing
+        rowBeneath = nil
         device.isInForeground = false
     }
 
@@ -328,26 +333,44 @@ public struct SimulatedApp: Sendable {
         public var openedSettings: Bool
     }
 
-    /// Puts on screen what `outcome` shows. `userOnlyLeft` says the event was the user leaving
-    /// or coming back (or time passing): the app's own prompt or row is then still there, as the
-    /// user left it (U-01), unless the policy shows something else. `nil` when the system
-    /// dialog kept while the app was away is back on screen: the outcome changes nothing.
+    /// Puts on screen what `outcome` shows. A modal goes over a row, which stays beneath; a new
+    /// row replaces the row (beneath the modal, if one is up), a new modal the modal. `dismiss`
+    /// takes away the app's modal if one is up, else the row. `userOnlyLeft` says the event was
+    /// the user leaving or coming back (or time passing): the app's own prompt or row is then
+    /// still there, as the user left it (U-01), unless the policy shows something else. `nil`
+    /// when the system dialog kept while the app was away is back on screen: the outcome changes
+    /// nothing.
     public mutating func show(after outcome: Outcome, userOnlyLeft: Bool) -> ScreenUpdate? {
         guard !(screen == .systemDialog && device.isDialogOnScreen) else { return nil }
         var update = ScreenUpdate(openedSettings: false)
         switch Screen.change(after: outcome) {
+        case .show(let next) where next.isInline && screen.isInApp && !screen.isInline:
+            if let row = rowBeneath, userOnlyLeft { update.replaced = row }
+            rowBeneath = next
         case .show(let next):
             if screen.isInApp, userOnlyLeft { update.replaced = screen }
+            if screen.isInline, !next.isInline { rowBeneath = screen }
             screen = next
         case .clear:
-            if screen.isInApp { update.dismissed = screen } else { update.nothingToDismiss = true }
-            screen = .nothing
+            if screen.isInApp {
+                update.dismissed = screen
+                clearScreen()
+            } else if let row = rowBeneath {
+                // The system dialog is iOS's: the row beneath it goes.
+                update.dismissed = row
+                screen = .nothing
+                rowBeneath = nil
+            } else {
+                update.nothingToDismiss = true
+                screen = .nothing
+            }
         case .keep:
-            // The app's own UI stays until answered or dismissed; a system dialog no longer up is gone.
+            // The app's own UI stays until answered or dismissed; a system dialog no longer up is
+            // gone, and the row beneath it is there again.
             if screen.isInApp {
                 if userOnlyLeft { update.kept = screen }
             } else {
-                screen = .nothing
+                clearScreen()
             }
         }
         if case .openSettings = outcome.finalDecision.action {
@@ -357,6 +380,10 @@ public struct SimulatedApp: Sendable {
         return update
     }
 
-    /// The user answered what was on screen: it is gone.
-    public mutating func clearScreen() { screen = .nothing }
+    /// The user answered what was on top: it is gone, and the row beneath it, if any, is on
+    /// screen again.
+    public mutating func clearScreen() {
+        screen = rowBeneath ?? .nothing
+        rowBeneath = nil
+    }
 }

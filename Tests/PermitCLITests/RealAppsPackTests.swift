@@ -21,9 +21,24 @@ import Testing
     @Test func thePagesAndRowsPackPasses() async throws {
         let run = try await CLITests.permit(["test", "Tests/packs/pages-and-rows"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("9 passed"), "\(run.stdout)")
+        #expect(run.stdout.contains("13 passed"), "\(run.stdout)")
         let check = try await CLITests.permit(["check", "Tests/packs/pages-and-rows"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
+    /// The pack of web links (`link`, `url`) on a pre-prompt, a row and a page passes; `permit
+    /// check`'s probes find each link the policy returns by mistake, naming the field.
+    @Test func theWebLinksPackPassesAndCheckNamesItsBadLinks() async throws {
+        let run = try await CLITests.permit(["test", "Tests/packs/web-links"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("5 passed"), "\(run.stdout)")
+        let check = try await CLITests.permit(["check", "Tests/packs/web-links"])
+        #expect(check.status != 0)
+        let errors = check.stdout.split(separator: "\n").filter { $0.hasPrefix("error") }
+        #expect(errors.count == 3, "\(check.stdout)")
+        #expect(errors.contains { $0.contains("decision.url: \"http://www.example.com/faq\" is not a web page a link may open") })
+        #expect(errors.contains { $0.contains("decision.url: missing; a link needs the address") })
+        #expect(errors.contains { $0.contains("decision.link: a label row has nothing to tap") })
     }
 
     /// `--strict` passes: the one rule the pack breaks on purpose is a note with its reason, and

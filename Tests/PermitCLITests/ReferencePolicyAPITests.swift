@@ -212,6 +212,8 @@ import Testing
             fields["presentation"] = "sheet"
             fields["variant"] = "b"
             fields["id"] = "welcome"
+            fields["link"] = "More"
+            fields["url"] = "https://www.example.com/faq"
         case "request_permission":
             fields["options"] = .table(LuaTable(array: ["alert"]))
         case "settings_prompt":
@@ -220,6 +222,8 @@ import Testing
             fields["deep_link"] = "notification_settings"
             fields["for_setting"] = "time_sensitive"
             fields["id"] = "off"
+            fields["link"] = "More"
+            fields["url"] = "https://www.example.com/faq"
         case "open_settings":
             fields["deep_link"] = "notification_settings"
         case "inform":
@@ -227,6 +231,8 @@ import Testing
             fields["deep_link"] = "notification_settings"
             fields["presentation"] = "sheet"
             fields["id"] = "safety"
+            fields["link"] = "More"
+            fields["url"] = "https://www.example.com/faq"
         default:
             break
         }
@@ -266,6 +272,12 @@ import Testing
                 // A page's `deep_link` goes with its `open` button: without the button it is an
                 // error of its own (`decision.deep_link`), so both go.
                 if action == "inform", field == "open" { without["deep_link"] = nil }
+                // A web link's text and page come together (either alone is an error naming the
+                // other): optional means both left out.
+                if field == "link" || field == "url" {
+                    without["link"] = nil
+                    without["url"] = nil
+                }
                 let result = Result { () throws(PolicyError) in try DecisionReader.decision(from: .table(LuaTable(without))) }
                 switch result {
                 case .failure(let error):

@@ -53,6 +53,7 @@ import Testing
         ledger.softPrompt.lastAnsweredAt = 1_767_200_100
         ledger.softPrompt.inlineShown = 7
         ledger.softPrompt.inlineActed = 4
+        ledger.softPrompt.links = 8
         ledger.systemPrompt.requested = 1
         ledger.systemPrompt.shown = 1
         ledger.systemPrompt.answeredAt = 1_767_300_000
@@ -63,10 +64,12 @@ import Testing
         ledger.settingsPrompt.lastShownAt = 1_767_400_000
         ledger.settingsPrompt.inlineShown = 5
         ledger.settingsPrompt.inlineActed = 6
+        ledger.settingsPrompt.links = 9
         ledger.inform.shown = 3
         ledger.inform.ok = 1
         ledger.inform.dismissed = 1
         ledger.inform.opened = 2
+        ledger.inform.links = 10
         ledger.inform.lastShownAt = 1_767_450_000
         var diary = Ledger.FeatureHistory()
         diary.opened = 3
@@ -88,7 +91,8 @@ import Testing
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .softPromptAnswered(.accept),
         .softPromptAnswered(.decline), .softPromptAnswered(.dismiss), .systemPromptAnswered(granted: true),
         .systemPromptAnswered(granted: false), .settingsPromptAnswered(.open), .settingsPromptAnswered(.cancel),
-        .settingsPromptAnswered(.dismiss), .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
+        .settingsPromptAnswered(.dismiss), .softPromptAnswered(.link), .settingsPromptAnswered(.link), .informAnswered(.link),
+        .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
         .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened,
         .settingsPromptAnswered(.dismiss), try! .custom("lesson_completed"),
         try! .custom(

@@ -22,6 +22,7 @@ extension LuaBridge {
             "shown": count(ledger.softPrompt.shown), "accepted": count(ledger.softPrompt.accepted),
             "declined": count(ledger.softPrompt.declined), "dismissed": count(ledger.softPrompt.dismissed),
             "inline_shown": count(ledger.softPrompt.inlineShown), "inline_acted": count(ledger.softPrompt.inlineActed),
+            "links": count(ledger.softPrompt.links),
         ]
         soft["last_shown_at"] = time(ledger.softPrompt.lastShownAt)
         soft["last_answered_at"] = time(ledger.softPrompt.lastAnsweredAt)
@@ -36,13 +37,13 @@ extension LuaBridge {
             "shown": count(ledger.settingsPrompt.shown), "opened": count(ledger.settingsPrompt.opened),
             "cancelled": count(ledger.settingsPrompt.cancelled),
             "inline_shown": count(ledger.settingsPrompt.inlineShown),
-            "inline_acted": count(ledger.settingsPrompt.inlineActed),
+            "inline_acted": count(ledger.settingsPrompt.inlineActed), "links": count(ledger.settingsPrompt.links),
         ]
         settings["last_shown_at"] = time(ledger.settingsPrompt.lastShownAt)
         fields["settings_prompt"] = .table(LuaTable(settings))
         var inform: [String: LuaValue] = [
             "shown": count(ledger.inform.shown), "ok": count(ledger.inform.ok), "dismissed": count(ledger.inform.dismissed),
-            "opened": count(ledger.inform.opened),
+            "opened": count(ledger.inform.opened), "links": count(ledger.inform.links),
         ]
         inform["last_shown_at"] = time(ledger.inform.lastShownAt)
         fields["inform"] = .table(LuaTable(inform))

@@ -32,6 +32,25 @@ import Testing
         #expect(withDecline.decline == .plain("D"))
     }
 
+    /// A settings row without an `open` text is its own button; a settings dialog still needs
+    /// its `open` button, and the error says an inline row would not.
+    @Test func aSettingsRowMayBeItsOwnButton() throws {
+        let settings = try Self.read(
+            "return { action = 'settings_prompt', presentation = 'inline', title = 'Off', message = 'Fix now' }")
+        guard case .settingsPrompt(let row) = settings?.action else { throw Failure("expected a settings prompt") }
+        #expect(row.open == nil && row.cancel == nil)
+        #expect(settings?.fields["open"] == nil)
+        for presentation in ["alert", "sheet", "banner"] {
+            let results = try BadValueTests.decide(
+                "return { action = 'settings_prompt', presentation = '\(presentation)', title = 'T', message = 'M', cancel = 'C' }")
+            for result in [results.fast, results.general] {
+                let error = try #require(BadValueTests.error(result))
+                #expect(error.field == "decision.open")
+                #expect(error.message.contains("only an inline row"), "\(error.message)")
+            }
+        }
+    }
+
     /// A dialog still needs its second button, and the error says an inline row would not.
     @Test(arguments: ["alert", "sheet", "banner"])
     func aDialogStillNeedsItsSecondButton(presentation: String) throws {

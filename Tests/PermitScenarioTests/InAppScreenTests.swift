@@ -194,6 +194,76 @@ import Testing
                 "dismiss: none of the app's own prompts, rows or pages was on screen, so nothing changed"))
     }
 
+    /// A row is part of its screen: `open` leaves it there through the visit to Settings, and
+    /// its ✕ (`dismiss`) takes it away.
+    @Test func aSettingsRowStaysAfterOpenAndGoesWithItsCross() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications, expect_screen: inline_settings_prompt }
+              - { answer: open, expect_screen: inline_settings_prompt }
+              - { after: 1m, event: app_foreground, expect_screen: inline_settings_prompt,
+                  expect_ledger: { settings_prompt.inline_shown: 1, settings_prompt.inline_acted: 1 } }
+              - { answer: dismiss, expect_screen: nothing }
+            """)
+        #expect(failures(result) == [])
+        try #require(result.steps.count == 5)
+        #expect(
+            result.steps[2].notes.contains(
+                "the user leaves for Settings (the app is in the background); an inline settings row stays on screen for the return"))
+        #expect(result.steps[3].notes.contains("an inline settings row is still on screen, as the user left it"))
+    }
+
+    /// A settings row without an `open` text is read, shown and tapped as a whole; the
+    /// timeline says the whole row is the button.
+    @Test func aRowWithoutOpenIsItsOwnButton() async throws {
+        let policy = try LuaPolicy(
+            source: """
+                return { name = "row", decide = function(ctx)
+                  if ctx.event.name == "feature_opened" then
+                    return { action = "settings_prompt", presentation = "inline", title = "Notifications are OFF",
+                             message = "Fix now.", deep_link = "notification_settings" }
+                  end
+                end }
+                """, chunkName: "row.lua")
+        let result = try await ScenarioRunner(policy: policy).run(
+            try parse(
+                """
+                device: { os: "17.0" }
+                initial: { authorization: denied }
+                steps:
+                  - { event: app_launch }
+                  - { event: feature_opened, feature: status, expect_screen: inline_settings_prompt }
+                  - { answer: open, expect: none, expect_screen: inline_settings_prompt,
+                      expect_ledger: { settings_prompt.inline_acted: 1 } }
+                """))
+        #expect(failures(result) == [])
+        let decision = try #require(result.steps[1].outcome?.decision)
+        #expect(
+            TimelineFormatter(start: 0).describe(decision)
+                == "settings_prompt inline \"Notifications are OFF\" → notification_settings [the whole row]")
+    }
+
+    /// A page comes up over the row; answered, it goes and the row is on screen again.
+    @Test func aPageGoesOverTheRowAndTheRowIsBackAfter() async throws {
+        let result = try await run(
+            """
+            device: { os: "17.0" }
+            initial: { authorization: denied }
+            steps:
+              - { event: app_launch }
+              - { event: feature_opened, feature: notifications, expect_screen: inline_settings_prompt }
+              - { event: feature_opened, feature: about, expect: inform, expect_screen: inform_page }
+              - { answer: ok, expect_screen: inline_settings_prompt, expect_ledger: { settings_prompt.inline_shown: 1 } }
+            """)
+        #expect(failures(result) == [])
+        try #require(result.steps.count == 4)
+        #expect(result.steps[3].notes.contains("an inline settings row beneath an information page is on screen again"))
+    }
+
     /// An inline row is acted on or closed; it has no cancel button.
     @Test func anInlineRowHasNoCancel() async throws {
         let result = try await run(

@@ -101,6 +101,31 @@ struct PlaygroundAPITests {
         #expect(open["texts"] as? [String: String] == ["en": "Open Device Settings", "de": "Geräteeinstellungen öffnen"])
     }
 
+    /// A row with a web link: the timeline's picture carries the link's text and page in the
+    /// chosen locale, and the copy table lists both as texts with their translations.
+    @Test func aRowsWebLinkIsInThePictureAndTheCopyTable() async throws {
+        let served = try await RunningPlayground(pack: "exposure-alerts")
+        defer { Task { await served.stop() } }
+        let id =
+            "tests/faq-link.yaml::The FAQ link on the Manage Notifications row and page opens the FAQ in the device's language "
+            + "and leaves them up [locale=de]"
+        let timeline = try await served.api("/api/timeline", ["scenario": id, "locale": "de"]).json()
+        let steps = try #require(timeline["steps"] as? [[String: Any]])
+        let row = try #require(
+            steps.lazy.compactMap { $0["screen"] as? [String: Any] }.first { $0["kind"] as? String == "inline_settings_prompt" })
+        #expect(row["link"] as? String == "Details zu den Einstellungen Ihres jeweiligen Betriebssystems finden Sie in den FAQ.")
+        #expect(row["url"] as? String == "https://www.coronawarn.app/de/faq/#notification_settings")
+        let rows = try #require(try await served.api("/api/copy", ["files": [String: String]()]).json()["rows"] as? [[String: Any]])
+        let onRow = rows.filter { ($0["place"] as? String)?.hasPrefix("inline settings prompt") == true }
+        let url = try #require(onRow.first { $0["field"] as? String == "url" })
+        #expect(
+            url["texts"] as? [String: String] == [
+                "en": "https://www.coronawarn.app/en/faq/#notification_settings",
+                "de": "https://www.coronawarn.app/de/faq/#notification_settings",
+            ])
+        #expect(onRow.contains { $0["field"] as? String == "link" })
+    }
+
     @Test func aPackWithCopyFilesIsEditedTestedAndBundledWithItsCopy() async throws {
         let served = try await RunningPlayground(pack: "dose-alerts")
         defer { Task { await served.stop() } }

@@ -201,13 +201,75 @@ import Testing
         var (app, _) = app(policy: policy)
         let opened = try await open(&app)
         _ = app.show(after: opened.outcome, userOnlyLeft: false)
-        #expect(app.screen == .softPrompt)
+        #expect(app.screen == .softPrompt(linked: false))
         let engine = try #require(app.engine)
         let left = await app.background(on: engine)
-        #expect(app.show(after: left.outcome, userOnlyLeft: true)?.kept == .softPrompt)
+        #expect(app.show(after: left.outcome, userOnlyLeft: true)?.kept == .softPrompt(linked: false))
         let back = await app.foreground(on: engine)
-        #expect(app.show(after: back.outcome, userOnlyLeft: true)?.kept == .softPrompt)
-        #expect(await app.terminate() == .softPrompt)
+        #expect(app.show(after: back.outcome, userOnlyLeft: true)?.kept == .softPrompt(linked: false))
+        #expect(await app.terminate() == .softPrompt(linked: false))
         #expect(app.screen == .nothing)
+    }
+
+    /// The system dialog an inline row's accept brings up goes over the row: once the dialog
+    /// is answered the row is on screen again; a new process has neither.
+    @Test func theRowTheDialogCameOverIsBackWhenTheDialogGoes() async throws {
+        let row = SoftPrompt(
+            title: "Know when replies arrive", message: "Turn on notifications.", accept: "Turn on", decline: nil,
+            presentation: .inline)
+        let policy = ClosurePolicy(name: "row") { context in
+            switch context.event {
+            case .appLaunch: Decision(.softPrompt(row))
+            case .softPromptAnswered: Decision(.requestPermission(options: [.alert]))
+            default: Decision(.none)
+            }
+        }
+        var (app, _) = app(policy: policy)
+        _ = app.show(after: try await open(&app).outcome, userOnlyLeft: false)
+        #expect(app.screen == .inlineSoftPrompt(linked: false))
+        let engine = try #require(app.engine)
+        _ = app.show(after: await app.send(.softPromptAnswered(.accept), on: engine), userOnlyLeft: false)
+        #expect(app.screen == .systemDialog && app.rowBeneath == .inlineSoftPrompt(linked: false))
+        let granted = try app.device.answerDialog(allow: true)
+        app.clearScreen()
+        #expect(app.screen == .inlineSoftPrompt(linked: false) && app.rowBeneath == nil)
+        _ = app.show(after: await app.send(.systemPromptAnswered(granted: granted), on: engine), userOnlyLeft: false)
+        #expect(app.screen == .inlineSoftPrompt(linked: false))
+        #expect(await app.terminate() == .inlineSoftPrompt(linked: false))
+        #expect(app.screen == .nothing && app.rowBeneath == nil)
+    }
+
+    /// A modal goes over a row, which is on screen again when the modal closes; a new row
+    /// replaces the row beneath the modal; `dismiss` takes the modal, then the row.
+    @Test func aModalGoesOverTheRowAndDismissTakesTheModalFirst() async throws {
+        let row = SettingsPrompt(title: "Off", message: "Fix now", open: nil, cancel: nil, presentation: .inline)
+        let modal = SoftPrompt(title: "Stay in the loop", message: "Reminders", accept: "Sure", decline: "Not now")
+        let policy = ClosurePolicy(name: "layers") { context in
+            switch context.event {
+            case .appLaunch, .featureOpened("row"): Decision(.settingsPrompt(row))
+            case .featureOpened("modal"): Decision(.softPrompt(modal))
+            case .featureOpened("label"): Decision(.inform(InformPage(title: "Off", message: nil, button: nil, presentation: .inline)))
+            case .featureClosed: Decision(.dismiss)
+            default: Decision(.none)
+            }
+        }
+        var (app, _) = app(policy: policy)
+        _ = app.show(after: try await open(&app).outcome, userOnlyLeft: false)
+        let engine = try #require(app.engine)
+        func send(_ event: AppEvent) async -> SimulatedApp.ScreenUpdate? {
+            app.show(after: await app.send(event, on: engine), userOnlyLeft: false)
+        }
+        _ = await send(.featureOpened("modal"))
+        #expect(app.screen == .softPrompt(linked: false) && app.rowBeneath == .inlineSettingsPrompt(linked: false))
+        _ = await send(.featureOpened("label"))
+        #expect(app.screen == .softPrompt(linked: false) && app.rowBeneath == .label, "a new row replaces the row beneath")
+        #expect(await send(.featureClosed("x"))?.dismissed == .softPrompt(linked: false))
+        #expect(app.screen == .label && app.rowBeneath == nil)
+        #expect(await send(.featureClosed("x"))?.dismissed == .label)
+        #expect(app.screen == .nothing)
+        _ = await send(.featureOpened("row"))
+        _ = await send(.featureOpened("modal"))
+        app.clearScreen()
+        #expect(app.screen == .inlineSettingsPrompt(linked: false), "answered, the modal goes and the row is there")
     }
 }

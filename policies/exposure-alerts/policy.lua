@@ -29,22 +29,25 @@ local function cell(ctx, why)
            reason = why .. ": the Notifications cell reads " .. state }
 end
 
--- The Notifications screen's view for the request's answer, with its Open Device Settings button.
+-- The Notifications screen's view for the request's answer, with its Open Device Settings button;
+-- the On view links to the FAQ's notification settings (a web page, per language).
 local function screen(granted)
   local view = granted and "on" or "off"
   return { action = "settings_prompt", presentation = "inline", id = "notifications_" .. view,
            deep_link = "app_settings", title = permit.copy("screen." .. view .. ".title"),
            message = permit.copy("screen." .. view .. ".message"), open = permit.copy("screen.open"),
+           link = granted and permit.copy("faq.link") or nil, url = granted and permit.copy("faq.url") or nil,
            reason = "the Notifications screen shows its " .. view .. " view" }
 end
 
 -- The page after the update to 2.12: Continue closes it; Open Device Settings opens the app's
--- page in Settings and leaves it up, so it stays until closed, also across Settings.
+-- page in Settings and leaves it up, so it stays until closed, also across Settings; its FAQ
+-- link leaves it up too.
 local function rework(why)
   return { action = "inform", presentation = "sheet", id = "notification_rework",
            title = permit.copy("rework.title"), message = permit.copy("rework.message"),
            button = permit.copy("rework.button"), open = permit.copy("rework.open"), deep_link = "app_settings",
-           reason = why }
+           link = permit.copy("faq.link"), url = permit.copy("faq.url"), reason = why }
 end
 
 return {
@@ -88,8 +91,9 @@ return {
         return { action = "request_permission", options = { "alert", "sound", "badge" },
                  reason = "always_stay_informed ok: Next requests" }
       end
-      if page == "notification_rework" and answer == "open" then
-        return { action = "none", reason = "notification_rework open: Settings opens, the page stays" }
+      if page == "notification_rework" and (answer == "open" or answer == "link") then
+        local opened = answer == "open" and "Settings opens" or "the FAQ opens"
+        return { action = "none", reason = "notification_rework " .. answer .. ": " .. opened .. ", the page stays" }
       end
       if page == "notification_rework" then
         return { action = "none", remember = { rework_due = permit.forget },

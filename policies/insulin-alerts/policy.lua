@@ -78,14 +78,14 @@ local function view(ctx)
   if screen == "status" and unsafe(ctx) then
     return { action = "settings_prompt", presentation = "inline", id = "safety_banner",
              title = permit.copy("banner.title"), message = permit.copy("banner.message"),
-             open = permit.copy("warning.settings"), deep_link = "notification_settings",
+             deep_link = "notification_settings",
              reason = "the status screen's warning row: " .. unsafe(ctx) .. " off" }, "banner"
   end
   return nil, nil
 end
 
--- Brings the screen up to date: the view when it differs from what is shown, dismiss when the
--- policy's row is there and nothing should be. Remembers what is on screen.
+-- Brings the row up to date: the view when it differs from the row shown, dismiss when the
+-- policy's row is there and nothing should be. Remembers the row.
 local function refresh(ctx, why, remember)
   local decision, shown = view(ctx)
   local current = ctx.state.shown
@@ -104,7 +104,7 @@ end
 -- acknowledges it. A safety warning may not wait for tomorrow's prompt budget.
 local function warning(ctx, remember)
   local off = unsafe(ctx)
-  remember.shown = "warning"
+  remember.alert = "warning"
   return { action = "settings_prompt", presentation = "alert", id = "unsafe_permissions",
            for_setting = off ~= "alert" and off or nil, deep_link = "notification_settings",
            title = permit.copy("warning.title"), message = permit.copy("warning.message"),
@@ -115,7 +115,7 @@ end
 
 -- The "Notifications Delayed" alert, with its one button, OK.
 local function delayed(remember)
-  remember.shown = "delayed"
+  remember.alert = "delayed"
   return { action = "inform", presentation = "alert", id = "notifications_delayed",
            title = permit.copy("delayed.title"), message = permit.copy("delayed.message"),
            button = permit.copy("delayed.ok"), remember = remember,
@@ -124,10 +124,10 @@ end
 
 -- The checker's delegate: each alert is issued once when its condition starts and retracted
 -- (taken off screen) when it ends; one not acknowledged is shown again at the first check after
--- a launch. The delayed alert is judged only while safe.
+-- a launch. The delayed alert is judged only while safe. An alert goes over the row.
 local function check(ctx, why, remember)
   local state, forget = ctx.state, permit.forget
-  local replay, shown = state.replay, state.shown
+  local replay, alert = state.replay, state.alert
   remember.replay = forget
   if unsafe(ctx) then
     if not state.unsafe_issued or (replay and not state.unsafe_acked) then
@@ -137,7 +137,7 @@ local function check(ctx, why, remember)
   else
     if state.unsafe_issued then
       remember.unsafe_issued, remember.unsafe_acked = forget, forget
-      if shown == "warning" then shown = nil end
+      if alert == "warning" then alert = nil end
     end
     local scheduled = ctx.settings.scheduled_delivery == "enabled"
     if scheduled and (not state.delayed_issued or (replay and not state.delayed_acked)) then
@@ -146,19 +146,14 @@ local function check(ctx, why, remember)
     end
     if not scheduled and state.delayed_issued then
       remember.delayed_issued, remember.delayed_acked = forget, forget
-      if shown == "delayed" then shown = nil end
+      if alert == "delayed" then alert = nil end
     end
   end
-  if shown == "warning" or shown == "delayed" then
+  if alert then
     return { action = "none", reason = why .. ": the alert stays", remember = remember }
   end
-  if shown ~= state.shown then
-    local decision, next = view(ctx)
-    remember.shown = next or forget
-    if decision then
-      decision.remember = remember
-      return decision
-    end
+  if state.alert then
+    remember.alert = forget
     return { action = "dismiss", reason = why .. ": the alert retracted", remember = remember }
   end
   return refresh(ctx, why, remember)
@@ -187,7 +182,7 @@ return {
 
     if event == "app_launch" then
       -- A new process: nothing on screen yet; alerts not acknowledged are played back.
-      local remember = { screen = permit.forget, shown = permit.forget, listening = permit.forget,
+      local remember = { screen = permit.forget, shown = permit.forget, alert = permit.forget, listening = permit.forget,
                          replay = (state.unsafe_issued and not state.unsafe_acked)
                            or (state.delayed_issued and not state.delayed_acked) or permit.forget }
       if ctx.status == "not_determined" then
@@ -212,7 +207,7 @@ return {
         return check(ctx, "the status screen", remember)
       end
       state.screen = ctx.event.feature
-      if state.shown == "warning" or state.shown == "delayed" then
+      if state.alert then
         return { action = "none", reason = "the alert stays", remember = remember }
       end
       return refresh(ctx, "opened " .. ctx.event.feature, remember)
@@ -229,15 +224,17 @@ return {
     end
 
     if event == "settings_prompt_answered" or event == "inform_answered" then
-      local id, remember = ctx.event.prompt_id or "an answer", { shown = permit.forget }
+      local id, answer = ctx.event.prompt_id or "an answer", ctx.event.answer
+      if id == "safety_banner" or id == "alert_permissions" then
+        -- A row stays through the visit to Settings.
+        if answer == "open" then return { action = "none", reason = id .. " open: the row stays" } end
+        return { action = "none", reason = id .. " " .. answer, remember = { shown = permit.forget } }
+      end
+      local remember = { alert = permit.forget }
       if id == "unsafe_permissions" then remember.unsafe_acked = true end
       if id == "notifications_delayed" then remember.delayed_acked = true end
-      -- The alert or row is closed; what was under an alert shows again.
-      state.shown = nil
-      if id == "unsafe_permissions" or id == "notifications_delayed" then
-        return refresh(ctx, id .. " " .. ctx.event.answer, remember)
-      end
-      return { action = "none", reason = id .. " " .. ctx.event.answer, remember = remember }
+      -- The alert is closed; the row under it is brought up to date.
+      return refresh(ctx, id .. " " .. answer, remember)
     end
 
     return nil

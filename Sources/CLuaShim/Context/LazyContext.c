@@ -61,6 +61,7 @@ enum {
 #include "lazy_names.generated.h"
 _Static_assert(N_TIME_SENSITIVE == N_ALERT + PERMIT_S_COUNT - 1, "ctx.settings' names are contiguous, in PERMIT_S_* order");
 _Static_assert(N_NAME_COUNT <= LAZY_NAME_SLOTS, "permit_vm.lazy_name_text holds every key name");
+_Static_assert(PERMIT_H_COUNT <= 32, "permit_lazy_header.absent has one bit for each history number");
 
 /* Bounds the C recursion whatever the host's table depth limit. */
 #define MAX_DEPTH 200
@@ -296,20 +297,22 @@ static void push_features(lua_State *L, const snapshot *s) {
 }
 
 static void push_settings_prompt(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 5 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
+    lua_createtable(L, 0, 6 + present(s, PERMIT_H_SETTINGS_LAST_SHOWN_AT));
     set_number(L, s, N_CANCELLED, PERMIT_H_SETTINGS_CANCELLED);
     set_number(L, s, N_INLINE_ACTED, PERMIT_H_SETTINGS_INLINE_ACTED);
     set_number(L, s, N_INLINE_SHOWN, PERMIT_H_SETTINGS_INLINE_SHOWN);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SETTINGS_LAST_SHOWN_AT);
+    set_number(L, s, N_LINKS, PERMIT_H_SETTINGS_LINKS);
     set_number(L, s, N_OPENED, PERMIT_H_SETTINGS_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_SETTINGS_SHOWN);
     permit_strict_set(L, -1, PERMIT_STRICT_SETTINGS_PROMPT);
 }
 
 static void push_inform(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 4 + present(s, PERMIT_H_INFORM_LAST_SHOWN_AT));
+    lua_createtable(L, 0, 5 + present(s, PERMIT_H_INFORM_LAST_SHOWN_AT));
     set_number(L, s, N_DISMISSED, PERMIT_H_INFORM_DISMISSED);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_INFORM_LAST_SHOWN_AT);
+    set_number(L, s, N_LINKS, PERMIT_H_INFORM_LINKS);
     set_number(L, s, N_OK, PERMIT_H_INFORM_OK);
     set_number(L, s, N_OPENED, PERMIT_H_INFORM_OPENED);
     set_number(L, s, N_SHOWN, PERMIT_H_INFORM_SHOWN);
@@ -317,7 +320,7 @@ static void push_inform(lua_State *L, const snapshot *s) {
 }
 
 static void push_soft_prompt(lua_State *L, const snapshot *s) {
-    lua_createtable(L, 0, 6 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
+    lua_createtable(L, 0, 7 + present(s, PERMIT_H_SOFT_LAST_SHOWN_AT) + present(s, PERMIT_H_SOFT_LAST_ANSWERED_AT));
     set_number(L, s, N_ACCEPTED, PERMIT_H_SOFT_ACCEPTED);
     set_number(L, s, N_DECLINED, PERMIT_H_SOFT_DECLINED);
     set_number(L, s, N_DISMISSED, PERMIT_H_SOFT_DISMISSED);
@@ -325,6 +328,7 @@ static void push_soft_prompt(lua_State *L, const snapshot *s) {
     set_number(L, s, N_INLINE_SHOWN, PERMIT_H_SOFT_INLINE_SHOWN);
     set_number(L, s, N_LAST_ANSWERED_AT, PERMIT_H_SOFT_LAST_ANSWERED_AT);
     set_number(L, s, N_LAST_SHOWN_AT, PERMIT_H_SOFT_LAST_SHOWN_AT);
+    set_number(L, s, N_LINKS, PERMIT_H_SOFT_LINKS);
     set_number(L, s, N_SHOWN, PERMIT_H_SOFT_SHOWN);
     permit_strict_set(L, -1, PERMIT_STRICT_SOFT_PROMPT);
 }

@@ -547,6 +547,15 @@ public actor PermissionEngine {
             }
             return .plain(resolved)
         }
+        // The address the device's language picks must be a page a link may open (the decision
+        // readers check every translation; this holds for a host's own decisions too).
+        func resolved(_ link: WebLink) throws(PolicyError) -> WebLink {
+            let address = try text(link.address, "url")
+            if case .plain(let url) = address, let problem = WebLink.problem(with: url) {
+                throw PolicyError(kind: .invalidDecision, field: "decision.url", message: problem)
+            }
+            return WebLink(text: try text(link.text, "link"), address: address)
+        }
         switch action {
         case .none, .requestPermission, .openSettings, .dismiss:
             return action
@@ -555,18 +564,21 @@ public actor PermissionEngine {
             if let message = page.message { page.message = try text(message, "message") }
             if let button = page.button { page.button = try text(button, "button") }
             if let open = page.open { page.open = try text(open, "open") }
+            if let link = page.link { page.link = try resolved(link) }
             return .inform(page)
         case .softPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
             prompt.accept = try text(prompt.accept, "accept")
             if let decline = prompt.decline { prompt.decline = try text(decline, "decline") }
+            if let link = prompt.link { prompt.link = try resolved(link) }
             return .softPrompt(prompt)
         case .settingsPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
             prompt.message = try text(prompt.message, "message")
-            prompt.open = try text(prompt.open, "open")
+            if let open = prompt.open { prompt.open = try text(open, "open") }
             if let cancel = prompt.cancel { prompt.cancel = try text(cancel, "cancel") }
+            if let link = prompt.link { prompt.link = try resolved(link) }
             return .settingsPrompt(prompt)
         }
     }

@@ -11,6 +11,8 @@ extension Ledger {
         /// Times the user tapped its `open` button (`inform_answered` with `open`): Settings
         /// opened and the page stayed, so `ok` or `dismissed` counts it again when it closes.
         public var opened = 0
+        /// Times the user opened its web link (`inform_answered` with `link`): the page stayed.
+        public var links = 0
         /// When last shown.
         public var lastShownAt: Int64?
 
@@ -18,7 +20,7 @@ extension Ledger {
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case shown, ok, dismissed, opened
+            case shown, ok, dismissed, opened, links
             case lastShownAt = "last_shown_at"
         }
 
@@ -30,6 +32,7 @@ extension Ledger {
             ok = try c.decodeIfPresent(Int.self, forKey: .ok) ?? 0
             dismissed = try c.decodeIfPresent(Int.self, forKey: .dismissed) ?? 0
             opened = try c.decodeIfPresent(Int.self, forKey: .opened) ?? 0
+            links = try c.decodeIfPresent(Int.self, forKey: .links) ?? 0
             lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
         }
 
@@ -39,6 +42,7 @@ extension Ledger {
             check(ok, "ok")
             check(dismissed, "dismissed")
             check(opened, "opened")
+            check(links, "links")
         }
     }
 }

@@ -130,12 +130,15 @@ public struct Ledger: Sendable, Hashable, Codable {
         public var inlineShown = 0
         /// Times the user acted on an inline row (`accept`), apart from `accepted`.
         public var inlineActed = 0
+        /// Times the user opened the prompt's web link (`soft_prompt_answered` with `link`): the
+        /// prompt stayed, so another answer closes it later.
+        public var links = 0
 
         /// Never shown.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case shown, accepted, declined, dismissed
+            case shown, accepted, declined, dismissed, links
             case lastShownAt = "last_shown_at"
             case lastAnsweredAt = "last_answered_at"
             case inlineShown = "inline_shown"
@@ -153,6 +156,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             lastAnsweredAt = try c.decodeIfPresent(Int64.self, forKey: .lastAnsweredAt)
             inlineShown = try c.decodeIfPresent(Int.self, forKey: .inlineShown) ?? 0
             inlineActed = try c.decodeIfPresent(Int.self, forKey: .inlineActed) ?? 0
+            links = try c.decodeIfPresent(Int.self, forKey: .links) ?? 0
         }
     }
 
@@ -199,12 +203,15 @@ public struct Ledger: Sendable, Hashable, Codable {
         public var inlineShown = 0
         /// Times the user acted on an inline row (`open`), apart from `opened`.
         public var inlineActed = 0
+        /// Times the user opened the prompt's web link (`settings_prompt_answered` with `link`):
+        /// the prompt stayed, so another answer closes it later.
+        public var links = 0
 
         /// Never shown.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case shown, opened, cancelled
+            case shown, opened, cancelled, links
             case lastShownAt = "last_shown_at"
             case inlineShown = "inline_shown"
             case inlineActed = "inline_acted"
@@ -219,6 +226,7 @@ public struct Ledger: Sendable, Hashable, Codable {
             lastShownAt = try c.decodeIfPresent(Int64.self, forKey: .lastShownAt)
             inlineShown = try c.decodeIfPresent(Int.self, forKey: .inlineShown) ?? 0
             inlineActed = try c.decodeIfPresent(Int.self, forKey: .inlineActed) ?? 0
+            links = try c.decodeIfPresent(Int.self, forKey: .links) ?? 0
         }
     }
 

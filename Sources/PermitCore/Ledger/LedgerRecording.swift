@@ -6,8 +6,15 @@ extension Ledger {
     /// the event answers was an inline row: acting on one (`accept`, `open`) counts apart
     /// (`inline_acted`), and its other answers count nothing (the row has no such buttons; it
     /// went with its screen).
+    /// A web link (`link`), on a row or a dialog, counts only as a link: what it is on stays.
     mutating func record(_ event: AppEvent, at now: Int64, legacy: Bool, inlineOnScreen: Bool = false) {
         switch event {
+        case .softPromptAnswered(.link):
+            Self.countOne(&softPrompt.links)
+        case .settingsPromptAnswered(.link):
+            Self.countOne(&settingsPrompt.links)
+        case .informAnswered(.link):
+            Self.countOne(&inform.links)
         case .appLaunch:
             Self.countOne(&launches)
             if firstLaunchAt == nil { firstLaunchAt = now }
@@ -30,6 +37,7 @@ extension Ledger {
             case .accept: Self.countOne(&softPrompt.accepted)
             case .decline: Self.countOne(&softPrompt.declined)
             case .dismiss: Self.countOne(&softPrompt.dismissed)
+            case .link: return
             }
             softPrompt.lastAnsweredAt = now
         case .systemPromptAnswered(let granted):
@@ -42,13 +50,14 @@ extension Ledger {
             switch answer {
             case .open: Self.countOne(&settingsPrompt.opened)
             case .cancel: Self.countOne(&settingsPrompt.cancelled)
-            case .dismiss: break
+            case .dismiss, .link: break
             }
         case .informAnswered(let answer):
             switch answer {
             case .ok: Self.countOne(&inform.ok)
             case .dismiss: Self.countOne(&inform.dismissed)
             case .open: Self.countOne(&inform.opened)
+            case .link: break
             }
         case .custom(let custom):
             Self.noteHappened(&events[custom.name, default: EventHistory()], at: now)

@@ -13,10 +13,11 @@ extension Ledger {
     public static let nestedFields: [String: [String]] = [
         "soft_prompt": [
             "shown", "accepted", "declined", "dismissed", "last_shown_at", "last_answered_at", "inline_shown", "inline_acted",
+            "links",
         ],
         "system_prompt": ["requested", "shown", "answered_at", "granted"],
-        "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at", "inline_shown", "inline_acted"],
-        "inform": ["shown", "ok", "dismissed", "opened", "last_shown_at"],
+        "settings_prompt": ["shown", "opened", "cancelled", "last_shown_at", "inline_shown", "inline_acted", "links"],
+        "inform": ["shown", "ok", "dismissed", "opened", "links", "last_shown_at"],
     ]
 
     /// The keys of each `features` entry.

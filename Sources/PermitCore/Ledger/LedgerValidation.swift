@@ -46,6 +46,7 @@ extension Ledger.SoftPromptHistory {
         check(dismissed, "dismissed")
         check(inlineShown, "inline_shown")
         check(inlineActed, "inline_acted")
+        check(links, "links")
     }
 }
 
@@ -63,6 +64,7 @@ extension Ledger.SettingsPromptHistory {
         check(cancelled, "cancelled")
         check(inlineShown, "inline_shown")
         check(inlineActed, "inline_acted")
+        check(links, "links")
     }
 }
 

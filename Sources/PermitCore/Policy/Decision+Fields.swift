@@ -28,7 +28,7 @@ extension Decision {
         case .settingsPrompt(let prompt):
             fields["title"] = text(prompt.title)
             fields["message"] = text(prompt.message)
-            fields["open"] = text(prompt.open)
+            if let open = prompt.open { fields["open"] = text(open) }
             if let cancel = prompt.cancel { fields["cancel"] = text(cancel) }
             fields["presentation"] = .string(prompt.presentation.rawValue)
             fields["deep_link"] = .string(prompt.deepLink.rawValue)
@@ -46,6 +46,10 @@ extension Decision {
             if let id = page.id { fields["id"] = .string(id) }
         case .openSettings(let deepLink):
             fields["deep_link"] = .string(deepLink.rawValue)
+        }
+        if let link = action.link {
+            fields["link"] = text(link.text)
+            fields["url"] = text(link.address)
         }
         if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
         if let capExempt { fields["cap_exempt"] = .string(capExempt) }

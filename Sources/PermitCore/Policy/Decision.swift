@@ -81,6 +81,16 @@ public struct Decision: Sendable, Hashable {
             }
         }
 
+        /// The web link on the prompt, row or page this action shows (`link` and `url`), or `nil`.
+        public var link: WebLink? {
+            switch self {
+            case .softPrompt(let prompt): prompt.link
+            case .settingsPrompt(let prompt): prompt.link
+            case .inform(let page): page.link
+            case .none, .requestPermission, .openSettings, .dismiss: nil
+            }
+        }
+
         /// The `id` the policy gave the prompt, row or page this action shows, which the answer
         /// to it carries back (`ctx.event.prompt_id`); `nil` for the other actions.
         public var promptID: String? {
@@ -132,13 +142,17 @@ public struct SoftPrompt: Sendable, Hashable {
     /// `id`: which prompt this is, for the policy that shows several; its answer carries it
     /// back as `ctx.event.prompt_id`.
     public var id: String?
+    /// `link` and `url`: a link to a web page beside the buttons; tapping it leaves the prompt
+    /// on screen (the answer `link`).
+    public var link: WebLink?
 
     /// A soft prompt with its texts; `variant` names the copy for A/B reports.
     public init(
         title: LocalizedText, message: LocalizedText, accept: LocalizedText, decline: LocalizedText?,
-        presentation: Presentation = .alert, variant: String? = nil, id: String? = nil
+        presentation: Presentation = .alert, variant: String? = nil, id: String? = nil, link: WebLink? = nil
     ) {
         self.id = id
+        self.link = link
         self.title = title
         self.message = message
         self.accept = accept
@@ -163,8 +177,9 @@ public struct SettingsPrompt: Sendable, Hashable {
     public var title: LocalizedText
     /// What is off and what turning it on gives the user.
     public var message: LocalizedText
-    /// The button that opens Settings at `deepLink`.
-    public var open: LocalizedText
+    /// The button that opens Settings at `deepLink`; `nil` for an inline row that is its own
+    /// button (the whole row opens Settings, and its answer is still `open`).
+    public var open: LocalizedText?
     /// The button that leaves things as they are; `nil` for an inline row, which has none.
     public var cancel: LocalizedText?
     /// How the app presents it.
@@ -178,14 +193,18 @@ public struct SettingsPrompt: Sendable, Hashable {
     public var forSetting: NotificationSettings.Setting?
     /// `id`: which prompt this is; its answer carries it back as `ctx.event.prompt_id`.
     public var id: String?
+    /// `link` and `url`: a link to a web page beside the buttons; tapping it leaves the prompt
+    /// on screen (the answer `link`).
+    public var link: WebLink?
 
     /// A settings prompt with its texts and the page to open.
     public init(
-        title: LocalizedText, message: LocalizedText, open: LocalizedText, cancel: LocalizedText?,
+        title: LocalizedText, message: LocalizedText, open: LocalizedText?, cancel: LocalizedText?,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings,
-        forSetting: NotificationSettings.Setting? = nil, id: String? = nil
+        forSetting: NotificationSettings.Setting? = nil, id: String? = nil, link: WebLink? = nil
     ) {
         self.id = id
+        self.link = link
         self.title = title
         self.message = message
         self.open = open

@@ -26,13 +26,17 @@ public struct InformPage: Sendable, Hashable {
     public var presentation: Presentation
     /// `id`: which page this is; its answer carries it back as `ctx.event.prompt_id`.
     public var id: String?
+    /// `link` and `url`: a link to a web page, which leaves the page on screen (the answer
+    /// `link`); only beside a `button` (a label has nothing to tap).
+    public var link: WebLink?
 
     /// A page with its texts; a row (`.inline`) may leave out `message` and `button`. `open`
     /// (with `deepLink`) adds the button that opens Settings.
     public init(
         title: LocalizedText, message: LocalizedText?, button: LocalizedText?, open: LocalizedText? = nil,
-        deepLink: DeepLink = .appSettings, presentation: Presentation = .alert, id: String? = nil
+        deepLink: DeepLink = .appSettings, presentation: Presentation = .alert, id: String? = nil, link: WebLink? = nil
     ) {
+        self.link = link
         self.title = title
         self.message = message
         self.button = button

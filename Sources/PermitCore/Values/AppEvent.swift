@@ -135,6 +135,8 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
 public enum SoftPromptAnswer: String, Sendable, Codable, CaseIterable {
     /// Accepted, declined, or dismissed without a choice (the app's own prompt closed).
     case accept, decline, dismiss
+    /// Its web link (`link`) opened: the host opened the page, and the prompt stays on screen.
+    case link
 }
 
 /// An answer to the app's information page.
@@ -144,12 +146,16 @@ public enum InformAnswer: String, Sendable, Codable, CaseIterable {
     /// Its second button (`open`): the app opens Settings at the page's deep link, and the
     /// page stays on screen for the user's return.
     case open
+    /// Its web link (`link`) opened: the host opened the page, and the page stays on screen.
+    case link
 }
 
 /// An answer to the settings prompt.
 public enum SettingsPromptAnswer: String, Sendable, Codable, CaseIterable {
     /// Opened Settings, cancelled, or dismissed without a choice.
     case open, cancel, dismiss
+    /// Its web link (`link`) opened: the host opened the page, and the prompt stays on screen.
+    case link
 }
 
 extension TimeZone {

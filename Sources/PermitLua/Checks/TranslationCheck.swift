@@ -21,7 +21,8 @@ public enum TranslationCheck {
             texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept)]
             if let decline = prompt.decline { texts.append(("decline", decline)) }
         case .settingsPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open)]
+            texts = [("title", prompt.title), ("message", prompt.message)]
+            if let open = prompt.open { texts.append(("open", open)) }
             if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
         case .inform(let page):
             texts = [("title", page.title)]
@@ -31,6 +32,9 @@ public enum TranslationCheck {
         default:
             return []
         }
+        // A link's text and its address are translated alike: a language without its own FAQ
+        // page must say so with a url entry of its own (or fall back to `en` on purpose).
+        if let link = decision.action.link { texts += [("link", link.text), ("url", link.address)] }
         let label = decision.reason.map { "the decision with reason \"\($0)\"" } ?? "a decision without a reason"
         var problems: [String] = []
         var tables: [(String, Set<String>)] = []

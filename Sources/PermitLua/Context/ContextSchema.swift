@@ -63,8 +63,8 @@ public enum ContextSchema {
     public static let eventNames = AppEvent.names
     /// `ctx.event.answer`: a soft prompt's (`accept`, `decline`, `dismiss`), a settings
     /// prompt's (`open`, `cancel`, `dismiss`) or an information page's (`ok`, `dismiss`, and
-    /// `open` for its Settings button).
-    public static let answers = ["accept", "decline", "dismiss", "open", "cancel", "ok"]
+    /// `open` for its Settings button); `link` for the web link any of them may carry.
+    public static let answers = ["accept", "decline", "dismiss", "open", "cancel", "ok", "link"]
     /// A decision's `action`.
     public static let actions = Decision.Action.names
 
@@ -88,7 +88,7 @@ public enum ContextSchema {
         fields: [
             Field("name", "PermitEventName|string"),
             Field("feature", "string", optional: true),
-            Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel"|"ok""#, optional: true),
+            Field("answer", #""accept"|"decline"|"dismiss"|"open"|"cancel"|"ok"|"link""#, optional: true),
             Field("granted", "boolean", optional: true),
             Field("prompt_id", "string", optional: true),
             Field("time_zone", "string", optional: true),
@@ -126,7 +126,7 @@ public enum ContextSchema {
             Field("shown", "integer"), Field("accepted", "integer"), Field("declined", "integer"),
             Field("dismissed", "integer"), Field("last_shown_at", "integer", optional: true),
             Field("last_answered_at", "integer", optional: true), Field("inline_shown", "integer"),
-            Field("inline_acted", "integer"),
+            Field("inline_acted", "integer"), Field("links", "integer"),
         ])
 
     /// `ctx.history.system_prompt`.
@@ -143,7 +143,7 @@ public enum ContextSchema {
         fields: [
             Field("shown", "integer"), Field("opened", "integer"), Field("cancelled", "integer"),
             Field("last_shown_at", "integer", optional: true), Field("inline_shown", "integer"),
-            Field("inline_acted", "integer"),
+            Field("inline_acted", "integer"), Field("links", "integer"),
         ])
 
     /// `ctx.history.inform`: the app's information pages and label rows.
@@ -151,7 +151,7 @@ public enum ContextSchema {
         name: "PermitInformHistory",
         fields: [
             Field("shown", "integer"), Field("ok", "integer"), Field("dismissed", "integer"),
-            Field("opened", "integer"), Field("last_shown_at", "integer", optional: true),
+            Field("opened", "integer"), Field("links", "integer"), Field("last_shown_at", "integer", optional: true),
         ])
 
     /// Each `ctx.history.features[name]`.
@@ -243,6 +243,7 @@ public enum ContextSchema {
             Field("remote_registration", "PermitRemoteRegistration", optional: true),
             Field("cap_exempt", "string", optional: true), Field("for_setting", "PermitSettingName", optional: true),
             Field("button", "PermitText", optional: true), Field("id", "string", optional: true),
+            Field("link", "PermitText", optional: true), Field("url", "PermitText", optional: true),
         ])
 
     /// The decision fields every action takes.
@@ -264,11 +265,13 @@ public enum ContextSchema {
     /// 24 fields in all: the in-place reader answers them as bits below the action's code.
     public static let decisionFieldsByAction: [String: [String]] = [
         "none": [],
-        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant", "id"],
+        "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant", "id", "link", "url"],
         "request_permission": ["options"],
-        "settings_prompt": ["title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id"],
+        "settings_prompt": [
+            "title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id", "link", "url",
+        ],
         "open_settings": ["deep_link"],
-        "inform": ["title", "message", "button", "open", "deep_link", "presentation", "id"],
+        "inform": ["title", "message", "button", "open", "deep_link", "presentation", "id", "link", "url"],
         "dismiss": [],
     ]
 

@@ -433,11 +433,12 @@ extension FastPath {
                     guard let text = text(at: slot(Int32(PERMIT_D_VARIANT))) else { return nil }
                     variant = text
                 }
-                guard let id = promptID(present: present, at: index) else { return nil }
+                guard let id = promptID(present: present, at: index), let link = webLink(present: present, at: index)
+                else { return nil }
                 return .softPrompt(
                     SoftPrompt(
                         title: title, message: message, accept: accept, decline: decline, presentation: presentation,
-                        variant: variant, id: id))
+                        variant: variant, id: id, link: link))
             case PERMIT_A_REQUEST_PERMISSION:
                 guard let options = options(slot(Int32(PERMIT_D_OPTIONS))) else { return nil }
                 return .requestPermission(options: options)
@@ -460,11 +461,12 @@ extension FastPath {
                     else { return nil }
                     setting = named
                 }
-                guard let id = promptID(present: present, at: index) else { return nil }
+                guard let id = promptID(present: present, at: index), let link = webLink(present: present, at: index)
+                else { return nil }
                 return .settingsPrompt(
                     SettingsPrompt(
                         title: title, message: message, open: open, cancel: cancel, presentation: presentation,
-                        deepLink: deepLink, forSetting: setting, id: id))
+                        deepLink: deepLink, forSetting: setting, id: id, link: link))
             case PERMIT_A_OPEN_SETTINGS:
                 guard let deepLink = deepLink(slot(Int32(PERMIT_D_DEEP_LINK))) else { return nil }
                 return .openSettings(deepLink)
@@ -507,10 +509,31 @@ extension FastPath {
             } else if has(Int32(PERMIT_D_DEEP_LINK)) {
                 return nil
             }
-            guard let id = promptID(present: present, at: index) else { return nil }
+            guard let id = promptID(present: present, at: index),
+                let link = webLink(present: present, at: index, onLabel: texts[1] == nil)
+            else { return nil }
             return InformPage(
                 title: title, message: texts[0], button: texts[1], open: open, deepLink: deepLink,
-                presentation: presentation, id: id)
+                presentation: presentation, id: id, link: link)
+        }
+
+        /// DecisionReader.webLink: `.some(nil)` when neither `link` nor `url` is there, the link
+        /// when both are and every address is a page a link may open (`WebLink.problem`), and
+        /// `nil` otherwise (one without the other, a link on a label, a bad address).
+        mutating func webLink(present: Int, at index: Int32, onLabel: Bool = false) -> WebLink?? {
+            let fields = 1 << Int(PERMIT_D_LINK) | 1 << Int(PERMIT_D_URL)
+            let given = present & fields
+            guard given != 0 else { return .some(nil) }
+            guard given == fields, !onLabel, let text = localized(index + 1 + Int32(PERMIT_D_LINK)),
+                let address = localized(index + 1 + Int32(PERMIT_D_URL))
+            else { return nil }
+            switch address {
+            case .plain(let url):
+                guard WebLink.problem(with: url) == nil else { return nil }
+            case .translations(let urls):
+                guard urls.values.allSatisfy({ WebLink.problem(with: $0) == nil }) else { return nil }
+            }
+            return .some(WebLink(text: text, address: address))
         }
 
         /// DecisionReader.promptID: `.some(nil)` when absent, the id when a string of 1 to
@@ -683,6 +706,7 @@ extension FastPath.Key {
         case .accept: .accept
         case .decline: .decline
         case .dismiss: .dismiss
+        case .link: .link
         }
     }
 
@@ -691,6 +715,7 @@ extension FastPath.Key {
         case .ok: .ok
         case .dismiss: .dismiss
         case .open: .open
+        case .link: .link
         }
     }
 
@@ -699,6 +724,7 @@ extension FastPath.Key {
         case .open: .open
         case .cancel: .cancel
         case .dismiss: .dismiss
+        case .link: .link
         }
     }
 

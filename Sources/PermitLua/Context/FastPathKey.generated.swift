@@ -36,6 +36,7 @@ extension FastPath {
         case open
         case cancel
         case ok
+        case link
         case unknown
         case notDetermined
         case denied
@@ -78,6 +79,7 @@ extension FastPath {
             case .open: "open"
             case .cancel: "cancel"
             case .ok: "ok"
+            case .link: "link"
             case .unknown: "unknown"
             case .notDetermined: "not_determined"
             case .denied: "denied"

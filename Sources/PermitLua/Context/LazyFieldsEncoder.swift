@@ -132,6 +132,7 @@ final class LazyFieldsEncoder {
             let inform = ledger.inform
             history[PERMIT_H_INFORM_DISMISSED] = Int64(inform.dismissed)
             put(inform.lastShownAt, PERMIT_H_INFORM_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_INFORM_LINKS] = Int64(inform.links)
             history[PERMIT_H_INFORM_OK] = Int64(inform.ok)
             history[PERMIT_H_INFORM_OPENED] = Int64(inform.opened)
             history[PERMIT_H_INFORM_SHOWN] = Int64(inform.shown)
@@ -140,6 +141,7 @@ final class LazyFieldsEncoder {
             history[PERMIT_H_SETTINGS_INLINE_ACTED] = Int64(settings.inlineActed)
             history[PERMIT_H_SETTINGS_INLINE_SHOWN] = Int64(settings.inlineShown)
             put(settings.lastShownAt, PERMIT_H_SETTINGS_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_SETTINGS_LINKS] = Int64(settings.links)
             history[PERMIT_H_SETTINGS_OPENED] = Int64(settings.opened)
             history[PERMIT_H_SETTINGS_SHOWN] = Int64(settings.shown)
             let soft = ledger.softPrompt
@@ -150,6 +152,7 @@ final class LazyFieldsEncoder {
             history[PERMIT_H_SOFT_INLINE_SHOWN] = Int64(soft.inlineShown)
             put(soft.lastAnsweredAt, PERMIT_H_SOFT_LAST_ANSWERED_AT, history, &absent)
             put(soft.lastShownAt, PERMIT_H_SOFT_LAST_SHOWN_AT, history, &absent)
+            history[PERMIT_H_SOFT_LINKS] = Int64(soft.links)
             history[PERMIT_H_SOFT_SHOWN] = Int64(soft.shown)
             let system = ledger.systemPrompt
             put(system.answeredAt, PERMIT_H_SYSTEM_ANSWERED_AT, history, &absent)

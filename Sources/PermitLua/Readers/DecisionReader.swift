@@ -88,7 +88,7 @@ enum DecisionReader {
                     decline: try button(table, "decline", inline: presentation == .inline),
                     presentation: presentation,
                     variant: try table["variant"].map { value throws(PolicyError) in try text(value, at: "decision.variant") },
-                    id: try promptID(table["id"])))
+                    id: try promptID(table["id"]), link: try webLink(table)))
         case "request_permission":
             result = .requestPermission(options: try options(table["options"]))
         case "settings_prompt":
@@ -96,9 +96,11 @@ enum DecisionReader {
             result = .settingsPrompt(
                 SettingsPrompt(
                     title: try localized(table, "title"), message: try localized(table, "message"),
-                    open: try localized(table, "open"), cancel: try button(table, "cancel", inline: presentation == .inline),
+                    open: try button(table, "open", inline: presentation == .inline),
+                    cancel: try button(table, "cancel", inline: presentation == .inline),
                     presentation: presentation, deepLink: try deepLink(table["deep_link"]),
-                    forSetting: try setting(table["for_setting"]), id: try promptID(table["id"])))
+                    forSetting: try setting(table["for_setting"]), id: try promptID(table["id"]),
+                    link: try webLink(table)))
         case "open_settings":
             result = .openSettings(try deepLink(table["deep_link"]))
         case "inform":
@@ -198,15 +200,16 @@ enum DecisionReader {
         return try localizedText(value, at: "decision.\(field)")
     }
 
-    /// The button that leaves a prompt be (`decline`, `cancel`): required for a dialog, optional
-    /// for an inline row, which has no such button.
+    /// A prompt's button that an inline row may go without: `decline` and `cancel` (a row has
+    /// no such button) and a settings row's `open` (a row tapped as a whole opens Settings).
+    /// Required for a dialog.
     static func button(_ table: LuaTable, _ field: String, inline: Bool) throws(PolicyError) -> LocalizedText? {
         guard table[field] != nil else {
             if inline { return nil }
             throw invalid(
                 "decision.\(field)",
                 "missing; give a string or a table of translations like { en = \"...\" } (only an inline row, "
-                    + "presentation = \"inline\", has no \(field) button)")
+                    + "presentation = \"inline\", may go without its \(field) button)")
         }
         return try localized(table, field)
     }
@@ -233,7 +236,49 @@ enum DecisionReader {
         let settings = try settingsButton(table, beside: button)
         return InformPage(
             title: title, message: message, button: button, open: settings.open, deepLink: settings.deepLink,
-            presentation: presentation, id: try promptID(table["id"]))
+            presentation: presentation, id: try promptID(table["id"]), link: try webLink(table, onLabel: button == nil))
+    }
+
+    /// `link` and `url`: a web link, both fields or neither, never on a label (it has nothing
+    /// to tap). Every translation of `url` must be a page a link may open (`WebLink.problem`),
+    /// so no device language can pick one that is not.
+    static func webLink(_ table: LuaTable, onLabel: Bool = false) throws(PolicyError) -> WebLink? {
+        let hasText = table["link"] != nil
+        let hasAddress = table["url"] != nil
+        guard hasText || hasAddress else { return nil }
+        guard !onLabel else {
+            throw invalid(
+                "decision.\(hasText ? "link" : "url")",
+                "a label row has nothing to tap; a link goes on a page or on a row with a button, so give a button "
+                    + "text too (or leave link and url out)")
+        }
+        guard hasText else {
+            throw invalid(
+                "decision.link",
+                "missing; a url needs the text the user taps, like link = \"More about notifications\" (or leave url out)")
+        }
+        guard hasAddress else {
+            throw invalid(
+                "decision.url",
+                "missing; a link needs the address of its web page, like url = \"https://www.example.com/faq\" "
+                    + "(or leave link out)")
+        }
+        let text = try localized(table, "link")
+        let address = try localized(table, "url")
+        switch address {
+        case .plain(let url):
+            try checkAddress(url, at: "decision.url")
+        case .translations(let urls):
+            for (locale, url) in urls { try checkAddress(url, at: "decision.url[\"\(locale)\"]") }
+        }
+        return WebLink(text: text, address: address)
+    }
+
+    /// Refuses an address a link may not open, saying why and what to give instead.
+    static func checkAddress(_ url: String, at path: String) throws(PolicyError) {
+        if let problem = WebLink.problem(with: url) {
+            throw invalid(path, "\(describe(.string(url))) is not a web page a link may open: \(problem)")
+        }
     }
 
     /// A page's `open` button and its `deep_link`: only beside the page's `button` (a label

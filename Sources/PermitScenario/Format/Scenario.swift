@@ -153,6 +153,9 @@ public struct Scenario: Sendable {
         /// `dismiss`), an information page's (`ok`, `dismiss`, and `open` when it has that button)
         /// or the system dialog's (`allow`, `deny`).
         case accept, decline, dismiss, open, cancel, allow, deny, ok
+        /// The web link on a prompt, row or page (`link`): the host opens the page, and what
+        /// the link is on stays on screen.
+        case link
         /// The system dialog's "Add to Scheduled Summary" (`device.scheduled_summary`, iOS 15+).
         case addToSummary = "add_to_summary"
     }

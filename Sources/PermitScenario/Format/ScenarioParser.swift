@@ -41,7 +41,7 @@ public enum ScenarioParser {
     /// Fields an `expect` table may match.
     public static let decisionFields = [
         "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
-        "deep_link", "options", "for_setting", "cap_exempt", "button", "id",
+        "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
     static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed"]

@@ -101,9 +101,16 @@ public struct TimelineFormatter: Sendable {
         return text
     }
 
-    /// A decision in a few words: the action and its localised texts.
+    /// A decision in a few words: the action and its localised texts, and its web link
+    /// (`link "More about notifications" → https://...`) when it has one.
     public func describe(_ decision: Decision) -> String {
-        switch decision.action {
+        let words = describe(decision.action)
+        guard let link = decision.action.link else { return words }
+        return "\(words) link \"\(link.text)\" → \(link.address)"
+    }
+
+    private func describe(_ action: Decision.Action) -> String {
+        switch action {
         case .none:
             return "none"
         case .softPrompt(let prompt):
@@ -112,10 +119,12 @@ public struct TimelineFormatter: Sendable {
         case .requestPermission(let options):
             return "request_permission \(options.map(\.rawValue).joined(separator: ","))"
         case .settingsPrompt(let prompt):
+            let open = prompt.open.map { "\($0)" }
             if prompt.presentation == .inline {
-                return "settings_prompt inline \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open)]"
+                // A row without an open text is its own button: the whole row opens Settings.
+                return "settings_prompt inline \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(open ?? "the whole row")]"
             }
-            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(prompt.open) | \(prompt.cancel ?? .plain(""))]"
+            return "settings_prompt \"\(prompt.title)\" → \(prompt.deepLink.rawValue) [\(open ?? "") | \(prompt.cancel ?? .plain(""))]"
         case .openSettings(let deepLink):
             return "open_settings → \(deepLink.rawValue)"
         case .inform(let page):

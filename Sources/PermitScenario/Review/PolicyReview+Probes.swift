@@ -111,7 +111,8 @@ extension PolicyReview {
             texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.accept, "accept")]
             if let decline = prompt.decline { texts.append((decline, "decline")) }
         case .settingsPrompt(let prompt):
-            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.open, "open")]
+            texts = [(prompt.title, "title"), (prompt.message, "message")]
+            if let open = prompt.open { texts.append((open, "open")) }
             if let cancel = prompt.cancel { texts.append((cancel, "cancel")) }
         case .inform(let page):
             texts = [(page.title, "title")]
@@ -121,6 +122,8 @@ extension PolicyReview {
         case .none, .requestPermission, .openSettings, .dismiss:
             return []
         }
+        // The link's text is read as the buttons are; its address is no prose.
+        if let link = decision.action.link { texts.append((link.text, "link")) }
         var found: [ReviewFinding] = []
         for (text, role) in texts {
             for translation in translations(of: text) { found += textFindings(translation, at: location, role: role) }

@@ -154,7 +154,9 @@ struct ScenarioPlayback {
         // outcome changes nothing on screen.
         if let outcome = result.outcome, let update = app.show(after: outcome, userOnlyLeft: step.action.keepsAppScreen) {
             if let dismissed = update.dismissed {
-                result.notes.append("\(dismissed.name) was taken off screen (dismiss)")
+                result.notes.append(
+                    "\(dismissed.name) was taken off screen (dismiss)"
+                        + (app.screen.isInline ? "; \(app.screen.name) beneath it is on screen again" : ""))
             } else if update.nothingToDismiss {
                 result.notes.append("dismiss: none of the app's own prompts, rows or pages was on screen, so nothing changed")
             }
@@ -337,21 +339,26 @@ struct ScenarioPlayback {
     ) async -> Bool {
         do {
             let event = try app.screen.event(answering: answer, on: device)
-            // An information page's `open` leaves the page up for the user's return; every
-            // other answer takes what it answers off screen.
-            let pageStays: Bool
-            switch app.screen {
-            case .informPage, .inlineInform: pageStays = answer == .open
-            default: pageStays = false
+            let stays = app.screen.stays(after: answer)
+            if answer == .link {
+                // The host's browser, in the app or Safari: a step `event: app_background`
+                // follows when the host leaves the app for Safari.
+                result.notes.append("the host opens the link's web page; \(app.screen.name) stays on screen for the return")
             }
             if answer == .open {
                 app.leaveForSettings()
                 result.notes.append(
-                    pageStays
+                    stays
                         ? "the user leaves for Settings (the app is in the background); \(app.screen.name) stays on screen for the return"
                         : "the user leaves for Settings (the app is in the background)")
+            } else if stays, answer != .link {
+                result.notes.append("\(app.screen.name) stays on its screen: acting on a row does not take it away")
             }
-            if !pageStays { app.clearScreen() }
+            if !stays {
+                let answered = app.screen
+                app.clearScreen()
+                if app.screen.isInline { result.notes.append("\(app.screen.name) beneath \(answered.name) is on screen again") }
+            }
             result.outcome = await app.send(event, on: engine)
             return true
         } catch {

@@ -4,20 +4,38 @@ import PermitSimulator
 /// What a scenario's steps may do with each screen: the answers it takes, the steps it
 /// refuses while it is up, and the event an answer sends.
 extension Screen {
+    /// The answers its buttons give, `link` last when it carries a web link.
     var answers: [Scenario.Answer] {
+        let buttons: [Scenario.Answer]
         switch self {
-        case .nothing: []
-        case .softPrompt: [.accept, .decline, .dismiss]
-        case .settingsPrompt: [.open, .cancel, .dismiss]
-        case .systemDialog: [.allow, .deny]
+        case .nothing: buttons = []
+        case .softPrompt: buttons = [.accept, .decline, .dismiss]
+        case .settingsPrompt: buttons = [.open, .cancel, .dismiss]
+        case .systemDialog: buttons = [.allow, .deny]
         // A row is acted on (accept, open) or closed with its own ✕ (dismiss); it has no
         // decline or cancel button.
-        case .inlineSoftPrompt: [.accept, .dismiss]
-        case .inlineSettingsPrompt: [.open, .dismiss]
+        case .inlineSoftPrompt: buttons = [.accept, .dismiss]
+        case .inlineSettingsPrompt: buttons = [.open, .dismiss]
         // A page's `open` opens Settings and leaves the page up; `ok` or `dismiss` closes it.
-        case .informPage(let opens), .inlineInform(let opens): opens ? [.ok, .open, .dismiss] : [.ok, .dismiss]
+        case .informPage(let opens, _), .inlineInform(let opens, _): buttons = opens ? [.ok, .open, .dismiss] : [.ok, .dismiss]
         // A label has nothing to tap; the policy takes it away (`dismiss`), or its screen does.
-        case .label: []
+        case .label: buttons = []
+        }
+        return isLinked ? buttons + [.link] : buttons
+    }
+
+    /// Whether `answer` leaves this on screen. A row is part of its screen: acting on it
+    /// (`open`, `accept`) never takes it away, so it is there when the user comes back from
+    /// Settings or from the system dialog, until the policy replaces or dismisses it, its ✕
+    /// closes it, or its screen or process goes. An information page's `open` leaves the page up
+    /// for the user's return, and a web link (`link`) what it is on. Every other answer takes
+    /// what it answers off screen.
+    func stays(after answer: Scenario.Answer) -> Bool {
+        if answer == .link { return true }
+        return switch self {
+        case .inlineSoftPrompt: answer == .accept
+        case .inlineSettingsPrompt, .informPage, .inlineInform: answer == .open
+        case .nothing, .softPrompt, .settingsPrompt, .systemDialog, .label: false
         }
     }
 
@@ -36,10 +54,12 @@ extension Screen {
         }
     }
 
-    /// Every screen, for `expect_screen` (a page with an `open` button has its page's name).
+    /// Every screen, for `expect_screen` (a page with an `open` button or a prompt with a web
+    /// link has its plain name).
     static let all: [Screen] = [
-        .nothing, .softPrompt, .settingsPrompt, .systemDialog, .inlineSoftPrompt, .inlineSettingsPrompt,
-        .informPage(opensSettings: false), .inlineInform(opensSettings: false), .label,
+        .nothing, .softPrompt(linked: false), .settingsPrompt(linked: false), .systemDialog,
+        .inlineSoftPrompt(linked: false), .inlineSettingsPrompt(linked: false),
+        .informPage(opensSettings: false, linked: false), .inlineInform(opensSettings: false, linked: false), .label,
     ]
 
     /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up

@@ -6,7 +6,11 @@
 --     button it has one that opens Settings and leaves the page up for the user's return;
 --   * the feed screen shows a label row ("Notifications are off") while notifications are
 --     off, and takes it away (dismiss) once they are back on;
---   * the digest screen asks to turn Scheduled Summary off for the app while it is on.
+--   * the digest screen asks to turn Scheduled Summary off for the app while it is on;
+--   * rows that stay on their screen when acted on: the inbox's "turn on" row while never
+--     asked, the account screen's "Turn On" row and the status screen's row that is its own
+--     button (no open text) while denied; each goes when its screen closes;
+--   * a page asked for on the feed screen comes up over its label, which is there again after.
 return {
   name = "pages-and-rows",
   events = { "safety_info" },
@@ -54,6 +58,24 @@ return {
       return { action = "settings_prompt", for_setting = "scheduled_delivery", deep_link = "notification_settings",
                title = "Get articles as they arrive", message = "Scheduled Summary holds our notifications for later.",
                open = "Settings", cancel = "Not now", id = "summary_off" }
+    end
+
+    local feature = ctx.event.feature
+    if event == "feature_opened" and feature == "inbox" and ctx.status == "not_determined" then
+      return { action = "soft_prompt", presentation = "inline", id = "inbox_row", title = "Know when replies arrive",
+               message = "Turn on notifications for replies.", accept = "Turn on", reason = "a row on the inbox" }
+    end
+    if event == "feature_opened" and feature == "account" and ctx.status == "denied" then
+      return { action = "settings_prompt", presentation = "inline", id = "account_row", title = "Notifications are off",
+               message = "Turn them on in Settings.", open = "Turn On", reason = "a row on the account screen" }
+    end
+    if event == "feature_opened" and feature == "status" and ctx.status == "denied" then
+      return { action = "settings_prompt", presentation = "inline", id = "status_row", title = "Notifications are OFF",
+               message = "Fix now in Settings.", deep_link = "notification_settings",
+               reason = "the status screen's row, its own button" }
+    end
+    if event == "feature_closed" and (feature == "inbox" or feature == "account" or feature == "status" or feature == "feed") then
+      return { action = "dismiss", reason = "the " .. feature .. " screen closed" }
     end
 
     if event == "app_foreground" and ctx.status == "authorized" and ctx.previous_status == "denied" then
