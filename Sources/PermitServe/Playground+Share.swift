@@ -75,6 +75,10 @@ extension Playground {
         }
         var files: [String: String] = [:]
         for (name, bytes) in bundle.files {
+            if name == BundleManifest.copyFileName {
+                files.merge(try BundleCopyFiles.files(bytes, for: folder)) { _, fromCopy in fromCopy }
+                continue
+            }
             guard (try? folder.file(name)) != nil || name == "policy.lua" else { continue }
             guard let text = String(data: bytes, encoding: .utf8) else {
                 throw PackFolder.PathError(description: "\(name) in the bundle is not UTF-8 text")

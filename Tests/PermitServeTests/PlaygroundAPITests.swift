@@ -149,6 +149,20 @@ struct PlaygroundAPITests {
         let bundle = try await served.api("/api/bundle", ["files": [String: String]()])
         #expect(bundle.status == 200, "\(bundle.text)")
         #expect(bundle.text.contains("\"copy.json\":"))
+        // Opened again, the bundle gives back the copy files: the unedited one as on disk, the
+        // edited one written from the bundle's texts, which read back the same.
+        let english = try #require(files.first { $0["path"] as? String == "copy/en.yaml" }?["text"] as? String)
+        let shared = german + "\nshared.note: \"Neu: \\\"zitiert\\\"\"\n"
+        let sharedBundle = try await served.api("/api/bundle", ["files": ["copy/de.yaml": shared]])
+        #expect(sharedBundle.status == 200, "\(sharedBundle.text)")
+        let opened = try await RawHTTP.request(
+            port: served.port, method: "POST", path: "/api/open", host: served.host,
+            headers: [("X-Permit-Token", served.token)], body: sharedBundle.body)
+        let openedFiles = try #require(try opened.json()["files"] as? [String: String], "\(opened.text)")
+        #expect(openedFiles["copy/en.yaml"] == english)
+        #expect(openedFiles["copy/de.yaml"]?.contains("\"shared.note\": \"Neu: \\\"zitiert\\\"\"") == true)
+        let reopened = try Self.scenarios(await served.api("/api/tests", ["files": openedFiles]))
+        #expect(reopened.allSatisfy { $0["verdict"] as? String == "pass" })
     }
 
     @Test func aComparisonRunsWithProgressAndCanBeCancelled() async throws {

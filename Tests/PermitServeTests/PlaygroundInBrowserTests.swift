@@ -6,7 +6,8 @@ import Testing
 /// over WebDriver by Debian's chromedriver. The test types into the editor, watches a scenario
 /// turn red with its line, opens its timeline and sees the prompt drawn on the iPhone; then
 /// saves, and is refused over a file changed on disk. A pack with copy files (English and
-/// German) shows a dropped translation marked missing and draws a step in the chosen locale.
+/// German) shows a dropped translation marked missing and draws a step in the chosen locale; a
+/// pack with information pages draws its onboarding page with its button, in English and German.
 ///
 /// Without chromedriver or chromium it fails, saying that `make test` installs them.
 @Suite("permit serve: in a browser", .serialized)
@@ -168,6 +169,61 @@ struct PlaygroundInBrowserTests {
         #expect(
             try String(contentsOf: served.pack.appendingPathComponent("copy/de.yaml"), encoding: .utf8).contains("button.later: Später"),
             "an unsaved edit is never written")
+    }
+
+    @Test func aPackWithInformPagesDrawsThePageWithItsButton() async throws {
+        let served = try await RunningPlayground(pack: "exposure-alerts")
+        do {
+            try await WebDriver.with { browser in try await Self.seeTheOnboardingPage(served, browser) }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    /// The page's picture after step `index` of `scenario`: the sheet's title and its one button.
+    static func informPage(
+        of scenario: String, step index: Int, says title: String, button: String, in browser: WebDriver
+    ) async throws {
+        _ = try await browser.execute(
+            "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            [scenario])
+        // The list is drawn again when the scenario's timeline arrives: the step is clicked
+        // on each look until its picture shows, so a list replaced under the click is no failure.
+        try await browser.wait("the information page of \(scenario) saying \(title)") {
+            let steps = try await browser.elements("#tl-steps li")
+            guard steps.count > index, (try? await browser.text(of: steps[index]))?.contains("onboarding_stay_informed") == true else {
+                return false
+            }
+            _ = try? await browser.click(steps[index])
+            let sheets = try await browser.elements("#tl-phone .sheet.inform_page")
+            guard sheets.count == 1 else { return false }
+            let buttons = try await browser.elements("#tl-phone .sheet.inform_page button")
+            guard buttons.count == 1 else { return false }
+            guard let shown = try? await browser.text(of: sheets[0]), let label = try? await browser.text(of: buttons[0]) else {
+                return false
+            }
+            return shown.contains(title) && label == button
+        }
+    }
+
+    static func seeTheOnboardingPage(_ served: RunningPlayground, _ browser: WebDriver) async throws {
+        let scenarios = try #require(
+            try await served.api("/api/tests", ["files": [String: String]()]).json()["scenarios"] as? [[String: Any]])
+        try await browser.open(served.url)
+        try await browser.wait("every scenario passing") {
+            let verdicts = try await Self.verdicts(browser)
+            return verdicts.count == scenarios.count && verdicts.values.allSatisfy { $0 == "pass" }
+        }
+        try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
+        try await Self.informPage(
+            of:
+                "tests/first-launch.yaml::The onboarding's notifications page asks with its one button, Next; the Settings cell then reads On",
+            step: 1, says: "Receive warnings and identify risks", button: "Next", in: browser)
+        try await Self.informPage(
+            of: "tests/german.yaml::The German texts come from the pack's copy", step: 1, says: "Warnungen erhalten, Risiken erkennen",
+            button: "Weiter", in: browser)
     }
 
     @Test func aSaveShowsTheDiffAndIsRefusedOverAChangeOnDisk() async throws {

@@ -88,6 +88,9 @@ struct ServeSafetyTests {
             #expect(answer.status == 400, "\(path)")
         }
         #expect(try String(contentsOf: outside, encoding: .utf8) == "kept")
+        // An absolute path is refused as such, before any other rule looks at its parts.
+        let absolute = try await served.api("/api/save", ["path": "/etc/passwd", "text": "overwritten", "base": "x"])
+        #expect(absolute.text.contains("not a path inside the pack"), "\(absolute.text)")
         // A policy.lua that is itself a link is refused too.
         let policy = served.pack.appendingPathComponent("policy.lua")
         let real = served.pack.appendingPathComponent("real.lua")
