@@ -6,7 +6,9 @@
 # from Debian's static archives (liblua5.4.a in liblua5.4-dev, libyaml.a in libyaml-dev). SwiftPM
 # links the two system libraries with the flags pkg-config gives, so the build reads .pc files
 # written here that point at a folder holding only those archives: the linker finds no shared
-# library to prefer. What is left is the C library every Linux machine has (`ldd` lists it).
+# library to prefer. What is left (`ldd` lists it) is the C library (libc, libm) and the C++
+# and GCC runtime libraries (libstdc++, libgcc_s) that the Swift runtime, written in C++,
+# needs: every Debian machine has them, since apt itself is a C++ program that depends on them.
 #
 # On macOS the Swift runtime is part of the system, Lua is compiled in from the package's
 # submodule (always, on Apple platforms), and the binary links Homebrew's libyaml
