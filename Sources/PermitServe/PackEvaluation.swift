@@ -158,7 +158,7 @@ struct PackEvaluation: Sendable {
                     delivery: BundleDelivery())
                 let result = try await runner.run(scenario)
                 let formatter = TimelineFormatter(fitting: result)
-                let steps = result.steps.map { TimelineStep.step($0, formatter: formatter, locale: scenario.device.locale) }
+                let steps = TimelineStep.steps(result.steps, formatter: formatter, locale: scenario.device.locale)
                 return PlaygroundReports.Timeline(name: name, locale: scenario.device.locale, steps: steps, problem: nil)
             } catch let error as InputError {
                 problem = error.description

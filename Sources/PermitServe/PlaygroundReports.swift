@@ -100,6 +100,8 @@ public enum PlaygroundReports {
         public var summary: String
         /// What the user sees.
         public var screen: Screen
+        /// The inline row beneath a modal on top, drawn under it; `nil` when there is none.
+        public var beneath: Screen?
         /// Why the step failed its expectations; empty when it passed.
         public var failures: [String]
     }

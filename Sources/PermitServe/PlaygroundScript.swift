@@ -108,14 +108,16 @@ enum PlaygroundScript {
           select.value = chosen;
         }
 
-        // The simulated iPhone: what the user sees after a step or a decision.
-        function drawPhone(target, screen) {
+        // The simulated iPhone: what the user sees after a step or a decision; a row beneath a
+        // modal is drawn on its screen, under the modal.
+        function drawPhone(target, screen, beneath) {
           target.textContent = "";
           const app = el("div", { class: "app" }, el("h3", {}, "Today"), el("div", { class: "line" }), el("div", { class: "line short" }),
             el("div", { class: "line" }), el("div", { class: "line short" }));
           const view = el("div", { class: "screen" }, el("div", { class: "island" }),
             el("div", { class: "statusbar" }, el("span", {}, "9:41"), el("span", {}, "●●● 100%")), app);
           target.append(view);
+          if (beneath) drawRow(app, beneath);
           const kind = screen ? screen.kind : "none";
           target.dataset.screen = kind;
           const buttons = (screen && screen.buttons) || [];
@@ -130,13 +132,22 @@ enum PlaygroundScript {
           } else if (kind === "system_dialog") {
             view.append(el("div", { class: "dim" }, el("div", { class: "alert system-dialog" }, el("h4", {}, screen.title),
               el("p", {}, screen.message), el("div", { class: "buttons" }, buttons.map((b) => el("span", {}, b))))));
-          } else if (kind === "inline_soft_prompt" || kind === "inline_settings_prompt" || kind === "inline_inform" || kind === "label") {
-            app.insertBefore(el("div", { class: "inline " + kind }, el("span", { class: "close" }, "✕"), el("b", {}, screen.title || ""),
-              screen.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
-              // A settings row without an open text is its own button: the whole row opens Settings.
-              kind === "inline_settings_prompt" && !buttons.length ? el("span", { class: "chevron" }, "›") : null), app.children[1]);
+          } else if (kind.startsWith("inline_") || kind === "label") {
+            drawRow(app, screen);
           }
           if (screen && screen.note) view.append(el("div", { class: "note" }, screen.note));
+        }
+
+        // An inline row (or label) in the app's screen, under its heading.
+        function drawRow(app, row) {
+          const buttons = row.buttons || [];
+          const link = row.link
+            ? el("a", { class: "link", href: row.url || "", title: row.url || "", target: "_blank", rel: "noopener noreferrer" }, row.link)
+            : null;
+          app.insertBefore(el("div", { class: "inline " + row.kind }, el("span", { class: "close" }, "✕"), el("b", {}, row.title || ""),
+            row.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
+            // A settings row without an open text is its own button: the whole row opens Settings.
+            row.kind === "inline_settings_prompt" && !buttons.length ? el("span", { class: "chevron" }, "›") : null), app.children[1]);
         }
 
         // Timeline: a scenario step by step, in the chosen locale.
@@ -161,7 +172,7 @@ enum PlaygroundScript {
           state.selectedStep = index;
           const step = tl.steps[index];
           [...$("tl-steps").children].forEach((li, i) => li.classList.toggle("selected", i === index));
-          drawPhone($("tl-phone"), step.screen);
+          drawPhone($("tl-phone"), step.screen, step.beneath);
           const rows = [["step", step.number + " (line " + step.line + ")"], ["event", step.action], ["status", (step.statusBefore || "") + " → " + step.status],
             ["decision", Object.entries(step.decision).map(([k, v]) => k + " = " + v).join("\n")], ["reason", step.reason || ""],
             ["warnings", step.warnings.join("\n")], ["errors", step.errors.join("\n")], ["trace", step.trace], ["failures", step.failures.join("\n")],

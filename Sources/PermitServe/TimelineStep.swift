@@ -21,6 +21,30 @@ enum TimelineStep {
             failures: step.failures)
     }
 
+    /// Every step, each with a picture of what is on screen after it, not only of what its own
+    /// decision showed: a prompt left up while the user was away, a row that stays after it was
+    /// tapped, the row beneath a modal. The app's screen after each step (`StepResult.screen`)
+    /// says what is up; the texts are those of the decision that last showed it.
+    static func steps(_ results: [StepResult], formatter: TimelineFormatter, locale: String) -> [PlaygroundReports.Step] {
+        var shown: [String: PlaygroundReports.Screen] = [:]
+        return results.map { result in
+            var step = step(result, formatter: formatter, locale: locale)
+            for outcome in result.earlierOutcomes + [result.outcome].compactMap({ $0 }) {
+                let picture = screen(after: outcome, locale: locale)
+                if picture.kind != "none" { shown[picture.kind] = picture }
+            }
+            if result.screen == "nothing" {
+                step.screen = PlaygroundReports.Screen(kind: "none", buttons: [], note: step.screen.note)
+            } else if let up = shown[result.screen] {
+                step.screen.kind = up.kind
+                (step.screen.title, step.screen.message, step.screen.buttons) = (up.title, up.message, up.buttons)
+                (step.screen.link, step.screen.url) = (up.link, up.url)
+            }
+            step.beneath = result.rowBeneath.flatMap { shown[$0] }
+            return step
+        }
+    }
+
     /// A decision's fields as text (a list joined with commas).
     static func fields(_ decision: Decision) -> [String: String] {
         decision.fields.mapValues { value in

@@ -47,6 +47,33 @@ struct PlaygroundAPITests {
         #expect(steps[3]["status"] as? String == "authorized")
     }
 
+    /// Each step's picture is what is on screen after it, not only what its decision showed: a
+    /// page over a label draws the label beneath it, the label is back when the page is
+    /// answered (a step that decides nothing), a page left up while the user was away is still
+    /// drawn, and `dismiss` takes the page and then the label.
+    @Test func aTimelineDrawsWhatIsOnScreenAfterEachStep() async throws {
+        let served = try await RunningPlayground(pack: "pages-and-rows")
+        defer { Task { await served.stop() } }
+        let id =
+            "tests/modal-over-row.yaml::A page shown over a row goes over it; the row is there again when the page closes, "
+            + "and dismiss takes the page first"
+        let timeline = try await served.api("/api/timeline", ["scenario": id]).json()
+        let steps = try #require(timeline["steps"] as? [[String: Any]])
+        try #require(steps.count == 9, "\(timeline)")
+        func drawn(_ index: Int) -> (kind: String?, title: String?, beneath: String?) {
+            let screen = steps[index]["screen"] as? [String: Any]
+            let beneath = steps[index]["beneath"] as? [String: Any]
+            return (screen?["kind"] as? String, screen?["title"] as? String, beneath?["title"] as? String)
+        }
+        #expect(drawn(1) == ("label", "Notifications are off", nil))
+        #expect(drawn(2) == ("inform_page", "About alerts", "Notifications are off"))
+        #expect(drawn(3) == ("label", "Notifications are off", nil))
+        #expect(drawn(5) == ("inform_page", "About alerts", "Notifications are off"))
+        #expect(drawn(7) == ("label", "Notifications are off", nil))
+        #expect((steps[7]["screen"] as? [String: Any])?["note"] as? String == "the app takes its prompt, row or page off screen")
+        #expect(drawn(8) == ("none", nil, nil))
+    }
+
     @Test func tryItDecidesAsPermitDecide() async throws {
         let served = try await RunningPlayground()
         defer { Task { await served.stop() } }

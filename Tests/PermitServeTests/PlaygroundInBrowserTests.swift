@@ -182,6 +182,37 @@ struct PlaygroundInBrowserTests {
         await served.stop()
     }
 
+    /// A page that came up over a label is drawn over it, the label still on the app's screen.
+    @Test func aPageOverARowIsDrawnWithTheRowBeneath() async throws {
+        let served = try await RunningPlayground(pack: "pages-and-rows")
+        do {
+            try await WebDriver.with { browser in
+                try await browser.open(served.url)
+                try await browser.wait("the scenarios listed") { try await Self.verdicts(browser).count == 13 }
+                try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
+                _ = try await browser.execute(
+                    "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+                    [
+                        "tests/modal-over-row.yaml::A page shown over a row goes over it; the row is there again when the page "
+                            + "closes, and dismiss takes the page first"
+                    ])
+                try await browser.wait("the page over the label") {
+                    let steps = try await browser.elements("#tl-steps li")
+                    guard steps.count > 2, (try? await browser.text(of: steps[2]))?.contains("safety_info") == true else { return false }
+                    _ = try? await browser.click(steps[2])
+                    let pages = try await browser.elements("#tl-phone .sheet.inform_page")
+                    let labels = try await browser.elements("#tl-phone .inline.label")
+                    guard pages.count == 1, labels.count == 1 else { return false }
+                    return (try? await browser.text(of: labels[0]))?.contains("Notifications are off") == true
+                }
+            }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
     /// The page's picture after step `index` of `scenario`: the sheet's title and its one button.
     static func informPage(
         of scenario: String, step index: Int, says title: String, button: String, in browser: WebDriver

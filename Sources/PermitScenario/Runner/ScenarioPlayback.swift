@@ -182,6 +182,7 @@ struct ScenarioPlayback {
         }
         result.status = app.status
         result.screen = app.screen.key
+        result.rowBeneath = app.rowBeneath?.key
         let pending = device.pending
         result.pendingReminders = pending.count
         result.pendingLocalTimes = pending.map { ExpectationCheck.localTime(of: $0.fireDate, in: device.timeZone) }

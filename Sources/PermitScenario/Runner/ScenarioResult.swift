@@ -19,6 +19,9 @@ public struct StepResult: Sendable {
     public var earlierOutcomes: [Outcome] = []
     /// What the app had on screen after the step, as `expect_screen` names it (`inform_page`).
     public var screen = "nothing"
+    /// The inline row beneath that, when a modal is on top of it (`inline_settings_prompt`):
+    /// the row stays on its screen and is there again when the modal goes.
+    public var rowBeneath: String?
     /// The status the app knows after the step.
     public var status: PermissionStatus
     /// Reminders waiting after the step.
