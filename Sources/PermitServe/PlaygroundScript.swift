@@ -121,10 +121,7 @@ enum PlaygroundScript {
           const kind = screen ? screen.kind : "none";
           target.dataset.screen = kind;
           const buttons = (screen && screen.buttons) || [];
-          // A web link (link, url): drawn as a link, opening its https page in a new tab.
-          const link = screen && screen.link
-            ? el("a", { class: "link", href: screen.url || "", title: screen.url || "", target: "_blank", rel: "noopener noreferrer" }, screen.link)
-            : null;
+          const link = screen ? linkOf(screen) : null;
           if (kind === "soft_prompt" || kind === "settings_prompt" || kind === "inform_page") {
             const sheet = el("div", { class: "sheet " + kind }, el("h4", {}, screen.title || ""), el("p", {}, screen.message || ""),
               link ? el("p", {}, link) : null, buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
@@ -138,12 +135,17 @@ enum PlaygroundScript {
           if (screen && screen.note) view.append(el("div", { class: "note" }, screen.note));
         }
 
+        // A web link (link, url): drawn as a link, opening its https page in a new tab.
+        function linkOf(shown) {
+          return shown.link
+            ? el("a", { class: "link", href: shown.url || "", title: shown.url || "", target: "_blank", rel: "noopener noreferrer" }, shown.link)
+            : null;
+        }
+
         // An inline row (or label) in the app's screen, under its heading.
         function drawRow(app, row) {
           const buttons = row.buttons || [];
-          const link = row.link
-            ? el("a", { class: "link", href: row.url || "", title: row.url || "", target: "_blank", rel: "noopener noreferrer" }, row.link)
-            : null;
+          const link = linkOf(row);
           app.insertBefore(el("div", { class: "inline " + row.kind }, el("span", { class: "close" }, "✕"), el("b", {}, row.title || ""),
             row.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
             // A settings row without an open text is its own button: the whole row opens Settings.

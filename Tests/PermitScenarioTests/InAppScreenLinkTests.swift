@@ -29,10 +29,7 @@ import Testing
         """
 
     func run(_ text: String) async throws -> ScenarioResult {
-        let load: PolicyFactory = { () throws(PolicyError) -> any Policy in
-            try LuaPolicy(source: Self.source, chunkName: "links.lua")
-        }
-        return try await ScenarioRunner(policy: try load(), relaunch: load).run(try parse(text))
+        try await play(text, policy: Self.source, chunkName: "links.lua")
     }
 
     /// The link is answered, the prompt stays (through a trip to the browser outside the app

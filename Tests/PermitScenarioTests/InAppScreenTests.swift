@@ -32,10 +32,7 @@ import Testing
         """
 
     func run(_ text: String) async throws -> ScenarioResult {
-        let load: PolicyFactory = { () throws(PolicyError) -> any Policy in
-            try LuaPolicy(source: Self.source, chunkName: "screens.lua")
-        }
-        return try await ScenarioRunner(policy: try load(), relaunch: load).run(try parse(text))
+        try await play(text, policy: Self.source, chunkName: "screens.lua")
     }
 
     @Test func aSoftPromptSurvivesTheBackgroundAndIsAnsweredOnTheReturn() async throws {

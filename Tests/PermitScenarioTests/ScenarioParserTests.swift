@@ -1,5 +1,6 @@
 import Foundation
 import PermitInput
+import PermitLua
 import Testing
 
 @testable import PermitCore
@@ -33,6 +34,13 @@ let specExample = """
 
 func parse(_ text: String) throws(InputError) -> Scenario {
     try ScenarioParser.parse(text, file: "tests/example.yaml", directory: URL(fileURLWithPath: "/packs/polite/tests"))
+}
+
+/// Plays the scenario `text` against the Lua policy `source`, each new process loading it
+/// again, as the app would.
+func play(_ text: String, policy source: String, chunkName: String) async throws -> ScenarioResult {
+    let load: PolicyFactory = { () throws(PolicyError) -> any Policy in try LuaPolicy(source: source, chunkName: chunkName) }
+    return try await ScenarioRunner(policy: try load(), relaunch: load).run(try parse(text))
 }
 
 /// The error a broken scenario produces, as printed.
