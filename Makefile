@@ -55,17 +55,24 @@ lint:
 format:
 	$(SWIFT) format format --in-place --parallel --recursive $(FORMAT_PATHS)
 
-# The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The load
-# test sends 100 × 100 events here instead of 100 × 1,000, and the fit's round trip runs 5 seeds
-# instead of 20, to stay within CI's time: a sanitizer looks for memory errors and races, which
-# the smaller runs exercise as well; `make test` checks the full counts and the coverage.
+# The suite under AddressSanitizer and ThreadSanitizer, each in its own build folder. The ASan
+# build compiles Lua from source (scripts/lua-from-source.sh, as `make test-lua-source` and the
+# Apple build do), so ASan instruments Lua's own C code as well as the shim's calls into it, and
+# this run is also the whole suite on that Lua; the TSan build links the system's Lua, as
+# `make test` does. To stay within CI's time, the load test sends 100 × 100 events here instead
+# of 100 × 1,000, the fit's round trip runs 5 seeds instead of 20, the tests whose subject is a
+# frequency over many simulated runs (an interval's coverage over seeds) are off, and the panel
+# test tries two shipped packs instead of all (`underSanitizer` in Tests/PermitTestSupport): a
+# sanitizer looks for memory errors and races, which the shorter runs exercise as well; `make
+# test` checks the full counts and the coverage.
 # ASan checks memory errors (overflows, use after free) but not leaks: Swift packs references
 # into enum payload bits (Foundation's Data among them), which LeakSanitizer cannot see, so it
 # reports reachable memory as leaked. Leaks are checked by the VM memory tests and the
 # benchmark's resident-memory run instead.
 sanitize: setup
-	PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=address ASAN_OPTIONS=detect_leaks=0 \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan
+	$(LUA_SOURCE) sources
+	PERMIT_LUA_SCRATCH="$(CURDIR)/.build-asan-luasrc" PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=address \
+		ASAN_OPTIONS=detect_leaks=0 SWIFT_BIN="$(SWIFT)" $(LUA_SOURCE) swift test --sanitize=address
 	PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
@@ -104,16 +111,18 @@ redteam: setup
 # Permit with Lua compiled from source, as iOS and macOS always build it (Package.swift; here the
 # trait LuaFromSource): Lua's sources in Sources/CPermitLua/lua (the submodule, or Debian's lua5.4
 # source package of the very release the submodule pins, standing in when the submodule cannot
-# be fetched), every Lua symbol prefixed and io, os and package left out. Then the same steps as
-# `make test` and `make redteam` on that build (its own folder, .build-luasrc), and the symbol
-# check: no unprefixed Lua or shim symbol, no system/popen/dlopen, Lua's POSIX jumps, and a
-# program linking the system's static Lua beside Permit's runs both.
+# be fetched), every Lua symbol prefixed and io, os and package left out. A release build, as an
+# app ships it: the red team on it (`make redteam`), the symbol check on its objects and `permit`
+# (no unprefixed Lua or shim symbol, no system/popen/dlopen, Lua's POSIX jumps, and a program
+# linking the system's static Lua beside Permit's runs both), then every pack's scenarios. The
+# whole suite runs on this Lua under AddressSanitizer (`make sanitize`), which then sees inside
+# Lua too; running it a second time here without one would find nothing new for the time it costs.
 LUA_SOURCE = ./scripts/lua-from-source.sh
 test-lua-source: setup
 	$(LUA_SOURCE) sources
-	$(MAKE) test SWIFT="$(LUA_SOURCE) swift"
-	$(LUA_SOURCE) check-symbols
 	$(MAKE) redteam SWIFT="$(LUA_SOURCE) swift"
+	$(LUA_SOURCE) check-symbols release
+	"$$($(LUA_SOURCE) swift build -c release --show-bin-path)/permit" test policies
 
 # `permit` for machines and CI jobs without Swift: a release build installed to $(PREFIX)/bin.
 # On Linux it carries the Swift runtime, Foundation, Lua and libyaml inside (static), so it runs

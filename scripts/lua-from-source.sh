@@ -8,9 +8,12 @@
 #                                             (apt-get source, Debian's suites that carry it added as
 #                                             deb-src when missing), laid in as a stand-in and never
 #                                             committed
-#   scripts/lua-from-source.sh swift ARGS...  swift on this build: its own folder (.build-luasrc)
-#                                             and the trait, e.g. `make test SWIFT="... swift"`
-#   scripts/lua-from-source.sh check-symbols  after a debug build: no global symbol of Permit's Lua
+#   scripts/lua-from-source.sh swift ARGS...  swift on this build: its own folder (.build-luasrc,
+#                                             or PERMIT_LUA_SCRATCH) and the trait, e.g.
+#                                             `make redteam SWIFT="... swift"`
+#   scripts/lua-from-source.sh check-symbols [debug|release]
+#                                             after a build in that configuration (debug when not
+#                                             given): no global symbol of Permit's Lua
 #                                             or of the C shim lacks the prefix, Lua calls no
 #                                             system/popen/dlopen and jumps with _setjmp/_longjmp,
 #                                             `permit` loads no liblua, one program links the
@@ -133,15 +136,17 @@ unprefixed_globals() {
 }
 
 check_symbols() {
-  local bin="$SCRATCH/debug" failed=0
+  local config="${1:-debug}"
+  case "$config" in debug|release) ;; *) die "check-symbols takes debug or release, not $config" ;; esac
+  local bin="$SCRATCH/$config" failed=0
   local objects=("$bin"/CPermitLua.build/*.o)
-  [ -f "${objects[0]}" ] || die "no objects in $bin/CPermitLua.build: build first ($0 swift build)"
+  [ -f "${objects[0]}" ] || die "no objects in $bin/CPermitLua.build: build first ($0 swift build -c $config)"
   # 1. Every global symbol of Permit's Lua and of the C shim carries the prefix, and there are
   #    some; a planted unprefixed symbol shows that the check sees one.
   # The shim's sources sit in folders by concern, and so do their objects.
   local unprefixed count shim
   mapfile -t shim < <(find "$bin"/CLuaShim.build -name '*.o' 2>/dev/null | sort)
-  [ -f "${shim[0]}" ] || die "no objects in $bin/CLuaShim.build: build first ($0 swift build)"
+  [ -f "${shim[0]}" ] || die "no objects in $bin/CLuaShim.build: build first ($0 swift build -c $config)"
   unprefixed=$(unprefixed_globals "${objects[@]}")
   count=$(nm -g --defined-only --format=posix "${objects[@]}" | awk 'NF >= 2 && $1 ~ /^permit_lua/' | wc -l)
   if [ -n "$unprefixed" ] || [ "$count" -lt 100 ]; then
@@ -249,9 +254,9 @@ C
 
 case "${1:-}" in
   sources) sources ;;
-  check-symbols) check_symbols ;;
+  check-symbols) shift; check_symbols "$@" ;;
   swift) shift; [ $# -ge 1 ] || die "usage: $0 swift SUBCOMMAND [ARGS...]"
     subcommand="$1"; shift
     exec "${SWIFT_BIN:-swift}" "$subcommand" --scratch-path "$SCRATCH" --traits LuaFromSource "$@" ;;
-  *) echo "usage: $0 sources | swift SUBCOMMAND [ARGS...] | check-symbols" >&2; exit 2 ;;
+  *) echo "usage: $0 sources | swift SUBCOMMAND [ARGS...] | check-symbols [debug|release]" >&2; exit 2 ;;
 esac

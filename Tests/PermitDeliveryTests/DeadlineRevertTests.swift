@@ -32,7 +32,7 @@ import Testing
         let policy = try #require(source.current as? LuaPolicy)
         policy.runtime.withLock { runtime in
             let stall = try! runtime.vm.makeHostFunction { _ in
-                Thread.sleep(forTimeInterval: 1)
+                Thread.sleep(forTimeInterval: 5)
                 return []
             }
             _ = try! runtime.vm.call(runtime.decide, [.ref(stall)])

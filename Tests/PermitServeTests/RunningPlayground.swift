@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitLua
 import PermitServe
 import PermitSimulation
 import PermitTestSupport
@@ -38,7 +39,8 @@ final class RunningPlayground: @unchecked Sendable {
         }
         pack = scratch.appendingPathComponent(name)
         let model = try String(contentsOf: Repository.root.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
-        let playground = try Playground(pack: pack, models: [("default.yaml", model)], comparisonTimeLimit: comparisonTimeLimit)
+        let playground = try Playground(
+            pack: pack, limits: Self.limits, models: [("default.yaml", model)], comparisonTimeLimit: comparisonTimeLimit)
         self.playground = playground
         let server = PlaygroundServer(
             playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap, uploadCap: uploadCap))
@@ -48,6 +50,20 @@ final class RunningPlayground: @unchecked Sendable {
         _ = try await poll(for: .seconds(30), every: .milliseconds(20)) { ready.current != nil }
         guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
         self.url = url
+    }
+
+    /// The app's limits, but under a sanitizer (`make sanitize` sets PERMIT_SANITIZER) ten
+    /// times the time limit and a deadline margin of 5 s: a ThreadSanitizer build on two cores
+    /// shared with the whole suite can take longer than 55 ms over a decision the shipped packs
+    /// make in a few, and then a scenario reads as an error instead of its verdict. These tests
+    /// are about what the panels show; the limits have their own tests in PermitLuaTests.
+    static var limits: LuaLimits {
+        var limits = LuaLimits.default
+        if sanitizerSlowdown > 1 {
+            limits.timeLimitMilliseconds *= sanitizerSlowdown
+            limits.deadlineMarginMilliseconds = 5_000
+        }
+        return limits
     }
 
     func stop() async {

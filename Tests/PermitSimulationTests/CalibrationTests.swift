@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -25,7 +26,8 @@ struct CalibrationTests {
     static let politeDocumented = 0.80
     static let politeTolerance = 0.03
 
-    @Test func theDefaultModelReproducesTheBenchmarksItCites() async throws {
+    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    func theDefaultModelReproducesTheBenchmarksItCites() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let result = await Simulation.run(
             policies: [try Self.reference("cold-ask"), try Self.reference("single-primer"), try pack("polite")], model: model,

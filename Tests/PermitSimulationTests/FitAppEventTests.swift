@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -58,7 +59,8 @@ struct FitAppEventTests {
 
     /// Known answer: each event's interval holds its true figure in about 95% of seeds (at least
     /// the binomial floor of 20), and the fitted model reads back with the same events.
-    @Test func everyEventFigureIsRecoveredWithinItsInterval() async throws {
+    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    func everyEventFigureIsRecoveredWithinItsInterval() async throws {
         var covered: [String: Int] = [:]
         let seeds = 20
         for seed in 1...UInt64(seeds) {

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitTestSupport
 import Testing
 
 @testable import PermitSimulation
@@ -53,7 +54,8 @@ struct FitCensoringTests {
     /// Known answer: keep_quiet is 0.6. Users who left quiet delivery by the later dialog were
     /// dropped before, and those are the ones who keep it: the estimate came out near 0 (0.003
     /// [0, 0.018] on 800 users, seed 1).
-    @Test func keepQuietIsRecoveredWhenThePolicyLaterAsksQuietUsers() async throws {
+    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    func keepQuietIsRecoveredWhenThePolicyLaterAsksQuietUsers() async throws {
         var covered = 0
         let seeds = 4
         for seed in 1...UInt64(seeds) {
@@ -91,7 +93,8 @@ struct FitCensoringTests {
 
     /// The round trip's groups (OS versions, locales) all follow the overall truth, so every
     /// group's interval should hold its figure's true value about 95% of the time.
-    @Test func byGroupIntervalsHoldTheTruth() async throws {
+    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    func byGroupIntervalsHoldTheTruth() async throws {
         var covered: [String: Int] = [:], total: [String: Int] = [:]
         for seed in 1...Self.groupSeeds {
             let fitted = try await FitTests.roundTrip(seed: UInt64(seed))

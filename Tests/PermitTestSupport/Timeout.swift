@@ -40,6 +40,15 @@ public func withTimeout<T: Sendable>(
 /// How many times longer a limit is in this build: 10 under a sanitizer, otherwise 1.
 public let sanitizerSlowdown = ProcessInfo.processInfo.environment["PERMIT_SANITIZER"] == nil ? 1 : 10
 
+/// Whether this run is under a sanitizer (`make sanitize` sets PERMIT_SANITIZER).
+///
+/// Why: a test whose subject is a frequency over many simulated runs (an interval's coverage
+/// over seeds, a verdict never called robust on null sweeps) repeats code that shorter tests
+/// run once; under a sanitizer, 5 to 20 times slower, those repeats cost most of CI's time and
+/// find no memory error or race the shorter runs miss. Such a test is
+/// `.disabled(if: underSanitizer, ...)`; `make test` runs it in full.
+public let underSanitizer = sanitizerSlowdown > 1
+
 /// Waits, yielding, until `condition` holds; fails with `TimedOut` after `limit`.
 ///
 /// For a test that must let another task reach a point (start a wait, subscribe) before it
