@@ -63,7 +63,7 @@ package enum CopyFiles {
     /// locale (the first of `preferred` it has a file for, else the first by name), named by its
     /// file, line and key: a translation that drops `{app}` leaves the name out, and one that
     /// misspells it has a placeholder no value fills, which fails when the text is shown.
-    /// `copy` is what `read` gave for the same pack, so every file reads again.
+    /// `copy` is what `read` gave for the same pack; its files are read again for the lines.
     package static func placeholderMismatches(
         in copy: PolicyCopy, besidePolicy policyFile: URL, shownPack: String, preferred: [String]
     ) -> [InputError] {
@@ -77,26 +77,34 @@ package enum CopyFiles {
             let shown = "\(shownDirectory)/\(locale).yaml"
             let values = (try? entries(of: directory.appendingPathComponent("\(locale).yaml"), shown: shown)) ?? [:]
             for (key, text) in copy.locales[locale]!.sorted(by: { $0.key < $1.key }) {
-                let source = copy.locales[reference]?[key].map { (reference, $0) }
-                    ?? copy.locales.keys.sorted().compactMap { other in copy.locales[other]?[key].map { (other, $0) } }.first!
-                guard source.0 != locale,
-                    let have = try? Set(CopyPlaceholders.names(in: text)),
-                    let want = try? Set(CopyPlaceholders.names(in: source.1)), have != want
+                // The first locale's text of the key; when it lacks the key (reported apart), the
+                // text of the first file by name that has it.
+                guard let source = ([reference] + copy.locales.keys.sorted()).first(where: { copy.locales[$0]?[key] != nil }),
+                    source != locale, let problem = mismatch(text, against: copy.locales[source]![key]!, of: source)
                 else { continue }
-                let braced = { (names: Set<String>) in names.sorted().map { "{\($0)}" }.joined(separator: ", ") }
-                var parts: [String] = []
-                if !want.subtracting(have).isEmpty { parts.append("lacks \(braced(want.subtracting(have)))") }
-                if !have.subtracting(want).isEmpty { parts.append("has \(braced(have.subtracting(want)))") }
-                let message = "the text \(parts.joined(separator: " and ")), unlike \(source.0).yaml's text of this key"
-                let hint =
-                    "every language's text of a key uses the same placeholders, spelt alike (\(want.isEmpty ? "none" : braced(want))): "
-                    + "the policy fills them by name"
                 errors.append(
-                    values[key]?.error(message, hint: hint)
-                        ?? InputError(message, at: SourceLocation(file: shown, line: 1, column: 1), field: key, hint: hint))
+                    values[key]?.error(problem.message, hint: problem.hint)
+                        ?? InputError(problem.message, at: SourceLocation(file: shown, line: 1, column: 1), field: key, hint: problem.hint))
             }
         }
         return errors
+    }
+
+    /// What `text`'s placeholders lack and add against those of `sourceText`, the same key's
+    /// text in the locale `source`, in words; `nil` when they are the same.
+    static func mismatch(_ text: String, against sourceText: String, of source: String) -> (message: String, hint: String)? {
+        guard let have = try? Set(CopyPlaceholders.names(in: text)), let want = try? Set(CopyPlaceholders.names(in: sourceText)),
+            have != want
+        else { return nil }
+        let braced = { (names: Set<String>) in names.sorted().map { "{\($0)}" }.joined(separator: ", ") }
+        var parts: [String] = []
+        if !want.subtracting(have).isEmpty { parts.append("lacks \(braced(want.subtracting(have)))") }
+        if !have.subtracting(want).isEmpty { parts.append("has \(braced(have.subtracting(want)))") }
+        return (
+            "the text \(parts.joined(separator: " and ")), unlike \(source).yaml's text of this key",
+            "every language's text of a key uses the same placeholders, spelt alike (\(want.isEmpty ? "none" : braced(want))): "
+                + "the policy fills them by name"
+        )
     }
 
     /// One copy file's values by key, with their places in the file.

@@ -80,7 +80,10 @@ import Testing
     @Test func aPlaceholderWithoutAValueIsAnError() throws {
         let none = try Self.error(of: #"return { action = "none", reason = permit.copy("delayed").en }"#)
         #expect(
-            [#"permit.copy("delayed"): the de text has {app}, which no value fills"#, #"permit.copy("delayed"): the en text has {app}, which no value fills"#].contains { none.contains($0) }, "\(none)")
+            [
+                #"permit.copy("delayed"): the de text has {app}, which no value fills"#,
+                #"permit.copy("delayed"): the en text has {app}, which no value fills"#,
+            ].contains { none.contains($0) }, "\(none)")
         #expect(none.contains(#"permit.copy("delayed", { app = ... })"#), "\(none)")
         let nilName = try Self.error(of: #"return { action = "none", reason = permit.copy("delayed", { app = ctx.app.name }).en }"#)
         #expect(nilName.contains("text has {app}, which no value fills"), "\(nilName)")
