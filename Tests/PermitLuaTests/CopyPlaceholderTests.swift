@@ -14,12 +14,14 @@ import Testing
             "braces": "{{app}} stays {{ and }}, {app} does not",
             "count": "{n} of {total} from {app}",
             "plain": "No placeholder here",
+            "named": "{name} {version}",
         ],
         "de": [
             "delayed": "Um Verzögerungen bei Mitteilungen von {app} zu vermeiden, wähle Sofort.",
             "braces": "{{app}} bleibt, {app} nicht",
             "count": "{app}: {n} von {total}",
             "plain": "Kein Platzhalter",
+            "named": "{name} {version}",
         ],
     ])
 
@@ -57,6 +59,12 @@ import Testing
                 == "To avoid delay in receiving notifications from FreeAPS, choose Immediate."
                 + "|Um Verzögerungen bei Mitteilungen von FreeAPS zu vermeiden, wähle Sofort."
                 + "|3 of 4.5 from Loop|Loop: 3 von 4.5|Kein Platzhalter")
+    }
+
+    /// A read-only table of the context serves as the values, as a plain table does.
+    @Test func aReadOnlyTableOfTheContextGivesValues() throws {
+        let policy = try Self.policy(#"return { action = "none", reason = permit.copy("named", ctx.app).de }"#)
+        #expect(try policy.decide(Self.context(app: AppInfo(version: "3.5.0", name: "Loop")))?.reason == "Loop 3.5.0")
     }
 
     @Test func doubledBracesAreBraces() throws {

@@ -128,6 +128,8 @@ int permit_shim_copy(lua_State *L) {
         values = 2;
     }
     lua_settop(L, 2);
+    /* A read-only table (ctx.app, ctx.params) is read through: its values are its own table's. */
+    if (values != 0) (void)permit_shim_unwrap_frozen(L, values);
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_COPY) != LUA_TTABLE)
         return luaL_error(L, "permit.copy: the pack has no copy; put the texts in copy/<locale>.yaml files beside policy.lua");
     lua_pushvalue(L, 1);
