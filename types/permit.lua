@@ -129,6 +129,7 @@
 ---@class PermitApp
 ---@field version? string # the app's version the host gave (CFBundleShortVersionString), "2.14.1"
 ---@field previous_version? string # the version before, in the first process after an update; nil otherwise
+---@field name? string # the app's name as the host gave it (CFBundleDisplayName), "Loop"; nil when it gave none
 
 ---@class PermitContext
 ---@field event PermitEvent
@@ -235,9 +236,13 @@ function permit.version_at_least(version, minimum) end
 
 ---The pack's texts for `key` (copy/<locale>.yaml), as a fresh table of translations usable
 ---wherever a text goes: `title = permit.copy("welcome.title")`. An unknown key is an error.
+---A text's placeholders (`{app}`; `{{` and `}}` write a brace) are filled from `values` in every
+---language: `permit.copy("delayed", { app = ctx.app.name or "Loop" })`. A placeholder without
+---a value, or a value that is not a string or a number, is an error.
 ---@param key string
+---@param values? table<string, string|number>
 ---@return table<string, string>
-function permit.copy(key) end
+function permit.copy(key, values) end
 
 ---Whether the local hour (`ctx.local_time.hour`) is in `[from_hour, to_hour)`: from the start
 ---of `from_hour` up to, not including, `to_hour`, wrapping past midnight when `from_hour` is the

@@ -241,6 +241,13 @@ int permit_shim_version_at_least(lua_State *L);
 int permit_shim_copy(lua_State *L);
 int permit_shim_within_hours(lua_State *L);
 
+/* CopyFill.c */
+/* Raises an error naming `key` unless the table at `values` holds strings and numbers by name. */
+void permit_shim_check_copy_values(lua_State *L, int values, const char *key);
+/* Pushes `text` with its placeholders filled from the table at `values` (0: none given), or
+   raises an error naming `key`, `locale` and a placeholder no value fills. */
+void permit_shim_push_filled(lua_State *L, const char *text, size_t len, int values, const char *key, const char *locale);
+
 /* StrictContext.c */
 /* Pushes where the policy's code is ("policy.lua:12: "): the nearest Lua function up the
    stack, for an error raised in a metamethod the policy's read called (luaL_error's level 1

@@ -153,17 +153,22 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// Every key of the pack's copy a locale lacks: a locale the policy declares
     /// (`locales = { ... }`) or one the pack has a copy file for, each missing key named with the
-    /// file it belongs in.
+    /// file it belongs in; then every text whose placeholders differ from its key's text in the
+    /// pack's first locale (the policy's first declared, else `en`), with its file and line.
     static func copyProblems(_ policy: LuaPolicy, url: URL) -> [String] {
         guard !policy.copy.isEmpty else { return [] }
         let pack = Discovery.displayPath(of: url.deletingLastPathComponent())
         let folder = pack == WorkingDirectory.current.path ? "copy" : "\(pack)/copy"
         let locales = Set(policy.locales).union(policy.copy.locales.keys).sorted()
-        return policy.copy.missing(in: locales).map { missing in
+        let missing = policy.copy.missing(in: locales).map { missing in
             let has = policy.copy.locales.keys.sorted().filter { policy.copy.locales[$0]?[missing.key] != nil }
             return "\(folder)/\(missing.locale).yaml: no text for \"\(missing.key)\" "
                 + "(\(has.map { "\($0).yaml" }.joined(separator: ", ")) \(has.count == 1 ? "has" : "have") it); add it to the file"
         }
+        let mismatched = CopyFiles.placeholderMismatches(
+            in: policy.copy, besidePolicy: url, shownPack: pack == WorkingDirectory.current.path ? "" : pack,
+            preferred: policy.locales + ["en"])
+        return missing + mismatched.map(\.description)
     }
 
     /// A review exception that names no review rule: a typo would except nothing.

@@ -59,6 +59,61 @@ package enum CopyFiles {
         }
     }
 
+    /// Every text whose placeholders are not those of the same key's text in the pack's first
+    /// locale (the first of `preferred` it has a file for, else the first by name), named by its
+    /// file, line and key: a translation that drops `{app}` leaves the name out, and one that
+    /// misspells it has a placeholder no value fills, which fails when the text is shown.
+    /// `copy` is what `read` gave for the same pack; its files are read again for the lines.
+    package static func placeholderMismatches(
+        in copy: PolicyCopy, besidePolicy policyFile: URL, shownPack: String, preferred: [String]
+    ) -> [InputError] {
+        guard let reference = preferred.first(where: { copy.locales[$0] != nil }) ?? copy.locales.keys.sorted().first else {
+            return []
+        }
+        let directory = policyFile.deletingLastPathComponent().appendingPathComponent(folder)
+        let shownDirectory = shownPack.isEmpty || shownPack == "." ? folder : "\(shownPack)/\(folder)"
+        var errors: [InputError] = []
+        for locale in copy.locales.keys.sorted() where locale != reference {
+            let shown = "\(shownDirectory)/\(locale).yaml"
+            let values = (try? entries(of: directory.appendingPathComponent("\(locale).yaml"), shown: shown)) ?? [:]
+            for (key, text) in copy.locales[locale]!.sorted(by: { $0.key < $1.key }) {
+                // The first locale's text of the key; when it lacks the key (reported apart), the
+                // text of the first file by name that has it.
+                guard let source = ([reference] + copy.locales.keys.sorted()).first(where: { copy.locales[$0]?[key] != nil }),
+                    source != locale, let problem = mismatch(text, against: copy.locales[source]![key]!, of: source)
+                else { continue }
+                errors.append(
+                    values[key]?.error(problem.message, hint: problem.hint)
+                        ?? InputError(problem.message, at: SourceLocation(file: shown, line: 1, column: 1), field: key, hint: problem.hint))
+            }
+        }
+        return errors
+    }
+
+    /// What `text`'s placeholders lack and add against those of `sourceText`, the same key's
+    /// text in the locale `source`, in words; `nil` when they are the same.
+    static func mismatch(_ text: String, against sourceText: String, of source: String) -> (message: String, hint: String)? {
+        guard let have = try? Set(CopyPlaceholders.names(in: text)), let want = try? Set(CopyPlaceholders.names(in: sourceText)),
+            have != want
+        else { return nil }
+        let braced = { (names: Set<String>) in names.sorted().map { "{\($0)}" }.joined(separator: ", ") }
+        var parts: [String] = []
+        if !want.subtracting(have).isEmpty { parts.append("lacks \(braced(want.subtracting(have)))") }
+        if !have.subtracting(want).isEmpty { parts.append("has \(braced(have.subtracting(want)))") }
+        return (
+            "the text \(parts.joined(separator: " and ")), unlike \(source).yaml's text of this key",
+            "every language's text of a key uses the same placeholders, spelt alike (\(want.isEmpty ? "none" : braced(want))): "
+                + "the policy fills them by name"
+        )
+    }
+
+    /// One copy file's values by key, with their places in the file.
+    static func entries(of url: URL, shown: String) throws(InputError) -> [String: YAMLValue] {
+        let text = try InputText.read(url, name: shown)
+        let root = try YAMLValue.parse(text, file: shown)
+        return Dictionary(try root.table().map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// One copy file's texts by key.
     static func texts(of url: URL, shown: String) throws(InputError) -> [String: String] {
         let text = try InputText.read(url, name: shown)
@@ -78,6 +133,11 @@ package enum CopyFiles {
             let text = try value.string()
             guard text.utf8.count <= PolicyCopy.maxTextBytes else {
                 throw value.error("the text is \(text.utf8.count) bytes; a text is at most \(PolicyCopy.maxTextBytes)")
+            }
+            do {
+                _ = try CopyPlaceholders.names(in: text)
+            } catch {
+                throw value.error(error.message)
             }
             texts[key] = text
         }

@@ -91,9 +91,9 @@ import Testing
     }
 
     /// The keys the probe saw per table, over the given events and ledger; `app` is the full
-    /// one (a version, and the one before an update) unless a sparse one is given.
+    /// one (a version, the one before an update, and a name) unless a sparse one is given.
     static func seenKeys(
-        events: [AppEvent], ledger: Ledger, app: AppInfo = AppInfo(version: "2.1", previousVersion: "2.0")
+        events: [AppEvent], ledger: Ledger, app: AppInfo = AppInfo(version: "2.1", previousVersion: "2.0", name: "Loop")
     ) throws -> [String: Set<String>] {
         let policy = try LuaPolicy(source: probe, chunkName: "probe.lua")
         var seen: [String: Set<String>] = [:]

@@ -24,6 +24,9 @@ local function unsafe(ctx)
   return nil
 end
 
+-- The values of the texts that name the app (Loop's %1$@): the host's name, else "Loop".
+local named
+
 -- A text made of copy keys and plain pieces, in every language the copy has.
 local function join(parts)
   local out = {}
@@ -63,7 +66,7 @@ local function permissions(ctx)
     key = key .. (ts and "t1" or "t0")
   end
   parts[#parts + 1] = "\n\n"
-  parts[#parts + 1] = permit.copy("permissions.footer")
+  parts[#parts + 1] = permit.copy("permissions.footer", named)
   return { action = "settings_prompt", presentation = "inline", id = "alert_permissions",
            title = permit.copy("permissions.title"), message = join(parts),
            open = permit.copy("permissions.manage"), deep_link = "notification_settings",
@@ -117,7 +120,7 @@ end
 local function delayed(remember)
   remember.alert = "delayed"
   return { action = "inform", presentation = "alert", id = "notifications_delayed",
-           title = permit.copy("delayed.title"), message = permit.copy("delayed.message"),
+           title = permit.copy("delayed.title"), message = permit.copy("delayed.message", named),
            button = permit.copy("delayed.ok"), remember = remember,
            reason = "Scheduled Summary delays the app's notifications" }
 end
@@ -179,6 +182,7 @@ return {
   decide = function(ctx)
     local event, state = ctx.event.name, ctx.state
     local register = ctx.params.remote_commands and "register" or "keep"
+    named = { app = ctx.app.name or "Loop" }
 
     if event == "app_launch" then
       -- A new process: nothing on screen yet; alerts not acknowledged are played back.

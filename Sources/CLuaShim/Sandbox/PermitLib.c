@@ -110,35 +110,57 @@ int permit_shim_version_at_least(lua_State *L) {
 /* The longest key permit.copy looks up; the pack's own keys are no longer (PolicyCopy). */
 #define COPY_KEY_MAX 128
 
-/* permit.copy(key): the pack's texts for `key` as a fresh table of translations
-   ({ en = "...", de = "..." }), usable wherever a text goes. The copy itself lives in the
-   registry, where no script reaches it: each call hands out a new table, so a script that
-   changes what it got changes nothing the next call sees. An unknown key is an error that
-   names it, not a nil that surfaces later as a missing text. */
+/* permit.copy(key [, values]): the pack's texts for `key` as a fresh table of translations
+   ({ en = "...", de = "..." }), usable wherever a text goes, each text's placeholders filled
+   from `values` ({ app = ctx.app.name }: CopyFill.c). The copy itself lives in the registry,
+   where no script reaches it: each call hands out a new table, so a script that changes what
+   it got changes nothing the next call sees. An unknown key, or a placeholder no value fills,
+   is an error that names it, not a nil or a raw `{app}` that surfaces later in a user's text. */
 int permit_shim_copy(lua_State *L) {
     size_t len;
     const char *key = luaL_checklstring(L, 1, &len);
     if (len > COPY_KEY_MAX) return luaL_error(L, "permit.copy: a key is at most %d bytes", COPY_KEY_MAX);
+    int values = 0;
+    if (!lua_isnoneornil(L, 2)) {
+        if (!lua_istable(L, 2))
+            return luaL_error(L, "permit.copy(\"%s\"): the values are a table like { app = ctx.app.name }, got a %s", key,
+                              luaL_typename(L, 2));
+        values = 2;
+    }
+    lua_settop(L, 2);
+    /* A read-only table (ctx.app, ctx.params) is read through: its values are its own table's. */
+    if (values != 0) (void)permit_shim_unwrap_frozen(L, values);
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, KEY_COPY) != LUA_TTABLE)
         return luaL_error(L, "permit.copy: the pack has no copy; put the texts in copy/<locale>.yaml files beside policy.lua");
     lua_pushvalue(L, 1);
     if (lua_rawget(L, -2) != LUA_TTABLE)
         return luaL_error(L, "permit.copy: no text \"%s\" in the pack's copy (copy/<locale>.yaml)", key);
     int texts = lua_gettop(L);
-    /* Charged by the translations it copies, as the library's other copying functions are. */
+    if (values != 0) permit_shim_check_copy_values(L, values, key);
+    /* Charged by the translations it copies, as the library's other copying functions are, and
+       by the bytes it looks through for a brace; a text with one is charged again to be filled. */
     lua_Integer count = 0;
+    uint64_t bytes = 0;
     lua_pushnil(L);
     while (lua_next(L, texts)) {
+        bytes += lua_rawlen(L, -1);
         lua_pop(L, 1);
         count++;
     }
-    permit_shim_charge_input(L, (uint64_t)(1 + count), "permit.copy");
+    permit_shim_charge_input(L, (uint64_t)(1 + count) + bytes / 32, "permit.copy");
     lua_createtable(L, 0, (int)count);
+    int result = lua_gettop(L);
     lua_pushnil(L);
     while (lua_next(L, texts)) {
+        size_t text_len;
+        const char *text = lua_tolstring(L, -1, &text_len);
+        if (memchr(text, '{', text_len) != NULL || memchr(text, '}', text_len) != NULL) {
+            permit_shim_push_filled(L, text, text_len, values, key, lua_tostring(L, -2));
+            lua_remove(L, -2);
+        }
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
-        lua_rawset(L, -4);
+        lua_rawset(L, result);
     }
     return 1;
 }

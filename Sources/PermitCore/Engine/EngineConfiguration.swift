@@ -36,6 +36,10 @@ public struct EngineConfiguration: Sendable {
     /// process after an update knows the version before (`ctx.app.previous_version`). `nil`: the
     /// host did not say (`ctx.app.version` is nil, and no update is noticed).
     public var appVersion: String?
+    /// The app's name as its users see it (`CFBundleDisplayName`, which builders of an app may
+    /// change): `ctx.app.name`, which a policy passes to `permit.copy` for the texts that name
+    /// the app. `nil`: the host did not say (`ctx.app.name` is nil).
+    public var appName: String?
 
     /// The host's settings; the defaults suit an app that sends every event and re-checks after
     /// a return from Settings (after half a second, and after 2 seconds).
@@ -48,9 +52,11 @@ public struct EngineConfiguration: Sendable {
         foregroundRecheckDelays: [TimeInterval] = [0.5, 2],
         installID: String? = nil,
         arms: [String: String] = [:],
-        appVersion: String? = nil
+        appVersion: String? = nil,
+        appName: String? = nil
     ) {
         self.appVersion = appVersion
+        self.appName = appName
         self.maxPromptsPerDay = maxPromptsPerDay
         self.locale = locale
         self.timeZone = timeZone
@@ -72,11 +78,12 @@ public struct EngineConfiguration: Sendable {
         foregroundRechecks: [Duration],
         installID: String? = nil,
         arms: [String: String] = [:],
-        appVersion: String? = nil
+        appVersion: String? = nil,
+        appName: String? = nil
     ) {
         self.init(
             maxPromptsPerDay: maxPromptsPerDay, locale: locale, timeZone: timeZone, userBucket: userBucket, params: params,
             foregroundRecheckDelays: foregroundRechecks.map(\.timeInterval), installID: installID, arms: arms,
-            appVersion: appVersion)
+            appVersion: appVersion, appName: appName)
     }
 }

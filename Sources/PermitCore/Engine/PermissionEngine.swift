@@ -120,7 +120,8 @@ public actor PermissionEngine {
         self.context = PolicyContext(
             event: .appLaunch, status: .unknown, previousStatus: .unknown, settings: .unsupported, platform: platform,
             history: loaded.ledger, params: configuration.params, now: 0, locale: configuration.locale,
-            userBucket: configuration.userBucket, localTime: Self.notAskedYet, app: AppInfo(version: configuration.appVersion))
+            userBucket: configuration.userBucket, localTime: Self.notAskedYet,
+            app: AppInfo(version: configuration.appVersion, name: configuration.appName))
         self.unreadable = loaded.unreadable
         self.loadReport = Locked(loaded.report)
         self.durableSource = DurableSource(stored: loaded.stored)

@@ -2,7 +2,9 @@ import Foundation
 
 /// A pack's copy: the texts its policy shows, by key, each with its translations, kept apart
 /// from the logic (`copy/<locale>.yaml` in a pack, `copy.json` in a bundle; the policy reads
-/// them with `permit.copy("key")`).
+/// them with `permit.copy("key")`). A text may name values the policy fills in, `{app}`
+/// (`CopyPlaceholders`); its braces are checked here, so a text that cannot be filled is
+/// refused with the copy, not when a user would see it.
 ///
 /// Why data and not code: a third language should not push a policy past the source cap
 /// (`LuaLimits.maxSourceBytes`), translators edit flat files rather than Lua, and `permit check`
@@ -52,6 +54,11 @@ public struct PolicyCopy: Sendable, Hashable {
                     throw PolicyCopyError(
                         locale: locale, key: key,
                         message: "the text is \(text.utf8.count) bytes; a text is at most \(Self.maxTextBytes)")
+                }
+                do {
+                    _ = try CopyPlaceholders.names(in: text)
+                } catch {
+                    throw PolicyCopyError(locale: locale, key: key, message: error.message)
                 }
                 bytes += key.utf8.count + text.utf8.count
             }

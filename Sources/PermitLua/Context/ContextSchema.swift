@@ -199,12 +199,13 @@ public enum ContextSchema {
             Field("timezone", "string"),
         ])
 
-    /// `ctx.app` (read-only): the app's version, and the one before it in the first process
-    /// after an update.
+    /// `ctx.app` (read-only): the app's version, the one before it in the first process after
+    /// an update, and the app's name as the host gave it.
     public static let app = Record(
         name: "PermitApp",
         fields: [
             Field("version", "string", optional: true), Field("previous_version", "string", optional: true),
+            Field("name", "string", optional: true),
         ])
 
     /// `ctx` itself.

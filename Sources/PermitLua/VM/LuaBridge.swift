@@ -43,10 +43,12 @@ enum LuaBridge {
             ]))
     }
 
-    /// `ctx.app`: the version, and the one before it after an update (absent fields read nil).
+    /// `ctx.app`: the version, the one before it after an update, and the name (absent fields
+    /// read nil).
     static func app(_ app: AppInfo) -> LuaValue {
         var fields: [String: LuaValue] = [:]
         if let version = app.version { fields["version"] = .string(version) }
+        if let name = app.name { fields["name"] = .string(name) }
         if let previous = app.previousVersion { fields["previous_version"] = .string(previous) }
         return .table(LuaTable(fields))
     }

@@ -80,6 +80,9 @@ public struct Scenario: Sendable {
         /// The app's version at the start (`app_version`), which `app_update` steps change: the
         /// engine's `EngineConfiguration.appVersion`. `nil`: the scenario does not say.
         public var appVersion: String?
+        /// The app's name (`app_name`): the engine's `EngineConfiguration.appName`, which
+        /// policies read as `ctx.app.name`. `nil`: the scenario does not say.
+        public var appName: String?
 
         /// The platform the engine and device run.
         public var platform: Platform { Platform(version: version, isAppClip: isAppClip) }

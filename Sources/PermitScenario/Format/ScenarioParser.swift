@@ -13,6 +13,7 @@ public enum ScenarioParser {
     static let deviceKeys = [
         "os", "locale", "timezone", "app_clip", "stale_reads", "app_clip_ephemeral", "app_clip_card_notifications",
         "scheduled_summary", "entitlements", "pending_overflow", "dialog_on_background", "live_activities", "app_version",
+        "app_name",
     ]
     static let userKeys = ["bucket", "arms"]
     static let engineKeys = ["max_prompts_per_day"]
@@ -266,6 +267,7 @@ public enum ScenarioParser {
         device.scheduledSummary = try fields["scheduled_summary"]?.bool() ?? false
         device.liveActivities = try parseLiveActivities(fields["live_activities"], version: version)
         device.appVersion = try fields["app_version"].map(parseAppVersion)
+        device.appName = try fields["app_name"].map(parseAppName)
         if device.scheduledSummary, version < NotificationSettings.Setting.scheduledDelivery.introducedIn {
             throw fields["scheduled_summary"]!.error(
                 "Scheduled Summary came with iOS 15; this device runs iOS \(version)",
@@ -542,6 +544,26 @@ public enum ScenarioParser {
         }
         return text
     }
+
+    /// An app's name as its users see it (`CFBundleDisplayName`): a line of text, as a home
+    /// screen shows it, of at most `maxAppNameBytes`.
+    static func parseAppName(_ value: YAMLValue) throws(InputError) -> String {
+        guard case .scalar = value.node, !value.isNull else {
+            throw value.error("expected the app's name, got \(value.kindName)", hint: "write it as the home screen shows it, like \"Loop\"")
+        }
+        let text = try value.string()
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty, text.utf8.count <= maxAppNameBytes,
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw value.error(
+                "\"\(TerminalText.inline(text))\" is not an app's name",
+                hint: "write one line of 1 to \(maxAppNameBytes) bytes, as the home screen shows it, like \"Loop\"")
+        }
+        return text
+    }
+
+    /// The longest `device.app_name`, in bytes: longer than any name a home screen shows whole.
+    static let maxAppNameBytes = 64
 
     /// A step's `event:`: a built-in one a step may send, or one of the app's own with its
     /// `properties:` (whether the policy declares it is checked when the scenario runs, with

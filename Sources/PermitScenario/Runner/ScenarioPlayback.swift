@@ -43,7 +43,7 @@ struct ScenarioPlayback {
             maxPromptsPerDay: scenario.maxPromptsPerDay, locale: scenario.device.locale,
             timeZone: scenario.device.timeZone, userBucket: scenario.userBucket, params: scenario.params,
             foregroundRechecks: [], installID: scenario.initial.ledger.installID ?? Self.installID, arms: scenario.arms,
-            appVersion: scenario.device.appVersion)
+            appVersion: scenario.device.appVersion, appName: scenario.device.appName)
         let updates = try PolicyUpdates(scenario, clock: clock, delivery: delivery)
         self.updates = updates
         app = SimulatedApp(
