@@ -26,7 +26,7 @@ struct CalibrationTests {
     static let politeDocumented = 0.80
     static let politeTolerance = 0.03
 
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func theDefaultModelReproducesTheBenchmarksItCites() async throws {
         let model = try UserModel.load(contentsOf: repositoryRoot.appendingPathComponent("examples/models/default.yaml"))
         let result = await Simulation.run(

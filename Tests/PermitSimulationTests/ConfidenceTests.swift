@@ -71,7 +71,7 @@ struct ConfidenceTests {
     /// below 0.2% (a 68% interval would cover in about 41). The seeds are fixed, so the test
     /// cannot flake. The difference's interval (Newcombe's, which assumes independent samples)
     /// is conservative on the same users: it must cover at least as often.
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func intervalsCoverTheTrueRateInAbout95PercentOfSeededRuns() async throws {
         let everyone = try inline(
             "everyone",

@@ -59,7 +59,7 @@ struct FitAppEventTests {
 
     /// Known answer: each event's interval holds its true figure in about 95% of seeds (at least
     /// the binomial floor of 20), and the fitted model reads back with the same events.
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func everyEventFigureIsRecoveredWithinItsInterval() async throws {
         var covered: [String: Int] = [:]
         let seeds = 20

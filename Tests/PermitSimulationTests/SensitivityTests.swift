@@ -149,7 +149,7 @@ struct SensitivityTests {
         return await Sensitivity.run(policies: policies, model: model, options: options, draws: draws, base: base)
     }
 
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func theRankingFindsTheOneFigureThatDrivesTheDifference() async throws {
         let result = try await Self.allowColdComparison(value: 0.5, range: 0...0.6)
         let comparison = try #require(result.comparisons.first)
@@ -178,7 +178,7 @@ struct SensitivityTests {
         #expect(result.reportRows().count == 2 && result.reportRows()[1].last == comparison.headline.description)
     }
 
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func aDifferenceEveryDrawAgreesOnIsRobust() async throws {
         let result = try await Self.allowColdComparison(value: 0.55, range: 0.5...0.6, draws: 20)
         let comparison = try #require(result.comparisons.first)
@@ -223,7 +223,7 @@ struct SensitivityTests {
         return try UserModel.parse(text, file: "split-decides.yaml")
     }
 
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func aVerdictTheProvisionalSplitDecidesDependsOnTheSplit() async throws {
         let model = try Self.splitDecidesModel()
         #expect(model.uncertainFigures.filter { $0.range.lowerBound < $0.range.upperBound }.map(\.name) == RangedFigure.provisionalSplit)

@@ -40,7 +40,7 @@ struct SweepConfirmationTests {
     /// own figure runs high (the best of 4 draws: about +1 standard error, +6 points here) and
     /// its interval misses the truth more often than 5%; the confirmed figure is unbiased and
     /// its interval covers the truth about 95% of the time.
-    @Test(.disabled(if: underSanitizer, "a frequency over many simulated runs: make test measures it, and a sanitizer finds nothing the shorter runs miss"))
+    @Test(.disabled(if: underSanitizer, "a frequency over many runs: make test measures it"))
     func theConfirmedBestIsUnbiasedWhereTheWinnersOwnFigureIsNot() async throws {
         var ownCovers = 0, confirmedCovers = 0
         var ownSum = 0.0, confirmedSum = 0.0
