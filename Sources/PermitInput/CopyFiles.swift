@@ -75,7 +75,8 @@ package enum CopyFiles {
         var errors: [InputError] = []
         for locale in copy.locales.keys.sorted() where locale != reference {
             let shown = "\(shownDirectory)/\(locale).yaml"
-            let values = (try? entries(of: directory.appendingPathComponent("\(locale).yaml"), shown: shown)) ?? [:]
+            let read = (try? entries(of: directory.appendingPathComponent("\(locale).yaml"), shown: shown)) ?? []
+            let values = Dictionary(read, uniquingKeysWith: { first, _ in first })
             for (key, text) in copy.locales[locale]!.sorted(by: { $0.key < $1.key }) {
                 // The first locale's text of the key; when it lacks the key (reported apart), the
                 // text of the first file by name that has it.
@@ -107,23 +108,22 @@ package enum CopyFiles {
         )
     }
 
-    /// One copy file's values by key, with their places in the file.
-    static func entries(of url: URL, shown: String) throws(InputError) -> [String: YAMLValue] {
-        let text = try InputText.read(url, name: shown)
-        let root = try YAMLValue.parse(text, file: shown)
-        return Dictionary(try root.table().map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// One copy file's texts by key.
-    static func texts(of url: URL, shown: String) throws(InputError) -> [String: String] {
+    /// One copy file's entries in file order, each value with its place in the file: what
+    /// `texts` checks and `placeholderMismatches` names lines from.
+    static func entries(of url: URL, shown: String) throws(InputError) -> [(key: String, value: YAMLValue)] {
         let text = try InputText.read(url, name: shown)
         let root = try YAMLValue.parse(
             text, file: shown, emptyHint: "a copy file holds key: text lines, like welcome.title: Stay in the loop")
         guard case .mapping = root.node else {
             throw root.error("a copy file is a table of key: text lines, got \(root.kindName)")
         }
+        return try root.table()
+    }
+
+    /// One copy file's texts by key.
+    static func texts(of url: URL, shown: String) throws(InputError) -> [String: String] {
         var texts: [String: String] = [:]
-        for (key, value) in try root.table() {
+        for (key, value) in try entries(of: url, shown: shown) {
             if let problem = PolicyCopy.keyProblem(key) { throw value.error(problem) }
             guard case .scalar = value.node, !value.isNull else {
                 throw value.error(
