@@ -22,13 +22,18 @@ public struct PackBundler: Sendable {
     /// The pack's copy (its `copy/<locale>.yaml` files, read by the caller): the bundle carries
     /// it as `copy.json`, covered by the signature; empty adds no file.
     public var copy: PolicyCopy
+    /// The sandbox's limits for loading the policy before it is bundled: the app's by default;
+    /// a caller whose tests run under other limits (the playground's) passes the same here, so
+    /// the load and the gate hold the policy to one standard.
+    public var limits: LuaLimits
 
     /// A bundler for the pack at `pack`; the bundle is unsigned unless `signingKey` is given.
     public init(
         pack: URL, version: Int64, minimumEngine: EngineVersion = .current, expiresAt: Date? = nil,
-        signingKey: BundleSigningKey? = nil, copy: PolicyCopy = .empty
+        signingKey: BundleSigningKey? = nil, copy: PolicyCopy = .empty, limits: LuaLimits = .default
     ) {
         self.copy = copy
+        self.limits = limits
         self.pack = pack
         self.version = version
         self.minimumEngine = minimumEngine
@@ -96,7 +101,7 @@ public struct PackBundler: Sendable {
         let policy: LuaPolicy
         do {
             text = try LuaPolicy.source(contentsOf: policyFile, displayName: policyFile.relativePath)
-            policy = try LuaPolicy(source: text, chunkName: policyFile.relativePath, copy: copy)
+            policy = try LuaPolicy(source: text, chunkName: policyFile.relativePath, limits: limits, copy: copy)
         } catch {
             throw PackBundleError(.invalidPolicy, error.description)
         }

@@ -46,7 +46,7 @@ extension Playground {
                 do throws(PolicyError) { copy = try PackEvaluation.copy(besidePolicy: evaluation.policyURL) } catch {
                     throw PackBundleError(.invalidPolicy, error.description)
                 }
-                let bundler = PackBundler(pack: pack, version: version, copy: copy)
+                let bundler = PackBundler(pack: pack, version: version, copy: copy, limits: limits)
                 return .success(
                     try await bundler.bundle(to: output, now: now) { candidate in
                         let files = try Discovery.scenarios(under: [candidate.pack.path])

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitLua
 import Testing
 
 @testable import PermitDelivery
@@ -27,6 +28,28 @@ import Testing
         #expect(report.policyName == "v1" && report.signer == key.keyID && report.testsPassed == 2)
         let verified = try PolicyBundle.read(contentsOf: out).verify(trust: .keys([key.publicKey]), now: start)
         #expect(verified.manifest.version == 3)
+    }
+
+    /// The policy is loaded under the limits the caller's tests run under (the playground's,
+    /// which a slow machine may widen), not always the app's: a policy the gate passes is never
+    /// refused at load by a stricter standard, and a tighter limit is kept.
+    @Test func thePolicyLoadsUnderTheGivenLimits() async throws {
+        let (pack, root) = try pack()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = root.appendingPathComponent("demo-1.permitbundle")
+        var tight = LuaLimits.default
+        tight.maxSourceBytes = 16
+        let error = await #expect(throws: PackBundleError.self) {
+            _ = try await PackBundler(pack: pack, version: 1, limits: tight).bundle(to: out, now: start) { _ in
+                PackBundler.TestSummary(passed: 1, failed: 0, unreadable: 0)
+            }
+        }
+        #expect(error?.kind == .invalidPolicy)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        _ = try await PackBundler(pack: pack, version: 1).bundle(to: out, now: start) { _ in
+            PackBundler.TestSummary(passed: 1, failed: 0, unreadable: 0)
+        }
+        #expect(FileManager.default.fileExists(atPath: out.path))
     }
 
     /// The policy is read once: the tests get its text, and the bundle holds those bytes even
