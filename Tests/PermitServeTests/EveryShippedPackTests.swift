@@ -99,12 +99,18 @@ struct EveryShippedPackTests {
         let failed = silencedRun.filter { $0["verdict"] as? String == "fail" }
         #expect(!failed.isEmpty, "\(silencedRun.map { "\($0["id"] ?? ""): \($0["verdict"] ?? "") \($0["lines"] ?? "")" })")
         for scenario in failed {
-            let lines = try #require(scenario["failedLines"] as? [Int])
-            #expect(!lines.isEmpty)
+            // Every failing step is placed, in the scenario file or in the steps file it
+            // includes, and `permit test`'s lines name that line.
+            let places = try #require(scenario["failedSteps"] as? [[String: Any]])
+            #expect(!places.isEmpty)
             let words = (scenario["lines"] as? [String]) ?? []
             #expect(
-                lines.allSatisfy { line in words.contains { $0.contains("(line \(line))") || $0.contains(".yaml:\(line))") } },
-                "\(scenario["id"] ?? ""): \(words)")
+                places.allSatisfy { place in
+                    let line = place["line"] as? Int ?? 0
+                    return words.contains { $0.contains("(line \(line))") || $0.contains(".yaml:\(line))") }
+                }, "\(scenario["id"] ?? ""): \(words)")
+            let own = try #require(scenario["failedLines"] as? [Int])
+            #expect(own == places.filter { $0["file"] as? String == scenario["file"] as? String }.compactMap { $0["line"] as? Int })
         }
         return clean
     }
