@@ -69,7 +69,7 @@ import PackageDescription
 ///   PermitCLI → ArgumentParser, PermitCore, PermitDelivery, PermitInput, PermitLua, PermitScenario, PermitServe, PermitSimulation, PermitSimulator
 ///   permit → PermitCLI
 ///   permit-host-example → PermitCore, PermitLua, PermitDelivery, PermitFetch, PermitSimulator
-///   permit-redteam → PermitCore, PermitLua, PermitScenario, Yams
+///   permit-redteam → PermitCore, PermitInput, PermitLua, PermitScenario, Yams
 ///   GeneratedNames → PermitLua
 ///   permit-generate → GeneratedNames
 #if os(Linux)
@@ -211,7 +211,7 @@ let package = Package(
         // A tool, not the product; its cases are the data under attacks/, which the tests read too.
         .executableTarget(
             name: "permit-redteam",
-            dependencies: ["PermitCore", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")],
+            dependencies: ["PermitCore", "PermitInput", "PermitLua", "PermitScenario", .product(name: "Yams", package: "Yams")],
             path: "Tools/permit-redteam",
             exclude: ["attacks"]
         ),

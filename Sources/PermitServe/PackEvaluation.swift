@@ -118,21 +118,23 @@ struct PackEvaluation: Sendable {
         let text = TextReport(verbose: false, colour: false).render(single)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }.map(String.init)
         let verdict: String
-        var failed: [Int] = []
+        var failed: [SourceLocation] = []
         switch report.verdict {
         case .ran(let result):
             verdict = report.passed ? "pass" : "fail"
-            failed = result.failedSteps.map(\.location.line)
+            failed = result.failedSteps.map(\.location)
         case .skipped: verdict = "skip"
         case .inputError(let error):
             verdict = "error"
-            failed = error.location.map { [$0.line] } ?? []
+            failed = error.location.map { [$0] } ?? []
         case .policyFailed: verdict = "error"
         }
-        let inPack = report.file.displayPath.split(separator: "/").dropFirst().joined(separator: "/")
+        let file = report.file.displayPath
+        let inPack = file.split(separator: "/").dropFirst().joined(separator: "/")
         return PlaygroundReports.Scenario(
-            id: inPack + "::" + report.name, file: report.file.displayPath, name: report.name, verdict: verdict, lines: lines,
-            failedLines: failed)
+            id: inPack + "::" + report.name, file: file, name: report.name, verdict: verdict, lines: lines,
+            failedLines: failed.filter { $0.file == file }.map(\.line),
+            failedSteps: failed.map { PlaygroundReports.Place(file: $0.file, line: $0.line) })
     }
 
     /// The scenario `id` names (`tests/first.yaml::name`), its device in `locale` when given,

@@ -37,8 +37,21 @@ public enum PlaygroundReports {
         public var verdict: String
         /// `permit test`'s lines for it (the failing steps, the error).
         public var lines: [String]
-        /// The scenario file's lines of the failing steps.
+        /// The scenario file's own lines of the failing steps; a failing step written in an
+        /// included steps file is in `failedSteps` only, so that no line of this file is marked
+        /// for it.
         public var failedLines: [Int]
+        /// Every failing step's place, in whichever file it is written (`reminders/tests/common/
+        /// primer-allowed.steps.yaml`, line 4, for a step a scenario includes).
+        public var failedSteps: [Place]
+    }
+
+    /// A line of a file of the pack.
+    public struct Place: Codable, Sendable, Equatable {
+        /// The file, relative to the pack's parent, as `Scenario.file` names it.
+        public var file: String
+        /// The line, from 1.
+        public var line: Int
     }
 
     /// Every scenario of the pack, run against the edited text.

@@ -23,12 +23,36 @@ struct PlaygroundAPITests {
         let failed = run.filter { $0["verdict"] as? String == "fail" }
         #expect(failed.map { $0["file"] as? String } == ["polite/tests/locale-fallback-en.yaml"])
         #expect(failed.first?["failedLines"] as? [Int] == [6])
+        #expect(
+            (failed.first?["failedSteps"] as? [[String: Any]])?.map { "\($0["file"] ?? ""):\($0["line"] ?? "")" } == [
+                "polite/tests/locale-fallback-en.yaml:6"
+            ])
         #expect((failed.first?["lines"] as? [String])?.contains { $0.contains("step 2 (line 6)") } == true)
         #expect(served.policyText == saved)
         // A syntax error: the load report names its line.
         let broken = try await served.api("/api/tests", ["files": ["policy.lua": saved + "\nlocal x = = 1\n"]]).json()
         let problems = try #require((broken["load"] as? [String: Any])?["problems"] as? [[String: Any]])
         #expect(problems.first?["line"] as? Int == saved.split(separator: "\n", omittingEmptySubsequences: false).count + 1)
+    }
+
+    /// A failing step written in an included steps file is placed in that file: no line of the
+    /// scenario file that includes it is marked.
+    @Test func aFailingIncludedStepNamesItsOwnFile() async throws {
+        let served = try await RunningPlayground(pack: "reminders")
+        defer { Task { await served.stop() } }
+        let edited = served.policyText.replacingOccurrences(
+            of: "accept  = { en = \"Continue\"", with: "accept  = { en = \"Go on\"")
+        #expect(edited != served.policyText)
+        let run = try Self.scenarios(await served.api("/api/tests", ["files": ["policy.lua": edited]]))
+        let primer = try #require(run.first { $0["file"] as? String == "reminders/tests/primer-allow.yaml" })
+        #expect(primer["verdict"] as? String == "fail")
+        #expect(primer["failedLines"] as? [Int] == [])
+        let places = try #require(primer["failedSteps"] as? [[String: Any]])
+        #expect(!places.isEmpty)
+        #expect(
+            places.allSatisfy {
+                $0["file"] as? String == "reminders/tests/common/primer-allowed.steps.yaml" && $0["line"] as? Int == 4
+            }, "\(places)")
     }
 
     @Test func aTimelineShowsTheDialogInTheChosenLocale() async throws {

@@ -5,8 +5,10 @@ import Yams
 struct Attack: Sendable {
     enum Input: Sendable {
         /// A policy file whose `decide` (or load) attacks; run through `permit decide` and, when
-        /// that ended cleanly, in-process through `LuaPolicy` to time the call itself.
-        case policy(String)
+        /// that ended cleanly, in-process through `LuaPolicy` to time the call itself. `copy`:
+        /// the pack's copy files beside it (`en.yaml` → `copy/en.yaml`), read by both, for the
+        /// attacks through `permit.copy`.
+        case policy(String, copy: [String: String])
         /// A scenario played with `permit run` against the polite pack.
         case scenario(String)
         /// A scenario played with `permit run` against a policy of its own.
@@ -51,13 +53,14 @@ enum Battery {
         var history: String?
         var pack: String?
         var files: String?
+        var copy: String?
         var runs: [[String]]?
         var coverageToFifo: Bool?
         var with: [String: Fill]?
 
         enum CodingKeys: String, CodingKey {
             case attackClass = "class"
-            case name, expect, policy, check, scenario, history, pack, files, runs, with
+            case name, expect, policy, check, scenario, history, pack, files, copy, runs, with
             case coverageToFifo = "coverage_to_fifo"
         }
     }
@@ -126,7 +129,9 @@ enum Battery {
         let input: Attack.Input
         switch (entry.policy, entry.check, entry.scenario, entry.history, entry.files) {
         case (let policy?, nil, let scenario?, nil, nil): input = .played(policy: try read(policy), scenario: try read(scenario))
-        case (let policy?, nil, nil, nil, nil): input = .policy(try read(policy))
+        case (let policy?, nil, nil, nil, nil):
+            let copy = try entry.copy.map { folder in try files(under: folder).reduce(into: [:]) { $0[$1] = try read("\(folder)/\($1)") } }
+            input = .policy(try read(policy), copy: copy ?? [:])
         case (nil, let check?, nil, nil, nil): input = .check(try read(check))
         case (nil, nil, let scenario?, nil, nil): input = .scenario(try read(scenario))
         case (let policy, nil, nil, let ledger?, nil):

@@ -1,5 +1,6 @@
 import Foundation
 import PermitCore
+import PermitInput
 import PermitLua
 
 /// What one case did: the CLI's exit (or signal), its error line, and the in-process call time.
@@ -28,9 +29,10 @@ enum CaseRunner {
         let arguments: [String]
         var policyFile: URL?
         switch attack.input {
-        case .policy(let source):
+        case .policy(let source, let copy):
             let file = directory.appendingPathComponent("policy.lua")
             try? source.write(to: file, atomically: true, encoding: .utf8)
+            write(copy, under: directory.appendingPathComponent("copy"))
             policyFile = file
             arguments = ["decide", file.path, "--status", "not_determined", "--event", "app_foreground"]
         case .check(let source):
@@ -63,14 +65,19 @@ enum CaseRunner {
             mkfifo(fifo.path, 0o600)
             arguments = ["test", "policies/polite/tests/app-clip.yaml", "--coverage-format", "lcov", "--coverage-output", fifo.path]
         case .commands(let files, let runs):
-            for (path, text) in files {
-                let file = directory.appendingPathComponent(path)
-                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try? text.write(to: file, atomically: true, encoding: .utf8)
-            }
+            write(files, under: directory)
             arguments = expanded(runs, in: directory).last ?? []
         }
         return (arguments, policyFile)
+    }
+
+    /// Writes each file (a path relative to `folder`, and its text), making its folders.
+    static func write(_ files: [String: String], under folder: URL) {
+        for (path, text) in files {
+            let file = folder.appendingPathComponent(path)
+            try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? text.write(to: file, atomically: true, encoding: .utf8)
+        }
     }
 
     /// A `.commands` case's runs with `{dir}` replaced by the case's directory.
@@ -129,7 +136,10 @@ enum CaseRunner {
     static func timeCall(_ file: URL) -> (Double?, Bool) {
         var loaded: Result<LuaPolicy, PolicyError>?
         let loadTime = ContinuousClock().measure {
-            do throws(PolicyError) { loaded = .success(try LuaPolicy.load(contentsOf: file, limits: limits)) } catch {
+            // The copy beside it, as `permit decide` reads it; a copy refused when read is a
+            // typed outcome too (the CLI said so), with nothing left to time.
+            guard let copy = try? CopyFiles.read(besidePolicy: file, shownPack: "") else { return }
+            do throws(PolicyError) { loaded = .success(try LuaPolicy.load(contentsOf: file, limits: limits, copy: copy)) } catch {
                 loaded = .failure(error)
             }
         }
