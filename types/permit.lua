@@ -9,7 +9,7 @@
 
 ---@alias PermitStatus "unknown"|"not_determined"|"denied"|"authorized"|"provisional"|"ephemeral"
 ---@alias PermitSettingValue "enabled"|"disabled"|"not_supported" # not_supported: not on this iOS, not asked yet, car_play not requested, critical_alert without the entitlement
----@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"inform_answered"|"significant_time_change"|"notification_settings_opened"
+---@alias PermitEventName "app_launch"|"app_foreground"|"app_background"|"feature_opened"|"feature_closed"|"soft_prompt_answered"|"system_prompt_answered"|"settings_prompt_answered"|"inform_answered"|"significant_time_change"|"notification_settings_opened"|"background_refresh"
 ---@alias PermitAction "none"|"soft_prompt"|"request_permission"|"settings_prompt"|"open_settings"|"inform"|"dismiss"
 ---@alias PermitPresentation "alert"|"banner"|"sheet"|"inline"
 ---@alias PermitDeepLink "app_settings"|"notification_settings"

@@ -59,6 +59,7 @@ package enum EventInput {
         case "app_foreground": return .appForeground
         case "app_background": return .appBackground
         case "notification_settings_opened": return .notificationSettingsOpened
+        case "background_refresh": return .backgroundRefresh
         case "significant_time_change":
             guard let timeZone else { throw .missing(field: "timezone") }
             return .significantTimeChange(timeZone: timeZone)

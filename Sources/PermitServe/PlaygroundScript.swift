@@ -7,7 +7,8 @@ enum PlaygroundScript {
         const $ = (id) => document.getElementById(id);
         const state = { files: {}, order: [], current: "policy.lua", locales: [], events: [], scenarios: [], job: 0, selectedStep: 0 };
         const builtInEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "soft_prompt_answered",
-          "system_prompt_answered", "settings_prompt_answered", "inform_answered", "notification_settings_opened"];
+          "system_prompt_answered", "settings_prompt_answered", "inform_answered", "notification_settings_opened",
+          "background_refresh"];
 
         function el(tag, attrs, ...children) {
           const node = document.createElement(tag);

@@ -230,6 +230,16 @@ public struct SimulatedApp: Sendable {
         }
     }
 
+    /// The app runs in the background (a `BGAppRefreshTask`, a background fetch, a silent
+    /// push, its own cycle) and sends `background_refresh`. iOS wakes only an app that is not in
+    /// the foreground for such work, so in the foreground nothing is sent and the step is a
+    /// mistake. A time change queued while the app was suspended stays queued: iOS delivers it
+    /// at the return to the foreground (docs/platform.md Z-03).
+    public mutating func refreshInBackground(on engine: isolated PermissionEngine) async throws(SimulatedDeviceError) -> Outcome {
+        guard !device.isInForeground else { throw .backgroundRefreshInForeground }
+        return await send(.backgroundRefresh, on: engine)
+    }
+
     // MARK: Settings
 
     /// The user leaves the app for Settings (the settings prompt's Open, or the app opening

@@ -634,6 +634,9 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
     case noAppSettingsLink
     /// "Add to Scheduled Summary" on a dialog that does not offer it.
     case noSummaryChoice
+    /// The app's work in the background while it is in the foreground: iOS runs a
+    /// `BGAppRefreshTask` or a background fetch only for an app that is not.
+    case backgroundRefreshInForeground
 
     /// What was wrong, in a scenario author's words.
     public var description: String {
@@ -648,6 +651,10 @@ public enum SimulatedDeviceError: Error, Sendable, Hashable, CustomStringConvert
         case .noSummaryChoice:
             "the dialog offers \"Add to Scheduled Summary\" only on iOS 15+ with Scheduled Summary on "
                 + "(scenario device key scheduled_summary: true), and not on the critical-alerts dialog"
+        case .backgroundRefreshInForeground:
+            "background_refresh is the app's work in the background (a BGAppRefreshTask, a background fetch, "
+                + "a silent push), which iOS runs only while the app is not in the foreground; "
+                + "leave the app first (`event: app_background`)"
         case .invalidAuthorization(let reason), .invalidSettingsChange(let reason):
             reason
         }

@@ -52,7 +52,7 @@ import Testing
         .appLaunch, .appForeground, .appBackground, .featureOpened("diary"), .featureClosed("diary"), .softPromptAnswered(.accept),
         .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open), .informAnswered(.ok),
         .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
-        try! .custom("lesson_completed", properties: ["count": 2]),
+        .backgroundRefresh, try! .custom("lesson_completed", properties: ["count": 2]),
     ]
 
     /// A ledger with every optional field set.

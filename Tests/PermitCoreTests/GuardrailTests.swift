@@ -132,13 +132,45 @@ import Testing
         #expect(names(fellBack) == ["deep-link-fallback"])
     }
 
+    /// Nothing can be shown at a run in the background (`background_refresh`): the rule that
+    /// voids a dialog voids the app's own prompts, rows and pages too, each with the reason
+    /// naming what could not be shown; `dismiss` goes through. An event heard while the app is
+    /// merely not active (a time change queued for its return) still shows them.
+    @Test func nothingIsShownInTheBackground() {
+        var row = softPrompt
+        row.presentation = .inline
+        let page = InformPage(title: "Alerts are off", message: "Turn them on", button: "OK")
+        let shown: [(Decision.Action, PermissionStatus, String)] = [
+            (.softPrompt(softPrompt), .notDetermined, "a soft prompt"),
+            (.softPrompt(row), .notDetermined, "an inline soft-prompt row"),
+            (.settingsPrompt(settingsPrompt), .denied, "a settings prompt"),
+            (.inform(page), .authorized, "an information page"),
+        ]
+        for (action, status, what) in shown {
+            let (kept, none) = Guardrail.apply(to: action, in: situation(status))
+            #expect(kept == action && none.isEmpty, "\(what) in the foreground")
+            let (returning, fine) = Guardrail.apply(to: action, in: situation(status, active: false))
+            #expect(returning == action && fine.isEmpty, "\(what) heard on the return")
+            var background = situation(status, active: false)
+            background.runsInBackground = true
+            let (voided, warnings) = Guardrail.apply(to: action, in: background)
+            #expect(voided == .none)
+            #expect(names(warnings) == ["app-not-active"])
+            #expect(warnings.first?.message == "the app runs in the background, with no one to see \(what)")
+        }
+        var background = situation(.authorized, active: false)
+        background.runsInBackground = true
+        let (dismissed, none) = Guardrail.apply(to: .dismiss, in: background)
+        #expect(dismissed == .dismiss && none.isEmpty)
+    }
+
     @Test func theEventsAUserCauses() {
         let tapped: [AppEvent] = [
             .featureOpened("x"), .softPromptAnswered(.accept), .settingsPromptAnswered(.open), try! .custom("tapped"),
         ]
         let notTapped: [AppEvent] = [
             .appLaunch, .appForeground, .appBackground, .systemPromptAnswered(granted: false), .notificationSettingsOpened,
-            .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!),
+            .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .backgroundRefresh,
         ]
         #expect(tapped.map(\.isUserInitiated) == [true, true, true, true])
         #expect(notTapped.map(\.isUserInitiated) == Array(repeating: false, count: notTapped.count))

@@ -42,6 +42,7 @@ import Testing
             .appLaunch, .appForeground, .appBackground, .featureOpened("x"), .featureClosed("x"), .softPromptAnswered(.accept),
             .systemPromptAnswered(granted: true), .settingsPromptAnswered(.open), .informAnswered(.ok),
             .significantTimeChange(timeZone: TimeZone(identifier: "Europe/Berlin")!), .notificationSettingsOpened,
+            .backgroundRefresh,
         ]
         #expect(ContextSchema.eventNames == events.map(\.name))
         #expect(Set(ContextSchema.decisionFieldsByAction.keys) == Set(ContextSchema.actions))

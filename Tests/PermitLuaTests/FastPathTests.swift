@@ -93,7 +93,7 @@ import Testing
         .systemPromptAnswered(granted: false), .settingsPromptAnswered(.open), .settingsPromptAnswered(.cancel),
         .settingsPromptAnswered(.dismiss), .softPromptAnswered(.link), .settingsPromptAnswered(.link), .informAnswered(.link),
         .significantTimeChange(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
-        .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened,
+        .significantTimeChange(timeZone: TimeZone(identifier: "UTC")!), .notificationSettingsOpened, .backgroundRefresh,
         .settingsPromptAnswered(.dismiss), try! .custom("lesson_completed"),
         try! .custom(
             "lesson_completed", properties: ["count": .integer(2), "ratio": .number(0.5), "ok": .bool(true), "title": .string("Verbs")]),

@@ -142,6 +142,21 @@ import PermitLua
     /// called from the app's notification delegate).
     func notificationSettingsOpened() { _ = send([.notificationSettingsOpened]) }
 
+    /// The app ran in the background (a `BGAppRefreshTask`'s handler, a silent push): the engine
+    /// reads the settings again and plans reminders; it decides nothing to show. Await the task
+    /// before completing the system's (`setTaskCompleted(success:)`). Sent at once, not held for
+    /// `app_launch`: a process iOS started in the background sends that only when the user opens
+    /// the app.
+    @discardableResult func backgroundRefresh() -> Task<Void, Never> {
+        let previous = lastSend
+        let task = Task {
+            await previous?.value
+            await handle(.backgroundRefresh)
+        }
+        lastSend = task
+        return task
+    }
+
     /// The device changed time zone (`UIApplication.significantTimeChangeNotification`).
     func significantTimeChange() { _ = send([.significantTimeChange(timeZone: .current)]) }
 

@@ -5,11 +5,9 @@
 --     appears (Loop/Managers/OnboardingManager.swift, ensureNotificationAuthorization);
 --   * every launch registers for remote notifications, whatever the status, for remote
 --     commands (Loop/Managers/LoopAppManager.swift, initialize);
---   * the alert permissions checker: notifications, Time Sensitive notifications (and critical
---     alerts in builds with them) off are unsafe; a modal warning once per change to unsafe,
---     taken away when safe again, shown again at launch until acknowledged; the status screen's
---     "Safety Notifications are OFF" row while unsafe; a "Notifications Delayed" alert once
---     Scheduled Summary delivers the app's notifications (Loop/Managers/AlertPermissionsChecker.swift,
+--   * the alert permissions checker (the README's table): its modal warning, played back until
+--     acknowledged, also when a loop cycle in the background finds the settings unsafe; the
+--     status screen's row; "Notifications Delayed" (Loop/Managers/AlertPermissionsChecker.swift,
 --     Loop/Managers/Alerts/AlertManager.swift, Loop/View Controllers/StatusTableViewController.swift);
 --   * the Alert Permissions screen (Loop/Views/NotificationsCriticalAlertPermissionsView.swift).
 
@@ -225,6 +223,10 @@ return {
 
     if event == "app_foreground" and state.listening then
       return check(ctx, "back in the foreground", {})
+    end
+
+    if event == "background_refresh" and state.listening and unsafe(ctx) and not state.unsafe_issued then
+      return { action = "none", reason = "a loop cycle: issued", remember = { unsafe_issued = true, replay = true } }
     end
 
     if event == "settings_prompt_answered" or event == "inform_answered" then

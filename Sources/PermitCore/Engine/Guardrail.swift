@@ -4,7 +4,10 @@ public enum Guardrail: String, Sendable, Codable, CaseIterable, CustomStringConv
     /// already determined (denied, or granted) is no guardrail's business: iOS answers it at
     /// once without a dialog, and the policy hears that answer (`system_prompt_answered`).
     case systemDialogUnavailable = "system-dialog-unavailable"
-    /// `request_permission` while the app is not in the foreground: iOS would show nothing.
+    /// Something to show while the app is not in the foreground: a `request_permission` that
+    /// would show the dialog (iOS shows none of a background app), and at a run in the
+    /// background (`background_refresh`, the user is not there) a soft or settings prompt, an
+    /// inline row or an information page too.
     case appNotActive = "app-not-active"
     /// The `provisional` option below iOS 12: the option is dropped.
     case provisionalUnsupported = "provisional-unsupported"
@@ -48,6 +51,10 @@ public struct GuardrailSituation: Sendable, Hashable {
     public var version: OSVersion
     /// Whether the app is in the foreground (no system dialog otherwise).
     public var appIsActive: Bool
+    /// Whether the event is a run in the background (`background_refresh`): the user is not
+    /// there, so nothing the app shows of its own (a prompt, row or page) may be decided then.
+    /// An event the app hears as it returns (a queued time change) is not one.
+    public var runsInBackground: Bool
     /// Prompts already shown this local day.
     public var promptsToday: Int
     /// The host's daily cap.
@@ -62,8 +69,10 @@ public struct GuardrailSituation: Sendable, Hashable {
     /// The situation of one decision.
     public init(
         status: PermissionStatus, settings: NotificationSettings, version: OSVersion,
-        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true, capExempt: Bool = false
+        appIsActive: Bool, promptsToday: Int, maxPromptsPerDay: Int, userInitiated: Bool = true, capExempt: Bool = false,
+        runsInBackground: Bool = false
     ) {
+        self.runsInBackground = runsInBackground
         self.capExempt = capExempt
         self.status = status
         self.settings = settings
@@ -108,6 +117,8 @@ extension Guardrail {
                 action = .requestPermission(options: options)
             }
         }
+
+        if situation.runsInBackground, let shown = action.shownOnScreen { return void(.appNotActive, notShown(shown)) }
 
         if case .softPrompt = action, !status.allowsSystemDialog {
             return void(
@@ -173,6 +184,12 @@ extension Guardrail {
         return "the status is \(status) with \(name) \(value): there is nothing to change in Settings"
     }
 
+    /// Why `shown` (what a decision puts on the app's own screen) was voided at a run in the
+    /// background.
+    static func notShown(_ shown: String) -> String {
+        "the app runs in the background, with no one to see \(shown)"
+    }
+
     /// Why `open_settings` was refused.
     static let openSettingsRefusal =
         "Settings may open only in answer to a tap of the user's (a screen, an app event, an answer), "
@@ -199,6 +216,17 @@ extension Guardrail {
 }
 
 extension Decision.Action {
+    /// What this action puts on the app's own screen, in a reason's words (`a soft prompt`), or
+    /// nil when it shows nothing there (`none`, `dismiss`, a request, `open_settings`).
+    var shownOnScreen: String? {
+        switch self {
+        case .none, .dismiss, .requestPermission, .openSettings: nil
+        case .softPrompt(let prompt): prompt.presentation == .inline ? "an inline soft-prompt row" : "a soft prompt"
+        case .settingsPrompt(let prompt): prompt.presentation == .inline ? "an inline settings row" : "a settings prompt"
+        case .inform(let page): page.presentation == .inline ? "an inline information row" : "an information page"
+        }
+    }
+
     /// Whether carrying out this action puts a prompt in front of the user: a soft or
     /// settings prompt (not an inline row), or a request that will show the system dialog. A
     /// request with the `provisional` option is granted silently when no dialog is due.

@@ -261,15 +261,18 @@ public actor PermissionEngine {
         if records.isListened { records.publish(DecisionRecord(outcome)) }
     }
 
-    /// What an event says before anything is read: whether the app is in the foreground, and
-    /// the device's zone after a significant time change (local days, `prompts_today` and
-    /// reminder times follow it from this event on).
+    /// What an event says before anything is read: whether the app is in the foreground (not
+    /// after `app_background` or `background_refresh`), and the device's zone after a
+    /// significant time change (local days, `prompts_today` and reminder times follow it from
+    /// this event on).
     private func note(_ event: AppEvent, at now: Int64) {
         switch event {
         case .appLaunch, .appForeground:
             appIsActive = true
             lastSeenAt = now
-        case .appBackground:
+        case .appBackground, .backgroundRefresh:
+            // A run in the background happens only there: a host that missed `app_background`
+            // (a launch straight into the background) still has nothing shown.
             appIsActive = false
             lastSeenAt = now
             recheckTask?.cancel()
@@ -381,7 +384,8 @@ public actor PermissionEngine {
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
                     promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay,
-                    userInitiated: outcome.event.isUserInitiated, capExempt: proposed.capExempt != nil)
+                    userInitiated: outcome.event.isUserInitiated, capExempt: proposed.capExempt != nil,
+                    runsInBackground: outcome.event == .backgroundRefresh)
                 (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
                 // Nothing of a decision a guardrail voided takes effect, its `remember` included:
                 // a policy that stores "asked_at" must not believe it asked.

@@ -20,7 +20,7 @@ extension Ledger {
             if firstLaunchAt == nil { firstLaunchAt = now }
         case .appForeground:
             Self.countOne(&foregrounds)
-        case .appBackground, .significantTimeChange, .notificationSettingsOpened, .featureClosed:
+        case .appBackground, .significantTimeChange, .notificationSettingsOpened, .featureClosed, .backgroundRefresh:
             break
         case .featureOpened(let name):
             // One access through the defaulted subscript: a second lookup hashed the name again.

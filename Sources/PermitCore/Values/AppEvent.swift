@@ -34,6 +34,11 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Settings › Notifications once the app asked with `provides_app_settings`
     /// (`userNotificationCenter(_:openSettingsFor:)`); the app opens (docs/platform.md N-01).
     case notificationSettingsOpened
+    /// The app ran in the background: a `BGAppRefreshTask`, a background fetch, a silent push,
+    /// or a cycle of its own. The moment to notice a change made in Settings while the user is
+    /// away; nothing can be shown on screen (the `app-not-active` guardrail voids what would),
+    /// and the engine counts the app as in the background from it on.
+    case backgroundRefresh
     /// An event of the app's own (`lesson_completed`), made with `AppEvent.custom(_:properties:)`,
     /// which checks its name and properties.
     case custom(CustomEvent)
@@ -59,6 +64,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
         case .informAnswered: "inform_answered"
         case .significantTimeChange: "significant_time_change"
         case .notificationSettingsOpened: "notification_settings_opened"
+        case .backgroundRefresh: "background_refresh"
         case .custom(let event): event.name
         }
     }
@@ -67,7 +73,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     public static let names = [
         "app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed",
         "soft_prompt_answered", "system_prompt_answered", "settings_prompt_answered", "inform_answered",
-        "significant_time_change", "notification_settings_opened",
+        "significant_time_change", "notification_settings_opened", "background_refresh",
     ]
 
     /// The feature, for `feature_opened` and `feature_closed`.
@@ -81,7 +87,7 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// The event's own fields besides `name`, as policies see them.
     public var fields: [(name: String, value: PolicyValue)] {
         switch self {
-        case .appLaunch, .appForeground, .appBackground, .notificationSettingsOpened: []
+        case .appLaunch, .appForeground, .appBackground, .notificationSettingsOpened, .backgroundRefresh: []
         case .significantTimeChange(let zone): [("time_zone", .string(zone.permitIdentifier))]
         case .featureOpened(let feature), .featureClosed(let feature): [("feature", .string(feature))]
         case .softPromptAnswered(let answer): [("answer", .string(answer.rawValue))]
@@ -94,10 +100,11 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// Events after which the core re-reads the status before the policy runs. The answer to
     /// the system dialog changes the status too, so it is re-read then as well; and the user
-    /// arrives from Settings through its link to the app's notification settings.
+    /// arrives from Settings through its link to the app's notification settings; and an app
+    /// that runs in the background reads what the user changed in Settings meanwhile.
     var rereadsStatus: Bool {
         switch self {
-        case .appLaunch, .appForeground, .systemPromptAnswered, .notificationSettingsOpened: true
+        case .appLaunch, .appForeground, .systemPromptAnswered, .notificationSettingsOpened, .backgroundRefresh: true
         default: false
         }
     }
@@ -105,13 +112,13 @@ public enum AppEvent: Sendable, Hashable, CustomStringConvertible {
     /// Whether the user caused the event in the app: opened a screen, did something the app
     /// reports as its own event, or answered one of the app's prompts. Only then may a decision
     /// open Settings at once (`open_settings`); a launch, a return to the foreground, leaving,
-    /// a system event or the system dialog's answer are not taps in the app; nor is closing a
-    /// screen, which is leaving it, not asking for anything.
+    /// a system event, a run in the background or the system dialog's answer are not taps in
+    /// the app; nor is closing a screen, which is leaving it, not asking for anything.
     public var isUserInitiated: Bool {
         switch self {
         case .featureOpened, .custom, .softPromptAnswered, .settingsPromptAnswered, .informAnswered: true
         case .appLaunch, .appForeground, .appBackground, .systemPromptAnswered, .significantTimeChange,
-            .notificationSettingsOpened, .featureClosed:
+            .notificationSettingsOpened, .featureClosed, .backgroundRefresh:
             false
         }
     }

@@ -106,6 +106,8 @@ enum FastPath {
             return push(&fields, name: .significantTimeChange, text: zone.permitIdentifier, as: .timeZone, on: L)
         case .notificationSettingsOpened:
             return push(&fields, name: .notificationSettingsOpened, on: L)
+        case .backgroundRefresh:
+            return push(&fields, name: .backgroundRefresh, on: L)
         case .softPromptAnswered(let answer):
             return push(&fields, name: .softPromptAnswered, answer: .of(answer), on: L)
         case .systemPromptAnswered(let granted):

@@ -30,6 +30,7 @@ extension FastPath {
         case informAnswered
         case significantTimeChange
         case notificationSettingsOpened
+        case backgroundRefresh
         case accept
         case decline
         case dismiss
@@ -73,6 +74,7 @@ extension FastPath {
             case .informAnswered: "inform_answered"
             case .significantTimeChange: "significant_time_change"
             case .notificationSettingsOpened: "notification_settings_opened"
+            case .backgroundRefresh: "background_refresh"
             case .accept: "accept"
             case .decline: "decline"
             case .dismiss: "dismiss"

@@ -45,7 +45,9 @@ public enum ScenarioParser {
         "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
-    static let stepEvents = ["app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed"]
+    static let stepEvents = [
+        "app_launch", "app_foreground", "app_background", "feature_opened", "feature_closed", "background_refresh",
+    ]
     /// 2026-01-05 08:00 UTC, a Monday: the default start, so runs are reproducible.
     public static let defaultStart = Date(timeIntervalSince1970: 1_767_600_000)
 

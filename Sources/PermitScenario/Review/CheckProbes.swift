@@ -8,8 +8,9 @@ import PermitCore
 /// What is probed (docs/reference/cli.md#check-probes): iOS 17.0, 15.3 and 12.0; the statuses
 /// `not_determined`, `denied`, `provisional` and `authorized`; the local times 03:00, 12:00
 /// and 19:30 in UTC (inside and outside the quiet hours policies keep); `app_launch`,
-/// `app_foreground`, `app_background`; `feature_opened` for each of `features`; every answer
-/// to the pre-prompt, the system dialog and the Settings prompt; each declared app event as
+/// `app_foreground`, `app_background`, `background_refresh`; `feature_opened` for each of
+/// `features`; every answer to the pre-prompt, the system dialog and the Settings prompt;
+/// each declared app event as
 /// its 1st, 2nd, 3rd and 5th (counted in `ctx.history.events.NAME.count`, as the engine
 /// counts it), without properties and with each set of properties the pack's scenarios send it
 /// with (so a text behind `ctx.event.properties` is reached); and each experiment's arms, each
@@ -117,7 +118,7 @@ public enum CheckProbes {
 
     /// Every probe, in a stable order.
     static func probes(features: [String], declared: [String], appEvents: [AppEvent] = [], experiments: [Experiment]) -> [Probe] {
-        var events: [(AppEvent, Int?)] = [(.appLaunch, nil), (.appForeground, nil), (.appBackground, nil)]
+        var events: [(AppEvent, Int?)] = [(.appLaunch, nil), (.appForeground, nil), (.appBackground, nil), (.backgroundRefresh, nil)]
         events += features.map { (.featureOpened($0), nil) }
         events += SoftPromptAnswer.allCases.map { (.softPromptAnswered($0), nil) }
         events += [(.systemPromptAnswered(granted: true), nil), (.systemPromptAnswered(granted: false), nil)]

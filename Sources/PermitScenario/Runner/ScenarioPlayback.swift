@@ -201,6 +201,7 @@ struct ScenarioPlayback {
                 guard await launchProcess(into: &result) else { return false }
             }
             guard let engine = engine(into: &result) else { return false }
+            if case .backgroundRefresh = event { return await refreshInBackground(engine: engine, into: &result) }
             await send(event, to: engine, into: &result)
         case .answer(let answer):
             guard let engine = engine(into: &result) else { return false }
@@ -276,6 +277,19 @@ struct ScenarioPlayback {
             return true
         } catch {
             result.failures.append("cannot open the app's notification settings: \(error.description)")
+            result.status = engine.status
+            return false
+        }
+    }
+
+    /// `event: background_refresh`: the app runs in the background; in the foreground the step
+    /// cannot happen on an iPhone and the scenario stops there.
+    private mutating func refreshInBackground(engine: PermissionEngine, into result: inout StepResult) async -> Bool {
+        do {
+            result.outcome = try await app.refreshInBackground(on: engine)
+            return true
+        } catch {
+            result.failures.append("cannot run the app in the background: \(error.description)")
             result.status = engine.status
             return false
         }
@@ -476,11 +490,12 @@ extension Scenario.Action {
 }
 
 extension Scenario.Action {
-    /// Whether the app's screen is as the user left it after this step: leaving the app and
-    /// coming back do not change it, so the app's own prompt or row is still there.
+    /// Whether the app's screen is as the user left it after this step: leaving the app, coming
+    /// back and running in the background do not change it, so the app's own prompt or row is
+    /// still there.
     var keepsAppScreen: Bool {
         switch self {
-        case .event(.appBackground), .event(.appForeground), .wait: true
+        case .event(.appBackground), .event(.appForeground), .event(.backgroundRefresh), .wait: true
         default: false
         }
     }

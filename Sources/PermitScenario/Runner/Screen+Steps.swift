@@ -64,8 +64,9 @@ extension Screen {
 
     /// Why `action` cannot happen with this on screen, or nil when it can. With a prompt up
     /// the user may still leave the app (`app_background`); while the app is away with the
-    /// prompt kept, time may pass, the user may change Settings (an information page's `open`
-    /// left it up) and may return (`app_foreground`). The app's own prompt goes with its
+    /// prompt kept, time may pass, the app may run in the background (`background_refresh`,
+    /// which shows nothing), the user may change Settings (an information page's `open` left
+    /// it up) and may return (`app_foreground`). The app's own prompt goes with its
     /// process (`terminate`, or a cold `app_launch` while the app is away).
     func refusal(of action: Scenario.Action, appInForeground: Bool = true) -> String? {
         if case .answer(let answer) = action {
@@ -82,14 +83,16 @@ extension Screen {
         guard self != .nothing, !isInline else { return nil }
         switch action {
         case .event(.appBackground) where appInForeground: return nil
-        case .event(.appForeground) where !appInForeground, .wait where !appInForeground: return nil
+        case .event(.appForeground) where !appInForeground, .wait where !appInForeground,
+            .event(.backgroundRefresh) where !appInForeground:
+            return nil
         case .settings where !appInForeground && isInApp: return nil
         // The process ends (an update ends it too), and the app's own prompts with it.
         case .terminate where isInApp, .appUpdate where isInApp, .event(.appLaunch) where isInApp && !appInForeground: return nil
         default: break
         }
         var allowed = answers.map { "answer: \($0.rawValue)" }
-        allowed.append(appInForeground ? "event: app_background" : "event: app_foreground")
+        allowed += appInForeground ? ["event: app_background"] : ["event: app_foreground", "event: background_refresh"]
         if !appInForeground && isInApp { allowed.append("settings: {...}") }
         if isInApp { allowed += ["terminate: true", "app_update: VERSION"] }
         return "\(name) is on screen and stays until answered; this step must be one of `"
