@@ -13,7 +13,8 @@ import Testing
         return try policy.decide(
             PolicyContext(
                 event: .featureOpened("permissions"), status: .authorized, previousStatus: .authorized,
-                settings: .typical(for: .authorized, on: try! OSVersion(parsing: "17.2")), platform: Platform(version: try! OSVersion(parsing: "17.2")),
+                settings: .typical(for: .authorized, on: try! OSVersion(parsing: "17.2")),
+                platform: Platform(version: try! OSVersion(parsing: "17.2")),
                 history: Ledger(), params: [:], now: 1_767_600_000, locale: "en", userBucket: 1))
     }
 
@@ -30,11 +31,17 @@ import Testing
                 InfoRow(name: .plain("Notifications"), value: .translations(["en": "On", "de": "An"])),
                 InfoRow(name: .plain("Time Sensitive"), value: .plain("Off")),
             ])
-        #expect(prompt.fields["rows"] == .list([
-            .table(["name": .string("Notifications"), "value": .string(LocalizedText.translations(["en": "On", "de": "An"]).description)]),
-            .table(["name": .string("Time Sensitive"), "value": .string("Off")]),
-        ]))
-        let page = try #require(try Self.decide(#"{ action = "inform", title = "T", message = "M", button = "OK", rows = { { name = "A", value = "1" } } }"#))
+        #expect(
+            prompt.fields["rows"]
+                == .list([
+                    .table([
+                        "name": .string("Notifications"),
+                        "value": .string(LocalizedText.translations(["en": "On", "de": "An"]).description),
+                    ]),
+                    .table(["name": .string("Time Sensitive"), "value": .string("Off")]),
+                ]))
+        let page = try #require(
+            try Self.decide(#"{ action = "inform", title = "T", message = "M", button = "OK", rows = { { name = "A", value = "1" } } }"#))
         guard case .inform(let inform) = page.action else { Issue.record("\(page.action)"); return }
         #expect(inform.rows == [InfoRow(name: .plain("A"), value: .plain("1"))])
         // Without rows, none; a soft prompt takes none (an unknown field there).

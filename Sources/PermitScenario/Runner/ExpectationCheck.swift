@@ -94,7 +94,8 @@ enum ExpectationCheck {
             for field in ["name", "value"] {
                 guard case .table(let w) = want, case .table(let h) = have, w[field] != h[field] else { continue }
                 let expected = w[field].map(\.description) ?? "nothing"
-                failures.append("decision.rows[\(index + 1)].\(field): expected \(expected), got \(h[field].map(\.description) ?? "nothing")")
+                failures.append(
+                    "decision.rows[\(index + 1)].\(field): expected \(expected), got \(h[field].map(\.description) ?? "nothing")")
             }
         }
         if wanted.count != got.count {
