@@ -169,6 +169,11 @@
 ---@field id? string # soft_prompt, settings_prompt, inform: 1 to 64 bytes; the answer carries it as ctx.event.prompt_id
 ---@field link? PermitText # soft_prompt, settings_prompt, inform (not a label): a web link's text; needs url; its answer is "link" and it stays on screen
 ---@field url? PermitText # with link: the page it opens, an absolute https:// address (per language like a text)
+---@field rows? PermitRow[] # settings_prompt, inform: a status list below the message, at most 16: { { name = "Alerts", value = "On" } }
+
+---@class PermitRow
+---@field name PermitText # the setting's name, on the row's left
+---@field value PermitText # what it reads, on the right
 
 ---@class PermitReminder
 ---@field day? integer # days from today (local time), default 0

@@ -30,6 +30,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "cancel",
     "deep_link",
     "for_setting",
+    "rows",
     "button",
 };
 
@@ -47,9 +48,9 @@ static const unsigned allowed_fields[PERMIT_A_COUNT] = {
     0x3fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
     0x7fffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, accept, decline, presentation, variant, id, link, url */
     0x803fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
-    0xf74ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url */
+    0x1f74ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url, rows */
     0x4003fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
-    0x1574ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, open, deep_link, presentation, id, link, url */
+    0x3574ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, open, deep_link, presentation, id, link, url, rows */
     0x3fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
 };
 

@@ -20,6 +20,10 @@ enum CopyTable {
         var found: [Found] = []
         var seen = Set<String>()
 
+        func rowTexts(_ rows: [InfoRow]) -> [(String, LocalizedText?)] {
+            rows.enumerated().flatMap { index, row in [("rows[\(index + 1)].name", row.name), ("rows[\(index + 1)].value", row.value)] }
+        }
+
         func add(_ decision: Decision) {
             let reason = decision.reason.map { " (\($0))" } ?? ""
             var texts: [(String, LocalizedText?)] = []
@@ -31,9 +35,11 @@ enum CopyTable {
             case .settingsPrompt(let prompt):
                 place = (prompt.presentation == .inline ? "inline settings prompt" : "settings prompt") + reason
                 texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open), ("cancel", prompt.cancel)]
+                texts += rowTexts(prompt.rows)
             case .inform(let page):
                 place = (page.isLabel ? "label" : page.presentation == .inline ? "inline information row" : "information page") + reason
                 texts = [("title", page.title), ("message", page.message), ("button", page.button), ("open", page.open)]
+                texts += rowTexts(page.rows)
             default:
                 return
             }

@@ -83,6 +83,16 @@ public enum PlaygroundReports {
         public var link: String?
         /// The web page it opens (`url`), for the locale shown.
         public var url: String?
+        /// Its status list (`rows`), drawn below the message: each row's name and value.
+        public var rows: [Row] = []
+    }
+
+    /// One row of a prompt's or a page's status list, in the locale shown.
+    public struct Row: Codable, Sendable, Equatable {
+        /// The setting's name (`Time Sensitive`).
+        public var name: String
+        /// What it reads (`Off`).
+        public var value: String
     }
 
     /// One step of a scenario's timeline.

@@ -125,7 +125,7 @@ enum PlaygroundScript {
           const link = screen ? linkOf(screen) : null;
           if (kind === "soft_prompt" || kind === "settings_prompt" || kind === "inform_page") {
             const sheet = el("div", { class: "sheet " + kind }, el("h4", {}, screen.title || ""), el("p", {}, screen.message || ""),
-              link ? el("p", {}, link) : null, buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
+              rowsOf(screen), link ? el("p", {}, link) : null, buttons[0] ? el("button", { class: "primary" }, buttons[0]) : null, buttons[1] ? el("button", { class: "secondary" }, buttons[1]) : null);
             view.append(el("div", { class: "dim" }, sheet));
           } else if (kind === "system_dialog") {
             view.append(el("div", { class: "dim" }, el("div", { class: "alert system-dialog" }, el("h4", {}, screen.title),
@@ -143,12 +143,20 @@ enum PlaygroundScript {
             : null;
         }
 
+        // A status list (rows): each setting's name, and its value on the right.
+        function rowsOf(shown) {
+          const rows = shown.rows || [];
+          return rows.length
+            ? el("div", { class: "rows" }, rows.map((r) => el("div", { class: "row" }, el("span", {}, r.name), el("span", { class: "value" }, r.value))))
+            : null;
+        }
+
         // An inline row (or label) in the app's screen, under its heading.
         function drawRow(app, row) {
           const buttons = row.buttons || [];
           const link = linkOf(row);
           app.insertBefore(el("div", { class: "inline " + row.kind }, el("span", { class: "close" }, "✕"), el("b", {}, row.title || ""),
-            row.message || "", link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
+            row.message || "", rowsOf(row), link ? [el("br"), link] : null, el("br"), buttons.map((b) => el("span", { class: "act" }, b)),
             // A settings row without an open text is its own button: the whole row opens Settings.
             row.kind === "inline_settings_prompt" && !buttons.length ? el("span", { class: "chevron" }, "›") : null), app.children[1]);
         }

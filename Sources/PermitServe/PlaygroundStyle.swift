@@ -62,6 +62,8 @@ enum PlaygroundStyle {
         .phone .sheet .secondary { display: block; width: 100%; padding: 8px; border: 0; background: none; color: #007aff; }
         .phone .alert { width: 240px; border-radius: 14px; background: rgba(242,242,247,.97); text-align: center; overflow: hidden; }
         .phone .alert h4 { margin: 16px 14px 4px; font-size: 15px; } .phone .alert p { margin: 0 14px 14px; font-size: 12px; }
+        .phone .rows { margin: 6px 0; text-align: left; } .phone .rows .row { display: flex; justify-content: space-between; padding: 3px 0; border-bottom: 1px solid #d8d8dc; }
+        .phone .rows .value { color: #6d6d72; margin-left: 8px; }
         .phone .alert .buttons { display: flex; border-top: 1px solid #c6c6c8; }
         .phone .alert .buttons span { flex: 1; padding: 10px 4px; color: #007aff; font-size: 15px; }
         .phone .alert .buttons span + span { border-left: 1px solid #c6c6c8; font-weight: 600; }

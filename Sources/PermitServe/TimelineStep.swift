@@ -38,7 +38,7 @@ enum TimelineStep {
             } else if let up = shown[result.screen] {
                 step.screen.kind = up.kind
                 (step.screen.title, step.screen.message, step.screen.buttons) = (up.title, up.message, up.buttons)
-                (step.screen.link, step.screen.url) = (up.link, up.url)
+                (step.screen.link, step.screen.url, step.screen.rows) = (up.link, up.url, up.rows)
             }
             step.beneath = result.rowBeneath.flatMap { shown[$0] }
             return step
@@ -72,6 +72,9 @@ enum TimelineStep {
     /// The screen of one outcome's decision, its web link aside.
     private static func screen(showing last: Outcome, locale: String) -> PlaygroundReports.Screen {
         func text(_ value: LocalizedText?) -> String? { value.flatMap { $0.resolved(for: locale) } }
+        func rows(_ rows: [InfoRow]) -> [PlaygroundReports.Row] {
+            rows.map { PlaygroundReports.Row(name: text($0.name) ?? "", value: text($0.value) ?? "") }
+        }
         switch last.decision.action {
         case .softPrompt(let prompt):
             return PlaygroundReports.Screen(
@@ -80,7 +83,8 @@ enum TimelineStep {
         case .settingsPrompt(let prompt):
             return PlaygroundReports.Screen(
                 kind: prompt.presentation == .inline ? "inline_settings_prompt" : "settings_prompt", title: text(prompt.title),
-                message: text(prompt.message), buttons: [text(prompt.open), text(prompt.cancel)].compactMap { $0 })
+                message: text(prompt.message), buttons: [text(prompt.open), text(prompt.cancel)].compactMap { $0 },
+                rows: rows(prompt.rows))
         case .requestPermission(let options):
             guard last.dialogShown else {
                 let quiet = options.contains { $0.rawValue == "provisional" }
@@ -98,7 +102,7 @@ enum TimelineStep {
             let kind = page.isLabel ? "label" : page.presentation == .inline ? "inline_inform" : "inform_page"
             return PlaygroundReports.Screen(
                 kind: kind, title: text(page.title), message: text(page.message),
-                buttons: [text(page.button), text(page.open)].compactMap { $0 })
+                buttons: [text(page.button), text(page.open)].compactMap { $0 }, rows: rows(page.rows))
         case .openSettings:
             return PlaygroundReports.Screen(kind: "none", buttons: [], note: "the app opens Settings")
         case .dismiss:

@@ -224,6 +224,7 @@ import Testing
             fields["id"] = "off"
             fields["link"] = "More"
             fields["url"] = "https://www.example.com/faq"
+            fields["rows"] = Self.rows
         case "open_settings":
             fields["deep_link"] = "notification_settings"
         case "inform":
@@ -233,11 +234,15 @@ import Testing
             fields["id"] = "safety"
             fields["link"] = "More"
             fields["url"] = "https://www.example.com/faq"
+            fields["rows"] = Self.rows
         default:
             break
         }
         return fields
     }
+
+    /// A status list of one row, `{ { name = "Alerts", value = "On" } }`.
+    static var rows: LuaValue { .table(LuaTable(array: [.table(LuaTable(["name": "Alerts", "value": "On"]))])) }
 
     /// A default as the reference writes it: `"alert"`, `{ "alert", "sound", "badge" }`.
     static func written(_ value: PolicyValue) -> String {

@@ -216,6 +216,9 @@ import Testing
         "local t = { en = 'x' } t.self = t return { action = 'soft_prompt', title = t, message = 'M', accept = 'A', decline = 'D' }",
         "return { action = 'none', reason = function() end }",
         "return { action = 'none', remember = { f = print } }",
+        "return { action = 'settings_prompt', title = 'T', message = 'M', open = 'O', cancel = 'C', rows = { { name = 'A', value = { en = 'On', de = 'An' } } } }",
+        "return { action = 'inform', title = 'T', message = 'M', button = 'OK', rows = { { name = 'A', value = 'On' }, { name = 'B', value = 'Off' } } }",
+        "return { action = 'inform', title = 'T', message = 'M', button = 'OK', rows = { { name = 'A' } } }",
     ]
 
     static func expectSame(

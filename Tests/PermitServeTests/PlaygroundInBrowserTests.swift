@@ -213,6 +213,46 @@ struct PlaygroundInBrowserTests {
         await served.stop()
     }
 
+    /// A settings row's status list (`rows`) is drawn as names with their values beside them,
+    /// in the locale shown, as the timeline's JSON carries it.
+    @Test func aRowsStatusListIsDrawnNameBesideValue() async throws {
+        let served = try await RunningPlayground(pack: "insulin-alerts")
+        let scenario =
+            "tests/alert-permissions.yaml::The Alert Permissions screen lists what Settings decides, follows changes made "
+            + "there, and goes with its screen"
+        do {
+            let timeline = try await served.api("/api/timeline", ["scenario": scenario, "locale": "en"]).json()
+            let steps = try #require(timeline["steps"] as? [[String: Any]], "\(timeline)")
+            let screen = try #require(steps.count > 2 ? steps[2]["screen"] as? [String: Any] : nil, "\(steps)")
+            let rows = try #require(screen["rows"] as? [[String: String]], "\(screen)")
+            #expect(
+                rows.map { "\($0["name"] ?? ""): \($0["value"] ?? "")" } == [
+                    "Notifications: On", "Notification Delivery: Immediate", "Critical Alerts: On", "Time Sensitive Notifications: On",
+                ])
+            try await WebDriver.with { browser in
+                try await browser.open(served.url)
+                try await browser.wait("the scenarios listed") { try await !Self.verdicts(browser).isEmpty }
+                try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
+                _ = try await browser.execute(
+                    "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+                    [scenario])
+                try await browser.wait("the Alert Permissions rows drawn") {
+                    let items = try await browser.elements("#tl-steps li")
+                    guard items.count > 2 else { return false }
+                    _ = try? await browser.click(items[2])
+                    let drawn = try await browser.elements("#tl-phone .inline .rows .row")
+                    guard drawn.count == 4 else { return false }
+                    let last = (try? await browser.text(of: drawn[3])) ?? ""
+                    return last.contains("Time Sensitive Notifications") && last.contains("On")
+                }
+            }
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
     /// The page's picture after step `index` of `scenario`: the sheet's title and its one button.
     static func informPage(
         of scenario: String, step index: Int, says title: String, button: String, in browser: WebDriver

@@ -25,48 +25,31 @@ end
 -- The values of the texts that name the app (Loop's %1$@): the host's name, else "Loop".
 local named
 
--- A text made of copy keys and plain pieces, in every language the copy has.
-local function join(parts)
-  local out = {}
-  for locale in pairs(parts[1]) do
-    local pieces = {}
-    for i, part in ipairs(parts) do
-      pieces[i] = type(part) == "table" and part[locale] or part
-    end
-    out[locale] = table.concat(pieces)
-  end
-  return out
-end
-
 -- The Alert Permissions screen: its status rows, its footer and its one button. Delivery and
 -- Time Sensitive are listed only while notifications are on; Critical Alerts always, reading Off
 -- only in builds with critical alerts (the checker reads it nowhere else).
 local function permissions(ctx)
   local s = ctx.settings
   local function on(flag) return permit.copy(flag and "permissions.on" or "permissions.off") end
+  local function row(name, value) return { name = permit.copy("permissions." .. name), value = value } end
   local alerts = s.alert ~= "disabled"
-  local parts = { permit.copy("permissions.notifications"), ": ", on(alerts) }
+  local rows = { row("notifications", on(alerts)) }
   local key = alerts and "n1" or "n0"
   if alerts then
     local scheduled = s.scheduled_delivery == "enabled"
-    for _, p in ipairs({ "\n", permit.copy("permissions.delivery"), ": ",
-                         permit.copy(scheduled and "permissions.scheduled" or "permissions.immediate") }) do
-      parts[#parts + 1] = p
-    end
+    rows[#rows + 1] = row("delivery", permit.copy(scheduled and "permissions.scheduled" or "permissions.immediate"))
     key = key .. (scheduled and "s" or "i")
   end
   local critical = not (ctx.params.critical_alerts and s.critical_alert == "disabled")
-  for _, p in ipairs({ "\n", permit.copy("permissions.critical"), ": ", on(critical) }) do parts[#parts + 1] = p end
+  rows[#rows + 1] = row("critical", on(critical))
   key = key .. (critical and "c1" or "c0")
   if alerts then
     local ts = s.time_sensitive ~= "disabled"
-    for _, p in ipairs({ "\n", permit.copy("permissions.time_sensitive"), ": ", on(ts) }) do parts[#parts + 1] = p end
+    rows[#rows + 1] = row("time_sensitive", on(ts))
     key = key .. (ts and "t1" or "t0")
   end
-  parts[#parts + 1] = "\n\n"
-  parts[#parts + 1] = permit.copy("permissions.footer", named)
   return { action = "settings_prompt", presentation = "inline", id = "alert_permissions",
-           title = permit.copy("permissions.title"), message = join(parts),
+           title = permit.copy("permissions.title"), message = permit.copy("permissions.footer", named), rows = rows,
            open = permit.copy("permissions.manage"), deep_link = "notification_settings",
            reason = "the Alert Permissions screen reads " .. key }, "permissions " .. key
 end

@@ -561,6 +561,14 @@ public actor PermissionEngine {
             }
             return WebLink(text: try text(link.text, "link"), address: address)
         }
+        func rows(_ rows: [InfoRow]) throws(PolicyError) -> [InfoRow] {
+            var resolved: [InfoRow] = []
+            for (index, row) in rows.enumerated() {
+                resolved.append(
+                    InfoRow(name: try text(row.name, "rows[\(index + 1)].name"), value: try text(row.value, "rows[\(index + 1)].value")))
+            }
+            return resolved
+        }
         switch action {
         case .none, .requestPermission, .openSettings, .dismiss:
             return action
@@ -570,6 +578,7 @@ public actor PermissionEngine {
             if let button = page.button { page.button = try text(button, "button") }
             if let open = page.open { page.open = try text(open, "open") }
             if let link = page.link { page.link = try resolved(link) }
+            page.rows = try rows(page.rows)
             return .inform(page)
         case .softPrompt(var prompt):
             prompt.title = try text(prompt.title, "title")
@@ -584,6 +593,7 @@ public actor PermissionEngine {
             if let open = prompt.open { prompt.open = try text(open, "open") }
             if let cancel = prompt.cancel { prompt.cancel = try text(cancel, "cancel") }
             if let link = prompt.link { prompt.link = try resolved(link) }
+            prompt.rows = try rows(prompt.rows)
             return .settingsPrompt(prompt)
         }
     }

@@ -12,6 +12,9 @@ extension Decision {
             case .translations: .string(value.description)
             }
         }
+        func rows(_ rows: [InfoRow]) -> PolicyValue {
+            .list(rows.map { .table(["name": text($0.name), "value": text($0.value)]) })
+        }
         switch action {
         case .none, .dismiss:
             break
@@ -34,6 +37,7 @@ extension Decision {
             fields["deep_link"] = .string(prompt.deepLink.rawValue)
             if let setting = prompt.forSetting { fields["for_setting"] = .string(setting.rawValue) }
             if let id = prompt.id { fields["id"] = .string(id) }
+            if !prompt.rows.isEmpty { fields["rows"] = rows(prompt.rows) }
         case .inform(let page):
             fields["title"] = text(page.title)
             if let message = page.message { fields["message"] = text(message) }
@@ -44,6 +48,7 @@ extension Decision {
             }
             fields["presentation"] = .string(page.presentation.rawValue)
             if let id = page.id { fields["id"] = .string(id) }
+            if !page.rows.isEmpty { fields["rows"] = rows(page.rows) }
         case .openSettings(let deepLink):
             fields["deep_link"] = .string(deepLink.rawValue)
         }

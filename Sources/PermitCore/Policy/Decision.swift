@@ -196,15 +196,19 @@ public struct SettingsPrompt: Sendable, Hashable {
     /// `link` and `url`: a link to a web page beside the buttons; tapping it leaves the prompt
     /// on screen (the answer `link`).
     public var link: WebLink?
+    /// `rows`: the settings' names and values below the message (Notifications · On), which
+    /// the app lays out as a list; empty for none.
+    public var rows: [InfoRow]
 
     /// A settings prompt with its texts and the page to open.
     public init(
         title: LocalizedText, message: LocalizedText, open: LocalizedText?, cancel: LocalizedText?,
         presentation: Presentation = .alert, deepLink: DeepLink = .appSettings,
-        forSetting: NotificationSettings.Setting? = nil, id: String? = nil, link: WebLink? = nil
+        forSetting: NotificationSettings.Setting? = nil, id: String? = nil, link: WebLink? = nil, rows: [InfoRow] = []
     ) {
         self.id = id
         self.link = link
+        self.rows = rows
         self.title = title
         self.message = message
         self.open = open

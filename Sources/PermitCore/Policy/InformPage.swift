@@ -29,14 +29,19 @@ public struct InformPage: Sendable, Hashable {
     /// `link` and `url`: a link to a web page, which leaves the page on screen (the answer
     /// `link`); only beside a `button` (a label has nothing to tap).
     public var link: WebLink?
+    /// `rows`: names and values the page lists below its message (Notifications · On); empty
+    /// for none.
+    public var rows: [InfoRow]
 
     /// A page with its texts; a row (`.inline`) may leave out `message` and `button`. `open`
     /// (with `deepLink`) adds the button that opens Settings.
     public init(
         title: LocalizedText, message: LocalizedText?, button: LocalizedText?, open: LocalizedText? = nil,
-        deepLink: DeepLink = .appSettings, presentation: Presentation = .alert, id: String? = nil, link: WebLink? = nil
+        deepLink: DeepLink = .appSettings, presentation: Presentation = .alert, id: String? = nil, link: WebLink? = nil,
+        rows: [InfoRow] = []
     ) {
         self.link = link
+        self.rows = rows
         self.title = title
         self.message = message
         self.button = button

@@ -13,6 +13,11 @@ import PermitCore
 /// the decisions the probes reach are checked, and a problem is named by the decision's
 /// reason, not by a line.
 public enum TranslationCheck {
+    /// `rows[1].name`, `rows[1].value`, ...: a row's texts are on screen with the rest.
+    static func rowTexts(_ rows: [InfoRow]) -> [(String, LocalizedText)] {
+        rows.enumerated().flatMap { index, row in [("rows[\(index + 1)].name", row.name), ("rows[\(index + 1)].value", row.value)] }
+    }
+
     /// The problems of one decision's texts; `locales` are the ones the policy declares.
     public static func problems(of decision: Decision, locales: [String] = []) -> [String] {
         var texts: [(String, LocalizedText)]
@@ -24,11 +29,13 @@ public enum TranslationCheck {
             texts = [("title", prompt.title), ("message", prompt.message)]
             if let open = prompt.open { texts.append(("open", open)) }
             if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
+            texts += rowTexts(prompt.rows)
         case .inform(let page):
             texts = [("title", page.title)]
             if let message = page.message { texts.append(("message", message)) }
             if let button = page.button { texts.append(("button", button)) }
             if let open = page.open { texts.append(("open", open)) }
+            texts += rowTexts(page.rows)
         default:
             return []
         }

@@ -245,7 +245,12 @@ public enum ContextSchema {
             Field("cap_exempt", "string", optional: true), Field("for_setting", "PermitSettingName", optional: true),
             Field("button", "PermitText", optional: true), Field("id", "string", optional: true),
             Field("link", "PermitText", optional: true), Field("url", "PermitText", optional: true),
+            Field("rows", "PermitRow[]", optional: true),
         ])
+
+    /// Each entry of a settings prompt's or a page's `rows`.
+    public static let row = Record(
+        name: "PermitRow", fields: [Field("name", "PermitText"), Field("value", "PermitText")])
 
     /// The decision fields every action takes.
     ///
@@ -269,10 +274,10 @@ public enum ContextSchema {
         "soft_prompt": ["title", "message", "accept", "decline", "presentation", "variant", "id", "link", "url"],
         "request_permission": ["options"],
         "settings_prompt": [
-            "title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id", "link", "url",
+            "title", "message", "open", "cancel", "presentation", "deep_link", "for_setting", "id", "link", "url", "rows",
         ],
         "open_settings": ["deep_link"],
-        "inform": ["title", "message", "button", "open", "deep_link", "presentation", "id", "link", "url"],
+        "inform": ["title", "message", "button", "open", "deep_link", "presentation", "id", "link", "url", "rows"],
         "dismiss": [],
     ]
 
@@ -291,6 +296,6 @@ public enum ContextSchema {
     public static let records: [String: Record] = Dictionary(
         uniqueKeysWithValues: [
             event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
-            informHistory, featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder,
+            informHistory, featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder, row,
         ].map { ($0.name, $0) })
 }

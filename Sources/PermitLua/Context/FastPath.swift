@@ -266,6 +266,9 @@ extension FastPath {
             let present = Int(bits) & 0xFF_FFFF
             func has(_ field: Int32) -> Bool { present & (1 << Int(field)) != 0 }
             func slot(_ field: Int32) -> Int32 { index + 1 + field }
+            // `rows` (a list of tables) is the general reader's alone (DecisionReader.rows): a
+            // status list, on the screen that lists it, not a warm-path decision.
+            if has(Int32(PERMIT_D_ROWS)) { return nil }
             // action, then every other present field: a key and a value each.
             values += 2 + 2 * (present.nonzeroBitCount - 1)
 

@@ -109,7 +109,7 @@ enum DecisionReader {
                     cancel: try button(table, "cancel", inline: presentation == .inline),
                     presentation: presentation, deepLink: try deepLink(table["deep_link"]),
                     forSetting: try setting(table["for_setting"]), id: try promptID(table["id"]),
-                    link: try webLink(table)))
+                    link: try webLink(table), rows: try rows(table["rows"])))
         case "open_settings":
             return .openSettings(try deepLink(table["deep_link"]))
         case "inform":
@@ -240,7 +240,41 @@ enum DecisionReader {
         let settings = try settingsButton(table, beside: button)
         return InformPage(
             title: title, message: message, button: button, open: settings.open, deepLink: settings.deepLink,
-            presentation: presentation, id: try promptID(table["id"]), link: try webLink(table, onLabel: button == nil))
+            presentation: presentation, id: try promptID(table["id"]), link: try webLink(table, onLabel: button == nil),
+            rows: try rows(table["rows"]))
+    }
+
+    /// `rows`: a list of `{ name = ..., value = ... }`, each a string or translations (Loop's
+    /// Alert Permissions: `{ name = "Time Sensitive", value = "Off" }`), at most
+    /// `InfoRow.limit`; absent is none.
+    static func rows(_ value: LuaValue?) throws(PolicyError) -> [InfoRow] {
+        guard let value else { return [] }
+        let table = try record(value, at: "decision.rows", what: "a list of rows like { { name = \"Alerts\", value = \"On\" } }")
+        let items = table.sequence
+        guard items.count == table.entries.count, !items.isEmpty else {
+            throw invalid(
+                "decision.rows",
+                items.isEmpty && table.entries.isEmpty
+                    ? "an empty list; give at least one row, or leave rows out"
+                    : notAList(table, sequenceLength: items.count, what: "row list", shape: "a list { {...}, {...} }"))
+        }
+        guard items.count <= InfoRow.limit else {
+            throw invalid("decision.rows", "\(items.count) rows is more than \(InfoRow.limit); a status list, not a table of data")
+        }
+        var rows: [InfoRow] = []
+        for (index, item) in items.enumerated() {
+            let path = "decision.rows[\(index + 1)]"
+            let row = try record(item, at: path, what: "a row like { name = \"Alerts\", value = \"On\" }")
+            try checkKeys(row, allowed: ["name", "value"], at: path, context: "a row")
+            func field(_ name: String) throws(PolicyError) -> LocalizedText {
+                guard let text = row[name] else {
+                    throw invalid("\(path).\(name)", "missing; a row needs a name and a value, like { name = \"Alerts\", value = \"On\" }")
+                }
+                return try localizedText(text, at: "\(path).\(name)")
+            }
+            rows.append(InfoRow(name: try field("name"), value: try field("value")))
+        }
+        return rows
     }
 
     /// `link` and `url`: a web link, both fields or neither, never on a label (it has nothing

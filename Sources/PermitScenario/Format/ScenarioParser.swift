@@ -42,7 +42,7 @@ public enum ScenarioParser {
     /// Fields an `expect` table may match.
     public static let decisionFields = [
         "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
-        "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url",
+        "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url", "rows",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
     static let stepEvents = [
@@ -727,11 +727,30 @@ public enum ScenarioParser {
                     options.append(.string(try option.oneOf(AuthorizationOption.allCases.map(\.rawValue))))
                 }
                 table[key] = .list(options)
+            } else if key == "rows" {
+                table[key] = try expectedRows(item, switches: switches)
             } else {
                 table[key] = .string(try item.string())
             }
         }
         return (.fields(table), reason)
+    }
+
+    /// `rows: [{ name: Alerts, value: "On" }, ...]`: the status list, in order, each text a
+    /// string or a case switch (`{ de: Mitteilungen, default: Notifications }`).
+    static func expectedRows(_ item: YAMLValue, switches: CaseSwitch) throws(InputError) -> PolicyValue {
+        var rows: [PolicyValue] = []
+        for row in try item.list() {
+            var fields: [String: PolicyValue] = [:]
+            for (name, text) in try row.table(allowed: ["name", "value"]) {
+                fields[name] = .string(try switches.resolve(text).string())
+            }
+            guard fields.count == 2 else {
+                throw row.error("a row needs its name and its value", hint: "write it like { name: Alerts, value: \"On\" }")
+            }
+            rows.append(.table(fields))
+        }
+        return .list(rows)
     }
 
     /// `expect_error: true` (any policy error), a piece of the error's text, or a `/pattern/`.

@@ -114,11 +114,13 @@ extension PolicyReview {
             texts = [(prompt.title, "title"), (prompt.message, "message")]
             if let open = prompt.open { texts.append((open, "open")) }
             if let cancel = prompt.cancel { texts.append((cancel, "cancel")) }
+            texts += prompt.rows.flatMap { [($0.name, "row"), ($0.value, "row")] }
         case .inform(let page):
             texts = [(page.title, "title")]
             if let message = page.message { texts.append((message, "message")) }
             if let button = page.button { texts.append((button, "button")) }
             if let open = page.open { texts.append((open, "open")) }
+            texts += page.rows.flatMap { [($0.name, "row"), ($0.value, "row")] }
         case .none, .requestPermission, .openSettings, .dismiss:
             return []
         }

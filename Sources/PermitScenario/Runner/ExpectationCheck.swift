@@ -74,12 +74,37 @@ enum ExpectationCheck {
             if let action = fields["action"], actual["action"] != action {
                 return ["expected \(action.description.trimmingCharacters(in: ["\""])), got \(describeAction(outcome))\(reason)"]
             }
-            return fields.sorted(by: { $0.key < $1.key }).compactMap { key, value in
-                guard actual[key] != value else { return nil }
+            return fields.sorted(by: { $0.key < $1.key }).flatMap { key, value -> [String] in
+                guard actual[key] != value else { return [] }
+                if key == "rows", case .list(let wanted) = value { return rows(wanted, actual[key]) }
                 let got = actual[key].map(\.description) ?? "nothing"
-                return "decision.\(key): expected \(value), got \(got)\(key == "action" ? reason : "")"
+                return ["decision.\(key): expected \(value), got \(got)\(key == "action" ? reason : "")"]
             }
         }
+    }
+
+    /// `rows`: the first rows that differ, by place and field, then a difference in number;
+    /// a status list of a dozen rows printed whole would hide the one that changed.
+    static func rows(_ wanted: [PolicyValue], _ actual: PolicyValue?) -> [String] {
+        guard case .list(let got)? = actual else {
+            return ["decision.rows: expected \(wanted.count) rows, got \(actual.map(\.description) ?? "none")"]
+        }
+        var failures: [String] = []
+        for (index, (want, have)) in zip(wanted, got).enumerated() where want != have {
+            for field in ["name", "value"] {
+                guard case .table(let w) = want, case .table(let h) = have, w[field] != h[field] else { continue }
+                let expected = w[field].map(\.description) ?? "nothing"
+                failures.append(
+                    "decision.rows[\(index + 1)].\(field): expected \(expected), got \(h[field].map(\.description) ?? "nothing")")
+            }
+        }
+        if wanted.count != got.count {
+            let extra = (wanted.count < got.count ? got[wanted.count...] : wanted[got.count...]).map(\.description)
+            failures.append(
+                "decision.rows: expected \(wanted.count) rows, got \(got.count) ("
+                    + (wanted.count < got.count ? "also " : "missing ") + extra.joined(separator: ", ") + ")")
+        }
+        return failures
     }
 
     /// `expect_followup`: the decision the policy made when iOS answered the step's request at
