@@ -170,6 +170,7 @@
 ---@field link? PermitText # soft_prompt, settings_prompt, inform (not a label): a web link's text; needs url; its answer is "link" and it stays on screen
 ---@field url? PermitText # with link: the page it opens, an absolute https:// address (per language like a text)
 ---@field rows? PermitRow[] # settings_prompt, inform: a status list below the message, at most 16: { { name = "Alerts", value = "On" } }
+---@field notify? PermitNotification # any action: a local notification posted now (delivered at once), texts as a reminder's
 
 ---@class PermitRow
 ---@field name PermitText # the setting's name, on the row's left
@@ -185,6 +186,15 @@
 ---@field sound? boolean # default true
 ---@field badge? integer
 ---@field id? string
+---@field interruption_level? PermitInterruptionLevel # iOS 15+ (default active); time_sensitive and critical need their entitlement
+
+---@class PermitNotification
+---@field title? PermitText
+---@field body PermitText
+---@field action? string
+---@field sound? boolean # default true
+---@field badge? integer
+---@field id? string # the identifier is permit.notify.<id>; a second one with the same id replaces the first in Notification Center
 ---@field interruption_level? PermitInterruptionLevel # iOS 15+ (default active); time_sensitive and critical need their entitlement
 
 ---@class PermitPolicy

@@ -16,6 +16,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "cancel_reminders",
     "remote_registration",
     "cap_exempt",
+    "notify",
     "title",
     "message",
     "accept",
@@ -45,13 +46,13 @@ static const char *const action_names[PERMIT_A_COUNT] = {
 };
 
 static const unsigned allowed_fields[PERMIT_A_COUNT] = {
-    0x3fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
-    0x7fffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, accept, decline, presentation, variant, id, link, url */
-    0x803fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, options */
-    0x1f74ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url, rows */
-    0x4003fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, deep_link */
-    0x3574ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, title, message, button, open, deep_link, presentation, id, link, url, rows */
-    0x3fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt */
+    0x7fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify */
+    0xffffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, accept, decline, presentation, variant, id, link, url */
+    0x1007fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, options */
+    0x3ee9ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url, rows */
+    0x8007fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, deep_link */
+    0x6ae9ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, button, open, deep_link, presentation, id, link, url, rows */
+    0x7fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify */
 };
 
 #endif

@@ -82,6 +82,8 @@ public final class SimulatedDevice: NotificationCenterClient {
         /// the app's own notification settings.
         var showsAppSettingsLink = false
         var delivered: [ScheduledReminder] = []
+        /// Every notification posted for delivery now, in order, with its fate.
+        var posted: [PostedNotification] = []
         /// The app's Live Activities switch (iOS 16.1+): kept apart from `settings`, which
         /// every notification answer replaces, and laid over them when read (LA-01).
         var liveActivities: SettingValue = .notSupported
@@ -257,6 +259,19 @@ public final class SimulatedDevice: NotificationCenterClient {
 
     /// Adds reminders; like iOS, keeps 64 (which ones: `pendingOverflow`).
     public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { _ = add(reminders) }
+
+    /// Delivers at once what iOS would of it, and records it with its fate (`posted`).
+    public nonisolated(nonsending) func post(_ notification: ScheduledReminder) async {
+        let now = clock.now()
+        state.withLock { state in
+            expireEphemeral(&state, now: now)
+            state.posted.append(
+                PostedNotification.delivered(notification, status: state.authorization, settings: state.settings))
+        }
+    }
+
+    /// Every notification posted so far, in order, with how it was delivered.
+    public var posted: [PostedNotification] { state.withLock { $0.posted } }
 
     /// Removes pending notifications by identifier; unknown ones are ignored.
     public nonisolated(nonsending) func removePendingReminders(ids: [String]) async { remove(ids: ids) }

@@ -205,6 +205,7 @@ import Testing
         var fields: [String: LuaValue] = [
             "action": .string(action), "reason": "because", "remember": .table(LuaTable(["seen": true])),
             "cancel_reminders": true, "remote_registration": "keep", "cap_exempt": "a safety alert",
+            "notify": .table(LuaTable(["body": "Alerts are off"])),
         ]
         switch action {
         case "soft_prompt":

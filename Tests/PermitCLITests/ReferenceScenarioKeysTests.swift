@@ -49,6 +49,7 @@ import Testing
         #expect(try reference.keys("scenario.expect") == ScenarioParser.decisionFields)
         #expect(try reference.keys("scenario.expect_reminders") == ScenarioParser.expectedReminderKeys)
         #expect(try reference.keys("scenario.expect_reminders-item") == ScenarioParser.expectedReminderItemKeys)
+        #expect(try reference.keys("scenario.expect_notified-item") == ScenarioParser.expectedNotificationKeys)
     }
 
     @Test func matrixAxesAndIncludedFileKeys() throws {

@@ -17,6 +17,7 @@ final class PlainAsyncClient: NotificationCenterClient {
     }
     func pendingReminders() async -> [ScheduledReminder] { await device.pendingReminders() }
     func schedule(_ reminders: [ScheduledReminder]) async { await device.schedule(reminders) }
+    func post(_ notification: ScheduledReminder) async { await device.post(notification) }
     func removePendingReminders(ids: [String]) async { await device.removePendingReminders(ids: ids) }
 }
 

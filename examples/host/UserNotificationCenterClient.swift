@@ -42,6 +42,8 @@ final class UserNotificationCenterClient: NotificationCenterClient {
 
     nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async { await device.schedule(reminders) }
 
+    nonisolated(nonsending) func post(_ notification: ScheduledReminder) async { await device.post(notification) }
+
     nonisolated(nonsending) func removePendingReminders(ids: [String]) async { await device.removePendingReminders(ids: ids) }
 }
 #endif

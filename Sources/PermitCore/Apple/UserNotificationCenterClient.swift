@@ -150,20 +150,32 @@ public final class UserNotificationCenterClient: NotificationCenterClient {
     public nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async {
         let center = UNUserNotificationCenter.current()
         for reminder in reminders {
-            let fields = AppleNotificationContent(scheduling: reminder)
-            let content = UNMutableNotificationContent()
-            content.title = fields.title
-            content.body = fields.body
-            content.categoryIdentifier = fields.categoryIdentifier
-            if fields.hasSound { content.sound = .default }
-            if let badge = fields.badge { content.badge = NSNumber(value: badge) }
-            if let raw = fields.interruptionLevelRawValue, let level = UNNotificationInterruptionLevel(rawValue: raw) {
-                content.interruptionLevel = level
-            }
             let parts = AppleMapping.triggerComponents(for: reminder.fireDate, in: .current)
             let trigger = UNCalendarNotificationTrigger(dateMatching: parts, repeats: false)
-            try? await center.add(UNNotificationRequest(identifier: reminder.id, content: content, trigger: trigger))
+            try? await center.add(
+                UNNotificationRequest(identifier: reminder.id, content: Self.content(of: reminder), trigger: trigger))
         }
+    }
+
+    /// Posts a notification for delivery now: a request with a nil trigger (docs/platform.md N-04).
+    public nonisolated(nonsending) func post(_ notification: ScheduledReminder) async {
+        let request = UNNotificationRequest(identifier: notification.id, content: Self.content(of: notification), trigger: nil)
+        try? await UNUserNotificationCenter.current().add(request)
+    }
+
+    /// The content `AppleNotificationContent` says for `reminder`.
+    private static func content(of reminder: ScheduledReminder) -> UNMutableNotificationContent {
+        let fields = AppleNotificationContent(scheduling: reminder)
+        let content = UNMutableNotificationContent()
+        content.title = fields.title
+        content.body = fields.body
+        content.categoryIdentifier = fields.categoryIdentifier
+        if fields.hasSound { content.sound = .default }
+        if let badge = fields.badge { content.badge = NSNumber(value: badge) }
+        if let raw = fields.interruptionLevelRawValue, let level = UNNotificationInterruptionLevel(rawValue: raw) {
+            content.interruptionLevel = level
+        }
+        return content
     }
 
     /// Removes pending requests the policy no longer wants.

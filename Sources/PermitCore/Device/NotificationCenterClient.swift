@@ -57,6 +57,10 @@ public protocol NotificationCenterClient: Sendable {
     nonisolated(nonsending) func pendingReminders() async -> [ScheduledReminder]
     /// Adds local notifications. The system keeps at most 64 (`pendingOverflow` says which).
     nonisolated(nonsending) func schedule(_ reminders: [ScheduledReminder]) async
+    /// Posts a local notification for delivery now (`notify`): on iOS a request with no
+    /// trigger, which the system delivers at once (docs/platform.md N-04). Its `fireDate` is
+    /// the time it was posted.
+    nonisolated(nonsending) func post(_ notification: ScheduledReminder) async
     /// Removes pending local notifications by identifier (`removePendingNotificationRequests`);
     /// unknown identifiers are ignored, as iOS ignores them.
     nonisolated(nonsending) func removePendingReminders(ids: [String]) async

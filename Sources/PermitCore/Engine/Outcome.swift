@@ -29,6 +29,9 @@ public struct Outcome: Sendable, Hashable {
     /// Identifiers of the policy's pending reminders removed for this event: no longer in
     /// what `plan_reminders` returned, or all of them for `cancel_reminders`.
     public var remindersRemoved: [String] = []
+    /// Notifications posted for this event (the decisions' `notify`), delivered at once, as
+    /// handed to the system: texts localised, none while the alert setting hides content.
+    public var notificationsPosted: [ScheduledReminder] = []
     /// Set when the ledger could not be saved; it is kept in memory and saved with the next event.
     public var storageError: String?
     /// What the policy printed (`print`, `permit.log`) while handling the event.

@@ -218,6 +218,9 @@ public actor PermissionEngine {
         if case .requestPermission = outcome.decision.action { await carryOutRequest(&outcome, now: now) }
 
         if let granted = outcome.immediateAnswer { await followUp(&outcome, granted: granted, status: status, now: now) }
+        if outcome.decision.notify != nil || outcome.followUps.contains(where: { $0.decision.notify != nil }) {
+            await postNotifications(&outcome, now: now)
+        }
         // Read once, after the policy answered: a policy that pins itself for the event (a
         // delivered one) gives the answering policy's facts, and each read copies the whole
         // declaration.
@@ -381,6 +384,7 @@ public actor PermissionEngine {
                 outcome.proposed = proposed
                 var decision = proposed
                 decision.action = try localized(proposed.action)
+                decision.notify = try proposed.notify.map { request throws(PolicyError) in try localized(request) }
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
                     promptsToday: ledger.promptsToday, maxPromptsPerDay: configuration.maxPromptsPerDay,
@@ -393,6 +397,7 @@ public actor PermissionEngine {
                 if voided {
                     decision.cancelReminders = false
                     decision.remoteRegistration = nil
+                    decision.notify = nil
                 } else {
                     try ledger.apply(remember: proposed.remember)
                 }
@@ -460,6 +465,25 @@ public actor PermissionEngine {
             ledger.record(.systemPromptAnswered(granted: granted), at: now, legacy: platform.usesLegacyRegistration)
             outcome.immediateAnswer = granted
             outcome.statusAfter = await readStatus(at: now)
+        }
+    }
+
+    /// `notify`: each decision's notification (the event's, then its follow-up's) is handed to
+    /// the system to deliver now, as a reminder would be scheduled: no text while the alert
+    /// setting hides content, the interruption level iOS would deliver (docs/platform.md N-04).
+    private func postNotifications(_ outcome: inout Outcome, now: Int64) async {
+        let decisions = [outcome.decision] + outcome.followUps.map(\.decision)
+        for request in decisions.compactMap(\.notify) {
+            let shown = settings.showsContent
+            let notification = ScheduledReminder(
+                id: NotificationRequest.postedIdentifier(for: request.id, at: now),
+                fireDate: Date(timeIntervalSince1970: TimeInterval(now)),
+                title: shown ? request.title?.resolved(along: localeChain) : nil,
+                body: shown ? request.body.resolved(along: localeChain) : nil, action: request.action, sound: request.sound,
+                badge: request.badge,
+                interruptionLevel: InterruptionLevel.delivered(request.interruptionLevel, on: platform.version, settings: settings))
+            await client.post(notification)
+            outcome.notificationsPosted.append(notification)
         }
     }
 
@@ -539,6 +563,22 @@ public actor PermissionEngine {
         context.now = now
         context.localTime = localDays.localTime(of: now)
         return try ask(&context)
+    }
+
+    /// A `notify`'s texts for the configured locale; a missing one is an error naming its field.
+    private func localized(_ request: NotificationRequest) throws(PolicyError) -> NotificationRequest {
+        var request = request
+        func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
+            guard let resolved = value.resolved(along: localeChain) else {
+                throw PolicyError(
+                    kind: .missingTranslation, field: "decision.notify.\(field)",
+                    message: "no text for \(localeChain.joined(separator: ", ")); add an \"en\" entry")
+            }
+            return .plain(resolved)
+        }
+        request.body = try text(request.body, "body")
+        if let title = request.title { request.title = try text(title, "title") }
+        return request
     }
 
     /// Resolves every text of the action for the configured locale.

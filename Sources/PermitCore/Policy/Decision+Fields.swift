@@ -58,6 +58,15 @@ extension Decision {
         }
         if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
         if let capExempt { fields["cap_exempt"] = .string(capExempt) }
+        if let notify {
+            var table: [String: PolicyValue] = ["body": text(notify.body), "sound": .bool(notify.sound)]
+            if let title = notify.title { table["title"] = text(title) }
+            if let action = notify.action { table["action"] = .string(action) }
+            if let badge = notify.badge { table["badge"] = .integer(Int64(badge)) }
+            if let id = notify.id { table["id"] = .string(id) }
+            if let level = notify.interruptionLevel { table["interruption_level"] = .string(level.rawValue) }
+            fields["notify"] = .table(table)
+        }
         return fields
     }
 }

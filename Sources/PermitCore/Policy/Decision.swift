@@ -15,6 +15,9 @@ public struct Decision: Sendable, Hashable {
     /// `cap_exempt`: why this prompt may be shown past the host's daily cap (a safety alert a
     /// medical app must not hold back); recorded in the decision record. `nil` for the rest.
     public var capExempt: String?
+    /// `notify`: a local notification to post now (delivered at once, docs/platform.md N-04),
+    /// whatever the action; in the outcome, its texts localised. `nil` for none.
+    public var notify: NotificationRequest?
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {

@@ -40,6 +40,13 @@ public struct ReminderRequest: Sendable, Hashable {
         self.badge = badge
         self.id = id
     }
+
+    /// A reminder at this local time with `content`'s fields.
+    public init(day: Int = 0, hour: Int, minute: Int = 0, content: NotificationRequest) {
+        self.init(
+            day: day, hour: hour, minute: minute, title: content.title, body: content.body, action: content.action,
+            sound: content.sound, badge: content.badge, id: content.id, interruptionLevel: content.interruptionLevel)
+    }
 }
 
 /// A local notification handed to the system, with its texts already localised.

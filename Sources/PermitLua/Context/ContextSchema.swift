@@ -246,6 +246,7 @@ public enum ContextSchema {
             Field("button", "PermitText", optional: true), Field("id", "string", optional: true),
             Field("link", "PermitText", optional: true), Field("url", "PermitText", optional: true),
             Field("rows", "PermitRow[]", optional: true),
+            Field("notify", "PermitNotification", optional: true),
         ])
 
     /// Each entry of a settings prompt's or a page's `rows`.
@@ -259,7 +260,7 @@ public enum ContextSchema {
     /// the warm path's in-place reader (`FastPath.c`) gets its field codes, names, action names
     /// and allowed-field masks generated from them (`make generate`).
     public static let commonDecisionFields = [
-        "action", "reason", "remember", "cancel_reminders", "remote_registration", "cap_exempt",
+        "action", "reason", "remember", "cancel_reminders", "remote_registration", "cap_exempt", "notify",
     ]
 
     /// The further fields each action takes.
@@ -292,10 +293,15 @@ public enum ContextSchema {
             Field("interruption_level", "PermitInterruptionLevel", optional: true),
         ])
 
+    /// A decision's `notify`: a reminder's fields but its time, posted now.
+    public static let notification = Record(
+        name: "PermitNotification", fields: reminder.fields.filter { !["day", "hour", "minute"].contains($0.name) })
+
     /// Every record, by class name.
     public static let records: [String: Record] = Dictionary(
         uniqueKeysWithValues: [
             event, settings, platform, capabilities, softPromptHistory, systemPromptHistory, settingsPromptHistory,
             informHistory, featureHistory, eventHistory, history, user, localTime, app, context, decision, reminder, row,
+            notification,
         ].map { ($0.name, $0) })
 }

@@ -269,6 +269,8 @@ extension FastPath {
             // `rows` (a list of tables) is the general reader's alone (DecisionReader.rows): a
             // status list, on the screen that lists it, not a warm-path decision.
             if has(Int32(PERMIT_D_ROWS)) { return nil }
+            // `notify` is the general reader's alone too: a notification posted now is rare.
+            if has(Int32(PERMIT_D_NOTIFY)) { return nil }
             // action, then every other present field: a key and a value each.
             values += 2 + 2 * (present.nonzeroBitCount - 1)
 

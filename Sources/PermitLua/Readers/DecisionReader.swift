@@ -17,6 +17,8 @@ enum DecisionReader {
     /// Every field each action takes, the common ones first: made once, not per decision.
     static let allowedByAction = fieldsByAction.mapValues { commonFields + $0 }
     static let reminderFields = ContextSchema.reminder.fields.map(\.name)
+    /// A `notify`'s fields: a reminder's but its time.
+    static let notificationFields = ContextSchema.notification.fields.map(\.name)
 
     static func invalid(_ field: String, _ message: String) -> PolicyError {
         PolicyError(kind: .invalidDecision, field: field, message: message)
@@ -82,6 +84,12 @@ enum DecisionReader {
         decision.cancelReminders = cancelReminders
         decision.remoteRegistration = remoteRegistration
         decision.capExempt = capExempt
+        if let value = table["notify"] {
+            let path = "decision.notify"
+            let entry = try record(value, at: path, what: "a notification table like { title = \"...\", body = \"...\" }")
+            try checkKeys(entry, allowed: notificationFields, at: path, context: "a notification")
+            decision.notify = try notification(entry, at: path, what: "a notification")
+        }
         return decision
     }
 
@@ -140,21 +148,12 @@ enum DecisionReader {
             let path = "reminders[\(index + 1)]"
             let entry = try record(item, at: path, what: "a reminder table")
             try checkKeys(entry, allowed: reminderFields, at: path, context: "a reminder")
-            guard let body = entry["body"] else { throw invalid("\(path).body", "missing; a reminder needs a body") }
             result.append(
                 ReminderRequest(
                     day: try integer(entry["day"], at: "\(path).day", in: 0...3650) ?? 0,
                     hour: try integer(entry["hour"], at: "\(path).hour", in: 0...23) ?? 9,
                     minute: try integer(entry["minute"], at: "\(path).minute", in: 0...59) ?? 0,
-                    title: try entry["title"].map { value throws(PolicyError) in try localizedText(value, at: "\(path).title") },
-                    body: try localizedText(body, at: "\(path).body"),
-                    action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
-                    sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
-                    badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
-                    id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") },
-                    interruptionLevel: try entry["interruption_level"].map { value throws(PolicyError) in
-                        try interruptionLevel(value, at: "\(path).interruption_level")
-                    }))
+                    content: try notification(entry, at: path, what: "a reminder")))
             if let id = result.last?.id {
                 if let first = positionOfID[id] {
                     throw invalid(
@@ -166,6 +165,22 @@ enum DecisionReader {
             }
         }
         return result
+    }
+
+    /// A notification's content: a reminder's fields but its time, and a decision's `notify`,
+    /// read by the same rules. `entry`'s keys are already checked.
+    static func notification(_ entry: LuaTable, at path: String, what: String) throws(PolicyError) -> NotificationRequest {
+        guard let body = entry["body"] else { throw invalid("\(path).body", "missing; \(what) needs a body") }
+        return NotificationRequest(
+            title: try entry["title"].map { value throws(PolicyError) in try localizedText(value, at: "\(path).title") },
+            body: try localizedText(body, at: "\(path).body"),
+            action: try entry["action"].map { value throws(PolicyError) in try text(value, at: "\(path).action") },
+            sound: try boolean(entry["sound"], at: "\(path).sound") ?? true,
+            badge: try integer(entry["badge"], at: "\(path).badge", in: 0...99_999),
+            id: try entry["id"].map { value throws(PolicyError) in try text(value, at: "\(path).id") },
+            interruptionLevel: try entry["interruption_level"].map { value throws(PolicyError) in
+                try interruptionLevel(value, at: "\(path).interruption_level")
+            })
     }
 
     // MARK: Fields

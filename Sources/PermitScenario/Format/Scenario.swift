@@ -185,6 +185,8 @@ public struct Scenario: Sendable {
         public var remoteRegistration: ExpectedRemoteRegistration? = nil
         /// About the reminders this step scheduled.
         public var reminders: ExpectedReminders?
+        /// `expect_notified`: exactly the notifications this step posted (`notify`), in order.
+        public var notified: [ExpectedNotification]? = nil
         /// `expect_ledger`: dotted paths and their values (`nil`: absent).
         public var ledger: [(path: String, value: PolicyValue?, location: SourceLocation)]
         /// `expect_update` of a `policy_update` step.
@@ -257,6 +259,22 @@ public struct Scenario: Sendable {
         public var alert: Bool?
         /// The identifier it is scheduled under.
         public var id: String?
+    }
+
+    /// One notification of `expect_notified`; `nil` fields are not checked.
+    public struct ExpectedNotification: Sendable, Hashable {
+        /// Where it is written, for failures.
+        public var line: Int
+        /// The title after localisation.
+        public var title: String?
+        /// The body after localisation.
+        public var body: String?
+        /// The identifier it is posted under (`permit.notify.<id>`).
+        public var id: String?
+        /// How the device delivered it.
+        public var delivered: PostedNotification.Delivery?
+        /// Whether it played a sound.
+        public var sound: Bool?
     }
 
     /// `expect_error: true`, a piece of the message, or a `/pattern/`.

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitInput
+import PermitSimulator
 
 /// What parsing a step needs beyond the step itself: the case's iOS version (settings that do
 /// not exist on it are refused), the folder relative paths start from, and the case switch
@@ -117,6 +118,30 @@ extension ScenarioParser {
                     body: try item["body"]?.string(), alert: try item["alert"]?.bool(), id: try item["id"]?.string()))
         }
         return Scenario.ExpectedReminders(count: nil, alert: nil, localTimes: nil, each: each)
+    }
+
+    /// `expect_notified`: a list with one entry per notification the step posted, in order;
+    /// `[]` expects none.
+    static func parseExpectedNotifications(
+        _ value: YAMLValue, switches: CaseSwitch
+    ) throws(InputError) -> [Scenario.ExpectedNotification] {
+        var each: [Scenario.ExpectedNotification] = []
+        for entry in try value.list() {
+            var item: [String: YAMLValue] = [:]
+            for (key, field) in try entry.table(allowed: expectedNotificationKeys) { item[key] = try switches.resolve(field) }
+            guard !item.isEmpty else {
+                throw entry.error("the notification lists nothing to check", hint: "give at least `delivered: banner`")
+            }
+            each.append(
+                Scenario.ExpectedNotification(
+                    line: entry.location.line, title: try item["title"]?.string(), body: try item["body"]?.string(),
+                    id: try item["id"]?.string(),
+                    delivered: try item["delivered"].flatMap { value throws(InputError) in
+                        PostedNotification.Delivery(rawValue: try value.oneOf(PostedNotification.Delivery.allCases.map(\.rawValue)))
+                    },
+                    sound: try item["sound"]?.bool()))
+        }
+        return each
     }
 
     /// A list of `"yyyy-MM-dd HH:mm"` wall-clock times (`local_times`, `expect_pending`).

@@ -24,6 +24,8 @@ public enum ScenarioParser {
     static let expectedReminderKeys = ["count", "alert", "local_times", "interruption_level"]
     /// One reminder of `expect_reminders` written as a list.
     static let expectedReminderItemKeys = ["at", "title", "body", "alert", "id"]
+    /// One notification of `expect_notified`.
+    static let expectedNotificationKeys = ["title", "body", "id", "delivered", "sound"]
     static let stepActionKeys = [
         "event", "answer", "settings", "reinstall", "policy_update", "external_request", "timezone", "open_settings_link",
         "terminate", "provisional_keep", "app_update",
@@ -38,6 +40,7 @@ public enum ScenarioParser {
     static let expectationKeys = [
         "expect", "expect_status", "expect_warning", "expect_error", "expect_dialog", "expect_pending", "expect_ledger",
         "expect_reminders", "expect_settings", "expect_remote_registration", "expect_trace", "expect_followup", "expect_screen",
+        "expect_notified",
     ]
     /// Fields an `expect` table may match.
     public static let decisionFields = [
@@ -471,7 +474,7 @@ public enum ScenarioParser {
         guard !decidingActions.contains(action ?? "") else { return }
         for key in [
             "expect", "expect_warning", "expect_error", "expect_dialog", "expect_reminders", "expect_remote_registration", "expect_trace",
-            "expect_followup",
+            "expect_followup", "expect_notified",
         ]
         where fields[key] != nil && !(key == "expect_dialog" && action == "external_request") {
             throw fields[key]!.error(
@@ -680,6 +683,9 @@ public enum ScenarioParser {
         }
         expectations.reminders = try fields["expect_reminders"].map(resolve).map { value throws(InputError) in
             try parseExpectedReminders(value, switches: context.switches)
+        }
+        expectations.notified = try fields["expect_notified"].map(resolve).map { value throws(InputError) in
+            try parseExpectedNotifications(value, switches: context.switches)
         }
         expectations.trace = try fields["expect_trace"].map(resolve).map(parseExpectedTrace)
         if let value = try fields["expect_ledger"].map(resolve) {

@@ -59,8 +59,9 @@ public struct TimelineFormatter: Sendable {
         return line
     }
 
-    /// "scheduled 2 reminder(s) at +1d, +3d; removed 1 (permit.x)", or `nil` when the step
-    /// changed none; shared by `permit run` and `permit test --verbose` so both say the same.
+    /// "scheduled 2 reminder(s) at +1d, +3d; removed 1 (permit.x); posted permit.notify.y now",
+    /// or `nil` when the step changed none; shared by `permit run` and `permit test --verbose`
+    /// so both say the same.
     public func scheduledReminders(_ outcome: Outcome) -> String? {
         var parts: [String] = []
         if !outcome.remindersScheduled.isEmpty {
@@ -70,6 +71,9 @@ public struct TimelineFormatter: Sendable {
         }
         if !outcome.remindersRemoved.isEmpty {
             parts.append("removed \(outcome.remindersRemoved.count) reminder(s) (\(outcome.remindersRemoved.joined(separator: ", ")))")
+        }
+        if !outcome.notificationsPosted.isEmpty {
+            parts.append("posted \(outcome.notificationsPosted.map(\.id).joined(separator: ", ")) now")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }

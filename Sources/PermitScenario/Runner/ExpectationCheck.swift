@@ -56,6 +56,7 @@ enum ExpectationCheck {
         if let reminders = expected.reminders {
             failures += self.reminders(reminders, outcome?.remindersScheduled ?? [], timeZone: timeZone)
         }
+        if let notified = expected.notified { failures += self.notified(notified, result.notified) }
         if let trace = expected.trace { failures += self.trace(trace, heard.flatMap(traceLines)) }
         failures += self.ledger(expected.ledger, ledger)
         return failures

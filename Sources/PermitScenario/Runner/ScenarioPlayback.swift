@@ -147,7 +147,9 @@ struct ScenarioPlayback {
             result.status = app.status
             return (result, true)
         }
+        let postedBefore = device.posted.count
         guard await perform(step, into: &result) else { return (result, true) }
+        result.notified = Array(device.posted.dropFirst(postedBefore))
         // What the updatable policy did on its own (the circuit breaker) shows as notes.
         if let updates { result.notes += updates.takeNewEvents() }
         // A dialog kept while the app was away is on screen again when it returns: then the

@@ -1,5 +1,6 @@
 import PermitCore
 import PermitInput
+import PermitSimulator
 
 /// What happened at one step, and whether it met its expectations.
 public struct StepResult: Sendable {
@@ -28,6 +29,8 @@ public struct StepResult: Sendable {
     public var pendingReminders: Int
     /// Their fire dates on the device's wall clock (`yyyy-MM-dd HH:mm`), soonest first.
     public var pendingLocalTimes: [String] = []
+    /// The notifications the step posted (`notify`), with how the device delivered each.
+    public var notified: [PostedNotification] = []
     /// For an `external_request` step: whether the system dialog appeared for the other SDK.
     public var externalDialogShown: Bool?
     /// Why the step failed; empty when it passed.
