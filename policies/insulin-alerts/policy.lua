@@ -209,7 +209,8 @@ return {
     end
 
     if event == "background_refresh" and state.listening and unsafe(ctx) and not state.unsafe_issued then
-      return { action = "none", reason = "a loop cycle: issued", remember = { unsafe_issued = true, replay = true } }
+      return { action = "none", reason = "a loop cycle: issued", remember = { unsafe_issued = true, replay = true },
+               notify = { id = "unsafe_permissions", title = permit.copy("warning.title"), body = permit.copy("warning.message") } }
     end
 
     if event == "settings_prompt_answered" or event == "inform_answered" then
