@@ -86,9 +86,11 @@ import Testing
     static let note = ScheduledReminder(id: "permit.notify.x", fireDate: start, title: "T", body: "B", interruptionLevel: .active)
     static let version = OSVersion(major: 16)
 
+    /// Judged by the status, whatever the settings say.
     @Test(arguments: [PermissionStatus.notDetermined, .denied, .unknown])
     func notAuthorizedDeliversNothing(status: PermissionStatus) {
-        let fate = PostedNotification.delivered(Self.note, status: status, settings: .typical(for: status, on: Self.version))
+        let settings = NotificationSettings.typical(for: .authorized, on: Self.version)
+        let fate = PostedNotification.delivered(Self.note, status: status, settings: settings)
         #expect(fate.delivery == .none && !fate.playedSound)
     }
 
