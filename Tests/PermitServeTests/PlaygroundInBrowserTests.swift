@@ -188,7 +188,7 @@ struct PlaygroundInBrowserTests {
         do {
             try await WebDriver.with { browser in
                 try await browser.open(served.url)
-                try await browser.wait("the scenarios listed") { try await Self.verdicts(browser).count == 13 }
+                try await browser.wait("the scenarios listed") { try await Self.verdicts(browser).count == 15 }
                 try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
                 _ = try await browser.execute(
                     "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",

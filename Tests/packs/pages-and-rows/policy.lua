@@ -10,7 +10,9 @@
 --   * rows that stay on their screen when acted on: the inbox's "turn on" row while never
 --     asked, the account screen's "Turn On" row and the status screen's row that is its own
 --     button (no open text) while denied; each goes when its screen closes;
---   * a page asked for on the feed screen comes up over its label, which is there again after.
+--   * a page asked for on the feed screen comes up over its label, which is there again after;
+--   * the notification settings screen lists what Settings decides as rows (name and value,
+--     in English or German), with its own row to open Settings.
 return {
   name = "pages-and-rows",
   events = { "safety_info" },
@@ -80,6 +82,17 @@ return {
 
     if event == "app_foreground" and ctx.status == "authorized" and ctx.previous_status == "denied" then
       return { action = "dismiss", reason = "notifications are on again" }
+    end
+
+    if event == "feature_opened" and feature == "notification_settings" and ctx.status ~= "not_determined" then
+      local s = ctx.settings
+      local function on(setting) return setting == "enabled" and { en = "On", de = "An" } or { en = "Off", de = "Aus" } end
+      return { action = "settings_prompt", presentation = "inline", id = "status_list", deep_link = "notification_settings",
+               title = { en = "Notifications", de = "Mitteilungen" },
+               message = { en = "Change these in Settings.", de = "Ändere sie in den Einstellungen." },
+               rows = { { name = { en = "Alerts", de = "Hinweise" }, value = on(s.alert) },
+                        { name = { en = "Time Sensitive", de = "Dringliche Mitteilungen" }, value = on(s.time_sensitive) } },
+               reason = "the settings screen lists what Settings decides" }
     end
 
     if event == "safety_info" then
