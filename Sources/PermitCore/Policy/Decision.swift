@@ -17,7 +17,14 @@ public struct Decision: Sendable, Hashable {
     public var capExempt: String?
     /// `notify`: a local notification to post now (delivered at once, docs/platform.md N-04),
     /// whatever the action; in the outcome, its texts localised. `nil` for none.
-    public var notify: NotificationRequest?
+    public var notify: NotificationRequest? {
+        get { notifyStorage.first }
+        set { notifyStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// Held in an array, one pointer wide and unallocated while empty: most decisions post
+    /// nothing, and an inline request would widen every `Decision` and `Outcome` the engine
+    /// copies on each event (the prompts are boxed for the same reason).
+    private var notifyStorage: [NotificationRequest] = []
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {
