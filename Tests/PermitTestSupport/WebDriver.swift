@@ -13,6 +13,37 @@ public final class WebDriver: @unchecked Sendable {
     private let profile: URL
     private let log: URL
 
+    /// Starts chromedriver on a port of its choosing and reads the port from its log. A driver
+    /// that exits before saying its port (seen once, on a machine loaded by a sanitizer run) is
+    /// started again, up to three times; its output, stderr included, goes to the log, which
+    /// the error quotes.
+    static func startDriver(_ executable: URL) async throws -> (Process, URL, Int) {
+        var said = ""
+        for _ in 0..<3 {
+            // The log goes to a file, not a pipe: a pipe nobody reads fills and stops it.
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("permit-chromedriver-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--port=0"]
+            let output = try FileHandle(forWritingTo: log)
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            // chromedriver says "ChromeDriver was started successfully on port N."
+            var port: Int?
+            _ = try await poll(for: .seconds(30), every: .milliseconds(50)) {
+                let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                port = printed.firstMatch(of: /successfully on port (\d+)/).flatMap { Int($0.output.1) }
+                return port != nil || !process.isRunning
+            }
+            if let port { return (process, log, port) }
+            said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            stop(process)
+        }
+        throw BrowserError("chromedriver did not say its port, three times: \(said)")
+    }
+
     /// The key WebDriver names an element reference by.
     static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
@@ -37,28 +68,9 @@ public final class WebDriver: @unchecked Sendable {
         guard let browser = Browser.executable else {
             throw BrowserError("no browser: `make test` installs chromium (scripts/setup.sh browser), or set PERMIT_BROWSER")
         }
-        // chromedriver's log goes to a file, not a pipe: a pipe nobody reads fills and stops it.
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("permit-chromedriver-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--port=0"]
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, log, port) = try await Self.startDriver(executable)
         driver = process
         self.log = log
-        // chromedriver says "ChromeDriver was started successfully on port N."
-        var port: Int?
-        _ = try await poll(for: .seconds(30), every: .milliseconds(50)) {
-            let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            port = printed.firstMatch(of: /successfully on port (\d+)/).flatMap { Int($0.output.1) }
-            return port != nil || !process.isRunning
-        }
-        guard let port else {
-            Self.stop(process)
-            throw BrowserError("chromedriver did not say its port: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        }
         base = URL(string: "http://127.0.0.1:\(port)")!
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("permit-webdriver-\(UUID().uuidString)")
         let capabilities: [String: Any] = [
