@@ -568,29 +568,24 @@ public actor PermissionEngine {
     /// A `notify`'s texts for the configured locale; a missing one is an error naming its field.
     private func localized(_ request: NotificationRequest) throws(PolicyError) -> NotificationRequest {
         var request = request
-        func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
-            guard let resolved = value.resolved(along: localeChain) else {
-                throw PolicyError(
-                    kind: .missingTranslation, field: "decision.notify.\(field)",
-                    message: "no text for \(localeChain.joined(separator: ", ")); add an \"en\" entry")
-            }
-            return .plain(resolved)
-        }
-        request.body = try text(request.body, "body")
-        if let title = request.title { request.title = try text(title, "title") }
+        request.body = try localizedText(request.body, at: "decision.notify.body")
+        if let title = request.title { request.title = try localizedText(title, at: "decision.notify.title") }
         return request
+    }
+
+    /// One text for the configured locale; a text without it is an error naming `field`.
+    private func localizedText(_ value: LocalizedText, at field: String) throws(PolicyError) -> LocalizedText {
+        guard let text = value.resolved(along: localeChain) else {
+            throw PolicyError(
+                kind: .missingTranslation, field: field, message: "no text for \(localeChain.joined(separator: ", ")); add an \"en\" entry")
+        }
+        return .plain(text)
     }
 
     /// Resolves every text of the action for the configured locale.
     private func localized(_ action: Decision.Action) throws(PolicyError) -> Decision.Action {
-        let chain = localeChain
         func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
-            guard let resolved = value.resolved(along: chain) else {
-                throw PolicyError(
-                    kind: .missingTranslation, field: "decision.\(field)",
-                    message: "no text for \(chain.joined(separator: ", ")); add an \"en\" entry")
-            }
-            return .plain(resolved)
+            try localizedText(value, at: "decision.\(field)")
         }
         // The address the device's language picks must be a page a link may open (the decision
         // readers check every translation; this holds for a host's own decisions too).
