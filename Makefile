@@ -68,12 +68,15 @@ format:
 # ASan checks memory errors (overflows, use after free) but not leaks: Swift packs references
 # into enum payload bits (Foundation's Data among them), which LeakSanitizer cannot see, so it
 # reports reachable memory as leaked. Leaks are checked by the VM memory tests and the
-# benchmark's resident-memory run instead.
+# benchmark's resident-memory run instead. TSan reads scripts/tsan-suppressions.txt: reports it
+# cannot judge (synchronisation inside the uninstrumented Swift runtime), each with why.
 sanitize: setup
 	$(LUA_SOURCE) sources
 	PERMIT_LUA_SCRATCH="$(CURDIR)/.build-asan-luasrc" PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=address \
 		ASAN_OPTIONS=detect_leaks=0 SWIFT_BIN="$(SWIFT)" $(LUA_SOURCE) swift test --sanitize=address
-	PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	PERMIT_LOAD_EVENTS=100 PERMIT_FIT_SEEDS=5 PERMIT_SANITIZER=thread \
+		TSAN_OPTIONS=suppressions="$(CURDIR)/scripts/tsan-suppressions.txt" \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 # The libraries' DocC documentation (Sources/*/*.docc and the doc comments), built for every
 # library target; any DocC warning (a broken link, a parameter documented under the wrong
