@@ -171,6 +171,7 @@
 ---@field url? PermitText # with link: the page it opens, an absolute https:// address (per language like a text)
 ---@field rows? PermitRow[] # settings_prompt, inform: a status list below the message, at most 16: { { name = "Alerts", value = "On" } }
 ---@field notify? PermitNotification # any action: a local notification posted now (delivered at once), texts as a reminder's
+---@field row? PermitDecision # any action but a row: the screen's row after it, beneath any modal: an inline soft_prompt, settings_prompt or inform table with its own action, or { action = "dismiss" } for none
 
 ---@class PermitRow
 ---@field name PermitText # the setting's name, on the row's left

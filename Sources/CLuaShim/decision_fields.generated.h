@@ -17,6 +17,7 @@ static const char *const decision_names[PERMIT_D_COUNT] = {
     "remote_registration",
     "cap_exempt",
     "notify",
+    "row",
     "title",
     "message",
     "accept",
@@ -46,13 +47,13 @@ static const char *const action_names[PERMIT_A_COUNT] = {
 };
 
 static const unsigned allowed_fields[PERMIT_A_COUNT] = {
-    0x7fu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify */
-    0xffffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, accept, decline, presentation, variant, id, link, url */
-    0x1007fu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, options */
-    0x3ee9ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url, rows */
-    0x8007fu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, deep_link */
-    0x6ae9ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, title, message, button, open, deep_link, presentation, id, link, url, rows */
-    0x7fu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify */
+    0xffu, /* none: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row */
+    0x1ffffu, /* soft_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row, title, message, accept, decline, presentation, variant, id, link, url */
+    0x200ffu, /* request_permission: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row, options */
+    0x7dd3ffu, /* settings_prompt: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row, title, message, open, cancel, presentation, deep_link, for_setting, id, link, url, rows */
+    0x1000ffu, /* open_settings: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row, deep_link */
+    0xd5d3ffu, /* inform: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row, title, message, button, open, deep_link, presentation, id, link, url, rows */
+    0xffu, /* dismiss: action, reason, remember, cancel_reminders, remote_registration, cap_exempt, notify, row */
 };
 
 #endif

@@ -20,32 +20,28 @@ enum CopyTable {
         var found: [Found] = []
         var seen = Set<String>()
 
-        func rowTexts(_ rows: [InfoRow]) -> [(String, LocalizedText?)] {
-            rows.enumerated().flatMap { index, row in [("rows[\(index + 1)].name", row.name), ("rows[\(index + 1)].value", row.value)] }
-        }
-
         func add(_ decision: Decision) {
             let reason = decision.reason.map { " (\($0))" } ?? ""
-            var texts: [(String, LocalizedText?)] = []
-            let place: String
-            switch decision.action {
-            case .softPrompt(let prompt):
-                place = (prompt.presentation == .inline ? "inline soft prompt" : "soft prompt") + reason
-                texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept), ("decline", prompt.decline)]
-            case .settingsPrompt(let prompt):
-                place = (prompt.presentation == .inline ? "inline settings prompt" : "settings prompt") + reason
-                texts = [("title", prompt.title), ("message", prompt.message), ("open", prompt.open), ("cancel", prompt.cancel)]
-                texts += rowTexts(prompt.rows)
-            case .inform(let page):
-                place = (page.isLabel ? "label" : page.presentation == .inline ? "inline information row" : "information page") + reason
-                texts = [("title", page.title), ("message", page.message), ("button", page.button), ("open", page.open)]
-                texts += rowTexts(page.rows)
-            default:
-                return
+            guard let shown = Self.place(of: decision.action) else { return }
+            add(decision.action.texts, at: shown + reason)
+            if let row = decision.row, let place = Self.place(of: row) {
+                add(row.texts.map { ("row.\($0.field)", $0.text) }, at: "\(place) beside the \(shown)\(reason)")
             }
-            if let link = decision.action.link { texts += [("link", link.text), ("url", link.address)] }
-            for case (let field, let text?) in texts where seen.insert("\(place)|\(field)|\(text)").inserted {
+        }
+
+        private func add(_ texts: [(field: String, text: LocalizedText)], at place: String) {
+            for (field, text) in texts where seen.insert("\(place)|\(field)|\(text)").inserted {
                 found.append(Found(place: place, field: field, text: text))
+            }
+        }
+
+        /// What the app shows for an action, in the table's words; `nil` for none.
+        static func place(of action: Decision.Action) -> String? {
+            switch action {
+            case .softPrompt(let prompt): prompt.presentation == .inline ? "inline soft prompt" : "soft prompt"
+            case .settingsPrompt(let prompt): prompt.presentation == .inline ? "inline settings prompt" : "settings prompt"
+            case .inform(let page): page.isLabel ? "label" : page.presentation == .inline ? "inline information row" : "information page"
+            case .none, .requestPermission, .openSettings, .dismiss: nil
             }
         }
     }

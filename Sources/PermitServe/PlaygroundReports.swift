@@ -155,6 +155,8 @@ public enum PlaygroundReports {
         public var errors: [String]
         /// What the user sees.
         public var screen: Screen?
+        /// The decision's `row` beneath the modal it shows, drawn under it; `nil` when there is none.
+        public var beneath: Screen?
     }
 
     /// Every text the policy can show, by locale.

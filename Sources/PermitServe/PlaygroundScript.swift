@@ -203,7 +203,7 @@ enum PlaygroundScript {
           try {
             const d = await api("/api/decide", { files: edits(), attempt });
             $("try-output").textContent = [d.text, d.warnings.map((w) => "warning: " + w).join("\n"), d.errors.join("\n")].filter(Boolean).join("\n");
-            drawPhone($("try-phone"), d.screen);
+            drawPhone($("try-phone"), d.screen, d.beneath);
           } catch (e) { $("try-output").textContent = e.message; }
         }
 

@@ -32,6 +32,11 @@ enum TimelineStep {
             for outcome in result.earlierOutcomes + [result.outcome].compactMap({ $0 }) {
                 let picture = screen(after: outcome, locale: locale)
                 if picture.kind != "none" { shown[picture.kind] = picture }
+                // A decision's `row`, put on screen with its action (beneath it when a modal).
+                if let row = ([outcome] + outcome.followUps).compactMap(\.decision.row).last {
+                    let picture = screen(of: row, dialogShown: false, locale: locale)
+                    if picture.kind != "none" { shown[picture.kind] = picture }
+                }
             }
             if result.screen == "nothing" {
                 step.screen = PlaygroundReports.Screen(kind: "none", buttons: [], note: step.screen.note)
@@ -61,21 +66,27 @@ enum TimelineStep {
     /// answered at once, else the event's own; the system dialog only when iOS showed it.
     static func screen(after outcome: Outcome, locale: String) -> PlaygroundReports.Screen {
         let last = outcome.followUps.last ?? outcome
-        var screen = screen(showing: last, locale: locale)
-        if let link = last.decision.action.link {
+        return screen(of: last.decision.action, dialogShown: last.dialogShown, locale: locale)
+    }
+
+    /// The screen an action shows, with its web link; `dialogShown` says whether iOS showed
+    /// the dialog of a request.
+    static func screen(of action: Decision.Action, dialogShown: Bool, locale: String) -> PlaygroundReports.Screen {
+        var screen = screen(showing: action, dialogShown: dialogShown, locale: locale)
+        if let link = action.link {
             screen.link = link.text.resolved(for: locale)
             screen.url = link.address.resolved(for: locale)
         }
         return screen
     }
 
-    /// The screen of one outcome's decision, its web link aside.
-    private static func screen(showing last: Outcome, locale: String) -> PlaygroundReports.Screen {
+    /// The screen of one action, its web link aside.
+    private static func screen(showing action: Decision.Action, dialogShown: Bool, locale: String) -> PlaygroundReports.Screen {
         func text(_ value: LocalizedText?) -> String? { value.flatMap { $0.resolved(for: locale) } }
         func rows(_ rows: [InfoRow]) -> [PlaygroundReports.Row] {
             rows.map { PlaygroundReports.Row(name: text($0.name) ?? "", value: text($0.value) ?? "") }
         }
-        switch last.decision.action {
+        switch action {
         case .softPrompt(let prompt):
             return PlaygroundReports.Screen(
                 kind: prompt.presentation == .inline ? "inline_soft_prompt" : "soft_prompt", title: text(prompt.title),
@@ -86,7 +97,7 @@ enum TimelineStep {
                 message: text(prompt.message), buttons: [text(prompt.open), text(prompt.cancel)].compactMap { $0 },
                 rows: rows(prompt.rows))
         case .requestPermission(let options):
-            guard last.dialogShown else {
+            guard dialogShown else {
                 let quiet = options.contains { $0.rawValue == "provisional" }
                 return PlaygroundReports.Screen(
                     kind: "none", buttons: [],

@@ -110,10 +110,23 @@ public struct TryDecision: Codable, Sendable {
         }
         if !outcome.trace.isEmpty { lines.append("trace:\n" + outcome.trace) }
         let errors = outcome.errors + outcome.followUps.flatMap(\.errors)
+        // A decision's `row` goes beneath the modal it shows, or is the screen when it shows none.
+        var screen = TimelineStep.screen(after: outcome, locale: locale)
+        var beneath: PlaygroundReports.Screen?
+        if let row = ([outcome] + outcome.followUps).compactMap(\.decision.row).last {
+            let picture = TimelineStep.screen(of: row, dialogShown: false, locale: locale)
+            if picture.kind == "none" {
+                // A row taken away: nothing to draw.
+            } else if screen.kind == "none" {
+                screen = picture
+            } else {
+                beneath = picture
+            }
+        }
         return PlaygroundReports.Decide(
             text: lines.joined(separator: "\n"), decision: TimelineStep.fields(outcome.decision),
             status: outcome.statusAfter.rawValue,
             warnings: (outcome.warnings + outcome.followUps.flatMap(\.warnings)).map { "\($0.name): \($0.message)" },
-            errors: errors.map { "the policy raised an error: \($0)" }, screen: TimelineStep.screen(after: outcome, locale: locale))
+            errors: errors.map { "the policy raised an error: \($0)" }, screen: screen, beneath: beneath)
     }
 }

@@ -259,11 +259,18 @@ struct UserSimulation: Sendable {
         var outcome = first
         note(outcome)
         var softAccepted = false
+        // A decision's `row`: the user comes to it once nothing modal is left to answer.
+        var beneath: Decision.Action?
         // A policy could answer every answer with another prompt; a person gives up eventually.
         for _ in 0..<12 {
+            if let row = outcome.decision.row { beneath = row == .dismiss ? nil : row }
             switch outcome.decision.action {
             case .none, .dismiss:
-                return
+                // The row put up with this decision or beneath the modal just answered is seen
+                // as a row decided alone would be.
+                guard let row = beneath else { return }
+                beneath = nil
+                outcome.decision = Decision(row)
             case .inform(let page):
                 // A page tells and asks nothing: the user reads it and taps its button. No
                 // prompt, so no annoyance; a row (or a label) is only seen.

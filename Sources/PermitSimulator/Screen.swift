@@ -44,21 +44,38 @@ public enum Screen: Sendable, Hashable {
     public static func change(after outcome: Outcome) -> Change {
         let last = outcome.followUps.last ?? outcome
         switch last.decision.action {
-        case .softPrompt(let prompt):
-            let linked = prompt.link != nil
-            return .show(prompt.presentation == .inline ? .inlineSoftPrompt(linked: linked) : .softPrompt(linked: linked))
-        case .settingsPrompt(let prompt):
-            let linked = prompt.link != nil
-            return .show(prompt.presentation == .inline ? .inlineSettingsPrompt(linked: linked) : .settingsPrompt(linked: linked))
-        case .inform(let page):
-            if page.isLabel { return .show(.label) }
-            let (opens, linked) = (page.open != nil, page.link != nil)
-            return .show(
-                page.presentation == .inline
-                    ? .inlineInform(opensSettings: opens, linked: linked) : .informPage(opensSettings: opens, linked: linked))
         case .requestPermission: return last.dialogShown ? .show(.systemDialog) : .keep
         case .dismiss: return .clear
         case .none, .openSettings: return .keep
+        case .softPrompt, .settingsPrompt, .inform: return shown(by: last.decision.action).map(Change.show) ?? .keep
+        }
+    }
+
+    /// The row a decision's `row` puts on the app's screen with its action (`.nothing` for a
+    /// row taken away): the last one the outcome's decisions carry (a follow-up's over the
+    /// event's own), or `nil` when none changes the row.
+    public static func row(after outcome: Outcome) -> Screen? {
+        guard let row = ([outcome.decision] + outcome.followUps.map(\.decision)).compactMap(\.row).last else { return nil }
+        return shown(by: row) ?? .nothing
+    }
+
+    /// What the app shows for a prompt, page or row of the app's own; `nil` for the actions
+    /// that show none of its own.
+    public static func shown(by action: Decision.Action) -> Screen? {
+        switch action {
+        case .softPrompt(let prompt):
+            let linked = prompt.link != nil
+            return prompt.presentation == .inline ? .inlineSoftPrompt(linked: linked) : .softPrompt(linked: linked)
+        case .settingsPrompt(let prompt):
+            let linked = prompt.link != nil
+            return prompt.presentation == .inline ? .inlineSettingsPrompt(linked: linked) : .settingsPrompt(linked: linked)
+        case .inform(let page):
+            if page.isLabel { return .label }
+            let (opens, linked) = (page.open != nil, page.link != nil)
+            return page.presentation == .inline
+                ? .inlineInform(opensSettings: opens, linked: linked) : .informPage(opensSettings: opens, linked: linked)
+        case .none, .requestPermission, .openSettings, .dismiss:
+            return nil
         }
     }
 

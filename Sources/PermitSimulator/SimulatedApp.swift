@@ -345,7 +345,8 @@ public struct SimulatedApp: Sendable {
 
     /// Puts on screen what `outcome` shows. A modal goes over a row, which stays beneath; a new
     /// row replaces the row (beneath the modal, if one is up), a new modal the modal. `dismiss`
-    /// takes away the app's modal if one is up, else the row. `userOnlyLeft` says the event was
+    /// takes away the app's modal if one is up, else the row. A decision's `row` then replaces
+    /// the row, beneath whatever modal is up. `userOnlyLeft` says the event was
     /// the user leaving or coming back (or time passing): the app's own prompt or row is then
     /// still there, as the user left it (U-01), unless the policy shows something else. `nil`
     /// when the system dialog kept while the app was away is back on screen: the outcome changes
@@ -383,11 +384,23 @@ public struct SimulatedApp: Sendable {
                 clearScreen()
             }
         }
+        if let row = Screen.row(after: outcome) { place(row) }
         if case .openSettings = outcome.finalDecision.action {
             device.isInForeground = false
             update.openedSettings = true
         }
         return update
+    }
+
+    /// Puts a decision's `row` on the app's screen (`.nothing`: takes the row away): beneath
+    /// the modal on top (the app's own or the system dialog), else in place of the row or
+    /// nothing there.
+    private mutating func place(_ row: Screen) {
+        if screen == .systemDialog || (screen.isInApp && !screen.isInline) {
+            rowBeneath = row == .nothing ? nil : row
+        } else {
+            screen = row
+        }
     }
 
     /// The user answered what was on top: it is gone, and the row beneath it, if any, is on

@@ -239,6 +239,7 @@ import Testing
         default:
             break
         }
+        fields["row"] = .table(LuaTable(["action": "inform", "title": "Off"]))
         return fields
     }
 

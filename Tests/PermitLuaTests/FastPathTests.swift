@@ -219,6 +219,9 @@ import Testing
         "return { action = 'settings_prompt', title = 'T', message = 'M', open = 'O', cancel = 'C', rows = { { name = 'A', value = { en = 'On', de = 'An' } } } }",
         "return { action = 'inform', title = 'T', message = 'M', button = 'OK', rows = { { name = 'A', value = 'On' }, { name = 'B', value = 'Off' } } }",
         "return { action = 'inform', title = 'T', message = 'M', button = 'OK', rows = { { name = 'A' } } }",
+        "return { action = 'inform', title = 'T', message = 'M', button = 'OK', row = { action = 'settings_prompt', title = 'R', message = 'S' } }",
+        "return { action = 'dismiss', row = { action = 'inform', title = { en = 'On', de = 'An' } } }",
+        "return { action = 'none', row = { action = 'inform', title = 'R' } }",
     ]
 
     static func expectSame(

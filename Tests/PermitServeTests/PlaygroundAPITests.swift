@@ -98,6 +98,37 @@ struct PlaygroundAPITests {
         #expect(drawn(8) == ("none", nil, nil))
     }
 
+    /// A decision's `row` is drawn beneath the modal it comes with, from that step on: the
+    /// alert and its row at once, the row alone once the alert is answered, and a label in the
+    /// row's place when a later check takes the alert away. Try it draws the row beneath too.
+    @Test func aDecisionsRowIsDrawnBeneathItsAlert() async throws {
+        let served = try await RunningPlayground(pack: "pages-and-rows")
+        defer { Task { await served.stop() } }
+        let id =
+            "tests/alert-with-row.yaml::One check puts up an alert and the row beneath it; answers go to the alert first, then to the row"
+        let timeline = try await served.api("/api/timeline", ["scenario": id]).json()
+        let steps = try #require(timeline["steps"] as? [[String: Any]])
+        try #require(steps.count == 4, "\(timeline)")
+        func drawn(_ index: Int) -> (kind: String?, title: String?, beneath: String?) {
+            let screen = steps[index]["screen"] as? [String: Any]
+            let beneath = steps[index]["beneath"] as? [String: Any]
+            return (screen?["kind"] as? String, screen?["title"] as? String, beneath?["title"] as? String)
+        }
+        #expect(drawn(1) == ("settings_prompt", "Alerts are off", "Safety alerts are off"))
+        #expect(drawn(2) == ("inline_settings_prompt", "Safety alerts are off", nil))
+        let attempt: [String: Any] = ["status": "denied", "os": "17.2", "event": "safety_check", "locale": "en"]
+        let decided = try await served.api("/api/decide", ["attempt": attempt]).json()
+        #expect((decided["screen"] as? [String: Any])?["title"] as? String == "Alerts are off")
+        #expect((decided["beneath"] as? [String: Any])?["title"] as? String == "Safety alerts are off")
+        #expect((decided["text"] as? String)?.contains("+ row settings_prompt inline \"Safety alerts are off\"") == true, "\(decided)")
+        // Once on: the label alone, drawn as the screen (no modal to go beneath).
+        var fixed = attempt
+        fixed["status"] = "authorized"
+        let relabelled = try await served.api("/api/decide", ["attempt": fixed]).json()
+        #expect((relabelled["screen"] as? [String: Any])?["kind"] as? String == "label")
+        #expect(relabelled["beneath"] == nil || relabelled["beneath"] is NSNull)
+    }
+
     @Test func tryItDecidesAsPermitDecide() async throws {
         let served = try await RunningPlayground()
         defer { Task { await served.stop() } }

@@ -182,13 +182,14 @@ struct PlaygroundInBrowserTests {
         await served.stop()
     }
 
-    /// A page that came up over a label is drawn over it, the label still on the app's screen.
+    /// A page that came up over a label is drawn over it, the label still on the app's screen;
+    /// an alert put up with a row (`row`) is drawn over that row.
     @Test func aPageOverARowIsDrawnWithTheRowBeneath() async throws {
         let served = try await RunningPlayground(pack: "pages-and-rows")
         do {
             try await WebDriver.with { browser in
                 try await browser.open(served.url)
-                try await browser.wait("the scenarios listed") { try await Self.verdicts(browser).count == 15 }
+                try await browser.wait("the scenarios listed") { try await Self.verdicts(browser).count == 17 }
                 try await browser.click(try await browser.element("#tabs button[data-tab='timeline']"))
                 _ = try await browser.execute(
                     "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
@@ -204,6 +205,21 @@ struct PlaygroundInBrowserTests {
                     let labels = try await browser.elements("#tl-phone .inline.label")
                     guard pages.count == 1, labels.count == 1 else { return false }
                     return (try? await browser.text(of: labels[0]))?.contains("Notifications are off") == true
+                }
+                _ = try await browser.execute(
+                    "const s = document.getElementById('tl-scenario'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+                    [
+                        "tests/alert-with-row.yaml::One check puts up an alert and the row beneath it; answers go to the alert first, "
+                            + "then to the row"
+                    ])
+                try await browser.wait("the alert over the row it came with") {
+                    let steps = try await browser.elements("#tl-steps li")
+                    guard steps.count > 1, (try? await browser.text(of: steps[1]))?.contains("safety_check") == true else { return false }
+                    _ = try? await browser.click(steps[1])
+                    let alerts = try await browser.elements("#tl-phone .sheet.settings_prompt")
+                    let rows = try await browser.elements("#tl-phone .inline.inline_settings_prompt")
+                    guard alerts.count == 1, rows.count == 1 else { return false }
+                    return (try? await browser.text(of: rows[0]))?.contains("Safety alerts are off") == true
                 }
             }
         } catch {

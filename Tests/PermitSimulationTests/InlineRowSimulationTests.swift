@@ -49,4 +49,25 @@ import Testing
         #expect(policy.answers.dialogsAfterAccept == 30)
         #expect(policy.answers.softPrompts == 0)
     }
+
+    /// A decision's `row` is seen once the modal it came with is answered: an information page
+    /// with a "Turn on" row beneath it, the row acted on after the page's OK, the dialog after.
+    @Test func aRowBeneathAPageIsSeenAfterThePage() async throws {
+        let policy = try inline(
+            "page-and-row",
+            """
+            if ctx.event.name == "feature_opened" and ctx.status == "not_determined" and not ctx.state.shown then
+              return { action = "inform", title = "News", message = "Alerts are here", button = "OK", remember = { shown = true },
+                       row = { action = "soft_prompt", title = "Off", message = "Turn on?", accept = "Turn on" } }
+            end
+            if ctx.event.name == "soft_prompt_answered" then return { action = "request_permission" } end
+            """)
+        let model = try fixedModel("inline: { act: 1 }")
+        let result = await Simulation.run(
+            policies: [policy], model: model, options: SimulationOptions(users: 20, days: 1, seed: 5, workers: 1))
+        let answers = result.policies[0].answers
+        #expect(answers.inlineShown == 20 && answers.inlineActed == 20)
+        #expect(answers.dialogsAfterAccept == 20)
+        #expect(answers.softPrompts == 0)
+    }
 }

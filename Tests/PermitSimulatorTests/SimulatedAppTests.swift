@@ -272,4 +272,41 @@ import Testing
         app.clearScreen()
         #expect(app.screen == .inlineSettingsPrompt(linked: false), "answered, the modal goes and the row is there")
     }
+
+    /// A decision's `row` goes beneath its modal, and beneath the system dialog of a request;
+    /// with `dismiss` it takes the place of the row there once the modal is gone.
+    @Test func aDecisionsRowGoesBeneathItsModal() async throws {
+        let row = SettingsPrompt(title: "Off", message: "Fix now", open: nil, cancel: nil, presentation: .inline)
+        let label = InformPage(title: "All on", message: nil, button: nil, presentation: .inline)
+        let modal = SoftPrompt(title: "Stay in the loop", message: "Reminders", accept: "Sure", decline: "Not now")
+        @Sendable func with(_ action: Decision.Action, row: Decision.Action) -> Decision {
+            var decision = Decision(action)
+            decision.row = row
+            return decision
+        }
+        let policy = ClosurePolicy(name: "rows") { context in
+            switch context.event {
+            case .featureOpened("check"): with(.softPrompt(modal), row: .settingsPrompt(row))
+            case .featureOpened("fixed"): with(.dismiss, row: .inform(label))
+            default: Decision(.none)
+            }
+        }
+        var (app, _) = app(policy: policy)
+        _ = app.show(after: try await open(&app).outcome, userOnlyLeft: false)
+        let engine = try #require(app.engine)
+        func send(_ event: AppEvent) async -> SimulatedApp.ScreenUpdate? {
+            app.show(after: await app.send(event, on: engine), userOnlyLeft: false)
+        }
+        _ = await send(.featureOpened("check"))
+        #expect(app.screen == .softPrompt(linked: false) && app.rowBeneath == .inlineSettingsPrompt(linked: false))
+        // The modal taken away: the row is there; a dismiss with a row then replaces it.
+        #expect(await send(.featureOpened("fixed"))?.dismissed == .softPrompt(linked: false))
+        #expect(app.screen == .label && app.rowBeneath == nil)
+        _ = await send(.featureOpened("check"))
+        #expect(app.screen == .softPrompt(linked: false) && app.rowBeneath == .inlineSettingsPrompt(linked: false))
+        app.clearScreen()
+        #expect(app.screen == .inlineSettingsPrompt(linked: false))
+        #expect(await send(.featureOpened("fixed"))?.dismissed == .inlineSettingsPrompt(linked: false))
+        #expect(app.screen == .label && app.rowBeneath == nil)
+    }
 }

@@ -29,12 +29,14 @@ local function cell(ctx, why)
            reason = why .. ": the Notifications cell reads " .. state }
 end
 
--- The Notifications screen's view for the request's answer, with its Open Device Settings button;
--- the On view links to the FAQ's notification settings (a web page, per language).
+-- The Notifications screen's view for the request's answer: its status line (Notifications,
+-- On or Off), the box and its Open Device Settings button; the On view links to the FAQ's
+-- notification settings (a web page, per language).
 local function screen(granted)
   local view = granted and "on" or "off"
   return { action = "settings_prompt", presentation = "inline", id = "notifications_" .. view,
            deep_link = "app_settings", title = permit.copy("screen." .. view .. ".title"),
+           rows = { { name = permit.copy("settings.notifications"), value = permit.copy("settings." .. view) } },
            message = permit.copy("screen." .. view .. ".message"), open = permit.copy("screen.open"),
            link = granted and permit.copy("faq.link") or nil, url = granted and permit.copy("faq.url") or nil,
            reason = "the Notifications screen shows its " .. view .. " view" }

@@ -84,6 +84,17 @@ local function refresh(ctx, why, remember)
   return { action = current and "dismiss" or "none", reason = why, remember = remember }
 end
 
+-- An alert, its retraction or a check while it stays, with the open screen's row when that
+-- changed: Loop puts up both at once, the row beneath the alert.
+local function with_row(ctx, decision)
+  local row, shown = view(ctx)
+  if shown ~= ctx.state.shown then
+    if row then row.reason = nil else row = { action = "dismiss" } end
+    decision.row, decision.remember.shown = row, shown or permit.forget
+  end
+  return decision
+end
+
 -- The modal warning: Settings opens the app's notification settings, Close closes; either
 -- acknowledges it. A safety warning may not wait for tomorrow's prompt budget.
 local function warning(ctx, remember)
@@ -108,7 +119,7 @@ end
 
 -- The checker's delegate: each alert is issued once when its condition starts and retracted
 -- (taken off screen) when it ends; one not acknowledged is shown again at the first check after
--- a launch. The delayed alert is judged only while safe. An alert goes over the row.
+-- a launch. The delayed alert is judged only while safe.
 local function check(ctx, why, remember)
   local state, forget = ctx.state, permit.forget
   local replay, alert = state.replay, state.alert
@@ -116,7 +127,7 @@ local function check(ctx, why, remember)
   if unsafe(ctx) then
     if not state.unsafe_issued or (replay and not state.unsafe_acked) then
       if not state.unsafe_issued then remember.unsafe_issued, remember.unsafe_acked = true, forget end
-      return warning(ctx, remember)
+      return with_row(ctx, warning(ctx, remember))
     end
   else
     if state.unsafe_issued then
@@ -126,7 +137,7 @@ local function check(ctx, why, remember)
     local scheduled = ctx.settings.scheduled_delivery == "enabled"
     if scheduled and (not state.delayed_issued or (replay and not state.delayed_acked)) then
       if not state.delayed_issued then remember.delayed_issued, remember.delayed_acked = true, forget end
-      return delayed(remember)
+      return with_row(ctx, delayed(remember))
     end
     if not scheduled and state.delayed_issued then
       remember.delayed_issued, remember.delayed_acked = forget, forget
@@ -134,11 +145,11 @@ local function check(ctx, why, remember)
     end
   end
   if alert then
-    return { action = "none", reason = why .. ": the alert stays", remember = remember }
+    return with_row(ctx, { action = "none", reason = why .. ": the alert stays", remember = remember })
   end
   if state.alert then
     remember.alert = forget
-    return { action = "dismiss", reason = why .. ": the alert retracted", remember = remember }
+    return with_row(ctx, { action = "dismiss", reason = why .. ": the alert retracted", remember = remember })
   end
   return refresh(ctx, why, remember)
 end

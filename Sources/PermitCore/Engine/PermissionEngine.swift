@@ -204,7 +204,8 @@ public actor PermissionEngine {
         if case .custom(let custom) = event, let problem = ledger.problem(recordingEvent: custom.name) {
             return refused(event, at: now, status: statusBefore, because: problem)
         }
-        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration, inlineOnScreen: shown.inlineAnswered(by: event))
+        let answeredInline = shown.answer(event)
+        ledger.record(event, at: now, legacy: platform.usesLegacyRegistration, inlineOnScreen: answeredInline)
 
         var status = statusBefore
         if event.rereadsStatus || unread {
@@ -384,6 +385,7 @@ public actor PermissionEngine {
                 outcome.proposed = proposed
                 var decision = proposed
                 decision.action = try localized(proposed.action)
+                decision.row = try proposed.row.map { row throws(PolicyError) in try localized(row, at: "decision.row") }
                 decision.notify = try proposed.notify.map { request throws(PolicyError) in try localized(request) }
                 let situation = GuardrailSituation(
                     status: status, settings: settings, version: platform.version, appIsActive: appIsActive,
@@ -391,10 +393,22 @@ public actor PermissionEngine {
                     userInitiated: outcome.event.isUserInitiated, capExempt: proposed.capExempt != nil,
                     runsInBackground: outcome.event == .backgroundRefresh)
                 (decision.action, outcome.warnings) = Guardrail.apply(to: decision.action, in: situation)
+                var voided = decision.action == .none && proposed.action != .none
+                if let row = decision.row, !voided {
+                    // The row is judged as a row decided alone; one it voids voids the decision,
+                    // whose modal and row speak of the same state.
+                    let (kept, warnings) = Guardrail.apply(to: row, in: situation)
+                    outcome.warnings += warnings.map { GuardrailWarning(guardrail: $0.guardrail, message: "decision.row: \($0.message)") }
+                    decision.row = kept
+                    if kept == .none {
+                        decision.action = .none
+                        voided = true
+                    }
+                }
                 // Nothing of a decision a guardrail voided takes effect, its `remember` included:
                 // a policy that stores "asked_at" must not believe it asked.
-                let voided = decision.action == .none && proposed.action != .none
                 if voided {
+                    decision.row = nil
                     decision.cancelReminders = false
                     decision.remoteRegistration = nil
                     decision.notify = nil
@@ -408,30 +422,40 @@ public actor PermissionEngine {
             outcome.decision = .none
         }
         swap(&outcome.trace, &answer.trace)
+        shown.show(outcome.decision.action)
+        if let row = outcome.decision.row { shown.showRow(row) }
         switch outcome.decision.action {
         case .none, .dismiss:
             break
         case .requestPermission:
-            shown.request = outcome.event == .softPromptAnswered(.accept) ? shown.soft.id : nil
+            shown.request = outcome.event == .softPromptAnswered(.accept) ? shown.answered : nil
+        case .softPrompt, .settingsPrompt, .inform, .openSettings:
+            record(shown: outcome.decision.action, at: now, feature: outcome.event.feature)
+        }
+        if let row = outcome.decision.row { record(shown: row, at: now, feature: outcome.event.feature) }
+    }
+
+    /// Counts in the history a prompt, row or page put on screen, or Settings opened.
+    private func record(shown action: Decision.Action, at now: Int64, feature: String?) {
+        switch action {
         case .softPrompt(let prompt):
-            shown.soft = ShownPrompts.Shown(inline: prompt.presentation == .inline, id: prompt.id)
-            if shown.soft.inline {
+            if prompt.presentation == .inline {
                 ledger.recordInlineShown(settings: false)
             } else {
-                ledger.recordSoftPromptShown(at: now, feature: outcome.event.feature)
+                ledger.recordSoftPromptShown(at: now, feature: feature)
             }
         case .settingsPrompt(let prompt):
-            shown.settings = ShownPrompts.Shown(inline: prompt.presentation == .inline, id: prompt.id)
-            if shown.settings.inline {
+            if prompt.presentation == .inline {
                 ledger.recordInlineShown(settings: true)
             } else {
-                ledger.recordSettingsPromptShown(at: now, feature: outcome.event.feature)
+                ledger.recordSettingsPromptShown(at: now, feature: feature)
             }
-        case .inform(let page):
-            shown.inform = ShownPrompts.Shown(inline: page.presentation == .inline, id: page.id)
+        case .inform:
             ledger.recordInformShown(at: now)
         case .openSettings:
             ledger.recordSettingsOpened()
+        case .none, .dismiss, .requestPermission:
+            break
         }
     }
 
@@ -556,7 +580,7 @@ public actor PermissionEngine {
         _ ask: (inout PolicyContext) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         context.event = event
-        context.promptID = shown.promptID(answeredBy: event)
+        if case .systemPromptAnswered = event { context.promptID = shown.request } else { context.promptID = shown.answered }
         context.status = status
         context.previousStatus = previous
         context.settings = settings
@@ -582,17 +606,18 @@ public actor PermissionEngine {
         return .plain(text)
     }
 
-    /// Resolves every text of the action for the configured locale.
-    private func localized(_ action: Decision.Action) throws(PolicyError) -> Decision.Action {
+    /// Resolves every text of the action for the configured locale; an error names the field
+    /// under `base` (`decision.title`, `decision.row.title`).
+    private func localized(_ action: Decision.Action, at base: String = "decision") throws(PolicyError) -> Decision.Action {
         func text(_ value: LocalizedText, _ field: String) throws(PolicyError) -> LocalizedText {
-            try localizedText(value, at: "decision.\(field)")
+            try localizedText(value, at: "\(base).\(field)")
         }
         // The address the device's language picks must be a page a link may open (the decision
         // readers check every translation; this holds for a host's own decisions too).
         func resolved(_ link: WebLink) throws(PolicyError) -> WebLink {
             let address = try text(link.address, "url")
             if case .plain(let url) = address, let problem = WebLink.problem(with: url) {
-                throw PolicyError(kind: .invalidDecision, field: "decision.url", message: problem)
+                throw PolicyError(kind: .invalidDecision, field: "\(base).url", message: problem)
             }
             return WebLink(text: try text(link.text, "link"), address: address)
         }
@@ -705,41 +730,92 @@ public actor PermissionEngine {
     }
 }
 
-/// What the engine last put on screen of each kind of the app's own UI, and the request a soft
-/// prompt's accept led to.
+/// What the engine put on the app's screen and is still up: the modal on top (a prompt or a
+/// page of the app's own) and the inline row of the screen beneath it, each with the `id` the
+/// policy gave it, and the request a soft prompt's accept led to. An answer goes to the modal
+/// when one of its kind is up (it is on top, so the user answers it first), else to the row.
 struct ShownPrompts {
-    /// One kind's last: whether it was an inline row, and the `id` the policy gave it.
+    /// Which of the app's own UI something is: the answer event of each kind answers it.
+    enum Kind {
+        case soft, settings, inform
+    }
+
+    /// One prompt, row or page: its kind and the `id` the policy gave it.
     struct Shown {
-        var inline = false
+        var kind: Kind
         var id: String?
     }
 
-    var soft = Shown()
-    var settings = Shown()
-    var inform = Shown()
+    /// The app's own prompt or page on top, until an answer closes it or a decision replaces or
+    /// dismisses it.
+    var modal: Shown?
+    /// The inline row of the app's screen, beneath the modal when one is up.
+    var row: Shown?
     /// The `id` of the soft prompt whose accept led to the pending request: the system dialog's
     /// answer carries it, so a policy knows which pre-prompt the answer followed.
     var request: String?
+    /// The `id` of what the event being handled answered (`ctx.event.prompt_id`).
+    var answered: String?
 
-    /// Whether `event` answers an inline row.
-    @inline(__always)
-    func inlineAnswered(by event: AppEvent) -> Bool {
-        switch event {
-        case .softPromptAnswered: soft.inline
-        case .settingsPromptAnswered: settings.inline
-        default: false
+    /// Puts what `action` shows on screen: a modal in place of the modal, a row in place of the
+    /// row; `dismiss` takes the modal away if one is up, else the row.
+    mutating func show(_ action: Decision.Action) {
+        let shown: Shown
+        switch action {
+        case .softPrompt(let prompt): shown = Shown(kind: .soft, id: prompt.id)
+        case .settingsPrompt(let prompt): shown = Shown(kind: .settings, id: prompt.id)
+        case .inform(let page): shown = Shown(kind: .inform, id: page.id)
+        case .dismiss:
+            if modal != nil { modal = nil } else { row = nil }
+            return
+        case .none, .requestPermission, .openSettings:
+            return
         }
+        if action.isInline { row = shown } else { modal = shown }
     }
 
-    /// The `id` of what `event` answers (`ctx.event.prompt_id`), or `nil`.
-    @inline(__always)
-    func promptID(answeredBy event: AppEvent) -> String? {
+    /// Puts a decision's `row` on screen in place of the row (`dismiss`: takes the row away),
+    /// whatever modal is up.
+    mutating func showRow(_ action: Decision.Action) {
+        if action == .dismiss { row = nil } else { show(action) }
+    }
+
+    /// Notes what `event` answers (`answered`) and takes off screen what the answer closes.
+    /// Returns whether it answered an inline soft prompt or settings row, which the ledger
+    /// counts apart.
+    mutating func answer(_ event: AppEvent) -> Bool {
+        let kind: Kind
+        // What the answer takes away: every answer but a web link closes a modal (an
+        // information page's `open` leaves it up too); a row goes with its ✕ (`dismiss`), and an
+        // information row with its button as well.
+        let closesModal: Bool
+        let closesRow: Bool
         switch event {
-        case .softPromptAnswered: soft.id
-        case .settingsPromptAnswered: settings.id
-        case .informAnswered: inform.id
-        case .systemPromptAnswered: request
-        default: nil
+        case .softPromptAnswered(let answer):
+            (kind, closesModal, closesRow) = (.soft, answer != .link, answer == .dismiss)
+        case .settingsPromptAnswered(let answer):
+            (kind, closesModal, closesRow) = (.settings, answer != .link, answer == .dismiss)
+        case .informAnswered(let answer):
+            let closes = answer == .ok || answer == .dismiss
+            (kind, closesModal, closesRow) = (.inform, closes, closes)
+        case .systemPromptAnswered:
+            answered = request
+            return false
+        default:
+            answered = nil
+            return false
         }
+        if let top = modal, top.kind == kind {
+            answered = top.id
+            if closesModal { modal = nil }
+            return false
+        }
+        if let line = row, line.kind == kind {
+            answered = line.id
+            if closesRow { row = nil }
+            return kind != .inform
+        }
+        answered = nil
+        return false
     }
 }

@@ -4,14 +4,40 @@ extension Decision {
     /// localisation, `options`, `deep_link`, ... Kept in the core so a host's decision records
     /// and the CLI's reports name the fields alike.
     public var fields: [String: PolicyValue] {
-        var fields: [String: PolicyValue] = ["action": .string(action.name)]
+        var fields = action.fields
         if let reason { fields["reason"] = .string(reason) }
-        func text(_ value: LocalizedText) -> PolicyValue {
-            switch value {
-            case .plain(let text): .string(text)
-            case .translations: .string(value.description)
-            }
+        if let row { fields["row"] = .table(row.fields) }
+        if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
+        if let capExempt { fields["cap_exempt"] = .string(capExempt) }
+        if let notify {
+            let text = Action.fieldValue
+            var table: [String: PolicyValue] = ["body": text(notify.body), "sound": .bool(notify.sound)]
+            if let title = notify.title { table["title"] = text(title) }
+            if let action = notify.action { table["action"] = .string(action) }
+            if let badge = notify.badge { table["badge"] = .integer(Int64(badge)) }
+            if let id = notify.id { table["id"] = .string(id) }
+            if let level = notify.interruptionLevel { table["interruption_level"] = .string(level.rawValue) }
+            fields["notify"] = .table(table)
         }
+        return fields
+    }
+}
+
+extension Decision.Action {
+    /// A text as `fields` gives it: the text itself, or its translations described.
+    static func fieldValue(_ value: LocalizedText) -> PolicyValue {
+        switch value {
+        case .plain(let text): .string(text)
+        case .translations: .string(value.description)
+        }
+    }
+
+    /// The action's own fields, named as in Lua: `action` and what it shows (a decision's
+    /// `row` is one of these tables).
+    public var fields: [String: PolicyValue] {
+        let action = self
+        var fields: [String: PolicyValue] = ["action": .string(action.name)]
+        let text = Self.fieldValue
         func rows(_ rows: [InfoRow]) -> PolicyValue {
             .list(rows.map { .table(["name": text($0.name), "value": text($0.value)]) })
         }
@@ -55,17 +81,6 @@ extension Decision {
         if let link = action.link {
             fields["link"] = text(link.text)
             fields["url"] = text(link.address)
-        }
-        if let remoteRegistration { fields["remote_registration"] = .string(remoteRegistration.rawValue) }
-        if let capExempt { fields["cap_exempt"] = .string(capExempt) }
-        if let notify {
-            var table: [String: PolicyValue] = ["body": text(notify.body), "sound": .bool(notify.sound)]
-            if let title = notify.title { table["title"] = text(title) }
-            if let action = notify.action { table["action"] = .string(action) }
-            if let badge = notify.badge { table["badge"] = .integer(Int64(badge)) }
-            if let id = notify.id { table["id"] = .string(id) }
-            if let level = notify.interruptionLevel { table["interruption_level"] = .string(level.rawValue) }
-            fields["notify"] = .table(table)
         }
         return fields
     }

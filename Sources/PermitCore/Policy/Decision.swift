@@ -25,6 +25,16 @@ public struct Decision: Sendable, Hashable {
     /// nothing, and an inline request would widen every `Decision` and `Outcome` the engine
     /// copies on each event (the prompts are boxed for the same reason).
     private var notifyStorage: [NotificationRequest] = []
+    /// `row`: what becomes of the app's inline row along with `action`: an inline soft prompt,
+    /// settings prompt or information row in place of the row there, beneath the modal when
+    /// the action shows one (Loop's status row under its warning alert, both from one check),
+    /// or `dismiss`, the row taken away and the modal left. `nil`: the row stays as it is.
+    public var row: Action? {
+        get { rowStorage.first }
+        set { rowStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// In an array for the reason `notify` is.
+    private var rowStorage: [Action] = []
 
     /// A decision to carry out `action`, with the policy's reason and what it wants remembered.
     public init(_ action: Action, reason: String? = nil, remember: [String: PolicyValue?] = [:]) {

@@ -13,35 +13,12 @@ import PermitCore
 /// the decisions the probes reach are checked, and a problem is named by the decision's
 /// reason, not by a line.
 public enum TranslationCheck {
-    /// `rows[1].name`, `rows[1].value`, ...: a row's texts are on screen with the rest.
-    static func rowTexts(_ rows: [InfoRow]) -> [(String, LocalizedText)] {
-        rows.enumerated().flatMap { index, row in [("rows[\(index + 1)].name", row.name), ("rows[\(index + 1)].value", row.value)] }
-    }
-
-    /// The problems of one decision's texts; `locales` are the ones the policy declares.
+    /// The problems of one decision's texts; `locales` are the ones the policy declares. A
+    /// link's text and its address are translated alike: a language without its own FAQ page
+    /// must say so with a url entry of its own (or fall back to `en` on purpose).
     public static func problems(of decision: Decision, locales: [String] = []) -> [String] {
-        var texts: [(String, LocalizedText)]
-        switch decision.action {
-        case .softPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message), ("accept", prompt.accept)]
-            if let decline = prompt.decline { texts.append(("decline", decline)) }
-        case .settingsPrompt(let prompt):
-            texts = [("title", prompt.title), ("message", prompt.message)]
-            if let open = prompt.open { texts.append(("open", open)) }
-            if let cancel = prompt.cancel { texts.append(("cancel", cancel)) }
-            texts += rowTexts(prompt.rows)
-        case .inform(let page):
-            texts = [("title", page.title)]
-            if let message = page.message { texts.append(("message", message)) }
-            if let button = page.button { texts.append(("button", button)) }
-            if let open = page.open { texts.append(("open", open)) }
-            texts += rowTexts(page.rows)
-        default:
-            return []
-        }
-        // A link's text and its address are translated alike: a language without its own FAQ
-        // page must say so with a url entry of its own (or fall back to `en` on purpose).
-        if let link = decision.action.link { texts += [("link", link.text), ("url", link.address)] }
+        let texts = decision.texts
+        guard !texts.isEmpty else { return [] }
         let label = decision.reason.map { "the decision with reason \"\($0)\"" } ?? "a decision without a reason"
         var problems: [String] = []
         var tables: [(String, Set<String>)] = []

@@ -246,7 +246,7 @@ public enum ContextSchema {
             Field("button", "PermitText", optional: true), Field("id", "string", optional: true),
             Field("link", "PermitText", optional: true), Field("url", "PermitText", optional: true),
             Field("rows", "PermitRow[]", optional: true),
-            Field("notify", "PermitNotification", optional: true),
+            Field("notify", "PermitNotification", optional: true), Field("row", "PermitDecision", optional: true),
         ])
 
     /// Each entry of a settings prompt's or a page's `rows`.
@@ -260,7 +260,7 @@ public enum ContextSchema {
     /// the warm path's in-place reader (`FastPath.c`) gets its field codes, names, action names
     /// and allowed-field masks generated from them (`make generate`).
     public static let commonDecisionFields = [
-        "action", "reason", "remember", "cancel_reminders", "remote_registration", "cap_exempt", "notify",
+        "action", "reason", "remember", "cancel_reminders", "remote_registration", "cap_exempt", "notify", "row",
     ]
 
     /// The further fields each action takes.

@@ -271,6 +271,8 @@ extension FastPath {
             if has(Int32(PERMIT_D_ROWS)) { return nil }
             // `notify` is the general reader's alone too: a notification posted now is rare.
             if has(Int32(PERMIT_D_NOTIFY)) { return nil }
+            // And `row` (a second table of prompt fields beside a modal), one check per decision.
+            if has(Int32(PERMIT_D_ROW)) { return nil }
             // action, then every other present field: a key and a value each.
             values += 2 + 2 * (present.nonzeroBitCount - 1)
 

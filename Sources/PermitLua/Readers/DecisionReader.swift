@@ -84,6 +84,7 @@ enum DecisionReader {
         decision.cancelReminders = cancelReminders
         decision.remoteRegistration = remoteRegistration
         decision.capExempt = capExempt
+        if let value = table["row"] { decision.row = try row(value, beside: result) }
         if let value = table["notify"] {
             let path = "decision.notify"
             let entry = try record(value, at: path, what: "a notification table like { title = \"...\", body = \"...\" }")
@@ -126,6 +127,49 @@ enum DecisionReader {
             return .dismiss
         default:
             return .none
+        }
+    }
+
+    /// The actions a `row` may be: what a screen's inline row shows, or `dismiss` (no row).
+    static let rowActions = ["soft_prompt", "settings_prompt", "inform", "dismiss"]
+
+    /// `row`: what becomes of the screen's inline row along with the decision's action: a
+    /// table of the fields an inline `soft_prompt`, `settings_prompt` or `inform` takes (its
+    /// `presentation` is `inline`, and may be left out), or `{ action = "dismiss" }` to take
+    /// the row away. Errors name the row's field (`decision.row.title`).
+    static func row(_ value: LuaValue, beside action: Decision.Action) throws(PolicyError) -> Decision.Action {
+        let path = "decision.row"
+        if action.isInline {
+            throw invalid(path, "the decision is a row already, and a screen has one row; return the one to show")
+        }
+        let table = try record(
+            value, at: path, what: "a row like { action = \"settings_prompt\", title = \"...\", message = \"...\" }")
+        let names = rowActions.joined(separator: ", ")
+        guard let actionValue = table["action"] else { throw invalid("\(path).action", "missing; a row is one of: \(names)") }
+        guard case .string(let name) = actionValue, rowActions.contains(name), let fields = fieldsByAction[name] else {
+            let hint = actionValue.stringValue.map { Suggestion.hint(for: $0, in: rowActions) } ?? "expected one of: \(names)"
+            throw invalid("\(path).action", "\(describe(actionValue)) is not a row; \(hint)")
+        }
+        try checkKeys(table, allowed: ["action"] + fields, at: path, context: "\(name == "inform" ? "an" : "a") \(name) row")
+        if name == "dismiss" { return .dismiss }
+        var inline = table
+        if let presentation = table["presentation"] {
+            guard presentation == .string(Presentation.inline.rawValue) else {
+                throw invalid(
+                    "\(path).presentation", "a row is inline; leave presentation out, or give \"inline\", got \(describe(presentation))")
+            }
+        } else {
+            inline.entries.append(LuaTable.Entry(key: .string("presentation"), value: .string(Presentation.inline.rawValue)))
+        }
+        do {
+            return try shown(name, by: inline)
+        } catch {
+            // The readers name a decision's own fields (`decision.title`); these are the row's.
+            var error = error
+            if let field = error.field, field.hasPrefix("decision.") {
+                error.field = path + field.dropFirst("decision".count)
+            }
+            throw error
         }
     }
 

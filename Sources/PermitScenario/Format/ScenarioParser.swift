@@ -45,7 +45,7 @@ public enum ScenarioParser {
     /// Fields an `expect` table may match.
     public static let decisionFields = [
         "action", "reason", "title", "message", "accept", "decline", "open", "cancel", "presentation", "variant",
-        "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url", "rows",
+        "deep_link", "options", "for_setting", "cap_exempt", "button", "id", "link", "url", "rows", "row",
     ]
     /// Events a step may send with `event:`; answers go through `answer:`.
     static let stepEvents = [
@@ -720,7 +720,8 @@ public enum ScenarioParser {
         var table: [String: PolicyValue] = [:]
         var reason: TextMatch?
         for (key, entry) in try value.table(allowed: decisionFields) {
-            let item = try switches.resolve(entry)
+            // A row's table is its own, as the decision's is (`decisionTable`), not a case switch.
+            let item = key == "row" ? try decisionTable(entry, switches) : try switches.resolve(entry)
             if key == "action" {
                 table[key] = .string(try item.oneOf(Decision.Action.names))
             } else if key == "reason" {
@@ -735,11 +736,31 @@ public enum ScenarioParser {
                 table[key] = .list(options)
             } else if key == "rows" {
                 table[key] = try expectedRows(item, switches: switches)
+            } else if key == "row" {
+                table[key] = try expectedRow(item, switches: switches)
             } else {
                 table[key] = .string(try item.string())
             }
         }
         return (.fields(table), reason)
+    }
+
+    /// `row`: what a decision does to the screen's row beside its action, as the row's fields
+    /// (`{ action: settings_prompt, id: safety_banner }`, only those given are matched), an
+    /// action name alone (`dismiss`: the row taken away), or `none` for a decision without one.
+    static func expectedRow(_ item: YAMLValue, switches: CaseSwitch) throws(InputError) -> PolicyValue {
+        guard case .mapping = item.node else {
+            let name = try item.oneOf(["none", "soft_prompt", "settings_prompt", "inform", "dismiss"])
+            return name == "none" ? .string(name) : .table(["action": .string(name)])
+        }
+        for (key, entry) in try item.table() where key == "row" || key == "reason" {
+            throw entry.error(
+                "a row has no \(key) of its own", hint: "write \(key) at the decision's level, beside row, or leave it out")
+        }
+        guard case .fields(let fields) = try parseExpectedDecision(item, switches: switches).0 else {
+            throw item.error("a row is a table of its fields", hint: "write it like { action: settings_prompt, title: ... }")
+        }
+        return .table(fields)
     }
 
     /// `rows: [{ name: Alerts, value: "On" }, ...]`: the status list, in order, each text a

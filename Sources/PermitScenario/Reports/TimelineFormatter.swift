@@ -106,10 +106,17 @@ public struct TimelineFormatter: Sendable {
     }
 
     /// A decision in a few words: the action and its localised texts, and its web link
-    /// (`link "More about notifications" → https://...`) when it has one.
+    /// (`link "More about notifications" → https://...`) when it has one; then its row
+    /// (`+ row settings_prompt inline ...`).
     public func describe(_ decision: Decision) -> String {
-        let words = describe(decision.action)
-        guard let link = decision.action.link else { return words }
+        let words = describeWithLink(decision.action)
+        guard let row = decision.row else { return words }
+        return "\(words) + row \(describeWithLink(row))"
+    }
+
+    private func describeWithLink(_ action: Decision.Action) -> String {
+        let words = describe(action)
+        guard let link = action.link else { return words }
         return "\(words) link \"\(link.text)\" → \(link.address)"
     }
 

@@ -105,27 +105,14 @@ extension PolicyReview {
 
     /// The findings of every text of a decision, in every translation it carries.
     static func textFindings(of decision: Decision, at location: String) -> [ReviewFinding] {
+        // Each text is judged by its role (a button, a title, a status row's part); a link's
+        // text is read as the buttons are, and its address is no prose.
         var texts: [(LocalizedText, String?)] = []
-        switch decision.action {
-        case .softPrompt(let prompt):
-            texts = [(prompt.title, "title"), (prompt.message, "message"), (prompt.accept, "accept")]
-            if let decline = prompt.decline { texts.append((decline, "decline")) }
-        case .settingsPrompt(let prompt):
-            texts = [(prompt.title, "title"), (prompt.message, "message")]
-            if let open = prompt.open { texts.append((open, "open")) }
-            if let cancel = prompt.cancel { texts.append((cancel, "cancel")) }
-            texts += prompt.rows.flatMap { [($0.name, "row"), ($0.value, "row")] }
-        case .inform(let page):
-            texts = [(page.title, "title")]
-            if let message = page.message { texts.append((message, "message")) }
-            if let button = page.button { texts.append((button, "button")) }
-            if let open = page.open { texts.append((open, "open")) }
-            texts += page.rows.flatMap { [($0.name, "row"), ($0.value, "row")] }
-        case .none, .requestPermission, .openSettings, .dismiss:
-            return []
+        for (field, text) in decision.texts {
+            let parts = field.split(separator: ".")
+            guard let leaf = parts.last.map(String.init), leaf != "url" else { continue }
+            texts.append((text, parts.contains { $0.hasPrefix("rows[") } ? "row" : leaf))
         }
-        // The link's text is read as the buttons are; its address is no prose.
-        if let link = decision.action.link { texts.append((link.text, "link")) }
         var found: [ReviewFinding] = []
         for (text, role) in texts {
             for translation in translations(of: text) { found += textFindings(translation, at: location, role: role) }

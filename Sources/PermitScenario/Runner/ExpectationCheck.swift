@@ -78,9 +78,32 @@ enum ExpectationCheck {
             return fields.sorted(by: { $0.key < $1.key }).flatMap { key, value -> [String] in
                 guard actual[key] != value else { return [] }
                 if key == "rows", case .list(let wanted) = value { return rows(wanted, actual[key]) }
+                if key == "row" { return row(value, actual[key]) }
                 let got = actual[key].map(\.description) ?? "nothing"
                 return ["decision.\(key): expected \(value), got \(got)\(key == "action" ? reason : "")"]
             }
+        }
+    }
+
+    /// `row`: `none`, or the fields given (the rest of the row is not matched), each failure
+    /// named in the row (`decision.row.title`); a row of another action is reported alone.
+    static func row(_ wanted: PolicyValue, _ actual: PolicyValue?) -> [String] {
+        guard case .table(let want) = wanted else {
+            guard case .table(let have)? = actual else { return [] }
+            return ["decision.row: expected none, got a \(have["action"].map(\.description) ?? "row") row"]
+        }
+        guard case .table(let have)? = actual else {
+            return ["decision.row: expected \(want["action"].map { "a \($0) row" } ?? "a row"), got none"]
+        }
+        if let action = want["action"], have["action"] != action {
+            return ["decision.row.action: expected \(action), got \(have["action"].map(\.description) ?? "nothing")"]
+        }
+        return want.sorted(by: { $0.key < $1.key }).flatMap { key, value -> [String] in
+            guard have[key] != value else { return [] }
+            if key == "rows", case .list(let rows) = value {
+                return self.rows(rows, have[key]).map { "decision.row." + $0.dropFirst("decision.".count) }
+            }
+            return ["decision.row.\(key): expected \(value), got \(have[key].map(\.description) ?? "nothing")"]
         }
     }
 

@@ -12,10 +12,13 @@
 --     button (no open text) while denied; each goes when its screen closes;
 --   * a page asked for on the feed screen comes up over its label, which is there again after;
 --   * the notification settings screen lists what Settings decides as rows (name and value,
---     in English or German), with its own row to open Settings.
+--     in English or German), with its own row to open Settings;
+--   * a safety check (the app event "safety_check") that finds notifications off puts up an
+--     alert and, beneath it, the home screen's warning row, both at once (`row`); once they
+--     are on again it takes the alert away and puts an "all on" label in the row's place.
 return {
   name = "pages-and-rows",
-  events = { "safety_info" },
+  events = { "safety_info", "safety_check" },
 
   decide = function(ctx)
     local event = ctx.event.name
@@ -93,6 +96,21 @@ return {
                rows = { { name = { en = "Alerts", de = "Hinweise" }, value = on(s.alert) },
                         { name = { en = "Time Sensitive", de = "Dringliche Mitteilungen" }, value = on(s.time_sensitive) } },
                reason = "the settings screen lists what Settings decides" }
+    end
+
+    if event == "safety_check" then
+      if ctx.status == "authorized" then
+        return { action = "dismiss", reason = "the check finds notifications on",
+                 row = { action = "inform", id = "all_on", title = "All alerts are on" } }
+      end
+      return { action = "settings_prompt", id = "unsafe_alert", title = "Alerts are off",
+               message = "You will miss safety alerts.", open = "Settings", cancel = "Later",
+               reason = "the check finds notifications off",
+               row = { action = "settings_prompt", id = "unsafe_row", title = "Safety alerts are off",
+                       message = "Tap to fix in Settings." } }
+    end
+    if event == "settings_prompt_answered" and (ctx.event.prompt_id == "unsafe_alert" or ctx.event.prompt_id == "unsafe_row") then
+      return { action = "none", reason = ctx.event.prompt_id .. " " .. ctx.event.answer }
     end
 
     if event == "safety_info" then
