@@ -33,7 +33,7 @@ enum TimelineStep {
                 let picture = screen(after: outcome, locale: locale)
                 if picture.kind != "none" { shown[picture.kind] = picture }
                 // A decision's `row`, put on screen with its action (beneath it when a modal).
-                if let row = ([outcome] + outcome.followUps).compactMap(\.decision.row).last {
+                if let row = outcome.finalRow {
                     let picture = screen(of: row, dialogShown: false, locale: locale)
                     if picture.kind != "none" { shown[picture.kind] = picture }
                 }

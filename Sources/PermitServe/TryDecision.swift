@@ -113,7 +113,7 @@ public struct TryDecision: Codable, Sendable {
         // A decision's `row` goes beneath the modal it shows, or is the screen when it shows none.
         var screen = TimelineStep.screen(after: outcome, locale: locale)
         var beneath: PlaygroundReports.Screen?
-        if let row = ([outcome] + outcome.followUps).compactMap(\.decision.row).last {
+        if let row = outcome.finalRow {
             let picture = TimelineStep.screen(of: row, dialogShown: false, locale: locale)
             if picture.kind == "none" {
                 // A row taken away: nothing to draw.

@@ -55,10 +55,7 @@ public enum Screen: Sendable, Hashable {
     /// row taken away): the last one the outcome's decisions carry (a follow-up's over the
     /// event's own), or `nil` when none changes the row.
     public static func row(after outcome: Outcome) -> Screen? {
-        // Walked, not collected: this runs on every event of a simulation.
-        var row = outcome.decision.row
-        for followUp in outcome.followUps where followUp.decision.row != nil { row = followUp.decision.row }
-        guard let row else { return nil }
+        guard let row = outcome.finalRow else { return nil }
         return shown(by: row) ?? .nothing
     }
 

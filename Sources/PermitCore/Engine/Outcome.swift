@@ -63,6 +63,15 @@ public struct Outcome: Sendable, Hashable {
     /// is one, else the event's own.
     public var finalDecision: Decision { followUps.last?.decision ?? decision }
 
+    /// The row the app puts on screen after the event (a decision's `row`): the last one the
+    /// event's decision and its follow-ups carry, or `nil` when none changes the row. Walked,
+    /// not collected: a simulation asks on every event.
+    public var finalRow: Decision.Action? {
+        var row = decision.row
+        for followUp in followUps where followUp.decision.row != nil { row = followUp.decision.row }
+        return row
+    }
+
     /// Whether a host registers for remote notifications by default after an event that moved
     /// the status from `before` to `after`: at every launch, and whenever it becomes granted.
     public static func registersForRemoteNotifications(
