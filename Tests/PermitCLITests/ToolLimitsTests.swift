@@ -11,7 +11,7 @@ import Testing
     @Test func theToolKeepsTheAppsLimitsWithALongerDeadlineMargin() throws {
         let limits = try LimitOptions.parse([]).limits
         var app = LuaLimits.default
-        #expect(app.deadlineMarginMilliseconds == 5)
+        #expect(app.deadlineMarginMilliseconds == 5 * LuaLimits.instrumentedSlowdown)
         #expect(limits.deadlineMarginMilliseconds == 1000)
         app.deadlineMarginMilliseconds = limits.deadlineMarginMilliseconds
         #expect(limits == app, "every other limit is the app's")

@@ -139,6 +139,9 @@ void permit_pop(lua_State *L, int n);
 const char *permit_tolstring_raw(lua_State *L, int idx, size_t *len); /* strings only */
 int permit_is_integer(lua_State *L, int idx);
 int permit_lua_version_num(void);
+/// How many times slower than the app's build this build runs the same work: 10 when the shim
+/// is compiled with AddressSanitizer or ThreadSanitizer, otherwise 1 (Budget/Instrumented.c).
+int permit_instrumented_slowdown(void);
 /// LUA_VERSION_RELEASE_NUM of the header compiled against (50404 for 5.4.4).
 int permit_lua_header_release(void);
 /// The linked library's release as a behaviour probe sees it: 50404 when 5.4.4's bugs show

@@ -1,3 +1,5 @@
+import CLuaShim
+
 /// Budgets of a `LuaVM`; every field is host-configurable.
 public struct LuaLimits: Sendable, Equatable {
     /// VM instructions per `call` (coroutines included). C work that the count
@@ -54,10 +56,11 @@ public struct LuaLimits: Sendable, Equatable {
     public var deadlineMarginMilliseconds: Int?
 
     /// Limits; the defaults suit a policy the app ships, a host running delivered policies may
-    /// tighten them.
+    /// tighten them. The wall-clock defaults (50 ms, 5 ms margin) are ten times longer in a
+    /// build instrumented by a sanitizer (`instrumentedSlowdown`).
     public init(
         instructionsPerCall: Int = 2_000_000,
-        timeLimitMilliseconds: Int = 50,
+        timeLimitMilliseconds: Int = 50 * LuaLimits.instrumentedSlowdown,
         memoryBytes: Int = 4 << 20,
         maxStringBytes: Int = 1 << 20,
         traceCapBytes: Int = 64 << 10,
@@ -65,7 +68,7 @@ public struct LuaLimits: Sendable, Equatable {
         maxConvertedValues: Int = 100_000,
         maxTableSlots: Int = 1 << 12,
         maxSourceBytes: Int = 12 << 10,
-        deadlineMarginMilliseconds: Int? = 5
+        deadlineMarginMilliseconds: Int? = 5 * LuaLimits.instrumentedSlowdown
     ) {
         self.instructionsPerCall = instructionsPerCall
         self.timeLimitMilliseconds = timeLimitMilliseconds
@@ -92,4 +95,14 @@ public struct LuaLimits: Sendable, Equatable {
     /// stall an event for long. Hosts and the CLI (`--time-limit`, `--instruction-budget`)
     /// may raise them.
     public static let `default` = LuaLimits()
+
+    /// 10 in a build compiled with AddressSanitizer or ThreadSanitizer, otherwise 1: the factor
+    /// by which the default time limit and deadline margin are longer.
+    ///
+    /// Why: a sanitizer runs the same work 5 to 20 times slower, so the app's 50 ms would stop
+    /// policies that take a few milliseconds in the app, and a run's result (a simulation, a
+    /// scenario's verdict) would turn on how loaded the machine was. The instruction budget and
+    /// the memory cap count work, not time, and stay as they are; a limit given explicitly is
+    /// never changed. No app ships such a build.
+    public static let instrumentedSlowdown = Int(permit_instrumented_slowdown())
 }
