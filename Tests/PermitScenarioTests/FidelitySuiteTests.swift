@@ -14,9 +14,10 @@ import Testing
     static let suite = Repository.root.appendingPathComponent("Tests/fidelity")
     static let platformDoc = Repository.root.appendingPathComponent("docs/platform.md")
 
-    /// The app's limits (their wall-clock defaults already ten times longer in a sanitizer
-    /// build, `LuaLimits.instrumentedSlowdown`), and under a sanitizer a deadline margin of 5 s: a sanitizer build on two cores shared
-    /// with the whole suite once held a policy's load past 55 ms, and the scenario read as an
+    /// The app's limits (their wall-clock defaults already ten times longer in a sanitizer build,
+    /// `LuaLimits.instrumentedSlowdown`), and under a sanitizer a deadline margin of 5 s: on two
+    /// cores shared with the whole suite a policy's thread can be kept off the processor past the
+    /// deadline (it once held a load past the app's 55 ms), and the scenario would read as an
     /// error. The suite is about what the platform does; the limits have their own tests.
     static var limits: LuaLimits {
         var limits = LuaLimits.default
