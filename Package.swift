@@ -233,6 +233,9 @@ let package = Package(
         // What the test targets share: a timeout for awaits, a child-process runner, source scans,
         // the reference's tables, and a probe policy that checks what a wrapper passes on.
         .target(name: "PermitTestSupport", dependencies: ["PermitCore"], path: "Tests/PermitTestSupport"),
+        // The app's limits with a deadline a loaded test machine cannot reach, for the test targets
+        // that load policies and test something other than the deadline.
+        .target(name: "PermitLuaTestSupport", dependencies: ["PermitLua"], path: "Tests/PermitLuaTestSupport"),
         // The in-process `permit` runner that answers like the binary: only the CLI tests need it.
         .target(name: "PermitCLITestSupport", dependencies: ["PermitCLI", "PermitTestSupport"], path: "Tests/PermitCLITestSupport"),
         .testTarget(name: "PermitCoreTests", dependencies: ["PermitCore", "PermitSimulator", "PermitTestSupport"]),
@@ -250,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "PermitLuaTests",
             dependencies: [
-                "PermitLua", "PermitCore", "PermitSimulator", "CLuaShim",
+                "PermitLua", "PermitLuaTestSupport", "PermitCore", "PermitSimulator", "CLuaShim",
                 .byName(name: "CPermitLua", condition: .when(platforms: applePlatforms)),
                 .byName(name: "CPermitSystemLua", condition: .when(platforms: [.linux], traits: ["SystemLua"])),
             ]
@@ -269,11 +272,15 @@ let package = Package(
         // (Debian's chromium-driver; the client is PermitTestSupport's WebDriver).
         .testTarget(
             name: "PermitServeTests",
-            dependencies: ["PermitServe", "PermitScenario", "PermitSimulation", "PermitLua", "PermitCore", "PermitTestSupport"]
+            dependencies: [
+                "PermitServe", "PermitScenario", "PermitSimulation", "PermitLua", "PermitLuaTestSupport", "PermitCore", "PermitTestSupport",
+            ]
         ),
         .testTarget(
             name: "PermitScenarioTests",
-            dependencies: ["PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitSimulator", "PermitTestSupport"]
+            dependencies: [
+                "PermitScenario", "PermitInput", "PermitCore", "PermitLua", "PermitLuaTestSupport", "PermitSimulator", "PermitTestSupport",
+            ]
         ),
         .testTarget(
             name: "PermitSimulationTests",

@@ -1,4 +1,5 @@
 import Foundation
+import PermitLuaTestSupport
 import PermitSimulator
 import Testing
 
@@ -53,13 +54,12 @@ private enum Fixture {
 
     /// The error loading `source` raises, as printed.
     ///
-    /// The VM's own limits are the app's; the deadline's margin is wide, because the subject
-    /// here is the VM's message: on a loaded machine its thread can report a stop it made at
-    /// 50 ms later than the app's 5 ms margin, and the deadline (its own tests, `DeadlineTests`)
-    /// would speak instead.
+    /// The VM's own limits are the app's, with the wide deadline (`LuaLimits.wideDeadline`): the
+    /// subject here is the VM's message, which the deadline would otherwise replace on a loaded
+    /// machine.
     static func loadError(_ source: String) -> String {
         do {
-            _ = try LuaPolicy(source: source, chunkName: "broken.lua", limits: LuaLimits(deadlineMarginMilliseconds: 5_000))
+            _ = try LuaPolicy(source: source, chunkName: "broken.lua", limits: .wideDeadline)
             return "no error"
         } catch {
             return error.description

@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitLuaTestSupport
 import PermitTestSupport
 import Testing
 
@@ -14,18 +15,10 @@ import Testing
     static let suite = Repository.root.appendingPathComponent("Tests/fidelity")
     static let platformDoc = Repository.root.appendingPathComponent("docs/platform.md")
 
-    /// The app's limits (their wall-clock defaults already ten times longer in a sanitizer build,
-    /// `LuaLimits.instrumentedSlowdown`), and under a sanitizer a deadline margin of 5 s: on two
-    /// cores shared with the whole suite a policy's thread can be kept off the processor past the
-    /// deadline (it once held a load past the app's 55 ms), and the scenario would read as an
-    /// error. The suite is about what the platform does; the limits have their own tests.
-    static var limits: LuaLimits {
-        var limits = LuaLimits.default
-        if sanitizerSlowdown > 1 {
-            limits.deadlineMarginMilliseconds = 5_000
-        }
-        return limits
-    }
+    /// The app's limits with the wide deadline (`LuaLimits.wideDeadline`): a load or call the
+    /// deadline stopped on a loaded machine would read as an error. The suite is about what the
+    /// platform does; the limits have their own tests.
+    static let limits = LuaLimits.wideDeadline
 
     @Test func everyFidelityScenarioPasses() async throws {
         let files = try Discovery.scenarios(under: [Self.suite.path])

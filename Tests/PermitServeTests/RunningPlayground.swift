@@ -1,6 +1,7 @@
 import Foundation
 import PermitCore
 import PermitLua
+import PermitLuaTestSupport
 import PermitServe
 import PermitSimulation
 import PermitTestSupport
@@ -52,19 +53,11 @@ final class RunningPlayground: @unchecked Sendable {
         self.url = url
     }
 
-    /// The app's limits (their wall-clock defaults already ten times longer in a sanitizer build,
-    /// `LuaLimits.instrumentedSlowdown`), and under a sanitizer a deadline margin of 5 s: a
-    /// ThreadSanitizer build on two cores shared with the whole suite can keep a policy's thread
-    /// off the processor past the deadline over a decision the shipped packs make in a few
-    /// milliseconds, and then a scenario reads as an error instead of its verdict. These tests are about what the panels show; the limits have their
-    /// own tests in PermitLuaTests.
-    static var limits: LuaLimits {
-        var limits = LuaLimits.default
-        if sanitizerSlowdown > 1 {
-            limits.deadlineMarginMilliseconds = 5_000
-        }
-        return limits
-    }
+    /// The app's limits with the wide deadline (`LuaLimits.wideDeadline`): a decision the shipped
+    /// packs make in a few milliseconds, stopped by the deadline on a loaded machine, would read as
+    /// an error instead of its verdict. These tests are about what the panels show; the limits
+    /// have their own tests in PermitLuaTests.
+    static let limits = LuaLimits.wideDeadline
 
     func stop() async {
         task.cancel()
