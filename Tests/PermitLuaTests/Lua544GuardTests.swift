@@ -40,7 +40,7 @@ import Testing
                 if limits == Self.roomy {
                     #expect(error.message.contains("nested deeper than 40 levels"), "\(error)")
                 } else {
-                    // The app's 4 MiB and 50 ms stop 20,000 coroutines first. The chain takes 30-45 ms
+                    // The app's 4 MiB and 50 ms stop 20,000 coroutines first. The chain takes 28-43 ms
                     // of the 50 on an idle machine: with the app's 5 ms margin a loaded one would
                     // see the deadline stop it instead of the VM's own checks.
                     #expect(error.kind == .memory || error.kind == .instructionBudget, "\(error)")

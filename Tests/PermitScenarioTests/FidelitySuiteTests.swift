@@ -15,15 +15,10 @@ import Testing
     static let suite = Repository.root.appendingPathComponent("Tests/fidelity")
     static let platformDoc = Repository.root.appendingPathComponent("docs/platform.md")
 
-    /// The app's limits with the wide deadline (`LuaLimits.wideDeadline`): a load or call the
-    /// deadline stopped on a loaded machine would read as an error. The suite is about what the
-    /// platform does; the limits have their own tests.
-    static let limits = LuaLimits.wideDeadline
-
     @Test func everyFidelityScenarioPasses() async throws {
         let files = try Discovery.scenarios(under: [Self.suite.path])
         #expect(!files.isEmpty, "no scenarios in Tests/fidelity")
-        let limits = Self.limits
+        let limits = LuaLimits.wideDeadline  // the suite is about the platform, not the deadline
         let run = await TestRun.run(files, filter: nil) { url throws(PolicyError) in try LuaPolicy.load(contentsOf: url, limits: limits) }
         #expect(run.reports.count == files.count)
         for report in run.reports {

@@ -41,7 +41,7 @@ final class RunningPlayground: @unchecked Sendable {
         pack = scratch.appendingPathComponent(name)
         let model = try String(contentsOf: Repository.root.appendingPathComponent("examples/models/default.yaml"), encoding: .utf8)
         let playground = try Playground(
-            pack: pack, limits: Self.limits, models: [("default.yaml", model)], comparisonTimeLimit: comparisonTimeLimit)
+            pack: pack, limits: .wideDeadline, models: [("default.yaml", model)], comparisonTimeLimit: comparisonTimeLimit)
         self.playground = playground
         let server = PlaygroundServer(
             playground: playground, port: 0, guardRules: RequestGuard(bodyCap: bodyCap, uploadCap: uploadCap))
@@ -52,12 +52,6 @@ final class RunningPlayground: @unchecked Sendable {
         guard let url = ready.current else { throw RawHTTP.Failure(description: "the server did not start") }
         self.url = url
     }
-
-    /// The app's limits with the wide deadline (`LuaLimits.wideDeadline`): a decision the shipped
-    /// packs make in a few milliseconds, stopped by the deadline on a loaded machine, would read as
-    /// an error instead of its verdict. These tests are about what the panels show; the limits
-    /// have their own tests in PermitLuaTests.
-    static let limits = LuaLimits.wideDeadline
 
     func stop() async {
         task.cancel()
